@@ -1,0 +1,57 @@
+package dev.richter.common;
+
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
+
+/**
+ * AWS SDK v2 clients built once per container with the light URL-connection HTTP client.
+ *
+ * <p>Endpoints are not set here: the SDK itself honours {@code AWS_ENDPOINT_URL} and
+ * {@code AWS_ENDPOINT_URL_<SERVICE>} (e.g. {@code AWS_ENDPOINT_URL_DYNAMODB}), so the same
+ * code reaches AWS, LocalStack or Richter's local stack. Region comes from {@code AWS_REGION}
+ * (default {@code us-east-1}).
+ */
+public final class AwsClients {
+    private static volatile DynamoDbClient dynamoDb;
+    private static volatile EventBridgeClient eventBridge;
+
+    private AwsClients() {}
+
+    /** The AWS region from {@code AWS_REGION}, {@code us-east-1} when unset. */
+    public static Region region() {
+        String r = System.getenv("AWS_REGION");
+        return Region.of(r == null || r.isBlank() ? "us-east-1" : r);
+    }
+
+    /** The container's shared DynamoDB client. */
+    public static DynamoDbClient dynamoDb() {
+        if (dynamoDb == null) {
+            synchronized (AwsClients.class) {
+                if (dynamoDb == null) {
+                    dynamoDb = DynamoDbClient.builder()
+                            .region(region())
+                            .httpClientBuilder(UrlConnectionHttpClient.builder())
+                            .build();
+                }
+            }
+        }
+        return dynamoDb;
+    }
+
+    /** The container's shared EventBridge client. */
+    public static EventBridgeClient eventBridge() {
+        if (eventBridge == null) {
+            synchronized (AwsClients.class) {
+                if (eventBridge == null) {
+                    eventBridge = EventBridgeClient.builder()
+                            .region(region())
+                            .httpClientBuilder(UrlConnectionHttpClient.builder())
+                            .build();
+                }
+            }
+        }
+        return eventBridge;
+    }
+}
