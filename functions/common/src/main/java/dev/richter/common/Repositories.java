@@ -1,0 +1,200 @@
+package dev.richter.common;
+
+import dev.richter.common.model.Plan;
+import dev.richter.common.model.RegisteredService;
+import dev.richter.common.model.Run;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
+
+/**
+ * DynamoDB access to plans, registered services and runs. Plans and services are stored as one
+ * JSON document attribute ({@code doc}) beside their keys; runs as plain attributes because
+ * several writers update parts of them (current step, abort flag, outcome). No transactions
+ * (the local DynamoDB has none): each write is one conditional item write.
+ */
+public final class Repositories {
+    private final DynamoDbClient dynamoDb;
+    private final TableNames tables;
+
+    /** Uses the given client and table names. */
+    public Repositories(DynamoDbClient dynamoDb, TableNames tables) {
+        this.dynamoDb = dynamoDb;
+        this.tables = tables;
+    }
+
+    /** Repositories on the container's shared client and the environment's table names. */
+    public static Repositories fromEnv() {
+        return new Repositories(AwsClients.dynamoDb(), TableNames.fromEnv());
+    }
+
+    public DynamoDbClient dynamoDb() {
+        return dynamoDb;
+    }
+
+    public TableNames tables() {
+        return tables;
+    }
+
+    // ------------------------------------------------------------------ plans
+
+    /** Stores a new plan; throws {@link ConditionalCheckFailedException} if the id exists. */
+    public void putPlan(Plan plan) {
+        dynamoDb.putItem(PutItemRequest.builder().tableName(tables.plans())
+                .item(Map.of("planId", s(plan.planId()), "teamId", s(plan.teamId()),
+                        "createdAtMs", n(plan.createdAtMs()), "doc", s(Json.write(plan))))
+                .conditionExpression("attribute_not_exists(planId)").build());
+    }
+
+    /** The plan with this id if it belongs to {@code teamId}. */
+    public Optional<Plan> getPlan(String teamId, String planId) {
+        return getPlan(planId).filter(p -> p.teamId().equals(teamId));
+    }
+
+    /** The plan with this id, whatever its team (for the state machine's functions, which act for the run's team). */
+    public Optional<Plan> getPlan(String planId) {
+        var item = dynamoDb.getItem(GetItemRequest.builder().tableName(tables.plans())
+                .key(Map.of("planId", s(planId))).consistentRead(true).build()).item();
+        if (item == null || item.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(Json.read(item.get("doc").s(), Plan.class));
+    }
+
+    // ------------------------------------------------------------------ services
+
+    /** Stores or replaces a registered service (item key {@code service#<name>}). */
+    public void putService(RegisteredService service) {
+        dynamoDb.putItem(PutItemRequest.builder().tableName(tables.registry())
+                .item(Map.of("teamId", s(service.teamId()), "itemKey", s("service#" + service.name()),
+                        "doc", s(Json.write(service))))
+                .build());
+    }
+
+    /** The team's registered service with this name. */
+    public Optional<RegisteredService> getService(String teamId, String name) {
+        var item = dynamoDb.getItem(GetItemRequest.builder().tableName(tables.registry())
+                .key(Map.of("teamId", s(teamId), "itemKey", s("service#" + name))).consistentRead(true).build()).item();
+        if (item == null || item.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(Json.read(item.get("doc").s(), RegisteredService.class));
+    }
+
+    /** All services the team registered, by name. */
+    public List<RegisteredService> listServices(String teamId) {
+        List<RegisteredService> out = new ArrayList<>();
+        Map<String, AttributeValue> start = null;
+        do {
+            var resp = dynamoDb.query(QueryRequest.builder().tableName(tables.registry())
+                    .keyConditionExpression("teamId = :t AND begins_with(itemKey, :p)")
+                    .expressionAttributeValues(Map.of(":t", s(teamId), ":p", s("service#")))
+                    .exclusiveStartKey(start).build());
+            resp.items().forEach(i -> out.add(Json.read(i.get("doc").s(), RegisteredService.class)));
+            start = resp.hasLastEvaluatedKey() && !resp.lastEvaluatedKey().isEmpty() ? resp.lastEvaluatedKey() : null;
+        } while (start != null);
+        return out;
+    }
+
+    // ------------------------------------------------------------------ runs
+
+    /** Creates a run item in status {@code STARTING}; throws {@link ConditionalCheckFailedException} if it exists. */
+    public void createRun(Run run) {
+        dynamoDb.putItem(PutItemRequest.builder().tableName(tables.runs()).item(runItem(run))
+                .conditionExpression("attribute_not_exists(runId)").build());
+    }
+
+    /** The run with this id, whatever its team. */
+    public Optional<Run> getRun(String runId) {
+        var item = dynamoDb.getItem(GetItemRequest.builder().tableName(tables.runs())
+                .key(Map.of("runId", s(runId))).consistentRead(true).build()).item();
+        if (item == null || item.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new Run(str(item, "runId"), str(item, "planId"), str(item, "teamId"), str(item, "status"),
+                str(item, "outcome"), str(item, "stage"), (int) num(item, "stepIndex", -1), num(item, "createdAtMs", 0),
+                item.containsKey("abortRequested") && Boolean.TRUE.equals(item.get("abortRequested").bool()),
+                str(item, "abortReason"), str(item, "executionArn")));
+    }
+
+    /** The run with this id if it belongs to {@code teamId}. */
+    public Optional<Run> getRun(String teamId, String runId) {
+        return getRun(runId).filter(r -> r.teamId().equals(teamId));
+    }
+
+    /**
+     * Sets attributes of an existing run (e.g. {@code status}, {@code stage}, {@code stepIndex}, {@code outcome}).
+     * Values are strings, numbers or booleans. Throws {@link ConditionalCheckFailedException} for an unknown run.
+     */
+    public void updateRun(String runId, Map<String, Object> attributes) {
+        StringBuilder expr = new StringBuilder("SET ");
+        Map<String, String> names = new HashMap<>();
+        Map<String, AttributeValue> values = new HashMap<>();
+        int i = 0;
+        for (var e : attributes.entrySet()) {
+            if (i > 0) {
+                expr.append(", ");
+            }
+            expr.append("#a").append(i).append(" = :v").append(i);
+            names.put("#a" + i, e.getKey());
+            values.put(":v" + i, attr(e.getValue()));
+            i++;
+        }
+        dynamoDb.updateItem(UpdateItemRequest.builder().tableName(tables.runs()).key(Map.of("runId", s(runId)))
+                .conditionExpression("attribute_exists(runId)").updateExpression(expr.toString())
+                .expressionAttributeNames(names).expressionAttributeValues(values).build());
+    }
+
+    private static Map<String, AttributeValue> runItem(Run run) {
+        Map<String, AttributeValue> item = new HashMap<>();
+        item.put("runId", s(run.runId()));
+        item.put("planId", s(run.planId()));
+        item.put("teamId", s(run.teamId()));
+        item.put("status", s(run.status()));
+        item.put("outcome", s(run.outcome()));
+        item.put("stage", s(run.stage()));
+        item.put("stepIndex", n(run.stepIndex()));
+        item.put("createdAtMs", n(run.createdAtMs()));
+        item.put("abortRequested", AttributeValue.fromBool(run.abortRequested()));
+        item.put("abortReason", s(run.abortReason()));
+        item.put("executionArn", s(run.executionArn()));
+        return item;
+    }
+
+    private static AttributeValue attr(Object v) {
+        if (v instanceof Boolean b) {
+            return AttributeValue.fromBool(b);
+        }
+        if (v instanceof Number num) {
+            return AttributeValue.fromN(num.toString());
+        }
+        return s(String.valueOf(v));
+    }
+
+    static AttributeValue s(String v) {
+        return AttributeValue.fromS(v == null ? "" : v);
+    }
+
+    static AttributeValue n(long v) {
+        return AttributeValue.fromN(Long.toString(v));
+    }
+
+    private static String str(Map<String, AttributeValue> item, String name) {
+        AttributeValue v = item.get(name);
+        return v == null || v.s() == null ? "" : v.s();
+    }
+
+    private static long num(Map<String, AttributeValue> item, String name, long fallback) {
+        AttributeValue v = item.get(name);
+        return v == null || v.n() == null ? fallback : Long.parseLong(v.n());
+    }
+}

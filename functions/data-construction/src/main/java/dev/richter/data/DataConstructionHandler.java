@@ -1,0 +1,73 @@
+package dev.richter.data;
+
+import com.amazonaws.services.lambda.runtime.Context;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.richter.common.EventPublisher;
+import dev.richter.common.Json;
+import dev.richter.common.Repositories;
+import dev.richter.common.RunFlags;
+import dev.richter.common.model.Plan;
+import dev.richter.common.model.Run;
+import java.util.Map;
+
+/**
+ * Lambda handler of the data-construction function, called by the load-test-run state machine.
+ *
+ * <p>Actions (field {@code action}):
+ * <ul>
+ *   <li>{@code prepare} {@code {runId}} → {@link RunPreparation.Stages}; marks the run RUNNING, emits {@code Run Started};
+ *       throws {@link PlanNotRunnableException} (a Task failure the state machine catches into the report).</li>
+ *   <li>{@code start-step} {@code {step: StepRef}} → {@link RunPreparation.StartedStep}; records the run's current stage/step.</li>
+ * </ul>
+ */
+public final class DataConstructionHandler extends dev.richter.common.JsonStreamHandler<JsonNode, Object> {
+    private final Repositories repositories;
+    private final RunFlags runFlags;
+    private final EventPublisher events;
+
+    /** Lambda's constructor: clients from the environment, built once per container. */
+    public DataConstructionHandler() {
+        this(Repositories.fromEnv(), EventPublisher.fromEnv());
+    }
+
+    /** For tests: explicit dependencies. */
+    public DataConstructionHandler(Repositories repositories, EventPublisher events) {
+        super(JsonNode.class);
+        this.repositories = repositories;
+        this.runFlags = new RunFlags(repositories.dynamoDb(), repositories.tables().runs());
+        this.events = events;
+    }
+
+    @Override
+    protected Object handle(JsonNode input, Context context) {
+        String action = input.path("action").asText();
+        return switch (action) {
+            case "prepare" -> prepare(input.path("runId").asText());
+            case "start-step" -> startStep(Json.MAPPER.convertValue(input.path("step"), RunPreparation.StepRef.class));
+            default -> throw new IllegalArgumentException("unknown action '" + action + "'");
+        };
+    }
+
+    private RunPreparation.Stages prepare(String runId) {
+        Run run = repositories.getRun(runId).orElseThrow(() -> new PlanNotRunnableException("unknown run " + runId));
+        Plan plan = repositories.getPlan(run.planId())
+                .orElseThrow(() -> new PlanNotRunnableException("run " + runId + " refers to unknown plan " + run.planId()));
+        RunPreparation.Stages stages = RunPreparation.prepare(runId, plan, name -> repositories.getService(plan.teamId(), name));
+        repositories.updateRun(runId, Map.of("status", "RUNNING"));
+        events.publish("Run Started", Map.of("runId", runId, "planId", plan.planId(), "teamId", plan.teamId()));
+        return stages;
+    }
+
+    private RunPreparation.StartedStep startStep(RunPreparation.StepRef step) {
+        Run run = repositories.getRun(step.runId()).orElseThrow(() -> new PlanNotRunnableException("unknown run " + step.runId()));
+        Plan plan = repositories.getPlan(run.planId()).orElseThrow();
+        boolean aborted = runFlags.isAbortRequested(step.runId());
+        var started = RunPreparation.start(step, plan, repositories.listServices(plan.teamId()),
+                System.currentTimeMillis(), aborted);
+        if (!aborted) {
+            repositories.updateRun(step.runId(), Map.of("stage", step.stage(), "stepIndex", step.stepIndex(),
+                    "stepQps", step.qps(), "stepEndsAtMs", started.stepEndsAtMs()));
+        }
+        return started;
+    }
+}
