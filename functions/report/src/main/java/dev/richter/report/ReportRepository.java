@@ -1,0 +1,66 @@
+package dev.richter.report;
+
+import dev.richter.common.Json;
+import dev.richter.common.model.Verdict;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
+
+/**
+ * Reports table (pk {@code runId}; attributes {@code json}, {@code html}) and the verdicts the
+ * fault decider stored (verdicts table, sk {@code verdict#<atMs>#<module>}, attribute
+ * {@code verdict} = JSON of {@link Verdict}).
+ */
+public final class ReportRepository {
+    private final DynamoDbClient dynamoDb;
+    private final String reportsTable;
+    private final String verdictsTable;
+
+    public ReportRepository(DynamoDbClient dynamoDb, String reportsTable, String verdictsTable) {
+        this.dynamoDb = dynamoDb;
+        this.reportsTable = reportsTable;
+        this.verdictsTable = verdictsTable;
+    }
+
+    /** Stores (replaces) the run's report as JSON and HTML in one item. */
+    public void put(Report report, String html) {
+        dynamoDb.putItem(PutItemRequest.builder().tableName(reportsTable).item(Map.of(
+                "runId", AttributeValue.fromS(report.runId()), "teamId", AttributeValue.fromS(report.teamId()),
+                "json", AttributeValue.fromS(Json.write(report)), "html", AttributeValue.fromS(html))).build());
+    }
+
+    /** The stored report's {@code json} or {@code html} text. */
+    public Optional<String> get(String runId, String format) {
+        var item = dynamoDb.getItem(GetItemRequest.builder().tableName(reportsTable)
+                .key(Map.of("runId", AttributeValue.fromS(runId))).consistentRead(true).build()).item();
+        if (item == null || !item.containsKey(format)) {
+            return Optional.empty();
+        }
+        return Optional.of(item.get(format).s());
+    }
+
+    /** Every stored verdict of the run, in sort-key (time) order. */
+    public List<Verdict> verdicts(String runId) {
+        List<Verdict> out = new ArrayList<>();
+        Map<String, AttributeValue> start = null;
+        do {
+            var resp = dynamoDb.query(QueryRequest.builder().tableName(verdictsTable)
+                    .keyConditionExpression("runId = :r AND begins_with(sk, :p)")
+                    .expressionAttributeValues(Map.of(":r", AttributeValue.fromS(runId), ":p", AttributeValue.fromS("verdict#")))
+                    .exclusiveStartKey(start).build());
+            for (var item : resp.items()) {
+                if (item.containsKey("verdict")) {
+                    out.add(Json.read(item.get("verdict").s(), Verdict.class));
+                }
+            }
+            start = resp.hasLastEvaluatedKey() && !resp.lastEvaluatedKey().isEmpty() ? resp.lastEvaluatedKey() : null;
+        } while (start != null);
+        return out;
+    }
+}

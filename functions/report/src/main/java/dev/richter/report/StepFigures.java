@@ -1,0 +1,103 @@
+package dev.richter.report;
+
+import dev.richter.common.model.Counters;
+import dev.richter.common.model.HistogramCodec;
+import dev.richter.common.model.WorkerResult;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The figures of one step, merged over its workers.
+ *
+ * <p>Histograms are merged ({@link Histogram#add}) and the quantiles taken from the merged
+ * histogram; percentiles are never averaged (corpus {@code bugs/19-percentile-merge.json}).
+ * Achieved QPS is requests sent divided by the step's planned duration (or by the time it
+ * actually ran when it was aborted).
+ *
+ * @param stage              {@code pre-test} or {@code formal}
+ * @param stepIndex          step within the stage
+ * @param targetQps          planned rate, requests per second
+ * @param durationS          planned duration, seconds
+ * @param workersExpected    workers the step started
+ * @param workersReported    workers whose results were stored
+ * @param missingWorkers     indices of workers with no stored result (died, timed out)
+ * @param achievedQps        sent requests per second
+ * @param rateErrorPct       |achieved − target| / target × 100
+ * @param counters           summed counters
+ * @param successRatePct     ok / sent × 100 (0 when nothing was sent)
+ * @param latencyMs          quantiles of latency from the intended (due) time, milliseconds
+ * @param latencyFromSendMs  quantiles of latency from the actual send time, milliseconds
+ * @param aborted            true when any worker stopped on the abort flag
+ * @param mergedHistogram    merged latency-from-due histogram, compressed base64 (for re-merging)
+ */
+public record StepFigures(String stage, int stepIndex, double targetQps, int durationS, int workersExpected,
+                          int workersReported, List<Integer> missingWorkers, double achievedQps, double rateErrorPct,
+                          Counters counters, double successRatePct, Map<String, Double> latencyMs,
+                          Map<String, Double> latencyFromSendMs, boolean aborted, String mergedHistogram) {
+
+    /** Quantiles reported for every step, as percentiles. */
+    public static final double[] PERCENTILES = {50, 90, 95, 99, 99.9};
+
+    /**
+     * Merges the results of one step.
+     *
+     * @param durationS planned duration of the step, seconds
+     * @param results   the step's stored worker results (all with the same stage and step index), non-empty
+     */
+    public static StepFigures merge(int durationS, List<WorkerResult> results) {
+        WorkerResult first = results.get(0);
+        Histogram intended = HistogramCodec.newLatencyHistogramUs();
+        Histogram fromSend = HistogramCodec.newLatencyHistogramUs();
+        Counters sum = Counters.ZERO;
+        boolean aborted = false;
+        long startedAtMs = Long.MAX_VALUE;
+        long endedAtMs = 0;
+        boolean[] seen = new boolean[first.workerCount()];
+        for (WorkerResult r : results) {
+            if (r.latencyFromIntendedHist() != null) {
+                intended.add(HistogramCodec.decode(r.latencyFromIntendedHist()));
+            }
+            if (r.latencyFromSendHist() != null) {
+                fromSend.add(HistogramCodec.decode(r.latencyFromSendHist()));
+            }
+            sum = sum.plus(r.counters());
+            aborted |= r.aborted();
+            startedAtMs = Math.min(startedAtMs, r.startedAtMs());
+            endedAtMs = Math.max(endedAtMs, r.endedAtMs());
+            if (r.workerIndex() >= 0 && r.workerIndex() < seen.length) {
+                seen[r.workerIndex()] = true;
+            }
+        }
+        List<Integer> missing = new ArrayList<>();
+        for (int k = 0; k < seen.length; k++) {
+            if (!seen[k]) {
+                missing.add(k);
+            }
+        }
+        double ranS = aborted && endedAtMs > startedAtMs ? Math.min(durationS, (endedAtMs - startedAtMs) / 1000.0) : durationS;
+        double achieved = ranS <= 0 ? 0 : sum.sent() / ranS;
+        double target = first.targetQps();
+        return new StepFigures(first.stage(), first.stepIndex(), target, durationS, first.workerCount(),
+                first.workerCount() - missing.size(), missing, achieved,
+                target == 0 ? 0 : 100.0 * Math.abs(achieved - target) / target, sum,
+                sum.sent() == 0 ? 0 : 100.0 * sum.ok() / sum.sent(), quantilesMs(intended), quantilesMs(fromSend),
+                aborted, HistogramCodec.encode(intended));
+    }
+
+    /** p50…p99.9 and max of a microsecond histogram, in milliseconds (keys {@code p50}, {@code p99.9}, {@code max}). */
+    public static Map<String, Double> quantilesMs(Histogram h) {
+        Map<String, Double> out = new TreeMap<>();
+        if (h.getTotalCount() == 0) {
+            return out;
+        }
+        for (double p : PERCENTILES) {
+            String key = "p" + (p == Math.rint(p) ? String.valueOf((int) p) : String.valueOf(p));
+            out.put(key, h.getValueAtPercentile(p) / 1000.0);
+        }
+        out.put("max", h.getMaxValue() / 1000.0);
+        return out;
+    }
+}

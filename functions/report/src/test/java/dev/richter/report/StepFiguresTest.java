@@ -1,0 +1,76 @@
+package dev.richter.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.richter.common.Json;
+import dev.richter.common.model.Counters;
+import dev.richter.common.model.HistogramCodec;
+import dev.richter.common.model.WorkerResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.HdrHistogram.Histogram;
+import org.junit.jupiter.api.Test;
+
+class StepFiguresTest {
+    static final Path CORPUS = Path.of("../../../shared/corpus");
+
+    private static WorkerResult worker(int index, int count, Histogram h, long sent) {
+        return new WorkerResult("run-1", "formal", 0, index, count, 20, 0, 15_000,
+                new Counters(sent, sent, sent, Map.of(), 0, 0, 0, 0, sent), HistogramCodec.encode(h), HistogramCodec.encode(h), false);
+    }
+
+    /**
+     * Corpus bug 19: two workers, 1000 samples at 10 ms and 10 samples at 2000 ms. Merging the
+     * histograms must give p95 = 10 ms (the corpus value), never the average of the workers' p95
+     * (1005 ms) nor their max (2000 ms). The tail comes from the merged counts too: the file's
+     * {@code merged_p99_ms} of 2000 does not match its own counts under nearest-rank (the 1000th of
+     * 1010 sorted samples is 10 ms; 2000 ms is p99.1 and above), so p99 is checked against the
+     * nearest-rank quantile of the raw samples, computed here independently of HdrHistogram.
+     */
+    @Test
+    void mergesHistogramsNeverPercentilesOnCorpusCase19() throws Exception {
+        JsonNode doc = Json.MAPPER.readTree(Files.readString(CORPUS.resolve("bugs/19-percentile-merge.json")));
+        List<WorkerResult> results = new ArrayList<>();
+        List<Long> raw = new ArrayList<>();
+        JsonNode workers = doc.path("workers");
+        int index = 0;
+        for (JsonNode w : workers) {
+            Histogram h = HistogramCodec.newLatencyHistogramUs();
+            var it = w.path("samples_ms").fields();
+            while (it.hasNext()) {
+                var e = it.next();
+                long ms = Long.parseLong(e.getKey());
+                h.recordValueWithCount(ms * 1000, e.getValue().asLong());
+                for (long i = 0; i < e.getValue().asLong(); i++) {
+                    raw.add(ms);
+                }
+            }
+            results.add(worker(index++, workers.size(), h, h.getTotalCount()));
+        }
+        raw.sort(null);
+        StepFigures f = StepFigures.merge(15, results);
+        assertEquals(doc.path("expected").path("merged_count").asLong(), f.counters().sent());
+        assertEquals(doc.path("expected").path("merged_p95_ms").asDouble(), f.latencyMs().get("p95"), 10.0 * 0.001);
+        double nearestRankP99 = raw.get((int) Math.ceil(0.99 * raw.size()) - 1);
+        assertEquals(nearestRankP99, f.latencyMs().get("p99"), nearestRankP99 * 0.001);
+        assertEquals(2000.0, f.latencyMs().get("p99.9"), 2000.0 * 0.001);
+        assertEquals(2000.0, f.latencyMs().get("max"), 2000.0 * 0.001);
+    }
+
+    @Test
+    void reportsMissingWorkersAndAchievedRateOverThePlannedDuration() {
+        Histogram h = HistogramCodec.newLatencyHistogramUs();
+        h.recordValue(5_000);
+        StepFigures f = StepFigures.merge(15, List.of(worker(0, 3, h, 150), worker(2, 3, h, 150)));
+        assertEquals(List.of(1), f.missingWorkers());
+        assertEquals(2, f.workersReported());
+        assertEquals(20.0, f.achievedQps(), 1e-9);
+        assertEquals(0.0, f.rateErrorPct(), 1e-9);
+        assertTrue(f.latencyMs().get("p50") >= 5.0 && f.latencyMs().get("p50") < 5.01);
+    }
+}
