@@ -1,0 +1,300 @@
+package dev.richter.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.richter.common.Json;
+import dev.richter.common.Repositories;
+import dev.richter.common.RunFlags;
+import dev.richter.common.RunMetricsRepository;
+import dev.richter.common.model.Plan;
+import dev.richter.common.model.RegisteredService;
+import dev.richter.common.model.Run;
+import dev.richter.common.model.Verdict;
+import dev.richter.common.model.WorkerResult;
+import dev.richter.report.ReportRepository;
+import dev.richter.report.StepFigures;
+import java.security.SecureRandom;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
+import software.amazon.awssdk.services.sfn.SfnClient;
+import software.amazon.awssdk.services.sfn.model.DescribeExecutionRequest;
+import software.amazon.awssdk.services.sfn.model.StartExecutionRequest;
+
+/**
+ * The HTTP API's operations (DESIGN.md §1, §7). Every read and write is scoped to the caller's
+ * team: another team's plan or run is a 404, never a 403 (no existence leak).
+ *
+ * <p>Routes (API Gateway route keys): {@code POST /plans}, {@code GET /plans/{planId}},
+ * {@code POST /plans/{planId}/runs}, {@code GET /runs/{runId}}, {@code POST /runs/{runId}/abort},
+ * {@code GET /runs/{runId}/report} ({@code ?format=html} for the HTML page), {@code POST /services}.
+ */
+public final class PlanApi {
+    /** Highest step rate a team may plan, requests per second (DESIGN.md §7 per-team QPS cap; env {@code MAX_TEAM_QPS}). */
+    public static final double DEFAULT_MAX_TEAM_QPS = 5_000;
+    private static final DateTimeFormatter RUN_TIME = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss").withZone(ZoneOffset.UTC);
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final Repositories repositories;
+    private final RunMetricsRepository metrics;
+    private final ReportRepository reports;
+    private final RunFlags runFlags;
+    private final AuditLog audit;
+    private final SfnClient sfn;
+    private final String stateMachineArn;
+    private final InputValidator validator = new InputValidator();
+    private final double maxTeamQps;
+
+    /**
+     * @param repositories    DynamoDB access
+     * @param sfn             Step Functions client
+     * @param stateMachineArn the load-test-run state machine
+     * @param maxTeamQps      per-team cap on any step's QPS
+     */
+    public PlanApi(Repositories repositories, SfnClient sfn, String stateMachineArn, double maxTeamQps) {
+        this.repositories = repositories;
+        this.metrics = new RunMetricsRepository(repositories.dynamoDb(), repositories.tables().runMetrics());
+        this.reports = new ReportRepository(repositories.dynamoDb(), repositories.tables().reports(), repositories.tables().verdicts());
+        this.runFlags = new RunFlags(repositories.dynamoDb(), repositories.tables().runs());
+        this.audit = new AuditLog(repositories.dynamoDb(), repositories.tables().audit());
+        this.sfn = sfn;
+        this.stateMachineArn = stateMachineArn;
+        this.maxTeamQps = maxTeamQps;
+    }
+
+    /** Dispatches by API Gateway route key; unknown routes are 404. */
+    public ApiResponse handle(ApiRequest req) {
+        return switch (req.routeKey()) {
+            case "POST /plans" -> createPlan(req);
+            case "GET /plans/{planId}" -> getPlan(req);
+            case "POST /plans/{planId}/runs" -> startRun(req);
+            case "GET /runs/{runId}" -> getRun(req);
+            case "POST /runs/{runId}/abort" -> abortRun(req);
+            case "GET /runs/{runId}/report" -> getReport(req);
+            case "POST /services" -> registerService(req);
+            default -> throw new ApiException(404, "NoSuchRoute", "no route " + req.routeKey());
+        };
+    }
+
+    ApiResponse registerService(ApiRequest req) {
+        JsonNode doc = validator.parse("service", req.body());
+        RegisteredService service = Json.MAPPER.convertValue(doc, RegisteredService.class);
+        service = new RegisteredService(req.teamId(), service.name(), stripSlash(service.baseUrl()), service.healthPath(),
+                service.prometheusPath(), service.datastores());
+        var before = repositories.getService(req.teamId(), service.name()).orElse(null);
+        repositories.putService(service);
+        audit.record(req.teamId(), req.caller(), "RegisterService", "service#" + service.name(), before, service);
+        return ApiResponse.json(before == null ? 201 : 200, service);
+    }
+
+    ApiResponse createPlan(ApiRequest req) {
+        JsonNode doc = validator.parse("plan", req.body());
+        List<Map<String, String>> problems = new ArrayList<>();
+        JsonNode scenarios = doc.path("scenarios");
+        for (int i = 0; i < scenarios.size(); i++) {
+            String service = scenarios.get(i).path("service").asText();
+            if (repositories.getService(req.teamId(), service).isEmpty()) {
+                problems.add(Map.of("path", "$.scenarios[" + i + "].service",
+                        "reason", "service '" + service + "' is not registered by team '" + req.teamId() + "'"));
+            }
+        }
+        checkQpsCap(doc.path("preTest"), "$.preTest.qps", problems);
+        JsonNode steps = doc.path("formal").path("steps");
+        for (int i = 0; i < steps.size(); i++) {
+            checkQpsCap(steps.get(i), "$.formal.steps[" + i + "].qps", problems);
+        }
+        if (!problems.isEmpty()) {
+            throw new ApiException(400, "ValidationFailed", problems.get(0).get("path") + ": " + problems.get(0).get("reason"), problems);
+        }
+        Plan plan = toPlan(doc, req.teamId());
+        repositories.putPlan(plan);
+        audit.record(req.teamId(), req.caller(), "CreatePlan", plan.planId(), null, plan);
+        return new ApiResponse(201, "application/json", Json.write(plan), Map.of("Location", "/plans/" + plan.planId()));
+    }
+
+    private void checkQpsCap(JsonNode step, String path, List<Map<String, String>> problems) {
+        double qps = step.path("qps").asDouble();
+        if (qps > maxTeamQps) {
+            problems.add(Map.of("path", path, "reason", qps + " exceeds the team's QPS cap of " + maxTeamQps));
+        }
+    }
+
+    static Plan toPlan(JsonNode doc, String teamId) {
+        List<Plan.ScenarioSpec> scenarios = new ArrayList<>();
+        for (JsonNode s : doc.path("scenarios")) {
+            List<Plan.RequestSpec> requests = new ArrayList<>();
+            for (JsonNode r : s.path("requests")) {
+                Map<String, String> headers = new TreeMap<>();
+                r.path("headers").fields().forEachRemaining(e -> headers.put(e.getKey(), e.getValue().asText()));
+                requests.add(new Plan.RequestSpec(r.path("method").asText(), r.path("path").asText(), headers,
+                        r.hasNonNull("body") ? r.get("body").asText() : null,
+                        r.hasNonNull("bodyBase64") ? r.get("bodyBase64").asText() : null));
+            }
+            scenarios.add(new Plan.ScenarioSpec(s.path("name").asText(), s.path("service").asText(),
+                    s.path("weight").asDouble(1.0), requests));
+        }
+        List<Plan.StepSpec> formal = new ArrayList<>();
+        doc.path("formal").path("steps").forEach(st -> formal.add(step(st)));
+        JsonNode ap = doc.path("abortPolicy");
+        Plan.AbortPolicy d = Plan.AbortPolicy.DEFAULT;
+        Plan.AbortPolicy policy = new Plan.AbortPolicy(ap.path("abortOnDamagedCoreModule").asBoolean(d.abortOnDamagedCoreModule()),
+                ap.path("maxErrorRatePct").asDouble(d.maxErrorRatePct()), ap.path("errorRateWindowS").asInt(d.errorRateWindowS()));
+        List<String> core = new ArrayList<>();
+        doc.path("coreModules").forEach(c -> core.add(c.asText()));
+        return new Plan("plan-" + UUID.randomUUID(), teamId, doc.path("name").asText(), scenarios, step(doc.path("preTest")),
+                formal, policy, core, doc.path("perWorkerQps").asDouble(50), doc.path("requestTimeoutMs").asInt(2000),
+                System.currentTimeMillis());
+    }
+
+    private static Plan.StepSpec step(JsonNode st) {
+        return new Plan.StepSpec(st.path("qps").asDouble(), st.path("durationS").asInt());
+    }
+
+    ApiResponse getPlan(ApiRequest req) {
+        String planId = req.path("planId");
+        Plan plan = repositories.getPlan(req.teamId(), planId).orElseThrow(() -> ApiException.notFound("plan", planId));
+        return ApiResponse.json(200, plan);
+    }
+
+    ApiResponse startRun(ApiRequest req) {
+        String planId = req.path("planId");
+        Plan plan = repositories.getPlan(req.teamId(), planId).orElseThrow(() -> ApiException.notFound("plan", planId));
+        long now = System.currentTimeMillis();
+        String runId = "run-" + RUN_TIME.format(java.time.Instant.ofEpochMilli(now)) + "-" + HexFormat.of().formatHex(randomBytes(4));
+        repositories.createRun(new Run(runId, plan.planId(), req.teamId(), "STARTING", "", "", -1, now, false, "", ""));
+        String executionArn;
+        try {
+            executionArn = sfn.startExecution(StartExecutionRequest.builder().stateMachineArn(stateMachineArn).name(runId)
+                    .input(Json.write(Map.of("runId", runId, "planId", plan.planId(), "teamId", req.teamId()))).build()).executionArn();
+        } catch (RuntimeException e) {
+            repositories.updateRun(runId, Map.of("status", "FAILED_TO_START", "outcome", "ERROR"));
+            throw new ApiException(503, "StartFailed", "run " + runId + " could not start: " + e.getMessage());
+        }
+        repositories.updateRun(runId, Map.of("executionArn", executionArn));
+        audit.record(req.teamId(), req.caller(), "StartRun", runId, null, Map.of("planId", planId, "executionArn", executionArn));
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("runId", runId);
+        body.put("planId", planId);
+        body.put("executionArn", executionArn);
+        body.put("status", "STARTING");
+        return new ApiResponse(202, "application/json", Json.write(body), Map.of("Location", "/runs/" + runId));
+    }
+
+    ApiResponse getRun(ApiRequest req) {
+        String runId = req.path("runId");
+        Run run = repositories.getRun(req.teamId(), runId).orElseThrow(() -> ApiException.notFound("run", runId));
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("run", run);
+        if (!run.executionArn().isBlank()) {
+            try {
+                var ex = sfn.describeExecution(DescribeExecutionRequest.builder().executionArn(run.executionArn()).build());
+                body.put("executionStatus", ex.statusAsString());
+            } catch (RuntimeException e) {
+                body.put("executionStatus", "UNKNOWN: " + e.getMessage());
+            }
+        }
+        Map<String, List<WorkerResult>> byStep = metrics.workerResults(runId).stream()
+                .collect(Collectors.groupingBy(r -> r.stage() + "#" + r.stepIndex(), TreeMap::new, Collectors.toList()));
+        Plan plan = repositories.getPlan(run.planId()).orElseThrow(() -> ApiException.notFound("plan", run.planId()));
+        List<StepFigures> steps = new ArrayList<>();
+        byStep.values().forEach(rs -> {
+            WorkerResult r0 = rs.get(0);
+            int durationS = r0.stage().equals("pre-test") ? plan.preTest().durationS()
+                    : r0.stepIndex() < plan.formal().size() ? plan.formal().get(r0.stepIndex()).durationS() : 0;
+            steps.add(StepFigures.merge(durationS, rs));
+        });
+        body.put("steps", steps.stream().map(PlanApi::stepSummary).toList());
+        if (!run.stage().isBlank() && run.stepIndex() >= 0) {
+            body.put("current", liveWindow(runId, run.stage(), run.stepIndex()));
+        }
+        Map<String, Verdict> latest = new TreeMap<>();
+        reports.verdicts(runId).forEach(v -> latest.put(v.module(), v));
+        body.put("verdicts", latest.values());
+        body.put("reportReady", reports.get(runId, "json").isPresent());
+        return ApiResponse.json(200, body);
+    }
+
+    private static Map<String, Object> stepSummary(StepFigures f) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("stage", f.stage());
+        m.put("stepIndex", f.stepIndex());
+        m.put("targetQps", f.targetQps());
+        m.put("achievedQps", f.achievedQps());
+        m.put("sent", f.counters().sent());
+        m.put("errors", f.counters().errors());
+        m.put("p50Ms", f.latencyMs().getOrDefault("p50", 0.0));
+        m.put("p99Ms", f.latencyMs().getOrDefault("p99", 0.0));
+        m.put("workers", f.workersReported() + "/" + f.workersExpected());
+        return m;
+    }
+
+    /** Sent and errors so far in the current step, from the load driver's per-second windows. */
+    private Map<String, Object> liveWindow(String runId, String stage, int stepIndex) {
+        String prefix = String.format("window#%s#%03d#", stage, stepIndex);
+        long count = 0;
+        long errors = 0;
+        long minSec = Long.MAX_VALUE;
+        long maxSec = 0;
+        Map<String, AttributeValue> start = null;
+        do {
+            var resp = repositories.dynamoDb().query(QueryRequest.builder().tableName(repositories.tables().runMetrics())
+                    .keyConditionExpression("runId = :r AND begins_with(sk, :p)")
+                    .expressionAttributeValues(Map.of(":r", AttributeValue.fromS(runId), ":p", AttributeValue.fromS(prefix)))
+                    .exclusiveStartKey(start).build());
+            for (var item : resp.items()) {
+                count += item.containsKey("count") ? Long.parseLong(item.get("count").n()) : 0;
+                errors += item.containsKey("errors") ? Long.parseLong(item.get("errors").n()) : 0;
+                long sec = Long.parseLong(item.get("sk").s().split("#")[3]);
+                minSec = Math.min(minSec, sec);
+                maxSec = Math.max(maxSec, sec);
+            }
+            start = resp.hasLastEvaluatedKey() && !resp.lastEvaluatedKey().isEmpty() ? resp.lastEvaluatedKey() : null;
+        } while (start != null);
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("stage", stage);
+        m.put("stepIndex", stepIndex);
+        m.put("completed", count);
+        m.put("errors", errors);
+        m.put("seconds", maxSec >= minSec && count > 0 ? maxSec - minSec + 1 : 0);
+        return m;
+    }
+
+    ApiResponse abortRun(ApiRequest req) {
+        String runId = req.path("runId");
+        Run run = repositories.getRun(req.teamId(), runId).orElseThrow(() -> ApiException.notFound("run", runId));
+        if (run.status().equals("COMPLETED") || run.status().equals("FAILED_TO_START")) {
+            throw new ApiException(409, "RunFinished", "run " + runId + " is " + run.status() + ": nothing to abort");
+        }
+        runFlags.requestAbort(runId, "requested by " + req.caller());
+        audit.record(req.teamId(), req.caller(), "AbortRun", runId, Map.of("abortRequested", run.abortRequested()),
+                Map.of("abortRequested", true));
+        return ApiResponse.json(202, Map.of("runId", runId, "abortRequested", true));
+    }
+
+    ApiResponse getReport(ApiRequest req) {
+        String runId = req.path("runId");
+        repositories.getRun(req.teamId(), runId).orElseThrow(() -> ApiException.notFound("run", runId));
+        boolean html = "html".equalsIgnoreCase(req.query().getOrDefault("format", "json"));
+        String text = reports.get(runId, html ? "html" : "json")
+                .orElseThrow(() -> new ApiException(404, "ReportNotReady", "the report of run " + runId + " is not written yet"));
+        return new ApiResponse(200, html ? "text/html; charset=utf-8" : "application/json", text, Map.of());
+    }
+
+    private static byte[] randomBytes(int n) {
+        byte[] b = new byte[n];
+        RANDOM.nextBytes(b);
+        return b;
+    }
+
+    private static String stripSlash(String url) {
+        return url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+    }
+}
