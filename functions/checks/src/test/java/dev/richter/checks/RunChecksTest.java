@@ -31,7 +31,7 @@ class RunChecksTest {
     }
 
     @Test
-    void staticCheckPassesForAListeningTargetAndFailsForAClosedPort() throws IOException {
+    void staticCheckPassesForAListeningTargetAndWarnsForAClosedPort() throws IOException {
         try (ServerSocket open = new ServerSocket(0)) {
             int closedPort;
             try (ServerSocket s = new ServerSocket(0)) {
@@ -41,7 +41,7 @@ class RunChecksTest {
             var down = new RegisteredService("t1", "order", "http://127.0.0.1:" + closedPort, "/h", null, List.of());
             assertEquals(Outcome.PASS, CheckResult.worst(RunChecks.staticChecks(plan(), Map.of("order", up), Marker.DEFAULT)));
             var failed = RunChecks.staticChecks(plan(), Map.of("order", down), Marker.DEFAULT);
-            assertEquals(Outcome.FAIL, named(failed, "target-answers").outcome());
+            assertEquals(Outcome.WARN, named(failed, "target-answers").outcome());
             assertTrue(named(failed, "target-answers").evidence().contains(":" + closedPort), failed.toString());
         }
     }

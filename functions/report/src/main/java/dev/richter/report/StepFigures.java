@@ -31,12 +31,15 @@ import org.HdrHistogram.Histogram;
  * @param latencyMs          quantiles of latency from the intended (due) time, milliseconds
  * @param latencyFromSendMs  quantiles of latency from the actual send time, milliseconds
  * @param aborted            true when any worker stopped on the abort flag
+ * @param startedAtMs        epoch ms of the step's first due time
+ * @param endedAtMs          epoch ms when the last worker finished accounting
  * @param mergedHistogram    merged latency-from-due histogram, compressed base64 (for re-merging)
  */
 public record StepFigures(String stage, int stepIndex, double targetQps, int durationS, int workersExpected,
                           int workersReported, List<Integer> missingWorkers, double achievedQps, double rateErrorPct,
                           Counters counters, double successRatePct, Map<String, Double> latencyMs,
-                          Map<String, Double> latencyFromSendMs, boolean aborted, String mergedHistogram) {
+                          Map<String, Double> latencyFromSendMs, boolean aborted, long startedAtMs, long endedAtMs,
+                          String mergedHistogram) {
 
     /** Quantiles reported for every step, as percentiles. */
     public static final double[] PERCENTILES = {50, 90, 95, 99, 99.9};
@@ -84,7 +87,7 @@ public record StepFigures(String stage, int stepIndex, double targetQps, int dur
                 first.workerCount() - missing.size(), missing, achieved,
                 target == 0 ? 0 : 100.0 * Math.abs(achieved - target) / target, sum,
                 sum.sent() == 0 ? 0 : 100.0 * sum.ok() / sum.sent(), quantilesMs(intended), quantilesMs(fromSend),
-                aborted, HistogramCodec.encode(intended));
+                aborted, startedAtMs, endedAtMs, HistogramCodec.encode(intended));
     }
 
     /** p50…p99.9 and max of a microsecond histogram, in milliseconds (keys {@code p50}, {@code p99.9}, {@code max}). */

@@ -1,0 +1,99 @@
+package dev.richter.local;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.richter.common.Json;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Richter's main job, end to end on the local stack (README command 1): starts the local stack
+ * and the demo shop, registers the shop's services, creates a plan (pre-test 2 QPS × 10 s; formal
+ * 20 → 40 → 80 QPS × 15 s), starts it through the HTTP API, prints progress, ingests the shop's
+ * OTLP spans into the link builder, and writes the report (JSON + HTML) to a path it prints.
+ *
+ * <p>Exit status: 0 when the report was written (whatever the run's outcome, which is printed),
+ * 1 on any failure to get there. Everything started is stopped on exit.
+ */
+public final class Demo {
+    /** The demo's team. */
+    public static final String TEAM = "shop-team";
+
+    private Demo() {}
+
+    public static void main(String[] args) throws Exception {
+        Path root = LocalStack.rootFromEnv();
+        Path work = root.resolve("build/local");
+        int status = 0;
+        try (LocalStack stack = new LocalStack(root, work, System.out::println).start(); Shop shop = Shop.start(root)) {
+            run(root, stack);
+        } catch (Exception e) {
+            System.err.println("demo failed: " + e);
+            status = 1;
+        }
+        System.exit(status);
+    }
+
+    /**
+     * Runs the main job against a started stack and shop.
+     *
+     * @return the directory holding {@code report.json} and {@code report.html}
+     * @throws IllegalStateException when the API answers unexpectedly or the run does not finish
+     */
+    public static Path run(Path root, LocalStack stack) throws IOException, InterruptedException {
+        ApiClient api = new ApiClient(LocalStack.apiBaseUrl(), TEAM);
+        for (String service : List.of("order", "inventory")) {
+            int port = service.equals("order") ? Shop.ORDER_PORT : Shop.INVENTORY_PORT;
+            var r = api.post("/services", Json.write(Map.of("name", service, "baseUrl", "http://127.0.0.1:" + port,
+                    "healthPath", "/actuator/health", "prometheusPath", "/actuator/prometheus",
+                    "datastores", List.of(Map.of("kind", "table", "production", service + "s", "shadow", service + "s_shadow")))));
+            expect(r, 201, 200);
+            System.out.println("registered service " + service);
+        }
+        var plan = api.post("/plans", Files.readString(root.resolve("examples/shop/plan.json")));
+        expect(plan, 201);
+        String planId = plan.json().path("planId").asText();
+        System.out.println("created plan " + planId);
+        var start = api.post("/plans/" + planId + "/runs", "");
+        expect(start, 202);
+        String runId = start.json().path("runId").asText();
+        System.out.println("started run " + runId + " (" + start.json().path("executionArn").asText() + ")");
+        RunWatcher.watch(api, runId, 15 * 60_000L, System.out::println);
+
+        Path spans = root.resolve("build/local/shop-spans.json");
+        if (Shop.exportSpans(root, spans)) {
+            var ingest = api.post("/traces", Files.readString(spans));
+            System.out.println("ingested shop spans into the link builder: " + ingest.status() + " " + ingest.body());
+        }
+
+        Path dir = root.resolve("build/reports/" + runId);
+        Files.createDirectories(dir);
+        var json = api.get("/runs/" + runId + "/report");
+        expect(json, 200);
+        var html = api.get("/runs/" + runId + "/report?format=html");
+        expect(html, 200);
+        Files.writeString(dir.resolve("report.json"), json.json().toPrettyString());
+        Files.writeString(dir.resolve("report.html"), html.body());
+        JsonNode report = json.json();
+        System.out.println();
+        System.out.println("outcome: " + report.path("outcome").asText() + " — " + report.path("outcomeReason").asText());
+        System.out.println("capacity: " + report.path("capacity").path("maxSustainableQps").asDouble() + " QPS ("
+                + report.path("capacity").path("limitedBy").asText() + ")");
+        System.out.println("confidence: " + report.path("confidence").path("score").asDouble());
+        System.out.println("events on the bus: " + stack.eventBus().events().stream().map(e -> e.path("detail-type").asText()).toList());
+        System.out.println("report: " + dir.resolve("report.json"));
+        System.out.println("report: " + dir.resolve("report.html"));
+        return dir;
+    }
+
+    private static void expect(ApiClient.Response r, int... statuses) {
+        for (int s : statuses) {
+            if (r.status() == s) {
+                return;
+            }
+        }
+        throw new IllegalStateException("API answered " + r.status() + ": " + r.body());
+    }
+}

@@ -1,0 +1,95 @@
+package dev.richter.local;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.richter.common.Json;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The local EventBridge: answers {@code AWSEvents.PutEvents} (AWS JSON 1.1, as the SDK's
+ * {@code EventBridgeClient} sends it through {@code AWS_ENDPOINT_URL_EVENTBRIDGE}) and keeps every
+ * event as the bus would deliver it ({@code {version, id, detail-type, source, account, time, region,
+ * resources, detail}}), in memory and appended to a JSON-lines file.
+ */
+public final class EventBusCapture implements AutoCloseable {
+    private final List<JsonNode> events = new CopyOnWriteArrayList<>();
+    private final Path file;
+    private HttpServer server;
+
+    /** @param file JSON-lines file every event is appended to */
+    public EventBusCapture(Path file) {
+        this.file = file;
+    }
+
+    /** Starts on loopback {@code port}. */
+    public void start(int port) throws IOException {
+        Files.createDirectories(file.getParent());
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 64);
+        server.createContext("/", this::serve);
+        server.start();
+    }
+
+    /** Every event received so far, in order, in the shape EventBridge delivers to targets. */
+    public List<JsonNode> events() {
+        return List.copyOf(events);
+    }
+
+    private void serve(HttpExchange ex) throws IOException {
+        try (ex) {
+            String target = ex.getRequestHeaders().getFirst("X-Amz-Target");
+            JsonNode req = Json.MAPPER.readTree(ex.getRequestBody());
+            byte[] body;
+            int status = 200;
+            if ("AWSEvents.PutEvents".equals(target)) {
+                List<Map<String, String>> results = new ArrayList<>();
+                for (JsonNode entry : req.path("Entries")) {
+                    String id = UUID.randomUUID().toString();
+                    Map<String, Object> delivered = new LinkedHashMap<>();
+                    delivered.put("version", "0");
+                    delivered.put("id", id);
+                    delivered.put("detail-type", entry.path("DetailType").asText());
+                    delivered.put("source", entry.path("Source").asText());
+                    delivered.put("account", Template.ACCOUNT);
+                    delivered.put("time", Instant.now().toString());
+                    delivered.put("region", Template.REGION);
+                    delivered.put("resources", List.of());
+                    delivered.put("event-bus-name", entry.path("EventBusName").asText("default"));
+                    delivered.put("detail", Json.MAPPER.readTree(entry.path("Detail").asText("{}")));
+                    JsonNode node = Json.MAPPER.valueToTree(delivered);
+                    events.add(node);
+                    Files.writeString(file, Json.write(node) + "\n", StandardCharsets.UTF_8,
+                            StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+                    results.add(Map.of("EventId", id));
+                }
+                body = Json.write(Map.of("FailedEntryCount", 0, "Entries", results)).getBytes(StandardCharsets.UTF_8);
+            } else {
+                status = 400;
+                body = Json.write(Map.of("__type", "UnknownOperationException", "message", "unsupported " + target))
+                        .getBytes(StandardCharsets.UTF_8);
+            }
+            ex.getResponseHeaders().set("Content-Type", "application/x-amz-json-1.1");
+            ex.sendResponseHeaders(status, body.length);
+            ex.getResponseBody().write(body);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (server != null) {
+            server.stop(0);
+        }
+    }
+}

@@ -1,0 +1,57 @@
+package dev.richter.local;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A real HTTP service on loopback for the integration tests: {@code POST /orders} answers
+ * {@link #orderStatus} and records the {@code baggage} header of every request;
+ * {@code GET /actuator/health} answers Spring Boot Actuator JSON with {@link #healthStatus}.
+ */
+final class FakeTarget implements AutoCloseable {
+    final AtomicInteger orderStatus = new AtomicInteger(201);
+    volatile String healthStatus = "UP";
+    final List<String> baggage = new CopyOnWriteArrayList<>();
+    private final HttpServer server;
+
+    FakeTarget() throws IOException {
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 512);
+        server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+        server.createContext("/orders", ex -> {
+            try (ex) {
+                ex.getRequestBody().readAllBytes();
+                baggage.add(String.valueOf(ex.getRequestHeaders().getFirst("baggage")));
+                byte[] body = "{\"orderId\":\"o-1\"}".getBytes(StandardCharsets.UTF_8);
+                ex.getResponseHeaders().set("Content-Type", "application/json");
+                ex.sendResponseHeaders(orderStatus.get(), body.length);
+                ex.getResponseBody().write(body);
+            }
+        });
+        server.createContext("/actuator/health", ex -> {
+            try (ex) {
+                String status = healthStatus;
+                byte[] body = ("{\"status\":\"" + status + "\",\"components\":{\"db\":{\"status\":\"" + status + "\"}}}")
+                        .getBytes(StandardCharsets.UTF_8);
+                ex.getResponseHeaders().set("Content-Type", "application/vnd.spring-boot.actuator.v3+json");
+                ex.sendResponseHeaders("UP".equals(status) ? 200 : 503, body.length);
+                ex.getResponseBody().write(body);
+            }
+        });
+        server.start();
+    }
+
+    String baseUrl() {
+        return "http://127.0.0.1:" + server.getAddress().getPort();
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+    }
+}

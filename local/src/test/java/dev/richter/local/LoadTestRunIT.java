@@ -1,0 +1,97 @@
+package dev.richter.local;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.net.ServerSocket;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The load-test-run state machine (the real ASL on aws-local-stepfunctions) against real HTTP
+ * targets on loopback: a passing run, a pre-test gate failure, an abort during the formal stage.
+ */
+class LoadTestRunIT extends LocalStackTestSupport {
+
+    @Test
+    void passingRunReportsThePreTestAndEveryFormalStepWithExactCounts() throws Exception {
+        try (FakeTarget target = new FakeTarget()) {
+            ApiClient api = api("team-pass");
+            register(api, "orders-svc", target.baseUrl());
+            String runId = startRun(api, plan("orders-svc", 2, 3, List.of(new double[] {5, 4}, new double[] {10, 4})));
+            JsonNode report = awaitReport(api, runId, 180_000);
+
+            assertEquals("PASSED", report.path("outcome").asText(), report.toPrettyString());
+            JsonNode pre = report.path("preTest").get(0);
+            assertEquals(6, pre.path("counters").path("sent").asLong(), "2 QPS x 3 s");
+            JsonNode formal = report.path("formal");
+            assertEquals(2, formal.size());
+            assertEquals(20, formal.get(0).path("counters").path("sent").asLong(), "5 QPS x 4 s");
+            assertEquals(40, formal.get(1).path("counters").path("sent").asLong(), "10 QPS x 4 s");
+            assertEquals(2, formal.get(1).path("workersReported").asInt(), "10 QPS at 5 QPS per worker fans out to 2");
+            for (JsonNode step : formal) {
+                assertTrue(step.path("rateErrorPct").asDouble() <= 2.0, step.toString());
+                assertTrue(step.path("latencyMs").path("p99").asDouble() > 0, step.toString());
+            }
+            assertEquals(66, target.baggage.size());
+            assertTrue(target.baggage.stream().allMatch(b -> b.contains("richter-loadtest=1")), "marker on every request");
+            List<String> types = stack.eventBus().events().stream()
+                    .filter(e -> runId.equals(e.path("detail").path("runId").asText()))
+                    .map(e -> e.path("detail-type").asText()).toList();
+            assertTrue(types.contains("Run Started") && types.contains("Run Completed"), types.toString());
+        }
+    }
+
+    @Test
+    void targetThatRefusesConnectionsFailsThePreTestAndNeverEntersTheFormalStage() throws Exception {
+        int closedPort;
+        try (ServerSocket s = new ServerSocket(0)) {
+            closedPort = s.getLocalPort();
+        }
+        ApiClient api = api("team-refused");
+        register(api, "gone-svc", "http://127.0.0.1:" + closedPort);
+        String runId = startRun(api, plan("gone-svc", 2, 2, List.of(new double[] {5, 3})));
+        JsonNode report = awaitReport(api, runId, 120_000);
+
+        assertEquals("PRE_TEST_FAILED", report.path("outcome").asText(), report.toPrettyString());
+        assertTrue(report.path("outcomeReason").asText().contains("could not connect"), report.path("outcomeReason").asText());
+        assertEquals(0, report.path("formal").size(), "the formal stage must not start");
+        assertEquals(4, report.path("preTest").get(0).path("counters").path("connectErrors").asLong());
+    }
+
+    @Test
+    void abortDuringTheFormalStageStopsTheWorkersAndStillReports() throws Exception {
+        try (FakeTarget target = new FakeTarget()) {
+            ApiClient api = api("team-abort");
+            register(api, "slow-svc", target.baseUrl());
+            String runId = startRun(api, plan("slow-svc", 2, 2, List.of(new double[] {10, 30}, new double[] {10, 30})));
+            long deadline = System.currentTimeMillis() + 90_000;
+            while (System.currentTimeMillis() < deadline) {
+                JsonNode run = api.get("/runs/" + runId).json().path("run");
+                if (run.path("stage").asText().equals("formal")) {
+                    break;
+                }
+                Thread.sleep(500);
+            }
+            Thread.sleep(4_000);
+            long abortAt = System.currentTimeMillis();
+            assertEquals(202, api.post("/runs/" + runId + "/abort", "").status());
+            JsonNode report = awaitReport(api, runId, 120_000);
+
+            assertEquals("ABORTED", report.path("outcome").asText(), report.toPrettyString());
+            JsonNode formal = report.path("formal");
+            assertEquals(1, formal.size(), "the second formal step must not run");
+            JsonNode step = formal.get(0);
+            assertTrue(step.path("aborted").asBoolean(), step.toString());
+            long sent = step.path("counters").path("sent").asLong();
+            long ranMs = abortAt - step.path("startedAtMs").asLong();
+            assertTrue(sent > 0 && sent <= 10 * (ranMs + 1_000) / 1000 + 1,
+                    "no request sent more than 1 s after the abort: sent " + sent + " in " + ranMs + " ms");
+            assertTrue(step.path("endedAtMs").asLong() - abortAt <= 1_000 + 1_000 + 500,
+                    "workers finished within 1 s poll + 1 s request deadline of the abort");
+            assertEquals(409, api.post("/runs/" + runId + "/abort", "").status(), "a finished run cannot be aborted");
+            assertTrue(System.currentTimeMillis() - abortAt < 60_000);
+        }
+    }
+}
