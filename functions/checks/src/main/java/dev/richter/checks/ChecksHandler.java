@@ -2,6 +2,7 @@ package dev.richter.checks;
 
 import com.amazonaws.services.lambda.runtime.Context;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.richter.common.EventPublisher;
 import dev.richter.common.JsonStreamHandler;
 import dev.richter.common.Repositories;
 import dev.richter.common.RunMetricsRepository;
@@ -18,30 +19,50 @@ import java.util.Map;
 /**
  * Lambda handler of the checks function.
  *
- * <p>Actions: {@code static} {@code {runId}} and {@code dynamic} {@code {runId, stage}} →
+ * <p>Run gates: {@code static} {@code {runId}} and {@code dynamic} {@code {runId, stage}} →
  * {@code {"outcome": "PASS|WARN|FAIL", "results": [CheckResult...]}}; results are also stored in
  * the run-metrics table ({@code check#static}, {@code check#dynamic}) for the report.
+ * Nightly: {@code nightly-scopes}, {@code nightly-static}, {@code nightly-dynamic},
+ * {@code nightly-compare} with {@code {scope}} (see {@link NightlyCheck}).
  */
-public final class ChecksHandler extends JsonStreamHandler<JsonNode, ChecksHandler.Outcome> {
+public final class ChecksHandler extends JsonStreamHandler<JsonNode, Object> {
     /** A gate's answer: the worst outcome and every result. */
     public record Outcome(CheckResult.Outcome outcome, List<CheckResult> results) {}
 
     private final Repositories repositories;
     private final RunMetricsRepository metrics;
+    private final NightlyCheck nightly;
 
     public ChecksHandler() {
-        this(Repositories.fromEnv());
+        this(Repositories.fromEnv(), EventPublisher.fromEnv());
     }
 
-    public ChecksHandler(Repositories repositories) {
+    public ChecksHandler(Repositories repositories, EventPublisher events) {
         super(JsonNode.class);
         this.repositories = repositories;
         this.metrics = new RunMetricsRepository(repositories.dynamoDb(), repositories.tables().runMetrics());
+        this.nightly = new NightlyCheck(repositories, events);
     }
 
     @Override
-    protected Outcome handle(JsonNode input, Context context) {
+    protected Object handle(JsonNode input, Context context) {
         String action = input.path("action").asText();
+        long now = System.currentTimeMillis();
+        switch (action) {
+            case "nightly-scopes":
+                return nightly.scopes(now);
+            case "nightly-static":
+                return nightly.staticChecks(input.path("scope"), now);
+            case "nightly-dynamic":
+                return nightly.dynamicChecks(input.path("scope"));
+            case "nightly-compare":
+                return nightly.compare(input.path("scope"));
+            default:
+                return gate(action, input);
+        }
+    }
+
+    private Outcome gate(String action, JsonNode input) {
         String runId = input.path("runId").asText();
         Run run = repositories.getRun(runId).orElseThrow(() -> new IllegalArgumentException("unknown run " + runId));
         Plan plan = repositories.getPlan(run.planId()).orElseThrow(() -> new IllegalArgumentException("unknown plan " + run.planId()));

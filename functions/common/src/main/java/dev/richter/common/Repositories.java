@@ -70,7 +70,43 @@ public final class Repositories {
         return Optional.of(Json.read(item.get("doc").s(), Plan.class));
     }
 
+    /** The team's most recently created plan (GSI {@code byTeam}). */
+    public Optional<Plan> latestPlan(String teamId) {
+        var resp = dynamoDb.query(QueryRequest.builder().tableName(tables.plans()).indexName("byTeam")
+                .keyConditionExpression("teamId = :t").expressionAttributeValues(Map.of(":t", s(teamId)))
+                .scanIndexForward(false).limit(1).build());
+        return resp.items().stream().findFirst().map(i -> Json.read(i.get("doc").s(), Plan.class));
+    }
+
     // ------------------------------------------------------------------ services
+
+    /** Every team that registered at least one service (a scan: nightly scale, not request scale). */
+    public java.util.SortedSet<String> teamsWithServices() {
+        java.util.SortedSet<String> teams = new java.util.TreeSet<>();
+        Map<String, AttributeValue> start = null;
+        do {
+            var resp = dynamoDb.scan(software.amazon.awssdk.services.dynamodb.model.ScanRequest.builder()
+                    .tableName(tables.registry()).projectionExpression("teamId, itemKey").exclusiveStartKey(start).build());
+            resp.items().stream().filter(i -> i.get("itemKey").s().startsWith("service#")).forEach(i -> teams.add(i.get("teamId").s()));
+            start = resp.hasLastEvaluatedKey() && !resp.lastEvaluatedKey().isEmpty() ? resp.lastEvaluatedKey() : null;
+        } while (start != null);
+        return teams;
+    }
+
+    /** Stores a registry document under {@code itemKey} (e.g. {@code nightly#2026-11-30}). */
+    public void putRegistryDoc(String teamId, String itemKey, Object doc) {
+        dynamoDb.putItem(PutItemRequest.builder().tableName(tables.registry())
+                .item(Map.of("teamId", s(teamId), "itemKey", s(itemKey), "doc", s(Json.write(doc)))).build());
+    }
+
+    /** The newest registry documents whose key starts with {@code prefix}, newest first, at most {@code limit}. */
+    public List<String> latestRegistryDocs(String teamId, String prefix, int limit) {
+        var resp = dynamoDb.query(QueryRequest.builder().tableName(tables.registry())
+                .keyConditionExpression("teamId = :t AND begins_with(itemKey, :p)")
+                .expressionAttributeValues(Map.of(":t", s(teamId), ":p", s(prefix)))
+                .scanIndexForward(false).limit(limit).consistentRead(true).build());
+        return resp.items().stream().map(i -> i.get("doc").s()).toList();
+    }
 
     /** Stores or replaces a registered service (item key {@code service#<name>}). */
     public void putService(RegisteredService service) {
@@ -165,7 +201,9 @@ public final class Repositories {
         item.put("stepIndex", n(run.stepIndex()));
         item.put("createdAtMs", n(run.createdAtMs()));
         item.put("abortRequested", AttributeValue.fromBool(run.abortRequested()));
-        item.put("abortReason", s(run.abortReason()));
+        if (!run.abortReason().isEmpty()) {
+            item.put("abortReason", s(run.abortReason())); // absent until set: RunFlags keeps the first reason
+        }
         item.put("executionArn", s(run.executionArn()));
         return item;
     }

@@ -61,10 +61,10 @@ public final class ReportBuilder {
             reason = error;
         } else if (CheckResult.worst(staticChecks) == CheckResult.Outcome.FAIL) {
             outcome = "STATIC_CHECKS_FAILED";
-            reason = firstFailure(staticChecks);
+            reason = failures(staticChecks);
         } else if (CheckResult.worst(dynamicChecks) == CheckResult.Outcome.FAIL) {
             outcome = "PRE_TEST_FAILED";
-            reason = firstFailure(dynamicChecks);
+            reason = failures(dynamicChecks);
         } else if (run.abortRequested()) {
             outcome = "ABORTED";
             reason = "aborted: " + run.abortReason();
@@ -86,9 +86,10 @@ public final class ReportBuilder {
         return out;
     }
 
-    private static String firstFailure(List<CheckResult> results) {
-        return results.stream().filter(r -> r.outcome() == CheckResult.Outcome.FAIL).findFirst()
-                .map(r -> r.name() + " (" + r.subject() + "): " + r.evidence()).orElse("");
+    /** Every failed check as {@code name (subject): evidence}, joined by {@code "; "}. */
+    private static String failures(List<CheckResult> results) {
+        return results.stream().filter(r -> r.outcome() == CheckResult.Outcome.FAIL)
+                .map(r -> r.name() + " (" + r.subject() + "): " + r.evidence()).collect(Collectors.joining("; "));
     }
 
     static boolean sustained(StepFigures f) {

@@ -14,8 +14,8 @@ import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
 
 /**
  * Reports table (pk {@code runId}; attributes {@code json}, {@code html}) and the verdicts the
- * fault decider stored (verdicts table, sk {@code verdict#<atMs>#<module>}, attribute
- * {@code verdict} = JSON of {@link Verdict}).
+ * fault decider stored (verdicts table, sk {@code verdict#<atMs %013d>#<module>}, attributes
+ * {@code module}, {@code verdict} (HEALTHY/SUSPECT/DAMAGED), {@code reason}, {@code atMs}).
  */
 public final class ReportRepository {
     private final DynamoDbClient dynamoDb;
@@ -55,9 +55,8 @@ public final class ReportRepository {
                     .expressionAttributeValues(Map.of(":r", AttributeValue.fromS(runId), ":p", AttributeValue.fromS("verdict#")))
                     .exclusiveStartKey(start).build());
             for (var item : resp.items()) {
-                if (item.containsKey("verdict")) {
-                    out.add(Json.read(item.get("verdict").s(), Verdict.class));
-                }
+                out.add(new Verdict(item.get("module").s(), Verdict.State.valueOf(item.get("verdict").s()),
+                        item.containsKey("reason") ? item.get("reason").s() : "", Long.parseLong(item.get("atMs").n())));
             }
             start = resp.hasLastEvaluatedKey() && !resp.lastEvaluatedKey().isEmpty() ? resp.lastEvaluatedKey() : null;
         } while (start != null);

@@ -1,0 +1,238 @@
+'use strict';
+// Smoke test of the local stack's Node half: `npm test` (node's test runner).
+// Starts dynalite.cjs and sfn-server.cjs as child processes against an in-process fake Lambda
+// Invoke API, runs real ASL through the Step Functions API, and checks validate-asl.cjs.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const http = require('node:http');
+const os = require('node:os');
+const path = require('node:path');
+const { spawn, spawnSync } = require('node:child_process');
+
+const HERE = path.join(__dirname, '..');
+const FN = 'arn:aws:lambda:us-east-1:123456789012:function:';
+const SM = 'arn:aws:states:us-east-1:123456789012:stateMachine:';
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'richter-local-node-'));
+
+// Fake Lambda functions: name -> input => result; a thrown object is a function error payload.
+let flakyCalls = 0;
+const functions = {
+  classify: (e) => ({ kind: e.items.length > 2 ? 'big' : 'small', items: e.items }),
+  double: (e) => ({ n: e.n * 2, worker: e.worker }),
+  boom: () => { throw { errorType: 'java.lang.IllegalStateException', errorMessage: 'boom' }; },
+  flaky: () => { if (++flakyCalls < 3) throw { errorType: 'FlakyError', errorMessage: 'again' }; return { attempts: flakyCalls }; },
+  enrich: () => 'world',
+  slow: () => new Promise((resolve) => setTimeout(() => resolve('late'), 3000)),
+};
+
+// Task -> Choice -> Map (inline, MaxConcurrency) -> Parallel (Catch, Retry) -> Wait -> Succeed.
+const flow = {
+  StartAt: 'Classify',
+  States: {
+    Classify: { Type: 'Task', Resource: `${FN}classify`, Next: 'IsBig' },
+    IsBig: { Type: 'Choice', Choices: [{ Variable: '$.kind', StringEquals: 'big', Next: 'Workers' }], Default: 'TooSmall' },
+    TooSmall: { Type: 'Fail', Error: 'Plan.TooSmall', Cause: 'fewer than 3 items' },
+    Workers: {
+      Type: 'Map', ItemsPath: '$.items', MaxConcurrency: 2, ResultPath: '$.doubled', Next: 'Both',
+      ItemSelector: { 'n.$': '$$.Map.Item.Value', 'worker.$': '$$.Map.Item.Index' },
+      ItemProcessor: { ProcessorConfig: { Mode: 'INLINE' }, StartAt: 'Double', States: { Double: { Type: 'Task', Resource: `${FN}double`, End: true } } },
+    },
+    Both: {
+      Type: 'Parallel', ResultPath: '$.parallel', Next: 'Pause',
+      Branches: [
+        { StartAt: 'Boom', States: {
+          Boom: { Type: 'Task', Resource: `${FN}boom`, Catch: [{ ErrorEquals: ['States.TaskFailed'], Next: 'Recovered' }], End: true },
+          Recovered: { Type: 'Pass', End: true } } },
+        { StartAt: 'Flaky', States: {
+          Flaky: { Type: 'Task', Resource: `${FN}flaky`, Retry: [{ ErrorEquals: ['FlakyError'], IntervalSeconds: 1, BackoffRate: 1, MaxAttempts: 3 }], End: true } } },
+        { StartAt: 'Ids', States: { Ids: { Type: 'Pass', Parameters: { 'name.$': '$$.Execution.Name' }, End: true } } },
+      ],
+    },
+    Pause: { Type: 'Wait', Seconds: 1, Next: 'Done' },
+    Done: { Type: 'Succeed' },
+  },
+};
+const definitions = {
+  flow,
+  uncaught: { StartAt: 'Boom', States: { Boom: { Type: 'Task', Resource: `${FN}boom`, End: true } } },
+  // localstack/localstack#1854: a scalar result under ResultPath $.value_two.
+  resultpath: { StartAt: 'Enrich', States: { Enrich: { Type: 'Task', Resource: '${EnrichArn}', ResultPath: '$.value_two', End: true } } },
+  slow: { StartAt: 'Slow', States: { Slow: { Type: 'Task', Resource: `${FN}slow`, Next: 'After' }, After: { Type: 'Wait', Seconds: 30, End: true } } },
+};
+
+let lambda;
+let sfn;
+let sfnPort;
+
+test.before(async () => {
+  lambda = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', async () => {
+      const name = decodeURIComponent(req.url.split('/')[3]).split(':').pop();
+      try {
+        const result = await functions[name](JSON.parse(body));
+        res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(result));
+      } catch (payload) {
+        res.writeHead(200, { 'X-Amz-Function-Error': 'Unhandled' }).end(JSON.stringify(payload));
+      }
+    });
+  });
+  await new Promise((resolve) => lambda.listen(0, '127.0.0.1', resolve));
+
+  const stateMachines = Object.entries(definitions).map(([name, definition]) => {
+    const definitionFile = path.join(tmp, `${name}.asl.json`);
+    fs.writeFileSync(definitionFile, JSON.stringify(definition));
+    return { arn: SM + name, definitionFile, definitionSubstitutions: { EnrichArn: `${FN}enrich` } };
+  });
+  fs.writeFileSync(path.join(tmp, 'sfn.json'), JSON.stringify({ stateMachines }));
+  sfn = await startServer('sfn-server.cjs', ['--config', path.join(tmp, 'sfn.json'), '--port', '0', '--quiet'],
+    { AWS_ENDPOINT_URL_LAMBDA: `http://127.0.0.1:${lambda.address().port}` });
+  sfnPort = sfn.port;
+});
+
+test.after(async () => {
+  if (sfn) assert.equal(await stopServer(sfn.child), 0, 'sfn-server exits 0 on SIGTERM');
+  if (lambda) lambda.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+test('Task, Choice, Map, Parallel with Catch and Retry, Wait, Succeed', async () => {
+  const start = await call('StartExecution', { stateMachineArn: `${SM}flow`, name: 'run-1', input: '{"items":[1,2,3]}' });
+  assert.equal(start.status, 200);
+  assert.equal(typeof start.body.startDate, 'number');
+  const done = await finished(start.body.executionArn);
+  assert.equal(done.status, 'SUCCEEDED');
+  assert.equal(typeof done.stopDate, 'number');
+  const output = JSON.parse(done.output);
+  assert.deepEqual(output.doubled, [{ n: 2, worker: 0 }, { n: 4, worker: 1 }, { n: 6, worker: 2 }]);
+  const [caught, retried, ids] = output.parallel;
+  assert.equal(caught.Error, 'java.lang.IllegalStateException');
+  assert.deepEqual(JSON.parse(caught.Cause), { errorType: 'java.lang.IllegalStateException', errorMessage: 'boom' });
+  assert.deepEqual(retried, { attempts: 3 });
+  assert.deepEqual(ids, { name: 'run-1' });
+
+  const again = await call('StartExecution', { stateMachineArn: `${SM}flow`, name: 'run-1', input: '{}' });
+  assert.equal(again.status, 400);
+  assert.equal(again.body.__type, 'ExecutionAlreadyExists');
+});
+
+test('a Fail state and an uncaught function error fail the execution', async () => {
+  const small = await call('StartExecution', { stateMachineArn: `${SM}flow`, input: '{"items":[1]}' });
+  const failed = await finished(small.body.executionArn);
+  assert.deepEqual([failed.status, failed.error, failed.cause], ['FAILED', 'Plan.TooSmall', 'fewer than 3 items']);
+
+  const boom = await call('StartExecution', { stateMachineArn: `${SM}uncaught` });
+  const boomed = await finished(boom.body.executionArn);
+  assert.equal(boomed.status, 'FAILED');
+  assert.equal(boomed.error, 'java.lang.IllegalStateException');
+  assert.equal(JSON.parse(boomed.cause).errorMessage, 'boom');
+});
+
+test('a scalar Task result under ResultPath (localstack#1854)', async () => {
+  const start = await call('StartExecution', { stateMachineArn: `${SM}resultpath`, input: '{"value_one":"hello"}' });
+  const done = await finished(start.body.executionArn);
+  assert.deepEqual(JSON.parse(done.output), { value_one: 'hello', value_two: 'world' });
+});
+
+test('StopExecution aborts; ListExecutions filters by status', async () => {
+  const start = await call('StartExecution', { stateMachineArn: `${SM}slow`, name: 'to-stop' });
+  const stop = await call('StopExecution', { executionArn: start.body.executionArn, error: 'Richter.Abort', cause: 'user' });
+  assert.equal(stop.status, 200);
+  const described = (await call('DescribeExecution', { executionArn: start.body.executionArn })).body;
+  assert.deepEqual([described.status, described.error, described.stopDate], ['ABORTED', 'Richter.Abort', stop.body.stopDate]);
+  const list = await call('ListExecutions', { stateMachineArn: `${SM}slow`, statusFilter: 'ABORTED' });
+  assert.deepEqual(list.body.executions.map((e) => e.name), ['to-stop']);
+});
+
+test('unknown ARNs and operations answer AWS JSON errors', async () => {
+  const cases = [
+    ['DescribeExecution', { executionArn: 'arn:aws:states:us-east-1:123456789012:execution:flow:nope' }, 'ExecutionDoesNotExist'],
+    ['StartExecution', { stateMachineArn: `${SM}nope` }, 'StateMachineDoesNotExist'],
+    ['StartExecution', { stateMachineArn: `${SM}flow`, input: 'not json' }, 'InvalidExecutionInput'],
+    ['CreateStateMachine', {}, 'UnknownOperationException'],
+  ];
+  for (const [op, body, type] of cases) {
+    const res = await call(op, body);
+    assert.equal(res.status, 400, op);
+    assert.equal(res.body.__type, type, op);
+    assert.equal(typeof res.body.message, 'string', op);
+  }
+});
+
+test('dynalite serves DynamoDB and exits 0 on SIGTERM', async () => {
+  const dynamo = await startServer('dynalite.cjs', ['--port', '0'], {});
+  try {
+    const res = await fetch(`http://127.0.0.1:${dynamo.port}/`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/x-amz-json-1.0',
+        'X-Amz-Target': 'DynamoDB_20120810.ListTables',
+        // dynalite wants SigV4-shaped headers but does not check the signature.
+        'X-Amz-Date': '20260101T000000Z',
+        Authorization: 'AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=0',
+      },
+      body: '{}',
+    });
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { TableNames: [] });
+  } finally {
+    assert.equal(await stopServer(dynamo.child), 0);
+  }
+});
+
+test('validate-asl accepts valid ASL and rejects invalid ASL', () => {
+  const valid = path.join(tmp, 'flow.asl.json');
+  const invalid = path.join(tmp, 'invalid.asl.json');
+  fs.writeFileSync(invalid, JSON.stringify({ StartAt: 'A', States: { A: { Type: 'Pass', Next: 'Missing' } } }));
+  const ok = spawnSync(process.execPath, ['validate-asl.cjs', valid], { cwd: HERE, encoding: 'utf8' });
+  assert.equal(ok.status, 0, ok.stdout + ok.stderr);
+  const bad = spawnSync(process.execPath, ['validate-asl.cjs', valid, invalid], { cwd: HERE, encoding: 'utf8' });
+  assert.equal(bad.status, 1);
+  assert.match(bad.stdout, /INVALID .*invalid\.asl\.json\n {2}MISSING_TRANSITION_TARGET/);
+});
+
+// ---- helpers ---------------------------------------------------------------------------
+
+/** Spawns `node --require ./polyfill.cjs <script> ...` and resolves once it prints READY. */
+function startServer(script, args, env) {
+  const child = spawn(process.execPath, ['--require', './polyfill.cjs', script, ...args], {
+    cwd: HERE, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      const m = /^READY \w+ (\d+)$/m.exec(String(chunk));
+      if (m) resolve({ child, port: Number(m[1]) });
+    });
+    child.on('exit', (code) => reject(new Error(`${script} exited ${code}: ${stderr}`)));
+  });
+}
+
+function stopServer(child) {
+  return new Promise((resolve) => {
+    child.removeAllListeners('exit');
+    child.on('exit', (code, signal) => resolve(signal || code));
+    child.kill('SIGTERM');
+  });
+}
+
+async function call(op, body) {
+  const res = await fetch(`http://127.0.0.1:${sfnPort}/`, {
+    method: 'POST',
+    headers: { 'X-Amz-Target': `AWSStepFunctions.${op}`, 'Content-Type': 'application/x-amz-json-1.0' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+async function finished(executionArn) {
+  for (let i = 0; i < 100; i++) {
+    const { body } = await call('DescribeExecution', { executionArn });
+    if (body.status !== 'RUNNING') return body;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${executionArn} still RUNNING`);
+}
