@@ -10,6 +10,9 @@ import dev.richter.common.model.RegisteredService;
 import dev.richter.common.model.Run;
 import dev.richter.common.model.Verdict;
 import dev.richter.common.model.WorkerResult;
+import dev.richter.links.IngestResult;
+import dev.richter.links.LinkService;
+import dev.richter.links.trace.TraceFormatException;
 import dev.richter.report.ReportRepository;
 import dev.richter.report.StepFigures;
 import java.security.SecureRandom;
@@ -35,7 +38,8 @@ import software.amazon.awssdk.services.sfn.model.StartExecutionRequest;
  *
  * <p>Routes (API Gateway route keys): {@code POST /plans}, {@code GET /plans/{planId}},
  * {@code POST /plans/{planId}/runs}, {@code GET /runs/{runId}}, {@code POST /runs/{runId}/abort},
- * {@code GET /runs/{runId}/report} ({@code ?format=html} for the HTML page), {@code POST /services}.
+ * {@code GET /runs/{runId}/report} ({@code ?format=html} for the HTML page), {@code POST /services},
+ * {@code POST /traces} (a trace file in any supported format; {@code ?file=<name>} names it in errors).
  */
 public final class PlanApi {
     /** Highest step rate a team may plan, requests per second (DESIGN.md §7 per-team QPS cap; env {@code MAX_TEAM_QPS}). */
@@ -52,6 +56,7 @@ public final class PlanApi {
     private final String stateMachineArn;
     private final InputValidator validator = new InputValidator();
     private final double maxTeamQps;
+    private final LinkService links;
 
     /**
      * @param repositories    DynamoDB access
@@ -68,6 +73,7 @@ public final class PlanApi {
         this.sfn = sfn;
         this.stateMachineArn = stateMachineArn;
         this.maxTeamQps = maxTeamQps;
+        this.links = new LinkService(repositories.dynamoDb(), repositories.tables().links());
     }
 
     /** Dispatches by API Gateway route key; unknown routes are 404. */
@@ -80,6 +86,7 @@ public final class PlanApi {
             case "POST /runs/{runId}/abort" -> abortRun(req);
             case "GET /runs/{runId}/report" -> getReport(req);
             case "POST /services" -> registerService(req);
+            case "POST /traces" -> ingestTraces(req);
             default -> throw new ApiException(404, "NoSuchRoute", "no route " + req.routeKey());
         };
     }
@@ -93,6 +100,22 @@ public final class PlanApi {
         repositories.putService(service);
         audit.record(req.teamId(), req.caller(), "RegisterService", "service#" + service.name(), before, service);
         return ApiResponse.json(before == null ? 201 : 200, service);
+    }
+
+    ApiResponse ingestTraces(ApiRequest req) {
+        String file = req.query().getOrDefault("file", "upload");
+        if (req.body().length == 0) {
+            throw ApiException.badField("$", "body is empty: send a trace file (OTLP, Zipkin v2, Jaeger or X-Ray JSON)");
+        }
+        try {
+            IngestResult result = links.ingest(req.teamId(), file, req.body());
+            audit.record(req.teamId(), req.caller(), "IngestTraces", file, null,
+                    Map.of("bytes", req.body().length));
+            return ApiResponse.json(200, result);
+        } catch (TraceFormatException e) {
+            throw new ApiException(400, "InvalidTraceFile", e.getMessage(), List.of(Map.of("path", e.fileName() + ":" + e.line() + ":" + e.column(),
+                    "reason", e.reason())));
+        }
     }
 
     ApiResponse createPlan(ApiRequest req) {

@@ -1,0 +1,36 @@
+package dev.richter.links;
+
+import dev.richter.links.trace.TraceFormat;
+import java.util.Map;
+
+/**
+ * What one {@link LinkService#ingest} did.
+ *
+ * @param fileName the caller's name for the document
+ * @param format the detected format
+ * @param spansParsed spans kept after normalization
+ * @param spansSkipped spans dropped, total
+ * @param spansSkippedByReason spans dropped, by reason (e.g. {@code "duplicate span id" → 1})
+ * @param spansRepairedByReason spans kept after a repair, by reason (self-referencing parent, parent cycle)
+ * @param serviceEdgesObserved distinct service edges in the document
+ * @param interfaceEdgesObserved distinct interface edges in the document
+ * @param edgesAdded edges (both dimensions) that were not in the team's link set before
+ * @param closureItemsWritten closure rows inserted or updated (both dimensions)
+ * @param itemsWritten all DynamoDB items written (closure rows, edge list, entries)
+ * @param serviceEntries entry services seen in the document
+ * @param interfaceEntries entry interfaces seen in the document
+ */
+public record IngestResult(
+        String fileName,
+        TraceFormat format,
+        int spansParsed,
+        int spansSkipped,
+        Map<String, Integer> spansSkippedByReason,
+        Map<String, Integer> spansRepairedByReason,
+        int serviceEdgesObserved,
+        int interfaceEdgesObserved,
+        int edgesAdded,
+        int closureItemsWritten,
+        int itemsWritten,
+        java.util.List<String> serviceEntries,
+        java.util.List<String> interfaceEntries) {}

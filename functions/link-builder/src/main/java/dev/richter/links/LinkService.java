@@ -1,0 +1,265 @@
+package dev.richter.links;
+
+import dev.richter.links.graph.ClosurePair;
+import dev.richter.links.graph.ClosureTable;
+import dev.richter.links.graph.Dimension;
+import dev.richter.links.graph.Edge;
+import dev.richter.links.graph.EdgeExtractor;
+import dev.richter.links.graph.EdgeInsertion;
+import dev.richter.links.graph.EdgeStats;
+import dev.richter.links.graph.ExtractedLinks;
+import dev.richter.links.graph.InMemoryClosureView;
+import dev.richter.links.store.LinkRepository;
+import dev.richter.links.store.NodeAnnotation;
+import dev.richter.links.store.StoredEdge;
+import dev.richter.links.trace.ParsedTraces;
+import dev.richter.links.trace.TraceDocuments;
+import dev.richter.links.trace.TraceFormatException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
+/**
+ * Link governance (issue 4): builds each team's call graph from traces, keeps its closure table
+ * current, and answers tree, upstream, exits and comparison questions. plan-api calls it
+ * in-process; {@link LinkBuilderHandler} exposes it as a Lambda.
+ *
+ * <p>A team scope is any string: plan-api uses the team id for real traffic and e.g.
+ * {@code teamA#marked} for load-test traffic, then {@link #compare}s the two.
+ */
+public final class LinkService {
+    /** Default closure depth cap: call chains deeper than this are not stored. */
+    public static final int DEFAULT_MAX_CLOSURE_DEPTH = 32;
+
+    private final LinkRepository repository;
+    private final int maxClosureDepth;
+    private final Clock clock;
+
+    /** Production wiring: the links table through {@code ddb}, default depth cap, system clock. */
+    public LinkService(DynamoDbClient ddb, String linksTable) {
+        this(new LinkRepository(ddb, linksTable), DEFAULT_MAX_CLOSURE_DEPTH, Clock.systemUTC());
+    }
+
+    /**
+     * @param repository the links table
+     * @param maxClosureDepth closure rows deeper than this are not stored (≥ 1)
+     * @param clock source of last-seen times
+     */
+    public LinkService(LinkRepository repository, int maxClosureDepth, Clock clock) {
+        this.repository = repository;
+        this.maxClosureDepth = maxClosureDepth;
+        this.clock = clock;
+    }
+
+    /**
+     * Ingests one trace document into the team's link set, both dimensions.
+     *
+     * <p>The document is parsed and its edges extracted entirely before anything is written, so
+     * a rejected document stores nothing. Writes are whole-item puts in batches (see
+     * {@link LinkRepository}); a failure mid-write leaves rows that a re-ingest rewrites.
+     *
+     * @param teamId team scope, non-blank
+     * @param fileName name for errors and results
+     * @param document raw bytes of any {@link dev.richter.links.trace.TraceFormat}
+     * @return counts of spans, skips by reason, edges added and items written
+     * @throws TraceFormatException when the document is malformed or not traces (with file, line, column)
+     * @throws IllegalArgumentException when {@code teamId} is blank
+     */
+    public IngestResult ingest(String teamId, String fileName, byte[] document) {
+        requireTeam(teamId);
+        ParsedTraces parsed = TraceDocuments.parse(fileName, document);
+        ExtractedLinks links = EdgeExtractor.extract(parsed.spans(), parsed.dependencies());
+        long now = clock.millis();
+        int edgesAdded = 0;
+        int closureItems = 0;
+        int items = 0;
+        Map<Dimension, Map<String, ClosurePair>> pairsByDim = new LinkedHashMap<>();
+        Map<Dimension, List<StoredEdge>> edgesByDim = new LinkedHashMap<>();
+        for (Dimension dim : Dimension.values()) {
+            SortedMap<Edge, EdgeStats> edges = links.edges(dim);
+            if (edges.isEmpty()) {
+                continue;
+            }
+            Set<String> sources = new HashSet<>();
+            Set<String> targets = new HashSet<>();
+            edges.keySet().forEach(e -> {
+                sources.add(e.from());
+                targets.add(e.to());
+            });
+            InMemoryClosureView view = repository.loadWorkingSet(teamId, dim, sources, targets);
+            ClosureTable table = new ClosureTable(view, maxClosureDepth);
+            Map<String, ClosurePair> written = new LinkedHashMap<>();
+            List<StoredEdge> stored = new ArrayList<>();
+            for (Map.Entry<Edge, EdgeStats> e : edges.entrySet()) {
+                EdgeInsertion ins = table.addEdge(e.getKey().from(), e.getKey().to(), e.getValue().calls(), now);
+                if (ins.newEdge()) {
+                    edgesAdded++;
+                }
+                for (ClosurePair p : ins.written()) {
+                    written.put(p.ancestor() + '\u001f' + p.descendant(), p);
+                }
+                ClosurePair direct = view.descendantsOf(e.getKey().from()).get(e.getKey().to());
+                stored.add(new StoredEdge(e.getKey().from(), e.getKey().to(), e.getValue().fromService(),
+                        e.getValue().toService(), direct == null ? e.getValue().calls() : direct.callCount(), now));
+            }
+            pairsByDim.put(dim, written);
+            edgesByDim.put(dim, stored);
+        }
+        for (Dimension dim : pairsByDim.keySet()) {
+            int n = repository.writePairs(teamId, dim, pairsByDim.get(dim).values());
+            closureItems += n;
+            items += n + repository.writeEdges(teamId, dim, edgesByDim.get(dim));
+        }
+        for (Dimension dim : Dimension.values()) {
+            if (!links.entries(dim).isEmpty()) {
+                items += repository.writeEntries(teamId, dim, links.entries(dim), now);
+            }
+        }
+        Map<String, Integer> repaired = new TreeMap<>(parsed.repairedByReason());
+        links.repairedByReason().forEach((k, v) -> repaired.merge(k, v, Integer::sum));
+        return new IngestResult(fileName, parsed.format(), parsed.spans().size(), parsed.spansSkipped(),
+                new TreeMap<>(parsed.skippedByReason()), repaired, links.serviceEdges().size(),
+                links.interfaceEdges().size(), edgesAdded, closureItems, items,
+                List.copyOf(new TreeSet<>(links.serviceEntries())), List.copyOf(new TreeSet<>(links.interfaceEntries())));
+    }
+
+    /**
+     * The nodes {@code node} calls, directly or not, up to {@code maxDepth} edges away, as a
+     * shortest-path tree (each node's {@code parent}). One DynamoDB Query.
+     */
+    public LinkTree tree(String teamId, Dimension dimension, String node, int maxDepth) {
+        requireTeam(teamId);
+        List<ClosurePair> rows = repository.descendants(teamId, dimension, node, maxDepth);
+        return toTree(teamId, dimension, node, "downstream", maxDepth, rows, true);
+    }
+
+    /** The nodes that call {@code node}, directly or not, up to {@code maxDepth} edges away (reverse index). */
+    public LinkTree upstream(String teamId, Dimension dimension, String node, int maxDepth) {
+        requireTeam(teamId);
+        List<ClosurePair> rows = repository.ancestors(teamId, dimension, node, maxDepth);
+        return toTree(teamId, dimension, node, "upstream", maxDepth, rows, false);
+    }
+
+    private static LinkTree toTree(String teamId, Dimension dimension, String root, String direction, int maxDepth,
+                                   List<ClosurePair> rows, boolean downstream) {
+        int rootCycle = 0;
+        List<LinkTree.TreeNode> nodes = new ArrayList<>();
+        for (ClosurePair p : rows) {
+            String other = downstream ? p.descendant() : p.ancestor();
+            if (other.equals(root)) {
+                rootCycle = p.depth();
+                continue;
+            }
+            nodes.add(new LinkTree.TreeNode(other, p.depth(), downstream ? p.via() : "", p.pathCount(),
+                    p.callCount(), p.lastSeenEpochMs()));
+        }
+        nodes.sort(Comparator.comparingInt(LinkTree.TreeNode::depth).thenComparing(LinkTree.TreeNode::node));
+        return new LinkTree(teamId, dimension, root, direction, maxDepth, rootCycle, List.copyOf(nodes));
+    }
+
+    /** Entry nodes recorded for the team scope in {@code dimension}, sorted. */
+    public List<String> entries(String teamId, Dimension dimension) {
+        requireTeam(teamId);
+        List<String> out = new ArrayList<>(repository.entries(teamId, dimension));
+        out.sort(null);
+        return out;
+    }
+
+    /**
+     * Calls leaving {@code scopeServices}: interface edges whose caller's service is in scope and
+     * callee's is not, plus service edges with no interface detail (dependency lists). Each exit
+     * carries the annotation on its called node (or, failing that, its called service).
+     */
+    public List<Exit> exits(String teamId, Set<String> scopeServices) {
+        requireTeam(teamId);
+        Map<String, NodeAnnotation> notes = repository.annotations(teamId);
+        List<Exit> out = new ArrayList<>();
+        Set<String> covered = new HashSet<>();
+        for (StoredEdge e : repository.edges(teamId, Dimension.INTERFACE)) {
+            if (scopeServices.contains(e.fromService()) && !scopeServices.contains(e.toService())) {
+                out.add(exit(e, notes));
+                covered.add(e.fromService() + '\u001f' + e.toService());
+            }
+        }
+        for (StoredEdge e : repository.edges(teamId, Dimension.SERVICE)) {
+            if (scopeServices.contains(e.from()) && !scopeServices.contains(e.to())
+                    && !covered.contains(e.from() + '\u001f' + e.to())) {
+                out.add(exit(e, notes));
+            }
+        }
+        out.sort(Comparator.comparing(Exit::fromNode).thenComparing(Exit::toNode));
+        return out;
+    }
+
+    private static Exit exit(StoredEdge e, Map<String, NodeAnnotation> notes) {
+        NodeAnnotation a = notes.getOrDefault(e.to(), notes.get(e.toService()));
+        return new Exit(e.fromService(), e.from(), e.toService(), e.to(), e.callCount(), e.lastSeenEpochMs(),
+                a != null && a.mockRequired(), a != null && a.coreDependency(), a == null ? "" : a.annotatedBy());
+    }
+
+    /**
+     * Compares two link sets: edges only in {@code baselineTeamId} (missing), only in
+     * {@code candidateTeamId} (extra), and for every entry both scopes share, nodes below it whose
+     * shortest depth differs.
+     */
+    public LinkComparison compare(String baselineTeamId, String candidateTeamId, Dimension dimension) {
+        requireTeam(baselineTeamId);
+        requireTeam(candidateTeamId);
+        Set<Edge> base = edgeSet(baselineTeamId, dimension);
+        Set<Edge> cand = edgeSet(candidateTeamId, dimension);
+        List<Edge> missing = base.stream().filter(e -> !cand.contains(e)).sorted().toList();
+        List<Edge> extra = cand.stream().filter(e -> !base.contains(e)).sorted().toList();
+        Set<String> entries = new TreeSet<>(repository.entries(baselineTeamId, dimension));
+        entries.retainAll(new HashSet<>(repository.entries(candidateTeamId, dimension)));
+        List<LinkComparison.DepthChange> changed = new ArrayList<>();
+        for (String entry : entries) {
+            Map<String, Integer> b = depths(baselineTeamId, dimension, entry);
+            Map<String, Integer> c = depths(candidateTeamId, dimension, entry);
+            b.forEach((node, depth) -> {
+                Integer other = c.get(node);
+                if (other != null && !other.equals(depth)) {
+                    changed.add(new LinkComparison.DepthChange(entry, node, depth, other));
+                }
+            });
+        }
+        return new LinkComparison(dimension, baselineTeamId, candidateTeamId, missing, extra, List.copyOf(changed));
+    }
+
+    /** Stores an annotation on a node or exit target; it survives re-ingests (never overwritten by them). */
+    public NodeAnnotation annotate(String teamId, NodeAnnotation annotation) {
+        requireTeam(teamId);
+        if (annotation.subject() == null || annotation.subject().isBlank()) {
+            throw new IllegalArgumentException("annotation.subject is required");
+        }
+        repository.putAnnotation(teamId, annotation);
+        return annotation;
+    }
+
+    private Set<Edge> edgeSet(String teamId, Dimension dimension) {
+        Set<Edge> out = new HashSet<>();
+        repository.edges(teamId, dimension).forEach(e -> out.add(new Edge(e.from(), e.to())));
+        return out;
+    }
+
+    private Map<String, Integer> depths(String teamId, Dimension dimension, String entry) {
+        Map<String, Integer> out = new TreeMap<>();
+        repository.descendants(teamId, dimension, entry, Integer.MAX_VALUE)
+                .forEach(p -> out.put(p.descendant(), p.depth()));
+        return out;
+    }
+
+    private static void requireTeam(String teamId) {
+        if (teamId == null || teamId.isBlank()) {
+            throw new IllegalArgumentException("teamId is required");
+        }
+    }
+}

@@ -1,0 +1,227 @@
+package dev.richter.links.trace;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Streaming reader for OTLP/JSON {@code ExportTraceServiceRequest} documents: the same mapping as
+ * {@link OtlpParser} (which it replaces for the common case of a document starting with
+ * {@code {"resourceSpans":}), without building a JSON tree — OTLP batches are the large inputs.
+ * Fields are matched by name in any order; unknown fields are skipped. {@code service.name} may come
+ * after the spans of its ResourceSpans, so spans are finished when their ResourceSpans closes.
+ */
+final class OtlpStreamParser {
+    private final ObjectMapper mapper;
+
+    OtlpStreamParser(ObjectMapper mapper) {
+        this.mapper = mapper;
+    }
+
+    /** Reads one root object positioned at START_OBJECT; IOExceptions carry Jackson's location. */
+    void parseRequest(JsonParser p, SpanCollector out) throws IOException {
+        expect(p, JsonToken.START_OBJECT);
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String f = p.currentName();
+            JsonToken t = p.nextToken();
+            if ("resourceSpans".equals(f) && t == JsonToken.START_ARRAY) {
+                while (p.nextToken() == JsonToken.START_OBJECT) {
+                    resourceSpans(p, out);
+                }
+            } else {
+                p.skipChildren();
+            }
+        }
+    }
+
+    private void resourceSpans(JsonParser p, SpanCollector out) throws IOException {
+        String service = "";
+        List<Draft> drafts = new ArrayList<>();
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String f = p.currentName();
+            JsonToken t = p.nextToken();
+            if ("resource".equals(f) && t == JsonToken.START_OBJECT) {
+                while (p.nextToken() == JsonToken.FIELD_NAME) {
+                    String rf = p.currentName();
+                    JsonToken rt = p.nextToken();
+                    if ("attributes".equals(rf) && rt == JsonToken.START_ARRAY) {
+                        Map<String, String> attrs = attributes(p);
+                        service = attrs.getOrDefault("service.name", "");
+                    } else {
+                        p.skipChildren();
+                    }
+                }
+            } else if (("scopeSpans".equals(f) || "instrumentationLibrarySpans".equals(f)) && t == JsonToken.START_ARRAY) {
+                while (p.nextToken() == JsonToken.START_OBJECT) {
+                    while (p.nextToken() == JsonToken.FIELD_NAME) {
+                        String sf = p.currentName();
+                        JsonToken st = p.nextToken();
+                        if ("spans".equals(sf) && st == JsonToken.START_ARRAY) {
+                            while (p.nextToken() == JsonToken.START_OBJECT) {
+                                drafts.add(span(p));
+                            }
+                        } else {
+                            p.skipChildren();
+                        }
+                    }
+                }
+            } else {
+                p.skipChildren();
+            }
+        }
+        for (Draft d : drafts) {
+            String spanId = TraceIds.spanId(d.spanId);
+            String traceId = TraceIds.traceId(d.traceId);
+            String parent = out.parentOrRoot(spanId, TraceIds.spanId(d.parentSpanId));
+            List<SpanRef> links = List.of();
+            if (d.links != null) {
+                links = new ArrayList<>(d.links.size() / 2);
+                for (int i = 0; i < d.links.size(); i += 2) {
+                    String lt = TraceIds.traceId(d.links.get(i));
+                    String li = TraceIds.spanId(d.links.get(i + 1));
+                    if (!li.isEmpty()) {
+                        links.add(new SpanRef(lt.isEmpty() ? traceId : lt, li));
+                    }
+                }
+            }
+            String peer = d.kind.makesCall() ? PeerService.of(d.attributes) : "";
+            out.add(new Span(traceId, spanId, parent, links, service, d.name, d.kind, peer, d.attributes, d.start,
+                    d.end > d.start ? d.end - d.start : 0));
+        }
+    }
+
+    private Draft span(JsonParser p) throws IOException {
+        Draft d = new Draft();
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String f = p.currentName();
+            JsonToken t = p.nextToken();
+            switch (f) {
+                case "traceId" -> d.traceId = text(p, t);
+                case "spanId" -> d.spanId = text(p, t);
+                case "parentSpanId" -> d.parentSpanId = text(p, t);
+                case "name" -> d.name = text(p, t);
+                case "kind" -> d.kind = t == JsonToken.VALUE_NUMBER_INT ? SpanKind.ofOtlp(p.getIntValue())
+                        : SpanKind.ofText(text(p, t));
+                case "startTimeUnixNano" -> d.start = nanos(p, t);
+                case "endTimeUnixNano" -> d.end = nanos(p, t);
+                case "attributes" -> d.attributes = t == JsonToken.START_ARRAY ? attributes(p) : skip(p, Map.of());
+                case "links" -> {
+                    if (t == JsonToken.START_ARRAY) {
+                        d.links = new ArrayList<>();
+                        while (p.nextToken() == JsonToken.START_OBJECT) {
+                            String lt = "";
+                            String ls = "";
+                            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                                String lf = p.currentName();
+                                JsonToken ltok = p.nextToken();
+                                if ("traceId".equals(lf)) {
+                                    lt = text(p, ltok);
+                                } else if ("spanId".equals(lf)) {
+                                    ls = text(p, ltok);
+                                } else {
+                                    p.skipChildren();
+                                }
+                            }
+                            d.links.add(lt);
+                            d.links.add(ls);
+                        }
+                    } else {
+                        p.skipChildren();
+                    }
+                }
+                default -> p.skipChildren();
+            }
+        }
+        return d;
+    }
+
+    /** Reads an array of {@code {key, value: AnyValue}}; positioned at START_ARRAY. */
+    private Map<String, String> attributes(JsonParser p) throws IOException {
+        Map<String, String> m = null;
+        while (p.nextToken() == JsonToken.START_OBJECT) {
+            String key = "";
+            String value = "";
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String f = p.currentName();
+                JsonToken t = p.nextToken();
+                if ("key".equals(f)) {
+                    key = text(p, t);
+                } else if ("value".equals(f) && t == JsonToken.START_OBJECT) {
+                    value = anyValue(p);
+                } else {
+                    p.skipChildren();
+                }
+            }
+            if (m == null) {
+                m = new HashMap<>(8);
+            }
+            m.put(key, value);
+        }
+        return m == null ? Map.of() : m;
+    }
+
+    /** Text of an AnyValue object (positioned at its START_OBJECT): scalars as text, arrays/kvlists as JSON. */
+    private String anyValue(JsonParser p) throws IOException {
+        String value = "";
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            JsonToken t = p.nextToken();
+            if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
+                value = mapper.readTree(p).toString();
+            } else {
+                value = p.getValueAsString("");
+            }
+        }
+        return value;
+    }
+
+    private static String text(JsonParser p, JsonToken t) throws IOException {
+        if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
+            p.skipChildren();
+            return "";
+        }
+        return t == JsonToken.VALUE_NULL ? "" : p.getValueAsString("");
+    }
+
+    private static long nanos(JsonParser p, JsonToken t) throws IOException {
+        if (t == JsonToken.VALUE_NUMBER_INT) {
+            return p.getLongValue();
+        }
+        String s = text(p, t);
+        if (s.isEmpty()) {
+            return 0;
+        }
+        try {
+            return Long.parseLong(s);
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    private static <T> T skip(JsonParser p, T value) throws IOException {
+        p.skipChildren();
+        return value;
+    }
+
+    private static void expect(JsonParser p, JsonToken t) throws IOException {
+        if (p.currentToken() != t) {
+            throw new com.fasterxml.jackson.core.JsonParseException(p, "expected " + t + ", got " + p.currentToken());
+        }
+    }
+
+    private static final class Draft {
+        String traceId = "";
+        String spanId = "";
+        String parentSpanId = "";
+        String name = "";
+        SpanKind kind = SpanKind.UNSPECIFIED;
+        long start;
+        long end;
+        Map<String, String> attributes = Map.of();
+        List<String> links;
+    }
+}

@@ -1,0 +1,48 @@
+package dev.richter.links.trace;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One span in Richter's normalized model, whatever format it came from.
+ *
+ * <p>Ids are normalized by {@link TraceIds}: hex trace ids are lower-case and left-padded to
+ * 32 digits (128 bit), hex span ids to 16 digits; ids that are not hex (some fixtures use
+ * {@code span-1}) are kept verbatim. The half of a Zipkin shared span recorded by the server
+ * gets the span id {@code <id>:server} and the client half as its parent (see
+ * {@link ZipkinParser}). No field is null: "no parent" is the empty string.
+ *
+ * @param traceId 32 lower-case hex digits (or an opaque id)
+ * @param spanId 16 lower-case hex digits (or an opaque id), unique within the trace
+ * @param parentSpanId the parent's span id in the same trace, {@code ""} for none
+ * @param links other spans this span refers to (OTLP links, extra Jaeger references)
+ * @param service the service that recorded the span (OTLP {@code service.name}, Zipkin
+ *     {@code localEndpoint.serviceName}, Jaeger process {@code serviceName}, X-Ray segment name)
+ * @param operation span name / Jaeger operationName / X-Ray subsegment name or AWS operation
+ * @param kind the span's role in a call
+ * @param peerService the called service when the span is a call to a possibly uninstrumented
+ *     peer (Zipkin {@code remoteEndpoint.serviceName}, OTel {@code peer.service},
+ *     {@code server.address}, {@code db.system}…, X-Ray remote subsegment name), {@code ""} if unknown
+ * @param attributes span attributes/tags as strings (arrays and maps as JSON text)
+ * @param startEpochNanos start time in nanoseconds since the Unix epoch (precision of the source:
+ *     µs for Zipkin/Jaeger/X-Ray); never used to derive edges
+ * @param durationNanos duration in nanoseconds, 0 when unknown (X-Ray in-progress segments)
+ */
+public record Span(
+        String traceId,
+        String spanId,
+        String parentSpanId,
+        List<SpanRef> links,
+        String service,
+        String operation,
+        SpanKind kind,
+        String peerService,
+        Map<String, String> attributes,
+        long startEpochNanos,
+        long durationNanos) {
+
+    /** True when the span names a parent (which may or may not be in the batch). */
+    public boolean hasParent() {
+        return !parentSpanId.isEmpty();
+    }
+}

@@ -1,0 +1,266 @@
+package dev.richter.links.trace;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads one trace document of any supported {@link TraceFormat}, detected from its content.
+ *
+ * <p>JSON detection, on each top-level value (a file may hold several, one per line — OTLP
+ * NDJSON or the X-Ray daemon's {@code {"format":"json","version":1}} header + segment):
+ * {@code resourceSpans} or a bare ResourceSpans → OTLP; {@code data[]} of traces or
+ * {@code traceID}+{@code spans} → Jaeger; {@code trace_id}+{@code id} → X-Ray segment;
+ * {@code Traces[].Segments[].Document} → X-Ray BatchGetTraces; an array of objects with
+ * {@code traceId} and {@code id} (or of such arrays) → Zipkin v2; an array of
+ * {@code {parent, child}} → dependency list; an array of X-Ray segments or Jaeger traces accordingly.
+ * Text whose first line names {@code traceid}, {@code rpc_id}/{@code rpcid}, {@code um}, {@code dm}
+ * → Alibaba call-graph CSV.
+ *
+ * <p>Rejected (a {@link TraceFormatException} with file, line, column): malformed JSON (position
+ * from Jackson's {@link JsonLocation}); OTLP metrics ({@code resourceMetrics}) and logs
+ * ({@code resourceLogs}) — they are not traces, and ingesting them as "zero spans" would hide a
+ * wiring mistake; any other JSON shape; non-JSON text without the CSV header.
+ */
+public final class TraceDocuments {
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private TraceDocuments() {}
+
+    /**
+     * Parses {@code document} (UTF-8, an optional BOM is ignored).
+     *
+     * @param fileName the caller's name for the document, used in errors and results
+     * @param document the raw bytes
+     * @return the normalized spans with skip/repair counts
+     * @throws TraceFormatException when the document is malformed or not a trace document
+     */
+    public static ParsedTraces parse(String fileName, byte[] document) {
+        int start = 0;
+        if (document.length >= 3 && (document[0] & 0xff) == 0xEF && (document[1] & 0xff) == 0xBB
+                && (document[2] & 0xff) == 0xBF) {
+            start = 3;
+        }
+        int first = start;
+        while (first < document.length && Character.isWhitespace(document[first])) {
+            first++;
+        }
+        if (first == document.length) {
+            throw new TraceFormatException(fileName, 1, 1, "empty document");
+        }
+        SpanCollector out = new SpanCollector();
+        if (document[first] != '{' && document[first] != '[') {
+            int eol = first;
+            while (eol < document.length && document[eol] != '\n') {
+                eol++;
+            }
+            String header = new String(document, first, eol - first, StandardCharsets.UTF_8);
+            if (!AlibabaCallGraphParser.looksLikeHeader(header)) {
+                throw new TraceFormatException(fileName, 1, 1,
+                        "not JSON and not an Alibaba call-graph CSV (header needs traceid, rpc_id, um, dm)");
+            }
+            AlibabaCallGraphParser.parse(fileName, java.util.Arrays.copyOfRange(document, first, document.length), out);
+            return out.result(fileName, TraceFormat.ALIBABA_CALLGRAPH_CSV);
+        }
+        if (startsWithField(document, first, "resourceSpans")) {
+            readOtlpStream(fileName, document, start, out);
+            return out.result(fileName, TraceFormat.OTLP_JSON);
+        }
+        List<JsonNode> values = readValues(fileName, document, start);
+        TraceFormat format = null;
+        List<JsonNode> xray = new ArrayList<>();
+        for (int i = 0; i < values.size(); i++) {
+            JsonNode v = values.get(i);
+            if (v.isObject() && v.size() <= 3 && v.has("format") && v.has("version") && !v.has("id")) {
+                continue; // X-Ray daemon header line
+            }
+            TraceFormat f = parseValue(fileName, document, v, out, xray);
+            if (format == null) {
+                format = f;
+            }
+        }
+        if (!xray.isEmpty()) {
+            XRayParser.parse(xray, out);
+        }
+        if (format == null) {
+            throw new TraceFormatException(fileName, 1, 1, "no trace data in document");
+        }
+        return out.result(fileName, format);
+    }
+
+    /** True when the JSON at {@code first} is an object whose first field is {@code name}. */
+    private static boolean startsWithField(byte[] document, int first, String name) {
+        if (document[first] != '{') {
+            return false;
+        }
+        int i = first + 1;
+        while (i < document.length && Character.isWhitespace(document[i])) {
+            i++;
+        }
+        byte[] quoted = ('"' + name + '"').getBytes(StandardCharsets.UTF_8);
+        if (i + quoted.length > document.length) {
+            return false;
+        }
+        for (int k = 0; k < quoted.length; k++) {
+            if (document[i + k] != quoted[k]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Streams OTLP request objects (one or more top-level values, e.g. NDJSON) without a tree. */
+    private static void readOtlpStream(String fileName, byte[] document, int start, SpanCollector out) {
+        OtlpStreamParser otlp = new OtlpStreamParser(MAPPER);
+        try (JsonParser p = MAPPER.getFactory().createParser(document, start, document.length - start)) {
+            JsonToken t;
+            while ((t = p.nextToken()) != null) {
+                if (t != JsonToken.START_OBJECT) {
+                    throw new TraceFormatException(fileName, p.currentTokenLocation().getLineNr(),
+                            p.currentTokenLocation().getColumnNr(), "expected an OTLP traces object, got " + t);
+                }
+                otlp.parseRequest(p, out);
+            }
+        } catch (JsonProcessingException e) {
+            JsonLocation loc = e.getLocation();
+            throw new TraceFormatException(fileName, loc == null ? 0 : loc.getLineNr(),
+                    loc == null ? 0 : loc.getColumnNr(), "malformed JSON: " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static List<JsonNode> readValues(String fileName, byte[] document, int start) {
+        List<JsonNode> values = new ArrayList<>(1);
+        // one tree per top-level value (MappingIterator would unwrap a top-level array)
+        try (JsonParser p = MAPPER.getFactory().createParser(document, start, document.length - start)) {
+            while (p.nextToken() != null) {
+                values.add(MAPPER.readTree(p));
+            }
+        } catch (JsonProcessingException e) {
+            JsonLocation loc = e.getLocation();
+            throw new TraceFormatException(fileName, loc == null ? 0 : loc.getLineNr(),
+                    loc == null ? 0 : loc.getColumnNr(), "malformed JSON: " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return values;
+    }
+
+    private static TraceFormat parseValue(String fileName, byte[] document, JsonNode v, SpanCollector out,
+                                          List<JsonNode> xray) {
+        if (v.isObject()) {
+            if (v.has("resourceSpans")) {
+                OtlpParser.parseRequest(v, out);
+                return TraceFormat.OTLP_JSON;
+            }
+            if (v.has("scopeSpans") || v.has("instrumentationLibrarySpans")) {
+                OtlpParser.parseResourceSpans(v, out);
+                return TraceFormat.OTLP_JSON;
+            }
+            if (v.has("resourceMetrics") || v.has("resourceLogs")) {
+                String field = v.has("resourceMetrics") ? "resourceMetrics" : "resourceLogs";
+                JsonLocation loc = locateTopLevelField(document, field);
+                throw new TraceFormatException(fileName, loc.getLineNr(), loc.getColumnNr(),
+                        "OTLP " + (field.equals("resourceMetrics") ? "metrics" : "logs")
+                                + " document (" + field + "), not traces: send OTLP traces (resourceSpans)");
+            }
+            if (v.path("data").isArray()) {
+                for (JsonNode t : v.get("data")) {
+                    JaegerParser.parseTrace(t, out);
+                }
+                return TraceFormat.JAEGER_JSON;
+            }
+            if (v.has("spans") && (v.has("traceID") || v.has("processes"))) {
+                JaegerParser.parseTrace(v, out);
+                return TraceFormat.JAEGER_JSON;
+            }
+            if (v.has("trace_id") && v.has("id")) {
+                xray.add(v);
+                return TraceFormat.XRAY_SEGMENTS;
+            }
+            if (v.path("Traces").isArray() || v.path("Segments").isArray()) {
+                JsonNode traces = v.has("Traces") ? v.get("Traces") : MAPPER.createArrayNode().add(v);
+                for (JsonNode t : traces) {
+                    for (JsonNode seg : t.path("Segments")) {
+                        xray.add(readEmbedded(fileName, seg.path("Document").asText("")));
+                    }
+                }
+                return TraceFormat.XRAY_SEGMENTS;
+            }
+        } else if (v.isArray()) {
+            JsonNode sample = v.size() == 0 ? null : v.get(0);
+            if (sample != null && sample.isArray()) {
+                sample = sample.size() == 0 ? null : sample.get(0);
+            }
+            if (sample == null) {
+                return TraceFormat.ZIPKIN_V2_JSON; // an empty span list is a valid (empty) Zipkin answer
+            }
+            if (sample.has("traceId") && sample.has("id")) {
+                ZipkinParser.parse(v, out);
+                return TraceFormat.ZIPKIN_V2_JSON;
+            }
+            if (sample.has("parent") && sample.has("child")) {
+                for (JsonNode d : v) {
+                    String parent = d.path("parent").asText("");
+                    String child = d.path("child").asText("");
+                    if (parent.isEmpty() || child.isEmpty()) {
+                        out.skip("dependency without parent or child");
+                    } else {
+                        out.dependency(new DependencyLink(parent, child, Math.max(0, d.path("callCount").asLong(0))));
+                    }
+                }
+                return TraceFormat.DEPENDENCY_LINKS;
+            }
+            if (sample.has("trace_id") && sample.has("id")) {
+                v.forEach(xray::add);
+                return TraceFormat.XRAY_SEGMENTS;
+            }
+            if (sample.has("spans") && sample.has("traceID")) {
+                v.forEach(t -> JaegerParser.parseTrace(t, out));
+                return TraceFormat.JAEGER_JSON;
+            }
+        }
+        throw new TraceFormatException(fileName, 1, 1, "unrecognized trace document: expected OTLP resourceSpans, "
+                + "a Zipkin v2 span array, Jaeger {data:[…]} or trace, X-Ray segments, or a dependency list");
+    }
+
+    private static JsonNode readEmbedded(String fileName, String json) {
+        try {
+            return MAPPER.readTree(json);
+        } catch (JsonProcessingException e) {
+            JsonLocation loc = e.getLocation();
+            throw new TraceFormatException(fileName, loc == null ? 0 : loc.getLineNr(),
+                    loc == null ? 0 : loc.getColumnNr(), "malformed embedded X-Ray segment Document: "
+                            + e.getOriginalMessage());
+        }
+    }
+
+    /** Location of the first top-level field named {@code name}, or 1:1. */
+    static JsonLocation locateTopLevelField(byte[] document, String name) {
+        try (JsonParser p = MAPPER.getFactory().createParser(document)) {
+            int depth = 0;
+            JsonToken t;
+            while ((t = p.nextToken()) != null) {
+                if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
+                    depth++;
+                } else if (t == JsonToken.END_OBJECT || t == JsonToken.END_ARRAY) {
+                    depth--;
+                } else if (t == JsonToken.FIELD_NAME && depth == 1 && name.equals(p.currentName())) {
+                    return p.currentTokenLocation();
+                }
+            }
+        } catch (IOException e) {
+            // fall through to the default position
+        }
+        return new JsonLocation(null, 0, 1, 1);
+    }
+}

@@ -1,0 +1,134 @@
+package dev.richter.links.trace;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * AWS X-Ray segment documents (X-Ray developer guide, "Segment documents"): a segment
+ * ({@code trace_id}, {@code id}, {@code name}, {@code start_time}/{@code end_time} in epoch seconds,
+ * optional {@code parent_id}) with nested {@code subsegments}; and independent subsegments
+ * ({@code "type":"subsegment"} with {@code trace_id} and {@code parent_id}).
+ *
+ * <p>Mapping (as the OpenTelemetry X-Ray receiver does): a segment is a SERVER span of the service
+ * {@code name}; a subsegment is an INTERNAL span of the same service unless its {@code namespace}
+ * is {@code remote} or {@code aws}, then it is a CLIENT span whose peer is the subsegment name
+ * (e.g. {@code dynamodb}) and whose operation is {@code aws.operation}, else the HTTP method, else
+ * the name. An independent subsegment takes the service of its parent when that parent is in the
+ * same document; otherwise it is skipped ("xray subsegment without its segment"). A segment without
+ * {@code end_time} (in progress) gets duration 0.
+ */
+final class XRayParser {
+    static final String ORPHAN_SUBSEGMENT = "xray subsegment without its segment";
+
+    private XRayParser() {}
+
+    /** Parses the given segment documents (already split from arrays / BatchGetTraces / daemon form). */
+    static void parse(List<JsonNode> documents, SpanCollector out) {
+        List<Span> spans = new ArrayList<>();
+        List<JsonNode> independent = new ArrayList<>();
+        for (JsonNode doc : documents) {
+            if ("subsegment".equals(doc.path("type").asText(""))) {
+                independent.add(doc);
+                continue;
+            }
+            String traceId = TraceIds.traceId(doc.path("trace_id").asText(""));
+            String service = doc.path("name").asText("");
+            String id = TraceIds.spanId(doc.path("id").asText(""));
+            String parent = out.parentOrRoot(id, TraceIds.spanId(doc.path("parent_id").asText("")));
+            spans.add(span(doc, traceId, id, parent, service, SpanKind.SERVER, "", doc.path("name").asText("")));
+            subsegments(doc, traceId, id, service, spans, out);
+        }
+        Map<String, String> serviceById = new HashMap<>();
+        for (Span s : spans) {
+            serviceById.put(s.traceId() + '/' + s.spanId(), s.service());
+        }
+        // independent subsegments may chain (a subsegment of a subsegment): resolve to a fixpoint
+        boolean progress = true;
+        List<JsonNode> pending = independent;
+        while (progress && !pending.isEmpty()) {
+            progress = false;
+            List<JsonNode> next = new ArrayList<>();
+            for (JsonNode doc : pending) {
+                String traceId = TraceIds.traceId(doc.path("trace_id").asText(""));
+                String parent = TraceIds.spanId(doc.path("parent_id").asText(""));
+                String service = serviceById.get(traceId + '/' + parent);
+                if (service == null) {
+                    next.add(doc);
+                    continue;
+                }
+                progress = true;
+                String id = TraceIds.spanId(doc.path("id").asText(""));
+                int before = spans.size();
+                spans.add(subsegmentSpan(doc, traceId, id, out.parentOrRoot(id, parent), service));
+                subsegments(doc, traceId, id, service, spans, out);
+                for (Span s : spans.subList(before, spans.size())) {
+                    serviceById.put(s.traceId() + '/' + s.spanId(), s.service());
+                }
+            }
+            pending = next;
+        }
+        for (int i = 0; i < pending.size(); i++) {
+            out.skip(ORPHAN_SUBSEGMENT);
+        }
+        spans.forEach(out::add);
+    }
+
+    private static void subsegments(JsonNode parentDoc, String traceId, String parentId, String service,
+                                    List<Span> spans, SpanCollector out) {
+        for (JsonNode sub : parentDoc.path("subsegments")) {
+            String id = TraceIds.spanId(sub.path("id").asText(""));
+            spans.add(subsegmentSpan(sub, traceId, id, out.parentOrRoot(id, parentId), service));
+            subsegments(sub, traceId, id, service, spans, out);
+        }
+    }
+
+    private static Span subsegmentSpan(JsonNode sub, String traceId, String id, String parent, String service) {
+        String namespace = sub.path("namespace").asText("");
+        boolean remote = "remote".equals(namespace) || "aws".equals(namespace);
+        String name = sub.path("name").asText("");
+        String operation = name;
+        if (remote) {
+            String awsOp = sub.path("aws").path("operation").asText("");
+            String method = sub.path("http").path("request").path("method").asText("");
+            operation = !awsOp.isEmpty() ? awsOp : !method.isEmpty() ? method : name;
+        }
+        return span(sub, traceId, id, parent, service, remote ? SpanKind.CLIENT : SpanKind.INTERNAL,
+                remote ? name : "", operation);
+    }
+
+    private static Span span(JsonNode doc, String traceId, String id, String parent, String service,
+                             SpanKind kind, String peer, String operation) {
+        long startNanos = seconds(doc.path("start_time"));
+        long endNanos = seconds(doc.path("end_time"));
+        Map<String, String> attributes = new HashMap<>();
+        put(attributes, "xray.namespace", doc.path("namespace"));
+        put(attributes, "aws.operation", doc.path("aws").path("operation"));
+        put(attributes, "aws.table_name", doc.path("aws").path("table_name"));
+        put(attributes, "aws.region", doc.path("aws").path("region"));
+        put(attributes, "http.request.method", doc.path("http").path("request").path("method"));
+        put(attributes, "url.full", doc.path("http").path("request").path("url"));
+        put(attributes, "http.response.status_code", doc.path("http").path("response").path("status"));
+        put(attributes, "xray.fault", doc.path("fault"));
+        put(attributes, "xray.error", doc.path("error"));
+        put(attributes, "xray.in_progress", doc.path("in_progress"));
+        return new Span(traceId, id, parent, List.of(), service, operation, kind, peer, attributes, startNanos,
+                endNanos > startNanos ? endNanos - startNanos : 0);
+    }
+
+    private static void put(Map<String, String> m, String key, JsonNode v) {
+        if (!v.isMissingNode() && !v.isNull()) {
+            m.put(key, v.asText());
+        }
+    }
+
+    /** Epoch seconds with a fraction → nanoseconds, to the microsecond (X-Ray writes µs precision). */
+    private static long seconds(JsonNode n) {
+        if (!n.isNumber()) {
+            return 0;
+        }
+        return Math.round(n.doubleValue() * 1_000_000d) * 1_000L;
+    }
+}

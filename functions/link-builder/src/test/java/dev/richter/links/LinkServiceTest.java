@@ -1,0 +1,158 @@
+package dev.richter.links;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.richter.links.graph.Dimension;
+import dev.richter.links.graph.Edge;
+import dev.richter.links.store.LinkRepository;
+import dev.richter.links.store.NodeAnnotation;
+import dev.richter.links.trace.TraceFormatException;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** LinkService over an in-memory fake of the DynamoDB calls LinkRepository makes. */
+class LinkServiceTest {
+    private final FakeDynamoDb ddb = new FakeDynamoDb();
+    private final LinkService service = new LinkService(new LinkRepository(ddb, "links"), 32,
+            Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC));
+
+    @Test
+    void ingestThenTreeUpstreamAndExits() {
+        IngestResult r = service.ingest("teamA", "yelp.json", Corpus.bytes("traces/zipkin/yelp.json"));
+        assertEquals(16, r.spansParsed());
+        assertEquals(10, r.serviceEdgesObserved());
+        assertEquals(25, r.edgesAdded(), "10 service + 15 interface edges");
+        assertTrue(r.closureItemsWritten() >= 25);
+        assertEquals(List.of("routing"), r.serviceEntries());
+
+        // routing → unknown → yelp_main/api_proxy → yelp-main → {memcache, mysql, mobile_api → …}
+        LinkTree tree = service.tree("teamA", Dimension.SERVICE, "routing", 10);
+        Map<String, Integer> depth = tree.nodes().stream()
+                .collect(Collectors.toMap(LinkTree.TreeNode::node, LinkTree.TreeNode::depth));
+        assertEquals(Map.of("unknown", 1, "yelp-main", 1, "yelp_main/api_proxy", 2, "memcache", 2, "mysql", 2,
+                "mobile_api", 2, "spectre", 3, "blt", 3), depth);
+        LinkTree.TreeNode spectre = tree.nodes().stream().filter(n -> n.node().equals("spectre")).findFirst().orElseThrow();
+        assertEquals("mobile_api", spectre.parent());
+        assertEquals(0, tree.rootCycleDepth());
+        assertEquals(2, service.tree("teamA", Dimension.SERVICE, "routing", 1).nodes().size());
+
+        LinkTree up = service.upstream("teamA", Dimension.SERVICE, "memcache", 10);
+        assertEquals(Set.of("routing", "unknown", "yelp_main/api_proxy", "yelp-main", "mobile_api"),
+                up.nodes().stream().map(LinkTree.TreeNode::node).collect(Collectors.toSet()));
+
+        List<Exit> exits = service.exits("teamA", Set.of("routing", "unknown", "yelp_main/api_proxy", "yelp-main",
+                "mobile_api", "spectre"));
+        assertEquals(Set.of("memcache", "mysql", "blt"), exits.stream().map(Exit::toService).collect(Collectors.toSet()));
+        assertEquals(8, exits.size(), "interface-level: memcache 3 from yelp-main + 2 from mobile_api, mysql 2, blt 1");
+    }
+
+    @Test
+    void annotationsSurviveReingestAndMarkExits() {
+        service.ingest("teamA", "yelp.json", Corpus.bytes("traces/zipkin/yelp.json"));
+        service.annotate("teamA", new NodeAnnotation("mysql", true, true, "shadow schema not ready", "alice", 1L));
+        service.ingest("teamA", "yelp.json", Corpus.bytes("traces/zipkin/yelp.json"));
+        List<Exit> exits = service.exits("teamA", Set.of("yelp-main"));
+        Exit mysql = exits.stream().filter(e -> e.toService().equals("mysql")).findFirst().orElseThrow();
+        assertTrue(mysql.mockRequired());
+        assertTrue(mysql.coreDependency());
+        assertEquals("alice", mysql.annotatedBy());
+        assertFalse(exits.stream().filter(e -> e.toService().equals("memcache")).anyMatch(Exit::mockRequired));
+    }
+
+    @Test
+    void reingestAddsCallsButNoStructure() {
+        IngestResult first = service.ingest("t", "k.json", Corpus.bytes("traces/zipkin/messaging-kafka.json"));
+        int items = ddb.items.size();
+        IngestResult second = service.ingest("t", "k.json", Corpus.bytes("traces/zipkin/messaging-kafka.json"));
+        assertEquals(4, first.edgesAdded());
+        assertEquals(0, second.edgesAdded());
+        assertEquals(items, ddb.items.size());
+        LinkTree t = service.tree("t", Dimension.SERVICE, "servicea", 5);
+        assertEquals(12, t.nodes().stream().filter(n -> n.node().equals("kafka")).findFirst().orElseThrow().callCount());
+    }
+
+    @Test
+    void rejectedDocumentWritesNothing() {
+        assertThrows(TraceFormatException.class,
+                () -> service.ingest("t", "m.json", Corpus.bytes("traces/otlp/otlp-metrics.json")));
+        byte[] truncated = java.util.Arrays.copyOf(Corpus.bytes("traces/zipkin/yelp.json"), 4000);
+        TraceFormatException e = assertThrows(TraceFormatException.class, () -> service.ingest("t", "y.json", truncated));
+        assertTrue(e.line() > 1);
+        assertEquals(0, ddb.batchCalls);
+        assertTrue(ddb.items.isEmpty());
+    }
+
+    @Test
+    void unprocessedItemsAreRetried() {
+        ddb.dropOnce = true;
+        service.ingest("t", "y.json", Corpus.bytes("traces/zipkin/yelp.json"));
+        assertEquals(10, service.tree("t", Dimension.SERVICE, "routing", 10).nodes().size() + 2,
+                "all rows arrived despite the dropped item (8 nodes below routing)");
+    }
+
+    @Test
+    void cyclesAcrossIngestsAreRecorded() {
+        service.ingest("t", "ab", zipkinCall("a", "b", "01"));
+        service.ingest("t", "ba", zipkinCall("b", "a", "02"));
+        LinkTree t = service.tree("t", Dimension.SERVICE, "a", 10);
+        assertEquals(2, t.rootCycleDepth(), "a → b → a");
+        assertEquals(List.of("b"), t.nodes().stream().map(LinkTree.TreeNode::node).toList());
+    }
+
+    @Test
+    void compareRealAndMarkedTraffic() {
+        service.ingest("teamA", "yelp.json", Corpus.bytes("traces/zipkin/yelp.json"));
+        // marked traffic reached fewer services, plus one new one
+        service.ingest("teamA#marked", "a", zipkinCall("routing", "yelp-main", "01"));
+        service.ingest("teamA#marked", "b", zipkinCall("yelp-main", "shadow-db", "02"));
+        LinkComparison c = service.compare("teamA", "teamA#marked", Dimension.SERVICE);
+        assertTrue(c.missingEdges().contains(new Edge("mobile_api", "spectre")));
+        assertEquals(List.of(new Edge("yelp-main", "shadow-db")), c.extraEdges());
+        assertFalse(c.same());
+        assertTrue(service.compare("teamA", "teamA", Dimension.SERVICE).same());
+        // team ids containing '#' do not collide with node names
+        assertEquals(9, service.tree("teamA", Dimension.SERVICE, "routing", 10).nodes().size() + 1);
+    }
+
+    @Test
+    void compareReportsChangedDepths() {
+        service.ingest("base", "1", zipkinChain("e", "x", "y"));
+        service.ingest("cand", "1", zipkinChain("e", "y"));
+        service.ingest("cand", "2", zipkinChain("e", "x"));
+        LinkComparison c = service.compare("base", "cand", Dimension.SERVICE);
+        assertEquals(List.of(new LinkComparison.DepthChange("e", "y", 2, 1)), c.changedDepths());
+    }
+
+    /** A Zipkin SERVER root in {@code from} with a CLIENT/SERVER shared span into {@code to}. */
+    static byte[] zipkinCall(String from, String to, String trace) {
+        return zipkinChain(from, to);
+    }
+
+    /** A chain of SERVER spans, each the child of the previous (one trace). */
+    static byte[] zipkinChain(String... services) {
+        StringBuilder b = new StringBuilder("[");
+        String trace = Integer.toHexString(String.join(",", services).hashCode());
+        for (int i = 0; i < services.length; i++) {
+            if (i > 0) {
+                b.append(',');
+            }
+            b.append("{\"traceId\":\"").append(trace).append("\",\"id\":\"").append(i + 1).append('"');
+            if (i > 0) {
+                b.append(",\"parentId\":\"").append(i).append('"');
+            }
+            b.append(",\"kind\":\"SERVER\",\"name\":\"get /").append(services[i])
+                    .append("\",\"localEndpoint\":{\"serviceName\":\"").append(services[i]).append("\"}}");
+        }
+        return b.append(']').toString().getBytes(StandardCharsets.UTF_8);
+    }
+}

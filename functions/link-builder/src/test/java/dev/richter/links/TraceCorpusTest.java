@@ -1,0 +1,292 @@
+package dev.richter.links;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.richter.links.graph.Edge;
+import dev.richter.links.graph.EdgeExtractor;
+import dev.richter.links.graph.ExtractedLinks;
+import dev.richter.links.trace.ParsedTraces;
+import dev.richter.links.trace.Span;
+import dev.richter.links.trace.SpanKind;
+import dev.richter.links.trace.TraceDocuments;
+import dev.richter.links.trace.TraceFormat;
+import dev.richter.links.trace.TraceFormatException;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Parsing and edge extraction on the real files of {@code corpus/traces} and {@code corpus/bugs}.
+ * Expected edges are derived by hand from the files with the rules of {@link EdgeExtractor}
+ * (written out per test).
+ */
+class TraceCorpusTest {
+
+    static Stream<String> traceFiles() {
+        return Corpus.traceFiles();
+    }
+
+    /** Every file ingests, except OTLP metrics and logs, which are rejected by decision (not traces). */
+    @ParameterizedTest
+    @MethodSource("traceFiles")
+    void everyTraceFileParses(String file) {
+        byte[] bytes = Corpus.bytes(file);
+        String name = file.substring(file.lastIndexOf('/') + 1);
+        if (name.equals("otlp-metrics.json") || name.equals("otlp-logs.json")) {
+            TraceFormatException e = assertThrows(TraceFormatException.class, () -> TraceDocuments.parse(name, bytes));
+            assertEquals(name, e.fileName());
+            assertEquals(2, e.line(), "line of the resourceMetrics/resourceLogs key");
+            assertEquals(3, e.column());
+            assertTrue(e.reason().contains("not traces"), e.reason());
+            return;
+        }
+        ParsedTraces parsed = TraceDocuments.parse(name, bytes);
+        ExtractedLinks links = EdgeExtractor.extract(parsed.spans(), parsed.dependencies());
+        assertTrue(parsed.spans().size() + parsed.spansSkipped() + parsed.dependencies().size() > 0, file);
+        for (Span s : parsed.spans()) {
+            assertFalse(s.service().isEmpty());
+            assertFalse(s.parentSpanId().equals(s.spanId()), "no self parent survives: " + s);
+            assertTrue(s.durationNanos() >= 0);
+        }
+        links.serviceEdges().keySet().forEach(e -> assertFalse(e.from().equals(e.to())));
+    }
+
+    /**
+     * yelp.json (16 Zipkin spans, one trace). By hand: the shared id pairs are f5f2… (CLIENT
+     * yelp-main / SERVER mobile_api), 7a77… (CLIENT mobile_api / SERVER spectre), 668e… (CLIENT
+     * unknown / SERVER yelp_main/api_proxy); the root 2e8c… is a SERVER in routing. Parent → child
+     * service changes: routing→unknown (668e client), unknown→yelp_main/api_proxy (668e server
+     * half), yelp_main/api_proxy→yelp-main (241c, e7d1), routing→yelp-main (f5f2 client),
+     * yelp-main→mobile_api (f5f2 server half), mobile_api→spectre (7a77 server half). CLIENT spans
+     * with a remoteEndpoint and no instrumented child: yelp-main→memcache (e7d1, 0fac, 2b68),
+     * yelp-main→mysql (50b5, b593), mobile_api→blt (15fc), mobile_api→memcache (6a65, cb4d).
+     */
+    @Test
+    void yelpZipkin() {
+        ExtractedLinks l = links("traces/zipkin/yelp.json", TraceFormat.ZIPKIN_V2_JSON, 16);
+        assertEquals(edges("routing>unknown", "unknown>yelp_main/api_proxy", "yelp_main/api_proxy>yelp-main",
+                "routing>yelp-main", "yelp-main>mobile_api", "mobile_api>spectre", "yelp-main>memcache",
+                "yelp-main>mysql", "mobile_api>blt", "mobile_api>memcache"), l.serviceEdges().keySet());
+        assertEquals(3, l.serviceEdges().get(new Edge("yelp-main", "memcache")).calls());
+        // interface: a CLIENT stands for its caller's entry op; the SERVER half is the callee's op
+        Set<Edge> iface = l.interfaceEdges().keySet();
+        assertTrue(iface.contains(new Edge("yelp-main post", "mobile_api post /location/update/v4")));
+        assertTrue(iface.contains(new Edge("mobile_api post /location/update/v4", "spectre get")));
+        assertTrue(iface.contains(new Edge("mobile_api post /location/update/v4", "blt post")));
+        assertTrue(iface.contains(new Edge("yelp-main txn: user_get_basic_and_scout_info", "mysql begin")));
+        assertTrue(iface.contains(new Edge("unknown post", "yelp_main/api_proxy post api proxy proxy")));
+        assertEquals(15, iface.size());
+        assertEquals(Set.of("routing"), l.serviceEntries());
+        assertEquals(Set.of("routing post /location/update/v4"), l.interfaceEntries());
+    }
+
+    /**
+     * messaging-kafka.json (28 spans, servicea and serviceb). By hand: CONSUMER spans of serviceb
+     * (b4a2, a552, 519d) are children of PRODUCER spans of servicea → servicea→serviceb, 3 calls.
+     * The PRODUCER spans with no consumer child in another service (79145, 26bd, b7808, 5bc0,
+     * e2fe, b42b) called the uninstrumented broker: servicea→kafka, 6 calls. Everything else stays
+     * inside one service. Entry: the root CONSUMER "poll" of servicea.
+     */
+    @Test
+    void messagingKafkaZipkin() {
+        ExtractedLinks l = links("traces/zipkin/messaging-kafka.json", TraceFormat.ZIPKIN_V2_JSON, 28);
+        assertEquals(edges("servicea>serviceb", "servicea>kafka"), l.serviceEdges().keySet());
+        assertEquals(3, l.serviceEdges().get(new Edge("servicea", "serviceb")).calls());
+        assertEquals(6, l.serviceEdges().get(new Edge("servicea", "kafka")).calls());
+        // the producers run under on-message/handle (INTERNAL) below the root CONSUMER poll
+        assertEquals(edges("servicea poll>serviceb poll", "servicea poll>kafka send"), l.interfaceEdges().keySet());
+        assertEquals(Set.of("servicea poll"), l.interfaceEntries());
+    }
+
+    /**
+     * ddbSample.json: one X-Ray segment "DDB" (SERVER) with subsegments; the two "dynamodb"
+     * subsegments have namespace aws and aws.operation DescribeTable / PutItem → CLIENT calls to
+     * dynamodb; the rest (marshal, attempt, connect, dns…) are in-process. So one service edge
+     * DDB→dynamodb (2 calls) and two interface edges from the segment's own operation.
+     */
+    @Test
+    void xrayDdbSample() {
+        ExtractedLinks l = links("traces/xray/ddbSample.json", TraceFormat.XRAY_SEGMENTS, 18);
+        assertEquals(edges("DDB>dynamodb"), l.serviceEdges().keySet());
+        assertEquals(2, l.serviceEdges().get(new Edge("DDB", "dynamodb")).calls());
+        assertEquals(edges("DDB DDB>dynamodb DescribeTable", "DDB DDB>dynamodb PutItem"), l.interfaceEdges().keySet());
+        ParsedTraces p = TraceDocuments.parse("ddbSample.json", Corpus.bytes("traces/xray/ddbSample.json"));
+        Span root = p.spans().get(0);
+        assertEquals("5f29ab21d4ebf299219a65bd5c31d6da", root.traceId(), "X-Ray id → 128-bit hex");
+        assertEquals(SpanKind.SERVER, root.kind());
+        assertEquals(1596566305535414000L, root.startEpochNanos());
+    }
+
+    /**
+     * jaegerui TraceGraph testTrace (11 spans, p1=service1, p2=service2). By hand: span-4 (SERVER
+     * op1 of service2) is CHILD_OF span-3 (CLIENT op3 of service1, below SERVER op1 span-1);
+     * span-7 (CONSUMER op3 of service2) FOLLOWS_FROM span-6 (PRODUCER op4 under span-1). span-5 is
+     * inside service2. Service edge service1→service2 twice; interface edges from service1's entry
+     * op1 to service2 op1 and op3.
+     */
+    @Test
+    void jaegerTraceGraphTestTrace() {
+        ExtractedLinks l = links("traces/jaeger/jaegerui-TraceGraph-testTrace.json", TraceFormat.JAEGER_JSON, 11);
+        assertEquals(edges("service1>service2"), l.serviceEdges().keySet());
+        assertEquals(2, l.serviceEdges().get(new Edge("service1", "service2")).calls());
+        assertEquals(edges("service1 op1>service2 op1", "service1 op1>service2 op3"), l.interfaceEdges().keySet());
+        assertEquals(Set.of("service1 op1"), l.interfaceEntries());
+    }
+
+    /** otlp2jaeger-in/out are the same trace in two formats: same spans, same (empty) graph, same entry. */
+    @Test
+    void otlpAndJaegerFormsGiveTheSameGraph() {
+        ParsedTraces in = TraceDocuments.parse("in", Corpus.bytes("traces/jaeger/otlp2jaeger-in.json"));
+        ParsedTraces out = TraceDocuments.parse("out", Corpus.bytes("traces/jaeger/otlp2jaeger-out.json"));
+        assertEquals(TraceFormat.OTLP_JSON, in.format());
+        assertEquals(TraceFormat.JAEGER_JSON, out.format());
+        assertEquals(Map.of("duplicate span id", 1), in.skippedByReason(), "the fixture repeats its span");
+        assertEquals(in.skippedByReason(), out.skippedByReason());
+        assertEquals(1, in.spans().size());
+        Span a = in.spans().get(0);
+        Span b = out.spans().get(0);
+        for (var f : new java.util.function.Function[] {
+                (java.util.function.Function<Span, Object>) Span::traceId, (java.util.function.Function<Span, Object>) Span::spanId,
+                (java.util.function.Function<Span, Object>) Span::parentSpanId, (java.util.function.Function<Span, Object>) Span::service,
+                (java.util.function.Function<Span, Object>) Span::operation, (java.util.function.Function<Span, Object>) Span::kind,
+                (java.util.function.Function<Span, Object>) Span::startEpochNanos,
+                (java.util.function.Function<Span, Object>) Span::durationNanos}) {
+            assertEquals(f.apply(a), f.apply(b));
+        }
+        ExtractedLinks la = EdgeExtractor.extract(in.spans(), in.dependencies());
+        ExtractedLinks lb = EdgeExtractor.extract(out.spans(), out.dependencies());
+        assertEquals(la.serviceEdges().keySet(), lb.serviceEdges().keySet());
+        assertEquals(la.interfaceEdges().keySet(), lb.interfaceEdges().keySet());
+        assertEquals(la.interfaceEntries(), lb.interfaceEntries());
+        assertEquals(Set.of("telemetrygen okey-dokey-0"), la.interfaceEntries());
+    }
+
+    /** Bug 03: the consumer starts a new trace and points at the producer only through a span link. */
+    @Test
+    void bug03KafkaLinkGivesTheEdgeAndNoNewEntry() {
+        ExtractedLinks l = links("bugs/03-kafka-link-not-parent.otlp.json", TraceFormat.OTLP_JSON, 2);
+        assertEquals(edges("order-svc>billing-svc"), l.serviceEdges().keySet());
+        assertEquals(edges("order-svc orders publish>billing-svc orders process"), l.interfaceEdges().keySet());
+        assertTrue(l.serviceEntries().isEmpty(), "the linked consumer is not a new entry point");
+    }
+
+    /** Bug 07: a span lists itself as CHILD_OF; the self-reference is ignored, the valid parent kept. */
+    @Test
+    void bug07SelfReferenceIgnored() {
+        ParsedTraces p = TraceDocuments.parse("07", Corpus.bytes("bugs/07-self-reference-child-of.jaeger.json"));
+        assertEquals(Map.of("self-referencing parent ignored", 1), p.repairedByReason());
+        Span check = p.spans().get(1);
+        assertEquals("0f609f77cf61528f", check.parentSpanId());
+        assertTrue(check.links().isEmpty());
+        assertEquals("00000000000000004fad4dd4cf61528f", check.traceId(), "64-bit trace id left-padded");
+        ExtractedLinks l = EdgeExtractor.extract(p.spans(), p.dependencies());
+        assertEquals(edges("gateway>auth-svc"), l.serviceEdges().keySet());
+        assertEquals(edges("gateway GET /auth>auth-svc /auth.v1.Auth/Check"), l.interfaceEdges().keySet());
+    }
+
+    @Test
+    void parentCycleIsBrokenNotFollowed() {
+        ParsedTraces p = TraceDocuments.parse("c", Corpus.bytes("traces/jaeger/parent-cycle.legacy.json"));
+        ExtractedLinks l = EdgeExtractor.extract(p.spans(), p.dependencies());
+        assertEquals(Map.of("parent cycle broken", 1), l.repairedByReason());
+        assertTrue(l.interfaceEdges().isEmpty(), "both spans collapse onto the root's interface");
+        assertEquals(Set.of("serviceName someOperationName"), l.interfaceEntries());
+    }
+
+    @Test
+    void orphansAndMultipleRootsAreEntries() {
+        ExtractedLinks l = links("traces/jaeger/multiple-orphans.legacy.json", TraceFormat.JAEGER_JSON, 5);
+        assertEquals(Set.of("serviceName rootOperation", "serviceName orphanOp1", "serviceName orphanOp2"),
+                l.interfaceEntries());
+        ExtractedLinks roots = links("traces/jaeger/multiple-roots.legacy.json", TraceFormat.JAEGER_JSON, 2);
+        assertEquals(2, roots.interfaceEntries().size());
+    }
+
+    /** skew.json has a child that starts before its parent: edges come from ids only. */
+    @Test
+    void clockSkewDoesNotMatter() {
+        ExtractedLinks l = links("traces/zipkin/skew.json", TraceFormat.ZIPKIN_V2_JSON, 4);
+        assertEquals(edges("servicea>serviceb"), l.serviceEdges().keySet());
+        assertEquals(edges("servicea get>serviceb post"), l.interfaceEdges().keySet());
+    }
+
+    /** The Alibaba files: columns by header (the two "first_row" files carry each other's header). */
+    @Test
+    void alibabaCallGraph() {
+        ExtractedLinks l = links("traces/alibaba/SYNTHETIC_v2022_callgraph_example.csv",
+                TraceFormat.ALIBABA_CALLGRAPH_CSV, 9);
+        assertEquals(edges("MS_A>MS_B", "MS_A>MS_C", "MS_B>MC_1", "MS_B>DB_1"), l.serviceEdges().keySet());
+        assertEquals(Set.of("MS_A entry-if"), l.interfaceEntries());
+        ParsedTraces p = TraceDocuments.parse("s", Corpus.bytes("traces/alibaba/SYNTHETIC_v2022_callgraph_example.csv"));
+        assertEquals(Map.of("duplicate span id", 1, "unknown downstream microservice", 1), p.skippedByReason());
+    }
+
+    @Test
+    void dependencyListGivesServiceEdges() {
+        ExtractedLinks l = links("traces/jaeger/jaegerui-dependencies-small.json", TraceFormat.DEPENDENCY_LINKS, 0);
+        assertEquals(7, l.serviceEdges().size());
+        assertEquals(129216, l.serviceEdges().get(new Edge("Service2", "Service4")).calls());
+    }
+
+    @Test
+    void malformedJsonIsRejectedWithPosition() {
+        byte[] bad = "[\n  {\"traceId\": \"a\", \"id\": \"b\",,}\n]".getBytes(StandardCharsets.UTF_8);
+        TraceFormatException e = assertThrows(TraceFormatException.class, () -> TraceDocuments.parse("bad.json", bad));
+        assertEquals("bad.json", e.fileName());
+        assertEquals(2, e.line());
+        assertEquals(30, e.column()); // the second comma
+        assertTrue(e.getMessage().startsWith("bad.json:2:30: malformed JSON"), e.getMessage());
+        assertThrows(TraceFormatException.class, () -> TraceDocuments.parse("x", "{\"hello\":1}".getBytes()));
+        assertThrows(TraceFormatException.class, () -> TraceDocuments.parse("x", "hello".getBytes()));
+        assertThrows(TraceFormatException.class, () -> TraceDocuments.parse("x", "  ".getBytes()));
+    }
+
+    @Test
+    void badSpansAreSkippedAndCounted() {
+        String doc = """
+                [{"traceId":"ab","id":"01","kind":"SERVER","localEndpoint":{"serviceName":"a"}},
+                 {"traceId":"ab","kind":"CLIENT","localEndpoint":{"serviceName":"a"}},
+                 {"id":"03","localEndpoint":{"serviceName":"a"}},
+                 {"traceId":"ab","id":"04","parentId":"01"},
+                 {"traceId":"AB","id":"01","kind":"SERVER","localEndpoint":{"serviceName":"a"}}]""";
+        ParsedTraces p = TraceDocuments.parse("z", doc.getBytes(StandardCharsets.UTF_8));
+        assertEquals(1, p.spans().size());
+        assertEquals(Map.of("missing span id", 1, "missing trace id", 1, "missing service name", 1,
+                "duplicate span id", 1), p.skippedByReason());
+        assertEquals("000000000000000000000000000000ab", p.spans().get(0).traceId());
+        assertEquals("0000000000000001", p.spans().get(0).spanId());
+    }
+
+    /** OTLP NDJSON (one ResourceSpans per line, as the OTel agent's logging-otlp exporter writes). */
+    @Test
+    void otlpLinesAreAccepted() {
+        String lines = """
+                {"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"a"}}]},"scopeSpans":[{"spans":[{"traceId":"01","spanId":"01","name":"GET /x","kind":2}]}]}
+                {"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"b"}}]},"scopeSpans":[{"spans":[{"traceId":"01","spanId":"02","parentSpanId":"01","name":"GET /y","kind":"SPAN_KIND_SERVER"}]}]}
+                """;
+        ParsedTraces p = TraceDocuments.parse("l", lines.getBytes(StandardCharsets.UTF_8));
+        ExtractedLinks l = EdgeExtractor.extract(p.spans(), p.dependencies());
+        assertEquals(edges("a GET /x>b GET /y"), l.interfaceEdges().keySet());
+    }
+
+    private static ExtractedLinks links(String file, TraceFormat format, int spans) {
+        ParsedTraces p = TraceDocuments.parse(file, Corpus.bytes(file));
+        assertEquals(format, p.format());
+        assertEquals(spans, p.spans().size());
+        return EdgeExtractor.extract(p.spans(), p.dependencies());
+    }
+
+    private static Set<Edge> edges(String... fromTo) {
+        return Stream.of(fromTo).map(s -> new Edge(s.substring(0, s.indexOf('>')), s.substring(s.indexOf('>') + 1)))
+                .collect(Collectors.toCollection(TreeSet::new));
+    }
+}
