@@ -225,7 +225,8 @@ public final class PlanApi {
             }
         }
         Map<String, List<WorkerResult>> byStep = metrics.workerResults(runId).stream()
-                .collect(Collectors.groupingBy(r -> r.stage() + "#" + r.stepIndex(), TreeMap::new, Collectors.toList()));
+                .collect(Collectors.groupingBy(r -> String.format("%d#%03d", r.stage().equals("pre-test") ? 0 : 1, r.stepIndex()),
+                        TreeMap::new, Collectors.toList()));
         Plan plan = repositories.getPlan(run.planId()).orElseThrow(() -> ApiException.notFound("plan", run.planId()));
         List<StepFigures> steps = new ArrayList<>();
         byStep.values().forEach(rs -> {
