@@ -93,7 +93,9 @@ wait_healthy() {
   local svc="$1" limit="${SHOP_START_TIMEOUT_S:-120}" deadline
   deadline=$((SECONDS + limit))
   while ((SECONDS < deadline)); do
-    if [[ -z "$(running_pid "$svc")" ]]; then
+    # liveness by pid while starting: until nohup has exec'd the JVM, /proc/<pid>/cmdline is the
+    # forking shell's, so running_pid (which checks the main class) would report a false exit
+    if ! kill -0 "$(cat "$RUN/$svc.pid" 2>/dev/null || echo 0)" 2>/dev/null; then
       echo "$svc exited during start; last log lines:" >&2
       tail -n 20 "$RUN/$svc.log" >&2
       return 1

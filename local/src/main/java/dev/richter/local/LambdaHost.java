@@ -48,7 +48,12 @@ public final class LambdaHost implements AutoCloseable {
     private final Map<String, Queue<RequestStreamHandler>> warm = new ConcurrentHashMap<>();
     private final List<Template.Route> routes;
     private final Consumer<String> log;
-    private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+    /**
+     * Platform threads, not virtual ones: a function's first invocations run class initializers
+     * (SDK clients, schemas), and a virtual thread blocked in class initialization pins its carrier;
+     * with as many carriers as cores, concurrent cold starts can then deadlock.
+     */
+    private final ExecutorService executor = Executors.newCachedThreadPool();
     private HttpServer lambdaServer;
     private HttpServer apiServer;
 
@@ -105,8 +110,8 @@ public final class LambdaHost implements AutoCloseable {
             Throwable cause = e instanceof java.lang.reflect.InvocationTargetException ite && ite.getCause() != null ? ite.getCause() : e;
             StringWriter trace = new StringWriter();
             cause.printStackTrace(new PrintWriter(trace));
-            log.accept(String.format("lambda %s FAILED %d ms: %s: %s", id, (System.nanoTime() - t0) / 1_000_000,
-                    cause.getClass().getSimpleName(), cause.getMessage()));
+            log.accept(String.format("lambda %s FAILED %d ms: %s", id, (System.nanoTime() - t0) / 1_000_000,
+                    String.join("\n    ", trace.toString().lines().limit(12).toList())));
             Map<String, Object> err = new LinkedHashMap<>();
             err.put("errorMessage", String.valueOf(cause.getMessage()));
             err.put("errorType", cause.getClass().getSimpleName());

@@ -22,7 +22,7 @@ final class FakeTarget implements AutoCloseable {
 
     FakeTarget() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 512);
-        server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+        server.setExecutor(Executors.newCachedThreadPool());
         server.createContext("/orders", ex -> {
             try (ex) {
                 ex.getRequestBody().readAllBytes();

@@ -1,0 +1,25 @@
+package dev.richter.decider;
+
+import dev.richter.common.model.HealthReport;
+import java.util.List;
+
+/**
+ * Why a module got its verdict in one round (stored with the verdict).
+ *
+ * @param rule                 the rule that decided, e.g. {@code vote}, {@code consecutive-failures+resource},
+ *                             {@code consecutive-failures}, {@code error-burst}, {@code recovered}, {@code held}, {@code healthy}
+ * @param voteFraction         scaled weight of failing evidence, 0..1
+ * @param failingKinds         evidence kinds that failed this round
+ * @param breaches             thresholds crossed this round
+ * @param consecutiveFailures  failed rounds in a row after this round
+ * @param consecutiveSuccesses successful rounds in a row after this round
+ * @param reports              the reports the decision used (the module's own plus passive)
+ */
+public record Evidence(String rule, double voteFraction, List<String> failingKinds, List<Breach> breaches,
+                       int consecutiveFailures, int consecutiveSuccesses, List<HealthReport> reports) {
+    public Evidence {
+        failingKinds = List.copyOf(failingKinds);
+        breaches = List.copyOf(breaches);
+        reports = List.copyOf(reports);
+    }
+}

@@ -1,0 +1,282 @@
+package dev.richter.decider;
+
+import dev.richter.common.model.HealthReport;
+import dev.richter.common.model.Verdict;
+import dev.richter.common.model.Verdict.State;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * The decision rules of DESIGN.md §4 ({@link DecisionRules}) applied to one probe round: pure, no I/O,
+ * no clock of its own. Given the round's reports, the load driver's windows and each module's previous
+ * {@link ModuleState}, returns each module's verdict with evidence, the next states, and whether the
+ * abort policy fires.
+ *
+ * <p>Anomaly detection per module and round: static thresholds (heap, CPU, connection ratio, success
+ * rate, p99), sliding-window mean ± k·σ (connections in use), EWMA control limit (heap), and percent over
+ * the pre-test baseline (p99). Dynamic detectors fire only after {@code minSamples} observations and
+ * restart when the step ({@code stage#stepIndex}) changes. Passive evidence is decided as the pseudo-module
+ * {@value #PASSIVE_MODULE}.
+ */
+public final class FaultDecider {
+    /** Module name under which the load driver's own (passive) evidence gets a verdict. */
+    public static final String PASSIVE_MODULE = "load";
+    /** Report kind of passive evidence. */
+    public static final String PASSIVE_KIND = "passive";
+    /** Stage whose rounds build the p99 baseline. */
+    public static final String PRE_TEST_STAGE = "pre-test";
+
+    /**
+     * Decides one round.
+     *
+     * @param in      the round
+     * @param rules   rules in force for this decision (reloaded by the caller each round)
+     * @param prior   module name to its stored state; missing modules start HEALTHY with cold detectors
+     * @param passive the load driver's windows of the current step ({@link PassiveEvidence#none()} when none)
+     * @return verdicts for every module with reports, plus {@value #PASSIVE_MODULE} when there is traffic
+     */
+    public Decision decide(DecisionInput in, DecisionRules rules, Map<String, ModuleState> prior, PassiveEvidence passive) {
+        Thresholds th = rules.thresholds();
+        Map<String, List<HealthReport>> byModule = new TreeMap<>();
+        for (HealthReport r : in.reports()) byModule.computeIfAbsent(r.module(), k -> new ArrayList<>()).add(r);
+
+        List<ModuleDecision> out = new ArrayList<>();
+        HealthReport passiveReport = null;
+        PassiveEvidence.Summary summary = passive.lastSeconds(in.nowMs(), rules.passiveWindowSeconds());
+        if (summary.requests() >= th.minPassiveRequests()) {
+            ModuleState ps = restartIfNewStep(stateOf(prior, PASSIVE_MODULE, th), in, th);
+            List<Breach> breaches = passiveBreaches(summary, ps, in, th);
+            passiveReport = passiveReport(summary, breaches, in.nowMs());
+            if (in.stage().equals(PRE_TEST_STAGE)) {
+                ps = withBaseline(ps, ps.p99BaselineMs().add(summary.p99Ms()));
+            }
+            boolean burst = summary.errorRate() >= rules.damagedErrorRate();
+            out.add(decideModule(PASSIVE_MODULE, List.of(passiveReport), null, breaches, burst, ps, rules, in));
+        }
+        for (var e : byModule.entrySet()) {
+            if (e.getKey().equals(PASSIVE_MODULE)) continue;
+            ModuleState s = restartIfNewStep(stateOf(prior, e.getKey(), th), in, th);
+            ResourceEval re = evaluateResources(e.getValue(), s, th);
+            out.add(decideModule(e.getKey(), e.getValue(), passiveReport, re.breaches(), false, re.next(), rules, in));
+        }
+        out.sort(java.util.Comparator.comparing(d -> d.verdict().module()));
+        return new Decision(out, abortReason(rules.abortPolicy(), out, in, passive));
+    }
+
+    private static ModuleState stateOf(Map<String, ModuleState> prior, String module, Thresholds th) {
+        ModuleState s = prior.get(module);
+        return s != null ? s : ModuleState.initial(module, th.slidingWindowSize());
+    }
+
+    /** Dynamic detectors restart at every step change (the pre-test p99 baseline is kept). */
+    private static ModuleState restartIfNewStep(ModuleState s, DecisionInput in, Thresholds th) {
+        if (s.stepKey().equals(in.stepKey())) return s;
+        return new ModuleState(s.module(), s.verdict(), s.verdictSinceMs(), s.consecutiveFailures(),
+                s.consecutiveSuccesses(), s.lastFailureAtMs(), s.voteRounds(), in.stepKey(),
+                SlidingWindow.empty(th.slidingWindowSize()), Ewma.empty(), s.p99BaselineMs());
+    }
+
+    private static ModuleState withBaseline(ModuleState s, SlidingWindow baseline) {
+        return new ModuleState(s.module(), s.verdict(), s.verdictSinceMs(), s.consecutiveFailures(),
+                s.consecutiveSuccesses(), s.lastFailureAtMs(), s.voteRounds(), s.stepKey(), s.connections(), s.heap(), baseline);
+    }
+
+    private record ResourceEval(List<Breach> breaches, ModuleState next) {}
+
+    /** Static and dynamic resource rules over the module's scraped metrics; detectors learn after judging. */
+    static ResourceEval evaluateResources(List<HealthReport> reports, ModuleState s, Thresholds th) {
+        List<Breach> breaches = new ArrayList<>();
+        SlidingWindow conn = s.connections();
+        Ewma heap = s.heap();
+        for (HealthReport r : reports) {
+            Double h = r.metrics().get("heapUsedRatio");
+            if (h != null && Double.isFinite(h)) {
+                if (h > th.heapUsedMaxRatio()) breaches.add(new Breach("heapUsedRatio", h, th.heapUsedMaxRatio(), "static"));
+                else if (heap.isAbove(h, th.heapEwmaControlK(), th.minSamples())) {
+                    breaches.add(new Breach("heapUsedRatio", h, heap.upperControlLimit(th.heapEwmaControlK()), "ewma"));
+                }
+                heap = heap.update(h, th.heapEwmaAlpha());
+            }
+            Double c = r.metrics().get("connectionsInUseRatio");
+            if (c != null && Double.isFinite(c)) {
+                if (c > th.connectionsInUseMaxRatio()) {
+                    breaches.add(new Breach("connectionsInUseRatio", c, th.connectionsInUseMaxRatio(), "static"));
+                } else if (conn.isAbove(c, th.connectionsSigmaK(), th.minSamples())) {
+                    breaches.add(new Breach("connectionsInUseRatio", c, conn.upperLimit(th.connectionsSigmaK()), "sigma"));
+                }
+                conn = conn.add(c);
+            }
+            Double cpu = r.metrics().get("cpuRatio");
+            if (cpu != null && Double.isFinite(cpu) && cpu > th.cpuMaxRatio()) {
+                breaches.add(new Breach("cpuRatio", cpu, th.cpuMaxRatio(), "static"));
+            }
+        }
+        ModuleState next = new ModuleState(s.module(), s.verdict(), s.verdictSinceMs(), s.consecutiveFailures(),
+                s.consecutiveSuccesses(), s.lastFailureAtMs(), s.voteRounds(), s.stepKey(), conn, heap, s.p99BaselineMs());
+        return new ResourceEval(breaches, next);
+    }
+
+    /** Success rate and p99 (static, and % over the pre-test baseline outside the pre-test). */
+    static List<Breach> passiveBreaches(PassiveEvidence.Summary sum, ModuleState s, DecisionInput in, Thresholds th) {
+        List<Breach> b = new ArrayList<>();
+        double successRate = 1 - sum.errorRate();
+        if (successRate < th.minSuccessRate()) b.add(new Breach("successRate", successRate, th.minSuccessRate(), "static"));
+        if (sum.p99Ms() > th.p99MaxMs()) {
+            b.add(new Breach("p99Ms", sum.p99Ms(), th.p99MaxMs(), "static"));
+        } else if (!in.stage().equals(PRE_TEST_STAGE) && s.p99BaselineMs().values().size() >= th.minSamples()) {
+            double base = s.p99BaselineMs().median();
+            double limit = Math.max(base * th.p99OverBaselineRatio(), base + th.p99OverBaselineMinDeltaMs());
+            if (sum.p99Ms() > limit) b.add(new Breach("p99Ms", sum.p99Ms(), limit, "baseline"));
+        }
+        return b;
+    }
+
+    private static HealthReport passiveReport(PassiveEvidence.Summary sum, List<Breach> breaches, long nowMs) {
+        boolean ok = breaches.isEmpty();
+        String status = ok ? "OK" : breaches.stream().anyMatch(x -> x.metric().equals("successRate")) ? "ERRORS" : "SLOW";
+        Map<String, Double> m = new LinkedHashMap<>();
+        m.put("requests", (double) sum.requests());
+        m.put("errorRate", sum.errorRate());
+        m.put("p99Ms", sum.p99Ms());
+        return new HealthReport(PASSIVE_MODULE, PASSIVE_KIND, ok, status, List.of(), 0,
+                ok ? "" : String.join("; ", breaches.stream().map(Breach::toString).toList()), m, nowMs);
+    }
+
+    /**
+     * Applies the rule matrix to one module.
+     *
+     * @param passive     passive report that may join the vote (null for the passive module itself)
+     * @param errorBurst  true when the passive error rate reached {@code damagedErrorRate}
+     */
+    private static ModuleDecision decideModule(String module, List<HealthReport> reports, HealthReport passive,
+                                               List<Breach> breaches, boolean errorBurst, ModuleState s,
+                                               DecisionRules rules, DecisionInput in) {
+        long now = in.nowMs();
+        boolean roundFailed = reports.stream().anyMatch(r -> !r.ok());
+
+        int failures = s.consecutiveFailures();
+        int successes = s.consecutiveSuccesses();
+        long lastFailure = s.lastFailureAtMs();
+        if (roundFailed) {
+            boolean gapTooLong = lastFailure > 0 && now - lastFailure > rules.failureResetWindowMs();
+            failures = gapTooLong ? 1 : failures + 1;
+            successes = 0;
+            lastFailure = now;
+        } else {
+            failures = 0;
+            successes++;
+        }
+
+        // Weighted multi-probe vote over evidence kinds, scaled by the kinds present.
+        Map<String, Boolean> kindFailed = new LinkedHashMap<>();
+        for (HealthReport r : reports) {
+            boolean failed = !r.ok() || (r.kind().equals("prometheus") && !breaches.isEmpty());
+            kindFailed.merge(r.kind(), failed, Boolean::logicalOr);
+        }
+        List<HealthReport> used = new ArrayList<>(reports);
+        if (passive != null && roundFailed && !passive.ok()) {
+            // Passive evidence is run-wide and lags the probes by a second or two: it corroborates a module's
+            // failing probe, but an ok window says nothing about this module now, so it abstains.
+            kindFailed.put(PASSIVE_KIND, true);
+            used.add(passive);
+        }
+        double total = 0;
+        double failing = 0;
+        List<String> failingKinds = new ArrayList<>();
+        for (var k : kindFailed.entrySet()) {
+            double w = rules.weight(k.getKey());
+            total += w;
+            if (k.getValue()) {
+                failing += w;
+                failingKinds.add(k.getKey());
+            }
+        }
+        double fraction = total == 0 ? 0 : failing / total;
+        boolean voteHolds = failingKinds.size() >= rules.minVotingKinds() && fraction >= rules.damagedVoteFraction();
+        int voteRounds = voteHolds ? s.voteRounds() + 1 : 0;
+
+        State prev = s.verdict();
+        State next;
+        String rule;
+        String reason;
+        boolean resourcesNormal = breaches.isEmpty();
+        if (voteRounds >= rules.damagedVoteConsecutiveRounds()) {
+            next = State.DAMAGED;
+            rule = "vote";
+            reason = "weighted probe vote %.2f >= %.2f (failing: %s)".formatted(fraction, rules.damagedVoteFraction(),
+                    String.join(", ", failingKinds));
+        } else if (errorBurst) {
+            next = State.DAMAGED;
+            rule = "error-burst";
+            reason = "error rate %.3f >= %.3f over the last %d s".formatted(
+                    reports.getFirst().metrics().getOrDefault("errorRate", 0.0), rules.damagedErrorRate(), rules.passiveWindowSeconds());
+        } else if (failures >= rules.damagedAfterConsecutiveFailures() && !resourcesNormal) {
+            next = State.DAMAGED;
+            rule = "consecutive-failures+resource";
+            reason = failures + " consecutive failed probes; " + breachText(breaches);
+        } else if (prev == State.DAMAGED || prev == State.SUSPECT) {
+            if (successes >= rules.healthyAfterConsecutiveSuccesses() && resourcesNormal) {
+                next = State.HEALTHY;
+                rule = "recovered";
+                reason = successes + " consecutive successful probes, resources normal";
+            } else {
+                next = prev;
+                rule = "held";
+                reason = prev + " held: " + successes + "/" + rules.healthyAfterConsecutiveSuccesses()
+                        + " successes" + (resourcesNormal ? "" : "; " + breachText(breaches));
+            }
+        } else if (failures >= rules.suspectAfterConsecutiveFailures()) {
+            next = State.SUSPECT;
+            rule = "consecutive-failures";
+            reason = failures + " consecutive failed probes" + (resourcesNormal ? ", resources normal" : "; " + breachText(breaches));
+        } else {
+            next = State.HEALTHY;
+            rule = "healthy";
+            reason = roundFailed ? failures + " consecutive failed probes (below " + rules.suspectAfterConsecutiveFailures() + ")"
+                    : resourcesNormal ? "probes ok" : "probes ok; " + breachText(breaches);
+        }
+        if (next == State.SUSPECT && failures >= rules.suspectAfterConsecutiveFailures() && prev == State.SUSPECT) {
+            rule = "consecutive-failures";
+            reason = failures + " consecutive failed probes" + (resourcesNormal ? ", resources normal" : "; " + breachText(breaches));
+        }
+        long since = next == prev && s.verdictSinceMs() > 0 ? s.verdictSinceMs() : now;
+        ModuleState nextState = new ModuleState(module, next, since, failures, successes, lastFailure, voteRounds,
+                s.stepKey(), s.connections(), s.heap(), s.p99BaselineMs());
+        Evidence ev = new Evidence(rule, fraction, failingKinds, breaches, failures, successes, used);
+        return new ModuleDecision(new Verdict(module, next, reason, now), prev, nextState, ev);
+    }
+
+    private static String breachText(List<Breach> b) {
+        return String.join(", ", b.stream().map(Breach::toString).toList());
+    }
+
+    private static String abortReason(AbortPolicy policy, List<ModuleDecision> decisions, DecisionInput in, PassiveEvidence passive) {
+        Set<String> core = new LinkedHashSet<>(in.coreModules());
+        for (AbortCondition c : policy.conditions()) {
+            String why = switch (c) {
+                case AbortCondition.AnyDamagedCoreModule x -> decisions.stream()
+                        .filter(d -> d.verdict().state() == State.DAMAGED && core.contains(d.verdict().module()))
+                        .map(d -> "DAMAGED core module " + d.verdict().module() + ": " + d.verdict().reason())
+                        .findFirst().orElse("");
+                case AbortCondition.AnyDamagedModule x -> decisions.stream()
+                        .filter(d -> d.verdict().state() == State.DAMAGED)
+                        .map(d -> "DAMAGED module " + d.verdict().module() + ": " + d.verdict().reason())
+                        .findFirst().orElse("");
+                case AbortCondition.ErrorRateOver x -> passive.everySecondErrorRateAbove(in.nowMs(), x.forSeconds(), x.errorRate())
+                        ? "error rate over %.3f for %d s".formatted(x.errorRate(), x.forSeconds()) : "";
+            };
+            if (!why.isEmpty()) return why;
+        }
+        return "";
+    }
+
+    /** The verdict list of a decision, in module order. */
+    public static List<Verdict> verdicts(Decision d) {
+        return d.modules().stream().map(ModuleDecision::verdict).toList();
+    }
+}

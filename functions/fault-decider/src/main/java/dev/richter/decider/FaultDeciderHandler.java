@@ -1,0 +1,63 @@
+package dev.richter.decider;
+
+import com.amazonaws.services.lambda.runtime.Context;
+import dev.richter.common.AwsClients;
+import dev.richter.common.EventPublisher;
+import dev.richter.common.JsonStreamHandler;
+import dev.richter.common.RunFlags;
+import dev.richter.common.TableNames;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+
+/**
+ * Lambda entry of the monitor loop's decide task: {@link DecideRequest} in, {@link DecideResult} out
+ * ({@code $.continue} drives the loop's Choice). Collaborators are built once per container.
+ */
+public final class FaultDeciderHandler extends JsonStreamHandler<DecideRequest, DecideResult> {
+    private static final class Holder {
+        static final FaultDeciderService DEFAULT = fromEnv();
+    }
+
+    private final FaultDeciderService service;
+
+    /** For Lambda: DynamoDB tables from {@link TableNames#fromEnv()}, EventBridge bus from {@code EVENT_BUS_NAME}. */
+    public FaultDeciderHandler() {
+        this(Holder.DEFAULT);
+    }
+
+    /** For tests: the given service. */
+    public FaultDeciderHandler(FaultDeciderService service) {
+        super(DecideRequest.class);
+        this.service = service;
+    }
+
+    /** The production wiring. */
+    public static FaultDeciderService fromEnv() {
+        var ddb = AwsClients.dynamoDb();
+        TableNames t = TableNames.fromEnv();
+        RunFlags flags = new RunFlags(ddb, t.runs());
+        EventPublisher publisher = EventPublisher.fromEnv();
+        AbortFlag abort = new AbortFlag() {
+            @Override
+            public boolean isAbortRequested(String runId) {
+                return flags.isAbortRequested(runId);
+            }
+
+            @Override
+            public void requestAbort(String runId, String reason) {
+                try {
+                    flags.requestAbort(runId, reason);
+                } catch (ConditionalCheckFailedException e) {
+                    // The run item does not exist (deleted or never created): nothing left to abort.
+                }
+            }
+        };
+        return new FaultDeciderService(new DynamoDecisionRulesRepository(ddb, t.registry()),
+                new DynamoVerdictRepository(ddb, t.verdicts()), new DynamoRunMetricsRepository(ddb, t.runMetrics()),
+                abort, detail -> publisher.publish(VerdictEvents.VERDICT_CHANGED, detail), System::currentTimeMillis);
+    }
+
+    @Override
+    protected DecideResult handle(DecideRequest input, Context context) {
+        return service.decide(input);
+    }
+}

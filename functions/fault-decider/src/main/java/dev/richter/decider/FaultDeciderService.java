@@ -1,0 +1,82 @@
+package dev.richter.decider;
+
+import dev.richter.common.model.Verdict;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongSupplier;
+
+/**
+ * One decision round end to end, with its collaborators behind interfaces: reload the team's rules
+ * (the run's own abort policy, when the request carries one, replaces the team's),
+ * load module states, read the passive windows, run {@link FaultDecider}, store states and verdicts,
+ * emit {@code Verdict Changed} for every change, set the abort flag when the policy says so, and answer
+ * whether the monitor loop continues.
+ *
+ * <p>Order of effects: state and verdicts are stored before events are emitted and before the abort
+ * flag is set, so a retried invocation (Step Functions Retry) sees the new state and does not emit
+ * the same change twice.
+ */
+public final class FaultDeciderService {
+    private final DecisionRulesRepository rules;
+    private final VerdictRepository verdicts;
+    private final RunMetricsRepository runMetrics;
+    private final AbortFlag abortFlag;
+    private final VerdictEvents events;
+    private final LongSupplier clockMs;
+    private final FaultDecider decider = new FaultDecider();
+
+    /** All collaborators injected; {@code clockMs} gives epoch milliseconds (a virtual clock in the bench). */
+    public FaultDeciderService(DecisionRulesRepository rules, VerdictRepository verdicts, RunMetricsRepository runMetrics,
+                               AbortFlag abortFlag, VerdictEvents events, LongSupplier clockMs) {
+        this.rules = rules;
+        this.verdicts = verdicts;
+        this.runMetrics = runMetrics;
+        this.abortFlag = abortFlag;
+        this.events = events;
+        this.clockMs = clockMs;
+    }
+
+    /** Decides one round; exceptions from repositories propagate (the state machine retries). */
+    public DecideResult decide(DecideRequest req) {
+        long now = clockMs.getAsLong();
+        DecisionRules teamRules = rules.load(req.teamId());
+        DecisionRules r = req.runAbortPolicy().map(teamRules::withAbortPolicy).orElse(teamRules);
+        int lookBackSeconds = Math.max(r.passiveWindowSeconds(), r.abortPolicy().passiveSecondsNeeded());
+        long nowSec = Math.floorDiv(now, 1000);
+        PassiveEvidence passive = PassiveEvidence.fromWindows(
+                runMetrics.windows(req.runId(), req.stage(), req.stepIndex(), nowSec - lookBackSeconds, nowSec - 1));
+        Map<String, ModuleState> prior = verdicts.loadStates(req.runId());
+        DecisionInput in = new DecisionInput(req.runId(), req.stage(), req.stepIndex(), req.coreModules(), now,
+                req.round().reports());
+        Decision d = decider.decide(in, r, prior, passive);
+
+        verdicts.save(req.runId(), d.modules());
+        for (ModuleDecision m : d.modules()) {
+            if (m.changed()) events.verdictChanged(detail(req, m));
+        }
+        boolean aborted = abortFlag.isAbortRequested(req.runId());
+        if (!aborted && d.abortRequested()) {
+            abortFlag.requestAbort(req.runId(), d.abortReason());
+            aborted = true;
+        }
+        boolean cont = now < req.stepEndsAtMs() && !aborted;
+        List<Verdict> vs = FaultDecider.verdicts(d);
+        return new DecideResult(cont, aborted, vs);
+    }
+
+    private static Map<String, Object> detail(DecideRequest req, ModuleDecision m) {
+        Map<String, Object> d = new LinkedHashMap<>();
+        d.put("runId", req.runId());
+        d.put("teamId", req.teamId());
+        d.put("stage", req.stage());
+        d.put("stepIndex", req.stepIndex());
+        d.put("module", m.verdict().module());
+        d.put("from", m.previous().name());
+        d.put("to", m.verdict().state().name());
+        d.put("reason", m.verdict().reason());
+        d.put("rule", m.evidence().rule());
+        d.put("atMs", m.verdict().atMs());
+        return d;
+    }
+}

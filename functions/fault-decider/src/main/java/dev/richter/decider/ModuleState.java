@@ -1,0 +1,37 @@
+package dev.richter.decider;
+
+import dev.richter.common.model.Verdict;
+
+/**
+ * What the decider remembers of one module between rounds (verdicts item {@code sk = state#<module>}).
+ * Immutable; each decision returns the next state.
+ *
+ * @param module               module name
+ * @param verdict              current verdict
+ * @param verdictSinceMs       epoch ms when the current verdict was first reached
+ * @param consecutiveFailures  failed rounds in a row (restarted by a success, or by a gap longer than the reset window)
+ * @param consecutiveSuccesses successful rounds in a row
+ * @param lastFailureAtMs      epoch ms of the last failed round, 0 when none
+ * @param voteRounds           rounds in a row the weighted vote reached its threshold
+ * @param stepKey              {@code <stage>#<stepIndex>} the dynamic detectors belong to; they restart when it changes
+ * @param connections          sliding window of {@code connectionsInUseRatio} in this step
+ * @param heap                 EWMA forecast of {@code heapUsedRatio} in this step
+ * @param p99BaselineMs        pre-test p99 samples, milliseconds (only for the passive {@code load} pseudo-module)
+ */
+public record ModuleState(String module, Verdict.State verdict, long verdictSinceMs, int consecutiveFailures,
+                          int consecutiveSuccesses, long lastFailureAtMs, int voteRounds, String stepKey,
+                          SlidingWindow connections, Ewma heap, SlidingWindow p99BaselineMs) {
+    public ModuleState {
+        verdict = verdict == null ? Verdict.State.HEALTHY : verdict;
+        stepKey = stepKey == null ? "" : stepKey;
+        connections = connections == null ? SlidingWindow.empty(30) : connections;
+        heap = heap == null ? Ewma.empty() : heap;
+        p99BaselineMs = p99BaselineMs == null ? SlidingWindow.empty(60) : p99BaselineMs;
+    }
+
+    /** A module never seen: HEALTHY, no counters, cold detectors. */
+    public static ModuleState initial(String module, int windowSize) {
+        return new ModuleState(module, Verdict.State.HEALTHY, 0, 0, 0, 0, 0, "", SlidingWindow.empty(windowSize),
+                Ewma.empty(), SlidingWindow.empty(60));
+    }
+}

@@ -1,0 +1,127 @@
+package dev.richter.decider;
+
+import static dev.richter.decider.Fixtures.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+import dev.richter.common.Json;
+import dev.richter.common.model.HealthReport;
+import dev.richter.common.model.Verdict;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class FaultDeciderServiceTest {
+    final FakeRules rules = new FakeRules();
+    final FakeVerdicts verdicts = new FakeVerdicts();
+    final FakeMetrics metrics = new FakeMetrics();
+    final FakeAbort abort = new FakeAbort();
+    final FakeEvents events = new FakeEvents();
+    final AtomicLong clock = new AtomicLong(1_700_000_000_000L);
+    final FaultDeciderService service = new FaultDeciderService(rules, verdicts, metrics, abort, events, clock::get);
+
+    DecideResult decide(List<String> core, HealthReport... reports) {
+        var r = service.decide(new DecideRequest("run-1", "team-a", "formal", 0, clock.get() + 60_000, core,
+                new DecideRequest.Round("run-1", clock.get(), List.of(reports))));
+        clock.addAndGet(2000);
+        return r;
+    }
+
+    @Test
+    void aChangedRuleAppliesToTheNextDecision() {
+        for (int i = 0; i < 2; i++) {
+            assertEquals(Verdict.State.HEALTHY, decide(List.of(), http("order", false), tcp("order", true)).verdicts().getFirst().state());
+        }
+        // The team lowers the SUSPECT count to 3; no redeploy, the next round uses it.
+        rules.rules = DecisionRules.fromJson("{\"suspectAfterConsecutiveFailures\": 3}");
+        var r = decide(List.of(), http("order", false), tcp("order", true));
+        assertEquals(Verdict.State.SUSPECT, r.verdicts().getFirst().state());
+        assertEquals(3, rules.loads);
+    }
+
+    @Test
+    void verdictChangeIsStoredEmittedOnceAndAbortsTheRun() {
+        var r = decide(List.of("order"), http("order", false), tcp("order", false));
+        assertEquals(Verdict.State.DAMAGED, r.verdicts().getFirst().state());
+        assertTrue(r.abortRequested());
+        assertFalse(r.continueRun());
+        assertTrue(abort.reasons.get("run-1").contains("DAMAGED core module order"));
+        assertEquals(1, events.published.size());
+        var e = events.published.getFirst();
+        assertEquals("HEALTHY", e.get("from"));
+        assertEquals("DAMAGED", e.get("to"));
+        assertEquals("order", e.get("module"));
+        assertEquals(Verdict.State.DAMAGED, verdicts.states.get("run-1").get("order").verdict());
+        decide(List.of("order"), http("order", false), tcp("order", false));
+        assertEquals(1, events.published.size(), "no event without a change");
+        assertEquals(2, verdicts.log.size(), "every decision is stored with its evidence");
+    }
+
+    @Test
+    void theRunsOwnAbortPolicyReplacesTheTeams() {
+        var never = new AbortPolicy(List.of());
+        var r = service.decide(new DecideRequest("run-1", "team-a", "formal", 0, clock.get() + 60_000, List.of("order"),
+                new DecideRequest.Round("run-1", clock.get(), List.of(http("order", false), tcp("order", false))), never));
+        assertEquals(Verdict.State.DAMAGED, r.verdicts().getFirst().state());
+        assertFalse(r.abortRequested());
+        assertTrue(r.continueRun());
+        var parsed = Json.read("{\"runId\":\"r\",\"abortPolicy\":{\"conditions\":[{\"type\":\"errorRateOver\",\"errorRate\":0.2,\"forSeconds\":5}]}}",
+                DecideRequest.class);
+        assertEquals(new AbortCondition.ErrorRateOver(0.2, 5), parsed.runAbortPolicy().orElseThrow().conditions().getFirst());
+    }
+
+    @Test
+    void continueIsFalseOnceTheStepEnds() {
+        var r = service.decide(new DecideRequest("run-1", "team-a", "formal", 0, clock.get(), List.of(),
+                new DecideRequest.Round("run-1", clock.get(), List.of(http("order", true)))));
+        assertFalse(r.continueRun());
+        assertFalse(r.abortRequested());
+    }
+
+    @Test
+    void anAbortSetElsewhereStopsTheLoop() {
+        abort.requestAbort("run-1", "user alice");
+        var r = decide(List.of(), http("order", true));
+        assertFalse(r.continueRun());
+        assertTrue(r.abortRequested());
+    }
+
+    @Test
+    void passiveWindowsAreReadForTheLastCompleteSeconds() {
+        long sec = clock.get() / 1000;
+        metrics.windows.addAll(windows(sec - 12, sec - 1, 20, 20, 30));
+        var r = decide(List.of(), http("order", true));
+        var load = r.verdicts().stream().filter(v -> v.module().equals(FaultDecider.PASSIVE_MODULE)).findFirst().orElseThrow();
+        assertEquals(Verdict.State.DAMAGED, load.state());
+        assertTrue(r.abortRequested(), "error rate 100 % for 10 s");
+    }
+
+    @Test
+    void rulesJsonMergesOverDefaultsAndRejectsBadValues() {
+        DecisionRules r = DecisionRules.fromJson("{\"thresholds\":{\"heapUsedMaxRatio\":0.8},\"probeWeights\":{\"http\":0.9}}");
+        assertEquals(0.8, r.thresholds().heapUsedMaxRatio());
+        assertEquals(0.999, r.thresholds().minSuccessRate());
+        assertEquals(0.9, r.weight("http"));
+        assertEquals(0.4, r.weight("tcp"));
+        assertEquals(DecisionRules.defaults(), DecisionRules.fromJson(DecisionRules.defaults().toJson()));
+        assertThrows(IllegalArgumentException.class, () -> DecisionRules.fromJson("{\"damagedVoteFraction\": 2}"));
+        assertThrows(IllegalArgumentException.class, () -> DecisionRules.fromJson("{\"abortPolicy\":{\"conditions\":[{\"type\":\"nope\"}]}}"));
+    }
+
+    @Test
+    void handlerReadsTheSampleEvent() throws Exception {
+        Path event = Path.of("../../events/fault-decider/decide.json");
+        var out = new ByteArrayOutputStream();
+        new FaultDeciderHandler(service).handleRequest(new ByteArrayInputStream(Files.readAllBytes(event)), out, null);
+        String json = out.toString(StandardCharsets.UTF_8);
+        var node = Json.MAPPER.readTree(json);
+        assertTrue(node.has("continue"), json);
+        assertTrue(node.has("abortRequested"));
+        assertTrue(node.get("verdicts").isArray());
+        assertEquals("inventory", node.get("verdicts").get(0).get("module").asText());
+    }
+}

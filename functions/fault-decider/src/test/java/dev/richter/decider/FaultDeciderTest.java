@@ -1,0 +1,265 @@
+package dev.richter.decider;
+
+import static dev.richter.decider.Fixtures.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+import dev.richter.common.model.HealthReport;
+import dev.richter.common.model.Verdict.State;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** One test per row of the DESIGN.md §4 rule matrix, plus the dynamic detectors and the abort policy. */
+class FaultDeciderTest {
+    static final long INTERVAL_MS = 2000;
+    final FaultDecider decider = new FaultDecider();
+    final Map<String, ModuleState> states = new HashMap<>();
+    DecisionRules rules = DecisionRules.defaults();
+    long now = 1_700_000_000_000L;
+    String stage = "formal";
+    int step = 0;
+
+    /** Decides one round at {@code now}, then advances the clock by the probe interval. */
+    Decision round(PassiveEvidence passive, HealthReport... reports) {
+        Decision d = decider.decide(new DecisionInput("run", stage, step, List.of("order"), now, List.of(reports)),
+                rules, states, passive);
+        d.modules().forEach(m -> states.put(m.verdict().module(), m.next()));
+        now += INTERVAL_MS;
+        return d;
+    }
+
+    Decision round(HealthReport... reports) {
+        return round(PassiveEvidence.none(), reports);
+    }
+
+    static ModuleDecision of(Decision d, String module) {
+        return d.modules().stream().filter(m -> m.verdict().module().equals(module)).findFirst().orElseThrow();
+    }
+
+    static State state(Decision d, String module) {
+        return of(d, module).verdict().state();
+    }
+
+    @Test
+    void fiveConsecutiveFailuresWithResourcesNormalIsSuspect() {
+        for (int i = 1; i <= 4; i++) assertEquals(State.HEALTHY, state(round(http("order", false), prom("order", 0.5, 0.2)), "order"));
+        Decision d = round(http("order", false), prom("order", 0.5, 0.2));
+        assertEquals(State.SUSPECT, state(d, "order"));
+        assertEquals("consecutive-failures", of(d, "order").evidence().rule());
+        assertTrue(of(d, "order").changed());
+    }
+
+    @Test
+    void tenConsecutiveFailuresAndAResourceOverThresholdIsDamaged() {
+        // TCP still answers, so the vote stays below 3/4: (0.6 + 0.4) / 1.4 = 0.71.
+        for (int i = 1; i <= 9; i++) round(http("order", false), tcp("order", true), prom("order", 0.95, 0.2));
+        assertEquals(State.SUSPECT, state(states, "order"));
+        Decision d = round(http("order", false), tcp("order", true), prom("order", 0.95, 0.2));
+        assertEquals(State.DAMAGED, state(d, "order"));
+        assertEquals("consecutive-failures+resource", of(d, "order").evidence().rule());
+        assertTrue(of(d, "order").verdict().reason().contains("heapUsedRatio"), of(d, "order").verdict().reason());
+    }
+
+    @Test
+    void tenConsecutiveFailuresWithResourcesNormalStaysSuspect() {
+        Decision d = null;
+        for (int i = 1; i <= 12; i++) d = round(http("order", false), prom("order", 0.5, 0.2));
+        assertEquals(State.SUSPECT, state(d, "order"));
+    }
+
+    @Test
+    void weightedVoteHttpAndTcpFailingIsDamagedAtOnce() {
+        Decision d = round(http("order", false), tcp("order", false));
+        assertEquals(State.DAMAGED, state(d, "order"));
+        assertEquals("vote", of(d, "order").evidence().rule());
+        assertEquals(1.0, of(d, "order").evidence().voteFraction(), 1e-9);
+    }
+
+    @Test
+    void weightedVoteBelowThreeQuartersIsNotDamaged() {
+        // HTTP alone: 0.6 / (0.6 + 0.4) = 0.6 < 0.75.
+        Decision d = round(http("order", false), tcp("order", true));
+        assertEquals(State.HEALTHY, state(d, "order"));
+        assertEquals(0.6, of(d, "order").evidence().voteFraction(), 1e-9);
+        // HTTP + Prometheus breach, TCP ok: 1.0 / 1.4 = 0.714 < 0.75.
+        d = round(http("order", false), tcp("order", true), prom("order", 0.97, 0.2));
+        assertNotEquals(State.DAMAGED, state(d, "order"));
+    }
+
+    @Test
+    void aSingleFailingKindNeverWinsTheVote() {
+        Decision d = round(http("order", false));
+        assertEquals(1.0, of(d, "order").evidence().voteFraction(), 1e-9);
+        assertEquals(State.HEALTHY, state(d, "order"));
+    }
+
+    @Test
+    void passiveEvidenceJoinsTheVoteOfAModuleWithAFailingProbe() {
+        long sec = now / 1000;
+        var passive = PassiveEvidence.fromWindows(windows(sec - 3, sec - 1, 40, 40, 1000));
+        Decision d = round(passive, http("order", false), tcp("order", true), prom("order", 0.5, 0.2),
+                http("inventory", true), tcp("inventory", true));
+        // order: http 0.6 + passive 0.6 failing of 0.6 + 0.4 + 0.4 + 0.6 = 1.2 / 2.0 = 0.6.
+        assertEquals(0.6, of(d, "order").evidence().voteFraction(), 1e-9);
+        assertEquals(State.HEALTHY, state(d, "inventory"));
+        assertEquals(0.0, of(d, "inventory").evidence().voteFraction(), 1e-9);
+    }
+
+    @Test
+    void anOkPassiveWindowAbstainsFromTheVote() {
+        long sec = now / 1000;
+        var passive = PassiveEvidence.fromWindows(windows(sec - 3, sec - 1, 40, 0, 5));
+        Decision d = round(passive, http("order", false), tcp("order", true), prom("order", 0.97, 0.2));
+        // http 0.6 + prometheus 0.4 failing of 1.4; the ok passive window does not add 0.6 to the total.
+        assertEquals(1.0 / 1.4, of(d, "order").evidence().voteFraction(), 1e-9);
+        assertFalse(of(d, "order").evidence().reports().stream().anyMatch(r -> r.kind().equals("passive")));
+    }
+
+    @Test
+    void threeConsecutiveSuccessesAfterDamageWithResourcesNormalIsHealthy() {
+        round(http("order", false), tcp("order", false));
+        assertEquals(State.DAMAGED, state(round(http("order", true), tcp("order", true), prom("order", 0.5, 0.2)), "order"));
+        assertEquals(State.DAMAGED, state(round(http("order", true), tcp("order", true), prom("order", 0.5, 0.2)), "order"));
+        Decision d = round(http("order", true), tcp("order", true), prom("order", 0.5, 0.2));
+        assertEquals(State.HEALTHY, state(d, "order"));
+        assertEquals("recovered", of(d, "order").evidence().rule());
+    }
+
+    @Test
+    void successesAfterDamageWithAResourceStillOverDoNotRecover() {
+        round(http("order", false), tcp("order", false));
+        Decision d = null;
+        for (int i = 0; i < 5; i++) d = round(http("order", true), tcp("order", true), prom("order", 0.93, 0.2));
+        assertEquals(State.DAMAGED, state(d, "order"));
+        d = round(http("order", true), tcp("order", true), prom("order", 0.5, 0.2));
+        assertEquals(State.HEALTHY, state(d, "order"));
+    }
+
+    @Test
+    void suspectRecoversAfterThreeSuccesses() {
+        for (int i = 0; i < 5; i++) round(http("order", false), tcp("order", true));
+        assertEquals(State.SUSPECT, state(round(http("order", true), tcp("order", true)), "order"));
+        assertEquals(State.SUSPECT, state(round(http("order", true), tcp("order", true)), "order"));
+        assertEquals(State.HEALTHY, state(round(http("order", true), tcp("order", true)), "order"));
+    }
+
+    @Test
+    void failuresFurtherApartThanTheWindowResetTheCounter() {
+        for (int i = 0; i < 4; i++) round(http("order", false), tcp("order", true));
+        assertEquals(4, states.get("order").consecutiveFailures());
+        now += rules.failureResetWindowMs() + 1; // the monitor loop paused: the next failure is a new series
+        Decision d = round(http("order", false), tcp("order", true));
+        assertEquals(1, of(d, "order").next().consecutiveFailures());
+        assertEquals(State.HEALTHY, state(d, "order"));
+    }
+
+    @Test
+    void failuresWithinTheWindowKeepCounting() {
+        for (int i = 0; i < 4; i++) round(http("order", false), tcp("order", true));
+        now += rules.failureResetWindowMs() - INTERVAL_MS;
+        assertEquals(State.SUSPECT, state(round(http("order", false), tcp("order", true)), "order"));
+    }
+
+    @Test
+    void aSuccessRestartsConsecutiveFailures() {
+        for (int i = 0; i < 4; i++) round(http("order", false), tcp("order", true));
+        round(http("order", true), tcp("order", true));
+        assertEquals(State.HEALTHY, state(round(http("order", false), tcp("order", true)), "order"));
+        assertEquals(1, states.get("order").consecutiveFailures());
+    }
+
+    @Test
+    void connectionSigmaRuleNeedsMinimumSamplesAndRestartsAtEachStep() {
+        // Cold window: a jump does not fire before minSamples observations.
+        Decision d = round(http("order", true), prom("order", 0.5, 0.10));
+        d = round(http("order", true), prom("order", 0.5, 0.80));
+        assertTrue(of(d, "order").evidence().breaches().isEmpty());
+        step = 1;
+        for (int i = 0; i < 5; i++) round(http("order", true), prom("order", 0.5, 0.10 + 0.001 * i));
+        d = round(http("order", true), prom("order", 0.5, 0.60));
+        assertEquals("sigma", of(d, "order").evidence().breaches().getFirst().rule());
+        step = 2; // new QPS step: baseline restarts, the same value is not judged against the old step
+        d = round(http("order", true), prom("order", 0.5, 0.90));
+        assertTrue(of(d, "order").evidence().breaches().isEmpty());
+    }
+
+    @Test
+    void heapAboveTheEwmaForecastIsABreachAfterMinimumSamples() {
+        for (int i = 0; i < 6; i++) round(http("order", true), prom("order", 0.40 + 0.005 * (i % 2), 0.1));
+        Decision d = round(http("order", true), prom("order", 0.70, 0.1));
+        var b = of(d, "order").evidence().breaches();
+        assertEquals(1, b.size());
+        assertEquals("ewma", b.getFirst().rule());
+        assertEquals(State.HEALTHY, state(d, "order"), "a breach alone is not damage");
+    }
+
+    @Test
+    void p99OverThePreTestBaselineFailsPassiveEvidence() {
+        stage = "pre-test";
+        for (int i = 0; i < 5; i++) {
+            long sec = now / 1000;
+            round(PassiveEvidence.fromWindows(windows(sec - 3, sec - 1, 20, 0, 200)), http("order", true));
+        }
+        stage = "formal";
+        long sec = now / 1000;
+        Decision d = round(PassiveEvidence.fromWindows(windows(sec - 3, sec - 1, 20, 0, 280)), http("order", true));
+        var load = of(d, FaultDecider.PASSIVE_MODULE);
+        assertTrue(load.evidence().breaches().stream().anyMatch(b -> b.rule().equals("baseline")), load.evidence().toString());
+        sec = now / 1000;
+        d = round(PassiveEvidence.fromWindows(windows(sec - 3, sec - 1, 20, 0, 250)), http("order", true));
+        assertTrue(of(d, FaultDecider.PASSIVE_MODULE).evidence().breaches().isEmpty());
+    }
+
+    @Test
+    void p99OverASmallBaselineMustAlsoExceedTheMinimumDelta() {
+        stage = "pre-test";
+        for (int i = 0; i < 5; i++) {
+            long sec = now / 1000;
+            round(PassiveEvidence.fromWindows(windows(sec - 3, sec - 1, 20, 0, 4)), http("order", true));
+        }
+        stage = "formal";
+        long sec = now / 1000;
+        Decision d = round(PassiveEvidence.fromWindows(windows(sec - 3, sec - 1, 20, 0, 40)), http("order", true));
+        assertTrue(of(d, FaultDecider.PASSIVE_MODULE).evidence().breaches().isEmpty(), "10x of 4 ms is still < 4 + 50 ms");
+        sec = now / 1000;
+        d = round(PassiveEvidence.fromWindows(windows(sec - 3, sec - 1, 20, 0, 60)), http("order", true));
+        assertEquals("baseline", of(d, FaultDecider.PASSIVE_MODULE).evidence().breaches().getFirst().rule());
+    }
+
+    @Test
+    void errorBurstDamagesTheLoadPseudoModuleAndTheAbortPolicyCanAct() {
+        long sec = now / 1000;
+        var passive = PassiveEvidence.fromWindows(windows(sec - 10, sec - 1, 20, 15, 50));
+        Decision d = round(passive, http("order", true));
+        assertEquals(State.DAMAGED, state(d, FaultDecider.PASSIVE_MODULE));
+        assertEquals("error-burst", of(d, FaultDecider.PASSIVE_MODULE).evidence().rule());
+        assertEquals(State.HEALTHY, state(d, "order"));
+        assertTrue(d.abortRequested(), "default policy: error rate over 50 % for 10 s");
+        assertTrue(d.abortReason().startsWith("error rate over"), d.abortReason());
+    }
+
+    @Test
+    void abortPolicyDefaultActsOnDamagedCoreModulesOnly() {
+        Decision d = round(http("inventory", false), tcp("inventory", false));
+        assertEquals(State.DAMAGED, state(d, "inventory"));
+        assertFalse(d.abortRequested(), "inventory is not a core module here");
+        d = round(http("order", false), tcp("order", false));
+        assertTrue(d.abortRequested());
+        assertTrue(d.abortReason().contains("order"));
+        rules = DecisionRules.fromJson("{\"abortPolicy\":{\"conditions\":[]}}");
+        d = round(http("order", false), tcp("order", false));
+        assertFalse(d.abortRequested());
+    }
+
+    @Test
+    void tooFewPassiveRequestsAreNoEvidence() {
+        long sec = now / 1000;
+        Decision d = round(PassiveEvidence.fromWindows(windows(sec - 3, sec - 1, 2, 2, 50)), http("order", true));
+        assertTrue(d.modules().stream().noneMatch(m -> m.verdict().module().equals(FaultDecider.PASSIVE_MODULE)));
+    }
+
+    static State state(Map<String, ModuleState> s, String module) {
+        return s.get(module).verdict();
+    }
+}

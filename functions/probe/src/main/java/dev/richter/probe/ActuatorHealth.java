@@ -1,0 +1,92 @@
+package dev.richter.probe;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.richter.common.Json;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Reads a health endpoint's body in the three Spring Boot Actuator shapes:
+ * Boot 2.2+ / 3 ({@code {"status", "components": {name: {status, components?, details?}}}}),
+ * Boot 2.0–2.1 ({@code {"status", "details": {name: {status, details?}}}}) and Boot 1 (flat:
+ * {@code {"status", name: {status, ...}}}). A component is any object with a string {@code status}.
+ *
+ * <p>The body decides, not the status line (spring-boot#1264: a DOWN indicator answered 200).
+ * Spring Boot's default status mapping: {@code DOWN} and {@code OUT_OF_SERVICE} are failures,
+ * {@code UP} and {@code UNKNOWN} (and custom statuses) are not.
+ */
+public final class ActuatorHealth {
+    /** Statuses that make the module unhealthy (Spring Boot maps them to HTTP 503). */
+    public static final Set<String> FAILING_STATUSES = Set.of("DOWN", "OUT_OF_SERVICE");
+
+    /**
+     * What a health body says.
+     *
+     * @param status            the top-level status, upper case, e.g. {@code DOWN}
+     * @param failingComponents every component whose status is not {@code UP}, as a slash-separated path
+     *                          from the top, depth first, e.g. {@code ["sub-1", "sub-1/sub-1-2"]}
+     */
+    public record Body(String status, List<String> failingComponents) {
+        public Body {
+            failingComponents = List.copyOf(failingComponents);
+        }
+
+        /** True unless the status is one of {@link #FAILING_STATUSES}. */
+        public boolean healthy() {
+            return !FAILING_STATUSES.contains(status);
+        }
+    }
+
+    private ActuatorHealth() {}
+
+    /**
+     * Parses a health body.
+     *
+     * @param body response body (JSON expected)
+     * @return the status and non-UP components; empty when the body is not JSON or has no string {@code status}
+     */
+    public static Optional<Body> parse(String body) {
+        JsonNode root;
+        try {
+            root = Json.MAPPER.readTree(body);
+        } catch (Exception e) {
+            return Optional.empty();
+        }
+        if (root == null || !root.isObject() || !root.path("status").isTextual()) {
+            return Optional.empty();
+        }
+        List<String> failing = new ArrayList<>();
+        collect(root, "", failing);
+        return Optional.of(new Body(root.get("status").asText().toUpperCase(java.util.Locale.ROOT), failing));
+    }
+
+    /** Walks the children of {@code node} (components, details, or flat fields) that are components. */
+    private static void collect(JsonNode node, String path, List<String> failing) {
+        for (String container : List.of("components", "details")) {
+            JsonNode c = node.get(container);
+            if (c != null && c.isObject()) {
+                walkChildren(c, path, failing);
+            }
+        }
+        walkChildren(node, path, failing); // Boot 1 flat shape
+    }
+
+    private static void walkChildren(JsonNode obj, String path, List<String> failing) {
+        Iterator<Map.Entry<String, JsonNode>> it = obj.fields();
+        while (it.hasNext()) {
+            var e = it.next();
+            JsonNode child = e.getValue();
+            if (!child.isObject() || !child.path("status").isTextual()) continue;
+            if (e.getKey().equals("components") || e.getKey().equals("details")) continue;
+            String childPath = path.isEmpty() ? e.getKey() : path + "/" + e.getKey();
+            if (!"UP".equalsIgnoreCase(child.get("status").asText())) {
+                failing.add(childPath);
+            }
+            collect(child, childPath, failing);
+        }
+    }
+}

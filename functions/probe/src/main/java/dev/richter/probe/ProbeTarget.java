@@ -1,0 +1,88 @@
+package dev.richter.probe;
+
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import java.net.URI;
+
+/**
+ * One thing to probe in a round, chosen by {@code kind} in the event JSON. The set is closed:
+ * {@code http}, {@code tcp}, {@code grpc}, {@code prometheus}; {@link Prober} switches over it.
+ *
+ * <p>Every target carries its own deadline ({@code timeoutMs}, default {@value #DEFAULT_TIMEOUT_MS} ms
+ * when absent or not positive); the probe reports {@code TIMEOUT} when it is exceeded.
+ */
+@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, include = JsonTypeInfo.As.PROPERTY, property = "kind")
+@JsonSubTypes({
+        @JsonSubTypes.Type(value = ProbeTarget.Http.class, name = "http"),
+        @JsonSubTypes.Type(value = ProbeTarget.Tcp.class, name = "tcp"),
+        @JsonSubTypes.Type(value = ProbeTarget.Grpc.class, name = "grpc"),
+        @JsonSubTypes.Type(value = ProbeTarget.Prometheus.class, name = "prometheus")})
+public sealed interface ProbeTarget {
+    /** Deadline used when a target gives none, milliseconds. */
+    long DEFAULT_TIMEOUT_MS = 1000;
+
+    /** Module (service) the observation belongs to, e.g. {@code order}. */
+    String module();
+
+    /** This probe's deadline, milliseconds (always positive). */
+    long timeoutMs();
+
+    /** The {@link dev.richter.common.model.HealthReport#kind()} this target produces. */
+    String kind();
+
+    /** Key of the endpoint for the per-target bulkhead, e.g. {@code 127.0.0.1:18081}. */
+    String endpointKey();
+
+    private static long orDefault(long timeoutMs) {
+        return timeoutMs > 0 ? timeoutMs : DEFAULT_TIMEOUT_MS;
+    }
+
+    private static String authority(String url) {
+        try {
+            URI u = URI.create(url);
+            return u.getHost() + ":" + u.getPort();
+        } catch (RuntimeException e) {
+            return url;
+        }
+    }
+
+    /** HTTP GET of a health endpoint (Spring Boot Actuator or plain); the body decides, not only the status line. */
+    record Http(String module, String url, long timeoutMs) implements ProbeTarget {
+        public Http { timeoutMs = orDefault(timeoutMs); }
+        @Override public String kind() { return "http"; }
+        @Override public String endpointKey() { return authority(url); }
+    }
+
+    /** TCP connect to {@code host:port}; success once the handshake completes. */
+    record Tcp(String module, String host, int port, long timeoutMs) implements ProbeTarget {
+        public Tcp { timeoutMs = orDefault(timeoutMs); }
+        @Override public String kind() { return "tcp"; }
+        @Override public String endpointKey() { return host + ":" + port; }
+    }
+
+    /**
+     * gRPC Health Checking Protocol ({@code grpc.health.v1.Health/Check}) over plaintext.
+     * {@code service} empty means the server as a whole.
+     */
+    record Grpc(String module, String host, int port, String service, long timeoutMs) implements ProbeTarget {
+        public Grpc {
+            service = service == null ? "" : service;
+            timeoutMs = orDefault(timeoutMs);
+        }
+        @Override public String kind() { return "grpc"; }
+        @Override public String endpointKey() { return host + ":" + port; }
+    }
+
+    /**
+     * Prometheus text / OpenMetrics scrape; resource metrics are extracted by {@code metricNames}
+     * ({@link ResourceMetricNames#defaults()} when absent).
+     */
+    record Prometheus(String module, String url, long timeoutMs, ResourceMetricNames metricNames) implements ProbeTarget {
+        public Prometheus {
+            timeoutMs = orDefault(timeoutMs);
+            metricNames = metricNames == null ? ResourceMetricNames.defaults() : metricNames;
+        }
+        @Override public String kind() { return "prometheus"; }
+        @Override public String endpointKey() { return authority(url); }
+    }
+}

@@ -1,0 +1,109 @@
+package dev.richter.probe;
+
+import dev.richter.common.model.HealthReport;
+import io.github.resilience4j.bulkhead.Bulkhead;
+import io.github.resilience4j.bulkhead.BulkheadConfig;
+import io.github.resilience4j.bulkhead.BulkheadRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
+
+/**
+ * Runs one probe round: every target concurrently (one virtual thread each), each bounded by its
+ * own deadline, and at most {@code maxConcurrentPerEndpoint} probes in flight per endpoint
+ * ({@code host:port}) across rounds of this container (a resilience4j bulkhead; a full bulkhead
+ * means earlier probes are still stuck past their deadline, reported as {@code BULKHEAD_FULL}).
+ *
+ * <p>The round returns no later than the largest target deadline plus {@code graceMs}: a probe that
+ * has not answered by its deadline plus the grace is reported as {@code TIMEOUT} and interrupted.
+ * Source of the policy: DESIGN.md §6 (deadline shorter than the caller's, bulkhead per dependency).
+ */
+public final class Prober implements AutoCloseable {
+    /** Default in-flight probes per endpoint. */
+    public static final int DEFAULT_MAX_CONCURRENT_PER_ENDPOINT = 4;
+    /** Default slack past a target's own deadline before the round gives up on it, milliseconds. */
+    public static final long DEFAULT_GRACE_MS = 250;
+
+    private final Probes probes;
+    private final BulkheadRegistry bulkheads;
+    private final long graceMs;
+    private final LongSupplier clockMs;
+    private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+
+    /** Defaults: {@value #DEFAULT_MAX_CONCURRENT_PER_ENDPOINT} per endpoint, {@value #DEFAULT_GRACE_MS} ms grace. */
+    public Prober(Probes probes) {
+        this(probes, DEFAULT_MAX_CONCURRENT_PER_ENDPOINT, DEFAULT_GRACE_MS, System::currentTimeMillis);
+    }
+
+    /**
+     * @param probes                   the probe implementations
+     * @param maxConcurrentPerEndpoint bulkhead size per {@code host:port}
+     * @param graceMs                  slack past a target's deadline, milliseconds
+     * @param clockMs                  epoch-millisecond clock for {@code observedAtMs}
+     */
+    public Prober(Probes probes, int maxConcurrentPerEndpoint, long graceMs, LongSupplier clockMs) {
+        this.probes = probes;
+        this.bulkheads = BulkheadRegistry.of(BulkheadConfig.custom()
+                .maxConcurrentCalls(maxConcurrentPerEndpoint).maxWaitDuration(Duration.ZERO).build());
+        this.graceMs = graceMs;
+        this.clockMs = clockMs;
+    }
+
+    /** Probes every target of the round; never throws for a target's failure. */
+    public ProbeRoundResult run(ProbeRound round) {
+        long observedAtMs = clockMs.getAsLong();
+        long startNs = System.nanoTime();
+        List<Future<HealthReport>> futures = new ArrayList<>();
+        for (ProbeTarget t : round.targets()) {
+            futures.add(executor.submit(() -> guarded(t)));
+        }
+        List<HealthReport> reports = new ArrayList<>();
+        for (int i = 0; i < futures.size(); i++) {
+            ProbeTarget t = round.targets().get(i);
+            long deadlineNs = startNs + TimeUnit.MILLISECONDS.toNanos(t.timeoutMs() + graceMs);
+            Future<HealthReport> f = futures.get(i);
+            try {
+                reports.add(f.get(Math.max(0, deadlineNs - System.nanoTime()), TimeUnit.NANOSECONDS));
+            } catch (TimeoutException e) {
+                f.cancel(true);
+                reports.add(new HealthReport(t.module(), t.kind(), false, "TIMEOUT", List.of(),
+                        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs),
+                        "no answer within " + t.timeoutMs() + " ms", Map.of(), observedAtMs));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                f.cancel(true);
+                reports.add(Probes.failure(t, e, startNs, observedAtMs));
+            } catch (ExecutionException e) {
+                reports.add(Probes.failure(t, e.getCause(), startNs, observedAtMs));
+            }
+        }
+        return new ProbeRoundResult(round.runId(), observedAtMs, reports);
+    }
+
+    private HealthReport guarded(ProbeTarget t) {
+        Bulkhead b = bulkheads.bulkhead(t.endpointKey());
+        if (!b.tryAcquirePermission()) {
+            return new HealthReport(t.module(), t.kind(), false, "BULKHEAD_FULL", List.of(), 0,
+                    "too many probes still in flight to " + t.endpointKey(), Map.of(), clockMs.getAsLong());
+        }
+        try {
+            return probes.probe(t);
+        } finally {
+            b.onComplete();
+        }
+    }
+
+    @Override
+    public void close() {
+        executor.shutdownNow();
+        probes.close();
+    }
+}

@@ -1,0 +1,198 @@
+package dev.richter.probe;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.richter.common.Json;
+import dev.richter.common.model.HealthReport;
+import io.grpc.Server;
+import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.protobuf.services.HealthStatusManager;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Probes against real loopback servers: JDK HttpServer, a gRPC server with HealthStatusManager, TCP. */
+class ProbesTest {
+    static HttpServer http;
+    static Server grpc;
+    static HealthStatusManager health;
+    static String base;
+    static Prober prober;
+
+    @BeforeAll
+    static void start() throws Exception {
+        http = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        http.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+        route("/up", 200, "{\"status\":\"UP\",\"components\":{\"db\":{\"status\":\"UP\"}}}");
+        route("/down200", 200, Corpus.read("bugs/15-health-200-down.http").lines()
+                .filter(l -> l.startsWith("{")).findFirst().orElseThrow());
+        route("/down503", 503, "{\"status\":\"OUT_OF_SERVICE\"}");
+        route("/plain", 200, "OK");
+        route("/err", 500, "boom");
+        route("/prom", 200, "# TYPE jvm_memory_used_bytes gauge\njvm_memory_used_bytes{area=\"heap\"} 95\n"
+                + "jvm_memory_max_bytes{area=\"heap\"} 100\nhikaricp_connections_active 2\nhikaricp_connections_max 10\n");
+        route("/badprom", 200, Corpus.read("bugs/12-prom-invalid-escape.prom"));
+        http.createContext("/hang", ex -> {
+            try {
+                Thread.sleep(5000);
+            } catch (InterruptedException ignored) {
+                Thread.currentThread().interrupt();
+            }
+            ex.sendResponseHeaders(200, -1);
+            ex.close();
+        });
+        http.start();
+        base = "http://127.0.0.1:" + http.getAddress().getPort();
+        health = new HealthStatusManager();
+        health.setStatus("order.Orders", ServingStatus.SERVING);
+        health.setStatus("stock.Stock", ServingStatus.NOT_SERVING);
+        grpc = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+                .addService(health.getHealthService()).build().start();
+        Probes probes = new Probes();
+        probes.warmUp();
+        prober = new Prober(probes);
+    }
+
+    static void route(String path, int code, String body) {
+        http.createContext(path, ex -> {
+            byte[] b = body.getBytes(StandardCharsets.UTF_8);
+            ex.sendResponseHeaders(code, b.length);
+            ex.getResponseBody().write(b);
+            ex.close();
+        });
+    }
+
+    @AfterAll
+    static void stop() {
+        http.stop(0);
+        grpc.shutdownNow();
+        prober.close();
+    }
+
+    HealthReport one(ProbeTarget t) {
+        return prober.run(new ProbeRound("r1", "t1", "formal", 0, List.of(t))).reports().getFirst();
+    }
+
+    @Test
+    void httpUp() {
+        var r = one(new ProbeTarget.Http("order", base + "/up", 1000));
+        assertTrue(r.ok(), r.toString());
+        assertEquals("UP", r.status());
+    }
+
+    @Test
+    void http200WithDownBodyIsDownNamingTheComponent() {
+        var r = one(new ProbeTarget.Http("order", base + "/down200", 1000));
+        assertFalse(r.ok());
+        assertEquals("DOWN", r.status());
+        assertEquals(List.of("stockService"), r.failingComponents());
+        assertTrue(r.detail().contains("stockService"), r.detail());
+    }
+
+    @Test
+    void httpOutOfServiceAndPlainAndServerError() {
+        assertEquals("OUT_OF_SERVICE", one(new ProbeTarget.Http("o", base + "/down503", 1000)).status());
+        assertTrue(one(new ProbeTarget.Http("o", base + "/plain", 1000)).ok());
+        var err = one(new ProbeTarget.Http("o", base + "/err", 1000));
+        assertFalse(err.ok());
+        assertEquals("HTTP_500", err.status());
+    }
+
+    @Test
+    void httpHangTimesOutWithinItsDeadline() {
+        long t0 = System.nanoTime();
+        var r = one(new ProbeTarget.Http("o", base + "/hang", 300));
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertFalse(r.ok());
+        assertEquals("TIMEOUT", r.status());
+        assertTrue(ms < 300 + Prober.DEFAULT_GRACE_MS + 200, "took " + ms + " ms");
+    }
+
+    @Test
+    void tcpConnectAndRefused() throws Exception {
+        assertTrue(one(new ProbeTarget.Tcp("o", "127.0.0.1", http.getAddress().getPort(), 500)).ok());
+        int closed;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closed = s.getLocalPort();
+        }
+        var r = one(new ProbeTarget.Tcp("o", "127.0.0.1", closed, 500));
+        assertFalse(r.ok());
+        assertEquals("REFUSED", r.status());
+    }
+
+    @Test
+    void grpcServingNotServingAndUnknownService() {
+        int port = grpc.getPort();
+        var serving = one(new ProbeTarget.Grpc("order", "127.0.0.1", port, "order.Orders", 1000));
+        assertTrue(serving.ok(), serving.toString());
+        assertEquals("SERVING", serving.status());
+        assertTrue(one(new ProbeTarget.Grpc("order", "127.0.0.1", port, "", 1000)).ok());
+        var notServing = one(new ProbeTarget.Grpc("stock", "127.0.0.1", port, "stock.Stock", 1000));
+        assertFalse(notServing.ok());
+        assertEquals("NOT_SERVING", notServing.status());
+        var unknown = one(new ProbeTarget.Grpc("x", "127.0.0.1", port, "no.Such", 1000));
+        assertFalse(unknown.ok());
+        assertEquals("NOT_FOUND", unknown.status());
+    }
+
+    @Test
+    void prometheusScrapeExtractsMetricsAndRejectsBadEscape() {
+        var r = one(new ProbeTarget.Prometheus("order", base + "/prom", 1000, null));
+        assertTrue(r.ok(), r.toString());
+        assertEquals(0.95, r.metrics().get("heapUsedRatio"), 1e-9);
+        assertEquals(0.2, r.metrics().get("connectionsInUseRatio"), 1e-9);
+        var bad = one(new ProbeTarget.Prometheus("order", base + "/badprom", 1000, null));
+        assertFalse(bad.ok());
+        assertEquals("PARSE_ERROR", bad.status());
+        assertTrue(bad.detail().startsWith("line 3:"), bad.detail());
+    }
+
+    @Test
+    void roundIsConcurrentAndBoundedByTheLargestDeadline() {
+        var targets = List.<ProbeTarget>of(
+                new ProbeTarget.Http("a", base + "/hang", 400), new ProbeTarget.Http("b", base + "/hang", 400),
+                new ProbeTarget.Http("c", base + "/hang", 400), new ProbeTarget.Http("d", base + "/up", 400));
+        long t0 = System.nanoTime();
+        var result = prober.run(new ProbeRound("r1", "t1", "formal", 0, targets));
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertTrue(ms < 400 + Prober.DEFAULT_GRACE_MS + 300, "round took " + ms + " ms (serial would be 1200+)");
+        assertEquals(List.of(false, false, false, true), result.reports().stream().map(HealthReport::ok).toList());
+    }
+
+    @Test
+    void bulkheadBoundsProbesPerEndpoint() {
+        try (Prober small = new Prober(new Probes(), 2, 100, System::currentTimeMillis)) {
+            var targets = List.<ProbeTarget>of(new ProbeTarget.Http("a", base + "/hang", 300),
+                    new ProbeTarget.Http("a", base + "/hang", 300), new ProbeTarget.Http("a", base + "/hang", 300));
+            var reports = small.run(new ProbeRound("r", "t", "formal", 0, targets)).reports();
+            assertEquals(1, reports.stream().filter(r -> r.status().equals("BULKHEAD_FULL")).count(), reports.toString());
+        }
+    }
+
+    @Test
+    void handlerReadsTheSampleEventShape() throws Exception {
+        String event = """
+                {"runId":"run-1","teamId":"team-a","stage":"formal","stepIndex":1,"targets":[
+                 {"module":"order","kind":"http","url":"%s/up","timeoutMs":1000},
+                 {"module":"order","kind":"tcp","host":"127.0.0.1","port":%d,"timeoutMs":500},
+                 {"module":"order","kind":"prometheus","url":"%s/prom","timeoutMs":1000},
+                 {"module":"x","kind":"grpc","host":"127.0.0.1","port":%d,"service":"","timeoutMs":500}]}
+                """.formatted(base, http.getAddress().getPort(), base, grpc.getPort());
+        var out = new ByteArrayOutputStream();
+        new ProbeHandler(prober).handleRequest(new ByteArrayInputStream(event.getBytes(StandardCharsets.UTF_8)), out, null);
+        var result = Json.read(out.toString(StandardCharsets.UTF_8), ProbeRoundResult.class);
+        assertEquals("run-1", result.runId());
+        assertEquals(List.of("http", "tcp", "prometheus", "grpc"), result.reports().stream().map(HealthReport::kind).toList());
+        assertTrue(result.reports().stream().allMatch(HealthReport::ok), result.reports().toString());
+    }
+}
