@@ -32,6 +32,17 @@ function stop(signal) {
   if (server.closeAllConnections) server.closeAllConnections();
   setTimeout(() => process.exit(0), 3000).unref();
 }
+// dynalite rethrows a request stream's 'error' (index.js: req.on('error', err => { throw err })),
+// so one client that aborts a request mid-body (an SDK call interrupted by its thread, a timeout)
+// would take the whole emulator down. Such errors concern that one connection only: log and go on.
+process.on('uncaughtException', (err) => {
+  if (err && (err.code === 'ECONNRESET' || err.code === 'EPIPE' || err.message === 'aborted')) {
+    process.stderr.write(`dynalite: client connection dropped (${err.code || err.message}); continuing\n`);
+    return;
+  }
+  process.stderr.write(`dynalite: fatal: ${err && err.stack ? err.stack : err}\n`);
+  process.exit(1);
+});
 process.on('SIGTERM', () => stop('SIGTERM'));
 process.on('SIGINT', () => stop('SIGINT'));
 

@@ -182,6 +182,35 @@ test('dynalite serves DynamoDB and exits 0 on SIGTERM', async () => {
   }
 });
 
+test('dynalite survives a client that drops its connection mid-request', { timeout: 15000 }, async () => {
+  const dynamo = await startServer('dynalite.cjs', ['--port', '0'], {});
+  try {
+    // A request that announces a body and is reset before sending it (an interrupted SDK call).
+    await new Promise((resolve) => {
+      const sock = require('node:net').connect(dynamo.port, '127.0.0.1', () => {
+        sock.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-amz-json-1.0\r\n'
+          + 'X-Amz-Target: DynamoDB_20120810.ListTables\r\nContent-Length: 1000\r\n\r\n{"Li');
+        setTimeout(() => { sock.resetAndDestroy(); resolve(); }, 100);
+      });
+      sock.on('error', () => {});
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const res = await fetch(`http://127.0.0.1:${dynamo.port}/`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/x-amz-json-1.0',
+        'X-Amz-Target': 'DynamoDB_20120810.ListTables',
+        'X-Amz-Date': '20260101T000000Z',
+        Authorization: 'AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=0',
+      },
+      body: '{}',
+    });
+    assert.equal(res.status, 200, 'dynalite still answers after the dropped connection');
+  } finally {
+    assert.equal(await stopServer(dynamo.child), 0);
+  }
+});
+
 test('validate-asl accepts valid ASL and rejects invalid ASL', () => {
   const valid = path.join(tmp, 'flow.asl.json');
   const invalid = path.join(tmp, 'invalid.asl.json');

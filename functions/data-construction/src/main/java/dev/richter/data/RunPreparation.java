@@ -59,10 +59,13 @@ public final class RunPreparation {
      * @param workers      one task per load-driver worker
      * @param probeTargets probe targets (shape of the probe function's {@code targets})
      * @param coreModules  modules whose DAMAGED verdict aborts the run
+     * @param abortPolicy  the plan's abort policy in the fault decider's shape:
+     *                     {@code {conditions: [{type: anyDamagedCoreModule} | {type: errorRateOver, errorRate: 0..1, forSeconds}]}}
      */
     public record StartedStep(String runId, String teamId, String stage, int stepIndex, double qps, int durationS,
                               boolean skip, long stepEndsAtMs, List<WorkerTask> workers,
-                              List<Map<String, Object>> probeTargets, List<String> coreModules) {}
+                              List<Map<String, Object>> probeTargets, List<String> coreModules,
+                              Map<String, Object> abortPolicy) {}
 
     /** The run's steps per stage: {@code preTest} (one step) and {@code formal} (the plan's steps in order). */
     public record Stages(String runId, String planId, String teamId, List<StepRef> preTest, List<StepRef> formal) {}
@@ -104,7 +107,7 @@ public final class RunPreparation {
         List<Map<String, Object>> targets = probeTargets(services);
         if (aborted) {
             return new StartedStep(step.runId(), step.teamId(), step.stage(), step.stepIndex(), step.qps(),
-                    step.durationS(), true, nowMs, List.of(), targets, plan.coreModules());
+                    step.durationS(), true, nowMs, List.of(), targets, plan.coreModules(), abortPolicy(plan.abortPolicy()));
         }
         Map<String, RegisteredService> byName = new LinkedHashMap<>();
         services.forEach(s -> byName.put(s.name(), s));
@@ -120,7 +123,20 @@ public final class RunPreparation {
                     LATENESS_TOLERANCE_MS, Marker.DEFAULT, scenarios));
         }
         return new StartedStep(step.runId(), step.teamId(), step.stage(), step.stepIndex(), step.qps(),
-                step.durationS(), false, endsAtMs, workers, targets, plan.coreModules());
+                step.durationS(), false, endsAtMs, workers, targets, plan.coreModules(), abortPolicy(plan.abortPolicy()));
+    }
+
+    /** The plan's abort policy as the fault decider's condition list. */
+    static Map<String, Object> abortPolicy(Plan.AbortPolicy p) {
+        List<Map<String, Object>> conditions = new ArrayList<>();
+        if (p.abortOnDamagedCoreModule()) {
+            conditions.add(Map.of("type", "anyDamagedCoreModule"));
+        }
+        if (p.maxErrorRatePct() < 100) {
+            conditions.add(Map.of("type", "errorRateOver", "errorRate", p.maxErrorRatePct() / 100.0,
+                    "forSeconds", Math.max(1, p.errorRateWindowS())));
+        }
+        return Map.of("conditions", conditions);
     }
 
     /** Workers for a step: {@code ceil(stepQps / perWorkerQps)}, at least 1 (DESIGN.md §5). */

@@ -55,6 +55,14 @@ class RunPreparationTest {
     }
 
     @Test
+    void planAbortPolicyBecomesTheDecidersConditions() {
+        var policy = RunPreparation.abortPolicy(new Plan.AbortPolicy(true, 25, 4));
+        assertEquals(List.of(Map.of("type", "anyDamagedCoreModule"),
+                Map.of("type", "errorRateOver", "errorRate", 0.25, "forSeconds", 4)), policy.get("conditions"));
+        assertEquals(List.of(), RunPreparation.abortPolicy(new Plan.AbortPolicy(false, 100, 5)).get("conditions"));
+    }
+
+    @Test
     void abortedRunSkipsTheStepWithoutWorkers() {
         var step = new RunPreparation.StepRef("run-1", "t1", "formal", 0, 20, 15);
         var started = RunPreparation.start(step, plan("order"), List.of(ORDER), 5, true);

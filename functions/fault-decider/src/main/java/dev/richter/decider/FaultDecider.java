@@ -208,8 +208,10 @@ public final class FaultDecider {
         if (voteRounds >= rules.damagedVoteConsecutiveRounds()) {
             next = State.DAMAGED;
             rule = "vote";
-            reason = "weighted probe vote %.2f >= %.2f (failing: %s)".formatted(fraction, rules.damagedVoteFraction(),
-                    String.join(", ", failingKinds));
+            String firstDetail = used.stream().filter(r -> !r.ok() && !r.detail().isBlank()).map(r -> r.kind() + ": " + r.detail())
+                    .findFirst().orElse("");
+            reason = "weighted probe vote %.2f >= %.2f (failing: %s)%s".formatted(fraction, rules.damagedVoteFraction(),
+                    String.join(", ", failingKinds), firstDetail.isEmpty() ? "" : "; " + firstDetail);
         } else if (errorBurst) {
             next = State.DAMAGED;
             rule = "error-burst";

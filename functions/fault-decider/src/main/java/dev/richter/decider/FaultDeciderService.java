@@ -42,7 +42,8 @@ public final class FaultDeciderService {
         long now = clockMs.getAsLong();
         DecisionRules teamRules = rules.load(req.teamId());
         DecisionRules r = req.runAbortPolicy().map(teamRules::withAbortPolicy).orElse(teamRules);
-        int lookBackSeconds = Math.max(r.passiveWindowSeconds(), r.abortPolicy().passiveSecondsNeeded());
+        int lookBackSeconds = Math.max(r.passiveWindowSeconds(),
+                r.abortPolicy().passiveSecondsNeeded() + PassiveEvidence.MAX_FLUSH_LAG_S);
         long nowSec = Math.floorDiv(now, 1000);
         PassiveEvidence passive = PassiveEvidence.fromWindows(
                 runMetrics.windows(req.runId(), req.stage(), req.stepIndex(), nowSec - lookBackSeconds, nowSec - 1));

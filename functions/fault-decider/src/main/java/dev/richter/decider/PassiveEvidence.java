@@ -95,12 +95,24 @@ public record PassiveEvidence(TreeMap<Long, Second> seconds) {
     }
 
     /**
-     * True when each of the last {@code n} complete seconds before {@code nowMs} had requests and an error
-     * rate above {@code rate}.
+     * How many of the newest seconds may still be missing because the load driver has not flushed
+     * them yet (it writes each second's window about a second after the second ends).
+     */
+    public static final int MAX_FLUSH_LAG_S = 2;
+
+    /**
+     * True when each of the last {@code n} flushed seconds had requests and an error rate above
+     * {@code rate}. The span ends at the newest second present among the last
+     * {@link #MAX_FLUSH_LAG_S} + 1 complete seconds before {@code nowMs}, so a window that is not
+     * written yet does not hide a sustained error rate; a gap inside the span breaks it.
      */
     public boolean everySecondErrorRateAbove(long nowMs, int n, double rate) {
         long nowSec = Math.floorDiv(nowMs, 1000);
-        for (long s = nowSec - n; s <= nowSec - 1; s++) {
+        long last = nowSec - 1;
+        while (last > nowSec - 1 - MAX_FLUSH_LAG_S && !seconds.containsKey(last)) {
+            last--;
+        }
+        for (long s = last - n + 1; s <= last; s++) {
             Second sec = seconds.get(s);
             if (sec == null || sec.count() == 0 || (double) sec.errors() / sec.count() <= rate) return false;
         }

@@ -189,7 +189,13 @@ public final class Probes implements AutoCloseable {
             case ConnectException x -> "REFUSED";
             default -> "ERROR";
         };
-        String msg = e.getMessage() == null ? e.getClass().getSimpleName() : e.getClass().getSimpleName() + ": " + e.getMessage();
+        // the JDK HttpClient's ConnectException often has no message: say what the status means
+        String what = switch (status) {
+            case "REFUSED" -> "connection refused";
+            case "TIMEOUT" -> "timed out";
+            default -> "failed";
+        };
+        String msg = what + " (" + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()) + ")";
         return new HealthReport(t.module(), t.kind(), false, status, List.of(), elapsedMs(startNs), msg, Map.of(), atMs);
     }
 

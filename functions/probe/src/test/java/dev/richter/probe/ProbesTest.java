@@ -128,6 +128,7 @@ class ProbesTest {
         var r = one(new ProbeTarget.Tcp("o", "127.0.0.1", closed, 500));
         assertFalse(r.ok());
         assertEquals("REFUSED", r.status());
+        assertTrue(r.detail().startsWith("connection refused"), r.detail());
     }
 
     @Test

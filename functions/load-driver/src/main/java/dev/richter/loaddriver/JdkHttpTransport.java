@@ -1,0 +1,84 @@
+package dev.richter.loaddriver;
+
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * {@link HttpTransport} on the JDK {@link HttpClient}: asynchronous, HTTP/1.1 with keep-alive (the JDK
+ * pools idle connections per host), completions on a bounded executor of {@code executorThreads}
+ * daemon threads.
+ *
+ * <p>Headers the JDK client manages itself ({@code connection}, {@code content-length}, {@code expect},
+ * {@code host}, {@code upgrade}) and HTTP/2 pseudo-headers ({@code :authority} …) in a replayed request
+ * are not copied: the client sets them for the target. Each request carries its deadline as
+ * {@link HttpRequest#timeout} and additionally {@link CompletableFuture#orTimeout} (deadline + 250 ms)
+ * as a backstop.
+ */
+public final class JdkHttpTransport implements HttpTransport {
+    private static final Set<String> CLIENT_MANAGED = Set.of("connection", "content-length", "expect", "host",
+            "upgrade", "keep-alive", "transfer-encoding", "te", "trailer", "proxy-connection", "http2-settings");
+    /** Extra time after the deadline before the backstop timeout fires, milliseconds. */
+    private static final long BACKSTOP_GRACE_MS = 250;
+
+    private final ExecutorService executor;
+    private final HttpClient client;
+
+    /**
+     * @param executorThreads completion threads, ≥ 1
+     * @param connectTimeout  TCP connect deadline
+     */
+    public JdkHttpTransport(int executorThreads, Duration connectTimeout) {
+        AtomicInteger n = new AtomicInteger();
+        this.executor = Executors.newFixedThreadPool(executorThreads, r -> {
+            Thread t = new Thread(r, "load-driver-http-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        this.client = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .followRedirects(HttpClient.Redirect.NEVER)
+                .connectTimeout(connectTimeout)
+                .executor(executor)
+                .build();
+    }
+
+    /** Two completion threads, 2 s connect timeout. */
+    public JdkHttpTransport() {
+        this(2, Duration.ofSeconds(2));
+    }
+
+    @Override
+    public PreparedRequest prepare(OutboundRequest request) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(request.uri())
+                .timeout(Duration.ofMillis(request.timeoutMs()))
+                .method(request.method(), request.body().length == 0
+                        ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofByteArray(request.body()));
+        request.headers().forEach((name, value) -> {
+            String lower = name.toLowerCase(Locale.ROOT);
+            if (!lower.startsWith(":") && !CLIENT_MANAGED.contains(lower)) {
+                b.header(name, value);
+            }
+        });
+        HttpRequest httpRequest = b.build();
+        long backstopMs = request.timeoutMs() + BACKSTOP_GRACE_MS;
+        return () -> client.sendAsync(httpRequest, HttpResponse.BodyHandlers.discarding())
+                .thenApply(HttpResponse::statusCode)
+                .orTimeout(backstopMs, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void close() {
+        client.shutdownNow();
+        executor.shutdownNow();
+    }
+}

@@ -1,0 +1,315 @@
+package dev.richter.loaddriver;
+
+import dev.richter.common.model.Counters;
+import dev.richter.common.model.WorkerResult;
+import dev.richter.common.model.WorkerTask;
+import java.net.ConnectException;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpTimeoutException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
+
+/**
+ * One load-driver worker for one step: open-model arrivals (DESIGN §5), coordinated-omission-corrected
+ * latency, per-second windows, abort polling. No AWS types: results go to a {@link ResultSink}, the abort
+ * flag comes from an {@link AbortFlag}, requests go through an {@link HttpTransport}.
+ *
+ * <p>Per request {@code i} due at {@code d_i} (see {@link ConstantArrivalSchedule}):
+ * <ul>
+ *   <li>in flight ≥ {@code maxInFlight} → counted {@code dropped} (and {@code due}), not sent;</li>
+ *   <li>else sent at {@code s_i}; counted {@code late} when {@code s_i − d_i > latenessToleranceMs};</li>
+ *   <li>on its outcome at {@code e_i}: {@code e_i − d_i} goes to the from-due histogram and
+ *       {@code e_i − s_i} to the from-send histogram (µs), see {@link StepRecorder#outcome}.</li>
+ * </ul>
+ * The abort flag is polled on a separate scheduled thread every {@code abortPollIntervalMs} (and once
+ * before the first request); after it turns true no request is sent (within one park slice, 50 ms),
+ * in-flight requests are awaited up to their deadline, and the result is kept with {@code aborted=true}.
+ */
+public final class LoadDriver {
+    private static final Logger LOG = LogManager.getLogger(LoadDriver.class);
+    private static final long IN_FLIGHT_POLL_NANOS = 10_000_000L;
+
+    /** Source of the run's abort flag, e.g. {@code RunFlags::isAbortRequested}. */
+    @FunctionalInterface
+    public interface AbortFlag {
+        /** True when the run must stop. May throw; a failed poll is logged and treated as "not aborted". */
+        boolean isAbortRequested(String runId);
+    }
+
+    /** Instrumentation hook called on the scheduler thread right before each send (the benchmark's jitter). */
+    @FunctionalInterface
+    public interface SendObserver {
+        /**
+         * @param index     worker's request index
+         * @param dueNanos  due time, {@link Clock} nanos
+         * @param sendNanos time of the send call, {@link Clock} nanos
+         */
+        void onSend(long index, long dueNanos, long sendNanos);
+
+        /** Observes nothing. */
+        SendObserver NONE = (i, d, s) -> { };
+    }
+
+    /**
+     * Tunables, defaults in {@link #DEFAULT}.
+     *
+     * @param abortPollIntervalMs   abort-flag poll period, milliseconds (≤ 1000 by DESIGN §5); default 500
+     * @param windowFlushIntervalMs how often finished windows go to the sink, milliseconds; default 1000
+     * @param maxParkSliceNanos     longest scheduler park, bounds abort latency at low rates; default 50 ms
+     * @param inFlightGraceMs       after the last send, wait up to request deadline + this for responses; default 1000
+     */
+    public record Config(long abortPollIntervalMs, long windowFlushIntervalMs, long maxParkSliceNanos,
+                         long inFlightGraceMs) {
+        /** 500 ms abort poll, 1 s window flush, 50 ms park slices, 1 s in-flight grace. */
+        public static final Config DEFAULT = new Config(500, 1000, ArrivalScheduler.DEFAULT_MAX_PARK_SLICE_NANOS, 1000);
+
+        /** @throws IllegalArgumentException when a value is not positive or the abort poll exceeds 1 s */
+        public Config {
+            if (abortPollIntervalMs <= 0 || abortPollIntervalMs > 1000) {
+                throw new IllegalArgumentException("abortPollIntervalMs must be in (0, 1000]");
+            }
+            if (windowFlushIntervalMs <= 0 || maxParkSliceNanos <= 0 || inFlightGraceMs < 0) {
+                throw new IllegalArgumentException("intervals must be > 0");
+            }
+        }
+    }
+
+    private final HttpTransport transport;
+    private final ResultSink sink;
+    private final AbortFlag abortFlag;
+    private final Clock clock;
+    private final LongSupplier epochMsClock;
+    private final Config config;
+    private final SendObserver observer;
+
+    /**
+     * @param transport    HTTP client
+     * @param sink         where windows and the result go
+     * @param abortFlag    the run's abort flag
+     * @param clock        monotonic clock of the scheduler and latency measurement
+     * @param epochMsClock wall clock, epoch milliseconds (maps {@code stepStartEpochMs} to the monotonic clock)
+     * @param config       tunables
+     * @param observer     send hook (use {@link SendObserver#NONE})
+     */
+    public LoadDriver(HttpTransport transport, ResultSink sink, AbortFlag abortFlag, Clock clock,
+                      LongSupplier epochMsClock, Config config, SendObserver observer) {
+        this.transport = transport;
+        this.sink = sink;
+        this.abortFlag = abortFlag;
+        this.clock = clock;
+        this.epochMsClock = epochMsClock;
+        this.config = config;
+        this.observer = observer;
+    }
+
+    /** System clocks (park only), default config, no observer. */
+    public LoadDriver(HttpTransport transport, ResultSink sink, AbortFlag abortFlag) {
+        this(transport, sink, abortFlag, Clock.system(), System::currentTimeMillis, Config.DEFAULT, SendObserver.NONE);
+    }
+
+    /**
+     * Workers needed for a step: {@code ceil(stepQps / perWorkerQps)}, at least 1 (DESIGN §5).
+     *
+     * @throws IllegalArgumentException when {@code perWorkerQps ≤ 0} or either rate is not finite
+     */
+    public static int workersFor(double stepQps, double perWorkerQps) {
+        if (!(perWorkerQps > 0) || Double.isInfinite(perWorkerQps) || Double.isNaN(stepQps) || Double.isInfinite(stepQps)) {
+            throw new IllegalArgumentException("rates must be finite and perWorkerQps > 0: " + stepQps + ", " + perWorkerQps);
+        }
+        return (int) Math.max(1, Math.ceil(stepQps / perWorkerQps - 1e-9));
+    }
+
+    /** The same result with both histogram fields null (for the Step Functions payload). */
+    public static WorkerResult withoutHistograms(WorkerResult r) {
+        return new WorkerResult(r.runId(), r.stage(), r.stepIndex(), r.workerIndex(), r.workerCount(), r.targetQps(),
+                r.startedAtMs(), r.endedAtMs(), r.counters(), null, null, r.aborted());
+    }
+
+    /** Runs {@code task} with its constant-rate schedule; see {@link #run(WorkerTask, ArrivalSchedule)}. */
+    public WorkerResult run(WorkerTask task) {
+        return run(task, new ConstantArrivalSchedule(task.qps(), task.durationS(), task.workerIndex(), task.workerCount()));
+    }
+
+    /**
+     * Runs one worker's step on the calling thread and stores its windows and result in the sink.
+     *
+     * @param task     the worker's task (rate fields are not used: {@code schedule} decides arrivals)
+     * @param schedule this worker's arrivals
+     * @return the result with both histograms encoded
+     * @throws IllegalArgumentException on an invalid task (no usable scenario, maxInFlight or
+     *                                  requestTimeoutMs &lt; 1)
+     * @throws RuntimeException         when the sink fails to store the result
+     */
+    public WorkerResult run(WorkerTask task, ArrivalSchedule schedule) {
+        if (task.maxInFlight() < 1 || task.requestTimeoutMs() < 1) {
+            throw new IllegalArgumentException("maxInFlight and requestTimeoutMs must be >= 1");
+        }
+        TrafficMix mix = new TrafficMix(task.scenarios(), task.marker(), task.requestTimeoutMs(), transport);
+        StepRecorder recorder = new StepRecorder();
+
+        long nowEpochMs = epochMsClock.getAsLong();
+        long nowNanos = clock.nanoTime();
+        long epochMsAtT0 = task.stepStartEpochMs() > 0 ? task.stepStartEpochMs() : nowEpochMs;
+        long t0Nanos = nowNanos + (epochMsAtT0 - nowEpochMs) * 1_000_000L;
+        long startedAtMs = epochMsAtT0 + (schedule.count() > 0 ? schedule.dueOffsetNanos(0) / 1_000_000L : 0);
+
+        if (pollAbort(task.runId())) {
+            LOG.info("run {} abort flag set before worker {} started", task.runId(), task.workerIndex());
+            return finish(task, recorder, startedAtMs, epochMsClock.getAsLong(), true);
+        }
+
+        AtomicBoolean abort = new AtomicBoolean();
+        AtomicInteger inFlight = new AtomicInteger();
+        ScheduledExecutorService background = Executors.newScheduledThreadPool(2, r -> {
+            Thread t = new Thread(r, "load-driver-bg");
+            t.setDaemon(true);
+            return t;
+        });
+        LongToEpochSecond epochSecondOf = n -> Math.floorDiv(epochMsAtT0 + Math.floorDiv(n - t0Nanos, 1_000_000L), 1000L);
+        try {
+            background.scheduleAtFixedRate(() -> {
+                if (pollAbort(task.runId())) {
+                    abort.set(true);
+                }
+            }, config.abortPollIntervalMs(), config.abortPollIntervalMs(), TimeUnit.MILLISECONDS);
+            background.scheduleAtFixedRate(() -> flushWindows(task, recorder, epochSecondOf.of(clock.nanoTime())),
+                    config.windowFlushIntervalMs(), config.windowFlushIntervalMs(), TimeUnit.MILLISECONDS);
+
+            long lateNanos = task.latenessToleranceMs() * 1_000_000L;
+            int maxInFlight = task.maxInFlight();
+            new ArrivalScheduler(clock, config.maxParkSliceNanos()).run(schedule, t0Nanos, abort::get,
+                    (index, dueNanos, wokeNanos) -> {
+                        if (inFlight.get() >= maxInFlight) {
+                            recorder.dropped();
+                            return;
+                        }
+                        inFlight.incrementAndGet();
+                        HttpTransport.PreparedRequest request = mix.next().request();
+                        long sendNanos = clock.nanoTime();
+                        observer.onSend(index, dueNanos, sendNanos);
+                        recorder.sent(sendNanos - dueNanos > lateNanos, true);
+                        CompletableFuture<Integer> response;
+                        try {
+                            response = request.send();
+                        } catch (RuntimeException e) {
+                            response = CompletableFuture.failedFuture(e);
+                        }
+                        response.whenComplete((status, error) -> {
+                            long endNanos = clock.nanoTime();
+                            record(recorder, status, error, (endNanos - dueNanos) / 1000, (endNanos - sendNanos) / 1000,
+                                    epochSecondOf.of(endNanos));
+                            inFlight.decrementAndGet();
+                        });
+                    });
+            awaitInFlight(inFlight, task.requestTimeoutMs() + config.inFlightGraceMs());
+        } finally {
+            background.shutdownNow();
+            awaitTermination(background);
+        }
+        if (inFlight.get() > 0) {
+            LOG.warn("run {} worker {}: {} requests still in flight after their deadline", task.runId(),
+                    task.workerIndex(), inFlight.get());
+        }
+        flushWindows(task, recorder, Long.MAX_VALUE);
+        return finish(task, recorder, startedAtMs, epochMsClock.getAsLong(), abort.get());
+    }
+
+    @FunctionalInterface
+    private interface LongToEpochSecond {
+        long of(long nanos);
+    }
+
+    private WorkerResult finish(WorkerTask task, StepRecorder recorder, long startedAtMs, long endedAtMs, boolean aborted) {
+        Counters counters = recorder.counters();
+        WorkerResult result = new WorkerResult(task.runId(), task.stage(), task.stepIndex(), task.workerIndex(),
+                task.workerCount(), task.qps(), startedAtMs, endedAtMs, counters, recorder.encodedFromDue(),
+                recorder.encodedFromSend(), aborted);
+        sink.putResult(result);
+        return result;
+    }
+
+    private static void record(StepRecorder recorder, Integer status, Throwable error, long fromDueUs, long fromSendUs,
+                               long epochSecond) {
+        if (error == null) {
+            StepRecorder.Outcome o = status >= 400 ? StepRecorder.Outcome.HTTP_ERROR : StepRecorder.Outcome.OK;
+            recorder.outcome(o, status, fromDueUs, fromSendUs, epochSecond);
+        } else {
+            recorder.outcome(classify(error), 0, fromDueUs, fromSendUs, epochSecond);
+        }
+    }
+
+    /**
+     * Timeout for {@link HttpTimeoutException} (not its connect subclass) and {@link TimeoutException};
+     * connect error for everything else (connection refused/reset, DNS, TLS, client failures).
+     */
+    static StepRecorder.Outcome classify(Throwable error) {
+        Throwable e = error;
+        while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
+            e = e.getCause();
+        }
+        if (e instanceof HttpConnectTimeoutException || e instanceof ConnectException) {
+            return StepRecorder.Outcome.CONNECT_ERROR;
+        }
+        if (e instanceof HttpTimeoutException || e instanceof TimeoutException) {
+            return StepRecorder.Outcome.TIMEOUT;
+        }
+        return StepRecorder.Outcome.CONNECT_ERROR;
+    }
+
+    private boolean pollAbort(String runId) {
+        try {
+            return abortFlag.isAbortRequested(runId);
+        } catch (RuntimeException e) {
+            LOG.warn("abort-flag poll failed for run {}: {}", runId, e.toString());
+            return false;
+        }
+    }
+
+    private void flushWindows(WorkerTask task, StepRecorder recorder, long beforeEpochSecond) {
+        List<Window> windows = recorder.drainWindowsBefore(beforeEpochSecond, task.runId(), task.stage(),
+                task.stepIndex(), task.workerIndex());
+        if (windows.isEmpty()) {
+            return;
+        }
+        try {
+            sink.putWindows(windows);
+        } catch (RuntimeException e) {
+            LOG.warn("run {} worker {}: {} windows not stored: {}", task.runId(), task.workerIndex(), windows.size(),
+                    e.toString());
+        }
+    }
+
+    /**
+     * Waits on the {@link Clock} (10 ms slices, so virtual clocks work) until nothing is in flight or
+     * {@code maxWaitMs} passed.
+     */
+    private void awaitInFlight(AtomicInteger inFlight, long maxWaitMs) {
+        long deadlineNanos = clock.nanoTime() + maxWaitMs * 1_000_000L;
+        while (inFlight.get() > 0) {
+            long nowNanos = clock.nanoTime();
+            if (nowNanos - deadlineNanos >= 0 || Thread.currentThread().isInterrupted()) {
+                return;
+            }
+            clock.parkUntil(Math.min(deadlineNanos, nowNanos + IN_FLIGHT_POLL_NANOS));
+        }
+    }
+
+    private static void awaitTermination(ScheduledExecutorService executor) {
+        try {
+            executor.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package dev.richter.loaddriver;
+
+import dev.richter.common.model.WorkerResult;
+import java.util.List;
+
+/**
+ * Where a worker's measurements go. {@link RunMetricsRepository} writes them to the run-metrics
+ * table; tests and the benchmark keep them in memory.
+ */
+public interface ResultSink {
+    /**
+     * Stores finished per-second windows; called about once a second during the step and once at
+     * its end. A failure is logged by the caller and does not stop the step.
+     */
+    void putWindows(List<Window> windows);
+
+    /**
+     * Stores the worker's result with both histograms encoded; called once at the end of the step.
+     * A failure propagates to the handler.
+     */
+    void putResult(WorkerResult result);
+
+    /** A sink that keeps everything in memory (thread-safe). */
+    final class InMemory implements ResultSink {
+        private final List<Window> windows = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private final List<WorkerResult> results = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Override
+        public void putWindows(List<Window> ws) {
+            windows.addAll(ws);
+        }
+
+        @Override
+        public void putResult(WorkerResult result) {
+            results.add(result);
+        }
+
+        /** Windows stored so far, in order of arrival. */
+        public List<Window> windows() {
+            return List.copyOf(windows);
+        }
+
+        /** Results stored so far. */
+        public List<WorkerResult> results() {
+            return List.copyOf(results);
+        }
+    }
+}

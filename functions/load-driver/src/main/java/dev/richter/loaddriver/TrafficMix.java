@@ -1,0 +1,125 @@
+package dev.richter.loaddriver;
+
+import dev.richter.common.model.Marker;
+import dev.richter.common.model.ReplayRequest;
+import dev.richter.common.model.Scenario;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The weighted scenario mix of one worker, with every replayed request prepared once (marker merged,
+ * deadline set).
+ *
+ * <p>Scenario choice is deterministic smooth weighted round-robin (the nginx upstream algorithm): over
+ * any window of {@code W} picks each scenario gets its weight share to within one request, with no
+ * randomness to skew a short step. Within a scenario requests are replayed round-robin. Not
+ * thread-safe: used only by the scheduler thread.
+ */
+public final class TrafficMix {
+    /** A prepared request and its scenario's name. */
+    public record Entry(String scenario, HttpTransport.PreparedRequest request) {}
+
+    private final List<String> names = new ArrayList<>();
+    private final double[] weights;
+    private final double[] current;
+    private final double totalWeight;
+    private final List<List<HttpTransport.PreparedRequest>> prepared = new ArrayList<>();
+    private final int[] nextRequest;
+
+    /**
+     * @param scenarios        scenarios with weight &gt; 0 and at least one request (others are ignored)
+     * @param marker           marker merged into every request
+     * @param requestTimeoutMs deadline of each request, milliseconds
+     * @param transport        prepares the requests
+     * @throws IllegalArgumentException when no scenario has a positive weight and a request, or a
+     *                                  request is malformed (bad URI, bad base64 body)
+     */
+    public TrafficMix(List<Scenario> scenarios, Marker marker, int requestTimeoutMs, HttpTransport transport) {
+        List<Double> ws = new ArrayList<>();
+        for (Scenario s : scenarios) {
+            if (!(s.weight() > 0) || s.requests().isEmpty()) {
+                continue;
+            }
+            List<HttpTransport.PreparedRequest> ps = new ArrayList<>();
+            for (ReplayRequest r : s.requests()) {
+                ps.add(transport.prepare(toOutbound(s.targetBaseUrl(), r, marker, requestTimeoutMs)));
+            }
+            names.add(s.name());
+            ws.add(s.weight());
+            prepared.add(ps);
+        }
+        if (names.isEmpty()) {
+            throw new IllegalArgumentException("scenarios: no scenario with weight > 0 and at least one request");
+        }
+        weights = ws.stream().mapToDouble(Double::doubleValue).toArray();
+        current = new double[weights.length];
+        totalWeight = ws.stream().mapToDouble(Double::doubleValue).sum();
+        nextRequest = new int[weights.length];
+    }
+
+    /** The next request of the mix. */
+    public Entry next() {
+        int best = 0;
+        for (int s = 0; s < weights.length; s++) {
+            current[s] += weights[s];
+            if (current[s] > current[best]) {
+                best = s;
+            }
+        }
+        current[best] -= totalWeight;
+        List<HttpTransport.PreparedRequest> ps = prepared.get(best);
+        int i = nextRequest[best];
+        nextRequest[best] = (i + 1) % ps.size();
+        return new Entry(names.get(best), ps.get(i));
+    }
+
+    /**
+     * Resolves a replayed request: URI = base URL + path (one slash between), body decoded from base64,
+     * marker applied with {@link #withMarker}.
+     *
+     * @throws IllegalArgumentException on a bad URI or base64 body
+     */
+    public static OutboundRequest toOutbound(String targetBaseUrl, ReplayRequest r, Marker marker, int timeoutMs) {
+        String base = targetBaseUrl == null ? "" : targetBaseUrl;
+        String path = r.path() == null || r.path().isEmpty() ? "/" : r.path();
+        if (base.endsWith("/") && path.startsWith("/")) {
+            base = base.substring(0, base.length() - 1);
+        } else if (!base.endsWith("/") && !path.startsWith("/")) {
+            path = "/" + path;
+        }
+        byte[] body = r.bodyBase64() == null || r.bodyBase64().isEmpty()
+                ? new byte[0] : Base64.getDecoder().decode(r.bodyBase64());
+        String method = r.method() == null || r.method().isBlank() ? "GET" : r.method();
+        return new OutboundRequest(URI.create(base + path), method, withMarker(r.headers(), marker), body, timeoutMs);
+    }
+
+    /**
+     * Applies the marker to a header map. For the {@code baggage} header the marker member is merged into
+     * an existing {@code baggage} header (matched case-insensitively) with {@link Baggage#merge}, keeping
+     * every other valid member; for any other header name the header is set to {@code marker.value()},
+     * replacing a header of the same name.
+     *
+     * @return a new ordered map; the input is not changed
+     */
+    public static Map<String, String> withMarker(Map<String, String> headers, Marker marker) {
+        Map<String, String> out = new LinkedHashMap<>();
+        String existing = null;
+        for (Map.Entry<String, String> h : headers.entrySet()) {
+            if (h.getKey().equalsIgnoreCase(marker.header())) {
+                existing = h.getValue();
+            } else {
+                out.put(h.getKey(), h.getValue());
+            }
+        }
+        if (marker.header().equalsIgnoreCase("baggage")) {
+            out.put(marker.header(), Baggage.merge(existing, marker.key(), marker.value()));
+        } else {
+            out.put(marker.header(), marker.value());
+        }
+        return out;
+    }
+}

@@ -1,0 +1,162 @@
+package dev.richter.loaddriver;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+class ArrivalScheduleTest {
+    private static final long S = 1_000_000_000L;
+
+    /** Runs a schedule on virtual time and returns the dispatch times relative to t0. */
+    private static List<Long> dispatchTimes(ArrivalSchedule schedule) {
+        VirtualClock clock = new VirtualClock(1_000 * S);
+        List<Long> times = new ArrayList<>();
+        long t0 = clock.nanoTime() + 5 * S;
+        long n = new ArrivalScheduler(clock).run(schedule, t0, () -> false, (i, due, now) -> {
+            assertEquals(due, now, "virtual clock wakes exactly at the due time");
+            times.add(now - t0);
+        });
+        assertEquals(schedule.count(), n);
+        return times;
+    }
+
+    @Test
+    void twoQpsForThirtySecondsIsExactlySixty() {
+        List<Long> times = dispatchTimes(ConstantArrivalSchedule.single(2, 30));
+        assertEquals(60, times.size());
+        for (int i = 0; i < 60; i++) {
+            assertEquals(i * S / 2, times.get(i));
+        }
+    }
+
+    @Test
+    void halfQpsForThirtySecondsIsExactlyFifteen() {
+        List<Long> times = dispatchTimes(ConstantArrivalSchedule.single(0.5, 30));
+        assertEquals(15, times.size());
+        assertEquals(0, times.get(0));
+        assertEquals(28 * S, times.get(14));
+    }
+
+    @Test
+    void subOneQpsRatesRoundUpOnlyFractionalProducts() {
+        assertEquals(3, ConstantArrivalSchedule.single(0.1, 30).count(), "0.1 x 30 = 3, not 4 from float error");
+        assertEquals(2, ConstantArrivalSchedule.single(0.5, 3).count(), "due at 0 s and 2 s, both inside 3 s");
+        assertEquals(1, ConstantArrivalSchedule.single(0.2, 1).count());
+        assertEquals(0, ConstantArrivalSchedule.single(0, 30).count());
+        assertEquals(List.of(0L, 10 * S, 20 * S), dispatchTimes(ConstantArrivalSchedule.single(0.1, 30)));
+    }
+
+    @Test
+    void threeWorkersArePhaseShiftedIntoOneUniformStream() {
+        double qps = 2;
+        TreeSet<Long> merged = new TreeSet<>();
+        for (int k = 0; k < 3; k++) {
+            List<Long> times = dispatchTimes(new ConstantArrivalSchedule(qps, 30, k, 3));
+            assertEquals(20, times.size(), "each worker sends qps/n x duration");
+            assertEquals(Math.round(k * 1e9 / qps), times.get(0), "worker k starts k/qps s late");
+            assertEquals(Math.round(3 * 1e9 / qps), times.get(1) - times.get(0), "worker gap is n/qps");
+            merged.addAll(times);
+        }
+        assertEquals(60, merged.size());
+        long j = 0;
+        for (long t : merged) {
+            assertEquals(j++ * S / 2, t, "merged stream is uniform at 1/qps");
+        }
+    }
+
+    @Test
+    void uneven_workerSharesStillSumToTheExactTotal() {
+        // 10 QPS x 1 s over 3 workers: 4 + 3 + 3
+        assertEquals(4, new ConstantArrivalSchedule(10, 1, 0, 3).count());
+        assertEquals(3, new ConstantArrivalSchedule(10, 1, 1, 3).count());
+        assertEquals(3, new ConstantArrivalSchedule(10, 1, 2, 3).count());
+        // 0.5 QPS x 2 s over 3 workers: 1 request, worker 0 only
+        assertEquals(1, new ConstantArrivalSchedule(0.5, 2, 0, 3).count());
+        assertEquals(0, new ConstantArrivalSchedule(0.5, 2, 2, 3).count());
+    }
+
+    @Test
+    void rampFromZeroToTenOverTenSecondsFollowsTheIntegratedRate() {
+        RampingArrivalSchedule ramp = new RampingArrivalSchedule(0, 10, 10, 0, 1);
+        List<Long> times = dispatchTimes(ramp);
+        assertEquals(50, times.size(), "area under 0 -> 10 QPS over 10 s");
+        assertEquals(0, times.get(0));
+        long beforeFive = times.stream().filter(t -> t < 5 * S).count();
+        assertEquals(13, beforeFive, "C(5 s) = 12.5 -> requests 0..12");
+        for (int i = 2; i < times.size(); i++) {
+            long gap = times.get(i) - times.get(i - 1);
+            assertTrue(gap <= times.get(i - 1) - times.get(i - 2), "gaps shrink as the rate grows");
+        }
+        assertTrue(times.get(49) < 10 * S);
+        // request j is due when C(t) = j: t = sqrt(2 j D / b) for a = 0
+        assertEquals(Math.round(Math.sqrt(2.0 * 8 * 10 / 10) * 1e9), times.get(8), 1);
+    }
+
+    @Test
+    void flatRampEqualsConstantAndDownRampWorks() {
+        RampingArrivalSchedule flat = new RampingArrivalSchedule(2, 2, 30, 1, 3);
+        ConstantArrivalSchedule constant = new ConstantArrivalSchedule(2, 30, 1, 3);
+        assertEquals(constant.count(), flat.count());
+        for (int i = 0; i < flat.count(); i++) {
+            assertEquals(constant.dueOffsetNanos(i), flat.dueOffsetNanos(i), 1);
+        }
+        RampingArrivalSchedule down = new RampingArrivalSchedule(10, 0, 10, 0, 1);
+        assertEquals(50, down.count());
+        assertTrue(down.dueOffsetNanos(49) < 10 * S);
+    }
+
+    @Test
+    void aSlowDispatchNeverShiftsLaterDueTimes() {
+        VirtualClock clock = new VirtualClock(0);
+        List<long[]> seen = new ArrayList<>();
+        new ArrivalScheduler(clock).run(ConstantArrivalSchedule.single(10, 1), 0, () -> false, (i, due, now) -> {
+            seen.add(new long[] {due, now});
+            if (i == 2) {
+                clock.advance(350_000_000L); // dispatch of request 2 blocks 350 ms
+            }
+        });
+        assertEquals(10, seen.size());
+        for (int i = 0; i < 10; i++) {
+            assertEquals(i * 100_000_000L, seen.get(i)[0], "due times stay on t0 + i/rate");
+        }
+        assertEquals(550_000_000L, seen.get(3)[1], "requests 3..5 go out at once, late");
+        assertEquals(550_000_000L, seen.get(5)[1]);
+        assertEquals(600_000_000L, seen.get(6)[1], "back on schedule, no accumulated delay");
+    }
+
+    @Test
+    void stopIsNoticedWithinOneParkSliceAtLowRates() {
+        VirtualClock clock = new VirtualClock(0);
+        long[] dispatched = {0};
+        long stopAt = 1_000_000_000L;
+        long n = new ArrivalScheduler(clock, 50_000_000L).run(ConstantArrivalSchedule.single(0.1, 60), 0,
+                () -> clock.nanoTime() >= stopAt, (i, due, now) -> dispatched[0]++);
+        assertEquals(1, n, "only the request due at t0");
+        assertTrue(clock.nanoTime() - stopAt <= 50_000_000L, "stopped within one 50 ms slice");
+    }
+
+    @Test
+    void workersForIsCeilingWithMinimumOne() {
+        assertEquals(1, LoadDriver.workersFor(0.5, 100));
+        assertEquals(1, LoadDriver.workersFor(0, 100));
+        assertEquals(1, LoadDriver.workersFor(100, 100));
+        assertEquals(2, LoadDriver.workersFor(100.5, 100));
+        assertEquals(30, LoadDriver.workersFor(3000, 100));
+        assertEquals(3, LoadDriver.workersFor(0.3, 0.1), "no float overshoot from 0.3/0.1 = 3.0000000000000004");
+        assertThrows(IllegalArgumentException.class, () -> LoadDriver.workersFor(10, 0));
+    }
+
+    @Test
+    void invalidSchedulesAreRejected() {
+        assertThrows(IllegalArgumentException.class, () -> ConstantArrivalSchedule.single(-1, 10));
+        assertThrows(IllegalArgumentException.class, () -> ConstantArrivalSchedule.single(Double.NaN, 10));
+        assertThrows(IllegalArgumentException.class, () -> ConstantArrivalSchedule.single(1, 0));
+        assertThrows(IllegalArgumentException.class, () -> new ConstantArrivalSchedule(1, 10, 3, 3));
+        assertThrows(IllegalArgumentException.class, () -> new RampingArrivalSchedule(1, -1, 10, 0, 1));
+    }
+}

@@ -1,0 +1,312 @@
+package dev.richter.loaddriver;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.richter.common.model.Counters;
+import dev.richter.common.model.HistogramCodec;
+import dev.richter.common.model.Marker;
+import dev.richter.common.model.ReplayRequest;
+import dev.richter.common.model.Scenario;
+import dev.richter.common.model.WorkerResult;
+import dev.richter.common.model.WorkerTask;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.HdrHistogram.Histogram;
+import java.time.Duration;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class LoadDriverTest {
+    private static final long MS = 1_000_000L;
+
+    static WorkerTask task(String baseUrl, double qps, int durationS, int k, int n, long startEpochMs, int timeoutMs,
+                           int maxInFlight, int lateMs) {
+        ReplayRequest get = new ReplayRequest("GET", "/api/orders?page=1", Map.of("baggage", "lt.route=GET%20%2Fapi%2Forders"), null);
+        return new WorkerTask("run-1", "team-a", "formal", 2, qps, durationS, k, n, startEpochMs, timeoutMs, maxInFlight,
+                lateMs, Marker.DEFAULT, List.of(new Scenario("browse", "order-svc", baseUrl, 1, List.of(get))));
+    }
+
+    /** Both transports run the real-socket tests. */
+    static Stream<Supplier<HttpTransport>> transports() {
+        return Stream.of(JdkHttpTransport::new, () -> new NettyHttpTransport(1, Duration.ofSeconds(2)));
+    }
+
+    private static LoadDriver driver(HttpTransport transport, ResultSink sink, LoadDriver.AbortFlag abort, Clock clock) {
+        return new LoadDriver(transport, sink, abort, clock, System::currentTimeMillis, LoadDriver.Config.DEFAULT,
+                LoadDriver.SendObserver.NONE);
+    }
+
+    /** A transport on virtual time: every response arrives {@code latencyNanos} after its send. */
+    private static final class VirtualTransport implements HttpTransport {
+        final VirtualClock clock;
+        final long latencyNanos;
+        final List<Long> starts = new ArrayList<>();
+
+        VirtualTransport(VirtualClock clock, long latencyNanos) {
+            this.clock = clock;
+            this.latencyNanos = latencyNanos;
+        }
+
+        @Override
+        public PreparedRequest prepare(OutboundRequest request) {
+            return () -> {
+                CompletableFuture<Integer> f = new CompletableFuture<>();
+                long now = clock.nanoTime();
+                starts.add(now);
+                clock.at(now + latencyNanos, () -> f.complete(200));
+                return f;
+            };
+        }
+
+        @Override
+        public void close() {}
+    }
+
+    /**
+     * Corpus case 17 (grafana/k6#2308): 1 QPS for 30 s, each iteration 1.9 s. Open model on virtual time:
+     * 30 starts at t = 0..29 s; with the concurrency capped at 1 (k6's single VU) 15 start and 15 are
+     * counted dropped — never 15 reported as the plan.
+     */
+    @Test
+    void corpusCase17_lowRateSlowIterations_virtualTime() {
+        for (int maxInFlight : new int[] {64, 1}) {
+            VirtualClock clock = new VirtualClock(0);
+            VirtualTransport transport = new VirtualTransport(clock, 1_900 * MS);
+            ResultSink.InMemory sink = new ResultSink.InMemory();
+            WorkerResult r = driver(transport, sink, id -> false, clock)
+                    .run(task("http://h", 1, 30, 0, 1, 0, 5000, maxInFlight, 10));
+            Counters c = r.counters();
+            assertEquals(30, c.due());
+            if (maxInFlight == 64) {
+                assertEquals(30, c.sent());
+                assertEquals(0, c.dropped());
+                for (int i = 0; i < 30; i++) {
+                    assertEquals(i * 1000 * MS, (long) transport.starts.get(i), "start " + i + " at " + i + " s");
+                }
+                Histogram h = HistogramCodec.decode(r.latencyFromIntendedHist());
+                assertTrue(h.valuesAreEquivalent(1_900_000, h.getValueAtPercentile(50)), "latency 1.9 s");
+            } else {
+                assertEquals(15, c.sent());
+                assertEquals(15, c.dropped());
+                assertEquals(2000 * MS, (long) transport.starts.get(1));
+            }
+            assertEquals(c.sent(), c.ok());
+            assertEquals(0, c.late());
+            assertEquals(c.sent(), c.marked());
+            assertEquals(1, sink.results().size());
+        }
+    }
+
+    /** Corpus case 17 on real sockets, time scaled by 1/10: 10 QPS for 3 s against a server taking 190 ms. */
+    @ParameterizedTest
+    @MethodSource("transports")
+    void corpusCase17_lowRateSlowIterations_realServerScaled(Supplier<HttpTransport> transports) throws Exception {
+        try (TestServer server = new TestServer(190); HttpTransport transport = transports.get()) {
+            ResultSink.InMemory sink = new ResultSink.InMemory();
+            WorkerResult r = driver(transport, sink, id -> false, Clock.system())
+                    .run(task(server.baseUrl(), 10, 3, 0, 1, 0, 2000, 64, 50));
+            assertEquals(30, server.seen.size(), "30 starts in 3 s although each takes 190 ms");
+            assertEquals(30, r.counters().ok());
+            assertEquals(0, r.counters().dropped());
+            long spanMs = (server.seen.get(29).arrivalNanos() - server.seen.get(0).arrivalNanos()) / MS;
+            assertTrue(spanMs > 2800 && spanMs < 3000, "starts spread over 2.9 s, was " + spanMs);
+            long windowed = sink.windows().stream().mapToLong(Window::count).sum();
+            assertEquals(30, windowed, "every outcome is in exactly one per-second window");
+            for (Window w : sink.windows()) {
+                assertTrue(w.sortKey().matches("window#formal#002#\\d{10}#0000"), w.sortKey());
+                assertEquals(w.count(), HistogramCodec.decode(w.hist()).getTotalCount());
+            }
+        }
+    }
+
+    /** Three workers of one step against a real server: exact total, marker merged on every request, binary body intact. */
+    @ParameterizedTest
+    @MethodSource("transports")
+    void threeWorkerStepSendsExactCountsWithTheMarker(Supplier<HttpTransport> transports) throws Exception {
+        byte[] binary = new byte[256];
+        for (int i = 0; i < 256; i++) {
+            binary[i] = (byte) i;
+        }
+        try (TestServer server = new TestServer(0); HttpTransport transport = transports.get()) {
+            ResultSink.InMemory sink = new ResultSink.InMemory();
+            long start = System.currentTimeMillis() + 300;
+            List<ReplayRequest> reqs = List.of(
+                    new ReplayRequest("GET", "/a?x=1", Map.of("baggage", "lt.route=GET%20%2Fa, bad member"), null),
+                    new ReplayRequest("POST", "/b", Map.of("content-type", "application/octet-stream",
+                            "Content-Length", "999", "Host", "elsewhere"), Base64.getEncoder().encodeToString(binary)));
+            ExecutorService pool = Executors.newFixedThreadPool(3);
+            List<Future<WorkerResult>> futures = new ArrayList<>();
+            for (int k = 0; k < 3; k++) {
+                WorkerTask t = new WorkerTask("run-3", "team-a", "formal", 0, 30, 2, k, 3, start, 2000, 64, 50,
+                        Marker.DEFAULT, List.of(new Scenario("mix", "svc", server.baseUrl() + "/", 1, reqs)));
+                futures.add(pool.submit(() -> driver(transport, sink, id -> false, Clock.system()).run(t)));
+            }
+            Counters total = Counters.ZERO;
+            for (Future<WorkerResult> f : futures) {
+                WorkerResult r = f.get();
+                assertEquals(20, r.counters().sent(), "each worker sends qps/n x duration");
+                total = total.plus(r.counters());
+            }
+            pool.shutdown();
+            assertEquals(new Counters(60, 60, 60, Map.of(), 0, 0, 0, 0, 60), total);
+            assertEquals(60, server.seen.size());
+            for (TestServer.Seen s : server.seen) {
+                List<Baggage.Member> members = Baggage.parse(s.baggage());
+                assertEquals("richter-loadtest", members.get(0).key(), "marker on every request: " + s.baggage());
+                assertEquals("1", members.get(0).value());
+                if (s.method().equals("GET")) {
+                    assertEquals("/a?x=1", s.path());
+                    assertEquals(2, members.size(), "existing member kept, only the bad one dropped");
+                    assertEquals("GET /a", members.get(1).value());
+                } else {
+                    assertEquals("/b", s.path());
+                    assertArrayEquals(binary, s.body());
+                }
+            }
+            assertEquals(3, sink.results().size());
+            // merged stream is uniform: 60 arrivals over ~1.95 s, no two workers bunched together
+            List<Long> arrivals = server.seen.stream().map(TestServer.Seen::arrivalNanos).sorted().toList();
+            long spanMs = (arrivals.get(59) - arrivals.get(0)) / MS;
+            assertTrue(spanMs > 1900 && spanMs < 2050, "span " + spanMs);
+        }
+    }
+
+    /** A hanging server: the in-flight cap turns further due requests into counted drops; the stuck ones time out. */
+    @ParameterizedTest
+    @MethodSource("transports")
+    void inFlightCapCountsDropsAndDeadlinesCountTimeouts(Supplier<HttpTransport> transports) throws Exception {
+        try (TestServer server = new TestServer(60_000); HttpTransport transport = transports.get()) {
+            ResultSink.InMemory sink = new ResultSink.InMemory();
+            long t = System.nanoTime();
+            WorkerResult r = driver(transport, sink, id -> false, Clock.system())
+                    .run(task(server.baseUrl(), 20, 1, 0, 1, 0, 1500, 2, 50));
+            long tookMs = (System.nanoTime() - t) / MS;
+            Counters c = r.counters();
+            assertEquals(20, c.due());
+            assertEquals(2, c.sent());
+            assertEquals(18, c.dropped());
+            assertEquals(2, c.timeouts());
+            assertEquals(0, c.ok());
+            assertEquals(c.due(), c.sent() + c.dropped(), "nothing silently skipped");
+            Histogram h = HistogramCodec.decode(r.latencyFromIntendedHist());
+            assertEquals(2, h.getTotalCount(), "timeouts recorded at their deadline");
+            assertTrue(h.getMinValue() >= 1_500_000, "min " + h.getMinValue());
+            assertTrue(tookMs < 3500, "waited for in-flight up to the deadline only: " + tookMs);
+        }
+    }
+
+    /** Sends later than the tolerance are counted late; latency from due includes the lateness, from send does not. */
+    @Test
+    void lateSendsAreCountedAndCoordinatedOmissionIsCorrected() throws Exception {
+        Clock overshooting = new Clock() {
+            @Override
+            public long nanoTime() {
+                return System.nanoTime();
+            }
+
+            @Override
+            public void parkUntil(long deadlineNanos) {
+                Clock.system().parkUntil(deadlineNanos + 30 * MS);
+            }
+        };
+        try (TestServer server = new TestServer(0); JdkHttpTransport transport = new JdkHttpTransport()) {
+            // warm the client: the very first send (connection, class loading) can make its successor late
+            driver(transport, new ResultSink.InMemory(), id -> false, Clock.system())
+                    .run(task(server.baseUrl(), 10, 1, 0, 1, 0, 2000, 64, 50));
+            for (int toleranceMs : new int[] {10, 200}) {
+                // one park per request (no slices), so every park overshoots its due time by exactly 30 ms
+                LoadDriver.Config oneParkPerRequest = new LoadDriver.Config(500, 1000, 10_000 * MS, 1000);
+                WorkerResult r = new LoadDriver(transport, new ResultSink.InMemory(), id -> false, overshooting,
+                        System::currentTimeMillis, oneParkPerRequest, LoadDriver.SendObserver.NONE)
+                        .run(task(server.baseUrl(), 10, 1, 0, 1, System.currentTimeMillis() + 500, 2000, 64, toleranceMs));
+                assertEquals(10, r.counters().sent());
+                assertEquals(toleranceMs == 10 ? 10 : 0, r.counters().late(), "tolerance " + toleranceMs);
+                Histogram fromDue = HistogramCodec.decode(r.latencyFromIntendedHist());
+                Histogram fromSend = HistogramCodec.decode(r.latencyFromSendHist());
+                assertTrue(fromDue.getMinValue() >= 30_000, "from due includes the lateness: " + fromDue.getMinValue());
+                assertTrue(fromSend.getValueAtPercentile(50) < fromDue.getValueAtPercentile(50) - 25_000,
+                        "from send " + fromSend.getValueAtPercentile(50) + " from due " + fromDue.getValueAtPercentile(50));
+            }
+        }
+    }
+
+    @Test
+    void abortStopsSendingWithinASecondAndKeepsResults() throws Exception {
+        try (TestServer server = new TestServer(0); JdkHttpTransport transport = new JdkHttpTransport()) {
+            ResultSink.InMemory sink = new ResultSink.InMemory();
+            long t0 = System.nanoTime();
+            LoadDriver.AbortFlag flag = id -> System.nanoTime() - t0 > 1000 * MS;
+            WorkerResult r = driver(transport, sink, flag, Clock.system())
+                    .run(task(server.baseUrl(), 10, 10, 0, 1, 0, 2000, 64, 50));
+            long tookMs = (System.nanoTime() - t0) / MS;
+            assertTrue(r.aborted());
+            assertTrue(tookMs < 2200, "stopped within 1 s of the flag: " + tookMs);
+            assertTrue(r.counters().sent() >= 10 && r.counters().sent() <= 21, "sent " + r.counters().sent());
+            assertEquals(r.counters().sent(), r.counters().ok());
+            assertEquals(1, sink.results().size());
+            assertTrue(sink.results().get(0).aborted());
+        }
+    }
+
+    @Test
+    void abortFlagIsCheckedBeforeStarting() throws Exception {
+        try (TestServer server = new TestServer(0); JdkHttpTransport transport = new JdkHttpTransport()) {
+            ResultSink.InMemory sink = new ResultSink.InMemory();
+            WorkerResult r = driver(transport, sink, id -> true, Clock.system())
+                    .run(task(server.baseUrl(), 10, 10, 0, 1, 0, 2000, 64, 50));
+            assertTrue(r.aborted());
+            assertEquals(Counters.ZERO, r.counters());
+            assertEquals(0, server.seen.size());
+            assertEquals(1, sink.results().size());
+        }
+    }
+
+    @Test
+    void aFailingAbortPollIsNotAnAbort() throws Exception {
+        try (TestServer server = new TestServer(0); JdkHttpTransport transport = new JdkHttpTransport()) {
+            WorkerResult r = driver(transport, new ResultSink.InMemory(), id -> {
+                throw new IllegalStateException("dynamodb down");
+            }, Clock.system()).run(task(server.baseUrl(), 10, 1, 0, 1, 0, 2000, 64, 50));
+            assertFalse(r.aborted());
+            assertEquals(10, r.counters().ok());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("transports")
+    void connectionRefusedIsCountedAsConnectError(Supplier<HttpTransport> transports) throws Exception {
+        int port;
+        try (var s = new java.net.ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        try (HttpTransport transport = transports.get()) {
+            WorkerResult r = driver(transport, new ResultSink.InMemory(), id -> false, Clock.system())
+                    .run(task("http://127.0.0.1:" + port, 5, 1, 0, 1, 0, 1000, 64, 50));
+            assertEquals(5, r.counters().connectErrors());
+            assertEquals(5, r.counters().errors());
+        }
+    }
+
+    @Test
+    void withoutHistogramsNullsOnlyTheHistograms() {
+        WorkerResult r = new WorkerResult("r", "formal", 1, 2, 3, 10, 5, 6, Counters.ZERO, "a", "b", true);
+        WorkerResult s = LoadDriver.withoutHistograms(r);
+        assertNull(s.latencyFromIntendedHist());
+        assertNull(s.latencyFromSendHist());
+        assertEquals(r.sortKey(), s.sortKey());
+        assertTrue(s.aborted());
+    }
+}
