@@ -1,8 +1,15 @@
 package dev.richter.shop;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.richter.sdk.ExitMocks;
+import dev.richter.sdk.ExitMocksConfig;
+import dev.richter.sdk.Marked;
+import dev.richter.sdk.MockResponse;
+import io.opentelemetry.api.trace.Span;
 import java.io.IOException;
+import java.net.URI;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -16,10 +23,20 @@ import java.util.UUID;
  * <p>With {@code SHOP_BREAK_ASYNC_MARKER=1} the payment call runs detached from the request's
  * OpenTelemetry context (see {@link Downstream}): payment sees neither the trace nor the marker.
  *
+ * <p>With {@code SHOP_MOCKS_URL} set, a marked request's payment call first consults Richter's
+ * {@link ExitMocks} (exit id {@value #PAYMENT_EXIT}, configuration fetched from that URL): when a mock is
+ * configured, payment is not called; the mock's status and body (JSON, {@code chargeId}) answer after its
+ * simulated latency, and the inventory SERVER span gets {@code richter.mock=true} and
+ * {@code richter.mock.exit=payment POST /charge}. Unmarked requests always call payment.
+ *
  * <p>Env: {@code SHOP_INVENTORY_PORT} (18082), {@code SHOP_PAYMENT_URL} (http://127.0.0.1:18083),
- * {@code SHOP_UNIT_PRICE_CENTS} (1250), and {@link Settings}.
+ * {@code SHOP_UNIT_PRICE_CENTS} (1250), {@code SHOP_MOCKS_URL} (unset: no mocks),
+ * {@code SHOP_MOCKS_REFRESH_MS} (30000), and {@link Settings}.
  */
 public final class InventoryService implements AutoCloseable {
+
+  /** Richter exit id of the payment call (interface node of payment's SERVER span). */
+  static final String PAYMENT_EXIT = "payment POST /charge";
 
   /** A stored reservation; {@code createdAtMs} is epoch milliseconds. */
   record Reservation(String reservationId, String orderId, String sku, int qty, long createdAtMs) {}
@@ -30,6 +47,8 @@ public final class InventoryService implements AutoCloseable {
   private final Downstream payment;
   private final String paymentUrl;
   private final long unitPriceCents;
+  /** Exit mocks for marked traffic; null when {@code SHOP_MOCKS_URL} is unset. */
+  private final ExitMocks mocks;
 
   /**
    * Binds the service (call {@link #start()}).
@@ -40,6 +59,17 @@ public final class InventoryService implements AutoCloseable {
    * @throws IOException if the port cannot be bound
    */
   InventoryService(int port, String paymentUrl, long unitPriceCents, Settings settings) throws IOException {
+    this(port, paymentUrl, unitPriceCents, settings, null);
+  }
+
+  /**
+   * As above, with exit mocks for marked traffic.
+   *
+   * @param mocks Richter exit mocks consulted before the payment call, or null for none
+   */
+  InventoryService(int port, String paymentUrl, long unitPriceCents, Settings settings, ExitMocks mocks)
+      throws IOException {
+    this.mocks = mocks;
     this.paymentUrl = paymentUrl;
     this.unitPriceCents = unitPriceCents;
     this.pool = settings.newPool();
@@ -77,8 +107,23 @@ public final class InventoryService implements AutoCloseable {
       reservations.put(reservationId, reservation, req.marked());
       return null;
     });
-    Downstream.Answer charged = payment.postJson(paymentUrl + "/charge",
-        Map.of("reservationId", reservationId, "amountCents", qty * unitPriceCents, "currency", "EUR"));
+    Optional<MockResponse> mock = mocks == null
+        ? Optional.empty() : mocks.forExit(PAYMENT_EXIT, Marked.of(req.marked()));
+    Downstream.Answer charged;
+    if (mock.isPresent()) {
+      Span.current().setAttribute(ExitMocks.MOCK_ATTRIBUTE, ExitMocks.MOCK_ATTRIBUTE_VALUE);
+      Span.current().setAttribute(ExitMocks.MOCK_EXIT_ATTRIBUTE, PAYMENT_EXIT);
+      JsonNode mocked = ShopServer.JSON.missingNode();
+      try {
+        mocked = ShopServer.JSON.readTree(mock.get().body());
+      } catch (IOException notJson) {
+        // keep the missing node: chargeId is then ""
+      }
+      charged = new Downstream.Answer(mock.get().status(), mocked == null ? ShopServer.JSON.missingNode() : mocked);
+    } else {
+      charged = payment.postJson(paymentUrl + "/charge",
+          Map.of("reservationId", reservationId, "amountCents", qty * unitPriceCents, "currency", "EUR"));
+    }
     if (!charged.ok()) {
       throw new ShopServer.BadGatewayException("payment answered " + charged.status() + ": " + charged.body());
     }
@@ -89,14 +134,25 @@ public final class InventoryService implements AutoCloseable {
   @Override
   public void close() {
     server.close();
+    if (mocks != null) {
+      mocks.close();
+    }
   }
 
   /** Runs the service until the process is killed. */
   public static void main(String[] args) throws IOException {
     Settings settings = Settings.fromEnv();
+    String mocksUrl = Env.str("SHOP_MOCKS_URL", "");
+    ExitMocks mocks = null;
+    if (!mocksUrl.isBlank()) {
+      mocks = ExitMocks.start(ExitMocksConfig.of(URI.create(mocksUrl))
+          .withRefreshInterval(java.time.Duration.ofMillis(Env.integer("SHOP_MOCKS_REFRESH_MS", 30_000)))
+          .withMarker(settings.marker().key(), settings.marker().value()));
+      System.out.println("inventory: exit mocks from " + mocksUrl + ": " + mocks.state());
+    }
     InventoryService service = new InventoryService(Env.integer("SHOP_INVENTORY_PORT", 18082),
         Env.str("SHOP_PAYMENT_URL", "http://127.0.0.1:18083"), Env.integer("SHOP_UNIT_PRICE_CENTS", 1250),
-        settings).start();
+        settings, mocks).start();
     Runtime.getRuntime().addShutdownHook(new Thread(service::close));
   }
 }

@@ -6,28 +6,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
 
-/** Paths into the shared corpus ({@code ../shared/corpus}, overridable with {@code RICHTER_CORPUS}). */
+/** Paths into the shared corpus (system property {@code richter.corpus}, set by the root pom). */
 final class Corpus {
     static final Path ROOT = locate();
 
     private Corpus() {}
 
     private static Path locate() {
-        String env = System.getenv("RICHTER_CORPUS");
-        if (env != null && !env.isBlank()) {
-            return Path.of(env);
-        }
-        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
-            Path c = p.resolve("shared/corpus");
-            if (Files.isDirectory(c)) {
-                return c;
-            }
-            Path sibling = p.resolve("../shared/corpus").normalize();
-            if (Files.isDirectory(sibling)) {
-                return sibling;
-            }
-        }
-        return Path.of("/work/shared/corpus");
+        return Path.of(System.getProperty("richter.corpus", "/work/shared/corpus"));
     }
 
     static byte[] bytes(String relative) {

@@ -14,7 +14,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 class BaggageTest {
-    static final Path BUGS = Path.of("/work/shared/corpus/bugs");
+    static final Path BUGS = Path.of(System.getProperty("richter.corpus", "/work/shared/corpus"), "bugs");
 
     private static Map<String, String> decoded(String header) {
         return Baggage.parse(header).stream()

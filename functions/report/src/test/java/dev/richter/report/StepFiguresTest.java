@@ -17,7 +17,7 @@ import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 
 class StepFiguresTest {
-    static final Path CORPUS = Path.of("../../../shared/corpus");
+    static final Path CORPUS = Path.of(System.getProperty("richter.corpus", "/work/shared/corpus"));
 
     private static WorkerResult worker(int index, int count, Histogram h, long sent) {
         return new WorkerResult("run-1", "formal", 0, index, count, 20, 0, 15_000,

@@ -14,7 +14,7 @@ class OtlpStreamParserTest {
     @ValueSource(strings = {"traces/otlp/otlp-trace.json", "traces/jaeger/otlp2jaeger-in.json",
             "bugs/03-kafka-link-not-parent.otlp.json"})
     void streamEqualsTree(String file) throws Exception {
-        Path root = Path.of("/work/shared/corpus");
+        Path root = Path.of(System.getProperty("richter.corpus", "/work/shared/corpus"));
         String env = System.getenv("RICHTER_CORPUS");
         if (env != null && !env.isBlank()) {
             root = Path.of(env);

@@ -1,0 +1,37 @@
+package dev.richter.sdk;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class MockConfigDocumentTest {
+    static Map<String, MockResponse> parse(String json) {
+        return MockConfigDocument.parse(json.getBytes(StandardCharsets.UTF_8));
+    }
+
+    static String error(String json) {
+        return assertThrows(IllegalArgumentException.class, () -> parse(json)).getMessage();
+    }
+
+    @Test
+    void defaultsAndOrder() {
+        Map<String, MockResponse> m = parse("{\"mocks\":[{\"exit\":\"b\"},{\"exit\":\"a\",\"latencyMs\":7,\"future\":1}]}");
+        assertEquals(new MockResponse("b", 200, "", Map.of(), 0), m.get("b"));
+        assertEquals(7, m.get("a").latencyMs());
+        assertEquals(java.util.List.of("b", "a"), java.util.List.copyOf(m.keySet()));
+    }
+
+    @Test
+    void errorsNameTheField() {
+        assertEquals("mocks: required array", error("{}"));
+        assertEquals("mocks[0].exit: required text", error("{\"mocks\":[{\"status\":200}]}"));
+        assertEquals("mocks[1].exit: duplicate 'a'", error("{\"mocks\":[{\"exit\":\"a\"},{\"exit\":\"a\"}]}"));
+        assertEquals("mocks[0].status: must be 100-599", error("{\"mocks\":[{\"exit\":\"a\",\"status\":42}]}"));
+        assertEquals("mocks[0].latencyMs: must be a non-negative integer",
+                error("{\"mocks\":[{\"exit\":\"a\",\"latencyMs\":1.5}]}"));
+        assertEquals("mocks[0].headers.x: must be text", error("{\"mocks\":[{\"exit\":\"a\",\"headers\":{\"x\":1}}]}"));
+    }
+}
