@@ -83,13 +83,13 @@ public final class Repositories {
     /** Every team that registered at least one service (a scan: nightly scale, not request scale). */
     public java.util.SortedSet<String> teamsWithServices() {
         java.util.SortedSet<String> teams = new java.util.TreeSet<>();
-        Map<String, AttributeValue> start = null;
-        do {
-            var resp = dynamoDb.scan(software.amazon.awssdk.services.dynamodb.model.ScanRequest.builder()
-                    .tableName(tables.registry()).projectionExpression("teamId, itemKey").exclusiveStartKey(start).build());
-            resp.items().stream().filter(i -> i.get("itemKey").s().startsWith("service#")).forEach(i -> teams.add(i.get("teamId").s()));
-            start = resp.hasLastEvaluatedKey() && !resp.lastEvaluatedKey().isEmpty() ? resp.lastEvaluatedKey() : null;
-        } while (start != null);
+        dynamoDb.scanPaginator(software.amazon.awssdk.services.dynamodb.model.ScanRequest.builder()
+                        .tableName(tables.registry()).projectionExpression("teamId, itemKey").build())
+                .items().forEach(i -> {
+                    if (i.get("itemKey").s().startsWith("service#")) {
+                        teams.add(i.get("teamId").s());
+                    }
+                });
         return teams;
     }
 
@@ -129,15 +129,10 @@ public final class Repositories {
     /** All services the team registered, by name. */
     public List<RegisteredService> listServices(String teamId) {
         List<RegisteredService> out = new ArrayList<>();
-        Map<String, AttributeValue> start = null;
-        do {
-            var resp = dynamoDb.query(QueryRequest.builder().tableName(tables.registry())
-                    .keyConditionExpression("teamId = :t AND begins_with(itemKey, :p)")
-                    .expressionAttributeValues(Map.of(":t", s(teamId), ":p", s("service#")))
-                    .exclusiveStartKey(start).build());
-            resp.items().forEach(i -> out.add(Json.read(i.get("doc").s(), RegisteredService.class)));
-            start = resp.hasLastEvaluatedKey() && !resp.lastEvaluatedKey().isEmpty() ? resp.lastEvaluatedKey() : null;
-        } while (start != null);
+        dynamoDb.queryPaginator(QueryRequest.builder().tableName(tables.registry())
+                        .keyConditionExpression("teamId = :t AND begins_with(itemKey, :p)")
+                        .expressionAttributeValues(Map.of(":t", s(teamId), ":p", s("service#"))).build())
+                .items().forEach(i -> out.add(Json.read(i.get("doc").s(), RegisteredService.class)));
         return out;
     }
 

@@ -46,15 +46,11 @@ public final class RunMetricsRepository {
 
     private List<Map<String, AttributeValue>> query(String runId, String prefix) {
         List<Map<String, AttributeValue>> out = new ArrayList<>();
-        Map<String, AttributeValue> start = null;
-        do {
-            var resp = dynamoDb.query(QueryRequest.builder().tableName(table)
-                    .keyConditionExpression("runId = :r AND begins_with(sk, :p)")
-                    .expressionAttributeValues(Map.of(":r", AttributeValue.fromS(runId), ":p", AttributeValue.fromS(prefix)))
-                    .consistentRead(true).exclusiveStartKey(start).build());
-            out.addAll(resp.items());
-            start = resp.hasLastEvaluatedKey() && !resp.lastEvaluatedKey().isEmpty() ? resp.lastEvaluatedKey() : null;
-        } while (start != null);
+        dynamoDb.queryPaginator(QueryRequest.builder().tableName(table)
+                        .keyConditionExpression("runId = :r AND begins_with(sk, :p)")
+                        .expressionAttributeValues(Map.of(":r", AttributeValue.fromS(runId), ":p", AttributeValue.fromS(prefix)))
+                        .consistentRead(true).build())
+                .items().forEach(out::add);
         return out;
     }
 }

@@ -48,18 +48,12 @@ public final class ReportRepository {
     /** Every stored verdict of the run, in sort-key (time) order. */
     public List<Verdict> verdicts(String runId) {
         List<Verdict> out = new ArrayList<>();
-        Map<String, AttributeValue> start = null;
-        do {
-            var resp = dynamoDb.query(QueryRequest.builder().tableName(verdictsTable)
-                    .keyConditionExpression("runId = :r AND begins_with(sk, :p)")
-                    .expressionAttributeValues(Map.of(":r", AttributeValue.fromS(runId), ":p", AttributeValue.fromS("verdict#")))
-                    .exclusiveStartKey(start).build());
-            for (var item : resp.items()) {
-                out.add(new Verdict(item.get("module").s(), Verdict.State.valueOf(item.get("verdict").s()),
-                        item.containsKey("reason") ? item.get("reason").s() : "", Long.parseLong(item.get("atMs").n())));
-            }
-            start = resp.hasLastEvaluatedKey() && !resp.lastEvaluatedKey().isEmpty() ? resp.lastEvaluatedKey() : null;
-        } while (start != null);
+        dynamoDb.queryPaginator(QueryRequest.builder().tableName(verdictsTable)
+                        .keyConditionExpression("runId = :r AND begins_with(sk, :p)")
+                        .expressionAttributeValues(Map.of(":r", AttributeValue.fromS(runId), ":p", AttributeValue.fromS("verdict#")))
+                        .build())
+                .items().forEach(item -> out.add(new Verdict(item.get("module").s(), Verdict.State.valueOf(item.get("verdict").s()),
+                        item.containsKey("reason") ? item.get("reason").s() : "", Long.parseLong(item.get("atMs").n()))));
         return out;
     }
 }

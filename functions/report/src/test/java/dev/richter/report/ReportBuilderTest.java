@@ -1,0 +1,100 @@
+package dev.richter.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.richter.common.model.CheckResult;
+import dev.richter.common.model.Counters;
+import dev.richter.common.model.HistogramCodec;
+import dev.richter.common.model.Plan;
+import dev.richter.common.model.Run;
+import dev.richter.common.model.WorkerResult;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.HdrHistogram.Histogram;
+import org.junit.jupiter.api.Test;
+
+class ReportBuilderTest {
+    private static final Plan PLAN = new Plan("plan-1", "t1", "p", List.of(), new Plan.StepSpec(2, 10),
+            List.of(new Plan.StepSpec(20, 10), new Plan.StepSpec(40, 10), new Plan.StepSpec(80, 10)), null, List.of(), 50, 2000, 0);
+    private static final Run RUN = new Run("run-1", "plan-1", "t1", "RUNNING", "", "", -1, 0, false, "", "");
+
+    /** One worker's result: {@code sent} requests, {@code ok} of them fine, the rest by kind, all at {@code latencyMs}. */
+    private static WorkerResult step(String stage, int index, double qps, long sent, long ok, Map<String, Long> http,
+                                     long timeouts, long latencyMs) {
+        Histogram h = HistogramCodec.newLatencyHistogramUs();
+        h.recordValueWithCount(latencyMs * 1000, sent);
+        return new WorkerResult("run-1", stage, index, 0, 1, qps, 0, 10_000,
+                new Counters(sent, sent, ok, http, timeouts, 0, 0, 0, sent), HistogramCodec.encode(h), HistogramCodec.encode(h), false);
+    }
+
+    private static List<WorkerResult> healthyUpTo(int formalSteps) {
+        List<WorkerResult> rs = new ArrayList<>(List.of(step("pre-test", 0, 2, 20, 20, Map.of(), 0, 5)));
+        double[] qps = {20, 40, 80};
+        for (int i = 0; i < formalSteps; i++) {
+            rs.add(step("formal", i, qps[i], (long) qps[i] * 10, (long) qps[i] * 10, Map.of(), 0, 10));
+        }
+        return rs;
+    }
+
+    @Test
+    void capacityIsTheLastSustainedStepAndShedding503sIsGraceful() {
+        List<WorkerResult> rs = healthyUpTo(2);
+        rs.add(step("formal", 2, 80, 800, 700, Map.of("503", 100L), 0, 12));
+        Report r = ReportBuilder.build(RUN, PLAN, rs, List.of(), List.of(), List.of(), null, 1);
+        assertEquals("PASSED", r.outcome());
+        assertEquals(40.0, r.capacity().maxSustainableQps());
+        assertTrue(r.capacity().limitedBy().startsWith("step 2 at 80.0 QPS"), r.capacity().limitedBy());
+        assertEquals("graceful shedding", r.failureMode().kind(), r.failureMode().evidence());
+    }
+
+    @Test
+    void timeoutsWithExplodingLatencyAreProgressiveCollapse() {
+        List<WorkerResult> rs = healthyUpTo(2);
+        rs.add(step("formal", 2, 80, 800, 700, Map.of(), 100, 2500));
+        Report r = ReportBuilder.build(RUN, PLAN, rs, List.of(), List.of(), List.of(), null, 1);
+        assertEquals("progressive collapse", r.failureMode().kind(), r.failureMode().evidence());
+        assertEquals(40.0, r.capacity().maxSustainableQps());
+    }
+
+    @Test
+    void everyStepSustainedMeansCapacityNotReachedAndFullConfidence() {
+        Report r = ReportBuilder.build(RUN, PLAN, healthyUpTo(3), List.of(), List.of(), List.of(), null, 1);
+        assertEquals(80.0, r.capacity().maxSustainableQps());
+        assertTrue(r.capacity().limitedBy().startsWith("not reached"));
+        assertEquals("none observed", r.failureMode().kind());
+        assertEquals(1.0, r.confidence().score(), r.confidence().reasons().toString());
+    }
+
+    @Test
+    void confidenceDropsForMissingStepsAndWorkers() {
+        List<WorkerResult> rs = healthyUpTo(1);
+        rs.add(new WorkerResult("run-1", "formal", 1, 1, 2, 40, 0, 10_000, new Counters(200, 200, 200, Map.of(), 0, 0, 0, 0, 200),
+                null, null, false));
+        Report r = ReportBuilder.build(RUN, PLAN, rs, List.of(), List.of(), List.of(), null, 1);
+        // 2 of 3 formal steps ran (-0.2); step 1 lost worker 0 (-0.3); step 1 achieved 20 of 40 QPS (-0.2)
+        assertEquals(0.3, r.confidence().score(), 1e-9, r.confidence().reasons().toString());
+        assertEquals(List.of(0), r.formal().get(1).missingWorkers());
+    }
+
+    @Test
+    void outcomeFollowsTheFirstGateThatFailedAndNamesEveryFailure() {
+        var fail = List.of(new CheckResult("no-connect-errors", CheckResult.Outcome.FAIL, "pre-test", "4 of 4 refused"),
+                new CheckResult("marker-sent", CheckResult.Outcome.FAIL, "pre-test", "0 of 4"));
+        Report r = ReportBuilder.build(RUN, PLAN, healthyUpTo(0), List.of(), fail, List.of(), null, 1);
+        assertEquals("PRE_TEST_FAILED", r.outcome());
+        assertEquals("no-connect-errors (pre-test): 4 of 4 refused; marker-sent (pre-test): 0 of 4", r.outcomeReason());
+        Report error = ReportBuilder.build(RUN, PLAN, List.of(), List.of(), List.of(), List.of(), "States.TaskFailed: boom", 1);
+        assertEquals("ERROR", error.outcome());
+        assertTrue(HtmlReport.render(error).contains("States.TaskFailed: boom"));
+    }
+
+    @Test
+    void htmlEscapesEverythingFromTheRun() {
+        var check = List.of(new CheckResult("x", CheckResult.Outcome.FAIL, "<script>alert(1)</script>", "a & b"));
+        String html = HtmlReport.render(ReportBuilder.build(RUN, PLAN, healthyUpTo(0), check, List.of(), List.of(), null, 1));
+        assertTrue(html.contains("&lt;script&gt;") && !html.contains("<script>"));
+        assertTrue(html.contains("a &amp; b"));
+    }
+}
