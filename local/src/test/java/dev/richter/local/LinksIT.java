@@ -1,0 +1,69 @@
+package dev.richter.local;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.richter.common.Json;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Link building on the local stack through the real Lambda Invoke API and HTTP API, driven by the
+ * sample events in {@code events/link-builder/}: ingest (corpus bug 03, a Kafka hop through a span
+ * link) → tree → upstream → annotate → exits → comparison with a marked link set; and
+ * {@code POST /traces} with a corpus file and with a malformed one.
+ */
+class LinksIT extends LocalStackTestSupport {
+    private static JsonNode invoke(String event) throws Exception {
+        byte[] payload = Files.readAllBytes(root.resolve("events/link-builder/" + event));
+        LambdaHost.Invocation inv = stack.lambdaHost().invoke(
+                new Template.FunctionDef("LinkBuilderFunction", "").arn(), payload);
+        assertEquals(null, inv.functionError(), new String(inv.payload()));
+        return Json.MAPPER.readTree(inv.payload());
+    }
+
+    @Test
+    void ingestTreeUpstreamExitsAndComparisonFromTheSampleEvents() throws Exception {
+        JsonNode ingest = invoke("ingest.json");
+        assertTrue(ingest.path("edgesAdded").asInt() > 0, ingest.toString());
+
+        JsonNode tree = invoke("tree.json");
+        assertTrue(tree.toString().contains("\"billing-svc\""), "order-svc -> billing-svc through the span link: " + tree);
+        JsonNode upstream = invoke("upstream.json");
+        assertTrue(upstream.toString().contains("\"order-svc\""), upstream.toString());
+
+        invoke("annotate.json");
+        JsonNode exits = invoke("exits.json");
+        JsonNode billing = null;
+        for (JsonNode e : exits.isArray() ? exits : exits.path("exits")) {
+            if (e.path("toService").asText().equals("billing-svc")) {
+                billing = e;
+            }
+        }
+        assertTrue(billing != null, "billing-svc is an exit of scope {order-svc}: " + exits);
+        assertTrue(billing.path("mockRequired").asBoolean(), "the annotation survives and marks the exit: " + billing);
+
+        invoke("ingest-marked.json");
+        JsonNode comparison = invoke("compare.json");
+        assertTrue(comparison.path("missingEdges").toString().contains("billing-svc"),
+                "marked traffic never reached billing-svc: " + comparison);
+        assertEquals(0, comparison.path("extraEdges").size(), comparison.toString());
+    }
+
+    @Test
+    void postTracesIngestsACorpusFileAndRejectsAMalformedOneWithItsPosition() throws Exception {
+        ApiClient api = api("team-links");
+        Path yelp = Path.of(System.getProperty("richter.corpus", "/work/shared/corpus"), "traces/zipkin/yelp.json");
+        var ok = api.post("/traces?file=yelp.json", Files.readString(yelp));
+        assertEquals(200, ok.status(), ok.body());
+        assertEquals("ZIPKIN_V2_JSON", ok.json().path("format").asText(), ok.body());
+        assertTrue(ok.json().path("spansParsed").asInt() > 0);
+
+        var bad = api.post("/traces?file=broken.json", "{\"resourceSpans\": [ {\"resource\": }");
+        assertEquals(400, bad.status(), bad.body());
+        assertEquals("InvalidTraceFile", bad.json().path("error").asText());
+        assertTrue(bad.json().path("errors").get(0).path("path").asText().startsWith("broken.json:1:"), bad.body());
+    }
+}
