@@ -19,7 +19,7 @@ import java.util.List;
  * @param preTest        the pre-test step's figures (empty when it did not run)
  * @param formal         the formal steps that ran, in order
  * @param formalStepsPlanned number of formal steps in the plan
- * @param verdicts       verdict changes in time order
+ * @param verdicts       verdict timeline: each module's first verdict and every change, in time order
  * @param capacity       max sustainable QPS and what limited it
  * @param failureMode    how the system degraded at its limit
  * @param confidence     how far the figures can be trusted

@@ -52,7 +52,7 @@ public final class ReportBuilder {
                 WorkerResult::stage, TreeMap::new, Collectors.groupingBy(WorkerResult::stepIndex, TreeMap::new, Collectors.toList())));
         List<StepFigures> pre = figures(byStep.getOrDefault("pre-test", Map.of()), List.of(plan.preTest()));
         List<StepFigures> formal = figures(byStep.getOrDefault("formal", Map.of()), plan.formal());
-        List<Verdict> ordered = verdicts.stream().sorted(Comparator.comparingLong(Verdict::atMs)).toList();
+        List<Verdict> ordered = changes(verdicts);
 
         String outcome;
         String reason;
@@ -75,6 +75,21 @@ public final class ReportBuilder {
         return new Report(run.runId(), plan.planId(), plan.teamId(), plan.name(), outcome, reason, nowMs,
                 staticChecks, dynamicChecks, pre, formal, plan.formal().size(), ordered,
                 capacity(formal, ordered), failureMode(formal), confidence(pre, formal, plan, run));
+    }
+
+    /**
+     * The verdict timeline: in time order, each module's first verdict and every change of state
+     * (the decider stores one verdict per module per round; repeats carry no news).
+     */
+    static List<Verdict> changes(List<Verdict> verdicts) {
+        Map<String, Verdict.State> last = new java.util.HashMap<>();
+        List<Verdict> out = new ArrayList<>();
+        for (Verdict v : verdicts.stream().sorted(Comparator.comparingLong(Verdict::atMs)).toList()) {
+            if (last.put(v.module(), v.state()) != v.state()) {
+                out.add(v);
+            }
+        }
+        return out;
     }
 
     private static List<StepFigures> figures(Map<Integer, List<WorkerResult>> steps, List<Plan.StepSpec> planned) {

@@ -97,4 +97,15 @@ class ReportBuilderTest {
         assertTrue(html.contains("&lt;script&gt;") && !html.contains("<script>"));
         assertTrue(html.contains("a &amp; b"));
     }
+
+    @Test
+    void theVerdictTimelineKeepsFirstVerdictsAndChangesOnly() {
+        var v = List.of(new dev.richter.common.model.Verdict("a", dev.richter.common.model.Verdict.State.HEALTHY, "ok", 1),
+                new dev.richter.common.model.Verdict("b", dev.richter.common.model.Verdict.State.HEALTHY, "ok", 1),
+                new dev.richter.common.model.Verdict("a", dev.richter.common.model.Verdict.State.HEALTHY, "ok", 2),
+                new dev.richter.common.model.Verdict("a", dev.richter.common.model.Verdict.State.SUSPECT, "5 failures", 3),
+                new dev.richter.common.model.Verdict("a", dev.richter.common.model.Verdict.State.SUSPECT, "6 failures", 4),
+                new dev.richter.common.model.Verdict("a", dev.richter.common.model.Verdict.State.HEALTHY, "recovered", 5));
+        assertEquals(List.of(1L, 1L, 3L, 5L), ReportBuilder.changes(v).stream().map(x -> x.atMs()).toList());
+    }
 }
