@@ -120,6 +120,16 @@ public final class Template {
         return out;
     }
 
+    /**
+     * The event pattern of every {@code AWS::Events::Rule}, as JSON text (logical id → pattern), for
+     * matching emitted events with event-ruler the way EventBridge would.
+     */
+    public Map<String, String> eventRulePatterns() {
+        Map<String, String> out = new LinkedHashMap<>();
+        resources("AWS::Events::Rule").forEach((id, p) -> out.put(id, p.path("EventPattern").toString()));
+        return out;
+    }
+
     /** The local physical name of a table logical id ({@code RunMetricsTable} → {@code richter-run-metrics}). */
     public static String localTableName(String logicalId) {
         String base = logicalId.endsWith("Table") ? logicalId.substring(0, logicalId.length() - 5) : logicalId;

@@ -132,6 +132,15 @@ class LoadTestRunIT extends LocalStackTestSupport {
                     .filter(e -> runId.equals(e.path("detail").path("runId").asText()))
                     .map(e -> e.path("detail-type").asText()).toList();
             assertTrue(types.contains("Verdict Changed") && types.contains("Run Aborted"), types.toString());
+            var onCall = EventPatternTest.onCall();
+            List<String> paged = new java.util.ArrayList<>();
+            for (JsonNode e : stack.eventBus().events()) {
+                if (runId.equals(e.path("detail").path("runId").asText()) && !onCall.rulesForJSONEvent(e.toString()).isEmpty()) {
+                    paged.add(e.path("detail-type").asText() + ":" + e.path("detail").path("to").asText());
+                }
+            }
+            assertTrue(paged.contains("Run Aborted:") && paged.contains("Verdict Changed:DAMAGED"), "on-call paged for: " + paged);
+            assertTrue(paged.stream().noneMatch(p -> p.startsWith("Run Completed") || p.endsWith(":HEALTHY")), paged.toString());
         }
     }
 }
