@@ -33,6 +33,11 @@ public final class ApiClient {
                 .POST(HttpRequest.BodyPublishers.ofString(jsonBody)));
     }
 
+    public Response put(String path, String jsonBody) throws IOException, InterruptedException {
+        return send(HttpRequest.newBuilder(URI.create(baseUrl + path)).header("content-type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString(jsonBody)));
+    }
+
     private Response send(HttpRequest.Builder b) throws IOException, InterruptedException {
         HttpResponse<String> r = http.send(b.header("x-richter-team", team).header("x-richter-user", "richter-cli")
                 .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());

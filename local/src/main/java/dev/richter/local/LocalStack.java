@@ -160,8 +160,10 @@ public final class LocalStack implements AutoCloseable {
         if (line == null) {
             throw new IOException(name + " did not become ready; see " + workDir.resolve("logs/" + name + ".log"));
         }
-        // keep draining stdout so the child never blocks on a full pipe
-        Thread.ofVirtual().start(() -> {
+        // keep draining stdout so the child never blocks on a full pipe; a platform thread: a virtual thread blocked
+        // in a pipe read stays mounted, and two of them pinned both carriers of a 2-CPU machine, starving the probe's
+        // virtual threads (every probe "no answer within 1000 ms", the run aborted as DAMAGED)
+        Thread.ofPlatform().daemon().name("local-stack-drain-" + name).start(() -> {
             try {
                 while (out.readLine() != null) {
                     // discard

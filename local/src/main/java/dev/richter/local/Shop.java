@@ -3,9 +3,15 @@ package dev.richter.local;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-/** Starts and stops the demo shop ({@code examples/shop/shop.sh}) as the system under test. */
+/**
+ * Starts and stops the demo shop ({@code examples/shop/shop.sh}) as the system under test, optionally
+ * with extra environment: a variant ({@code SHOP_BREAK_ASYNC_MARKER=1}, {@code SHOP_MOCKS_URL=...}), other
+ * ports ({@code SHOP_ORDER_PORT}...), or another run directory ({@code SHOP_RUN_DIR}: pid files and the
+ * services' logs with the agent's span exports).
+ */
 public final class Shop implements AutoCloseable {
     /** Default ports of the shop's services (see examples/shop). */
     public static final int ORDER_PORT = 18081;
@@ -13,29 +19,41 @@ public final class Shop implements AutoCloseable {
     public static final int PAYMENT_PORT = 18083;
 
     private final Path root;
+    private final Map<String, String> env;
 
-    private Shop(Path root) {
+    private Shop(Path root, Map<String, String> env) {
         this.root = root;
+        this.env = Map.copyOf(env);
     }
 
     /** Runs {@code shop.sh start}; throws when it fails (its output says why). */
     public static Shop start(Path root) throws IOException, InterruptedException {
-        script(root, "start");
-        return new Shop(root);
+        return start(root, Map.of());
+    }
+
+    /**
+     * Runs {@code shop.sh start} with {@code env} added to the environment (see examples/shop/README.md);
+     * {@link #close()} stops it with the same environment (same ports and run directory).
+     */
+    public static Shop start(Path root, Map<String, String> env) throws IOException, InterruptedException {
+        script(root, env, "start");
+        return new Shop(root, env);
     }
 
     /** Writes the shop's spans as one OTLP JSON document; false when there were none. */
     public static boolean exportSpans(Path root, Path out) throws IOException, InterruptedException {
         Files.createDirectories(out.getParent());
-        script(root, "spans", out.toString());
+        script(root, Map.of(), "spans", out.toString());
         return Files.exists(out) && Files.size(out) > 0;
     }
 
-    private static void script(Path root, String... args) throws IOException, InterruptedException {
+    private static void script(Path root, Map<String, String> env, String... args) throws IOException, InterruptedException {
         String[] cmd = new String[args.length + 1];
         cmd[0] = root.resolve("examples/shop/shop.sh").toString();
         System.arraycopy(args, 0, cmd, 1, args.length);
-        Process p = new ProcessBuilder(cmd).directory(root.toFile()).inheritIO().start();
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(root.toFile()).inheritIO();
+        pb.environment().putAll(env);
+        Process p = pb.start();
         if (!p.waitFor(300, TimeUnit.SECONDS) || p.exitValue() != 0) {
             throw new IOException("examples/shop/shop.sh " + String.join(" ", args) + " failed");
         }
@@ -44,7 +62,7 @@ public final class Shop implements AutoCloseable {
     @Override
     public void close() {
         try {
-            script(root, "stop");
+            script(root, env, "stop");
         } catch (IOException | InterruptedException e) {
             System.err.println("could not stop the shop: " + e.getMessage());
         }

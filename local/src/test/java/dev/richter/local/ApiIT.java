@@ -36,6 +36,31 @@ class ApiIT extends LocalStackTestSupport {
     }
 
     @Test
+    void safetyConfigurationIsValidatedScopedToTheTeamAndItsMocksServedToTheSdk() throws Exception {
+        ApiClient api = api("team-safety");
+        var bad = api.put("/safety", "{\"traceSource\":{\"kind\":\"directory\"},\"mocks\":[{\"exit\":\"payment\",\"status\":999}]}");
+        assertEquals(400, bad.status(), bad.body());
+        assertEquals(List.of("$.mocks[0].status", "$.traceSource"), java.util.stream.StreamSupport
+                .stream(bad.json().path("errors").spliterator(), false).map(e -> e.path("path").asText()).sorted().toList(), bad.body());
+        assertEquals(404, api.get("/safety").status(), "nothing was stored");
+
+        String config = "{\"traceSource\":{\"kind\":\"directory\",\"path\":\"/tmp/spans\"},"
+                + "\"mocks\":[{\"exit\":\"payment POST /charge\",\"status\":200,\"body\":\"{}\",\"latencyMs\":5}]}";
+        assertEquals(201, api.put("/safety", config).status());
+        assertEquals(200, api.put("/safety", config).status(), "replaced");
+        assertEquals("/tmp/spans", api.get("/safety").json().path("traceSource").path("path").asText());
+        assertEquals(404, api("team-other").get("/safety").status(), "another team's configuration is invisible");
+        assertEquals(0, api("team-other").get("/safety/mocks").json().path("mocks").size());
+
+        // the SDK sends no team header: the query names the team
+        var http = java.net.http.HttpClient.newHttpClient();
+        var sdk = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(LocalStack.apiBaseUrl()
+                + "/safety/mocks?team=team-safety")).GET().build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, sdk.statusCode(), sdk.body());
+        assertEquals("payment POST /charge", dev.richter.common.Json.MAPPER.readTree(sdk.body()).path("mocks").get(0).path("exit").asText());
+    }
+
+    @Test
     void unknownPlanOrRunIsA404AndAnotherTeamsPlanIsInvisible() throws Exception {
         ApiClient api = api("team-a");
         assertEquals(404, api.get("/plans/plan-nope").status());

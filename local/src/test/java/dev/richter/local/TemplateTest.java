@@ -56,7 +56,8 @@ class TemplateTest {
         }
         Set<String> routes = t.routes().stream().map(Template.Route::routeKey).collect(Collectors.toSet());
         for (String r : List.of("POST /plans", "GET /plans/{planId}", "POST /plans/{planId}/runs", "GET /runs/{runId}",
-                "POST /runs/{runId}/abort", "GET /runs/{runId}/report", "POST /services", "POST /traces")) {
+                "POST /runs/{runId}/abort", "GET /runs/{runId}/report", "POST /services", "POST /traces",
+                "PUT /safety", "GET /safety", "GET /safety/mocks")) {
             assertTrue(routes.contains(r), r);
         }
     }

@@ -12,6 +12,8 @@ import dev.richter.common.model.Plan;
 import dev.richter.common.model.RegisteredService;
 import dev.richter.common.model.Run;
 import dev.richter.common.model.WorkerResult;
+import dev.richter.links.LinkService;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +23,9 @@ import java.util.Map;
  *
  * <p>Run gates: {@code static} {@code {runId}} and {@code dynamic} {@code {runId, stage}} →
  * {@code {"outcome": "PASS|WARN|FAIL", "results": [CheckResult...]}}; results are also stored in
- * the run-metrics table ({@code check#static}, {@code check#dynamic}) for the report.
+ * the run-metrics table ({@code check#static}, {@code check#dynamic}) for the report. Both add the team's
+ * safety checks ({@link SafetyGate}: mocks, shadow storage, queues, middleware; on the pre-test's spans from
+ * the team's trace source: marker propagation, mocked exits, link comparison).
  * Nightly: {@code nightly-scopes}, {@code nightly-static}, {@code nightly-dynamic},
  * {@code nightly-compare} with {@code {scope}} (see {@link NightlyCheck}).
  */
@@ -32,16 +36,23 @@ public final class ChecksHandler extends JsonStreamHandler<JsonNode, Object> {
     private final Repositories repositories;
     private final RunMetricsRepository metrics;
     private final NightlyCheck nightly;
+    private final SafetyInputs safety;
 
     public ChecksHandler() {
         this(Repositories.fromEnv(), EventPublisher.fromEnv());
     }
 
     public ChecksHandler(Repositories repositories, EventPublisher events) {
+        this(repositories, events, new SafetyGate());
+    }
+
+    /** For tests: {@code gate} with a fake clock and sleeper. */
+    public ChecksHandler(Repositories repositories, EventPublisher events, SafetyGate gate) {
         super(JsonNode.class);
         this.repositories = repositories;
         this.metrics = new RunMetricsRepository(repositories.dynamoDb(), repositories.tables().runMetrics());
-        this.nightly = new NightlyCheck(repositories, events);
+        this.safety = new SafetyInputs(repositories, new LinkService(repositories.dynamoDb(), repositories.tables().links()), gate);
+        this.nightly = new NightlyCheck(repositories, events, safety);
     }
 
     @Override
@@ -66,21 +77,25 @@ public final class ChecksHandler extends JsonStreamHandler<JsonNode, Object> {
         String runId = input.path("runId").asText();
         Run run = repositories.getRun(runId).orElseThrow(() -> new IllegalArgumentException("unknown run " + runId));
         Plan plan = repositories.getPlan(run.planId()).orElseThrow(() -> new IllegalArgumentException("unknown plan " + run.planId()));
-        List<CheckResult> results = switch (action) {
+        List<RegisteredService> registered = repositories.listServices(plan.teamId());
+        List<CheckResult> results = new ArrayList<>();
+        switch (action) {
             case "static" -> {
                 Map<String, RegisteredService> services = new LinkedHashMap<>();
-                repositories.listServices(plan.teamId()).forEach(s -> services.put(s.name(), s));
-                yield RunChecks.staticChecks(plan, services, Marker.DEFAULT);
+                registered.forEach(s -> services.put(s.name(), s));
+                results.addAll(RunChecks.staticChecks(plan, services, Marker.DEFAULT));
+                results.addAll(safety.staticChecks(plan.teamId(), registered));
             }
             case "dynamic" -> {
                 String stage = input.path("stage").asText("pre-test");
                 List<WorkerResult> stageResults = metrics.workerResults(runId).stream()
                         .filter(r -> r.stage().equals(stage)).toList();
                 int expected = stageResults.isEmpty() ? expectedWorkers(plan, stage) : stageResults.get(0).workerCount();
-                yield RunChecks.preTestChecks(expected, stageResults, run.abortRequested(), run.abortReason());
+                results.addAll(RunChecks.preTestChecks(expected, stageResults, run.abortRequested(), run.abortReason()));
+                results.addAll(safety.dynamicChecks(plan.teamId(), registered, stageResults, stage));
             }
             default -> throw new IllegalArgumentException("unknown action '" + action + "'");
-        };
+        }
         metrics.putChecks(runId, action, results);
         return new Outcome(CheckResult.worst(results), results);
     }

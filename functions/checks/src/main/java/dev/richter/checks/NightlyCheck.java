@@ -27,7 +27,7 @@ import java.util.Map;
  * <p>Per team: static checks of its latest plan; a replay of that plan's scenarios at
  * {@link #REPLAY_QPS} QPS for {@link #REPLAY_DURATION_S} s (exactly {@code qps × duration}
  * requests, one worker, stage {@code nightly}); dynamic checks on the replay including the exact
- * count; a comparison with the previous night: a check that got worse (PASS → WARN/FAIL,
+ * count and the trace-based safety checks on the replay's spans ({@link SafetyGate}); a comparison with the previous night: a check that got worse (PASS → WARN/FAIL,
  * WARN → FAIL, or newly failing) is a regression and emits {@code Check Regressed}. Results are
  * kept in the registry table under {@code nightly#<yyyy-MM-dd>}.
  */
@@ -43,10 +43,13 @@ public final class NightlyCheck {
     private final RunMetricsRepository metrics;
     private final EventPublisher events;
 
-    public NightlyCheck(Repositories repositories, EventPublisher events) {
+    private final SafetyInputs safety;
+
+    NightlyCheck(Repositories repositories, EventPublisher events, SafetyInputs safety) {
         this.repositories = repositories;
         this.metrics = new RunMetricsRepository(repositories.dynamoDb(), repositories.tables().runMetrics());
         this.events = events;
+        this.safety = safety;
     }
 
     /** {@code {scopes: [{teamId, runId, date}]}}: every team with registered services and a plan. */
@@ -69,7 +72,8 @@ public final class NightlyCheck {
         Map<String, RegisteredService> services = new LinkedHashMap<>();
         List<RegisteredService> registered = repositories.listServices(team);
         registered.forEach(s -> services.put(s.name(), s));
-        List<CheckResult> results = RunChecks.staticChecks(plan, services, Marker.DEFAULT);
+        List<CheckResult> results = new ArrayList<>(RunChecks.staticChecks(plan, services, Marker.DEFAULT));
+        results.addAll(safety.staticChecks(team, registered));
         repositories.createRun(new Run(runId, plan.planId(), team, "RUNNING", "", STAGE, 0, nowMs, false, "", ""));
         metrics.putChecks(runId, "static", results);
         List<?> workers = List.of();
@@ -82,9 +86,13 @@ public final class NightlyCheck {
         return Map.of("outcome", CheckResult.worst(results), "results", results, "workers", workers);
     }
 
-    /** Dynamic checks of the replay: those of the pre-test gate plus the exact request count. */
+    /**
+     * Dynamic checks of the replay: those of the pre-test gate, the exact request count, and the trace-based
+     * safety checks on the replay's window ({@link SafetyGate}).
+     */
     public Map<String, Object> dynamicChecks(JsonNode scope) {
         String runId = scope.path("runId").asText();
+        String team = scope.path("teamId").asText();
         List<WorkerResult> replay = metrics.workerResults(runId).stream().filter(r -> r.stage().equals(STAGE)).toList();
         int expectedWorkers = scope.path("static").path("workers").size();
         List<CheckResult> results = new ArrayList<>();
@@ -94,6 +102,7 @@ public final class NightlyCheck {
             long sent = replay.stream().map(WorkerResult::counters).reduce(Counters.ZERO, Counters::plus).sent();
             results.add(new CheckResult("exact-count", sent == expected ? CheckResult.Outcome.PASS : CheckResult.Outcome.FAIL,
                     "nightly replay", sent + " requests sent, " + expected + " planned (" + REPLAY_QPS + " QPS x " + REPLAY_DURATION_S + " s)"));
+            results.addAll(safety.dynamicChecks(team, repositories.listServices(team), replay, "nightly replay"));
         }
         metrics.putChecks(runId, "dynamic", results);
         repositories.updateRun(runId, Map.of("status", "COMPLETED"));

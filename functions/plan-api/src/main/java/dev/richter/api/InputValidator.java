@@ -23,10 +23,10 @@ import java.util.Set;
 public final class InputValidator {
     private final Map<String, JsonSchema> schemas = new LinkedHashMap<>();
 
-    /** Loads {@code plan} and {@code service} schemas from the classpath once. */
+    /** Loads the {@code plan}, {@code service} and {@code safety} schemas from the classpath once. */
     public InputValidator() {
         JsonSchemaFactory factory = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012);
-        for (String name : List.of("plan", "service")) {
+        for (String name : List.of("plan", "service", "safety")) {
             try (InputStream in = InputValidator.class.getResourceAsStream("/schemas/" + name + ".schema.json")) {
                 schemas.put(name, factory.getSchema(in));
             } catch (IOException e) {

@@ -39,13 +39,18 @@ import software.amazon.awssdk.services.sfn.model.StartExecutionRequest;
  * <p>Routes (API Gateway route keys): {@code POST /plans}, {@code GET /plans/{planId}},
  * {@code POST /plans/{planId}/runs}, {@code GET /runs/{runId}}, {@code POST /runs/{runId}/abort},
  * {@code GET /runs/{runId}/report} ({@code ?format=html} for the HTML page), {@code POST /services},
- * {@code POST /traces} (a trace file in any supported format; {@code ?file=<name>} names it in errors).
+ * {@code POST /traces} (a trace file in any supported format; {@code ?file=<name>} names it in errors),
+ * {@code PUT /safety} / {@code GET /safety} (the team's safety configuration, registry item {@value #SAFETY_ITEM_KEY},
+ * read by the checks function) and {@code GET /safety/mocks} (its exit mocks as the {@code dev.richter.sdk.ExitMocks}
+ * document {@code {"mocks":[...]}}).
  */
 public final class PlanApi {
     /** Highest step rate a team may plan, requests per second (DESIGN.md §7 per-team QPS cap; env {@code MAX_TEAM_QPS}). */
     public static final double DEFAULT_MAX_TEAM_QPS = 5_000;
     private static final DateTimeFormatter RUN_TIME = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss").withZone(ZoneOffset.UTC);
     private static final SecureRandom RANDOM = new SecureRandom();
+    /** Registry item of a team's safety configuration (the checks function's {@code SafetyConfig.ITEM_KEY}). */
+    public static final String SAFETY_ITEM_KEY = "safety#config";
 
     private final Repositories repositories;
     private final RunMetricsRepository metrics;
@@ -87,6 +92,9 @@ public final class PlanApi {
             case "GET /runs/{runId}/report" -> getReport(req);
             case "POST /services" -> registerService(req);
             case "POST /traces" -> ingestTraces(req);
+            case "PUT /safety" -> putSafetyConfig(req);
+            case "GET /safety" -> getSafetyConfig(req);
+            case "GET /safety/mocks" -> getSafetyMocks(req);
             default -> throw new ApiException(404, "NoSuchRoute", "no route " + req.routeKey());
         };
     }
@@ -100,6 +108,51 @@ public final class PlanApi {
         repositories.putService(service);
         audit.record(req.teamId(), req.caller(), "RegisterService", "service#" + service.name(), before, service);
         return ApiResponse.json(before == null ? 201 : 200, service);
+    }
+
+    /**
+     * Stores the team's safety configuration (schema {@code schemas/safety.schema.json}), replacing the previous
+     * one: 201 when new, 200 when replaced; audited with before and after.
+     */
+    ApiResponse putSafetyConfig(ApiRequest req) {
+        JsonNode doc = validator.parse("safety", req.body());
+        List<Map<String, String>> problems = new ArrayList<>();
+        JsonNode mocks = doc.path("mocks");
+        for (int i = 0; i < mocks.size(); i++) {
+            for (int j = 0; j < i; j++) {
+                if (mocks.get(i).path("exit").asText().trim().equals(mocks.get(j).path("exit").asText().trim())) {
+                    problems.add(Map.of("path", "$.mocks[" + i + "].exit", "reason", "duplicate of $.mocks[" + j + "].exit"));
+                }
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new ApiException(400, "ValidationFailed", problems.get(0).get("path") + ": " + problems.get(0).get("reason"), problems);
+        }
+        JsonNode before = safetyConfig(req.teamId());
+        repositories.putRegistryDoc(req.teamId(), SAFETY_ITEM_KEY, doc);
+        audit.record(req.teamId(), req.caller(), "PutSafetyConfig", SAFETY_ITEM_KEY, before, doc);
+        return ApiResponse.json(before == null ? 201 : 200, doc);
+    }
+
+    ApiResponse getSafetyConfig(ApiRequest req) {
+        JsonNode doc = safetyConfig(req.teamId());
+        if (doc == null) {
+            throw new ApiException(404, "NotFound", "team " + req.teamId() + " has no safety configuration (PUT /safety)");
+        }
+        return ApiResponse.json(200, doc);
+    }
+
+    /** The team's exit mocks for {@code dev.richter.sdk.ExitMocks}: {@code {"mocks":[...]}}, empty when none are configured. */
+    ApiResponse getSafetyMocks(ApiRequest req) {
+        JsonNode doc = safetyConfig(req.teamId());
+        Object mocks = doc == null || !doc.path("mocks").isArray() ? List.of() : doc.get("mocks");
+        return ApiResponse.json(200, Map.of("mocks", mocks));
+    }
+
+    /** The stored safety configuration of the team, or null when it has none. */
+    private JsonNode safetyConfig(String teamId) {
+        List<String> docs = repositories.latestRegistryDocs(teamId, SAFETY_ITEM_KEY, 1);
+        return docs.isEmpty() ? null : Json.read(docs.get(0), JsonNode.class);
     }
 
     ApiResponse ingestTraces(ApiRequest req) {

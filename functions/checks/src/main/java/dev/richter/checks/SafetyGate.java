@@ -1,0 +1,195 @@
+package dev.richter.checks;
+
+import dev.richter.checks.safety.MarkerOnSpan;
+import dev.richter.checks.safety.QueueUsage;
+import dev.richter.checks.safety.SafetyChecks;
+import dev.richter.checks.traces.TraceSource;
+import dev.richter.common.model.CheckResult;
+import dev.richter.common.model.CheckResult.Outcome;
+import dev.richter.common.model.Marker;
+import dev.richter.common.model.RegisteredService;
+import dev.richter.links.Exit;
+import dev.richter.links.graph.Dimension;
+import dev.richter.links.trace.ParsedTraces;
+import dev.richter.links.trace.Span;
+import dev.richter.links.trace.TraceFormat;
+import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.LongSupplier;
+
+/**
+ * The safety checks of a gate (run or nightly) wired to a team's {@link SafetyConfig}: which
+ * {@link SafetyChecks} run, on what inputs, and how long the dynamic checks wait for spans. Plain Java:
+ * the handler loads the configuration, services, exits and the run's window and passes them in.
+ *
+ * <p>Static: {@value dev.richter.checks.safety.MocksPresentCheck#NAME} always (over the configured and
+ * the link-builder-annotated mock-required exits); shadow storage, message queues and middleware versions
+ * when the configuration lists shadow targets, queues or middleware rules; one WARN {@value #CONFIG_CHECK}
+ * when the team has no configuration.
+ *
+ * <p>Dynamic: the spans of the window from the team's trace source, then marker propagation, mocked exits
+ * and test-vs-real link comparison (interface dimension). Spans arrive late: the OpenTelemetry agent exports
+ * every 500 ms, so the read starts at least {@link #FLUSH_ALLOWANCE_MS} after the window's end and is
+ * repeated every {@link #POLL_INTERVAL_MS} until a marked span is seen, for at most
+ * {@link #MAX_MARKED_WAIT_MS}. One {@value #TRACE_SOURCE_CHECK} result says what was read: WARN when no
+ * trace source is configured (the trace checks are skipped: runs of teams without one keep passing), FAIL
+ * when the source cannot be read or holds no marked span although marked requests were sent (the checks
+ * could not verify the marked traffic, so the gate must not open).
+ */
+public final class SafetyGate {
+    /** Check name of the "team has no safety configuration" WARN. */
+    public static final String CONFIG_CHECK = "safety-config";
+    /** Check name of the trace source's result. */
+    public static final String TRACE_SOURCE_CHECK = "trace-source";
+    /** Minimum delay between the window's end and the first read, ms (agent export interval 500 ms, plus the write). */
+    public static final long FLUSH_ALLOWANCE_MS = 1_500;
+    /** How long to keep polling when no marked span has arrived yet, ms. */
+    public static final long MAX_MARKED_WAIT_MS = 5_000;
+    /** Interval between reads while waiting, ms. */
+    public static final long POLL_INTERVAL_MS = 500;
+    /** Spans starting this long before the window (clock skew) or after it (last responses) are included, ms. */
+    public static final long WINDOW_SLACK_MS = 1_000;
+
+    /** Sleeps; replaced in tests. */
+    @FunctionalInterface
+    public interface Sleeper {
+        void sleepMs(long ms) throws InterruptedException;
+    }
+
+    private final LongSupplier nowMs;
+    private final Sleeper sleeper;
+
+    /** Production wiring: wall clock, {@link Thread#sleep}. */
+    public SafetyGate() {
+        this(System::currentTimeMillis, Thread::sleep);
+    }
+
+    public SafetyGate(LongSupplier nowMs, Sleeper sleeper) {
+        this.nowMs = nowMs;
+        this.sleeper = sleeper;
+    }
+
+    /**
+     * Static safety checks.
+     *
+     * @param teamId the team
+     * @param config its configuration, {@link SafetyConfig#NONE} when it has none
+     * @param configured false when the team never stored one (adds the {@value #CONFIG_CHECK} WARN)
+     * @param services the team's registered services (the scope)
+     * @param exits mock-required exits ({@link #mockRequiredExits})
+     */
+    public static List<CheckResult> staticChecks(String teamId, SafetyConfig config, boolean configured,
+                                                 List<RegisteredService> services, List<Exit> exits) {
+        List<CheckResult> out = new ArrayList<>();
+        if (!configured) {
+            out.add(new CheckResult(CONFIG_CHECK, Outcome.WARN, teamId, "team " + teamId
+                    + " has no safety configuration (PUT /safety): no trace source, exits, mocks or shadow targets to check"));
+        }
+        out.addAll(SafetyChecks.mocksPresent(exits, config.mocks()));
+        if (!config.shadowTargets().targets().isEmpty()) {
+            out.addAll(SafetyChecks.shadowStorage(services, config.shadowTargets()));
+        }
+        if (!config.queues().isEmpty()) {
+            out.addAll(SafetyChecks.messageQueues(QueueUsage.fromRegistry(services), config.queues()));
+        }
+        if (!config.middlewareRules().isEmpty()) {
+            Map<String, byte[]> sboms = new LinkedHashMap<>();
+            services.forEach(s -> sboms.put(s.name(), config.sbomsByService().getOrDefault(s.name(), new byte[0])));
+            out.addAll(SafetyChecks.middlewareVersions(sboms, config.middlewareRules()));
+        }
+        return out;
+    }
+
+    /** The configured mock-required exits plus the link builder's exits annotated mock required, by called node. */
+    public static List<Exit> mockRequiredExits(SafetyConfig config, List<Exit> annotated) {
+        Map<String, Exit> out = new LinkedHashMap<>();
+        for (Exit e : config.exits()) {
+            out.putIfAbsent(e.toService() + "|" + e.toNode(), e);
+        }
+        for (Exit e : annotated) {
+            if (e.mockRequired()) {
+                out.putIfAbsent(e.toService() + "|" + e.toNode(), e);
+            }
+        }
+        return new ArrayList<>(out.values());
+    }
+
+    /**
+     * Dynamic (trace-based) safety checks of one window of marked traffic.
+     *
+     * @param teamId the team
+     * @param config its configuration
+     * @param source the opened trace source, or null when {@code config} has none or it could not be opened
+     * @param sourceProblem why {@code source} is null ({@code ""} when no trace source is configured)
+     * @param scope the registered services' names
+     * @param exits mock-required exits
+     * @param fromEpochMs first worker's start, epoch ms
+     * @param toEpochMs last worker's end, epoch ms
+     * @param markedRequestsSent marked requests the load driver sent in the window
+     * @param subject what the window was, e.g. {@code pre-test} (evidence)
+     */
+    public List<CheckResult> dynamicChecks(String teamId, SafetyConfig config, TraceSource source, String sourceProblem,
+                                           Set<String> scope, List<Exit> exits, long fromEpochMs, long toEpochMs,
+                                           long markedRequestsSent, String subject) {
+        List<CheckResult> out = new ArrayList<>();
+        if (source == null) {
+            out.add(sourceProblem.isEmpty()
+                    ? new CheckResult(TRACE_SOURCE_CHECK, Outcome.WARN, teamId, "no trace source configured for team "
+                            + teamId + " (PUT /safety traceSource): marker propagation, mocked exits and link comparison not checked")
+                    : new CheckResult(TRACE_SOURCE_CHECK, Outcome.WARN, teamId, config.traceSource().describe() + ": "
+                            + sourceProblem + "; trace checks not run"));
+            return out;
+        }
+        long from = fromEpochMs - WINDOW_SLACK_MS;
+        long to = toEpochMs + WINDOW_SLACK_MS;
+        List<Span> spans;
+        int marked;
+        int reads = 0;
+        try {
+            sleepUntil(toEpochMs + FLUSH_ALLOWANCE_MS);
+            long giveUpAt = nowMs.getAsLong() + MAX_MARKED_WAIT_MS;
+            while (true) {
+                spans = source.spans(teamId, from, to);
+                reads++;
+                marked = (int) spans.stream().filter(s -> MarkerOnSpan.carries(s, Marker.DEFAULT)).count();
+                if (marked > 0 || markedRequestsSent == 0 || nowMs.getAsLong() >= giveUpAt) {
+                    break;
+                }
+                sleeper.sleepMs(POLL_INTERVAL_MS);
+            }
+        } catch (UncheckedIOException e) {
+            out.add(new CheckResult(TRACE_SOURCE_CHECK, Outcome.FAIL, subject, "cannot read " + source.describe() + ": "
+                    + e.getMessage()));
+            return out;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            out.add(new CheckResult(TRACE_SOURCE_CHECK, Outcome.FAIL, subject, "interrupted while reading " + source.describe()));
+            return out;
+        }
+        String read = spans.size() + " spans (" + marked + " marked) from " + source.describe() + " started in "
+                + Instant.ofEpochMilli(from) + " .. " + Instant.ofEpochMilli(to) + " (" + reads + " reads)";
+        if (marked == 0 && markedRequestsSent > 0) {
+            out.add(new CheckResult(TRACE_SOURCE_CHECK, Outcome.FAIL, subject, read + ": " + markedRequestsSent
+                    + " marked requests were sent but no span carries the marker; the marked traffic cannot be verified"));
+            return out;
+        }
+        out.add(new CheckResult(TRACE_SOURCE_CHECK, Outcome.PASS, subject, read));
+        ParsedTraces traces = new ParsedTraces(source.describe(), TraceFormat.OTLP_JSON, spans, Map.of(), Map.of(), List.of());
+        out.addAll(SafetyChecks.markerPropagation(traces, scope, Marker.DEFAULT));
+        out.addAll(SafetyChecks.mockedExits(traces, scope, exits, Marker.DEFAULT));
+        out.addAll(SafetyChecks.linkComparison(traces, Marker.DEFAULT, Dimension.INTERFACE, exits));
+        return out;
+    }
+
+    private void sleepUntil(long epochMs) throws InterruptedException {
+        long wait = epochMs - nowMs.getAsLong();
+        if (wait > 0) {
+            sleeper.sleepMs(wait);
+        }
+    }
+}

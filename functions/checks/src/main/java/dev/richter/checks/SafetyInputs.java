@@ -1,0 +1,97 @@
+package dev.richter.checks;
+
+import dev.richter.checks.traces.TraceSource;
+import dev.richter.common.Repositories;
+import dev.richter.common.model.CheckResult;
+import dev.richter.common.model.Counters;
+import dev.richter.common.model.RegisteredService;
+import dev.richter.common.model.WorkerResult;
+import dev.richter.links.Exit;
+import dev.richter.links.LinkService;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Loads what {@link SafetyGate} needs for one team from the registry and the links table, and runs it:
+ * used by the run gates ({@link ChecksHandler}) and the nightly check ({@link NightlyCheck}).
+ */
+final class SafetyInputs {
+    private final Repositories repositories;
+    private final LinkService links;
+    private final SafetyGate gate;
+
+    SafetyInputs(Repositories repositories, LinkService links, SafetyGate gate) {
+        this.repositories = repositories;
+        this.links = links;
+        this.gate = gate;
+    }
+
+    /** A team's configuration as stored; {@code configured} false when it has none. */
+    record Loaded(SafetyConfig config, boolean configured, String problem) {}
+
+    Loaded config(String teamId) {
+        List<String> docs = repositories.latestRegistryDocs(teamId, SafetyConfig.ITEM_KEY, 1);
+        if (docs.isEmpty()) {
+            return new Loaded(SafetyConfig.NONE, false, "");
+        }
+        try {
+            return new Loaded(SafetyConfig.parse(docs.get(0)), true, "");
+        } catch (IllegalArgumentException e) {
+            return new Loaded(SafetyConfig.NONE, true, e.getMessage());
+        }
+    }
+
+    /** Static safety checks of the team's scope. */
+    List<CheckResult> staticChecks(String teamId, List<RegisteredService> services) {
+        Loaded loaded = config(teamId);
+        List<CheckResult> out = new ArrayList<>();
+        if (!loaded.problem().isEmpty()) {
+            out.add(new CheckResult(SafetyGate.CONFIG_CHECK, CheckResult.Outcome.FAIL, teamId,
+                    "stored safety configuration is unreadable: " + loaded.problem()));
+        }
+        out.addAll(SafetyGate.staticChecks(teamId, loaded.config(), loaded.configured(), services,
+                exits(teamId, loaded.config(), scope(services))));
+        return out;
+    }
+
+    /**
+     * Trace-based checks of the window the {@code results} cover (first start to last end).
+     *
+     * @param results the stage's worker results; nothing is checked when empty (the worker checks fail then)
+     * @param subject e.g. {@code pre-test}, {@code nightly replay}
+     */
+    List<CheckResult> dynamicChecks(String teamId, List<RegisteredService> services, List<WorkerResult> results,
+                                    String subject) {
+        if (results.isEmpty()) {
+            return List.of();
+        }
+        Loaded loaded = config(teamId);
+        SafetyConfig config = loaded.config();
+        TraceSource source = null;
+        String problem = loaded.problem();
+        if (problem.isEmpty() && config.hasTraceSource()) {
+            try {
+                source = config.traceSource().open();
+            } catch (UnsupportedOperationException | IllegalArgumentException e) {
+                problem = e.getMessage();
+            }
+        }
+        long from = results.stream().mapToLong(WorkerResult::startedAtMs).min().orElse(0);
+        long to = results.stream().mapToLong(WorkerResult::endedAtMs).max().orElse(0);
+        long marked = results.stream().map(WorkerResult::counters).reduce(Counters.ZERO, Counters::plus).marked();
+        Set<String> scope = scope(services);
+        return gate.dynamicChecks(teamId, config, source, problem, scope, exits(teamId, config, scope), from, to, marked, subject);
+    }
+
+    private List<Exit> exits(String teamId, SafetyConfig config, Set<String> scope) {
+        return SafetyGate.mockRequiredExits(config, links.exits(teamId, scope));
+    }
+
+    private static Set<String> scope(List<RegisteredService> services) {
+        Set<String> out = new LinkedHashSet<>();
+        services.forEach(s -> out.add(s.name()));
+        return out;
+    }
+}

@@ -1,0 +1,29 @@
+package dev.richter.checks.traces;
+
+import dev.richter.links.trace.Span;
+import java.util.List;
+
+/**
+ * Where the dynamic safety checks read a team's spans from (the pre-test's or the nightly replay's
+ * traces). Configured per team in its safety configuration ({@code traceSource}, see
+ * {@link TraceSourceSpec}).
+ *
+ * <p>Implementations: {@link DirectoryTraceSource} (files: OTLP JSON documents or the OpenTelemetry
+ * agent's {@code logging-otlp} log lines; used locally with the demo shop). An S3 prefix of exported
+ * OTLP files and the X-Ray {@code BatchGetTraces} API are TODO (see the checks README).
+ */
+public interface TraceSource {
+    /**
+     * The team's spans that started in {@code [fromEpochMs, toEpochMs]}.
+     *
+     * @param teamId the team (sources shared by several teams filter by it; a team's own directory ignores it)
+     * @param fromEpochMs window start, epoch milliseconds, inclusive
+     * @param toEpochMs window end, epoch milliseconds, inclusive
+     * @return the spans, de-duplicated by (trace id, span id); empty when there are none yet
+     * @throws java.io.UncheckedIOException when the source cannot be read at all
+     */
+    List<Span> spans(String teamId, long fromEpochMs, long toEpochMs);
+
+    /** For evidence text, e.g. {@code directory /tmp/shop/run}. */
+    String describe();
+}

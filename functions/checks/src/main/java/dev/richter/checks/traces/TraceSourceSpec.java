@@ -1,0 +1,59 @@
+package dev.richter.checks.traces;
+
+import java.nio.file.Path;
+import java.util.Locale;
+
+/**
+ * A team's configured trace source ({@code traceSource} in its safety configuration), e.g.
+ * {@code {"kind": "directory", "path": "/var/richter/spans"}}.
+ *
+ * @param kind {@value #DIRECTORY}; {@value #S3} and {@value #XRAY} are accepted by the API but not
+ *     implemented yet ({@link #open()} says so)
+ * @param path directory path (kind {@value #DIRECTORY}); {@code ""} otherwise
+ * @param bucket S3 bucket (kind {@value #S3}); {@code ""} otherwise
+ * @param prefix S3 key prefix (kind {@value #S3}); {@code ""} otherwise
+ */
+public record TraceSourceSpec(String kind, String path, String bucket, String prefix) {
+    /** Files in a directory on the checks function's file system. */
+    public static final String DIRECTORY = "directory";
+    /** OTLP JSON objects under an S3 prefix (TODO). */
+    public static final String S3 = "s3";
+    /** The X-Ray API (TODO). */
+    public static final String XRAY = "xray";
+
+    public TraceSourceSpec {
+        kind = kind == null ? "" : kind.trim().toLowerCase(Locale.ROOT);
+        path = path == null ? "" : path.trim();
+        bucket = bucket == null ? "" : bucket.trim();
+        prefix = prefix == null ? "" : prefix.trim();
+    }
+
+    /**
+     * The source this spec describes.
+     *
+     * @throws UnsupportedOperationException for kinds not implemented yet ({@value #S3}, {@value #XRAY})
+     * @throws IllegalArgumentException for an unknown kind or a directory spec without a path
+     */
+    public TraceSource open() {
+        return switch (kind) {
+            case DIRECTORY -> {
+                if (path.isEmpty()) {
+                    throw new IllegalArgumentException("traceSource.path: required for kind directory");
+                }
+                yield new DirectoryTraceSource(Path.of(path));
+            }
+            case S3, XRAY -> throw new UnsupportedOperationException("trace source kind '" + kind
+                    + "' is not implemented yet (TODO, functions/checks/README.md); use kind directory");
+            default -> throw new IllegalArgumentException("traceSource.kind: unknown kind '" + kind + "'");
+        };
+    }
+
+    /** For evidence text. */
+    public String describe() {
+        return switch (kind) {
+            case DIRECTORY -> "directory " + path;
+            case S3 -> "s3://" + bucket + "/" + prefix;
+            default -> kind;
+        };
+    }
+}
