@@ -27,7 +27,7 @@ public final class Demo {
         Path root = LocalStack.rootFromEnv();
         Path work = root.resolve("build/local");
         int status = 0;
-        try (LocalStack stack = new LocalStack(root, work, System.out::println).start(); Shop shop = Shop.start(root)) {
+        try (LocalStack stack = new LocalStack(root, work, System.out::println).start(); Shop shop = Shop.start(root, shopEnv())) {
             run(root, stack);
         } catch (Exception e) {
             System.err.println("demo failed: " + e);
@@ -36,8 +36,19 @@ public final class Demo {
         System.exit(status);
     }
 
+    /** The payment exit, which marked traffic must never reach for real. */
+    public static final String PAYMENT_EXIT = "payment POST /charge";
+
     /**
-     * Runs the main job against a started stack and shop.
+     * The shop's environment for the demo: its inventory fetches the exit mocks from Richter's own
+     * {@code GET /safety/mocks} (refreshed every second) and answers marked payment calls with them.
+     */
+    public static Map<String, String> shopEnv() {
+        return Map.of("SHOP_MOCKS_URL", LocalStack.apiBaseUrl() + "/safety/mocks?team=" + TEAM, "SHOP_MOCKS_REFRESH_MS", "1000");
+    }
+
+    /**
+     * Runs the main job against a started stack and a shop started with {@link #shopEnv()}.
      *
      * @return the directory holding {@code report.json} and {@code report.html}
      * @throws IllegalStateException when the API answers unexpectedly or the run does not finish
@@ -52,6 +63,12 @@ public final class Demo {
             expect(r, 201, 200);
             System.out.println("registered service " + service);
         }
+        var safety = api.put("/safety", Json.write(Map.of(
+                "traceSource", Map.of("kind", "directory", "path", root.resolve("examples/shop/target/run").toString()),
+                "exits", List.of(Map.of("service", "payment", "node", PAYMENT_EXIT, "from", "inventory")),
+                "mocks", List.of(Map.of("exit", PAYMENT_EXIT, "status", 200, "body", "{\"chargeId\":\"mock\"}", "latencyMs", 20)))));
+        expect(safety, 200, 201);
+        System.out.println("safety configuration: trace source examples/shop/target/run, payment exit mocked for marked traffic");
         var plan = api.post("/plans", Files.readString(root.resolve("examples/shop/plan.json")));
         expect(plan, 201);
         String planId = plan.json().path("planId").asText();

@@ -20,7 +20,7 @@ class MainJobIT extends LocalStackTestSupport {
     @Test
     void mainJobWritesAReportWithThePreTestAndThreeFormalStepsOnTarget() throws Exception {
         Path dir;
-        try (Shop shop = Shop.start(root)) {
+        try (Shop shop = Shop.start(root, Demo.shopEnv())) {
             dir = Demo.run(root, stack);
         }
         JsonNode report = Json.MAPPER.readTree(Files.readString(dir.resolve("report.json")));
@@ -42,13 +42,21 @@ class MainJobIT extends LocalStackTestSupport {
             assertTrue(p50 > 0 && p99 >= p50, s.path("latencyMs").toString());
         }
         assertEquals(2, report.path("formal").get(2).path("workersReported").asInt(), "80 QPS at 50 per worker: 2 workers");
+        for (JsonNode c : report.path("dynamicChecks")) {
+            if (List.of("trace-source", "marker-propagation", "mocked-exit").contains(c.path("name").asText())) {
+                assertEquals("PASS", c.path("outcome").asText(), "safety check on the shop's own spans: " + c);
+            }
+        }
 
         ApiClient api = api(Demo.TEAM);
         JsonNode tree = Json.MAPPER.readTree(stack.lambdaHost().invoke("LinkBuilderFunction",
                 Json.MAPPER.writeValueAsBytes(java.util.Map.of("action", "tree", "teamId", Demo.TEAM, "dimension", "service",
                         "node", "order", "maxDepth", 5))).payload());
-        assertTrue(tree.toString().contains("inventory") && tree.toString().contains("payment"),
-                "the shop's spans built the link order -> inventory -> payment: " + tree);
+        // all demo traffic is marked and its payment calls are mocked, so the link below order is inventory
+        assertTrue(tree.path("nodes").toString().contains("\"node\":\"inventory\""),
+                "the shop's spans built the link order -> inventory: " + tree);
+        assertTrue(!tree.path("nodes").toString().contains("\"node\":\"payment\""),
+                "marked traffic never reached the real payment exit: " + tree);
         assertEquals(200, api.get("/runs/" + report.path("runId").asText() + "/report?format=html").status());
     }
 }
