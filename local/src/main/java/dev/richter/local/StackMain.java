@@ -1,0 +1,26 @@
+package dev.richter.local;
+
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * Starts the local stack alone and keeps it up until interrupted ({@code ./richter stack}): the
+ * HTTP API, the Lambda Invoke API, DynamoDB, Step Functions and the event capture, for trying the
+ * API by hand. Ctrl-C (SIGINT/SIGTERM) stops every process it started.
+ */
+public final class StackMain {
+    private StackMain() {}
+
+    public static void main(String[] args) throws Exception {
+        Path root = LocalStack.rootFromEnv();
+        LocalStack stack = new LocalStack(root, root.resolve("build/local"), System.out::println).start();
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            stack.close();
+            stopped.countDown();
+        }));
+        System.out.println("API: " + LocalStack.apiBaseUrl() + " (send x-richter-team: <team>); events: "
+                + root.resolve("build/local/events.jsonl") + "; Ctrl-C stops the stack");
+        stopped.await();
+    }
+}
