@@ -66,4 +66,29 @@ class LinksIT extends LocalStackTestSupport {
         assertEquals("InvalidTraceFile", bad.json().path("error").asText());
         assertTrue(bad.json().path("errors").get(0).path("path").asText().startsWith("broken.json:1:"), bad.body());
     }
+
+    @Test
+    void scheduledRebuildIngestsTheSpansOfTheTeamsTraceSource() throws Exception {
+        String team = "team-rebuild";
+        Path dir = Files.createTempDirectory("richter-trace-source");
+        Files.copy(Path.of(System.getProperty("richter.corpus", "/work/shared/corpus"), "bugs/03-kafka-link-not-parent.otlp.json"),
+                dir.resolve("spans.otlp.json"));
+        ApiClient api = api(team);
+        register(api, "order-svc", "http://127.0.0.1:9");
+        var put = api.put("/safety", Json.write(java.util.Map.of("traceSource", java.util.Map.of("kind", "directory", "path", dir.toString()))));
+        assertTrue(put.status() == 200 || put.status() == 201, put.body());
+
+        // the schedule's event, for this team, with a window wide enough for the corpus file's timestamps
+        byte[] event = Json.MAPPER.writeValueAsBytes(java.util.Map.of("action", "rebuild", "teamId", team,
+                "lookbackMinutes", 60 * 24 * 365 * 10));
+        LambdaHost.Invocation inv = stack.lambdaHost().invoke("LinkBuilderFunction", event);
+        assertEquals(null, inv.functionError(), new String(inv.payload()));
+        JsonNode result = Json.MAPPER.readTree(inv.payload()).path("teams").path(team);
+        assertTrue(result.path("edgesAdded").asInt() > 0, result.toString());
+
+        byte[] treeEvent = Json.MAPPER.writeValueAsBytes(java.util.Map.of("action", "tree", "teamId", team,
+                "dimension", "service", "node", "order-svc", "maxDepth", 5));
+        JsonNode tree = Json.MAPPER.readTree(stack.lambdaHost().invoke("LinkBuilderFunction", treeEvent).payload());
+        assertTrue(tree.toString().contains("\"billing-svc\""), "rebuilt from the trace source: " + tree);
+    }
 }

@@ -5,7 +5,7 @@ import dev.richter.checks.safety.MiddlewareRule;
 import dev.richter.checks.safety.MockDefinition;
 import dev.richter.checks.safety.QueueShadowConfig;
 import dev.richter.checks.safety.ShadowRegistry;
-import dev.richter.checks.traces.TraceSourceSpec;
+import dev.richter.links.source.TraceSourceSpec;
 import dev.richter.common.Json;
 import dev.richter.links.Exit;
 import java.nio.charset.StandardCharsets;

@@ -3,7 +3,7 @@ package dev.richter.checks;
 import dev.richter.checks.safety.MarkerOnSpan;
 import dev.richter.checks.safety.QueueUsage;
 import dev.richter.checks.safety.SafetyChecks;
-import dev.richter.checks.traces.TraceSource;
+import dev.richter.links.source.TraceSource;
 import dev.richter.common.model.CheckResult;
 import dev.richter.common.model.CheckResult.Outcome;
 import dev.richter.common.model.Marker;

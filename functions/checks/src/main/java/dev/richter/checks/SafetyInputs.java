@@ -1,6 +1,6 @@
 package dev.richter.checks;
 
-import dev.richter.checks.traces.TraceSource;
+import dev.richter.links.source.TraceSource;
 import dev.richter.common.Repositories;
 import dev.richter.common.model.CheckResult;
 import dev.richter.common.model.Counters;

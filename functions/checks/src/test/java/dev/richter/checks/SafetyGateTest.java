@@ -3,8 +3,8 @@ package dev.richter.checks;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.richter.checks.traces.DirectoryTraceSource;
-import dev.richter.checks.traces.TraceSource;
+import dev.richter.links.source.DirectoryTraceSource;
+import dev.richter.links.source.TraceSource;
 import dev.richter.common.model.CheckResult;
 import dev.richter.common.model.CheckResult.Outcome;
 import dev.richter.common.model.RegisteredService;

@@ -4,8 +4,10 @@ import com.amazonaws.services.lambda.runtime.Context;
 import dev.richter.common.AwsClients;
 import dev.richter.common.Json;
 import dev.richter.common.JsonStreamHandler;
+import dev.richter.common.Repositories;
 import dev.richter.common.TableNames;
 import dev.richter.links.graph.Dimension;
+import dev.richter.links.source.TraceSourceSpec;
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
 import java.util.List;
@@ -20,17 +22,51 @@ import java.util.Map;
 public final class LinkBuilderHandler extends JsonStreamHandler<LinkRequest, Object> {
     private static final int DEFAULT_TREE_DEPTH = 10;
 
-    private final LinkService service;
+    /** Window of the scheduled rebuild when the event gives none, minutes (the schedule's period). */
+    public static final int DEFAULT_LOOKBACK_MINUTES = 60;
 
-    /** Lambda constructor: container-wide DynamoDB client, table from {@code LINKS_TABLE}. */
+    private final LinkService service;
+    private final Repositories repositories;
+
+    /** Lambda constructor: container-wide DynamoDB client, tables from the environment. */
     public LinkBuilderHandler() {
-        this(new LinkService(AwsClients.dynamoDb(), TableNames.fromEnv().links()));
+        this(new LinkService(AwsClients.dynamoDb(), TableNames.fromEnv().links()), Repositories.fromEnv());
     }
 
     /** Test constructor. */
-    public LinkBuilderHandler(LinkService service) {
+    public LinkBuilderHandler(LinkService service, Repositories repositories) {
         super(LinkRequest.class);
         this.service = service;
+        this.repositories = repositories;
+    }
+
+    /**
+     * The periodic rebuild (EventBridge Scheduler, {@code {"action": "rebuild"}}): for the given team,
+     * or every team with a trace source in its safety configuration ({@code safety#config} →
+     * {@code traceSource}), ingests the spans of the last {@code lookbackMinutes}. A team whose source
+     * fails is reported with its error; the others still rebuild.
+     */
+    private Map<String, Object> rebuild(LinkRequest in) {
+        long now = System.currentTimeMillis();
+        long from = now - 60_000L * (in.lookbackMinutes() == null ? DEFAULT_LOOKBACK_MINUTES : in.lookbackMinutes());
+        List<String> teams = in.teamId() == null || in.teamId().isBlank()
+                ? List.copyOf(repositories.teamsWithServices()) : List.of(in.teamId());
+        Map<String, Object> results = new java.util.TreeMap<>();
+        for (String team : teams) {
+            List<String> docs = repositories.latestRegistryDocs(team, "safety#config", 1);
+            com.fasterxml.jackson.databind.JsonNode spec = docs.isEmpty() ? null : Json.read(docs.get(0),
+                    com.fasterxml.jackson.databind.JsonNode.class).get("traceSource");
+            if (spec == null || spec.isNull()) {
+                continue;
+            }
+            try {
+                TraceSourceSpec source = Json.MAPPER.convertValue(spec, TraceSourceSpec.class);
+                results.put(team, service.rebuild(team, source.open(), from, now));
+            } catch (RuntimeException e) {
+                results.put(team, Map.of("error", String.valueOf(e.getMessage())));
+            }
+        }
+        return Map.of("fromEpochMs", from, "toEpochMs", now, "teams", results);
     }
 
     @Override
@@ -46,6 +82,7 @@ public final class LinkBuilderHandler extends JsonStreamHandler<LinkRequest, Obj
                     new HashSet<>(in.scopeServices() == null ? List.of() : in.scopeServices())));
             case "compare" -> service.compare(required(in.baselineTeamId(), "baselineTeamId"),
                     required(in.candidateTeamId(), "candidateTeamId"), Dimension.of(in.dimension()));
+            case "rebuild" -> rebuild(in);
             case "annotate" -> {
                 if (in.annotation() == null) {
                     throw new IllegalArgumentException("annotation is required");
@@ -53,7 +90,7 @@ public final class LinkBuilderHandler extends JsonStreamHandler<LinkRequest, Obj
                 yield service.annotate(in.teamId(), in.annotation());
             }
             default -> throw new IllegalArgumentException(
-                    "action must be one of ingest, tree, upstream, entries, exits, compare, annotate; got '" + action + "'");
+                    "action must be one of ingest, rebuild, tree, upstream, entries, exits, compare, annotate; got '" + action + "'");
         };
     }
 

@@ -31,4 +31,5 @@ public record LinkRequest(
         List<String> scopeServices,
         String baselineTeamId,
         String candidateTeamId,
-        NodeAnnotation annotation) {}
+        NodeAnnotation annotation,
+        Integer lookbackMinutes) {}

@@ -13,7 +13,10 @@ import dev.richter.links.store.LinkRepository;
 import dev.richter.links.store.NodeAnnotation;
 import dev.richter.links.store.StoredEdge;
 import dev.richter.links.trace.ParsedTraces;
+import dev.richter.links.source.TraceSource;
+import dev.richter.links.trace.Span;
 import dev.richter.links.trace.TraceDocuments;
+import dev.richter.links.trace.TraceFormat;
 import dev.richter.links.trace.TraceFormatException;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -76,7 +79,27 @@ public final class LinkService {
      */
     public IngestResult ingest(String teamId, String fileName, byte[] document) {
         requireTeam(teamId);
-        ParsedTraces parsed = TraceDocuments.parse(fileName, document);
+        return ingest(teamId, TraceDocuments.parse(fileName, document));
+    }
+
+    /**
+     * Reads the team's spans of {@code [fromEpochMs, toEpochMs]} from a trace source and ingests
+     * them (the periodic rebuild). Nothing is written when the source has no span.
+     *
+     * @return the ingest result, named after the source and window
+     * @throws java.io.UncheckedIOException or the SDK's exceptions when the source cannot be read
+     */
+    public IngestResult rebuild(String teamId, TraceSource source, long fromEpochMs, long toEpochMs) {
+        requireTeam(teamId);
+        List<Span> spans = source.spans(teamId, fromEpochMs, toEpochMs);
+        String name = source.describe() + " " + java.time.Instant.ofEpochMilli(fromEpochMs) + ".." + java.time.Instant.ofEpochMilli(toEpochMs);
+        return ingest(teamId, new ParsedTraces(name, TraceFormat.TRACE_SOURCE, spans, Map.of(), Map.of(), List.of()));
+    }
+
+    /** Ingests already parsed spans (see {@link #ingest(String, String, byte[])} for the write semantics). */
+    public IngestResult ingest(String teamId, ParsedTraces parsed) {
+        requireTeam(teamId);
+        String fileName = parsed.fileName();
         ExtractedLinks links = EdgeExtractor.extract(parsed.spans(), parsed.dependencies());
         long now = clock.millis();
         int edgesAdded = 0;

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
 /** The sample events in {@code events/link-builder/} run through the handler, in order. */
 class LinkBuilderHandlerTest {
     private final LinkBuilderHandler handler =
-            new LinkBuilderHandler(new LinkService(new LinkRepository(new FakeDynamoDb(), "links"), 32, Clock.systemUTC()));
+            new LinkBuilderHandler(new LinkService(new LinkRepository(new FakeDynamoDb(), "links"), 32, Clock.systemUTC()),
+                    new dev.richter.common.Repositories(new FakeDynamoDb(), dev.richter.common.TableNames.fromEnv()));
 
     @Test
     void sampleEvents() throws Exception {

@@ -12,6 +12,8 @@ public enum TraceFormat {
     XRAY_SEGMENTS,
     /** Alibaba microservices call-graph CSV (cluster-trace-microservices v2021 and v2022 headers). */
     ALIBABA_CALLGRAPH_CSV,
+    /** Spans read from a configured trace source (any of the formats above, merged). */
+    TRACE_SOURCE,
     /** A service dependency list {@code [{"parent","child","callCount"}]} (Zipkin/Jaeger dependencies API). */
     DEPENDENCY_LINKS
 }

@@ -1,16 +1,16 @@
-package dev.richter.checks.traces;
+package dev.richter.links.source;
 
 import dev.richter.links.trace.Span;
 import java.util.List;
 
 /**
- * Where the dynamic safety checks read a team's spans from (the pre-test's or the nightly replay's
- * traces). Configured per team in its safety configuration ({@code traceSource}, see
+ * Where a team's spans are read from: by the dynamic safety checks (the pre-test's or the nightly
+ * replay's traces) and by the link builder's periodic rebuild. Configured per team in its safety configuration ({@code traceSource}, see
  * {@link TraceSourceSpec}).
  *
  * <p>Implementations: {@link DirectoryTraceSource} (files: OTLP JSON documents or the OpenTelemetry
- * agent's {@code logging-otlp} log lines; used locally with the demo shop). An S3 prefix of exported
- * OTLP files and the X-Ray {@code BatchGetTraces} API are TODO (see the checks README).
+ * agent's {@code logging-otlp} log lines; used locally with the demo shop) and {@link XRayTraceSource}
+ * (the X-Ray API). An S3 prefix of exported OTLP files is TODO.
  */
 public interface TraceSource {
     /**

@@ -1,4 +1,8 @@
-package dev.richter.checks.traces;
+package dev.richter.links.source;
+
+import dev.richter.common.AwsClients;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.services.xray.XRayClient;
 
 import java.nio.file.Path;
 import java.util.Locale;
@@ -7,18 +11,18 @@ import java.util.Locale;
  * A team's configured trace source ({@code traceSource} in its safety configuration), e.g.
  * {@code {"kind": "directory", "path": "/var/richter/spans"}}.
  *
- * @param kind {@value #DIRECTORY}; {@value #S3} and {@value #XRAY} are accepted by the API but not
+ * @param kind {@value #DIRECTORY} or {@value #XRAY}; {@value #S3} is accepted by the API but not
  *     implemented yet ({@link #open()} says so)
  * @param path directory path (kind {@value #DIRECTORY}); {@code ""} otherwise
  * @param bucket S3 bucket (kind {@value #S3}); {@code ""} otherwise
  * @param prefix S3 key prefix (kind {@value #S3}); {@code ""} otherwise
  */
 public record TraceSourceSpec(String kind, String path, String bucket, String prefix) {
-    /** Files in a directory on the checks function's file system. */
+    /** Files in a directory on the reading function's file system. */
     public static final String DIRECTORY = "directory";
     /** OTLP JSON objects under an S3 prefix (TODO). */
     public static final String S3 = "s3";
-    /** The X-Ray API (TODO). */
+    /** The X-Ray API ({@link XRayTraceSource}). */
     public static final String XRAY = "xray";
 
     public TraceSourceSpec {
@@ -31,7 +35,7 @@ public record TraceSourceSpec(String kind, String path, String bucket, String pr
     /**
      * The source this spec describes.
      *
-     * @throws UnsupportedOperationException for kinds not implemented yet ({@value #S3}, {@value #XRAY})
+     * @throws UnsupportedOperationException for {@value #S3}, not implemented yet
      * @throws IllegalArgumentException for an unknown kind or a directory spec without a path
      */
     public TraceSource open() {
@@ -42,8 +46,10 @@ public record TraceSourceSpec(String kind, String path, String bucket, String pr
                 }
                 yield new DirectoryTraceSource(Path.of(path));
             }
-            case S3, XRAY -> throw new UnsupportedOperationException("trace source kind '" + kind
-                    + "' is not implemented yet (TODO, functions/checks/README.md); use kind directory");
+            case XRAY -> new XRayTraceSource(XRayClient.builder().region(AwsClients.region())
+                    .httpClientBuilder(UrlConnectionHttpClient.builder()).build());
+            case S3 -> throw new UnsupportedOperationException("trace source kind 's3' is not implemented yet"
+                    + " (see functions/checks/README.md); use kind directory or xray");
             default -> throw new IllegalArgumentException("traceSource.kind: unknown kind '" + kind + "'");
         };
     }

@@ -1,4 +1,4 @@
-package dev.richter.checks.traces;
+package dev.richter.links.source;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -1,4 +1,4 @@
-package dev.richter.checks.traces;
+package dev.richter.links.source;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -23,7 +23,7 @@ class DirectoryTraceSourceTest {
     static final long LAST_MS = 1796029014597L;
 
     static byte[] resource(String name) throws IOException {
-        try (InputStream in = DirectoryTraceSourceTest.class.getResourceAsStream("/safety/" + name)) {
+        try (InputStream in = DirectoryTraceSourceTest.class.getResourceAsStream("/source/" + name)) {
             return in.readAllBytes();
         }
     }
