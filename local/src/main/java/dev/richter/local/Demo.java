@@ -81,8 +81,10 @@ public final class Demo {
 
         Path spans = root.resolve("build/local/shop-spans.json");
         if (Shop.exportSpans(root, spans)) {
-            var ingest = api.post("/traces", Files.readString(spans));
-            System.out.println("ingested shop spans into the link builder: " + ingest.status() + " " + ingest.body());
+            var ingest = api.post("/traces?file=shop-spans.json", Files.readString(spans));
+            expect(ingest, 200);
+            System.out.println("ingested shop spans into the link builder: " + ingest.json().path("spansParsed").asInt()
+                    + " spans, " + ingest.json().path("edgesAdded").asInt() + " new edges");
         }
 
         Path dir = root.resolve("build/reports/" + runId);

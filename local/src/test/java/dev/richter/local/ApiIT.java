@@ -77,4 +77,22 @@ class ApiIT extends LocalStackTestSupport {
         assertEquals(404, api("team-b").get("/plans/" + planId).status(), "team scope");
         assertEquals(404, api("team-b").post("/plans/" + planId + "/runs", "").status(), "team scope");
     }
+
+    @Test
+    void aRequestWithoutTeamIsA401AndACoreModuleTypoIsA400() throws Exception {
+        var http = java.net.http.HttpClient.newHttpClient();
+        var noTeam = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(LocalStack.apiBaseUrl() + "/services"))
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"name\":\"x\",\"baseUrl\":\"http://127.0.0.1:9\"}")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertEquals(401, noTeam.statusCode(), noTeam.body());
+        assertTrue(noTeam.body().contains("NoTeam"), noTeam.body());
+
+        ApiClient api = api("team-core");
+        register(api, "svc", "http://127.0.0.1:9");
+        String plan = LocalStackTestSupport.plan("svc", 1, 1, List.<double[]>of(new double[] {1, 1})).replace("\"coreModules\":[\"svc\"]",
+                "\"coreModules\":[\"svc\",\"sevice\"]");
+        var typo = api.post("/plans", plan);
+        assertEquals(400, typo.status(), typo.body());
+        assertEquals("$.coreModules[1]", typo.json().path("errors").get(0).path("path").asText(), typo.body());
+    }
 }

@@ -78,10 +78,11 @@ class LoadTestRunIT extends LocalStackTestSupport {
             }
             Thread.sleep(4_000);
             long abortAt = System.currentTimeMillis();
-            assertEquals(202, api.post("/runs/" + runId + "/abort", "").status());
+            assertEquals(202, api.post("/runs/" + runId + "/abort", "{\"reason\": \"on-call says stop\"}").status());
             JsonNode report = awaitReport(api, runId, 120_000);
 
             assertEquals("ABORTED", report.path("outcome").asText(), report.toPrettyString());
+            assertTrue(report.path("outcomeReason").asText().contains("on-call says stop"), report.path("outcomeReason").asText());
             JsonNode formal = report.path("formal");
             assertEquals(1, formal.size(), "the second formal step must not run");
             JsonNode step = formal.get(0);

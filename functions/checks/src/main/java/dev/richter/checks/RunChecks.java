@@ -94,8 +94,9 @@ public final class RunChecks {
                         + " requests could not connect to the target (connection refused or reset)"));
         double successPct = c.sent() == 0 ? 0 : 100.0 * c.ok() / c.sent();
         out.add(new CheckResult("pre-test-success-rate", c.sent() > 0 && successPct >= MIN_PRE_TEST_SUCCESS_PCT ? Outcome.PASS : Outcome.FAIL,
-                subject, String.format("%.2f %% of %d requests succeeded (minimum %.1f %%); errors %s, timeouts %d, dropped %d",
-                        successPct, c.sent(), MIN_PRE_TEST_SUCCESS_PCT, c.httpErrors(), c.timeouts(), c.dropped())));
+                subject, String.format("%.2f %% of %d requests succeeded (minimum %.1f %%); HTTP errors %s, timeouts %d, "
+                        + "connect errors %d, dropped %d", successPct, c.sent(), MIN_PRE_TEST_SUCCESS_PCT, c.httpErrors(),
+                        c.timeouts(), c.connectErrors(), c.dropped())));
         return out;
     }
 }

@@ -20,8 +20,9 @@ import java.util.function.Function;
  *
  * <p>Rules: load goes only to services the plan's team registered (an unknown service is a
  * {@link PlanNotRunnableException}); a step of {@code qps} runs {@code ceil(qps / perWorkerQps)}
- * workers (at least one), each phase-shifted by the load driver from its index; every registered
- * service of the team is probed (HTTP health, TCP connect, Prometheus when it has a scrape path).
+ * workers (at least one), each phase-shifted by the load driver from its index; the plan's modules
+ * (scenario services and core modules) are probed (HTTP health, TCP connect, Prometheus when it has a
+ * scrape path); other registered services of the team are not.
  */
 public final class RunPreparation {
     /** Delay between a step's start call and its first due request, milliseconds: lets the Map fan out its workers. */
@@ -104,7 +105,9 @@ public final class RunPreparation {
                                     boolean aborted) {
         long startMs = nowMs + STEP_START_DELAY_MS;
         long endsAtMs = startMs + step.durationS() * 1000L;
-        List<Map<String, Object>> targets = probeTargets(services);
+        java.util.Set<String> modules = new java.util.HashSet<>(plan.coreModules());
+        plan.scenarios().forEach(sc -> modules.add(sc.service()));
+        List<Map<String, Object>> targets = probeTargets(services.stream().filter(s -> modules.contains(s.name())).toList());
         if (aborted) {
             return new StartedStep(step.runId(), step.teamId(), step.stage(), step.stepIndex(), step.qps(),
                     step.durationS(), true, nowMs, List.of(), targets, plan.coreModules(), abortPolicy(plan.abortPolicy()));

@@ -42,7 +42,8 @@ class RunPreparationTest {
     @Test
     void startedStepFansOutWorkersWithOneSharedStartAndEncodesTheBody() {
         var step = new RunPreparation.StepRef("run-1", "t1", "formal", 1, 80, 15);
-        var started = RunPreparation.start(step, plan("order"), List.of(ORDER), 1_000_000, false);
+        var unrelated = new RegisteredService("t1", "web2", "http://127.0.0.1:18099", "/health", null, List.of());
+        var started = RunPreparation.start(step, plan("order"), List.of(ORDER, unrelated), 1_000_000, false);
         assertEquals(2, started.workers().size());
         assertEquals(1_000_000 + RunPreparation.STEP_START_DELAY_MS, started.workers().get(1).stepStartEpochMs());
         assertEquals(1_000_000 + RunPreparation.STEP_START_DELAY_MS + 15_000, started.stepEndsAtMs());
@@ -50,7 +51,7 @@ class RunPreparationTest {
         String body = started.workers().get(0).scenarios().get(0).requests().get(0).bodyBase64();
         assertEquals("{\"a\":1}", new String(Base64.getDecoder().decode(body)));
         assertEquals("http://127.0.0.1:18081", started.workers().get(0).scenarios().get(0).targetBaseUrl());
-        assertEquals(3, started.probeTargets().size());
+        assertEquals(3, started.probeTargets().size(), "only the plan's modules are probed: " + started.probeTargets());
         assertEquals("http://127.0.0.1:18081/actuator/health", started.probeTargets().get(0).get("url"));
     }
 

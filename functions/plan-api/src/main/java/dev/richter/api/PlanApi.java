@@ -182,6 +182,14 @@ public final class PlanApi {
                         "reason", "service '" + service + "' is not registered by team '" + req.teamId() + "'"));
             }
         }
+        JsonNode core = doc.path("coreModules");
+        for (int i = 0; i < core.size(); i++) {
+            String module = core.get(i).asText();
+            if (repositories.getService(req.teamId(), module).isEmpty()) {
+                problems.add(Map.of("path", "$.coreModules[" + i + "]",
+                        "reason", "module '" + module + "' is not a service registered by team '" + req.teamId() + "'"));
+            }
+        }
         checkQpsCap(doc.path("preTest"), "$.preTest.qps", problems);
         JsonNode steps = doc.path("formal").path("steps");
         for (int i = 0; i < steps.size(); i++) {
@@ -307,8 +315,8 @@ public final class PlanApi {
         m.put("achievedQps", f.achievedQps());
         m.put("sent", f.counters().sent());
         m.put("errors", f.counters().errors());
-        m.put("p50Ms", f.latencyMs().getOrDefault("p50", 0.0));
-        m.put("p99Ms", f.latencyMs().getOrDefault("p99", 0.0));
+        m.put("p50Ms", f.latencyMs().get("p50")); // null when the step recorded no latency (nothing answered)
+        m.put("p99Ms", f.latencyMs().get("p99"));
         m.put("workers", f.workersReported() + "/" + f.workersExpected());
         return m;
     }
@@ -350,7 +358,15 @@ public final class PlanApi {
         if (run.status().equals("COMPLETED") || run.status().equals("FAILED_TO_START")) {
             throw new ApiException(409, "RunFinished", "run " + runId + " is " + run.status() + ": nothing to abort");
         }
-        runFlags.requestAbort(runId, "requested by " + req.caller());
+        String reason = "";
+        if (req.body().length > 0) {
+            try {
+                reason = Json.MAPPER.readTree(req.body()).path("reason").asText("").strip();
+            } catch (java.io.IOException e) {
+                throw ApiException.badField("$", "body must be JSON {\"reason\": \"...\"} or empty");
+            }
+        }
+        runFlags.requestAbort(runId, "requested by " + req.caller() + (reason.isEmpty() ? "" : ": " + reason));
         audit.record(req.teamId(), req.caller(), "AbortRun", runId, Map.of("abortRequested", run.abortRequested()),
                 Map.of("abortRequested", true));
         return ApiResponse.json(202, Map.of("runId", runId, "abortRequested", true));

@@ -84,10 +84,13 @@ public final class PlanApiHandler extends JsonStreamHandler<JsonNode, Map<String
             // authorizer (AWS) the claim always wins
             team = e.path("queryStringParameters").path("team").asText("");
         }
+        if (team.isBlank()) {
+            // every read and write is scoped to a team (DESIGN.md section 7): never guess one
+            throw new ApiException(401, "NoTeam", "no team: send a JWT with a 'team' claim (locally the x-richter-team header)");
+        }
         String caller = claims.path("sub").asText(headers.getOrDefault("x-richter-user", "anonymous"));
         return new ApiRequest(e.path("routeKey").asText(), Json.MAPPER.convertValue(e.path("pathParameters"), MAP_TYPE),
-                Json.MAPPER.convertValue(e.path("queryStringParameters"), MAP_TYPE), headers, body,
-                team.isBlank() ? "default" : team, caller);
+                Json.MAPPER.convertValue(e.path("queryStringParameters"), MAP_TYPE), headers, body, team, caller);
     }
 
     /** The route the exit-mock SDK fetches ({@code SHOP_MOCKS_URL=<api>/safety/mocks?team=<team>} locally). */

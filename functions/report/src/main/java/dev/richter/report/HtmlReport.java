@@ -49,10 +49,10 @@ public final class HtmlReport {
                     .append(f.counters().sent()).append("</td><td>").append(f.counters().ok()).append("</td><td>")
                     .append(f.counters().errors()).append("</td><td>").append(f.counters().dropped()).append("</td><td>")
                     .append(f.counters().late()).append("</td><td>").append(fmt(f.successRatePct())).append("</td><td>")
-                    .append(fmt(f.latencyMs().getOrDefault("p50", 0.0))).append("</td><td>")
-                    .append(fmt(f.latencyMs().getOrDefault("p90", 0.0))).append("</td><td>")
-                    .append(fmt(f.latencyMs().getOrDefault("p99", 0.0))).append("</td><td>")
-                    .append(fmt(f.latencyMs().getOrDefault("max", 0.0))).append("</td></tr>");
+                    .append(ms(f.latencyMs(), "p50")).append("</td><td>")
+                    .append(ms(f.latencyMs(), "p90")).append("</td><td>")
+                    .append(ms(f.latencyMs(), "p99")).append("</td><td>")
+                    .append(ms(f.latencyMs(), "max")).append("</td></tr>");
         }
         h.append("</table><p><small>Latency is measured from each request's intended send time (coordinated omission corrected); ")
                 .append("percentiles come from histograms merged across workers.</small></p>");
@@ -110,9 +110,15 @@ public final class HtmlReport {
             s.append("<text x=\"").append(x).append("\" y=\"").append(height + 15).append("\" font-size=\"11\">")
                     .append(esc(f.stage().equals("pre-test") ? "pre" : "F" + f.stepIndex())).append(' ').append(fmt(f.achievedQps())).append("</text>");
             s.append("<text x=\"").append(x).append("\" y=\"").append(height + 30).append("\" font-size=\"11\">p99 ")
-                    .append(fmt(f.latencyMs().getOrDefault("p99", 0.0))).append("</text>");
+                    .append(ms(f.latencyMs(), "p99")).append("</text>");
         }
         return s.append("</svg>").toString();
+    }
+
+    /** A latency quantile in milliseconds, or an en dash when the step recorded no latency. */
+    static String ms(java.util.Map<String, Double> latencyMs, String key) {
+        Double v = latencyMs.get(key);
+        return v == null ? "\u2013" : fmt(v);
     }
 
     static String fmt(double v) {

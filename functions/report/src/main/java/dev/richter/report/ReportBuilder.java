@@ -107,9 +107,14 @@ public final class ReportBuilder {
                 .map(r -> r.name() + " (" + r.subject() + "): " + r.evidence()).collect(Collectors.joining("; "));
     }
 
+    /** The step met the criteria on what it sent (an abort cuts a step short but says nothing against it). */
+    static boolean healthy(StepFigures f) {
+        return f.successRatePct() >= SUSTAINED_SUCCESS_PCT && f.latencyMs().getOrDefault("p99", Double.MAX_VALUE) <= SUSTAINED_P99_MS;
+    }
+
+    /** The step ran to its end and met the criteria. */
     static boolean sustained(StepFigures f) {
-        return f.successRatePct() >= SUSTAINED_SUCCESS_PCT && f.latencyMs().getOrDefault("p99", Double.MAX_VALUE) <= SUSTAINED_P99_MS
-                && !f.aborted();
+        return healthy(f) && !f.aborted();
     }
 
     static Report.Capacity capacity(List<StepFigures> formal, List<Verdict> verdicts) {
@@ -119,6 +124,10 @@ public final class ReportBuilder {
         }
         double max = 0;
         for (StepFigures f : formal) {
+            if (f.aborted() && healthy(f)) {
+                return new Report.Capacity(max, String.format("the run was aborted during step %d at %.1f QPS, which was healthy"
+                        + " until then: capacity is at least %.1f QPS", f.stepIndex(), f.targetQps(), max), criteria);
+            }
             if (!sustained(f)) {
                 return new Report.Capacity(max, String.format("step %d at %.1f QPS: success %.2f %%, p99 %.1f ms%s",
                         f.stepIndex(), f.targetQps(), f.successRatePct(), f.latencyMs().getOrDefault("p99", 0.0),
@@ -127,13 +136,18 @@ public final class ReportBuilder {
             max = f.targetQps();
         }
         long damaged = verdicts.stream().filter(v -> v.state() == Verdict.State.DAMAGED).count();
-        return new Report.Capacity(max, "not reached: every formal step was sustained"
+        return new Report.Capacity(max, "not reached: every formal step was sustained, so capacity is at least "
+                + max + " QPS (the plan's highest step)"
                 + (damaged > 0 ? " (" + damaged + " DAMAGED verdicts recorded)" : ""), criteria);
     }
 
     static Report.FailureMode failureMode(List<StepFigures> formal) {
         for (int i = 0; i < formal.size(); i++) {
             StepFigures f = formal.get(i);
+            if (f.aborted() && healthy(f)) {
+                return new Report.FailureMode("none observed", "the run was aborted during step " + f.stepIndex()
+                        + " while every step so far was healthy");
+            }
             if (sustained(f)) {
                 continue;
             }
@@ -158,7 +172,10 @@ public final class ReportBuilder {
         List<String> reasons = new ArrayList<>();
         List<StepFigures> all = new ArrayList<>(pre);
         all.addAll(formal);
-        if (formal.size() < plan.formal().size()) {
+        if (formal.isEmpty() && !plan.formal().isEmpty()) {
+            score -= 0.8;
+            reasons.add("-0.80: no formal step ran: there are no figures to judge capacity by");
+        } else if (formal.size() < plan.formal().size()) {
             score -= 0.2;
             reasons.add(String.format("-0.20: %d of %d formal steps ran", formal.size(), plan.formal().size()));
         }

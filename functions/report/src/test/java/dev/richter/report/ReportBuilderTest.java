@@ -108,4 +108,29 @@ class ReportBuilderTest {
                 new dev.richter.common.model.Verdict("a", dev.richter.common.model.Verdict.State.HEALTHY, "recovered", 5));
         assertEquals(List.of(1L, 1L, 3L, 5L), ReportBuilder.changes(v).stream().map(x -> x.atMs()).toList());
     }
+
+    @Test
+    void anOperatorAbortOfAHealthyStepIsALowerBoundNotACollapse() {
+        List<WorkerResult> rs = healthyUpTo(1);
+        rs.add(new WorkerResult("run-1", "formal", 1, 0, 1, 40, 0, 5_000, new Counters(200, 200, 200, Map.of(), 0, 0, 0, 0, 200),
+                rs.get(1).latencyFromIntendedHist(), rs.get(1).latencyFromSendHist(), true));
+        Run aborted = new Run("run-1", "plan-1", "t1", "RUNNING", "", "", -1, 0, true, "requested by alice: stop", "");
+        Report r = ReportBuilder.build(aborted, PLAN, rs, List.of(), List.of(), List.of(), null, 1);
+        assertEquals("ABORTED", r.outcome());
+        assertEquals(20.0, r.capacity().maxSustainableQps());
+        assertTrue(r.capacity().limitedBy().contains("at least 20.0 QPS"), r.capacity().limitedBy());
+        assertEquals("none observed", r.failureMode().kind(), r.failureMode().evidence());
+    }
+
+    @Test
+    void aStepWithNoAnswerShowsNoLatencyAndTheRunHasLittleConfidence() {
+        WorkerResult refused = new WorkerResult("run-1", "pre-test", 0, 0, 1, 2, 0, 10_000,
+                new Counters(20, 20, 0, Map.of(), 0, 20, 0, 0, 20), HistogramCodec.encode(HistogramCodec.newLatencyHistogramUs()),
+                HistogramCodec.encode(HistogramCodec.newLatencyHistogramUs()), false);
+        var fail = List.of(new CheckResult("no-connect-errors", CheckResult.Outcome.FAIL, "pre-test", "20 of 20 refused"));
+        Report r = ReportBuilder.build(RUN, PLAN, List.of(refused), List.of(), fail, List.of(), null, 1);
+        assertTrue(r.preTest().get(0).latencyMs().isEmpty());
+        assertTrue(r.confidence().score() <= 0.2, r.confidence().toString());
+        assertTrue(HtmlReport.render(r).contains("<td>\u2013</td>"), "latency shown as a dash, not 0");
+    }
 }
