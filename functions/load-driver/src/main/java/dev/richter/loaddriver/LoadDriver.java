@@ -214,7 +214,9 @@ public final class LoadDriver {
                     });
             awaitInFlight(inFlight, task.requestTimeoutMs() + config.inFlightGraceMs());
         } finally {
-            background.shutdownNow();
+            // shutdown, not shutdownNow: interrupting a flush in progress would lose the windows it had
+            // already drained (the SDK call fails with AbortedException); periodic runs are cancelled
+            background.shutdown();
             awaitTermination(background);
         }
         if (inFlight.get() > 0) {
@@ -307,7 +309,9 @@ public final class LoadDriver {
 
     private static void awaitTermination(ScheduledExecutorService executor) {
         try {
-            executor.awaitTermination(5, TimeUnit.SECONDS);
+            if (!executor.awaitTermination(5, TimeUnit.SECONDS)) {
+                executor.shutdownNow();
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
