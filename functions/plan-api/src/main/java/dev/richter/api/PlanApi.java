@@ -328,21 +328,16 @@ public final class PlanApi {
         long errors = 0;
         long minSec = Long.MAX_VALUE;
         long maxSec = 0;
-        Map<String, AttributeValue> start = null;
-        do {
-            var resp = repositories.dynamoDb().query(QueryRequest.builder().tableName(repositories.tables().runMetrics())
-                    .keyConditionExpression("runId = :r AND begins_with(sk, :p)")
-                    .expressionAttributeValues(Map.of(":r", AttributeValue.fromS(runId), ":p", AttributeValue.fromS(prefix)))
-                    .exclusiveStartKey(start).build());
-            for (var item : resp.items()) {
-                count += item.containsKey("count") ? Long.parseLong(item.get("count").n()) : 0;
-                errors += item.containsKey("errors") ? Long.parseLong(item.get("errors").n()) : 0;
-                long sec = Long.parseLong(item.get("sk").s().split("#")[3]);
-                minSec = Math.min(minSec, sec);
-                maxSec = Math.max(maxSec, sec);
-            }
-            start = resp.hasLastEvaluatedKey() && !resp.lastEvaluatedKey().isEmpty() ? resp.lastEvaluatedKey() : null;
-        } while (start != null);
+        for (var item : repositories.dynamoDb().queryPaginator(QueryRequest.builder().tableName(repositories.tables().runMetrics())
+                .keyConditionExpression("runId = :r AND begins_with(sk, :p)")
+                .expressionAttributeValues(Map.of(":r", AttributeValue.fromS(runId), ":p", AttributeValue.fromS(prefix)))
+                .build()).items()) {
+            count += item.containsKey("count") ? Long.parseLong(item.get("count").n()) : 0;
+            errors += item.containsKey("errors") ? Long.parseLong(item.get("errors").n()) : 0;
+            long sec = Long.parseLong(item.get("sk").s().split("#")[3]);
+            minSec = Math.min(minSec, sec);
+            maxSec = Math.max(maxSec, sec);
+        }
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("stage", stage);
         m.put("stepIndex", stepIndex);
