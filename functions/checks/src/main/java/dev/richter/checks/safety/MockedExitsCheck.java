@@ -56,12 +56,7 @@ public final class MockedExitsCheck {
      */
     public static List<CheckResult> check(List<Span> spans, Set<String> scopeServices, List<Exit> exits,
                                           Marker marker) {
-        Map<String, Exit> required = new LinkedHashMap<>();
-        for (Exit e : exits) {
-            if (e.mockRequired()) {
-                required.putIfAbsent(e.toNode().isEmpty() ? e.toService() : e.toNode(), e);
-            }
-        }
+        Map<String, Exit> required = MockRequiredExits.byNode(exits);
         List<CheckResult> out = new ArrayList<>();
         if (required.isEmpty()) {
             out.add(new CheckResult(NAME, Outcome.PASS, "exits", "no exit is annotated mock required"));

@@ -34,12 +34,7 @@ public final class MocksPresentCheck {
      * @return one result per mock-required exit, or one PASS when none requires a mock
      */
     public static List<CheckResult> check(List<Exit> exits, List<MockDefinition> mocks) {
-        Map<String, Exit> required = new LinkedHashMap<>();
-        for (Exit e : exits) {
-            if (e.mockRequired()) {
-                required.putIfAbsent(e.toNode().isEmpty() ? e.toService() : e.toNode(), e);
-            }
-        }
+        Map<String, Exit> required = MockRequiredExits.byNode(exits);
         List<CheckResult> out = new ArrayList<>();
         if (required.isEmpty()) {
             out.add(new CheckResult(NAME, Outcome.PASS, "exits", "no exit is annotated mock required"));
