@@ -1,5 +1,7 @@
 package dev.richter.decider;
 
+import dev.richter.common.model.WindowKey;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +25,7 @@ public final class DynamoRunMetricsRepository implements RunMetricsRepository {
 
     @Override
     public List<LoadWindow> windows(String runId, String stage, int stepIndex, long fromEpochSecond, long toEpochSecond) {
-        String prefix = "window#%s#%03d#".formatted(stage, stepIndex);
+        String prefix = WindowKey.stepPrefix(stage, stepIndex);
         List<LoadWindow> out = new ArrayList<>();
         Map<String, AttributeValue> start = null;
         do {
@@ -34,11 +36,9 @@ public final class DynamoRunMetricsRepository implements RunMetricsRepository {
                             ":b", AttributeValue.fromS(prefix + toEpochSecond + "#~")))
                     .exclusiveStartKey(start).build());
             for (var item : resp.items()) {
-                String[] parts = item.get("sk").s().split("#");
-                long sec = Long.parseLong(parts[3]);
-                int worker = parts.length > 4 ? Integer.parseInt(parts[4]) : 0;
-                out.add(new LoadWindow(sec, worker, num(item.get("count")), num(item.get("errors")),
-                        item.get("hist") == null ? "" : item.get("hist").s()));
+                String sk = item.get("sk").s();
+                out.add(new LoadWindow(WindowKey.epochSecond(sk), WindowKey.workerIndex(sk), num(item.get("count")),
+                        num(item.get("errors")), item.get("hist") == null ? "" : item.get("hist").s()));
             }
             start = resp.hasLastEvaluatedKey() && !resp.lastEvaluatedKey().isEmpty() ? resp.lastEvaluatedKey() : null;
         } while (start != null);

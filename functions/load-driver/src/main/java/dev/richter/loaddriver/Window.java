@@ -22,6 +22,6 @@ public record Window(String runId, String stage, int stepIndex, int workerIndex,
 
     /** {@code window#<stage>#<stepIndex %03d>#<epochSecond>#<workerIndex %04d>}. */
     public String sortKey() {
-        return String.format("window#%s#%03d#%d#%04d", stage, stepIndex, epochSecond, workerIndex);
+        return dev.richter.common.model.WindowKey.sortKey(stage, stepIndex, epochSecond, workerIndex);
     }
 }

@@ -323,7 +323,7 @@ public final class PlanApi {
 
     /** Sent and errors so far in the current step, from the load driver's per-second windows. */
     private Map<String, Object> liveWindow(String runId, String stage, int stepIndex) {
-        String prefix = String.format("window#%s#%03d#", stage, stepIndex);
+        String prefix = dev.richter.common.model.WindowKey.stepPrefix(stage, stepIndex);
         long count = 0;
         long errors = 0;
         long minSec = Long.MAX_VALUE;
@@ -334,7 +334,7 @@ public final class PlanApi {
                 .build()).items()) {
             count += item.containsKey("count") ? Long.parseLong(item.get("count").n()) : 0;
             errors += item.containsKey("errors") ? Long.parseLong(item.get("errors").n()) : 0;
-            long sec = Long.parseLong(item.get("sk").s().split("#")[3]);
+            long sec = dev.richter.common.model.WindowKey.epochSecond(item.get("sk").s());
             minSec = Math.min(minSec, sec);
             maxSec = Math.max(maxSec, sec);
         }
