@@ -164,17 +164,7 @@ test('unknown ARNs and operations answer AWS JSON errors', async () => {
 test('dynalite serves DynamoDB and exits 0 on SIGTERM', async () => {
   const dynamo = await startServer('dynalite.cjs', ['--port', '0'], {});
   try {
-    const res = await fetch(`http://127.0.0.1:${dynamo.port}/`, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/x-amz-json-1.0',
-        'X-Amz-Target': 'DynamoDB_20120810.ListTables',
-        // dynalite wants SigV4-shaped headers but does not check the signature.
-        'X-Amz-Date': '20260101T000000Z',
-        Authorization: 'AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=0',
-      },
-      body: '{}',
-    });
+    const res = await listTables(dynamo.port);
     assert.equal(res.status, 200);
     assert.deepEqual(await res.json(), { TableNames: [] });
   } finally {
@@ -195,16 +185,7 @@ test('dynalite survives a client that drops its connection mid-request', { timeo
       sock.on('error', () => {});
     });
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const res = await fetch(`http://127.0.0.1:${dynamo.port}/`, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/x-amz-json-1.0',
-        'X-Amz-Target': 'DynamoDB_20120810.ListTables',
-        'X-Amz-Date': '20260101T000000Z',
-        Authorization: 'AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=0',
-      },
-      body: '{}',
-    });
+    const res = await listTables(dynamo.port);
     assert.equal(res.status, 200, 'dynalite still answers after the dropped connection');
   } finally {
     assert.equal(await stopServer(dynamo.child), 0);
@@ -245,6 +226,20 @@ function stopServer(child) {
     child.removeAllListeners('exit');
     child.on('exit', (code, signal) => resolve(signal || code));
     child.kill('SIGTERM');
+  });
+}
+
+/** DynamoDB ListTables against dynalite (which wants SigV4-shaped headers but does not check the signature). */
+function listTables(port) {
+  return fetch(`http://127.0.0.1:${port}/`, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/x-amz-json-1.0',
+      'X-Amz-Target': 'DynamoDB_20120810.ListTables',
+      'X-Amz-Date': '20260101T000000Z',
+      Authorization: 'AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=0',
+    },
+    body: '{}',
   });
 }
 
