@@ -5,6 +5,7 @@ import dev.richter.common.EventPublisher;
 import dev.richter.common.Json;
 import dev.richter.common.Repositories;
 import dev.richter.common.RunMetricsRepository;
+import dev.richter.common.sizing.Quotas;
 import dev.richter.common.model.CheckResult;
 import dev.richter.common.model.Counters;
 import dev.richter.common.model.Marker;
@@ -12,7 +13,7 @@ import dev.richter.common.model.Plan;
 import dev.richter.common.model.RegisteredService;
 import dev.richter.common.model.Run;
 import dev.richter.common.model.WorkerResult;
-import dev.richter.data.RunPreparation;
+import dev.richter.common.run.RunPreparation;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
@@ -63,7 +64,7 @@ public final class NightlyCheck {
         return Map.of("scopes", scopes);
     }
 
-    /** Static checks and the replay's worker tasks: {@code {outcome, results, workers}}. */
+    /** Static checks and the replay's worker references (one leg: a 10 s replay): {@code {outcome, results, workers}}. */
     public Map<String, Object> staticChecks(JsonNode scope, long nowMs) {
         String team = scope.path("teamId").asText();
         String runId = scope.path("runId").asText();
@@ -80,8 +81,11 @@ public final class NightlyCheck {
         if (CheckResult.worst(results) != CheckResult.Outcome.FAIL) {
             Plan replay = new Plan(plan.planId(), team, plan.name(), plan.scenarios(), plan.preTest(), plan.formal(),
                     plan.abortPolicy(), plan.coreModules(), REPLAY_QPS, plan.requestTimeoutMs(), plan.createdAtMs());
-            workers = RunPreparation.start(new RunPreparation.StepRef(runId, team, STAGE, 0, REPLAY_QPS, REPLAY_DURATION_S),
-                    replay, registered, nowMs, false).workers();
+            var started = RunPreparation.start(new RunPreparation.StepRef(runId, team, STAGE, 0, REPLAY_QPS,
+                    REPLAY_DURATION_S), replay, registered, nowMs, false, Quotas.fromEnv());
+            metrics.putStepPlan(RunPreparation.stepPlan(started, replay));
+            workers = started.legs().stream().flatMap(leg -> started.workerIndexes().stream().map(k ->
+                    new RunPreparation.WorkerRef(runId, team, STAGE, 0, leg.legIndex(), k))).toList();
         }
         return Map.of("outcome", CheckResult.worst(results), "results", results, "workers", workers);
     }

@@ -2,6 +2,7 @@ package dev.richter.common;
 
 import dev.richter.common.model.CheckResult;
 import dev.richter.common.model.WorkerResult;
+import dev.richter.common.run.RunPreparation;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -13,7 +14,8 @@ import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
 
 /**
  * Reads and writes the run-metrics table (pk {@code runId}, sk {@code sk}): worker results
- * ({@code result#<stage>#<step>#<worker>}, attribute {@code result} = JSON of {@link WorkerResult}) and
+ * ({@code result#<stage>#<step>#<leg>#<worker>}, attribute {@code result} = JSON of {@link WorkerResult}), started
+ * steps ({@code step#<stage>#<step>}, attribute {@code step} = JSON of {@link RunPreparation.StepPlan}) and
  * check results ({@code check#<phase>}, attribute {@code results} = JSON array of {@link CheckResult}).
  */
 public final class RunMetricsRepository {
@@ -29,6 +31,22 @@ public final class RunMetricsRepository {
     public List<WorkerResult> workerResults(String runId) {
         return query(runId, "result#").stream()
                 .map(i -> Json.read(i.get("result").s(), WorkerResult.class)).toList();
+    }
+
+    /** Stores a started step for its workers (sk {@code step#<stage>#<stepIndex %03d>}), replacing an earlier one. */
+    public void putStepPlan(RunPreparation.StepPlan step) {
+        dynamoDb.putItem(PutItemRequest.builder().tableName(table).item(Map.of(
+                "runId", AttributeValue.fromS(step.runId()), "sk", AttributeValue.fromS(step.sortKey()),
+                "step", AttributeValue.fromS(Json.write(step)))).build());
+    }
+
+    /** The stored step of a run's stage, empty when the step has not started. */
+    public java.util.Optional<RunPreparation.StepPlan> stepPlan(String runId, String stage, int stepIndex) {
+        var item = dynamoDb.getItem(b -> b.tableName(table).consistentRead(true).key(Map.of(
+                "runId", AttributeValue.fromS(runId),
+                "sk", AttributeValue.fromS(RunPreparation.StepPlan.sortKey(stage, stepIndex))))).item();
+        return item == null || !item.containsKey("step") ? java.util.Optional.empty()
+                : java.util.Optional.of(Json.read(item.get("step").s(), RunPreparation.StepPlan.class));
     }
 
     /** Stores the check results of one phase ({@code static}, {@code dynamic}), replacing earlier ones. */

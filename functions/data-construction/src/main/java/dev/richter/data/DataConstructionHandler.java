@@ -6,8 +6,12 @@ import dev.richter.common.EventPublisher;
 import dev.richter.common.Json;
 import dev.richter.common.Repositories;
 import dev.richter.common.RunFlags;
+import dev.richter.common.RunMetricsRepository;
+import dev.richter.common.sizing.Quotas;
 import dev.richter.common.model.Plan;
 import dev.richter.common.model.Run;
+import dev.richter.common.run.PlanNotRunnableException;
+import dev.richter.common.run.RunPreparation;
 import java.util.Map;
 
 /**
@@ -17,25 +21,36 @@ import java.util.Map;
  * <ul>
  *   <li>{@code prepare} {@code {runId}} → {@link RunPreparation.Stages}; marks the run RUNNING, emits {@code Run Started};
  *       throws {@link PlanNotRunnableException} (a Task failure the state machine catches into the report).</li>
- *   <li>{@code start-step} {@code {step: StepRef}} → {@link RunPreparation.StartedStep}; records the run's current stage/step.</li>
+ *   <li>{@code start-step} {@code {step: StepRef}} → {@link RunPreparation.StartedStep} (legs and worker indexes, laid
+ *       out against {@link Quotas#fromEnv()}); stores the step for its workers ({@link RunPreparation.StepPlan}) and
+ *       records the run's current stage/step.</li>
  * </ul>
  */
 public final class DataConstructionHandler extends dev.richter.common.JsonStreamHandler<JsonNode, Object> {
     private final Repositories repositories;
     private final RunFlags runFlags;
     private final EventPublisher events;
+    private final RunMetricsRepository runMetrics;
+    private final Quotas quotas;
 
     /** Lambda's constructor: clients from the environment, built once per container. */
     public DataConstructionHandler() {
         this(Repositories.fromEnv(), EventPublisher.fromEnv());
     }
 
-    /** For tests: explicit dependencies. */
+    /** For tests: explicit dependencies, quotas from the environment. */
     public DataConstructionHandler(Repositories repositories, EventPublisher events) {
+        this(repositories, events, Quotas.fromEnv());
+    }
+
+    /** For tests: explicit dependencies and quotas. */
+    public DataConstructionHandler(Repositories repositories, EventPublisher events, Quotas quotas) {
         super(JsonNode.class);
         this.repositories = repositories;
         this.runFlags = new RunFlags(repositories.dynamoDb(), repositories.tables().runs());
         this.events = events;
+        this.runMetrics = new RunMetricsRepository(repositories.dynamoDb(), repositories.tables().runMetrics());
+        this.quotas = quotas;
     }
 
     @Override
@@ -63,8 +78,9 @@ public final class DataConstructionHandler extends dev.richter.common.JsonStream
         Plan plan = repositories.getPlan(run.planId()).orElseThrow();
         boolean aborted = runFlags.isAbortRequested(step.runId());
         var started = RunPreparation.start(step, plan, repositories.listServices(plan.teamId()),
-                System.currentTimeMillis(), aborted);
+                System.currentTimeMillis(), aborted, quotas);
         if (!aborted) {
+            runMetrics.putStepPlan(RunPreparation.stepPlan(started, plan));
             repositories.updateRun(step.runId(), Map.of("stage", step.stage(), "stepIndex", step.stepIndex(),
                     "stepQps", step.qps(), "stepEndsAtMs", started.stepEndsAtMs()));
         }

@@ -9,7 +9,7 @@ package dev.richter.loaddriver;
  * worker {@code k}'s request {@code i} is global request {@code j = i·n + k}. The merged stream of all
  * workers is then exactly the single-worker stream: uniform, with exact total counts.
  */
-public sealed interface ArrivalSchedule permits ConstantArrivalSchedule, RampingArrivalSchedule {
+public sealed interface ArrivalSchedule permits ConstantArrivalSchedule, RampingArrivalSchedule, LegSchedule {
     /** Requests this worker sends in the step (≥ 0). */
     long count();
 

@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
@@ -133,25 +134,51 @@ public final class LoadDriver {
     /** The same result with both histogram fields null (for the Step Functions payload). */
     public static WorkerResult withoutHistograms(WorkerResult r) {
         return new WorkerResult(r.runId(), r.stage(), r.stepIndex(), r.workerIndex(), r.workerCount(), r.targetQps(),
-                r.startedAtMs(), r.endedAtMs(), r.counters(), null, null, r.aborted());
+                r.startedAtMs(), r.endedAtMs(), r.counters(), null, null, r.aborted(), r.legIndex(), r.startLagMs(),
+                r.unsentAtTimeLimit());
     }
 
-    /** Runs {@code task} with its constant-rate schedule; see {@link #run(WorkerTask, ArrivalSchedule)}. */
+    /** Runs {@code task}'s leg of its constant-rate step schedule with no time limit; see {@link #run(WorkerTask, long)}. */
     public WorkerResult run(WorkerTask task) {
-        return run(task, new ConstantArrivalSchedule(task.qps(), task.durationS(), task.workerIndex(), task.workerCount()));
+        return run(task, Long.MAX_VALUE);
+    }
+
+    /**
+     * Runs {@code task}'s leg: the requests of its constant-rate step schedule due in
+     * {@code [legStartOffsetMs, legEndOffsetMs)} ({@link LegSchedule}), sending none after {@code sendUntilEpochMs}.
+     *
+     * @param task             the worker's task
+     * @param sendUntilEpochMs last moment a request may be sent, epoch ms (the invocation's time limit less the
+     *                         drain and flush time); {@link Long#MAX_VALUE} for none
+     */
+    public WorkerResult run(WorkerTask task, long sendUntilEpochMs) {
+        ArrivalSchedule step = new ConstantArrivalSchedule(task.qps(), task.durationS(), task.workerIndex(), task.workerCount());
+        long to = task.legEndOffsetMs() == Long.MAX_VALUE ? Long.MAX_VALUE : task.legEndOffsetMs() * 1_000_000L;
+        return run(task, LegSchedule.of(step, task.legStartOffsetMs() * 1_000_000L, to), sendUntilEpochMs);
+    }
+
+    /** Runs {@code schedule} with no time limit; see {@link #run(WorkerTask, ArrivalSchedule, long)}. */
+    public WorkerResult run(WorkerTask task, ArrivalSchedule schedule) {
+        return run(task, schedule, Long.MAX_VALUE);
     }
 
     /**
      * Runs one worker's step on the calling thread and stores its windows and result in the sink.
      *
-     * @param task     the worker's task (rate fields are not used: {@code schedule} decides arrivals)
-     * @param schedule this worker's arrivals
+     * <p>A worker ready after its first due time is <em>late</em>: it logs its name and lag, sends the overdue
+     * requests at once with their original due times (so they count as late and their latency includes the lag), and
+     * its result carries {@code startLagMs}. Requests still unsent at {@code sendUntilEpochMs} are counted
+     * dropped and {@code unsentAtTimeLimit}, never silently lost.
+     *
+     * @param task             the worker's task (rate fields are not used: {@code schedule} decides arrivals)
+     * @param schedule         this worker's arrivals
+     * @param sendUntilEpochMs last moment a request may be sent, epoch ms; {@link Long#MAX_VALUE} for none
      * @return the result with both histograms encoded
      * @throws IllegalArgumentException on an invalid task (no usable scenario, maxInFlight or
      *                                  requestTimeoutMs &lt; 1)
      * @throws RuntimeException         when the sink fails to store the result
      */
-    public WorkerResult run(WorkerTask task, ArrivalSchedule schedule) {
+    public WorkerResult run(WorkerTask task, ArrivalSchedule schedule, long sendUntilEpochMs) {
         if (task.maxInFlight() < 1 || task.requestTimeoutMs() < 1) {
             throw new IllegalArgumentException("maxInFlight and requestTimeoutMs must be >= 1");
         }
@@ -164,12 +191,21 @@ public final class LoadDriver {
         long t0Nanos = nowNanos + (epochMsAtT0 - nowEpochMs) * 1_000_000L;
         long startedAtMs = epochMsAtT0 + (schedule.count() > 0 ? schedule.dueOffsetNanos(0) / 1_000_000L : 0);
 
+        long stopNanos = sendUntilEpochMs == Long.MAX_VALUE ? Long.MAX_VALUE
+                : nowNanos + Math.min(Long.MAX_VALUE / 4, (sendUntilEpochMs - nowEpochMs) * 1_000_000L);
         if (pollAbort(task.runId())) {
-            LOG.info("run {} abort flag set before worker {} started", task.runId(), task.workerIndex());
-            return finish(task, recorder, startedAtMs, epochMsClock.getAsLong(), true);
+            LOG.info("run {} abort flag set before {} started", task.runId(), task.workerName());
+            return finish(task, recorder, startedAtMs, epochMsClock.getAsLong(), true, 0, 0);
+        }
+        long startLagMs = schedule.count() == 0 ? 0
+                : Math.max(0, (clock.nanoTime() - (t0Nanos + schedule.dueOffsetNanos(0))) / 1_000_000L);
+        if (startLagMs > task.latenessToleranceMs()) {
+            LOG.warn("run {}: {} started {} ms after its first due time; its overdue requests are sent now and count late",
+                    task.runId(), task.workerName(), startLagMs);
         }
 
         AtomicBoolean abort = new AtomicBoolean();
+        long unsent = 0;
         AtomicInteger inFlight = new AtomicInteger();
         ScheduledExecutorService background = Executors.newScheduledThreadPool(2, r -> {
             Thread t = new Thread(r, "load-driver-bg");
@@ -188,7 +224,9 @@ public final class LoadDriver {
 
             long lateNanos = task.latenessToleranceMs() * 1_000_000L;
             int maxInFlight = task.maxInFlight();
-            new ArrivalScheduler(clock, config.maxParkSliceNanos()).run(schedule, t0Nanos, abort::get,
+            BooleanSupplier stop = stopNanos == Long.MAX_VALUE ? abort::get
+                    : () -> abort.get() || clock.nanoTime() - stopNanos >= 0;
+            long dispatched = new ArrivalScheduler(clock, config.maxParkSliceNanos()).run(schedule, t0Nanos, stop,
                     (index, dueNanos, wokeNanos) -> {
                         if (inFlight.get() >= maxInFlight) {
                             recorder.dropped();
@@ -212,6 +250,12 @@ public final class LoadDriver {
                             inFlight.decrementAndGet();
                         });
                     });
+            if (!abort.get() && dispatched < schedule.count()) {
+                unsent = schedule.count() - dispatched;
+                recorder.unsent(unsent);
+                LOG.warn("run {}: {} reached its time limit with {} requests of its leg unsent (counted dropped)",
+                        task.runId(), task.workerName(), unsent);
+            }
             awaitInFlight(inFlight, task.requestTimeoutMs() + config.inFlightGraceMs());
         } finally {
             // shutdown, not shutdownNow: interrupting a flush in progress would lose the windows it had
@@ -224,7 +268,7 @@ public final class LoadDriver {
                     task.workerIndex(), inFlight.get());
         }
         flushWindows(task, recorder, Long.MAX_VALUE);
-        return finish(task, recorder, startedAtMs, epochMsClock.getAsLong(), abort.get());
+        return finish(task, recorder, startedAtMs, epochMsClock.getAsLong(), abort.get(), startLagMs, unsent);
     }
 
     @FunctionalInterface
@@ -232,11 +276,12 @@ public final class LoadDriver {
         long of(long nanos);
     }
 
-    private WorkerResult finish(WorkerTask task, StepRecorder recorder, long startedAtMs, long endedAtMs, boolean aborted) {
+    private WorkerResult finish(WorkerTask task, StepRecorder recorder, long startedAtMs, long endedAtMs, boolean aborted,
+                                long startLagMs, long unsent) {
         Counters counters = recorder.counters();
         WorkerResult result = new WorkerResult(task.runId(), task.stage(), task.stepIndex(), task.workerIndex(),
                 task.workerCount(), task.qps(), startedAtMs, endedAtMs, counters, recorder.encodedFromDue(),
-                recorder.encodedFromSend(), aborted);
+                recorder.encodedFromSend(), aborted, task.legIndex(), startLagMs, unsent);
         sink.putResult(result);
         return result;
     }
@@ -280,7 +325,7 @@ public final class LoadDriver {
 
     private void flushWindows(WorkerTask task, StepRecorder recorder, long beforeEpochSecond) {
         List<Window> windows = recorder.drainWindowsBefore(beforeEpochSecond, task.runId(), task.stage(),
-                task.stepIndex(), task.workerIndex());
+                task.stepIndex(), task.workerIndex(), task.legIndex());
         if (windows.isEmpty()) {
             return;
         }

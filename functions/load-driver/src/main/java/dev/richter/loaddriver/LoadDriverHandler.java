@@ -1,34 +1,63 @@
 package dev.richter.loaddriver;
 
 import com.amazonaws.services.lambda.runtime.Context;
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.AwsClients;
+import dev.richter.common.Json;
 import dev.richter.common.JsonStreamHandler;
+import dev.richter.common.Repositories;
 import dev.richter.common.RunFlags;
 import dev.richter.common.TableNames;
 import dev.richter.common.model.WorkerResult;
 import dev.richter.common.model.WorkerTask;
+import dev.richter.common.run.RunPreparation;
+import dev.richter.common.sizing.Quotas;
+import dev.richter.common.sizing.StepLayout;
+import java.util.function.Function;
 
 /**
- * Lambda entry of one load-driver worker (one element of the state machine's worker Map).
+ * Lambda entry of one load-driver worker of one leg (one child execution of a leg's worker Map).
  *
- * <p>Input: a {@link WorkerTask} ({@code events/load-driver/worker.json}). Runs the step with
- * {@link LoadDriver}, which stores per-second windows and the full {@link WorkerResult} (both histograms)
- * in the run-metrics table ({@code RUN_METRICS_TABLE}); returns the same result with the two histogram
- * fields null so the Step Functions payload stays small. The abort flag is read from the runs table
- * ({@code RUNS_TABLE}). Clients are built once per container.
+ * <p>Input: a {@link RunPreparation.WorkerRef} {@code {runId, teamId, stage, stepIndex, legIndex, workerIndex}}
+ * ({@code events/load-driver/worker.json}); the worker reads its step ({@link RunPreparation.StepPlan}), the plan and
+ * the registry ({@link WorkerTasks}), so traffic never travels in the state machine's state. A full
+ * {@link WorkerTask} (with {@code scenarios}) is also accepted, for callers that build one themselves.
+ *
+ * <p>The worker stops sending {@code requestTimeoutMs + }{@link StepLayout#IN_FLIGHT_GRACE_MS}{@code + legMarginMs}
+ * before its invocation's time runs out ({@link Context#getRemainingTimeInMillis()}), so its last responses, windows
+ * and result are stored before Lambda's {@code Timeout} ends it; a leg laid out by {@link StepLayout} always fits.
+ * It stores per-second windows and the full {@link WorkerResult} in the run-metrics table and returns the result
+ * without histograms. Clients are built once per container.
  */
-public final class LoadDriverHandler extends JsonStreamHandler<WorkerTask, WorkerResult> {
+public final class LoadDriverHandler extends JsonStreamHandler<JsonNode, WorkerResult> {
     private final LoadDriver loadDriver;
+    private final Function<RunPreparation.WorkerRef, WorkerTask> tasks;
+    private final long legMarginMs;
 
     /** Lambda constructor: DynamoDB client, Netty (http) / JDK (https) transport, tables from the environment. */
     public LoadDriverHandler() {
-        this(defaultLoadDriver());
+        this(defaultLoadDriver(), WorkerTasks.fromEnv()::resolve, Quotas.fromEnv().legMarginMs());
     }
 
-    /** Test constructor. */
+    /** Test constructor for full tasks only (a reference fails). */
     public LoadDriverHandler(LoadDriver loadDriver) {
-        super(WorkerTask.class);
+        this(loadDriver, ref -> {
+            throw new IllegalArgumentException("no step store: a full WorkerTask is required");
+        }, Quotas.AWS.legMarginMs());
+    }
+
+    /**
+     * Test constructor.
+     *
+     * @param loadDriver  the driver
+     * @param tasks       resolves a worker reference to its task
+     * @param legMarginMs time kept free at the end of the invocation, milliseconds
+     */
+    public LoadDriverHandler(LoadDriver loadDriver, Function<RunPreparation.WorkerRef, WorkerTask> tasks, long legMarginMs) {
+        super(JsonNode.class);
         this.loadDriver = loadDriver;
+        this.tasks = tasks;
+        this.legMarginMs = legMarginMs;
     }
 
     private static LoadDriver defaultLoadDriver() {
@@ -40,7 +69,42 @@ public final class LoadDriverHandler extends JsonStreamHandler<WorkerTask, Worke
     }
 
     @Override
-    protected WorkerResult handle(WorkerTask task, Context context) {
-        return LoadDriver.withoutHistograms(loadDriver.run(task));
+    protected WorkerResult handle(JsonNode input, Context context) {
+        WorkerTask task = input.has("scenarios") ? Json.MAPPER.convertValue(input, WorkerTask.class)
+                : tasks.apply(Json.MAPPER.convertValue(input, RunPreparation.WorkerRef.class));
+        long sendUntilEpochMs = context == null ? Long.MAX_VALUE
+                : System.currentTimeMillis() + context.getRemainingTimeInMillis() - task.requestTimeoutMs()
+                        - StepLayout.IN_FLIGHT_GRACE_MS - legMarginMs;
+        return LoadDriver.withoutHistograms(loadDriver.run(task, sendUntilEpochMs));
+    }
+
+    /** Resolves worker references from the run-metrics table (step), the plans table and the registry. */
+    static final class WorkerTasks {
+        private final Repositories repositories;
+        private final dev.richter.common.RunMetricsRepository runMetrics;
+
+        WorkerTasks(Repositories repositories, dev.richter.common.RunMetricsRepository runMetrics) {
+            this.repositories = repositories;
+            this.runMetrics = runMetrics;
+        }
+
+        static WorkerTasks fromEnv() {
+            Repositories repositories = Repositories.fromEnv();
+            return new WorkerTasks(repositories, new dev.richter.common.RunMetricsRepository(repositories.dynamoDb(),
+                    repositories.tables().runMetrics()));
+        }
+
+        /**
+         * @throws IllegalStateException when the step or its plan is not stored (the step was never started)
+         */
+        WorkerTask resolve(RunPreparation.WorkerRef ref) {
+            RunPreparation.StepPlan step = runMetrics.stepPlan(ref.runId(), ref.stage(), ref.stepIndex())
+                    .orElseThrow(() -> new IllegalStateException("run " + ref.runId() + " has no started step "
+                            + ref.stage() + "/" + ref.stepIndex()));
+            var plan = repositories.getPlan(step.teamId(), step.planId())
+                    .orElseThrow(() -> new IllegalStateException("plan " + step.planId() + " of run " + ref.runId()
+                            + " is not stored"));
+            return RunPreparation.workerTask(step, ref, plan, repositories.listServices(step.teamId()));
+        }
     }
 }

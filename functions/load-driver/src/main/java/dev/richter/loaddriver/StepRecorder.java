@@ -42,6 +42,12 @@ final class StepRecorder {
         dropped++;
     }
 
+    /** Counts {@code n} due requests that were not sent because the worker's time ran out (as dropped). */
+    synchronized void unsent(long n) {
+        due += n;
+        dropped += n;
+    }
+
     synchronized void sent(boolean isLate, boolean isMarked) {
         due++;
         sent++;
@@ -85,14 +91,14 @@ final class StepRecorder {
 
     /** Removes and returns the windows of seconds before {@code epochSecondExclusive}. */
     synchronized List<Window> drainWindowsBefore(long epochSecondExclusive, String runId, String stage, int stepIndex,
-                                                 int workerIndex) {
+                                                 int workerIndex, int legIndex) {
         List<Window> out = new ArrayList<>();
         Iterator<Map.Entry<Long, WindowAcc>> it = windows.headMap(epochSecondExclusive, false).entrySet().iterator();
         while (it.hasNext()) {
             Map.Entry<Long, WindowAcc> e = it.next();
             WindowAcc w = e.getValue();
             out.add(new Window(runId, stage, stepIndex, workerIndex, e.getKey(), w.count, w.errors,
-                    HistogramCodec.encode(w.hist)));
+                    HistogramCodec.encode(w.hist), legIndex));
             it.remove();
         }
         return out;

@@ -16,12 +16,13 @@ package dev.richter.loaddriver;
  * @param errors      of which failed (HTTP status ≥ 400, timeouts, connect errors)
  * @param hist        HdrHistogram of latency from the due time in that second, microseconds,
  *                    {@link dev.richter.common.model.HistogramCodec} encoding
+ * @param legIndex    the leg of the step the worker ran
  */
 public record Window(String runId, String stage, int stepIndex, int workerIndex, long epochSecond, long count,
-                     long errors, String hist) {
+                     long errors, String hist, int legIndex) {
 
-    /** {@code window#<stage>#<stepIndex %03d>#<epochSecond>#<workerIndex %04d>}. */
+    /** {@code window#<stage>#<stepIndex %03d>#<epochSecond>#<workerIndex %04d>#<legIndex %04d>} ({@link dev.richter.common.model.WindowKey}). */
     public String sortKey() {
-        return dev.richter.common.model.WindowKey.sortKey(stage, stepIndex, epochSecond, workerIndex);
+        return dev.richter.common.model.WindowKey.sortKey(stage, stepIndex, epochSecond, workerIndex, legIndex);
     }
 }

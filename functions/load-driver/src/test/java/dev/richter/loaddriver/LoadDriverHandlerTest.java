@@ -33,7 +33,7 @@ class LoadDriverHandlerTest {
             assertEquals(10, result.get("counters").get("ok").asLong());
             WorkerResult stored = sink.results().get(0);
             assertNotNull(stored.latencyFromIntendedHist());
-            assertEquals("result#formal#000#0000", stored.sortKey());
+            assertEquals("result#formal#000#0000#00000", stored.sortKey());
             assertEquals(10, server.seen.size());
             long posts = server.seen.stream().filter(s -> s.method().equals("POST")).count();
             assertEquals(2, posts, "weights 3:1 over 10 requests");

@@ -126,7 +126,7 @@ class LoadDriverTest {
             long windowed = sink.windows().stream().mapToLong(Window::count).sum();
             assertEquals(30, windowed, "every outcome is in exactly one per-second window");
             for (Window w : sink.windows()) {
-                assertTrue(w.sortKey().matches("window#formal#002#\\d{10}#0000"), w.sortKey());
+                assertTrue(w.sortKey().matches("window#formal#002#\\d{10}#0000#0000"), w.sortKey());
                 assertEquals(w.count(), HistogramCodec.decode(w.hist()).getTotalCount());
             }
         }

@@ -45,7 +45,8 @@ public final class HtmlReport {
         for (StepFigures f : steps) {
             h.append("<tr><td class=l>").append(esc(f.stage())).append("</td><td>").append(f.stepIndex()).append("</td><td>")
                     .append(fmt(f.targetQps())).append("</td><td>").append(fmt(f.achievedQps())).append("</td><td>")
-                    .append(f.workersReported()).append('/').append(f.workersExpected()).append("</td><td>")
+                    .append(f.workersReported()).append('/').append(f.workersExpected())
+                    .append(f.legs() > 1 ? " (" + f.legs() + " legs)" : "").append("</td><td>")
                     .append(f.counters().sent()).append("</td><td>").append(f.counters().ok()).append("</td><td>")
                     .append(f.counters().errors()).append("</td><td>").append(f.counters().dropped()).append("</td><td>")
                     .append(f.counters().late()).append("</td><td>").append(fmt(f.successRatePct())).append("</td><td>")
@@ -56,6 +57,20 @@ public final class HtmlReport {
         }
         h.append("</table><p><small>Latency is measured from each request's intended send time (coordinated omission corrected); ")
                 .append("percentiles come from histograms merged across workers.</small></p>");
+        List<String> lateness = new java.util.ArrayList<>();
+        for (StepFigures f : steps) {
+            f.lateWorkers().forEach(w -> lateness.add(w.worker() + ": ready " + w.startLagMs() + " ms after its first due time, "
+                    + w.lateRequests() + " requests sent late"));
+            if (f.unsentAtTimeLimit() > 0) {
+                lateness.add(f.stage() + "/step " + (f.stepIndex() + 1) + ": " + f.unsentAtTimeLimit()
+                        + " requests unsent when a worker's Lambda time ran out");
+            }
+        }
+        if (!lateness.isEmpty()) {
+            h.append("<h3>Late and cut-short workers</h3><ul>");
+            lateness.forEach(line -> h.append("<li>").append(esc(line)).append("</li>"));
+            h.append("</ul>");
+        }
         checks(h, "Static checks", r.staticChecks());
         checks(h, "Dynamic checks (pre-test)", r.dynamicChecks());
         h.append("<h2>Verdicts</h2>");

@@ -189,6 +189,17 @@ public final class ReportBuilder {
                 score -= 0.2;
                 reasons.add(String.format("-0.20: %s achieved %.2f QPS for %.2f (%.1f %% off)", step, f.achievedQps(), f.targetQps(), f.rateErrorPct()));
             }
+            if (!f.lateWorkers().isEmpty()) {
+                score -= 0.1;
+                reasons.add("-0.10: " + step + " had workers that started late: " + f.lateWorkers().stream()
+                        .map(w -> w.worker() + " (" + w.startLagMs() + " ms, " + w.lateRequests() + " requests late)")
+                        .toList());
+            }
+            if (f.unsentAtTimeLimit() > 0) {
+                score -= 0.3;
+                reasons.add("-0.30: " + step + " left " + f.unsentAtTimeLimit()
+                        + " requests unsent when a worker's Lambda time ran out");
+            }
             if (f.counters().dropped() > 0) {
                 score -= 0.1;
                 reasons.add("-0.10: " + step + " dropped " + f.counters().dropped() + " requests at the in-flight cap");

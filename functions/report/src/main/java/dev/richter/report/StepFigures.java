@@ -21,9 +21,10 @@ import org.HdrHistogram.Histogram;
  * @param stepIndex          step within the stage
  * @param targetQps          planned rate, requests per second
  * @param durationS          planned duration, seconds
- * @param workersExpected    workers the step started
- * @param workersReported    workers whose results were stored
- * @param missingWorkers     indices of workers with no stored result (died, timed out)
+ * @param workersExpected    worker invocations the step started: workers per leg × legs
+ * @param workersReported    worker invocations whose results were stored
+ * @param missingWorkers     names ({@code leg <l+1>/worker <k>}) of worker invocations with no stored result (died,
+ *                           timed out)
  * @param achievedQps        sent requests per second
  * @param rateErrorPct       |achieved − target| / target × 100
  * @param counters           summed counters
@@ -34,18 +35,36 @@ import org.HdrHistogram.Histogram;
  * @param startedAtMs        epoch ms of the step's first due time
  * @param endedAtMs          epoch ms when the last worker finished accounting
  * @param mergedHistogram    merged latency-from-due histogram, compressed base64 (for re-merging)
+ * @param legs               legs the step ran in (one Lambda invocation per worker per leg)
+ * @param lateWorkers        workers that were ready after their first due time, by name, with how late they were
+ *                           and how many requests they sent late ({@link WorkerResult#startLagMs()} over the
+ *                           lateness tolerance)
+ * @param unsentAtTimeLimit  requests not sent because a worker's invocation ran out of time (also in dropped)
  */
 public record StepFigures(String stage, int stepIndex, double targetQps, int durationS, int workersExpected,
-                          int workersReported, List<Integer> missingWorkers, double achievedQps, double rateErrorPct,
+                          int workersReported, List<String> missingWorkers, double achievedQps, double rateErrorPct,
                           Counters counters, double successRatePct, Map<String, Double> latencyMs,
                           Map<String, Double> latencyFromSendMs, boolean aborted, long startedAtMs, long endedAtMs,
-                          String mergedHistogram) {
+                          String mergedHistogram, int legs, List<LateWorker> lateWorkers, long unsentAtTimeLimit) {
+
+    /** A request sent later than this after its due time counts late, milliseconds (the load driver's tolerance). */
+    public static final long LATE_START_TOLERANCE_MS = 100;
+
+    /**
+     * A worker that was not ready when its first request was due.
+     *
+     * @param worker       its name, {@code <stage>/step <i+1>/leg <l+1>/worker <k>}
+     * @param startLagMs   how late it was ready, milliseconds after its first due time
+     * @param lateRequests requests it sent late
+     */
+    public record LateWorker(String worker, long startLagMs, long lateRequests) {}
 
     /** Quantiles reported for every step, as percentiles. */
     public static final double[] PERCENTILES = {50, 90, 95, 99, 99.9};
 
     /**
-     * Merges the results of one step.
+     * Merges the results of one step over all its legs and workers. The leg count is the highest leg seen + 1: a leg
+     * none of whose workers stored anything shows as the step's missing requests (rate error), not as missing workers.
      *
      * @param durationS planned duration of the step, seconds
      * @param results   the step's stored worker results (all with the same stage and step index), non-empty
@@ -58,8 +77,15 @@ public record StepFigures(String stage, int stepIndex, double targetQps, int dur
         boolean aborted = false;
         long startedAtMs = Long.MAX_VALUE;
         long endedAtMs = 0;
-        boolean[] seen = new boolean[first.workerCount()];
+        int legs = results.stream().mapToInt(WorkerResult::legIndex).max().orElse(0) + 1;
+        boolean[] seen = new boolean[first.workerCount() * legs];
+        List<LateWorker> late = new ArrayList<>();
+        long unsent = 0;
         for (WorkerResult r : results) {
+            if (r.startLagMs() > LATE_START_TOLERANCE_MS) {
+                late.add(new LateWorker(r.workerName(), r.startLagMs(), r.counters().late()));
+            }
+            unsent += r.unsentAtTimeLimit();
             if (r.latencyFromIntendedHist() != null) {
                 intended.add(HistogramCodec.decode(r.latencyFromIntendedHist()));
             }
@@ -70,24 +96,25 @@ public record StepFigures(String stage, int stepIndex, double targetQps, int dur
             aborted |= r.aborted();
             startedAtMs = Math.min(startedAtMs, r.startedAtMs());
             endedAtMs = Math.max(endedAtMs, r.endedAtMs());
-            if (r.workerIndex() >= 0 && r.workerIndex() < seen.length) {
-                seen[r.workerIndex()] = true;
+            int slot = r.legIndex() * first.workerCount() + r.workerIndex();
+            if (r.workerIndex() >= 0 && r.workerIndex() < first.workerCount() && r.legIndex() >= 0) {
+                seen[slot] = true;
             }
         }
-        List<Integer> missing = new ArrayList<>();
-        for (int k = 0; k < seen.length; k++) {
-            if (!seen[k]) {
-                missing.add(k);
+        List<String> missing = new ArrayList<>();
+        for (int slot = 0; slot < seen.length; slot++) {
+            if (!seen[slot]) {
+                missing.add("leg " + (slot / first.workerCount() + 1) + "/worker " + slot % first.workerCount());
             }
         }
         double ranS = aborted && endedAtMs > startedAtMs ? Math.min(durationS, (endedAtMs - startedAtMs) / 1000.0) : durationS;
         double achieved = ranS <= 0 ? 0 : sum.sent() / ranS;
         double target = first.targetQps();
-        return new StepFigures(first.stage(), first.stepIndex(), target, durationS, first.workerCount(),
-                first.workerCount() - missing.size(), missing, achieved,
+        return new StepFigures(first.stage(), first.stepIndex(), target, durationS, seen.length,
+                seen.length - missing.size(), missing, achieved,
                 target == 0 ? 0 : 100.0 * Math.abs(achieved - target) / target, sum,
                 sum.sent() == 0 ? 0 : 100.0 * sum.ok() / sum.sent(), quantilesMs(intended), quantilesMs(fromSend),
-                aborted, startedAtMs, endedAtMs, HistogramCodec.encode(intended));
+                aborted, startedAtMs, endedAtMs, HistogramCodec.encode(intended), legs, late, unsent);
     }
 
     /** p50…p99.9 and max of a microsecond histogram, in milliseconds (keys {@code p50}, {@code p99.9}, {@code max}). */

@@ -75,7 +75,7 @@ class ReportBuilderTest {
         Report r = ReportBuilder.build(RUN, PLAN, rs, List.of(), List.of(), List.of(), null, 1);
         // 2 of 3 formal steps ran (-0.2); step 1 lost worker 0 (-0.3); step 1 achieved 20 of 40 QPS (-0.2)
         assertEquals(0.3, r.confidence().score(), 1e-9, r.confidence().reasons().toString());
-        assertEquals(List.of(0), r.formal().get(1).missingWorkers());
+        assertEquals(List.of("leg 1/worker 0"), r.formal().get(1).missingWorkers());
     }
 
     @Test

@@ -17,18 +17,43 @@ package dev.richter.common.model;
  *                                  compressed + base64 ({@link HistogramCodec})
  * @param latencyFromSendHist       HdrHistogram of latency from the actual send time, same encoding
  * @param aborted                   true when the worker stopped on the run's abort flag
+ * @param legIndex                  the leg of the step the worker ran
+ * @param startLagMs                how late the worker was ready to send, milliseconds after its first due time
+ *                                  (0 when it was waiting before it); a late worker's requests count as late, and
+ *                                  the report names it
+ * @param unsentAtTimeLimit         requests of the leg not sent because the invocation's time ran out (counted
+ *                                  dropped too); 0 when the leg fitted its Lambda timeout
  */
 public record WorkerResult(String runId, String stage, int stepIndex, int workerIndex, int workerCount,
                            double targetQps, long startedAtMs, long endedAtMs, Counters counters,
-                           String latencyFromIntendedHist, String latencyFromSendHist, boolean aborted) {
+                           String latencyFromIntendedHist, String latencyFromSendHist, boolean aborted,
+                           int legIndex, long startLagMs, long unsentAtTimeLimit) {
 
-    /** The run-metrics sort key: {@code result#<stage>#<stepIndex 3 digits>#<workerIndex 4 digits>}. */
-    public String sortKey() {
-        return sortKey(stage, stepIndex, workerIndex);
+    /** A result of a one-leg step that started on time. */
+    public WorkerResult(String runId, String stage, int stepIndex, int workerIndex, int workerCount,
+                        double targetQps, long startedAtMs, long endedAtMs, Counters counters,
+                        String latencyFromIntendedHist, String latencyFromSendHist, boolean aborted) {
+        this(runId, stage, stepIndex, workerIndex, workerCount, targetQps, startedAtMs, endedAtMs, counters,
+                latencyFromIntendedHist, latencyFromSendHist, aborted, 0, 0, 0);
     }
 
-    /** The run-metrics sort key for a worker's result. */
-    public static String sortKey(String stage, int stepIndex, int workerIndex) {
-        return String.format("result#%s#%03d#%04d", stage, stepIndex, workerIndex);
+    /** The run-metrics sort key: {@code result#<stage>#<stepIndex %03d>#<legIndex %04d>#<workerIndex %05d>}. */
+    public String sortKey() {
+        return sortKey(stage, stepIndex, legIndex, workerIndex);
+    }
+
+    /** The run-metrics sort key for a worker's result in a leg. */
+    public static String sortKey(String stage, int stepIndex, int legIndex, int workerIndex) {
+        return String.format("result#%s#%03d#%04d#%05d", stage, stepIndex, legIndex, workerIndex);
+    }
+
+    /** This worker's name in logs and reports. */
+    public String workerName() {
+        return workerName(stage, stepIndex, legIndex, workerIndex);
+    }
+
+    /** {@code <stage>/step <i+1>/leg <l+1>/worker <k>}: steps and legs numbered from 1 for people, workers by index. */
+    public static String workerName(String stage, int stepIndex, int legIndex, int workerIndex) {
+        return stage + "/step " + (stepIndex + 1) + "/leg " + (legIndex + 1) + "/worker " + workerIndex;
     }
 }

@@ -23,14 +23,35 @@ import java.util.List;
  * @param latenessToleranceMs a request sent later than this after its due time is counted late
  * @param marker              the load-test marker
  * @param scenarios           weighted scenarios
+ * @param legIndex            the leg of the step this task runs (0 for a step of one leg)
+ * @param legStartOffsetMs    the first due offset of the leg, milliseconds after {@code stepStartEpochMs}
+ * @param legEndOffsetMs      where the leg's due offsets end (exclusive), milliseconds; {@link Long#MAX_VALUE} for the
+ *                            step's last leg. The worker sends only its requests due in the leg, on the step's schedule.
  */
 public record WorkerTask(String runId, String teamId, String stage, int stepIndex, double qps, int durationS,
                          int workerIndex, int workerCount, long stepStartEpochMs, int requestTimeoutMs,
-                         int maxInFlight, int latenessToleranceMs, Marker marker, List<Scenario> scenarios) {
+                         int maxInFlight, int latenessToleranceMs, Marker marker, List<Scenario> scenarios,
+                         int legIndex, long legStartOffsetMs, long legEndOffsetMs) {
     public WorkerTask {
         scenarios = scenarios == null ? List.of() : List.copyOf(scenarios);
         if (marker == null) {
             marker = Marker.DEFAULT;
         }
+        if (legEndOffsetMs == 0 && legStartOffsetMs == 0) {
+            legEndOffsetMs = Long.MAX_VALUE; // absent in JSON: the whole step
+        }
+    }
+
+    /** A task for the whole step (one leg). */
+    public WorkerTask(String runId, String teamId, String stage, int stepIndex, double qps, int durationS,
+                      int workerIndex, int workerCount, long stepStartEpochMs, int requestTimeoutMs,
+                      int maxInFlight, int latenessToleranceMs, Marker marker, List<Scenario> scenarios) {
+        this(runId, teamId, stage, stepIndex, qps, durationS, workerIndex, workerCount, stepStartEpochMs,
+                requestTimeoutMs, maxInFlight, latenessToleranceMs, marker, scenarios, 0, 0, Long.MAX_VALUE);
+    }
+
+    /** This worker's name in logs and reports: {@code <stage>/step <i>/leg <l>/worker <k>}. */
+    public String workerName() {
+        return WorkerResult.workerName(stage, stepIndex, legIndex, workerIndex);
     }
 }

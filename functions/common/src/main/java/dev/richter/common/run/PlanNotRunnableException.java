@@ -1,4 +1,4 @@
-package dev.richter.data;
+package dev.richter.common.run;
 
 /** The plan cannot run as it stands (e.g. a scenario targets a service the team has not registered). */
 public final class PlanNotRunnableException extends RuntimeException {
