@@ -18,36 +18,80 @@ import java.io.StringWriter;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Queue;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 /**
  * Serves, in this JVM, the Lambda Invoke API for every function of {@code template.yaml}
  * ({@code POST /2015-03-31/functions/{name-or-arn}/invocations}) and the HTTP API routes as API
- * Gateway payload 2.0 events.
+ * Gateway payload 2.0 events, as strict as AWS Lambda on the limits Richter depends on.
  *
- * <p>Each function keeps a pool of handler instances (like warm containers): one instance handles
- * one invocation at a time, a new one is built when all are busy. A handler exception is answered
- * as Lambda does: HTTP 200 with {@code X-Amz-Function-Error: Unhandled} and
- * {@code {errorMessage, errorType, stackTrace}}, which Step Functions turns into a Task failure.
+ * <p>Each function keeps a pool of handler instances (like warm sandboxes): one instance handles
+ * one invocation at a time, a new one is built when all are busy. Each invocation runs on its own
+ * platform thread and gets a {@link Context} with a fresh request id, the function's
+ * {@code MemorySize} and a true {@link Context#getRemainingTimeInMillis()}. Answers, as Lambda gives
+ * them (https://docs.aws.amazon.com/lambda/latest/api/API_Invoke.html):
+ * <ul>
+ *   <li>success: HTTP 200 and the handler's output;</li>
+ *   <li>a handler exception: HTTP 200, {@code X-Amz-Function-Error: Unhandled} and
+ *       {@code {errorMessage, errorType, stackTrace}} (the instance is kept), which Step Functions turns
+ *       into a Task failure named {@code errorType};</li>
+ *   <li>the function's {@code Timeout} passes (https://docs.aws.amazon.com/lambda/latest/dg/configuration-timeout.html):
+ *       HTTP 200, {@code X-Amz-Function-Error: Unhandled} and
+ *       {@code {"errorType":"Sandbox.Timedout","errorMessage":"RequestId: <id> Error: Task timed out after 15.00 seconds"}};
+ *       the handler thread is interrupted and its instance discarded, as AWS discards the sandbox;</li>
+ *   <li>a request body over {@code invokePayloadBytes} (AWS: 6 MB = 6291456 bytes for a synchronous
+ *       invocation, https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html): HTTP 413,
+ *       {@code x-amzn-ErrorType: RequestEntityTooLargeException},
+ *       {@code {"Type":"User","message":"Request must be smaller than 6291456 bytes for the InvokeFunction operation"}};
+ *       the function does not run;</li>
+ *   <li>a response over {@code invokePayloadBytes} + {@value #RESPONSE_ALLOWANCE_BYTES} (AWS reports 6291556
+ *       bytes): HTTP 200, {@code X-Amz-Function-Error: Unhandled},
+ *       {@code {"errorType":"Function.ResponseSizeTooLarge","errorMessage":"Response payload size exceeded maximum allowed payload size (6291556 bytes)."}}
+ *       (the instance is discarded: AWS's runtime exits);</li>
+ *   <li>an unknown function: HTTP 404, {@code x-amzn-ErrorType: ResourceNotFoundException}.</li>
+ * </ul>
+ * A cold instance's construction (AWS's init phase) does not count against the timeout, but an init
+ * longer than {@value #INIT_LIMIT_S} s does, as on AWS
+ * (https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html).
  */
 public final class LambdaHost implements AutoCloseable {
     private static final String INVOKE_PREFIX = "/2015-03-31/functions/";
 
+    /**
+     * Bytes a synchronous response may exceed the request limit by: AWS's error names 6291556 bytes,
+     * the 6 MB request limit (6291456) plus 100.
+     */
+    public static final int RESPONSE_ALLOWANCE_BYTES = 100;
+    /** AWS Lambda's init phase limit, in seconds, for on-demand functions. */
+    public static final int INIT_LIMIT_S = 10;
+
     private final Map<String, Template.FunctionDef> functions = new LinkedHashMap<>();
     private final Map<String, Queue<RequestStreamHandler>> warm = new ConcurrentHashMap<>();
     private final List<Template.Route> routes;
+    private final int invokePayloadBytes;
     private final Consumer<String> log;
+    /** Handler threads still running (timed-out ones included), interrupted by {@link #close()}. */
+    private final Set<Thread> running = ConcurrentHashMap.newKeySet();
+    private final AtomicLong threadSeq = new AtomicLong();
     /**
      * Platform threads, not virtual ones: a function's first invocations run class initializers
      * (SDK clients, schemas), and a virtual thread blocked in class initialization pins its carrier;
@@ -58,12 +102,29 @@ public final class LambdaHost implements AutoCloseable {
     private HttpServer apiServer;
 
     /**
-     * @param template the parsed template
+     * A host with AWS's invocation payload limit ({@link LocalLimits#AWS_INVOKE_PAYLOAD_BYTES}).
+     *
+     * @param template the parsed template (parameter overrides applied)
      * @param log      where one line per invocation goes
      */
     public LambdaHost(Template template, Consumer<String> log) {
+        this(template, LocalLimits.AWS_INVOKE_PAYLOAD_BYTES, log);
+    }
+
+    /**
+     * @param template           the parsed template (parameter overrides applied): functions with their
+     *                           handler, {@code Timeout} and {@code MemorySize}, and the HTTP API routes
+     * @param invokePayloadBytes the largest request body, in bytes (see {@link LocalLimits#invokePayloadBytes()})
+     * @param log                where one line per invocation goes
+     * @throws IllegalArgumentException when {@code invokePayloadBytes} is below 1
+     */
+    public LambdaHost(Template template, int invokePayloadBytes, Consumer<String> log) {
+        if (invokePayloadBytes < 1) {
+            throw new IllegalArgumentException("invokePayloadBytes must be positive, was " + invokePayloadBytes);
+        }
         template.functions().forEach(f -> functions.put(f.logicalId(), f));
         this.routes = template.routes();
+        this.invokePayloadBytes = invokePayloadBytes;
         this.log = log;
     }
 
@@ -79,7 +140,25 @@ public final class LambdaHost implements AutoCloseable {
         apiServer.start();
     }
 
-    /** Invokes a function in-process. */
+    /** The function definitions this host serves, by logical id. */
+    public Map<String, Template.FunctionDef> functions() {
+        return Collections.unmodifiableMap(functions);
+    }
+
+    /** The largest request body, in bytes; a response may be {@value #RESPONSE_ALLOWANCE_BYTES} bytes larger. */
+    public int invokePayloadBytes() {
+        return invokePayloadBytes;
+    }
+
+    /**
+     * Invokes a function in-process and waits for its answer (at most its {@code Timeout}, plus the
+     * init phase of a cold instance).
+     *
+     * @param functionName the function's name (logical id), ARN, or ARN/name with a {@code :qualifier}
+     * @param payload      the event, JSON bytes
+     * @return the answer as the Invoke API gives it (see the class comment); never throws for a
+     *         function's failure
+     */
     public Invocation invoke(String functionName, byte[] payload) {
         String id = functionName;
         int fn = id.indexOf("function:");
@@ -92,40 +171,134 @@ public final class LambdaHost implements AutoCloseable {
         }
         Template.FunctionDef def = functions.get(id);
         if (def == null) {
-            return new Invocation(404, null, Json.write(Map.of("Type", "User", "message", "Function not found: " + functionName)).getBytes(StandardCharsets.UTF_8));
+            return new Invocation(404, null, userError("Function not found: " + Template.functionArn(id)),
+                    "ResourceNotFoundException", null);
         }
+        if (payload.length > invokePayloadBytes) {
+            log.accept(String.format("lambda %s REJECTED: request of %d bytes over the %d-byte invocation payload limit",
+                    id, payload.length, invokePayloadBytes));
+            return new Invocation(413, null, userError("Request must be smaller than " + invokePayloadBytes
+                    + " bytes for the InvokeFunction operation"), "RequestEntityTooLargeException", null);
+        }
+        return run(def, payload, UUID.randomUUID().toString());
+    }
+
+    private Invocation run(Template.FunctionDef def, byte[] payload, String requestId) {
+        String id = def.logicalId();
         Queue<RequestStreamHandler> pool = warm.computeIfAbsent(id, k -> new ConcurrentLinkedQueue<>());
+        RequestStreamHandler pooled = pool.poll();
         long t0 = System.nanoTime();
-        RequestStreamHandler handler = null;
+        long timeoutNanos = TimeUnit.SECONDS.toNanos(def.timeoutS());
+        CompletableFuture<Long> started = new CompletableFuture<>();   // the deadline, once the instance is built
+        CompletableFuture<byte[]> result = new CompletableFuture<>();
+        AtomicReference<RequestStreamHandler> instance = new AtomicReference<>(pooled);
+        Thread thread = Thread.ofPlatform().daemon().name("lambda-" + id + "-" + threadSeq.incrementAndGet()).unstarted(() -> {
+            try {
+                RequestStreamHandler h = instance.get();
+                try {
+                    if (h == null) {
+                        h = (RequestStreamHandler) Class.forName(def.handlerClass()).getDeclaredConstructor().newInstance();
+                        instance.set(h);
+                    }
+                } catch (Throwable e) {
+                    started.completeExceptionally(e);
+                    return;
+                }
+                long deadline = System.nanoTime() + timeoutNanos;
+                started.complete(deadline);
+                try {
+                    ByteArrayOutputStream out = new ByteArrayOutputStream();
+                    h.handleRequest(new ByteArrayInputStream(payload), out, new LocalContext(def, requestId, deadline));
+                    result.complete(out.toByteArray());
+                } catch (Throwable e) {
+                    result.completeExceptionally(e);
+                }
+            } finally {
+                running.remove(Thread.currentThread());
+            }
+        });
+        running.add(thread);
+        thread.start();
         try {
-            handler = pool.poll();
-            if (handler == null) {
-                handler = (RequestStreamHandler) Class.forName(def.handlerClass()).getDeclaredConstructor().newInstance();
+            long deadline;
+            try {
+                deadline = started.get(TimeUnit.SECONDS.toNanos(INIT_LIMIT_S) + timeoutNanos, TimeUnit.NANOSECONDS);
+            } catch (ExecutionException e) {
+                return failed(id, t0, e.getCause(), requestId);
             }
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            handler.handleRequest(new ByteArrayInputStream(payload), out, new LocalContext(id));
+            byte[] out;
+            try {
+                out = result.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (ExecutionException e) {
+                pool.offer(instance.get());
+                return failed(id, t0, e.getCause(), requestId);
+            }
+            int responseLimit = invokePayloadBytes + RESPONSE_ALLOWANCE_BYTES;
+            if (out.length > responseLimit) {
+                log.accept(String.format("lambda %s FAILED %d ms: response of %d bytes over the %d-byte limit (instance discarded)",
+                        id, (System.nanoTime() - t0) / 1_000_000, out.length, responseLimit));
+                return functionError("Function.ResponseSizeTooLarge",
+                        "Response payload size exceeded maximum allowed payload size (" + responseLimit + " bytes).", requestId);
+            }
+            pool.offer(instance.get());
             log.accept(String.format("lambda %s ok %d ms", id, (System.nanoTime() - t0) / 1_000_000));
-            return new Invocation(200, null, out.toByteArray());
-        } catch (Throwable e) {
-            Throwable cause = e instanceof java.lang.reflect.InvocationTargetException ite && ite.getCause() != null ? ite.getCause() : e;
-            StringWriter trace = new StringWriter();
-            cause.printStackTrace(new PrintWriter(trace));
-            log.accept(String.format("lambda %s FAILED %d ms: %s", id, (System.nanoTime() - t0) / 1_000_000,
-                    String.join("\n    ", trace.toString().lines().limit(12).toList())));
-            Map<String, Object> err = new LinkedHashMap<>();
-            err.put("errorMessage", String.valueOf(cause.getMessage()));
-            err.put("errorType", cause.getClass().getSimpleName());
-            err.put("stackTrace", trace.toString().lines().limit(20).toList());
-            return new Invocation(200, "Unhandled", Json.write(err).getBytes(StandardCharsets.UTF_8));
-        } finally {
-            if (handler != null) {
-                pool.offer(handler);
-            }
+            return new Invocation(200, null, out, null, requestId);
+        } catch (TimeoutException e) {
+            thread.interrupt();
+            String seconds = String.format(Locale.ROOT, "%.2f", (double) def.timeoutS());
+            log.accept(String.format("lambda %s TIMED OUT: Timeout %d s passed (request %s); handler thread interrupted, instance discarded",
+                    id, def.timeoutS(), requestId));
+            return functionError("Sandbox.Timedout", "RequestId: " + requestId + " Error: Task timed out after " + seconds + " seconds",
+                    requestId);
+        } catch (InterruptedException e) {
+            thread.interrupt();
+            Thread.currentThread().interrupt();
+            return failed(id, t0, e, requestId);
         }
     }
 
-    /** One invocation's answer: HTTP status, the function-error header value (or null) and the payload. */
-    public record Invocation(int status, String functionError, byte[] payload) {}
+    /** The handler's exception as Lambda answers it. */
+    private Invocation failed(String id, long t0, Throwable e, String requestId) {
+        Throwable cause = e instanceof java.lang.reflect.InvocationTargetException ite && ite.getCause() != null ? ite.getCause() : e;
+        StringWriter trace = new StringWriter();
+        cause.printStackTrace(new PrintWriter(trace));
+        log.accept(String.format("lambda %s FAILED %d ms: %s", id, (System.nanoTime() - t0) / 1_000_000,
+                String.join("\n    ", trace.toString().lines().limit(12).toList())));
+        Map<String, Object> err = new LinkedHashMap<>();
+        err.put("errorMessage", String.valueOf(cause.getMessage()));
+        err.put("errorType", cause.getClass().getSimpleName());
+        err.put("stackTrace", trace.toString().lines().limit(20).toList());
+        return new Invocation(200, "Unhandled", Json.write(err).getBytes(StandardCharsets.UTF_8), null, requestId);
+    }
+
+    private static Invocation functionError(String errorType, String errorMessage, String requestId) {
+        Map<String, Object> err = new LinkedHashMap<>();
+        err.put("errorType", errorType);
+        err.put("errorMessage", errorMessage);
+        return new Invocation(200, "Unhandled", Json.write(err).getBytes(StandardCharsets.UTF_8), null, requestId);
+    }
+
+    private static byte[] userError(String message) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("Type", "User");
+        m.put("message", message);
+        return Json.write(m).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * One invocation's answer.
+     *
+     * @param status        the Invoke API's HTTP status (200 also for function errors)
+     * @param functionError the {@code X-Amz-Function-Error} header value ({@code Unhandled}), or null
+     * @param payload       the function's output, or the error document
+     * @param errorType     the {@code x-amzn-ErrorType} header of an API error (status 4xx), or null
+     * @param requestId     the invocation's request id ({@code x-amzn-RequestId}), null when the function did not run
+     */
+    public record Invocation(int status, String functionError, byte[] payload, String errorType, String requestId) {
+        public Invocation(int status, String functionError, byte[] payload) {
+            this(status, functionError, payload, null, null);
+        }
+    }
 
     private void serveInvoke(HttpExchange ex) throws IOException {
         try (ex) {
@@ -138,7 +311,14 @@ public final class LambdaHost implements AutoCloseable {
                     StandardCharsets.UTF_8);
             Invocation inv = invoke(name, ex.getRequestBody().readAllBytes());
             Map<String, String> headers = new LinkedHashMap<>();
-            headers.put("X-Amz-Executed-Version", "$LATEST");
+            if (inv.requestId() != null) {
+                headers.put("x-amzn-RequestId", inv.requestId());
+            }
+            if (inv.errorType() != null) {
+                headers.put("x-amzn-ErrorType", inv.errorType());
+            } else {
+                headers.put("X-Amz-Executed-Version", "$LATEST");
+            }
             if (inv.functionError() != null) {
                 headers.put("X-Amz-Function-Error", inv.functionError());
             }
@@ -155,7 +335,8 @@ public final class LambdaHost implements AutoCloseable {
                 if (params != null && route.method().equals(method)) {
                     byte[] body = ex.getRequestBody().readAllBytes();
                     Invocation inv = invoke(route.functionLogicalId(), Json.MAPPER.writeValueAsBytes(event(ex, route, params, body)));
-                    if (inv.functionError() != null) {
+                    if (inv.status() != 200 || inv.functionError() != null) {
+                        // API Gateway answers a failed Lambda integration (error, timeout, limit) with 500
                         send(ex, 500, "application/json", "{\"message\":\"Internal Server Error\"}".getBytes(StandardCharsets.UTF_8), Map.of());
                         return;
                     }
@@ -246,6 +427,7 @@ public final class LambdaHost implements AutoCloseable {
         }
     }
 
+    /** Stops both servers and interrupts every handler thread still running. */
     @Override
     public void close() {
         if (lambdaServer != null) {
@@ -255,20 +437,36 @@ public final class LambdaHost implements AutoCloseable {
             apiServer.stop(0);
         }
         executor.shutdownNow();
+        running.forEach(Thread::interrupt);
     }
 
-    /** A minimal Lambda {@link Context} for in-process invocations (15 min remaining time). */
-    private record LocalContext(String functionName) implements Context {
-        public String getAwsRequestId() { return UUID.randomUUID().toString(); }
-        public String getLogGroupName() { return "/aws/lambda/" + functionName; }
+    /**
+     * The Lambda {@link Context} of one invocation: a fresh request id, the function's memory, and the
+     * time left until its deadline (deadline − now, never negative).
+     */
+    private static final class LocalContext implements Context {
+        private final Template.FunctionDef def;
+        private final String requestId;
+        private final long deadlineNanos;
+
+        LocalContext(Template.FunctionDef def, String requestId, long deadlineNanos) {
+            this.def = def;
+            this.requestId = requestId;
+            this.deadlineNanos = deadlineNanos;
+        }
+
+        public String getAwsRequestId() { return requestId; }
+        public String getLogGroupName() { return "/aws/lambda/" + def.logicalId(); }
         public String getLogStreamName() { return "local"; }
-        public String getFunctionName() { return functionName; }
+        public String getFunctionName() { return def.logicalId(); }
         public String getFunctionVersion() { return "$LATEST"; }
-        public String getInvokedFunctionArn() { return new Template.FunctionDef(functionName, "").arn(); }
+        public String getInvokedFunctionArn() { return def.arn(); }
         public CognitoIdentity getIdentity() { return null; }
         public ClientContext getClientContext() { return null; }
-        public int getRemainingTimeInMillis() { return 900_000; }
-        public int getMemoryLimitInMB() { return 1024; }
+        public int getRemainingTimeInMillis() {
+            return (int) Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()));
+        }
+        public int getMemoryLimitInMB() { return def.memoryMb(); }
         public LambdaLogger getLogger() {
             return new LambdaLogger() {
                 public void log(String message) { System.err.println(message); }

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -31,24 +32,64 @@ import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
  * Ports come from the same environment the functions read: {@code AWS_ENDPOINT_URL_DYNAMODB},
  * {@code AWS_ENDPOINT_URL_SFN}, {@code AWS_ENDPOINT_URL_EVENTBRIDGE}, {@code AWS_ENDPOINT_URL_LAMBDA}
  * and {@code RICHTER_API_PORT}; every one must be set (so no client can reach real AWS by mistake).
+ *
+ * <p>Limits: the stack is as strict as AWS where Richter depends on a limit, each one lowerable
+ * through {@link LocalLimits} (default {@link LocalLimits#fromEnv()}): the Lambda host enforces
+ * every function's {@code Timeout} and the invocation payload limit; the Step Functions server gets
+ * the Step Functions limits in its config ({@code "limits": {"inlineMapMaxConcurrency": n,
+ * "distributedMapMaxConcurrency": n, "historyEventsPerExecution": n, "statePayloadBytes": n}}); the
+ * template is read with the limits' parameter overrides.
+ *
+ * <p>Function environment: every function runs in this one JVM, so {@link #start()} sets a JVM
+ * system property for each variable of each function's template {@code Environment} (functions read
+ * them through {@code dev.richter.common.Env}), except names the real process environment already
+ * sets (non-blank), which win as they do in {@code Env}; it also sets {@code RICHTER_HISTORY_EVENT_LIMIT},
+ * {@code RICHTER_STATE_PAYLOAD_BYTES}, {@code RICHTER_INLINE_MAP_MAX_CONCURRENCY},
+ * {@code RICHTER_DISTRIBUTED_MAP_MAX_CONCURRENCY} and {@code RICHTER_INVOKE_PAYLOAD_BYTES} from the
+ * limits. {@link #close()} restores every property it set to its previous value. System properties
+ * are JVM-wide: run one stack at a time per JVM.
  */
 public final class LocalStack implements AutoCloseable {
+    /**
+     * Template parameters the local stack sets unless {@link LocalLimits#parameterOverrides()} does: timings, not
+     * limits. The in-process Lambda host starts no new sandboxes, so workers need a 3 s lead before their first due
+     * time instead of AWS's 10 s (cold start plus Distributed Map fan-out).
+     */
+    static final Map<String, String> LOCAL_PARAMETER_DEFAULTS = Map.of("WorkerLeadMs", "3000");
+
     private final Path root;
     private final Path workDir;
     private final Consumer<String> log;
+    private final LocalLimits limits;
     private final List<Process> processes = new ArrayList<>();
+    /** System properties {@link #start()} set, with their previous values (null: unset), to restore. */
+    private final Map<String, String> previousProperties = new LinkedHashMap<>();
     private LambdaHost lambdaHost;
     private EventBusCapture eventBus;
     private Template template;
 
     /**
+     * A stack with the limits of {@link LocalLimits#fromEnv()} ({@code RICHTER_LOCAL_LIMITS}, else AWS's).
+     *
      * @param root    the repository root (holds {@code template.yaml}, {@code local/node})
      * @param workDir where generated definitions, logs and captured events go
      * @param log     progress lines
+     * @throws IllegalArgumentException naming the key when {@code RICHTER_LOCAL_LIMITS} is malformed
      */
     public LocalStack(Path root, Path workDir, Consumer<String> log) {
+        this(root, workDir, LocalLimits.fromEnv(), log);
+    }
+
+    /**
+     * @param root    the repository root (holds {@code template.yaml}, {@code local/node})
+     * @param workDir where generated definitions, logs and captured events go
+     * @param limits  the limits to enforce and the template parameter overrides
+     * @param log     progress lines
+     */
+    public LocalStack(Path root, Path workDir, LocalLimits limits, Consumer<String> log) {
         this.root = root.toAbsolutePath().normalize();
         this.workDir = workDir.toAbsolutePath().normalize();
+        this.limits = java.util.Objects.requireNonNull(limits, "limits");
         this.log = log;
     }
 
@@ -61,26 +102,33 @@ public final class LocalStack implements AutoCloseable {
     /**
      * Starts everything; on any failure stops what was started and rethrows.
      *
-     * @throws IOException          when a process cannot start or a port is taken
-     * @throws IllegalStateException when a required environment variable is missing
+     * @throws IOException              when a process cannot start or a port is taken
+     * @throws IllegalStateException    when a required environment variable is missing, or two functions
+     *                                  give one environment variable different values
+     * @throws IllegalArgumentException when a parameter override names no template parameter or breaks
+     *                                  its constraints
      */
     public LocalStack start() throws IOException, InterruptedException {
         try {
             Files.createDirectories(workDir.resolve("logs"));
-            template = Template.load(root);
-            ensureNodeModules();
             int dynamoPort = port("AWS_ENDPOINT_URL_DYNAMODB");
             int sfnPort = port("AWS_ENDPOINT_URL_SFN");
             int eventsPort = port("AWS_ENDPOINT_URL_EVENTBRIDGE");
             int lambdaPort = port("AWS_ENDPOINT_URL_LAMBDA");
             int apiPort = Integer.parseInt(requireEnv("RICHTER_API_PORT"));
+            Map<String, String> overrides = new java.util.LinkedHashMap<>(LOCAL_PARAMETER_DEFAULTS);
+            overrides.putAll(limits.parameterOverrides());
+            template = Template.load(root, overrides);
+            log.accept("local limits: " + limits.describe());
+            setFunctionProperties(template);
+            ensureNodeModules();
 
             startNode("dynamodb", List.of("dynalite.cjs", "--port", String.valueOf(dynamoPort)), Map.of());
             createTables(dynamoPort);
 
             eventBus = new EventBusCapture(workDir.resolve("events.jsonl"));
             eventBus.start(eventsPort);
-            lambdaHost = new LambdaHost(template, line -> log.accept("  " + line));
+            lambdaHost = new LambdaHost(template, limits.invokePayloadBytes(), line -> log.accept("  " + line));
             lambdaHost.start(lambdaPort, apiPort);
 
             Path config = writeSfnConfig(sfnPort);
@@ -95,9 +143,78 @@ public final class LocalStack implements AutoCloseable {
         }
     }
 
-    /** The parsed template. */
+    /** The parsed template, with the limits' parameter overrides. */
     public Template template() {
         return template;
+    }
+
+    /** The limits this stack enforces. */
+    public LocalLimits limits() {
+        return limits;
+    }
+
+    /**
+     * The system properties the stack sets for its functions: every function's template environment
+     * (names the process environment sets excluded) and the limits' {@link LocalLimits#systemProperties()}.
+     *
+     * @throws IllegalStateException naming the variable, both functions and both values when two
+     *                               functions give one name different values (one JVM cannot hold both)
+     */
+    static Map<String, String> functionProperties(List<Template.FunctionDef> functions, LocalLimits limits,
+                                                  java.util.function.Function<String, String> processEnv) {
+        Map<String, String> values = new LinkedHashMap<>();
+        Map<String, String> setBy = new LinkedHashMap<>();
+        for (Template.FunctionDef f : functions) {
+            for (var e : f.environment().entrySet()) {
+                String previous = values.putIfAbsent(e.getKey(), e.getValue());
+                if (previous == null) {
+                    setBy.put(e.getKey(), f.logicalId());
+                } else if (!previous.equals(e.getValue())) {
+                    throw new IllegalStateException("template.yaml: environment variable " + e.getKey() + " is '" + previous
+                            + "' for " + setBy.get(e.getKey()) + " but '" + e.getValue() + "' for " + f.logicalId()
+                            + "; the local stack runs every function in one JVM and hands the environment over as"
+                            + " system properties, so one name can have only one value");
+                }
+            }
+        }
+        Map<String, String> out = new LinkedHashMap<>();
+        values.forEach((k, v) -> {
+            String env = processEnv.apply(k);
+            if (env == null || env.isBlank()) {
+                out.put(k, v);
+            }
+        });
+        out.putAll(limits.systemProperties());
+        return out;
+    }
+
+    /** Sets {@link #functionProperties} of {@code t}, remembering previous values for {@link #close()}. */
+    void setFunctionProperties(Template t) {
+        Map<String, String> props = functionProperties(t.functions(), limits, System::getenv);
+        props.forEach((k, v) -> {
+            if (!previousProperties.containsKey(k)) {
+                previousProperties.put(k, System.getProperty(k));
+            }
+            System.setProperty(k, v);
+        });
+        limits.systemProperties().forEach((k, v) -> {
+            String env = System.getenv(k);
+            if (env != null && !env.isBlank() && !env.equals(v)) {
+                log.accept("warning: environment variable " + k + "=" + env + " hides the local limit " + v
+                        + " from functions reading it through Env");
+            }
+        });
+    }
+
+    private void restoreProperties() {
+        previousProperties.forEach((k, v) -> {
+            if (v == null) {
+                System.clearProperty(k);
+            } else {
+                System.setProperty(k, v);
+            }
+        });
+        previousProperties.clear();
     }
 
     /** The local EventBridge's captured events. */
@@ -197,7 +314,11 @@ public final class LocalStack implements AutoCloseable {
             machines.add(Map.of("arn", sm.arn(), "definitionFile", file.toString()));
         }
         Path config = workDir.resolve("sfn-config.json");
-        Files.writeString(config, Json.write(Map.of("port", sfnPort, "stateMachines", machines)));
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("port", sfnPort);
+        doc.put("stateMachines", machines);
+        doc.put("limits", limits.stepFunctionsConfig());
+        Files.writeString(config, Json.write(doc));
         return config;
     }
 
@@ -213,7 +334,10 @@ public final class LocalStack implements AutoCloseable {
         return v;
     }
 
-    /** Stops the Node processes (SIGTERM, then SIGKILL after 5 s, descendants included) and the in-process servers. */
+    /**
+     * Stops the Node processes (SIGTERM, then SIGKILL after 5 s, descendants included) and the
+     * in-process servers, and restores the system properties {@link #start()} set.
+     */
     @Override
     public void close() {
         for (Process p : processes.reversed()) {
@@ -235,5 +359,6 @@ public final class LocalStack implements AutoCloseable {
         if (eventBus != null) {
             eventBus.close();
         }
+        restoreProperties();
     }
 }

@@ -4,12 +4,20 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
+import java.math.BigDecimal;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
 import software.amazon.awssdk.services.dynamodb.model.BillingMode;
 import software.amazon.awssdk.services.dynamodb.model.CreateTableRequest;
@@ -18,24 +26,74 @@ import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
 import software.amazon.awssdk.services.dynamodb.model.Projection;
 
 /**
- * Reads {@code template.yaml} (the one source of truth) for the local stack: functions and their
- * handlers, HTTP API routes, DynamoDB tables, state machines and their substitutions.
+ * Reads {@code template.yaml} (the one source of truth) for the local stack: functions with their
+ * handlers, timeouts, memory and environment, HTTP API routes, DynamoDB tables, state machines and
+ * their substitutions, with the template's parameters set as {@code sam deploy --parameter-overrides}
+ * would set them ({@link #load(Path, Map)}, {@link #withParameterOverrides(Map)}).
  *
- * <p>Local naming: a function's ARN is {@code arn:aws:lambda:us-east-1:123456789012:function:<LogicalId>};
- * a table's name is {@code richter-} + the kebab-cased logical id without {@code Table}
+ * <p>Local naming: a function's name is its logical id and its ARN
+ * {@code arn:aws:lambda:us-east-1:123456789012:function:<LogicalId>}; a table's name is
+ * {@code richter-} + the kebab-cased logical id without {@code Table}
  * ({@code RunMetricsTable} → {@code richter-run-metrics}), which matches {@code TableNames}' defaults;
  * a state machine's ARN is {@code arn:aws:states:us-east-1:123456789012:stateMachine:<LogicalId>}.
- * The template must use long-form intrinsics ({@code Fn::GetAtt}, {@code Ref}); short tags are rejected.
+ *
+ * <p>Intrinsics, in every value this class reads, resolve as CloudFormation resolves them
+ * (https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/intrinsic-function-reference-ref.html)
+ * with the local names: {@code {Ref: <Parameter>}} → its override, else its {@code Default};
+ * {@code {Ref: <Table>}} → the local table name; {@code {Ref: <Function>}} → the function name;
+ * {@code {Ref: <StateMachine>}} → its local ARN (what AWS returns); {@code {Ref: <other resource>}}
+ * (event bus, HTTP API, topic) → its logical id; pseudo parameters ({@code AWS::Region},
+ * {@code AWS::AccountId}, {@code AWS::Partition}, {@code AWS::StackName}, {@code AWS::URLSuffix}) →
+ * the local values. {@code Fn::Sub}, {@code Fn::Join} and {@code Fn::GetAtt} ({@code Arn} of
+ * functions, state machines, tables and event buses; {@code Name} of state machines) resolve too; any
+ * other intrinsic is an {@link IllegalStateException} naming where it is. The template must use
+ * long-form intrinsics: a short tag ({@code !Ref X}) reads as the plain text {@code X}.
  */
 public final class Template {
     /** Account and region of every local ARN. */
     public static final String ACCOUNT = "123456789012";
     public static final String REGION = "us-east-1";
+    /** {@code AWS::StackName} locally (the stack name of {@code samconfig.toml}). */
+    public static final String STACK_NAME = "richter";
 
-    /** A Lambda function: logical id and handler class (without {@code ::method}). */
-    public record FunctionDef(String logicalId, String handlerClass) {
+    /**
+     * A function's timeout when neither it nor {@code Globals.Function} sets {@code Timeout}: 3 s
+     * (https://docs.aws.amazon.com/lambda/latest/dg/configuration-timeout.html).
+     */
+    public static final int AWS_DEFAULT_TIMEOUT_S = 3;
+    /** The largest Lambda timeout: 900 s (same page). */
+    public static final int AWS_MAX_TIMEOUT_S = 900;
+    /**
+     * A function's memory when neither it nor {@code Globals.Function} sets {@code MemorySize}: 128 MB,
+     * also the smallest allowed (https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html).
+     */
+    public static final int AWS_DEFAULT_MEMORY_MB = 128;
+    /** The largest Lambda memory: 10,240 MB (same page). */
+    public static final int AWS_MAX_MEMORY_MB = 10_240;
+
+    /**
+     * A Lambda function.
+     *
+     * @param logicalId    the resource's logical id, locally also the function name
+     * @param handlerClass the handler class (without {@code ::method})
+     * @param timeoutS     {@code Timeout} in seconds: the function's, else {@code Globals.Function}'s, else
+     *                     {@value #AWS_DEFAULT_TIMEOUT_S}; 1..{@value #AWS_MAX_TIMEOUT_S}
+     * @param memoryMb     {@code MemorySize} in MB, same fallbacks, else {@value #AWS_DEFAULT_MEMORY_MB}
+     * @param environment  {@code Globals.Function.Environment.Variables} merged with the function's own
+     *                     (the function's win), intrinsics resolved; unmodifiable, template order
+     */
+    public record FunctionDef(String logicalId, String handlerClass, int timeoutS, int memoryMb, Map<String, String> environment) {
+        public FunctionDef {
+            environment = Collections.unmodifiableMap(new LinkedHashMap<>(environment));
+        }
+
+        /** A function with AWS's default timeout and memory and no environment (for naming, tests). */
+        public FunctionDef(String logicalId, String handlerClass) {
+            this(logicalId, handlerClass, AWS_DEFAULT_TIMEOUT_S, AWS_DEFAULT_MEMORY_MB, Map.of());
+        }
+
         public String arn() {
-            return "arn:aws:lambda:" + REGION + ":" + ACCOUNT + ":function:" + logicalId;
+            return functionArn(logicalId);
         }
     }
 
@@ -47,75 +105,266 @@ public final class Template {
     }
 
     /**
-     * A state machine: definition file and substitutions ({@code ${Name}} → function logical id).
+     * A state machine: definition file and {@code DefinitionSubstitutions}.
+     *
+     * @param substitutionFunctions {@code ${Name}} → function logical id, for {@code {Fn::GetAtt: [<Function>, Arn]}}
+     * @param substitutionValues    {@code ${Name}} → resolved text, for every other substitution (parameters,
+     *                              literals, other ARNs)
      */
-    public record StateMachineDef(String logicalId, Path definitionFile, Map<String, String> substitutionFunctions) {
+    public record StateMachineDef(String logicalId, Path definitionFile, Map<String, String> substitutionFunctions,
+                                  Map<String, String> substitutionValues) {
+        public StateMachineDef(String logicalId, Path definitionFile, Map<String, String> substitutionFunctions) {
+            this(logicalId, definitionFile, substitutionFunctions, Map.of());
+        }
+
         public String arn() {
-            return "arn:aws:states:" + REGION + ":" + ACCOUNT + ":stateMachine:" + logicalId;
+            return stateMachineArn(logicalId);
+        }
+
+        /** Every substitution name. */
+        public Set<String> substitutionNames() {
+            Set<String> s = new TreeSet<>(substitutionFunctions.keySet());
+            s.addAll(substitutionValues.keySet());
+            return s;
         }
     }
 
     private final Path root;
     private final JsonNode doc;
+    private final Map<String, String> overrides;
+    /** Every parameter's effective value: override, else Default. */
+    private final Map<String, String> parameters;
 
-    private Template(Path root, JsonNode doc) {
+    private Template(Path root, JsonNode doc, Map<String, String> overrides) {
         this.root = root;
         this.doc = doc;
+        this.overrides = Collections.unmodifiableMap(new LinkedHashMap<>(overrides));
+        this.parameters = Collections.unmodifiableMap(effectiveParameters(doc, overrides));
     }
 
-    /** Parses {@code <root>/template.yaml}; throws {@link IOException} when unreadable or not YAML. */
+    /**
+     * Parses {@code <root>/template.yaml} with every parameter at its {@code Default}.
+     *
+     * @throws IOException              when unreadable or not YAML
+     * @throws IllegalArgumentException when a parameter has no {@code Default}
+     */
     public static Template load(Path root) throws IOException {
-        JsonNode doc = new ObjectMapper(new YAMLFactory()).readTree(root.resolve("template.yaml").toFile());
-        return new Template(root, doc);
+        return load(root, Map.of());
     }
 
-    private Map<String, JsonNode> resources(String type) {
+    /**
+     * Parses {@code <root>/template.yaml} with {@code parameterOverrides} (name → value, as
+     * {@code sam deploy --parameter-overrides Name=Value}).
+     *
+     * @throws IOException              when unreadable or not YAML
+     * @throws IllegalArgumentException naming them, when an override names no parameter of the template,
+     *                                  a value breaks its parameter's constraints ({@code Type: Number},
+     *                                  {@code AllowedValues}, {@code AllowedPattern}, {@code Min/MaxValue},
+     *                                  {@code Min/MaxLength}) or a parameter has neither value nor Default
+     */
+    public static Template load(Path root, Map<String, String> parameterOverrides) throws IOException {
+        JsonNode doc = new ObjectMapper(new YAMLFactory()).readTree(root.resolve("template.yaml").toFile());
+        return new Template(root, doc, parameterOverrides);
+    }
+
+    /**
+     * This template with {@code parameterOverrides} in place of its current overrides.
+     *
+     * @throws IllegalArgumentException as {@link #load(Path, Map)}
+     */
+    public Template withParameterOverrides(Map<String, String> parameterOverrides) {
+        return new Template(root, doc, parameterOverrides);
+    }
+
+    /** The parameter overrides this template was loaded with (name → value). */
+    public Map<String, String> parameterOverrides() {
+        return overrides;
+    }
+
+    /** Every parameter's effective value (name → override, else Default), in template order. */
+    public Map<String, String> parameters() {
+        return parameters;
+    }
+
+    /** The local ARN of a function logical id. */
+    public static String functionArn(String logicalId) {
+        return "arn:aws:lambda:" + REGION + ":" + ACCOUNT + ":function:" + logicalId;
+    }
+
+    /** The local ARN of a state machine logical id. */
+    public static String stateMachineArn(String logicalId) {
+        return "arn:aws:states:" + REGION + ":" + ACCOUNT + ":stateMachine:" + logicalId;
+    }
+
+    private static Map<String, String> effectiveParameters(JsonNode doc, Map<String, String> overrides) {
+        JsonNode declared = doc.path("Parameters");
+        Set<String> unknown = new TreeSet<>(overrides.keySet());
+        declared.fieldNames().forEachRemaining(unknown::remove);
+        if (!unknown.isEmpty()) {
+            Set<String> names = new TreeSet<>();
+            declared.fieldNames().forEachRemaining(names::add);
+            throw new IllegalArgumentException("parameter overrides name no parameter of template.yaml: " + unknown
+                    + " (its parameters: " + names + ")");
+        }
+        Map<String, String> out = new LinkedHashMap<>();
+        List<String> missing = new ArrayList<>();
+        declared.fields().forEachRemaining(e -> {
+            String name = e.getKey();
+            JsonNode p = e.getValue();
+            String value = overrides.containsKey(name) ? overrides.get(name)
+                    : p.has("Default") && !p.get("Default").isNull() ? p.get("Default").asText() : null;
+            if (value == null) {
+                missing.add(name);
+                return;
+            }
+            checkParameter(name, p, value);
+            out.put(name, value);
+        });
+        if (!missing.isEmpty()) {
+            throw new IllegalArgumentException("template.yaml: parameters " + missing
+                    + " have no Default and no override (sam deploy fails the same way: they must have values)");
+        }
+        return out;
+    }
+
+    /**
+     * CloudFormation's parameter constraints
+     * (https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/parameters-section-structure.html).
+     */
+    private static void checkParameter(String name, JsonNode p, String value) {
+        String where = "template parameter " + name + "='" + value + "'";
+        if ("Number".equals(p.path("Type").asText())) {
+            BigDecimal n;
+            try {
+                n = new BigDecimal(value.trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(where + ": Type Number needs a number");
+            }
+            if (p.has("MinValue") && n.compareTo(new BigDecimal(p.get("MinValue").asText())) < 0) {
+                throw new IllegalArgumentException(where + ": below MinValue " + p.get("MinValue").asText());
+            }
+            if (p.has("MaxValue") && n.compareTo(new BigDecimal(p.get("MaxValue").asText())) > 0) {
+                throw new IllegalArgumentException(where + ": above MaxValue " + p.get("MaxValue").asText());
+            }
+        }
+        if (p.has("AllowedValues")) {
+            List<String> allowed = new ArrayList<>();
+            p.get("AllowedValues").forEach(v -> allowed.add(v.asText()));
+            if (!allowed.contains(value)) {
+                throw new IllegalArgumentException(where + ": not one of AllowedValues " + allowed);
+            }
+        }
+        if (p.has("AllowedPattern") && !value.matches(p.get("AllowedPattern").asText())) {
+            throw new IllegalArgumentException(where + ": does not match AllowedPattern " + p.get("AllowedPattern").asText());
+        }
+        if (p.has("MinLength") && value.length() < p.get("MinLength").asInt()) {
+            throw new IllegalArgumentException(where + ": shorter than MinLength " + p.get("MinLength").asInt());
+        }
+        if (p.has("MaxLength") && value.length() > p.get("MaxLength").asInt()) {
+            throw new IllegalArgumentException(where + ": longer than MaxLength " + p.get("MaxLength").asInt());
+        }
+    }
+
+    private Map<String, JsonNode> resources(String... types) {
+        Set<String> wanted = Set.of(types);
         Map<String, JsonNode> out = new LinkedHashMap<>();
         doc.path("Resources").fields().forEachRemaining(e -> {
-            if (type.equals(e.getValue().path("Type").asText())) {
+            if (wanted.contains(e.getValue().path("Type").asText())) {
                 out.put(e.getKey(), e.getValue().path("Properties"));
             }
         });
         return out;
     }
 
-    /** Every {@code AWS::Serverless::Function}. */
+    private String resourceType(String logicalId) {
+        JsonNode r = doc.path("Resources").path(logicalId);
+        return r.isMissingNode() ? null : r.path("Type").asText();
+    }
+
+    /** Every {@code AWS::Serverless::Function}, with timeout, memory and environment resolved. */
     public List<FunctionDef> functions() {
+        JsonNode globals = doc.path("Globals").path("Function");
         List<FunctionDef> out = new ArrayList<>();
         resources("AWS::Serverless::Function").forEach((id, p) -> {
-            String handler = p.path("Handler").asText();
+            String handler = text(p.path("Handler"), id + ".Handler");
+            if (handler == null || handler.isBlank()) {
+                throw new IllegalStateException("template.yaml: " + id + ".Handler is missing");
+            }
             int sep = handler.indexOf("::");
-            out.add(new FunctionDef(id, sep < 0 ? handler : handler.substring(0, sep)));
+            int timeoutS = intProperty(id, "Timeout", p, globals, AWS_DEFAULT_TIMEOUT_S, 1, AWS_MAX_TIMEOUT_S,
+                    "https://docs.aws.amazon.com/lambda/latest/dg/configuration-timeout.html");
+            int memoryMb = intProperty(id, "MemorySize", p, globals, AWS_DEFAULT_MEMORY_MB, AWS_DEFAULT_MEMORY_MB, AWS_MAX_MEMORY_MB,
+                    "https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html");
+            Map<String, String> env = new LinkedHashMap<>();
+            globals.path("Environment").path("Variables").fields().forEachRemaining(v ->
+                    env.put(v.getKey(), text(v.getValue(), "Globals.Function.Environment.Variables." + v.getKey())));
+            p.path("Environment").path("Variables").fields().forEachRemaining(v ->
+                    env.put(v.getKey(), text(v.getValue(), id + ".Environment.Variables." + v.getKey())));
+            env.values().removeIf(java.util.Objects::isNull);
+            out.add(new FunctionDef(id, sep < 0 ? handler : handler.substring(0, sep), timeoutS, memoryMb, env));
         });
         return out;
+    }
+
+    /** The function's integer property, else Globals.Function's, else {@code fallback}; checked against AWS's range. */
+    private int intProperty(String id, String name, JsonNode props, JsonNode globals, int fallback, int min, int max, String source) {
+        boolean own = props.has(name);
+        JsonNode node = own ? props.get(name) : globals.path(name);
+        String where = own ? id + "." + name : "Globals.Function." + name + " (for " + id + ")";
+        String v = text(node, where);
+        if (v == null) {
+            return fallback;
+        }
+        int n;
+        try {
+            n = Integer.parseInt(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalStateException("template.yaml: " + where + " must be an integer or {Ref: <Parameter>} "
+                    + "(long form; a short tag such as !Ref is not read), was '" + v + "'");
+        }
+        if (n < min || n > max) {
+            throw new IllegalStateException("template.yaml: " + where + " = " + n + " is outside AWS's range " + min + ".." + max
+                    + " (" + source + ")");
+        }
+        return n;
     }
 
     /** Every {@code HttpApi} event of every function. */
     public List<Route> routes() {
         List<Route> out = new ArrayList<>();
-        resources("AWS::Serverless::Function").forEach((id, p) -> p.path("Events").forEach(ev -> {
-            if ("HttpApi".equals(ev.path("Type").asText())) {
-                out.add(new Route(ev.path("Properties").path("Method").asText().toUpperCase(Locale.ROOT),
-                        ev.path("Properties").path("Path").asText(), id));
+        resources("AWS::Serverless::Function").forEach((id, p) -> p.path("Events").fields().forEachRemaining(ev -> {
+            JsonNode e = ev.getValue();
+            if ("HttpApi".equals(e.path("Type").asText())) {
+                String where = id + ".Events." + ev.getKey() + ".Properties.";
+                String method = text(e.path("Properties").path("Method"), where + "Method");
+                String path = text(e.path("Properties").path("Path"), where + "Path");
+                out.add(new Route(method == null ? "" : method.toUpperCase(Locale.ROOT), path == null ? "" : path, id));
             }
         }));
         return out;
     }
 
-    /** Every {@code AWS::Serverless::StateMachine} with its function substitutions resolved to logical ids. */
+    /**
+     * Every {@code AWS::Serverless::StateMachine}: substitutions {@code {Fn::GetAtt: [<Function>, Arn]}} go
+     * to {@link StateMachineDef#substitutionFunctions()} (logical id), every other one is resolved to text in
+     * {@link StateMachineDef#substitutionValues()}.
+     */
     public List<StateMachineDef> stateMachines() {
         List<StateMachineDef> out = new ArrayList<>();
         resources("AWS::Serverless::StateMachine").forEach((id, p) -> {
-            Map<String, String> subs = new LinkedHashMap<>();
+            Map<String, String> functions = new LinkedHashMap<>();
+            Map<String, String> values = new LinkedHashMap<>();
             p.path("DefinitionSubstitutions").fields().forEachRemaining(e -> {
                 JsonNode getAtt = e.getValue().path("Fn::GetAtt");
-                if (!getAtt.isArray() || getAtt.size() != 2 || !"Arn".equals(getAtt.get(1).asText())) {
-                    throw new IllegalStateException("template.yaml: " + id + ".DefinitionSubstitutions." + e.getKey()
-                            + " must be {Fn::GetAtt: [<Function>, Arn]}");
+                String where = id + ".DefinitionSubstitutions." + e.getKey();
+                if (getAtt.isArray() && getAtt.size() == 2 && "Arn".equals(getAtt.get(1).asText())
+                        && "AWS::Serverless::Function".equals(resourceType(getAtt.get(0).asText()))) {
+                    functions.put(e.getKey(), getAtt.get(0).asText());
+                } else {
+                    values.put(e.getKey(), text(e.getValue(), where));
                 }
-                subs.put(e.getKey(), getAtt.get(0).asText());
             });
-            out.add(new StateMachineDef(id, root.resolve(p.path("DefinitionUri").asText()), subs));
+            out.add(new StateMachineDef(id, root.resolve(text(p.path("DefinitionUri"), id + ".DefinitionUri")), functions, values));
         });
         return out;
     }
@@ -166,19 +415,175 @@ public final class Template {
     }
 
     /**
-     * The state machine's ASL with every {@code ${Name}} replaced by the local function ARN.
+     * The state machine's ASL with every {@code ${Name}} replaced: function substitutions by the local
+     * function ARN, the others by their resolved text.
      *
      * @throws IllegalStateException when a placeholder has no substitution
      */
     public String substitutedDefinition(StateMachineDef sm) throws IOException {
-        String asl = java.nio.file.Files.readString(sm.definitionFile());
+        String asl = Files.readString(sm.definitionFile());
         for (var e : sm.substitutionFunctions().entrySet()) {
-            asl = asl.replace("${" + e.getKey() + "}", new FunctionDef(e.getValue(), "").arn());
+            asl = asl.replace("${" + e.getKey() + "}", functionArn(e.getValue()));
         }
-        var m = java.util.regex.Pattern.compile("\\$\\{([A-Za-z0-9]+)}").matcher(asl);
+        for (var e : sm.substitutionValues().entrySet()) {
+            asl = asl.replace("${" + e.getKey() + "}", e.getValue());
+        }
+        Matcher m = Pattern.compile("\\$\\{([A-Za-z0-9]+)}").matcher(asl);
         if (m.find()) {
             throw new IllegalStateException(sm.definitionFile() + ": no DefinitionSubstitution for ${" + m.group(1) + "}");
         }
         return asl;
+    }
+
+    // ------------------------------------------------------------------ intrinsics
+
+    /**
+     * The text of a template value with its intrinsics resolved (see the class comment); null when
+     * the node is missing or null.
+     *
+     * @param where names the value in error messages ({@code LoadDriverFunction.Timeout})
+     * @throws IllegalStateException naming {@code where} when the value is a list or map that is no
+     *                               supported intrinsic, or refers to nothing in the template
+     */
+    String text(JsonNode node, String where) {
+        if (node == null || node.isMissingNode() || node.isNull()) {
+            return null;
+        }
+        if (node.isValueNode()) {
+            return node.asText();
+        }
+        if (node.isObject() && node.size() == 1) {
+            String fn = node.fieldNames().next();
+            JsonNode arg = node.get(fn);
+            switch (fn) {
+                case "Ref" -> {
+                    return ref(arg.asText(), where);
+                }
+                case "Fn::GetAtt" -> {
+                    List<String> parts = new ArrayList<>();
+                    if (arg.isArray()) {
+                        arg.forEach(a -> parts.add(text(a, where)));
+                    } else {
+                        parts.addAll(List.of(arg.asText().split("\\.", 2)));
+                    }
+                    if (parts.size() != 2) {
+                        throw new IllegalStateException("template.yaml: " + where + ": Fn::GetAtt needs [<LogicalId>, <Attribute>]");
+                    }
+                    return getAtt(parts.get(0), parts.get(1), where);
+                }
+                case "Fn::Sub" -> {
+                    return sub(arg, where);
+                }
+                case "Fn::Join" -> {
+                    if (!arg.isArray() || arg.size() != 2 || !arg.get(1).isArray()) {
+                        throw new IllegalStateException("template.yaml: " + where + ": Fn::Join needs [<delimiter>, [<values>]]");
+                    }
+                    List<String> parts = new ArrayList<>();
+                    arg.get(1).forEach(a -> parts.add(text(a, where)));
+                    return String.join(arg.get(0).asText(), parts);
+                }
+                default -> {
+                    // fall through to the error below
+                }
+            }
+        }
+        String what = node.isObject() && node.size() > 0 ? "intrinsic or map " + fieldNames(node) : node.getNodeType().toString().toLowerCase(Locale.ROOT);
+        throw new IllegalStateException("template.yaml: " + where + ": unsupported " + what
+                + " (the local stack resolves Ref, Fn::GetAtt, Fn::Sub and Fn::Join)");
+    }
+
+    private static List<String> fieldNames(JsonNode n) {
+        List<String> out = new ArrayList<>();
+        for (Iterator<String> it = n.fieldNames(); it.hasNext(); ) {
+            out.add(it.next());
+        }
+        return out;
+    }
+
+    private String ref(String name, String where) {
+        if (parameters.containsKey(name)) {
+            return parameters.get(name);
+        }
+        switch (name) {
+            case "AWS::Region" -> {
+                return REGION;
+            }
+            case "AWS::AccountId" -> {
+                return ACCOUNT;
+            }
+            case "AWS::Partition" -> {
+                return "aws";
+            }
+            case "AWS::StackName" -> {
+                return STACK_NAME;
+            }
+            case "AWS::URLSuffix" -> {
+                return "amazonaws.com";
+            }
+            default -> {
+                // a resource
+            }
+        }
+        String type = resourceType(name);
+        if (type == null) {
+            throw new IllegalStateException("template.yaml: " + where + ": {Ref: " + name + "} names no parameter or resource");
+        }
+        return switch (type) {
+            case "AWS::DynamoDB::Table" -> localTableName(name);
+            case "AWS::Serverless::StateMachine", "AWS::StepFunctions::StateMachine" -> stateMachineArn(name);
+            default -> name; // functions (name = logical id locally), event bus, HTTP API, topic
+        };
+    }
+
+    private String getAtt(String id, String attribute, String where) {
+        String type = resourceType(id);
+        if (type == null) {
+            throw new IllegalStateException("template.yaml: " + where + ": Fn::GetAtt names no resource " + id);
+        }
+        String key = type + "." + attribute;
+        return switch (key) {
+            case "AWS::Serverless::Function.Arn", "AWS::Lambda::Function.Arn" -> functionArn(id);
+            case "AWS::Serverless::StateMachine.Arn", "AWS::StepFunctions::StateMachine.Arn" -> stateMachineArn(id);
+            case "AWS::Serverless::StateMachine.Name", "AWS::StepFunctions::StateMachine.Name" -> id;
+            case "AWS::DynamoDB::Table.Arn" -> "arn:aws:dynamodb:" + REGION + ":" + ACCOUNT + ":table/" + localTableName(id);
+            case "AWS::Events::EventBus.Arn" -> "arn:aws:events:" + REGION + ":" + ACCOUNT + ":event-bus/" + id;
+            case "AWS::Events::EventBus.Name" -> id;
+            default -> throw new IllegalStateException("template.yaml: " + where + ": Fn::GetAtt " + id + "." + attribute
+                    + " (" + type + ") is not resolved by the local stack");
+        };
+    }
+
+    private static final Pattern SUB_VAR = Pattern.compile("\\$\\{(!?)([^}]*)}");
+
+    private String sub(JsonNode arg, String where) {
+        String format;
+        Map<String, String> vars = new LinkedHashMap<>();
+        if (arg.isTextual()) {
+            format = arg.asText();
+        } else if (arg.isArray() && arg.size() == 2 && arg.get(0).isTextual()) {
+            format = arg.get(0).asText();
+            arg.get(1).fields().forEachRemaining(e -> vars.put(e.getKey(), text(e.getValue(), where + " (Fn::Sub " + e.getKey() + ")")));
+        } else {
+            throw new IllegalStateException("template.yaml: " + where + ": Fn::Sub needs a string or [<string>, {<vars>}]");
+        }
+        Matcher m = SUB_VAR.matcher(format);
+        StringBuilder out = new StringBuilder();
+        while (m.find()) {
+            String name = m.group(2).trim();
+            String value;
+            if (!m.group(1).isEmpty()) {
+                value = "${" + m.group(2) + "}";
+            } else if (vars.containsKey(name)) {
+                value = vars.get(name);
+            } else if (name.contains(".") && !name.startsWith("AWS::")) {
+                int dot = name.indexOf('.');
+                value = getAtt(name.substring(0, dot), name.substring(dot + 1), where);
+            } else {
+                value = ref(name, where);
+            }
+            m.appendReplacement(out, Matcher.quoteReplacement(value));
+        }
+        m.appendTail(out);
+        return out.toString();
     }
 }

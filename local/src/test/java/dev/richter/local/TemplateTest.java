@@ -3,6 +3,7 @@ package dev.richter.local;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.richter.common.TableNames;
@@ -12,16 +13,212 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
-/** The template and the ASL files agree, and the ASL passes asl-validator. */
+/**
+ * The template and the ASL files agree, and the ASL passes asl-validator; parameters, intrinsics,
+ * timeouts, memory and environments resolve as CloudFormation/SAM resolve them.
+ */
 class TemplateTest {
     static final Path ROOT = LocalStack.rootFromEnv();
+
+    static final String FIXTURE = """
+            Parameters:
+              WorkerTimeoutSeconds: {Type: Number, Default: 15, MinValue: 1, MaxValue: 900}
+              Stage: {Type: String, Default: dev, AllowedValues: [dev, prod]}
+              Empty: {Type: String, Default: ""}
+            Globals:
+              Function:
+                Timeout: 60
+                MemorySize: 1024
+                Environment:
+                  Variables:
+                    THINGS_TABLE: {Ref: ThingsTable}
+                    EVENT_BUS_NAME: {Ref: Bus}
+                    STAGE: {Ref: Stage}
+                    LABEL: {"Fn::Sub": "richter-${Stage}-${AWS::Region}"}
+                    SHARED: global
+                    NUMBER: 42
+            Resources:
+              WorkerFunction:
+                Type: AWS::Serverless::Function
+                Properties:
+                  Handler: dev.example.Worker::handleRequest
+                  Timeout: {Ref: WorkerTimeoutSeconds}
+                  MemorySize: 1769
+                  Environment:
+                    Variables:
+                      SHARED: own
+                      MACHINE_ARN: {Ref: Machine}
+                      WORKER_ARN: {"Fn::GetAtt": [WorkerFunction, Arn]}
+              PlainFunction:
+                Type: AWS::Serverless::Function
+                Properties:
+                  Handler: dev.example.Plain
+              ThingsTable:
+                Type: AWS::DynamoDB::Table
+                Properties:
+                  AttributeDefinitions: [{AttributeName: id, AttributeType: S}]
+                  KeySchema: [{AttributeName: id, KeyType: HASH}]
+              Bus:
+                Type: AWS::Events::EventBus
+                Properties: {Name: {"Fn::Sub": "richter-${Stage}"}}
+              Machine:
+                Type: AWS::Serverless::StateMachine
+                Properties:
+                  DefinitionUri: machine.asl.json
+                  DefinitionSubstitutions:
+                    WorkerArn: {"Fn::GetAtt": [WorkerFunction, Arn]}
+                    WorkerTimeout: {Ref: WorkerTimeoutSeconds}
+            """;
+
+    static Path fixture(Path dir, String template) throws IOException {
+        Files.writeString(dir.resolve("template.yaml"), template);
+        Files.writeString(dir.resolve("machine.asl.json"),
+                "{\"StartAt\":\"W\",\"States\":{\"W\":{\"Type\":\"Task\",\"Resource\":\"${WorkerArn}\",\"TimeoutSeconds\":${WorkerTimeout},\"End\":true}}}");
+        return dir;
+    }
+
+    static Template.FunctionDef function(Template t, String id) {
+        return t.functions().stream().filter(f -> f.logicalId().equals(id)).findFirst().orElseThrow();
+    }
+
+    @Test
+    void timeoutAndMemoryFallBackFromTheFunctionToGlobalsToAwsDefaults(@TempDir Path dir) throws IOException {
+        Template t = Template.load(fixture(dir, FIXTURE));
+        Template.FunctionDef worker = function(t, "WorkerFunction");
+        assertEquals(15, worker.timeoutS(), "the function's Timeout, a Ref to a parameter's Default");
+        assertEquals(1769, worker.memoryMb());
+        Template.FunctionDef plain = function(t, "PlainFunction");
+        assertEquals(60, plain.timeoutS(), "Globals.Function.Timeout");
+        assertEquals(1024, plain.memoryMb(), "Globals.Function.MemorySize");
+        assertEquals("dev.example.Plain", plain.handlerClass());
+
+        Path bare = dir.resolve("bare");
+        Files.createDirectories(bare);
+        Files.writeString(bare.resolve("template.yaml"), """
+                Resources:
+                  F: {Type: AWS::Serverless::Function, Properties: {Handler: a.B::handleRequest}}
+                """);
+        Template.FunctionDef f = Template.load(bare).functions().get(0);
+        assertEquals(3, f.timeoutS(), "AWS's default timeout");
+        assertEquals(128, f.memoryMb(), "AWS's default memory");
+        assertEquals(Map.of(), f.environment());
+    }
+
+    @Test
+    void parameterOverridesReplaceDefaultsEverywhereTheyAreReferenced(@TempDir Path dir) throws IOException {
+        Template t = Template.load(fixture(dir, FIXTURE), Map.of("WorkerTimeoutSeconds", "5", "Stage", "prod"));
+        assertEquals(5, function(t, "WorkerFunction").timeoutS());
+        assertEquals("prod", function(t, "PlainFunction").environment().get("STAGE"));
+        assertEquals(Map.of("WorkerTimeoutSeconds", "5", "Stage", "prod", "Empty", ""), t.parameters());
+        assertEquals(15, function(t.withParameterOverrides(Map.of()), "WorkerFunction").timeoutS(), "withParameterOverrides replaces");
+        assertEquals(7, function(Template.load(dir).withParameterOverrides(Map.of("WorkerTimeoutSeconds", "7")), "WorkerFunction").timeoutS());
+        Template.StateMachineDef sm = t.stateMachines().get(0);
+        assertEquals(Map.of("WorkerArn", "WorkerFunction"), sm.substitutionFunctions());
+        assertEquals(Map.of("WorkerTimeout", "5"), sm.substitutionValues());
+        assertTrue(t.substitutedDefinition(sm).contains("\"TimeoutSeconds\":5,"), t.substitutedDefinition(sm));
+        assertTrue(t.substitutedDefinition(sm).contains(Template.functionArn("WorkerFunction")));
+    }
+
+    @Test
+    void environmentMergesGlobalsWithTheFunctionsOwnAndResolvesRefs(@TempDir Path dir) throws IOException {
+        Template t = Template.load(fixture(dir, FIXTURE));
+        Map<String, String> env = function(t, "WorkerFunction").environment();
+        assertEquals("own", env.get("SHARED"), "the function's variable wins over Globals'");
+        assertEquals("richter-things", env.get("THINGS_TABLE"), "Ref to a table: the local table name");
+        assertEquals("Bus", env.get("EVENT_BUS_NAME"), "Ref to another resource: its logical id");
+        assertEquals(Template.stateMachineArn("Machine"), env.get("MACHINE_ARN"), "Ref to a state machine: its ARN, as on AWS");
+        assertEquals(Template.functionArn("WorkerFunction"), env.get("WORKER_ARN"));
+        assertEquals("dev", env.get("STAGE"));
+        assertEquals("richter-dev-us-east-1", env.get("LABEL"), "Fn::Sub with a parameter and a pseudo parameter");
+        assertEquals("42", env.get("NUMBER"));
+        assertEquals("global", function(t, "PlainFunction").environment().get("SHARED"));
+        assertFalse(function(t, "PlainFunction").environment().containsKey("MACHINE_ARN"));
+    }
+
+    @Test
+    void anUnknownOverrideIsAnErrorNamingIt(@TempDir Path dir) throws IOException {
+        fixture(dir, FIXTURE);
+        var e = assertThrows(IllegalArgumentException.class,
+                () -> Template.load(dir, Map.of("WorkerTimeoutSecs", "5", "Stage", "dev", "Nope", "x")));
+        assertTrue(e.getMessage().contains("[Nope, WorkerTimeoutSecs]"), e.getMessage());
+        assertFalse(e.getMessage().contains("[Nope, Stage"), e.getMessage());
+        Template t = Template.load(dir);
+        assertThrows(IllegalArgumentException.class, () -> t.withParameterOverrides(Map.of("Nope", "x")));
+    }
+
+    @Test
+    void overridesMustMeetTheParameterConstraintsAndEveryParameterNeedsAValue(@TempDir Path dir) throws IOException {
+        fixture(dir, FIXTURE);
+        var notNumber = assertThrows(IllegalArgumentException.class, () -> Template.load(dir, Map.of("WorkerTimeoutSeconds", "fast")));
+        assertTrue(notNumber.getMessage().contains("WorkerTimeoutSeconds"), notNumber.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Template.load(dir, Map.of("WorkerTimeoutSeconds", "901")));
+        var notAllowed = assertThrows(IllegalArgumentException.class, () -> Template.load(dir, Map.of("Stage", "qa")));
+        assertTrue(notAllowed.getMessage().contains("Stage") && notAllowed.getMessage().contains("[dev, prod]"), notNumber.getMessage());
+
+        Path noDefault = dir.resolve("nodefault");
+        Files.createDirectories(noDefault);
+        Files.writeString(noDefault.resolve("template.yaml"), "Parameters:\n  Secret: {Type: String}\nResources: {}\n");
+        var missing = assertThrows(IllegalArgumentException.class, () -> Template.load(noDefault));
+        assertTrue(missing.getMessage().contains("[Secret]"), missing.getMessage());
+        assertEquals("s", Template.load(noDefault, Map.of("Secret", "s")).parameters().get("Secret"));
+    }
+
+    @Test
+    void aTimeoutOutsideAwsRangeOrAnUnresolvableValueIsAnErrorNamingWhere(@TempDir Path dir) throws IOException {
+        fixture(dir, FIXTURE.replace("MemorySize: 1769", "MemorySize: 10241"));
+        var memory = assertThrows(IllegalStateException.class, () -> Template.load(dir).functions());
+        assertTrue(memory.getMessage().contains("WorkerFunction.MemorySize"), memory.getMessage());
+
+        fixture(dir, FIXTURE.replace("Timeout: 60", "Timeout: 901"));
+        var timeout = assertThrows(IllegalStateException.class, () -> Template.load(dir).functions());
+        assertTrue(timeout.getMessage().contains("Globals.Function.Timeout") && timeout.getMessage().contains("1..900"), timeout.getMessage());
+
+        fixture(dir, FIXTURE.replace("SHARED: own", "SHARED: {Ref: Nothing}"));
+        var ref = assertThrows(IllegalStateException.class, () -> Template.load(dir).functions());
+        assertTrue(ref.getMessage().contains("WorkerFunction.Environment.Variables.SHARED") && ref.getMessage().contains("Nothing"),
+                ref.getMessage());
+
+        fixture(dir, FIXTURE.replace("SHARED: own", "SHARED: {\"Fn::If\": [c, a, b]}"));
+        var intrinsic = assertThrows(IllegalStateException.class, () -> Template.load(dir).functions());
+        assertTrue(intrinsic.getMessage().contains("Fn::If"), intrinsic.getMessage());
+    }
+
+    @Test
+    void theRealTemplateResolvesTimeoutsMemoryAndEnvironment() throws IOException {
+        Template t = Template.load(ROOT);
+        Template.FunctionDef loadDriver = function(t, "LoadDriverFunction");
+        assertEquals(900, loadDriver.timeoutS(), "LoadDriverFunction's Timeout");
+        assertEquals(1769, loadDriver.memoryMb());
+        Template.FunctionDef api = function(t, "PlanApiFunction");
+        assertEquals(29, api.timeoutS());
+        assertEquals(1024, api.memoryMb(), "Globals.Function.MemorySize");
+        assertEquals("richter-runs", api.environment().get("RUNS_TABLE"));
+        assertEquals("richter-run-metrics", api.environment().get("RUN_METRICS_TABLE"));
+        assertEquals(Template.stateMachineArn("LoadTestRunStateMachine"), api.environment().get("LOAD_TEST_RUN_STATE_MACHINE_ARN"));
+        for (Template.FunctionDef f : t.functions()) {
+            assertTrue(f.timeoutS() >= 1 && f.timeoutS() <= 900, f.logicalId());
+            assertFalse(f.environment().getOrDefault("EVENT_BUS_NAME", "").isBlank(), f.logicalId() + ": EVENT_BUS_NAME from Globals");
+        }
+        // one JVM can hold every function's environment (no name with two values)
+        LocalStack.functionProperties(t.functions(), LocalLimits.AWS, name -> null);
+    }
+
+    @Test
+    void theLoadDriverTimeoutParameterWhenTheTemplateDeclaresIt() throws IOException {
+        Template t = Template.load(ROOT);
+        Assumptions.assumeTrue(t.parameters().containsKey("LoadDriverTimeoutSeconds"), "template.yaml has no LoadDriverTimeoutSeconds yet");
+        assertEquals(15, function(t.withParameterOverrides(Map.of("LoadDriverTimeoutSeconds", "15")), "LoadDriverFunction").timeoutS());
+    }
 
     @Test
     void everyDefinitionSubstitutionNamesAFunctionOfTheTemplateAndEveryPlaceholderIsSubstituted() throws IOException {
@@ -38,11 +235,10 @@ class TemplateTest {
             while (m.find()) {
                 used.add(m.group(1));
             }
-            assertEquals(new TreeSet<>(sm.substitutionFunctions().keySet()), used, sm.logicalId() + ": substitutions vs placeholders");
+            assertEquals(sm.substitutionNames(), used, sm.logicalId() + ": substitutions vs placeholders");
             String substituted = t.substitutedDefinition(sm);
             assertFalse(substituted.contains("${"));
             assertFalse(asl.contains("arn:aws:states:::lambda:invoke"), "no optimized Lambda integration (local runner lacks it)");
-            assertFalse(asl.contains("\"DISTRIBUTED\""), "no Distributed Map");
             assertFalse(asl.contains("JSONata"), "JSONPath only");
         }
     }

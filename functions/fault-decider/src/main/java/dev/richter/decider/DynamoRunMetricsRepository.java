@@ -10,7 +10,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
 
 /**
- * Load-driver windows in the run-metrics table: items {@code {runId, sk="window#<stage>#<stepIndex %03d>#<epochSecond>#<workerIndex %04d>",
+ * Load-driver windows in the run-metrics table: items {@code {runId, sk="window#<stage>#<stepIndex %03d>#<epochSecond>#<workerIndex %04d>#<legIndex %04d>",
  * count N, errors N, hist S}}. One Query with {@code sk BETWEEN} over the seconds asked for (epoch seconds
  * have the same digit count for centuries, so string order is time order).
  */

@@ -2,7 +2,7 @@ package dev.richter.decider;
 
 /**
  * One load worker's results for one second (run-metrics item
- * {@code sk = window#<stage>#<stepIndex %03d>#<epochSecond>#<workerIndex %04d>}).
+ * {@code sk = window#<stage>#<stepIndex %03d>#<epochSecond>#<workerIndex %04d>#<legIndex %04d>}): two legs can both hold a worker's second, readers sum them.
  *
  * @param epochSecond   the second the requests were due in
  * @param workerIndex   load worker index

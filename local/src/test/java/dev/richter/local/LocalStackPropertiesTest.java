@@ -1,0 +1,74 @@
+package dev.richter.local;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.richter.common.Env;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The function environment and limits {@link LocalStack} hands over as system properties, and restores. */
+class LocalStackPropertiesTest {
+    @Test
+    void everyFunctionsEnvironmentAndTheLimitsBecomePropertiesExceptWhatTheProcessEnvironmentSets() {
+        List<Template.FunctionDef> fns = List.of(
+                new Template.FunctionDef("A", "a.A", 3, 128, Map.of("SHARED", "1", "A_ONLY", "a", "FROM_ENV", "template")),
+                new Template.FunctionDef("B", "b.B", 3, 128, Map.of("SHARED", "1", "B_ONLY", "b")));
+        Map<String, String> props = LocalStack.functionProperties(fns, LocalLimits.AWS.withHistoryEventsPerExecution(400),
+                name -> name.equals("FROM_ENV") ? "process" : null);
+        assertEquals("1", props.get("SHARED"));
+        assertEquals("a", props.get("A_ONLY"));
+        assertEquals("b", props.get("B_ONLY"));
+        assertFalse(props.containsKey("FROM_ENV"), "the real process environment wins");
+        assertEquals("400", props.get("RICHTER_HISTORY_EVENT_LIMIT"));
+        assertEquals("6291456", props.get("RICHTER_INVOKE_PAYLOAD_BYTES"));
+    }
+
+    @Test
+    void twoFunctionsGivingOneNameDifferentValuesFailsNamingBoth() {
+        List<Template.FunctionDef> fns = List.of(
+                new Template.FunctionDef("A", "a.A", 3, 128, Map.of("MODE", "fast")),
+                new Template.FunctionDef("B", "b.B", 3, 128, Map.of("MODE", "slow")));
+        var e = assertThrows(IllegalStateException.class, () -> LocalStack.functionProperties(fns, LocalLimits.AWS, n -> null));
+        assertTrue(e.getMessage().contains("MODE") && e.getMessage().contains("'fast' for A") && e.getMessage().contains("'slow' for B"),
+                e.getMessage());
+    }
+
+    @Test
+    void closeRestoresEveryPropertyItSet(@TempDir Path dir) throws IOException {
+        Files.writeString(dir.resolve("template.yaml"), """
+                Parameters:
+                  Mode: {Type: String, Default: normal}
+                Resources:
+                  F:
+                    Type: AWS::Serverless::Function
+                    Properties:
+                      Handler: a.B
+                      Environment: {Variables: {RICHTER_TEST_MODE: {Ref: Mode}, RICHTER_TEST_NEW: "x"}}
+                """);
+        String previousLimit = System.getProperty("RICHTER_STATE_PAYLOAD_BYTES");
+        System.setProperty("RICHTER_TEST_MODE", "before");
+        try {
+            LocalLimits limits = LocalLimits.AWS.withStatePayloadBytes(4096).withParameterOverride("Mode", "quick");
+            LocalStack stack = new LocalStack(dir, dir.resolve("work"), limits, line -> {});
+            stack.setFunctionProperties(Template.load(dir, limits.parameterOverrides()));
+            assertEquals("quick", Env.get("RICHTER_TEST_MODE").orElseThrow());
+            assertEquals("x", Env.get("RICHTER_TEST_NEW").orElseThrow());
+            assertEquals(4096, Env.intValue("RICHTER_STATE_PAYLOAD_BYTES", 0));
+            stack.close();
+            assertEquals("before", System.getProperty("RICHTER_TEST_MODE"));
+            assertNull(System.getProperty("RICHTER_TEST_NEW"));
+            assertEquals(previousLimit, System.getProperty("RICHTER_STATE_PAYLOAD_BYTES"));
+        } finally {
+            System.clearProperty("RICHTER_TEST_MODE");
+        }
+    }
+}
