@@ -1,13 +1,18 @@
 'use strict';
 // A minimal AWS Step Functions API for the local stack, running real ASL with
-// aws-local-stepfunctions 3.0.0.
+// aws-local-stepfunctions 3.0.0 (the execution engine is sfn-runtime.cjs).
 //
 //   AWS_ENDPOINT_URL_LAMBDA=http://127.0.0.1:9001 \
 //   node --require ./polyfill.cjs sfn-server.cjs --config stack.json [--port 4583] [--host 127.0.0.1] [--quiet]
 //
-// Config: {"port": 4583, "stateMachines": [{"arn": "arn:aws:states:...:stateMachine:NAME",
-//          "definitionFile": "/abs/path/NAME.json", "definitionSubstitutions": {...}}]}
-// (definitionSubstitutions is optional: without it the file must be substituted already).
+// Config: {"port": 4583,
+//          "stateMachines": [{"arn": "arn:aws:states:...:stateMachine:NAME",
+//                             "definitionFile": "/abs/path/NAME.json", "definitionSubstitutions": {...}}],
+//          "limits": {"inlineMapMaxConcurrency": 40, "distributedMapMaxConcurrency": 10000,
+//                     "historyEventsPerExecution": 25000, "statePayloadBytes": 262144}}
+// (definitionSubstitutions is optional: without it the file must be substituted already; "limits" and
+// each of its keys are optional, the defaults are AWS's values and a value may only be lower, so
+// tests can run against compressed limits; see AWS_LIMITS in sfn-runtime.cjs for the AWS sources).
 // Prints `READY sfn <port>` on stdout once listening; state transitions go to stderr.
 //
 // Protocol: AWS JSON 1.0, as the SDKs speak it: `POST /`, `X-Amz-Target: AWSStepFunctions.<Op>`,
@@ -31,9 +36,8 @@
 // local run can never call real AWS.
 const fs = require('node:fs');
 const http = require('node:http');
-const https = require('node:https');
 const crypto = require('node:crypto');
-const { StateMachine, ExecutionError, ExecutionAbortedError, ExecutionTimeoutError } = require('aws-local-stepfunctions');
+const runtime = require('./sfn-runtime.cjs');
 
 // SIGTERM/SIGINT: abort running executions, close the server, exit 0 (also while starting up:
 // validating definitions takes a moment).
@@ -44,21 +48,25 @@ process.on('SIGINT', () => stop('SIGINT'));
 // A failure inside the library must not take the whole stack down; log it and go on.
 process.on('unhandledRejection', (err) => log(`unhandled rejection: ${err && err.stack ? err.stack : err}`));
 
-const DEFAULT_TASK_TIMEOUT_SECONDS = 900;
-const LAMBDA_FUNCTION_ARN = /^arn:[^:]+:lambda:[^:]+:[^:]+:function:[^:]+(:[^:]+)?$/;
-
 const args = parseArgs(process.argv.slice(2), { config: '', port: '', host: '127.0.0.1', quiet: false });
 if (!args.config) fail('usage: sfn-server.cjs --config <file> [--port N] [--host H] [--quiet]');
-const lambdaEndpoint = (process.env.AWS_ENDPOINT_URL_LAMBDA || process.env.AWS_ENDPOINT_URL || '').replace(/\/+$/, '');
+const lambdaEndpoint = process.env.AWS_ENDPOINT_URL_LAMBDA || process.env.AWS_ENDPOINT_URL || '';
 if (!lambdaEndpoint) fail('AWS_ENDPOINT_URL_LAMBDA is not set: Task states would invoke real AWS Lambda');
 
 const config = JSON.parse(fs.readFileSync(args.config, 'utf8'));
 const port = Number(args.port || config.port || 4583);
+let limits;
+try {
+  limits = runtime.configure({ limits: config.limits, lambdaEndpoint, log, verbose: !args.quiet });
+} catch (err) {
+  fail(`${args.config}: ${err.message}`);
+}
+log(`limits: ${Object.entries(limits).map(([key, value]) => `${key}=${value}`).join(' ')}` +
+  `${config.limits ? '' : ' (AWS values)'}`);
 
-/** stateMachineArn -> { arn, name, definition, machine, handlers, creationDate } */
+/** stateMachineArn -> { arn, name, definition (as written), machine (compiled), creationDate } */
 const machines = new Map();
-/** executionArn -> execution record (see StartExecution) */
-const executions = new Map();
+const { executions, mapRuns } = runtime;
 
 for (const entry of config.stateMachines || []) {
   // Optional "definitionSubstitutions": {"Name": "value"} replaces ${Name} in the file, as
@@ -71,16 +79,13 @@ for (const entry of config.stateMachines || []) {
   const arn = parseStateMachineArn(entry.arn);
   if (!arn) fail(`not a state machine ARN: ${entry.arn}`);
   let machine;
-  let handlers;
   try {
-    const runnable = structuredClone(definition);
-    handlers = lambdaTaskHandlers(runnable);
-    // Validates the definition (asl-validator) and throws on an invalid one.
-    machine = new StateMachine(runnable);
+    // Validates the definition (asl-validator) and what the server supports; throws on either.
+    machine = runtime.loadDefinition(definition);
   } catch (err) {
     fail(`${entry.definitionFile}: ${err.message}`);
   }
-  machines.set(entry.arn, { arn: entry.arn, name: arn.name, definition, machine, handlers, creationDate: now() });
+  machines.set(entry.arn, { arn: entry.arn, name: arn.name, definition, machine, creationDate: now() });
 }
 
 /** Thrown by an op to answer with an AWS JSON error. */
@@ -96,13 +101,20 @@ const operations = {
   // StartExecution: {stateMachineArn, name?, input?} -> {executionArn, startDate}.
   // Same name + same input while RUNNING returns the running execution (idempotent, as on
   // AWS for standard workflows); any other reuse of a name is ExecutionAlreadyExists.
+  // An input over statePayloadBytes is a ValidationException: the API reference gives `input` a
+  // 262144-byte constraint (service quotas: 256 KiB per execution input) but not the exception;
+  // this is the answer observed from AWS for that constraint.
   StartExecution(req) {
+    const inputText = req.input === undefined ? '{}' : req.input;
+    if (typeof inputText === 'string' && Buffer.byteLength(inputText) > limits.statePayloadBytes) {
+      throw new ApiError('ValidationException', "1 validation error detected: Value at 'input' failed to satisfy " +
+        `constraint: Member must have size less than or equal to ${limits.statePayloadBytes} bytes in UTF-8 encoding`);
+    }
     const sm = requireMachine(req.stateMachineArn);
     const name = req.name === undefined ? crypto.randomUUID() : req.name;
     if (typeof name !== 'string' || !/^[A-Za-z0-9_-]{1,80}$/.test(name)) {
       throw new ApiError('InvalidName', `Invalid Name: '${name}'`);
     }
-    const inputText = req.input === undefined ? '{}' : req.input;
     let input;
     try {
       input = JSON.parse(inputText);
@@ -118,18 +130,18 @@ const operations = {
       }
       throw new ApiError('ExecutionAlreadyExists', `Execution Already Exists: '${executionArn}'`);
     }
-    const record = {
-      executionArn, stateMachineArn: sm.arn, name, status: 'RUNNING', input: inputText,
-      startDate: now(), stopDate: undefined, output: undefined, error: undefined, cause: undefined,
-      abort: undefined,
-    };
-    executions.set(executionArn, record);
-    run(sm, record, input);
+    const record = runtime.startExecution({
+      executionArn, stateMachineArn: sm.arn, stateMachineName: sm.name, name, label: name,
+      machine: sm.machine, input, inputText,
+      arnParts: { partition: arn.partition, region: arn.region, account: arn.account },
+      roleArn: localRoleArn(sm.arn),
+    });
     return { executionArn, startDate: record.startDate };
   },
 
   // DescribeExecution: {executionArn} -> {executionArn, stateMachineArn, name, status,
-  // startDate, stopDate?, input, inputDetails, output?, outputDetails?, error?, cause?}.
+  // startDate, stopDate?, input, inputDetails, output?, outputDetails?, error?, cause?,
+  // mapRunArn? (a Distributed Map's child: the Map Run that started it)}.
   DescribeExecution(req) {
     const e = requireExecution(req.executionArn);
     return {
@@ -137,33 +149,68 @@ const operations = {
       status: e.status, startDate: e.startDate, stopDate: e.stopDate,
       input: e.input, inputDetails: { included: true },
       output: e.output, outputDetails: e.output === undefined ? undefined : { included: true },
-      error: e.error, cause: e.cause,
+      error: e.error, cause: e.cause, mapRunArn: e.mapRunArn,
     };
   },
 
   // StopExecution: {executionArn, error?, cause?} -> {stopDate}. Aborts a RUNNING execution
-  // (the library's abort: running Wait/Map/Parallel stop, an in-flight Lambda call finishes on
-  // the host but its result is dropped). On a closed execution it changes nothing.
+  // (running Wait/Map/Parallel stop, Distributed Map children are aborted; an in-flight Lambda
+  // call finishes on the host but its result is dropped). On a closed execution it changes nothing.
   StopExecution(req) {
     const e = requireExecution(req.executionArn);
-    if (e.status === 'RUNNING') {
-      const abort = e.abort;
-      finish(e, 'ABORTED', { error: req.error, cause: req.cause });
-      if (abort) abort();
-    }
+    runtime.stopExecution(e, { error: req.error, cause: req.cause });
     return { stopDate: e.stopDate };
   },
 
-  // ListExecutions: {stateMachineArn, statusFilter?, maxResults?, nextToken?} ->
-  // {executions: [ExecutionListItem], nextToken?}, newest first.
+  // ListExecutions: {stateMachineArn | mapRunArn, statusFilter?, maxResults?, nextToken?} ->
+  // {executions: [ExecutionListItem], nextToken?}, newest first. With mapRunArn: the child
+  // executions of that Distributed Map run (their items carry mapRunArn).
   ListExecutions(req) {
-    const sm = requireMachine(req.stateMachineArn);
-    const all = [...executions.values()]
-      .filter((e) => e.stateMachineArn === sm.arn && (!req.statusFilter || e.status === req.statusFilter))
-      .reverse();
-    return page(all, req, 'executions', (e) => ({
+    if (req.stateMachineArn !== undefined && req.mapRunArn !== undefined) {
+      throw new ApiError('ValidationException', 'Specify either stateMachineArn or mapRunArn, not both');
+    }
+    const all = req.mapRunArn !== undefined
+      ? [...requireMapRun(req.mapRunArn).children]
+      : [...executions.values()].filter((e) => e.stateMachineArn === requireMachine(req.stateMachineArn).arn);
+    const listed = all.filter((e) => !req.statusFilter || e.status === req.statusFilter).reverse();
+    return page(listed, req, 'executions', (e) => ({
       executionArn: e.executionArn, stateMachineArn: e.stateMachineArn, name: e.name,
       status: e.status, startDate: e.startDate, stopDate: e.stopDate,
+      mapRunArn: req.mapRunArn === undefined ? undefined : e.mapRunArn,
+    }));
+  },
+
+  // GetExecutionHistory: {executionArn, maxResults?, nextToken?, reverseOrder?} ->
+  // {events: [HistoryEvent], nextToken?}. The events AWS would write, synthesized from the run
+  // (sfn-runtime.cjs): {id, previousEventId, timestamp, type, <type>EventDetails?}; details carry
+  // names, indexes, resources, map run ARNs, errors and causes, not state input/output.
+  GetExecutionHistory(req) {
+    const e = requireExecution(req.executionArn);
+    const events = req.reverseOrder ? [...e.events].reverse() : e.events;
+    return page(events, req, 'events', (event) => event);
+  },
+
+  // DescribeMapRun: {mapRunArn} -> {mapRunArn, executionArn, status, startDate, stopDate?,
+  // maxConcurrency, toleratedFailurePercentage, toleratedFailureCount, itemCounts, executionCounts}.
+  DescribeMapRun(req) {
+    const run = requireMapRun(req.mapRunArn);
+    const counts = runtime.mapRunCounts(run);
+    return {
+      mapRunArn: run.mapRunArn, executionArn: run.executionArn, status: run.status,
+      startDate: run.startDate, stopDate: run.stopDate, maxConcurrency: run.maxConcurrency,
+      toleratedFailurePercentage: run.toleratedFailurePercentage, toleratedFailureCount: run.toleratedFailureCount,
+      itemCounts: counts, executionCounts: counts,
+    };
+  },
+
+  // ListMapRuns: {executionArn, maxResults?, nextToken?} -> {mapRuns: [MapRunListItem], nextToken?},
+  // in start order.
+  ListMapRuns(req) {
+    const e = requireExecution(req.executionArn);
+    const runs = [...mapRuns.values()].filter((run) => run.executionArn === e.executionArn);
+    return page(runs, req, 'mapRuns', (run) => ({
+      executionArn: run.executionArn, mapRunArn: run.mapRunArn, stateMachineArn: run.stateMachineArn,
+      startDate: run.startDate, stopDate: run.stopDate,
     }));
   },
 
@@ -184,65 +231,6 @@ const operations = {
     }));
   },
 };
-
-/** Runs one execution in the background and records how it ends. */
-function run(sm, record, input) {
-  const execution = sm.machine.run(input, {
-    overrides: { taskResourceLocalHandlers: sm.handlers },
-    // The library fills Execution.Input/StartTime; add the ids ASL may read from $$.
-    context: {
-      Execution: { Id: record.executionArn, Name: record.name, RoleArn: localRoleArn(sm.arn) },
-      StateMachine: { Id: sm.arn, Name: sm.name },
-    },
-  });
-  record.abort = execution.abort;
-  if (!args.quiet) logEvents(record, execution.eventLogs);
-  else drain(execution.eventLogs);
-
-  execution.result.then(
-    (output) => finish(record, 'SUCCEEDED', { output: JSON.stringify(output) }),
-    (err) => {
-      if (err instanceof ExecutionAbortedError) return finish(record, 'ABORTED', {});
-      if (err instanceof ExecutionTimeoutError) {
-        return finish(record, 'TIMED_OUT', { error: 'States.Timeout', cause: 'Execution timed out' });
-      }
-      // ExecutionError wraps the failing state's error: name = ASL error name, message = cause.
-      const inner = err instanceof ExecutionError && err.cause ? err.cause : err;
-      return finish(record, 'FAILED', { error: inner.name, cause: inner.message });
-    },
-  );
-}
-
-/** Closes a RUNNING execution once; later outcomes (e.g. after StopExecution) are ignored. */
-function finish(record, status, { output, error, cause }) {
-  if (record.status !== 'RUNNING') return;
-  Object.assign(record, { status, output, error, cause, stopDate: now(), abort: undefined });
-  log(`${record.name} ${status}${error ? ` ${error}: ${truncate(cause)}` : ''}`);
-}
-
-/** One stderr line per library event: `sfn <execution> +<ms> <Event> <Type>:<State>[index]`. */
-async function logEvents(record, eventLogs) {
-  const started = Date.now();
-  try {
-    for await (const event of eventLogs) {
-      const state = event.state ? ` ${event.state.type}:${event.state.name}` : '';
-      const index = event.index === undefined ? '' : `[${event.index}]`;
-      const parent = event.parentState ? ` ${event.parentState.name}` : '';
-      const error = event.Error ? ` ${event.Error}` : '';
-      log(`${record.name} +${Date.now() - started}ms ${event.type}${state}${index}${parent}${error}`);
-    }
-  } catch (err) {
-    log(`${record.name} event log ended: ${err.message}`);
-  }
-}
-
-async function drain(eventLogs) {
-  try {
-    for await (const _ of eventLogs); // eslint-disable-line no-unused-vars
-  } catch {
-    // nothing to report in quiet mode
-  }
-}
 
 // ---- HTTP ------------------------------------------------------------------------------
 
@@ -295,83 +283,6 @@ server.listen(port, args.host, () => {
   process.stdout.write(`READY sfn ${server.address().port}\n`);
 });
 
-// ---- Lambda tasks ----------------------------------------------------------------------
-
-/**
- * Walks a definition (States, Parallel Branches, Map ItemProcessor/Iterator) and returns
- * {stateName: input => result} invoking each Task's Lambda; ASL state names are unique across
- * a whole state machine, so one flat map serves nested states. Also gives Tasks without a
- * timeout the AWS-like default (see top of file). Throws on a non-Lambda Task resource.
- */
-function lambdaTaskHandlers(definition, handlers = {}) {
-  for (const [name, state] of Object.entries(definition.States || {})) {
-    if (state.Type === 'Task') {
-      if (!LAMBDA_FUNCTION_ARN.test(state.Resource)) {
-        throw new Error(`Task '${name}': Resource must be a Lambda function ARN, got '${state.Resource}'`);
-      }
-      if (state.TimeoutSeconds === undefined && state.TimeoutSecondsPath === undefined) {
-        state.TimeoutSeconds = DEFAULT_TASK_TIMEOUT_SECONDS;
-      }
-      handlers[name] = (input) => invokeLambda(state.Resource, input);
-    }
-    for (const branch of state.Branches || []) lambdaTaskHandlers(branch, handlers);
-    if (state.ItemProcessor || state.Iterator) lambdaTaskHandlers(state.ItemProcessor || state.Iterator, handlers);
-  }
-  return handlers;
-}
-
-/** A Task failure: `name` is the ASL error name matched by Retry/Catch, `message` its Cause. */
-function taskError(name, cause) {
-  const error = new Error(cause);
-  error.name = name;
-  return error;
-}
-
-/** Lambda Invoke (RequestResponse) -> the function's result, or throws a taskError. */
-function invokeLambda(functionArn, payload) {
-  const url = new URL(`${lambdaEndpoint}/2015-03-31/functions/${encodeURIComponent(functionArn)}/invocations`);
-  const body = JSON.stringify(payload === undefined ? null : payload);
-  const client = url.protocol === 'https:' ? https : http;
-  return new Promise((resolve, reject) => {
-    const req = client.request(url, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        'Content-Length': Buffer.byteLength(body),
-        'X-Amz-Invocation-Type': 'RequestResponse',
-      },
-    }, (res) => {
-      const chunks = [];
-      res.on('data', (chunk) => chunks.push(chunk));
-      res.on('error', (err) => reject(taskError('Lambda.SdkClientException', err.message)));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        if (res.statusCode < 200 || res.statusCode > 299) {
-          const type = String(res.headers['x-amzn-errortype'] || 'ServiceException').split(':')[0];
-          return reject(taskError(`Lambda.${type}`, text || `HTTP ${res.statusCode}`));
-        }
-        let result;
-        let parseError;
-        try {
-          result = text ? JSON.parse(text) : null;
-        } catch (err) {
-          parseError = err;
-        }
-        if (res.headers['x-amz-function-error']) {
-          const type = result && typeof result.errorType === 'string' ? result.errorType : 'Lambda.Unknown';
-          return reject(taskError(type, text));
-        }
-        if (parseError) {
-          return reject(taskError('Lambda.InvalidResponse', `Function returned non-JSON payload: ${truncate(text)}`));
-        }
-        return resolve(result);
-      });
-    });
-    req.on('error', (err) => reject(taskError('Lambda.SdkClientException', `Unable to invoke ${functionArn}: ${err.message}`)));
-    req.end(body);
-  });
-}
-
 // ---- helpers ---------------------------------------------------------------------------
 
 function requireMachine(stateMachineArn) {
@@ -394,6 +305,16 @@ function requireExecution(executionArn) {
   const e = executions.get(executionArn);
   if (!e) throw new ApiError('ExecutionDoesNotExist', `Execution Does Not Exist: '${executionArn}'`);
   return e;
+}
+
+function requireMapRun(mapRunArn) {
+  if (typeof mapRunArn !== 'string' || !mapRunArn) throw new ApiError('ValidationException', 'mapRunArn is required');
+  if (!/^arn:[^:]+:states:[^:]+:[^:]+:mapRun:[^:]+:[^:]+$/.test(mapRunArn)) {
+    throw new ApiError('InvalidArn', `Invalid Arn: '${mapRunArn}'`);
+  }
+  const run = mapRuns.get(mapRunArn);
+  if (!run) throw new ApiError('ResourceNotFound', `Map Run Does Not Exist: '${mapRunArn}'`);
+  return run;
 }
 
 /** arn:<partition>:states:<region>:<account>:stateMachine:<name> -> parts, or null. */
@@ -423,16 +344,11 @@ function now() {
   return Date.now() / 1000;
 }
 
-function truncate(text) {
-  const s = String(text);
-  return s.length > 300 ? `${s.slice(0, 300)}…` : s;
-}
-
 function stop(signal) {
   if (stopping) return;
   stopping = true;
   log(`${signal}, aborting running executions and shutting down`);
-  for (const e of executions.values()) if (e.abort) e.abort();
+  runtime.abortAll();
   if (!server || !server.listening) process.exit(0);
   server.close(() => process.exit(0));
   server.closeAllConnections();

@@ -5,14 +5,11 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
-const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
-const { spawn, spawnSync } = require('node:child_process');
+const { spawnSync } = require('node:child_process');
+const { HERE, FN, SM, startServer, stopServer, startFakeLambda, writeConfig, sfnClient } = require('./support.cjs');
 
-const HERE = path.join(__dirname, '..');
-const FN = 'arn:aws:lambda:us-east-1:123456789012:function:';
-const SM = 'arn:aws:states:us-east-1:123456789012:stateMachine:';
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'richter-local-node-'));
 
 // Fake Lambda functions: name -> input => result; a thrown object is a function error payload.
@@ -63,33 +60,16 @@ const definitions = {
 
 let lambda;
 let sfn;
-let sfnPort;
+let call;
+let finished;
+let history;
 
 test.before(async () => {
-  lambda = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', async () => {
-      const name = decodeURIComponent(req.url.split('/')[3]).split(':').pop();
-      try {
-        const result = await functions[name](JSON.parse(body));
-        res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(result));
-      } catch (payload) {
-        res.writeHead(200, { 'X-Amz-Function-Error': 'Unhandled' }).end(JSON.stringify(payload));
-      }
-    });
-  });
-  await new Promise((resolve) => lambda.listen(0, '127.0.0.1', resolve));
-
-  const stateMachines = Object.entries(definitions).map(([name, definition]) => {
-    const definitionFile = path.join(tmp, `${name}.asl.json`);
-    fs.writeFileSync(definitionFile, JSON.stringify(definition));
-    return { arn: SM + name, definitionFile, definitionSubstitutions: { EnrichArn: `${FN}enrich` } };
-  });
-  fs.writeFileSync(path.join(tmp, 'sfn.json'), JSON.stringify({ stateMachines }));
-  sfn = await startServer('sfn-server.cjs', ['--config', path.join(tmp, 'sfn.json'), '--port', '0', '--quiet'],
+  lambda = await startFakeLambda(functions);
+  const configFile = writeConfig(tmp, definitions, {}, { EnrichArn: `${FN}enrich` });
+  sfn = await startServer('sfn-server.cjs', ['--config', configFile, '--port', '0', '--quiet'],
     { AWS_ENDPOINT_URL_LAMBDA: `http://127.0.0.1:${lambda.address().port}` });
-  sfnPort = sfn.port;
+  ({ call, finished, history } = sfnClient(sfn.port));
 });
 
 test.after(async () => {
@@ -112,6 +92,16 @@ test('Task, Choice, Map, Parallel with Catch and Retry, Wait, Succeed', async ()
   assert.deepEqual(JSON.parse(caught.Cause), { errorType: 'java.lang.IllegalStateException', errorMessage: 'boom' });
   assert.deepEqual(retried, { attempts: 3 });
   assert.deepEqual(ids, { name: 'run-1' });
+  // The history AWS writes: 1 + Classify 5 + IsBig 2 + Workers (4 + 2 per item + 3 Tasks x 5) +
+  // Both (4 + Boom 5 + Recovered 2 + Flaky 5 + 2 retries x 3 + Ids 2) + Pause 2 + Done 2 + 1 = 62.
+  const events = await history(start.body.executionArn);
+  assert.equal(events.length, 62);
+  assert.deepEqual(events.map((e) => e.id), events.map((_, i) => i + 1));
+  assert.deepEqual([events[0].type, events[61].type], ['ExecutionStarted', 'ExecutionSucceeded']);
+  const count = (type) => events.filter((e) => e.type === type).length;
+  assert.equal(count('LambdaFunctionScheduled'), 1 + 3 + 1 + 3);
+  assert.equal(count('LambdaFunctionFailed'), 1 + 2);
+  assert.equal(count('MapIterationSucceeded'), 3);
 
   const again = await call('StartExecution', { stateMachineArn: `${SM}flow`, name: 'run-1', input: '{}' });
   assert.equal(again.status, 400);
@@ -203,31 +193,7 @@ test('validate-asl accepts valid ASL and rejects invalid ASL', () => {
   assert.match(bad.stdout, /INVALID .*invalid\.asl\.json\n {2}MISSING_TRANSITION_TARGET/);
 });
 
-// ---- helpers ---------------------------------------------------------------------------
-
-/** Spawns `node --require ./polyfill.cjs <script> ...` and resolves once it prints READY. */
-function startServer(script, args, env) {
-  const child = spawn(process.execPath, ['--require', './polyfill.cjs', script, ...args], {
-    cwd: HERE, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  return new Promise((resolve, reject) => {
-    child.stdout.on('data', (chunk) => {
-      const m = /^READY \w+ (\d+)$/m.exec(String(chunk));
-      if (m) resolve({ child, port: Number(m[1]) });
-    });
-    child.on('exit', (code) => reject(new Error(`${script} exited ${code}: ${stderr}`)));
-  });
-}
-
-function stopServer(child) {
-  return new Promise((resolve) => {
-    child.removeAllListeners('exit');
-    child.on('exit', (code, signal) => resolve(signal || code));
-    child.kill('SIGTERM');
-  });
-}
+// ---- helpers ----------------------------------------------------------------------------
 
 /** DynamoDB ListTables against dynalite (which wants SigV4-shaped headers but does not check the signature). */
 function listTables(port) {
@@ -241,22 +207,4 @@ function listTables(port) {
     },
     body: '{}',
   });
-}
-
-async function call(op, body) {
-  const res = await fetch(`http://127.0.0.1:${sfnPort}/`, {
-    method: 'POST',
-    headers: { 'X-Amz-Target': `AWSStepFunctions.${op}`, 'Content-Type': 'application/x-amz-json-1.0' },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json() };
-}
-
-async function finished(executionArn) {
-  for (let i = 0; i < 100; i++) {
-    const { body } = await call('DescribeExecution', { executionArn });
-    if (body.status !== 'RUNNING') return body;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${executionArn} still RUNNING`);
 }
