@@ -18,6 +18,8 @@ final class FakeTarget implements AutoCloseable {
     final AtomicInteger orderStatus = new AtomicInteger(201);
     volatile String healthStatus = "UP";
     final List<String> baggage = new CopyOnWriteArrayList<>();
+    /** Arrival time of every {@code POST /orders}, epoch milliseconds. */
+    final List<Long> arrivalsMs = new CopyOnWriteArrayList<>();
     private final HttpServer server;
 
     FakeTarget() throws IOException {
@@ -25,6 +27,7 @@ final class FakeTarget implements AutoCloseable {
         server.setExecutor(Executors.newCachedThreadPool());
         server.createContext("/orders", ex -> {
             try (ex) {
+                arrivalsMs.add(System.currentTimeMillis());
                 ex.getRequestBody().readAllBytes();
                 baggage.add(String.valueOf(ex.getRequestHeaders().getFirst("baggage")));
                 byte[] body = "{\"orderId\":\"o-1\"}".getBytes(StandardCharsets.UTF_8);

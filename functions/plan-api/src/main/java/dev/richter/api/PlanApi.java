@@ -10,6 +10,9 @@ import dev.richter.common.model.RegisteredService;
 import dev.richter.common.model.Run;
 import dev.richter.common.model.Verdict;
 import dev.richter.common.model.WorkerResult;
+import dev.richter.common.sizing.Prices;
+import dev.richter.common.sizing.Quotas;
+import dev.richter.common.sizing.RunEstimate;
 import dev.richter.links.IngestResult;
 import dev.richter.links.LinkService;
 import dev.richter.links.trace.TraceFormatException;
@@ -25,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
@@ -41,8 +45,38 @@ import software.amazon.awssdk.services.sfn.model.StartExecutionRequest;
  * {@code GET /runs/{runId}/report} ({@code ?format=html} for the HTML page), {@code POST /services},
  * {@code POST /traces} (a trace file in any supported format; {@code ?file=<name>} names it in errors),
  * {@code PUT /safety} / {@code GET /safety} (the team's safety configuration, registry item {@value #SAFETY_ITEM_KEY},
- * read by the checks function) and {@code GET /safety/mocks} (its exit mocks as the {@code dev.richter.sdk.ExitMocks}
- * document {@code {"mocks":[...]}}).
+ * read by the checks function), {@code GET /safety/mocks} (its exit mocks as the {@code dev.richter.sdk.ExitMocks}
+ * document {@code {"mocks":[...]}}) and {@code GET /plans/{planId}/estimate}.
+ *
+ * <p><b>Plans must fit AWS.</b> {@code POST /plans} lays the plan out as it will run ({@link RunEstimate}, against
+ * {@link Quotas#fromEnv()}: AWS's limits unless the environment lowers them, as the local stack does) and refuses it
+ * with a 400 {@code ValidationFailed} when any limit would break (account Lambda concurrency, Distributed Map
+ * concurrency, history events per execution, state payload, the load driver's timeout, DynamoDB's item size), one
+ * {@code {path, reason}} per violation, e.g. {@code {"path": "$.formal.steps[1].qps", "reason": "formal step 2 needs
+ * 2,002 concurrent Lambda executions (...), over the account's Lambda concurrency limit of 1,000"}}; nothing is stored.
+ *
+ * <p><b>{@code GET /plans/{planId}/estimate}</b> (team-scoped: another team's plan is a 404) answers 200 with the
+ * plan's {@link RunEstimate} as JSON, against the same quotas and {@link Prices#US_EAST_1}:
+ * <pre>{@code
+ * {"planId", "quotas": {...Quotas}, "prices": {...Prices},
+ *  "steps": [{"stage", "stepIndex", "path", "qps", "durationS", "workers", "legs", "legMs", "peakConcurrentWorkers",
+ *             "peakConcurrentLambdas", "monitorRounds", "largestLegHistoryEvents", "startedStepBytes",
+ *             "legInputBytes", "longestInvocationS", "workerInvocations", "loadDriverGbSeconds"}],
+ *  "executions": {"total", "parent", "legs", "workers"},
+ *  "maxHistoryEvents", "maxHistoryExecution", "historyEvents": {"parent", "largestLeg", "worker", "limit"},
+ *  "peakConcurrentWorkers", "peakConcurrentLambdas", "maxMapConcurrency",
+ *  "lambdaInvocations": {"data-construction", "checks", "load-driver", "probe", "fault-decider", "report"},
+ *  "statePayloads": {"largestBytes", "largestState", "startedStepBytes", "legInputBytes", "parentStateBytes",
+ *                    "planItemBytes", "limitBytes"},
+ *  "longestInvocationS", "stateTransitions",
+ *  "dynamoDb": {"windowItems", "resultItems", "verdictItems", "stepItems", "writeRequestUnits", "readRequestUnits"},
+ *  "costUsd": {"loadDriverGbSeconds", "otherGbSeconds", "loadDriverCompute", "otherCompute", "lambdaRequests",
+ *              "stateTransitions", "dynamoDbWrites", "dynamoDbReads", "total"},
+ *  "assumptions": ["..."],
+ *  "violations": [{"path", "limit": {"name", "value", "source"}, "reason"}]}
+ * }</pre>
+ * Units are in the names (bytes, ms, s, USD); counts are per run, without retries. A plan stored before a quota was
+ * lowered may show violations here; it would fail the same way when run.
  */
 public final class PlanApi {
     /** Highest step rate a team may plan, requests per second (DESIGN.md §7 per-team QPS cap; env {@code MAX_TEAM_QPS}). */
@@ -51,6 +85,10 @@ public final class PlanApi {
     private static final SecureRandom RANDOM = new SecureRandom();
     /** Registry item of a team's safety configuration (the checks function's {@code SafetyConfig.ITEM_KEY}). */
     public static final String SAFETY_ITEM_KEY = "safety#config";
+    /** A plan's {@code perWorkerQps} when it omits it, requests per second per load-driver worker. */
+    public static final double DEFAULT_PER_WORKER_QPS = 50;
+    /** A plan's {@code requestTimeoutMs} when it omits it, milliseconds. */
+    public static final int DEFAULT_REQUEST_TIMEOUT_MS = 2000;
 
     private final Repositories repositories;
     private final RunMetricsRepository metrics;
@@ -62,14 +100,30 @@ public final class PlanApi {
     private final InputValidator validator = new InputValidator();
     private final double maxTeamQps;
     private final LinkService links;
+    private final Supplier<Quotas> quotas;
 
     /**
+     * Plans are checked against {@link Quotas#fromEnv()}, read on every request.
+     *
      * @param repositories    DynamoDB access
      * @param sfn             Step Functions client
      * @param stateMachineArn the load-test-run state machine
      * @param maxTeamQps      per-team cap on any step's QPS
      */
     public PlanApi(Repositories repositories, SfnClient sfn, String stateMachineArn, double maxTeamQps) {
+        this(repositories, sfn, stateMachineArn, maxTeamQps, Quotas::fromEnv);
+    }
+
+    /**
+     * @param repositories    DynamoDB access
+     * @param sfn             Step Functions client
+     * @param stateMachineArn the load-test-run state machine
+     * @param maxTeamQps      per-team cap on any step's QPS
+     * @param quotas          the limits plans are checked and estimated against, read on every request
+     */
+    public PlanApi(Repositories repositories, SfnClient sfn, String stateMachineArn, double maxTeamQps,
+                   Supplier<Quotas> quotas) {
+        this.quotas = quotas;
         this.repositories = repositories;
         this.metrics = new RunMetricsRepository(repositories.dynamoDb(), repositories.tables().runMetrics());
         this.reports = new ReportRepository(repositories.dynamoDb(), repositories.tables().reports(), repositories.tables().verdicts());
@@ -86,6 +140,7 @@ public final class PlanApi {
         return switch (req.routeKey()) {
             case "POST /plans" -> createPlan(req);
             case "GET /plans/{planId}" -> getPlan(req);
+            case "GET /plans/{planId}/estimate" -> getEstimate(req);
             case "POST /plans/{planId}/runs" -> startRun(req);
             case "GET /runs/{runId}" -> getRun(req);
             case "POST /runs/{runId}/abort" -> abortRun(req);
@@ -171,13 +226,21 @@ public final class PlanApi {
         }
     }
 
+    /**
+     * Creates a plan: schema, registry (every scenario service and core module registered by the team), the team's
+     * QPS cap and the AWS limits of its run ({@link RunEstimate#violations()} against the current {@link Quotas}).
+     *
+     * @return 201 with the stored plan and {@code Location: /plans/<planId>}
+     * @throws ApiException 400 {@code ValidationFailed} with every {@code {path, reason}} found; nothing is stored
+     */
     ApiResponse createPlan(ApiRequest req) {
         JsonNode doc = validator.parse("plan", req.body());
         List<Map<String, String>> problems = new ArrayList<>();
+        Map<String, RegisteredService> registered = new LinkedHashMap<>();
         JsonNode scenarios = doc.path("scenarios");
         for (int i = 0; i < scenarios.size(); i++) {
             String service = scenarios.get(i).path("service").asText();
-            if (repositories.getService(req.teamId(), service).isEmpty()) {
+            if (lookUp(req.teamId(), service, registered).isEmpty()) {
                 problems.add(Map.of("path", "$.scenarios[" + i + "].service",
                         "reason", "service '" + service + "' is not registered by team '" + req.teamId() + "'"));
             }
@@ -185,7 +248,7 @@ public final class PlanApi {
         JsonNode core = doc.path("coreModules");
         for (int i = 0; i < core.size(); i++) {
             String module = core.get(i).asText();
-            if (repositories.getService(req.teamId(), module).isEmpty()) {
+            if (lookUp(req.teamId(), module, registered).isEmpty()) {
                 problems.add(Map.of("path", "$.coreModules[" + i + "]",
                         "reason", "module '" + module + "' is not a service registered by team '" + req.teamId() + "'"));
             }
@@ -195,13 +258,25 @@ public final class PlanApi {
         for (int i = 0; i < steps.size(); i++) {
             checkQpsCap(steps.get(i), "$.formal.steps[" + i + "].qps", problems);
         }
+        Plan plan = toPlan(doc, req.teamId());
+        RunEstimate estimate = RunEstimate.of(plan, List.copyOf(registered.values()), quotas.get(), Prices.US_EAST_1);
+        estimate.violations().forEach(v -> problems.add(Map.of("path", v.path(), "reason", v.reason())));
         if (!problems.isEmpty()) {
             throw new ApiException(400, "ValidationFailed", problems.get(0).get("path") + ": " + problems.get(0).get("reason"), problems);
         }
-        Plan plan = toPlan(doc, req.teamId());
         repositories.putPlan(plan);
         audit.record(req.teamId(), req.caller(), "CreatePlan", plan.planId(), null, plan);
         return new ApiResponse(201, "application/json", Json.write(plan), Map.of("Location", "/plans/" + plan.planId()));
+    }
+
+    /** The team's registered service {@code name}, from {@code seen} or the registry (then remembered in {@code seen}). */
+    private java.util.Optional<RegisteredService> lookUp(String teamId, String name, Map<String, RegisteredService> seen) {
+        if (seen.containsKey(name)) {
+            return java.util.Optional.of(seen.get(name));
+        }
+        java.util.Optional<RegisteredService> found = repositories.getService(teamId, name);
+        found.ifPresent(s -> seen.put(name, s));
+        return found;
     }
 
     private void checkQpsCap(JsonNode step, String path, List<Map<String, String>> problems) {
@@ -211,7 +286,16 @@ public final class PlanApi {
         }
     }
 
-    static Plan toPlan(JsonNode doc, String teamId) {
+    /**
+     * The plan a schema-valid {@code POST /plans} body describes, with a new id ({@code plan-<uuid>}), the caller's
+     * team, the creation time and the defaults applied: scenario weight 1, {@link Plan.AbortPolicy#DEFAULT},
+     * {@code perWorkerQps} {@value #DEFAULT_PER_WORKER_QPS}, {@code requestTimeoutMs} {@value #DEFAULT_REQUEST_TIMEOUT_MS}.
+     * Public so that tools reading plan files (bench/scale.sh) apply the same defaults.
+     *
+     * @param doc    the body, already valid against {@code schemas/plan.schema.json}
+     * @param teamId the owning team
+     */
+    public static Plan toPlan(JsonNode doc, String teamId) {
         List<Plan.ScenarioSpec> scenarios = new ArrayList<>();
         for (JsonNode s : doc.path("scenarios")) {
             List<Plan.RequestSpec> requests = new ArrayList<>();
@@ -234,7 +318,8 @@ public final class PlanApi {
         List<String> core = new ArrayList<>();
         doc.path("coreModules").forEach(c -> core.add(c.asText()));
         return new Plan("plan-" + UUID.randomUUID(), teamId, doc.path("name").asText(), scenarios, step(doc.path("preTest")),
-                formal, policy, core, doc.path("perWorkerQps").asDouble(50), doc.path("requestTimeoutMs").asInt(2000),
+                formal, policy, core, doc.path("perWorkerQps").asDouble(DEFAULT_PER_WORKER_QPS),
+                doc.path("requestTimeoutMs").asInt(DEFAULT_REQUEST_TIMEOUT_MS),
                 System.currentTimeMillis());
     }
 
@@ -246,6 +331,22 @@ public final class PlanApi {
         String planId = req.path("planId");
         Plan plan = repositories.getPlan(req.teamId(), planId).orElseThrow(() -> ApiException.notFound("plan", planId));
         return ApiResponse.json(200, plan);
+    }
+
+    /**
+     * The plan's run estimate ({@link RunEstimate}, shape in the class documentation) against the current
+     * {@link Quotas} and {@link Prices#US_EAST_1}, probing the team's registered services among the plan's modules.
+     *
+     * @return 200 with the estimate
+     * @throws ApiException 404 when the plan does not exist or belongs to another team
+     */
+    ApiResponse getEstimate(ApiRequest req) {
+        String planId = req.path("planId");
+        Plan plan = repositories.getPlan(req.teamId(), planId).orElseThrow(() -> ApiException.notFound("plan", planId));
+        Map<String, RegisteredService> services = new LinkedHashMap<>();
+        plan.scenarios().forEach(s -> lookUp(req.teamId(), s.service(), services));
+        plan.coreModules().forEach(m -> lookUp(req.teamId(), m, services));
+        return ApiResponse.json(200, RunEstimate.of(plan, List.copyOf(services.values()), quotas.get(), Prices.US_EAST_1));
     }
 
     ApiResponse startRun(ApiRequest req) {

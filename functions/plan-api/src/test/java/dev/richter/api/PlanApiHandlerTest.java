@@ -1,0 +1,225 @@
+package dev.richter.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.richter.common.Json;
+import dev.richter.common.Repositories;
+import dev.richter.common.TableNames;
+import dev.richter.common.model.RegisteredService;
+import dev.richter.common.sizing.Quotas;
+import java.lang.reflect.Proxy;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.PutItemResponse;
+import software.amazon.awssdk.services.sfn.SfnClient;
+
+/**
+ * The plan routes through the Lambda handler (API Gateway payload 2.0 events in, {@code {statusCode, body}} out),
+ * against a minimal in-memory DynamoDB that understands exactly PutItem and GetItem on the registry, plans and
+ * audit tables. The local-stack integration tests run the same routes against dynalite.
+ */
+class PlanApiHandlerTest {
+    /** table -> key -> item. */
+    private final Map<String, Map<String, Map<String, AttributeValue>>> tables = new ConcurrentHashMap<>();
+
+    private final DynamoDbClient ddb = (DynamoDbClient) Proxy.newProxyInstance(getClass().getClassLoader(),
+            new Class<?>[] {DynamoDbClient.class}, (proxy, method, args) -> switch (method.getName()) {
+                case "putItem" -> put((PutItemRequest) args[0]);
+                case "getItem" -> get((GetItemRequest) args[0]);
+                case "close" -> null;
+                case "serviceName" -> "dynamodb";
+                default -> throw new UnsupportedOperationException(method.getName());
+            });
+
+    private final SfnClient sfn = (SfnClient) Proxy.newProxyInstance(getClass().getClassLoader(),
+            new Class<?>[] {SfnClient.class}, (proxy, method, args) -> {
+                throw new UnsupportedOperationException(method.getName());
+            });
+
+    private final Repositories repositories = new Repositories(ddb,
+            new TableNames("registry", "plans", "runs", "run-metrics", "verdicts", "links", "reports", "audit"));
+
+    private static String key(String table, Map<String, AttributeValue> item) {
+        return switch (table) {
+            case "registry" -> item.get("teamId").s() + "\u0000" + item.get("itemKey").s();
+            case "plans" -> item.get("planId").s();
+            case "audit" -> item.get("teamId").s() + "\u0000" + item.get("sk").s();
+            default -> throw new UnsupportedOperationException(table);
+        };
+    }
+
+    private PutItemResponse put(PutItemRequest r) {
+        tables.computeIfAbsent(r.tableName(), t -> new TreeMap<>()).put(key(r.tableName(), r.item()), r.item());
+        return PutItemResponse.builder().build();
+    }
+
+    private GetItemResponse get(GetItemRequest r) {
+        var item = tables.getOrDefault(r.tableName(), Map.of()).get(key(r.tableName(), r.key()));
+        return item == null ? GetItemResponse.builder().build() : GetItemResponse.builder().item(item).build();
+    }
+
+    private PlanApiHandler handler(Supplier<Quotas> quotas) {
+        repositories.putService(new RegisteredService("t1", "order", "http://127.0.0.1:18081", "/actuator/health",
+                "/actuator/prometheus", List.of()));
+        repositories.putService(new RegisteredService("t1", "inventory", "http://127.0.0.1:18082", "/actuator/health",
+                null, List.of()));
+        return new PlanApiHandler(new PlanApi(repositories, sfn, "arn:aws:states:us-east-1:1:stateMachine:run", 100_000, quotas));
+    }
+
+    /** A payload 2.0 event of the team {@code team}. */
+    private static JsonNode event(String routeKey, String team, Map<String, String> pathParameters, String body) {
+        ObjectNode e = Json.MAPPER.createObjectNode();
+        e.put("routeKey", routeKey);
+        e.set("headers", Json.MAPPER.valueToTree(Map.of("x-richter-team", team)));
+        e.set("pathParameters", Json.MAPPER.valueToTree(pathParameters));
+        if (body != null) {
+            e.put("body", body);
+        }
+        return e;
+    }
+
+    private static Map<String, Object> call(PlanApiHandler h, JsonNode event) {
+        return h.handle(event, null);
+    }
+
+    private static JsonNode body(Map<String, Object> response) {
+        return Json.read((String) response.get("body"), JsonNode.class);
+    }
+
+    private static String demoPlan() throws Exception {
+        return Files.readString(Path.of("../../examples/shop/plan.json"));
+    }
+
+    /** The demo plan with its last formal step at {@code qps}. */
+    private static String demoPlanWithLastStep(double qps) throws Exception {
+        ObjectNode plan = (ObjectNode) Json.MAPPER.readTree(demoPlan());
+        ((ObjectNode) plan.path("formal").path("steps").get(2)).put("qps", qps);
+        return Json.write(plan);
+    }
+
+    private long storedPlans() {
+        return tables.getOrDefault("plans", Map.of()).size();
+    }
+
+    @Test
+    void theDemoPlanFitsAwsAndIsStored() throws Exception {
+        var h = handler(() -> Quotas.AWS);
+        var response = call(h, event("POST /plans", "t1", Map.of(), demoPlan()));
+        assertEquals(201, response.get("statusCode"), String.valueOf(response.get("body")));
+        assertEquals(1, storedPlans());
+    }
+
+    @Test
+    void aStepOverTheAccountsLambdaConcurrencyIsRefusedAtItsQpsAndNothingIsStored() throws Exception {
+        // 2 000 QPS / 50 per worker = 40 workers in one 15 s leg, + probe + decider = 42 > 20
+        Quotas q = new Quotas(900, 1769, 10_000, 5_000, 25_000, 262_144, 40, 10_000, 20, 2_000);
+        var h = handler(() -> q);
+        var response = call(h, event("POST /plans", "t1", Map.of(), demoPlanWithLastStep(2000)));
+        assertEquals(400, response.get("statusCode"));
+        JsonNode body = body(response);
+        assertEquals("ValidationFailed", body.path("error").asText());
+        assertEquals(1, body.path("errors").size(), body.toString());
+        assertEquals("$.formal.steps[2].qps", body.path("errors").get(0).path("path").asText());
+        String reason = body.path("errors").get(0).path("reason").asText();
+        assertTrue(reason.contains("42 concurrent Lambda executions") && reason.contains("Lambda concurrency limit of 20"),
+                reason);
+        assertEquals(0, storedPlans());
+        assertTrue(tables.getOrDefault("audit", Map.of()).isEmpty(), "nothing is audited either");
+    }
+
+    @Test
+    void aRequestTimeoutTheLoadDriverCannotFitIsRefusedAtRequestTimeoutMs() throws Exception {
+        // a 15 s load driver with 3 s lead and 2 s margin leaves 15 000 - 3 000 - 9 000 - 1 000 - 2 000 = 0 ms
+        Quotas q = new Quotas(15, 1769, 3000, 2000, 400, 262144, 4, 10000, 1000, 2000);
+        ObjectNode plan = (ObjectNode) Json.MAPPER.readTree(demoPlan());
+        plan.put("requestTimeoutMs", 9000);
+        var response = call(handler(() -> q), event("POST /plans", "t1", Map.of(), Json.write(plan)));
+        assertEquals(400, response.get("statusCode"));
+        JsonNode error = body(response).path("errors").get(0);
+        assertEquals("$.requestTimeoutMs", error.path("path").asText());
+        assertTrue(error.path("reason").asText().contains("15 s timeout"), error.toString());
+        assertEquals(0, storedPlans());
+    }
+
+    @Test
+    void quotasComeFromTheEnvironmentOrSystemProperties() throws Exception {
+        // the 4-argument constructor reads Quotas.fromEnv() on every request; the local stack sets system properties
+        String name = "RICHTER_LAMBDA_CONCURRENCY";
+        String before = System.getProperty(name);
+        System.setProperty(name, "10");
+        try {
+            repositories.putService(new RegisteredService("t1", "order", "http://127.0.0.1:18081", "/health", null, List.of()));
+            repositories.putService(new RegisteredService("t1", "inventory", "http://127.0.0.1:18082", "/health", null, List.of()));
+            var h = new PlanApiHandler(new PlanApi(repositories, sfn, "arn", 100_000));
+            var response = call(h, event("POST /plans", "t1", Map.of(), demoPlanWithLastStep(500)));
+            assertEquals(400, response.get("statusCode"), "500 QPS = 10 workers + 2 > 10");
+            assertEquals("$.formal.steps[2].qps", body(response).path("errors").get(0).path("path").asText());
+        } finally {
+            if (before == null) {
+                System.clearProperty(name);
+            } else {
+                System.setProperty(name, before);
+            }
+        }
+    }
+
+    @Test
+    void theEstimateOfAStoredPlanIsTeamScoped() throws Exception {
+        var h = handler(() -> Quotas.AWS);
+        String planId = body(call(h, event("POST /plans", "t1", Map.of(), demoPlan()))).path("planId").asText();
+
+        var response = call(h, event("GET /plans/{planId}/estimate", "t1", Map.of("planId", planId), null));
+        assertEquals(200, response.get("statusCode"), String.valueOf(response.get("body")));
+        JsonNode estimate = body(response);
+        assertEquals(planId, estimate.path("planId").asText());
+        // demo: pre-test 2 QPS x 10 s, formal 20, 40, 80 QPS x 15 s at 50 QPS per worker: 1, 1, 1, 2 workers, one leg each
+        assertEquals(List.of(1, 1, 1, 2), workers(estimate));
+        assertEquals(1 + 4 + 5, estimate.path("executions").path("total").asLong(), "1 parent, 4 legs, 5 workers");
+        assertEquals(25_000, estimate.path("historyEvents").path("limit").asLong());
+        // a 15 s formal leg is monitored 10 s lead + 15 s = 25 s: ceil(25/2) + 1 = 14 rounds, 16 + 14*14 = 212 events
+        assertEquals(212, estimate.path("maxHistoryEvents").asLong());
+        assertEquals("formal step 1 leg 1", estimate.path("maxHistoryExecution").asText());
+        assertEquals(0, estimate.path("violations").size());
+        assertTrue(estimate.path("costUsd").path("total").asDouble() > 0);
+        assertTrue(estimate.path("statePayloads").path("startedStepBytes").asLong() > 0);
+
+        var other = call(h, event("GET /plans/{planId}/estimate", "t2", Map.of("planId", planId), null));
+        assertEquals(404, other.get("statusCode"), "another team's plan does not exist for it");
+        assertEquals(404, call(h, event("GET /plans/{planId}/estimate", "t1", Map.of("planId", "plan-x"), null))
+                .get("statusCode"));
+    }
+
+    @Test
+    void theEstimateUsesTheSameDefaultPerWorkerQpsAsTheStoredPlan() throws Exception {
+        var h = handler(() -> Quotas.AWS);
+        ObjectNode plan = (ObjectNode) Json.MAPPER.readTree(demoPlanWithLastStep(120));
+        plan.remove("perWorkerQps");
+        plan.remove("requestTimeoutMs");
+        JsonNode stored = body(call(h, event("POST /plans", "t1", Map.of(), Json.write(plan))));
+        assertEquals(PlanApi.DEFAULT_PER_WORKER_QPS, stored.path("perWorkerQps").asDouble());
+        assertEquals(PlanApi.DEFAULT_REQUEST_TIMEOUT_MS, stored.path("requestTimeoutMs").asInt());
+        JsonNode estimate = body(call(h, event("GET /plans/{planId}/estimate", "t1",
+                Map.of("planId", stored.path("planId").asText()), null)));
+        assertEquals(List.of(1, 1, 1, 3), workers(estimate), "120 QPS / 50 per worker = 3 workers");
+    }
+
+    private static List<Integer> workers(JsonNode estimate) {
+        List<Integer> out = new java.util.ArrayList<>();
+        estimate.path("steps").forEach(s -> out.add(s.path("workers").asInt()));
+        return out;
+    }
+}
