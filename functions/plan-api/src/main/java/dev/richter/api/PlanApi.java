@@ -85,8 +85,15 @@ public final class PlanApi {
     private static final SecureRandom RANDOM = new SecureRandom();
     /** Registry item of a team's safety configuration (the checks function's {@code SafetyConfig.ITEM_KEY}). */
     public static final String SAFETY_ITEM_KEY = "safety#config";
-    /** A plan's {@code perWorkerQps} when it omits it, requests per second per load-driver worker. */
-    public static final double DEFAULT_PER_WORKER_QPS = 50;
+    /**
+     * A plan's {@code perWorkerQps} when it omits it, requests per second per load-driver worker (one 1769 MB Lambda:
+     * one vCPU). Sized by measurement (docs/production-size.md, "Workers sized by measurement"):
+     * {@code bench/load-driver.sh} sustained 9 323 to 12 383 requests per second on one core of a shared build machine
+     * (Netty and JDK transports, open model, nothing dropped); the default keeps a margin of about 8×: half for a
+     * Lambda vCPU slower than that core, half for TLS and real bodies, half to keep the worker's CPU under 50 % so the
+     * schedule's jitter holds. It also keeps the in-flight cap (2 000) above {@code rate × latency} up to 2 s.
+     */
+    public static final double DEFAULT_PER_WORKER_QPS = 1_000;
     /** A plan's {@code requestTimeoutMs} when it omits it, milliseconds. */
     public static final int DEFAULT_REQUEST_TIMEOUT_MS = 2000;
 
