@@ -206,7 +206,7 @@ class PlanApiHandlerTest {
     @Test
     void theEstimateUsesTheSameDefaultPerWorkerQpsAsTheStoredPlan() throws Exception {
         var h = handler(() -> Quotas.AWS);
-        ObjectNode plan = (ObjectNode) Json.MAPPER.readTree(demoPlanWithLastStep(120));
+        ObjectNode plan = (ObjectNode) Json.MAPPER.readTree(demoPlanWithLastStep(2_400));
         plan.remove("perWorkerQps");
         plan.remove("requestTimeoutMs");
         JsonNode stored = body(call(h, event("POST /plans", "t1", Map.of(), Json.write(plan))));
@@ -214,7 +214,7 @@ class PlanApiHandlerTest {
         assertEquals(PlanApi.DEFAULT_REQUEST_TIMEOUT_MS, stored.path("requestTimeoutMs").asInt());
         JsonNode estimate = body(call(h, event("GET /plans/{planId}/estimate", "t1",
                 Map.of("planId", stored.path("planId").asText()), null)));
-        assertEquals(List.of(1, 1, 1, 3), workers(estimate), "120 QPS / 50 per worker = 3 workers");
+        assertEquals(List.of(1, 1, 1, 3), workers(estimate), "2400 QPS / 1000 per worker = 3 workers");
     }
 
     private static List<Integer> workers(JsonNode estimate) {
