@@ -119,18 +119,6 @@ public final class LoadDriver {
         this(transport, sink, abortFlag, Clock.system(), System::currentTimeMillis, Config.DEFAULT, SendObserver.NONE);
     }
 
-    /**
-     * Workers needed for a step: {@code ceil(stepQps / perWorkerQps)}, at least 1 (DESIGN §5).
-     *
-     * @throws IllegalArgumentException when {@code perWorkerQps ≤ 0} or either rate is not finite
-     */
-    public static int workersFor(double stepQps, double perWorkerQps) {
-        if (!(perWorkerQps > 0) || Double.isInfinite(perWorkerQps) || Double.isNaN(stepQps) || Double.isInfinite(stepQps)) {
-            throw new IllegalArgumentException("rates must be finite and perWorkerQps > 0: " + stepQps + ", " + perWorkerQps);
-        }
-        return (int) Math.max(1, Math.ceil(stepQps / perWorkerQps - 1e-9));
-    }
-
     /** The same result with both histogram fields null (for the Step Functions payload). */
     public static WorkerResult withoutHistograms(WorkerResult r) {
         return new WorkerResult(r.runId(), r.stage(), r.stepIndex(), r.workerIndex(), r.workerCount(), r.targetQps(),

@@ -141,17 +141,6 @@ class ArrivalScheduleTest {
     }
 
     @Test
-    void workersForIsCeilingWithMinimumOne() {
-        assertEquals(1, LoadDriver.workersFor(0.5, 100));
-        assertEquals(1, LoadDriver.workersFor(0, 100));
-        assertEquals(1, LoadDriver.workersFor(100, 100));
-        assertEquals(2, LoadDriver.workersFor(100.5, 100));
-        assertEquals(30, LoadDriver.workersFor(3000, 100));
-        assertEquals(3, LoadDriver.workersFor(0.3, 0.1), "no float overshoot from 0.3/0.1 = 3.0000000000000004");
-        assertThrows(IllegalArgumentException.class, () -> LoadDriver.workersFor(10, 0));
-    }
-
-    @Test
     void invalidSchedulesAreRejected() {
         assertThrows(IllegalArgumentException.class, () -> ConstantArrivalSchedule.single(-1, 10));
         assertThrows(IllegalArgumentException.class, () -> ConstantArrivalSchedule.single(Double.NaN, 10));

@@ -261,11 +261,6 @@ public final class RunPreparation {
         return Map.of("conditions", conditions);
     }
 
-    /** Workers for a step: {@code ceil(stepQps / perWorkerQps)}, at least 1 (DESIGN.md §5; {@link StepLayout#workersFor}). */
-    public static int workersFor(double stepQps, double perWorkerQps) {
-        return StepLayout.workersFor(stepQps, perWorkerQps);
-    }
-
     private static ReplayRequest replayRequest(Plan.RequestSpec r) {
         String body = r.bodyBase64() != null ? r.bodyBase64()
                 : r.body() == null ? null : Base64.getEncoder().encodeToString(r.body().getBytes(StandardCharsets.UTF_8));

@@ -126,12 +126,4 @@ class RunPreparationTest {
         assertTrue(started.workerIndexes().isEmpty());
         assertTrue(started.legs().isEmpty());
     }
-
-    @Test
-    void workersAreTheCeilingOfStepOverPerWorkerRate() {
-        assertEquals(1, RunPreparation.workersFor(0.5, 50));
-        assertEquals(1, RunPreparation.workersFor(50, 50));
-        assertEquals(2, RunPreparation.workersFor(50.5, 50));
-        assertEquals(3, RunPreparation.workersFor(101, 50));
-    }
 }
