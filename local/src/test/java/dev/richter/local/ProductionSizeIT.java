@@ -95,6 +95,37 @@ class ProductionSizeIT {
     }
 
     @Test
+    void anAbortInTheFirstLegStopsTheLegsStillWaitingToLaunch() throws Exception {
+        try (LocalStack stack = start(ROOT, "it-production-size-abort"); FakeTarget target = new FakeTarget()) {
+            ApiClient api = new ApiClient(LocalStack.apiBaseUrl(), "team-size");
+            LocalStackTestSupport.register(api, "orders-svc", target.baseUrl());
+            // one formal step of 120 s: 15 legs of 8 s, all waiting to launch as child executions
+            String plan = Json.write(Map.of("name", "long step", "scenarios", List.of(Map.of("name", "orders",
+                            "service", "orders-svc", "requests", List.of(Map.of("method", "POST", "path", "/orders")))),
+                    "preTest", Map.of("qps", 2, "durationS", 3), "formal", Map.of("steps", List.of(Map.of("qps", 10, "durationS", 120))),
+                    "coreModules", List.of("orders-svc"), "perWorkerQps", 5, "requestTimeoutMs", 1000));
+            String runId = LocalStackTestSupport.startRun(api, plan);
+            long deadline = System.currentTimeMillis() + 90_000;
+            while (System.currentTimeMillis() < deadline
+                    && !api.get("/runs/" + runId).json().path("run").path("stage").asText().equals("formal")) {
+                Thread.sleep(250);
+            }
+            Thread.sleep(5_000);
+            long abortAt = System.currentTimeMillis();
+            assertEquals(202, api.post("/runs/" + runId + "/abort", "{\"reason\": \"stop the long step\"}").status());
+            JsonNode report = awaitReport(api, runId);
+
+            assertEquals("ABORTED", report.path("outcome").asText(), report.toPrettyString());
+            JsonNode step = report.path("formal").get(0);
+            assertEquals(1, step.path("legs").asInt(), "only the first leg's workers ran: " + step);
+            assertTrue(step.path("counters").path("sent").asLong() < 200, step.toString());
+            long reportedAfterMs = System.currentTimeMillis() - abortAt;
+            assertTrue(reportedAfterMs < 30_000, "the report came " + reportedAfterMs
+                    + " ms after the abort, not after the step's 14 waiting legs (~110 s)");
+        }
+    }
+
+    @Test
     void workersAsAnInlineMapStartLateBeyondTheMapLimitAndAreNamed() throws Exception {
         Path root = variantRoot("inline-workers", asl -> inlineMaps(asl, "Workers"));
         try (LocalStack stack = start(root, "it-production-size-inline-workers"); FakeTarget target = new FakeTarget()) {

@@ -38,8 +38,8 @@ import java.util.Set;
  *       Map);</li>
  *   <li>a <b>leg</b> child execution (one per leg, item of RunLegs): WaitForLaunch, then the Leg Parallel of
  *       the Workers Distributed Map and the monitor loop (WaitForLegStart, then rounds of Probe, Decide,
- *       KeepMonitoring with WaitNextRound between them, the last one ending in MonitorDone):
- *       {@code 16 + 14·rounds} ({@link #legHistoryEvents}). The loop runs from the leg's {@code startAt} (at
+ *       KeepMonitoring with WaitNextRound between them, the last one ending in MonitorDone), then AfterLeg
+ *       and LegDone: {@code 20 + 14·rounds} ({@link #legHistoryEvents}). The loop runs from the leg's {@code startAt} (at
  *       once for the first leg, which is {@link Quotas#workerLeadMs()} before its first due time) to its
  *       {@code endMs}, and every round waits {@link Quotas#monitorWaitMs()}, so a leg monitoring {@code spanMs}
  *       has at most {@code ceil(spanMs / monitorWaitMs) + 1} rounds ({@link #monitorRounds});</li>
@@ -116,8 +116,8 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
             + 2 /* StaticGate */ + 2 /* SelectPreTest */ + 4 /* RunStage (pre-test) */ + 2 /* AfterStage */
             + 5 /* DynamicChecks */ + 2 /* DynamicGate */ + 2 /* SelectFormal */ + 4 /* RunStage (formal) */
             + 2 /* AfterStage */ + 5 /* Report */ + 2 /* Done */;
-    /** History events of one step in the parent: the inline Map's iteration (2), StartStep (5), SkipIfAborted (2), RunLegs (6). */
-    public static final int EVENTS_PER_STEP = 2 + 5 + 2 + 6;
+    /** History events of one step in the parent: the inline Map's iteration (2), StartStep (5), SkipIfAborted (2), RunLegs (6), StepEnded (2). */
+    public static final int EVENTS_PER_STEP = 2 + 5 + 2 + 6 + 2;
     /** History events of a worker child execution: the execution (2) and its Worker Task (5). */
     public static final int WORKER_HISTORY_EVENTS = 2 + 5;
 
@@ -498,10 +498,10 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
     /**
      * History events of one leg execution with {@code rounds} monitor rounds: execution 2, WaitForLaunch 2, Leg
      * Parallel 4, Workers Distributed Map 6, WaitForLegStart 2, per round Probe 5 + Decide 5 + KeepMonitoring 2,
-     * WaitNextRound 2 between rounds, MonitorDone 2: {@code 16 + 14·rounds}.
+     * WaitNextRound 2 between rounds, MonitorDone 2, AfterLeg 2, LegDone 2: {@code 20 + 14·rounds}.
      */
     public static long legHistoryEvents(long rounds) {
-        return 2 + 2 + 4 + 6 + 2 + rounds * (5 + 5 + 2) + Math.max(0, rounds - 1) * 2 + 2;
+        return 2 + 2 + 4 + 6 + 2 + rounds * (5 + 5 + 2) + Math.max(0, rounds - 1) * 2 + 2 + 2 + 2;
     }
 
     /**
@@ -513,18 +513,18 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
         return ceilDiv(Math.max(0, spanMs), Math.max(1, monitorWaitMs)) + 1;
     }
 
-    /** State transitions of the parent execution: 13 states plus StartStep, SkipIfAborted and RunLegs per step. */
+    /** State transitions of the parent execution: 13 states plus StartStep, SkipIfAborted, RunLegs and StepEnded per step. */
     public static long parentTransitions(int formalSteps) {
-        return 13 + 3L * (1 + formalSteps);
+        return 13 + 4L * (1 + formalSteps);
     }
 
     /**
-     * State transitions of one leg execution: WaitForLaunch, Leg, Workers, WaitForLegStart, MonitorDone, per round
-     * Probe, Decide and KeepMonitoring, and WaitNextRound between rounds: {@code 4 + 4·rounds}. (Each worker
-     * execution adds 1, its Worker Task.)
+     * State transitions of one leg execution: WaitForLaunch, Leg, Workers, WaitForLegStart, MonitorDone, AfterLeg,
+     * LegDone, per round Probe, Decide and KeepMonitoring, and WaitNextRound between rounds: {@code 6 + 4·rounds}.
+     * (Each worker execution adds 1, its Worker Task.)
      */
     public static long legTransitions(long rounds) {
-        return 5 + 3 * rounds + Math.max(0, rounds - 1);
+        return 7 + 3 * rounds + Math.max(0, rounds - 1);
     }
 
     /**

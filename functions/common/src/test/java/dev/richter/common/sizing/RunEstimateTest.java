@@ -37,12 +37,12 @@ class RunEstimateTest {
     void countsATwoStepPlanOnCompressedQuotasAsWorkedOutByHand() {
         // legMs = 15 000 - 3 000 lead - 2 000 request timeout - 1 000 grace - 2 000 margin = 7 000 ms.
         // pre-test  2 QPS x 10 s: 1 worker; legs [0,7000) [7000,10000).
-        //   leg 1 monitors 3 000 lead + 7 000 = 10 000 ms: ceil(10000/2000)+1 = 6 rounds, 16+14*6 = 100 events.
-        //   leg 2 monitors 3 000 ms: ceil(1.5)+1 = 3 rounds, 58 events.
+        //   leg 1 monitors 3 000 lead + 7 000 = 10 000 ms: ceil(10000/2000)+1 = 6 rounds, 20+14*6 = 104 events.
+        //   leg 2 monitors 3 000 ms: ceil(1.5)+1 = 3 rounds, 62 events.
         //   invocations: 3000+7000+2000+1000+2000 = 15 000 ms and 3000+3000+5000 = 11 000 ms.
         // formal 1  20 QPS x 15 s: 1 worker; legs [0,7000) [7000,14000) [14000,15000).
         //   rounds 6, ceil(3.5)+1 = 5, ceil(0.5)+1 = 2; invocations 15 000, 15 000, 9 000 ms.
-        // formal 2  80 QPS x 5 s: 2 workers; one leg [0,5000): monitors 8 000 ms, 5 rounds, 86 events; 13 000 ms each.
+        // formal 2  80 QPS x 5 s: 2 workers; one leg [0,5000): monitors 8 000 ms, 5 rounds, 90 events; 13 000 ms each.
         RunEstimate e = RunEstimate.of(twoStepPlan(), List.of(ORDER), COMPRESSED, Prices.US_EAST_1);
 
         assertEquals(List.of(1, 1, 2), e.steps().stream().map(RunEstimate.StepEstimate::workers).toList());
@@ -52,9 +52,9 @@ class RunEstimateTest {
 
         // executions: 1 parent + 6 legs + (1*2 + 1*3 + 2*1 = 7) workers = 14
         assertEquals(new RunEstimate.Executions(14, 1, 6, 7), e.executions());
-        // parent: 44 fixed + 15 per step x 3 steps = 89; largest leg 100 (the pre-test's first); worker 7
-        assertEquals(89, e.historyEvents().parent());
-        assertEquals(100, e.maxHistoryEvents());
+        // parent: 44 fixed + 17 per step x 3 steps = 95; largest leg 104 (the pre-test's first); worker 7
+        assertEquals(95, e.historyEvents().parent());
+        assertEquals(104, e.maxHistoryEvents());
         assertEquals("pre-test step 1 leg 1", e.maxHistoryExecution());
         assertEquals(7, e.historyEvents().worker());
         // peaks: 1 worker x 2 overlapping legs = 2 (formal 2: 2 workers, one leg = 2); + probe + decider = 4
@@ -65,8 +65,8 @@ class RunEstimateTest {
         // invocations: data-construction 1 + 3 steps; probe and decider 9 + 13 + 5 = 27 rounds
         assertEquals(Map.of("data-construction", 4L, "checks", 2L, "load-driver", 7L, "probe", 27L,
                 "fault-decider", 27L, "report", 1L), e.lambdaInvocations());
-        // transitions: parent 16 + 3*2 = 22; legs 4*6 + 4*27 = 132; workers 7 -> 161
-        assertEquals(161, e.stateTransitions());
+        // transitions: parent 13 + 4*3 = 25; legs 6*6 + 4*27 = 144; workers 7 -> 176
+        assertEquals(176, e.stateTransitions());
         // DynamoDB: windows 1*10 + 1*15 + 2*5 = 35 (2 WRU each), results 7 (3 WRU), verdicts 27 rounds x 2 items x
         // 2 modules (order, load) = 108 (1 WRU), 3 step items: 70 + 21 + 108 + 3 = 202 WRU
         assertEquals(35, e.dynamoDb().windowItems());
@@ -77,7 +77,7 @@ class RunEstimateTest {
         assertEquals(91 * 1769 / 1024.0, e.costUsd().loadDriverGbSeconds(), 1e-9);
         // others at 1 GB: 27*1000 + 27*500 + 4*1000 + 2*5000 + 10000 = 64 500 ms
         assertEquals(64.5, e.costUsd().otherGbSeconds(), 1e-9);
-        double expectedTotal = (91 * 1769 / 1024.0 + 64.5) * 0.0000166667 + 68 / 1e6 * 0.20 + 161 / 1e3 * 0.025
+        double expectedTotal = (91 * 1769 / 1024.0 + 64.5) * 0.0000166667 + 68 / 1e6 * 0.20 + 176 / 1e3 * 0.025
                 + 202 / 1e6 * 0.625 + e.dynamoDb().readRequestUnits() / 1e6 * 0.125;
         assertEquals(expectedTotal, e.costUsd().total(), 1e-12);
         assertEquals(List.of(), e.violations());
@@ -99,16 +99,16 @@ class RunEstimateTest {
 
     @Test
     void aHistoryLimitBelowALegsEventsIsReportedAtTheStepsDuration() {
-        // same plan, history limit 90: the 100-event first legs of the pre-test and formal step 1 break it;
-        // formal step 2's leg (86) and the parent (89) fit
-        Quotas q = new Quotas(15, 1769, 3000, 2000, 90, 262144, 4, 10000, 1000, 2000);
+        // same plan, history limit 96: the 104-event first legs of the pre-test and formal step 1 break it;
+        // formal step 2's leg (90) and the parent (95) fit
+        Quotas q = new Quotas(15, 1769, 3000, 2000, 96, 262144, 4, 10000, 1000, 2000);
         RunEstimate e = RunEstimate.of(twoStepPlan(), List.of(ORDER), q, Prices.US_EAST_1);
         assertEquals(List.of("$.preTest.durationS", "$.formal.steps[0].durationS"),
                 e.violations().stream().map(RunEstimate.Violation::path).toList());
         RunEstimate.Violation v = e.violations().get(1);
         assertEquals("historyEventsPerExecution", v.limit().name());
-        assertEquals(90, v.limit().value());
-        assertTrue(v.reason().contains("100 history events") && v.reason().contains("limit of 90"), v.reason());
+        assertEquals(96, v.limit().value());
+        assertTrue(v.reason().contains("104 history events") && v.reason().contains("limit of 96"), v.reason());
     }
 
     @Test
@@ -181,17 +181,17 @@ class RunEstimateTest {
                 e.steps().stream().map(RunEstimate.StepEstimate::workers).toList());
         // executions: 1 + (8*3 + 1 = 25) legs + (452*3 + 1 = 1 357) workers
         assertEquals(new RunEstimate.Executions(1383, 1, 25, 1357), e.executions());
-        // largest: a formal step's first leg, 16 + 14*447 = 6 274; parent 44 + 15*9 = 179
-        assertEquals(6274, e.maxHistoryEvents());
+        // largest: a formal step's first leg, 20 + 14*447 = 6 278; parent 44 + 17*9 = 197
+        assertEquals(6278, e.maxHistoryEvents());
         assertEquals("formal step 1 leg 1", e.maxHistoryExecution());
-        assertEquals(179, e.historyEvents().parent());
+        assertEquals(197, e.historyEvents().parent());
         assertEquals(200, e.peakConcurrentWorkers());
         assertEquals(202, e.peakConcurrentLambdas());
         assertEquals(100, e.maxMapConcurrency());
         assertEquals(900.0, e.longestInvocationS());
-        // transitions: parent 16 + 24 = 40; formal legs 8*(3*4 + 4*908) = 29 152; pre-test leg 4 + 4*36 = 148;
-        // workers 1 357 -> 30 697
-        assertEquals(30_697, e.stateTransitions());
+        // transitions: parent 13 + 4*9 = 49; formal legs 8*(3*6 + 4*908) = 29 200; pre-test leg 6 + 4*36 = 150;
+        // workers 1 357 -> 30 756
+        assertEquals(30_756, e.stateTransitions());
         assertEquals(7300L, e.lambdaInvocations().get("probe"));
         assertEquals(10L, e.lambdaInvocations().get("data-construction"));
         assertEquals(452L * 1800 + 60, e.dynamoDb().windowItems());
@@ -203,9 +203,9 @@ class RunEstimateTest {
     @Test
     void theSameCountingRulesAsTheStateMachine() {
         assertEquals(44, RunEstimate.PARENT_FIXED_EVENTS);
-        assertEquals(59, RunEstimate.parentHistoryEvents(0));
-        assertEquals(16 + 14 * 3, RunEstimate.legHistoryEvents(3));
-        assertEquals(4 + 4 * 3, RunEstimate.legTransitions(3));
+        assertEquals(61, RunEstimate.parentHistoryEvents(0));
+        assertEquals(20 + 14 * 3, RunEstimate.legHistoryEvents(3));
+        assertEquals(6 + 4 * 3, RunEstimate.legTransitions(3));
         assertEquals(6, RunEstimate.monitorRounds(10_000, 2_000));
         assertEquals(6, RunEstimate.monitorRounds(9_001, 2_000));
         assertEquals(2, RunEstimate.indexListChars(0));
