@@ -110,7 +110,7 @@ class ProductionSizeIT {
                     && !api.get("/runs/" + runId).json().path("run").path("stage").asText().equals("formal")) {
                 Thread.sleep(250);
             }
-            Thread.sleep(4_000); // the first leg sends from 3 s (the worker lead); the second launches at 5 s + 3 s
+            Thread.sleep(4_000); // the first leg sends from 3 s (the worker lead) to 11 s; the second leg launches at 8 s
             long abortAt = System.currentTimeMillis();
             assertEquals(202, api.post("/runs/" + runId + "/abort", "{\"reason\": \"stop the long step\"}").status());
             JsonNode report = awaitReport(api, runId);
