@@ -20,6 +20,8 @@ import java.util.Map;
 public final class Demo {
     /** The demo's team. */
     public static final String TEAM = "shop-team";
+    /** Budget of one {@code POST /traces} body, bytes: whole traces, well under the 6 MB Lambda invoke payload. */
+    static final int INGEST_CHUNK_BYTES = 4 * 1024 * 1024;
 
     private Demo() {}
 
@@ -81,10 +83,18 @@ public final class Demo {
 
         Path spans = root.resolve("build/local/shop-spans.json");
         if (Shop.exportSpans(root, spans)) {
-            var ingest = api.post("/traces?file=shop-spans.json", Files.readString(spans));
-            expect(ingest, 200);
-            System.out.println("ingested shop spans into the link builder: " + ingest.json().path("spansParsed").asInt()
-                    + " spans, " + ingest.json().path("edgesAdded").asInt() + " new edges");
+            // one request per ≤ 4 MiB of whole traces: a request is one Lambda invocation (6 MB at most)
+            List<String> chunks = TraceChunks.split(Json.MAPPER.readTree(spans.toFile()), INGEST_CHUNK_BYTES);
+            int parsed = 0;
+            int edges = 0;
+            for (int i = 0; i < chunks.size(); i++) {
+                var ingest = api.post("/traces?file=shop-spans-" + (i + 1) + ".json", chunks.get(i));
+                expect(ingest, 200);
+                parsed += ingest.json().path("spansParsed").asInt();
+                edges += ingest.json().path("edgesAdded").asInt();
+            }
+            System.out.println("ingested shop spans into the link builder: " + parsed + " spans in " + chunks.size()
+                    + " request(s), " + edges + " new edges");
         }
 
         Path dir = root.resolve("build/reports/" + runId);
