@@ -190,8 +190,8 @@ class PlanApiHandlerTest {
         assertEquals(List.of(1, 1, 1, 2), workers(estimate));
         assertEquals(1 + 4 + 5, estimate.path("executions").path("total").asLong(), "1 parent, 4 legs, 5 workers");
         assertEquals(25_000, estimate.path("historyEvents").path("limit").asLong());
-        // a 15 s formal leg is monitored 10 s lead + 15 s = 25 s: ceil(25/2) + 1 = 14 rounds, 16 + 14*14 = 212 events
-        assertEquals(212, estimate.path("maxHistoryEvents").asLong());
+        // a 15 s formal leg is monitored 10 s lead + 15 s = 25 s: ceil(25/2) + 1 = 14 rounds, 20 + 14*14 = 216 events
+        assertEquals(216, estimate.path("maxHistoryEvents").asLong());
         assertEquals("formal step 1 leg 1", estimate.path("maxHistoryExecution").asText());
         assertEquals(0, estimate.path("violations").size());
         assertTrue(estimate.path("costUsd").path("total").asDouble() > 0);
