@@ -91,7 +91,9 @@ import java.util.Set;
  *                              and fault-decider at their upper bound (every leg monitored to its end)
  * @param statePayloads         state payload sizes, bytes of UTF-8 JSON
  * @param longestInvocationS    the longest load-driver invocation, seconds: worker lead + leg + request timeout +
- *                              in-flight grace + margin (at most the load driver's timeout)
+ *                              in-flight grace, when its last response is accounted; the margin after it (the final
+ *                              flush and result write) keeps it under the load driver's timeout. Billing
+ *                              ({@code loadDriverGbSeconds}) counts the margin too, as an upper bound
  * @param stateTransitions      Step Functions state transitions over all executions (the states entered)
  * @param dynamoDb              DynamoDB items and request units
  * @param costUsd               dollars by item and in total
@@ -375,7 +377,8 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
                 transitions += legTransitions(rounds) + workers;
                 long invocationMs = quotas.workerLeadMs() + lenMs + plan.requestTimeoutMs()
                         + StepLayout.IN_FLIGHT_GRACE_MS + quotas.legMarginMs();
-                stepLongestMs = Math.max(stepLongestMs, invocationMs);
+                // the margin is kept free for the last flush: the worker's work ends before it
+                stepLongestMs = Math.max(stepLongestMs, invocationMs - quotas.legMarginMs());
                 invocationMsSum += invocationMs;
             }
             long workerInvocations = (long) workers * legs;

@@ -61,7 +61,7 @@ class RunEstimateTest {
         assertEquals(2, e.peakConcurrentWorkers());
         assertEquals(4, e.peakConcurrentLambdas());
         assertEquals(3, e.maxMapConcurrency(), "formal step 1 runs 3 legs at once");
-        assertEquals(15.0, e.longestInvocationS());
+        assertEquals(13.0, e.longestInvocationS(), "15 s of Lambda time less the 2 s margin kept for the last flush");
         // invocations: data-construction 1 + 3 steps; probe and decider 9 + 13 + 5 = 27 rounds
         assertEquals(Map.of("data-construction", 4L, "checks", 2L, "load-driver", 7L, "probe", 27L,
                 "fault-decider", 27L, "report", 1L), e.lambdaInvocations());
@@ -188,7 +188,7 @@ class RunEstimateTest {
         assertEquals(200, e.peakConcurrentWorkers());
         assertEquals(202, e.peakConcurrentLambdas());
         assertEquals(100, e.maxMapConcurrency());
-        assertEquals(900.0, e.longestInvocationS());
+        assertEquals(895.0, e.longestInvocationS(), "10 s lead + 882 s leg + 2 s request timeout + 1 s grace");
         // transitions: parent 13 + 4*9 = 49; formal legs 8*(3*6 + 4*908) = 29 200; pre-test leg 6 + 4*36 = 150;
         // workers 1 357 -> 30 756
         assertEquals(30_756, e.stateTransitions());
