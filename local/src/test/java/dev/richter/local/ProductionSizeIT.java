@@ -89,6 +89,10 @@ class ProductionSizeIT {
             int maxHistory = maxHistoryEvents(sfn, runId);
             assertTrue(maxHistory <= HISTORY_LIMIT, "max history " + maxHistory);
             JsonNode estimate = api.get("/plans/" + planId + "/estimate").json();
+            System.out.println("production size: max history events " + maxHistory + " (estimate "
+                    + estimate.path("maxHistoryEvents") + ", limit " + HISTORY_LIMIT + "); per step sent "
+                    + formal.get(0).path("counters").path("sent") + ", " + formal.get(1).path("counters").path("sent")
+                    + "; workers " + formal.get(0).path("workersReported") + ", " + formal.get(1).path("workersReported"));
             assertTrue(estimate.path("maxHistoryEvents").asInt() >= maxHistory,
                     "estimate " + estimate.path("maxHistoryEvents") + " >= observed " + maxHistory);
         }
