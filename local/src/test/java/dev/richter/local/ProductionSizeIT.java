@@ -100,7 +100,8 @@ class ProductionSizeIT {
 
     @Test
     void anAbortInTheFirstLegStopsTheLegsStillWaitingToLaunch() throws Exception {
-        try (LocalStack stack = start(ROOT, "it-production-size-abort"); FakeTarget target = new FakeTarget()) {
+        try (LocalStack stack = start(ROOT, "it-production-size-abort"); FakeTarget target = new FakeTarget();
+             SfnClient sfn = sfn()) {
             ApiClient api = new ApiClient(LocalStack.apiBaseUrl(), "team-size");
             LocalStackTestSupport.register(api, "orders-svc", target.baseUrl());
             // one formal step of 120 s: 15 legs of 8 s, all waiting to launch as child executions
@@ -127,6 +128,18 @@ class ProductionSizeIT {
             long reportedAfterMs = System.currentTimeMillis() - abortAt;
             assertTrue(reportedAfterMs < 30_000, "the report came " + reportedAfterMs
                     + " ms after the abort, not after the step's 14 waiting legs (~110 s)");
+            // the first leg failed on purpose (Richter.RunAborted) and its Map Run stopped the legs still waiting
+            String parent = SM.replace(":stateMachine:", ":execution:") + ":" + runId;
+            List<String> legOutcomes = new ArrayList<>();
+            for (var mapRun : sfn.listMapRunsPaginator(b -> b.executionArn(parent)).mapRuns()) {
+                for (ExecutionListItem leg : sfn.listExecutionsPaginator(b -> b.mapRunArn(mapRun.mapRunArn())).executions()) {
+                    var d = sfn.describeExecution(b -> b.executionArn(leg.executionArn()));
+                    legOutcomes.add(d.statusAsString() + (d.error() == null ? "" : " " + d.error()));
+                }
+            }
+            assertTrue(legOutcomes.contains("FAILED Richter.RunAborted"), legOutcomes.toString());
+            assertTrue(legOutcomes.stream().filter(o -> o.startsWith("ABORTED")).count() >= 13,
+                    "the waiting legs were stopped: " + legOutcomes);
         }
     }
 
