@@ -87,11 +87,12 @@ public final class PlanApi {
     public static final String SAFETY_ITEM_KEY = "safety#config";
     /**
      * A plan's {@code perWorkerQps} when it omits it, requests per second per load-driver worker (one 1769 MB Lambda:
-     * one vCPU). Sized by measurement (docs/production-size.md, "Workers sized by measurement"):
-     * {@code bench/load-driver.sh} sustained 9 323 to 12 383 requests per second on one core of a shared build machine
-     * (Netty and JDK transports, open model, nothing dropped); the default keeps a margin of about 8×: half for a
-     * Lambda vCPU slower than that core, half for TLS and real bodies, half to keep the worker's CPU under 50 % so the
-     * schedule's jitter holds. It also keeps the in-flight cap (2 000) above {@code rate × latency} up to 2 s.
+     * one vCPU). Sized by measurement (docs/production-size.md, "Workers sized by measurement"): in three runs of
+     * {@code bench/load-driver.sh} on one core of a shared 2-core machine, the slower transport sustained 9 323,
+     * 9 323 and 14 568 requests per second (open model, nothing dropped). With a margin of ×0.125 on the lowest —
+     * half for a Lambda vCPU slower than that core, half for TLS and real bodies (the JDK client), half to keep the
+     * worker's CPU under 50 % so the schedule's jitter holds — that is 1 165, rounded down to 1 000, which also keeps
+     * the in-flight cap (2 000) above {@code rate × latency} for latencies up to 2 s.
      */
     public static final double DEFAULT_PER_WORKER_QPS = 1_000;
     /** A plan's {@code requestTimeoutMs} when it omits it, milliseconds. */
