@@ -93,6 +93,15 @@ public class ScaleBench {
     static boolean print(String title, RunEstimate e) {
         System.out.println();
         System.out.println("== " + title + " ==");
+        System.out.println("columns: peak_wk/peak_fn = concurrent workers / Lambda executions at the step's peak (next leg "
+                + "launched early); rounds = monitor rounds; leg_hist = history events of its largest leg; started_B / "
+                + "leg_in_B = StartStep output / leg input, bytes; longest_s = longest worker invocation");
+        double peakQps = e.steps().stream().mapToDouble(RunEstimate.StepEstimate::qps).max().orElse(0);
+        if (peakQps > PlanApi.DEFAULT_MAX_TEAM_QPS) {
+            System.out.println("note: POST /plans also applies the per-team cap (template parameter MaxTeamQps, default "
+                    + fmt(PlanApi.DEFAULT_MAX_TEAM_QPS) + " QPS): deploy with MaxTeamQps >= " + fmt(peakQps)
+                    + " to store this plan; it is Richter's safety cap, not an AWS limit");
+        }
         System.out.printf(Locale.ROOT, "%-16s %9s %6s %8s %5s %8s %8s %7s %8s %10s %10s %8s%n", "step", "qps", "dur_s",
                 "workers", "legs", "peak_wk", "peak_fn", "rounds", "leg_hist", "started_B", "leg_in_B", "longest_s");
         for (RunEstimate.StepEstimate s : e.steps()) {

@@ -120,6 +120,8 @@ public final class LocalStack implements AutoCloseable {
             overrides.putAll(limits.parameterOverrides());
             template = Template.load(root, overrides);
             log.accept("local limits: " + limits.describe());
+            log.accept("template parameters set here: " + overrides + " (WorkerLeadMs defaults to "
+                    + LOCAL_PARAMETER_DEFAULTS.get("WorkerLeadMs") + " locally: no cold starts; 10000 on AWS)");
             setFunctionProperties(template);
             ensureNodeModules();
 

@@ -290,7 +290,8 @@ public final class PlanApi {
     private void checkQpsCap(JsonNode step, String path, List<Map<String, String>> problems) {
         double qps = step.path("qps").asDouble();
         if (qps > maxTeamQps) {
-            problems.add(Map.of("path", path, "reason", qps + " exceeds the team's QPS cap of " + maxTeamQps));
+            problems.add(Map.of("path", path, "reason", qps + " exceeds the team's QPS cap of " + maxTeamQps
+                    + " (template parameter MaxTeamQps, DESIGN.md §7)"));
         }
     }
 

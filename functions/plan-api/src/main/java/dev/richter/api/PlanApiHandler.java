@@ -99,7 +99,6 @@ public final class PlanApiHandler extends JsonStreamHandler<JsonNode, Map<String
     private static final com.fasterxml.jackson.core.type.TypeReference<Map<String, String>> MAP_TYPE = new com.fasterxml.jackson.core.type.TypeReference<>() {};
 
     private static String env(String name, String fallback) {
-        String v = System.getenv(name);
-        return v == null || v.isBlank() ? fallback : v;
+        return dev.richter.common.Env.get(name).orElse(fallback);
     }
 }

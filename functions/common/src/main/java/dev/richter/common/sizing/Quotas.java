@@ -49,8 +49,8 @@ public record Quotas(int loadDriverTimeoutS, int loadDriverMemoryMb, long worker
         if (loadDriverTimeoutS < 1 || loadDriverTimeoutS > LAMBDA_MAX_TIMEOUT_S) {
             throw new IllegalArgumentException("loadDriverTimeoutS must be in [1, 900], was " + loadDriverTimeoutS);
         }
-        if (loadDriverMemoryMb < 128 || workerLeadMs < 0 || legMarginMs < 0 || historyEventsPerExecution < 10
-                || statePayloadBytes < 1024 || inlineMapMaxConcurrency < 1 || distributedMapMaxConcurrency < 1
+        if (loadDriverMemoryMb < 128 || workerLeadMs < 0 || legMarginMs < 0 || historyEventsPerExecution < 1
+                || statePayloadBytes < 1 || inlineMapMaxConcurrency < 1 || distributedMapMaxConcurrency < 1
                 || lambdaConcurrency < 1 || monitorWaitMs < 0) {
             throw new IllegalArgumentException("quota out of range: " + "memoryMb=" + loadDriverMemoryMb
                     + " leadMs=" + workerLeadMs + " marginMs=" + legMarginMs + " history=" + historyEventsPerExecution

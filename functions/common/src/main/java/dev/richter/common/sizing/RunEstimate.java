@@ -307,17 +307,14 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
         }
         long legMs = StepLayout.legMs(plan.requestTimeoutMs(), quotas);
         if (legMs < StepLayout.MIN_LEG_MS) {
-            String why;
-            try {
-                StepLayout.of(1, 1, 1, plan.requestTimeoutMs(), quotas);
-                why = "leaves " + legMs + " ms per leg";
-            } catch (IllegalArgumentException e) {
-                why = e.getMessage();
-            }
             violations.add(new Violation("$.requestTimeoutMs", minLegLimit(),
-                    "the request timeout of " + n(plan.requestTimeoutMs()) + " ms does not fit the load driver's "
-                            + quotas.loadDriverTimeoutS() + " s timeout (the shortest leg is " + StepLayout.MIN_LEG_MS
-                            + " ms): " + why));
+                    "the request timeout of " + n(plan.requestTimeoutMs()) + " ms does not fit one load-driver invocation: "
+                            + "its " + n(quotas.loadDriverTimeoutS()) + " s (template parameter LoadDriverTimeoutSeconds) "
+                            + "less the " + n(quotas.workerLeadMs()) + " ms worker lead (WorkerLeadMs), this timeout, "
+                            + n(StepLayout.IN_FLIGHT_GRACE_MS) + " ms in-flight grace and the " + n(quotas.legMarginMs())
+                            + " ms margin (LegMarginMs) must leave a leg of at least " + n(StepLayout.MIN_LEG_MS)
+                            + " ms; lower requestTimeoutMs to at most "
+                            + n(plan.requestTimeoutMs() + legMs - StepLayout.MIN_LEG_MS) + " ms or raise the timeout"));
             return empty(plan, quotas, prices, planItemBytes, violations);
         }
 
@@ -651,7 +648,8 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
                     ref.name() + " needs " + n(peakLambdas) + " concurrent Lambda executions (" + n(workers) + " workers"
                             + (legs > 1 ? " × 2 while consecutive legs overlap" : "") + ", + probe and fault decider) at "
                             + fmt(ref.spec().qps()) + " QPS and perWorkerQps " + fmt(plan.perWorkerQps())
-                            + ", over the account's Lambda concurrency limit of " + n(quotas.lambdaConcurrency())));
+                            + ", over the account's Lambda concurrency limit of " + n(quotas.lambdaConcurrency())
+                            + " (template parameter AccountLambdaConcurrency); raise perWorkerQps or the account's limit"));
         }
         if (workers > quotas.distributedMapMaxConcurrency()) {
             out.add(new Violation(qpsPath, mapLimit(quotas),

@@ -136,7 +136,8 @@ class RunEstimateTest {
         RunEstimate.Violation v = e.violations().get(0);
         assertEquals("$.requestTimeoutMs", v.path());
         assertEquals("minLegMs", v.limit().name());
-        assertTrue(v.reason().contains("leaves 500 ms per leg"), v.reason());
+        assertTrue(v.reason().contains("LoadDriverTimeoutSeconds") && v.reason().contains("at most 8,000 ms"),
+                "names the parameter and the largest timeout that fits (8 500 − 500 ms): " + v.reason());
         assertEquals(List.of(), e.steps());
     }
 
