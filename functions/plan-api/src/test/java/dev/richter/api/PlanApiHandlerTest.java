@@ -151,7 +151,7 @@ class PlanApiHandlerTest {
         assertEquals(400, response.get("statusCode"));
         JsonNode error = body(response).path("errors").get(0);
         assertEquals("$.requestTimeoutMs", error.path("path").asText());
-        assertTrue(error.path("reason").asText().contains("15 s timeout"), error.toString());
+        assertTrue(error.path("reason").asText().contains("its 15 s (template parameter LoadDriverTimeoutSeconds)"), error.toString());
         assertEquals(0, storedPlans());
     }
 
