@@ -268,14 +268,19 @@ public final class LambdaHost implements AutoCloseable {
         err.put("errorMessage", String.valueOf(cause.getMessage()));
         err.put("errorType", cause.getClass().getSimpleName());
         err.put("stackTrace", trace.toString().lines().limit(20).toList());
-        return new Invocation(200, "Unhandled", Json.write(err).getBytes(StandardCharsets.UTF_8), null, requestId);
+        return unhandled(err, requestId);
     }
 
     private static Invocation functionError(String errorType, String errorMessage, String requestId) {
         Map<String, Object> err = new LinkedHashMap<>();
         err.put("errorType", errorType);
         err.put("errorMessage", errorMessage);
-        return new Invocation(200, "Unhandled", Json.write(err).getBytes(StandardCharsets.UTF_8), null, requestId);
+        return unhandled(err, requestId);
+    }
+
+    /** An {@code X-Amz-Function-Error: Unhandled} answer with this error document. */
+    private static Invocation unhandled(Map<String, Object> error, String requestId) {
+        return new Invocation(200, "Unhandled", Json.write(error).getBytes(StandardCharsets.UTF_8), null, requestId);
     }
 
     private static byte[] userError(String message) {

@@ -1,5 +1,6 @@
 package dev.richter.local;
 
+import dev.richter.common.sizing.Quotas;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -52,14 +53,14 @@ public record LocalLimits(
 
     /** AWS Lambda: 6 MB synchronous invocation payload, request and response. */
     public static final int AWS_INVOKE_PAYLOAD_BYTES = 6 * 1024 * 1024;
-    /** AWS Step Functions: 256 KiB state input/output. */
-    public static final int AWS_STATE_PAYLOAD_BYTES = 256 * 1024;
+    /** AWS Step Functions: 256 KiB state input/output ({@link Quotas#AWS}, the values the plan check uses). */
+    public static final int AWS_STATE_PAYLOAD_BYTES = Quotas.AWS.statePayloadBytes();
     /** AWS Step Functions: 40 concurrent Inline Map iterations. */
-    public static final int AWS_INLINE_MAP_MAX_CONCURRENCY = 40;
+    public static final int AWS_INLINE_MAP_MAX_CONCURRENCY = Quotas.AWS.inlineMapMaxConcurrency();
     /** AWS Step Functions: 10,000 concurrent Distributed Map child executions. */
-    public static final int AWS_DISTRIBUTED_MAP_MAX_CONCURRENCY = 10_000;
+    public static final int AWS_DISTRIBUTED_MAP_MAX_CONCURRENCY = Quotas.AWS.distributedMapMaxConcurrency();
     /** AWS Step Functions: 25,000 history events per Standard execution. */
-    public static final int AWS_HISTORY_EVENTS_PER_EXECUTION = 25_000;
+    public static final int AWS_HISTORY_EVENTS_PER_EXECUTION = Quotas.AWS.historyEventsPerExecution();
 
     /** AWS's values and no parameter overrides. */
     public static final LocalLimits AWS = new LocalLimits(AWS_INVOKE_PAYLOAD_BYTES, AWS_STATE_PAYLOAD_BYTES,
@@ -221,10 +222,10 @@ public record LocalLimits(
      */
     public Map<String, String> systemProperties() {
         Map<String, String> m = new LinkedHashMap<>();
-        m.put("RICHTER_HISTORY_EVENT_LIMIT", String.valueOf(historyEventsPerExecution));
-        m.put("RICHTER_STATE_PAYLOAD_BYTES", String.valueOf(statePayloadBytes));
-        m.put("RICHTER_INLINE_MAP_MAX_CONCURRENCY", String.valueOf(inlineMapMaxConcurrency));
-        m.put("RICHTER_DISTRIBUTED_MAP_MAX_CONCURRENCY", String.valueOf(distributedMapMaxConcurrency));
+        m.put(Quotas.HISTORY_EVENT_LIMIT_ENV, String.valueOf(historyEventsPerExecution));
+        m.put(Quotas.STATE_PAYLOAD_BYTES_ENV, String.valueOf(statePayloadBytes));
+        m.put(Quotas.INLINE_MAP_MAX_CONCURRENCY_ENV, String.valueOf(inlineMapMaxConcurrency));
+        m.put(Quotas.DISTRIBUTED_MAP_MAX_CONCURRENCY_ENV, String.valueOf(distributedMapMaxConcurrency));
         m.put("RICHTER_INVOKE_PAYLOAD_BYTES", String.valueOf(invokePayloadBytes));
         return m;
     }

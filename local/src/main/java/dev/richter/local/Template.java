@@ -62,7 +62,7 @@ public final class Template {
      */
     public static final int AWS_DEFAULT_TIMEOUT_S = 3;
     /** The largest Lambda timeout: 900 s (same page). */
-    public static final int AWS_MAX_TIMEOUT_S = 900;
+    public static final int AWS_MAX_TIMEOUT_S = dev.richter.common.sizing.Quotas.LAMBDA_MAX_TIMEOUT_S;
     /**
      * A function's memory when neither it nor {@code Globals.Function} sets {@code MemorySize}: 128 MB,
      * also the smallest allowed (https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html).

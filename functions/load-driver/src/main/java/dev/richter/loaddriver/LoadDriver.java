@@ -73,7 +73,8 @@ public final class LoadDriver {
     public record Config(long abortPollIntervalMs, long windowFlushIntervalMs, long maxParkSliceNanos,
                          long inFlightGraceMs) {
         /** 500 ms abort poll, 1 s window flush, 50 ms park slices, 1 s in-flight grace. */
-        public static final Config DEFAULT = new Config(500, 1000, ArrivalScheduler.DEFAULT_MAX_PARK_SLICE_NANOS, 1000);
+        public static final Config DEFAULT = new Config(500, 1000, ArrivalScheduler.DEFAULT_MAX_PARK_SLICE_NANOS,
+                dev.richter.common.sizing.StepLayout.IN_FLIGHT_GRACE_MS);
 
         /** @throws IllegalArgumentException when a value is not positive or the abort poll exceeds 1 s */
         public Config {

@@ -23,7 +23,7 @@ import java.util.function.Function;
  * the registry ({@link WorkerTasks}), so traffic never travels in the state machine's state. A full
  * {@link WorkerTask} (with {@code scenarios}) is also accepted, for callers that build one themselves.
  *
- * <p>The worker stops sending {@code requestTimeoutMs + }{@link StepLayout#IN_FLIGHT_GRACE_MS}{@code + legMarginMs}
+ * <p>The worker stops sending {@link StepLayout#drainMs} ({@code requestTimeoutMs} + in-flight grace + leg margin)
  * before its invocation's time runs out ({@link Context#getRemainingTimeInMillis()}), so its last responses, windows
  * and result are stored before Lambda's {@code Timeout} ends it; a leg laid out by {@link StepLayout} always fits.
  * It stores per-second windows and the full {@link WorkerResult} in the run-metrics table and returns the result
@@ -32,18 +32,18 @@ import java.util.function.Function;
 public final class LoadDriverHandler extends JsonStreamHandler<JsonNode, WorkerResult> {
     private final LoadDriver loadDriver;
     private final Function<RunPreparation.WorkerRef, WorkerTask> tasks;
-    private final long legMarginMs;
+    private final Quotas quotas;
 
     /** Lambda constructor: DynamoDB client, Netty (http) / JDK (https) transport, tables from the environment. */
     public LoadDriverHandler() {
-        this(defaultLoadDriver(), WorkerTasks.fromEnv()::resolve, Quotas.fromEnv().legMarginMs());
+        this(defaultLoadDriver(), WorkerTasks.fromEnv()::resolve, Quotas.fromEnv());
     }
 
     /** Test constructor for full tasks only (a reference fails). */
     public LoadDriverHandler(LoadDriver loadDriver) {
         this(loadDriver, ref -> {
             throw new IllegalArgumentException("no step store: a full WorkerTask is required");
-        }, Quotas.AWS.legMarginMs());
+        }, Quotas.AWS);
     }
 
     /**
@@ -51,13 +51,13 @@ public final class LoadDriverHandler extends JsonStreamHandler<JsonNode, WorkerR
      *
      * @param loadDriver  the driver
      * @param tasks       resolves a worker reference to its task
-     * @param legMarginMs time kept free at the end of the invocation, milliseconds
+     * @param quotas      the leg margin kept free at the end of the invocation ({@link StepLayout#drainMs})
      */
-    public LoadDriverHandler(LoadDriver loadDriver, Function<RunPreparation.WorkerRef, WorkerTask> tasks, long legMarginMs) {
+    public LoadDriverHandler(LoadDriver loadDriver, Function<RunPreparation.WorkerRef, WorkerTask> tasks, Quotas quotas) {
         super(JsonNode.class);
         this.loadDriver = loadDriver;
         this.tasks = tasks;
-        this.legMarginMs = legMarginMs;
+        this.quotas = quotas;
     }
 
     private static LoadDriver defaultLoadDriver() {
@@ -73,8 +73,7 @@ public final class LoadDriverHandler extends JsonStreamHandler<JsonNode, WorkerR
         WorkerTask task = input.has("scenarios") ? Json.MAPPER.convertValue(input, WorkerTask.class)
                 : tasks.apply(Json.MAPPER.convertValue(input, RunPreparation.WorkerRef.class));
         long sendUntilEpochMs = context == null ? Long.MAX_VALUE
-                : System.currentTimeMillis() + context.getRemainingTimeInMillis() - task.requestTimeoutMs()
-                        - StepLayout.IN_FLIGHT_GRACE_MS - legMarginMs;
+                : System.currentTimeMillis() + context.getRemainingTimeInMillis() - StepLayout.drainMs(task.requestTimeoutMs(), quotas);
         return LoadDriver.withoutHistograms(loadDriver.run(task, sendUntilEpochMs));
     }
 

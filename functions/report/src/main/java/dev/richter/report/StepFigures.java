@@ -47,8 +47,8 @@ public record StepFigures(String stage, int stepIndex, double targetQps, int dur
                           Map<String, Double> latencyFromSendMs, boolean aborted, long startedAtMs, long endedAtMs,
                           String mergedHistogram, int legs, List<LateWorker> lateWorkers, long unsentAtTimeLimit) {
 
-    /** A request sent later than this after its due time counts late, milliseconds (the load driver's tolerance). */
-    public static final long LATE_START_TOLERANCE_MS = 100;
+    /** A worker ready later than this after its first due time is late, milliseconds (the load driver's tolerance). */
+    public static final long LATE_START_TOLERANCE_MS = dev.richter.common.run.RunPreparation.LATENESS_TOLERANCE_MS;
 
     /**
      * A worker that was not ready when its first request was due.

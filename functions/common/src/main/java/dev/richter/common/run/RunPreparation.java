@@ -192,11 +192,11 @@ public final class RunPreparation {
                     + " is outside step " + step.stage() + "/" + step.stepIndex() + " (" + step.workerCount()
                     + " workers, " + step.legCount() + " legs)");
         }
-        long legStart = ref.legIndex() * step.legMs();
-        long legEnd = ref.legIndex() == step.legCount() - 1 ? Long.MAX_VALUE : legStart + step.legMs();
+        StepLayout.Leg leg = StepLayout.leg(ref.legIndex(), step.legMs(), step.durationS() * 1000L);
         return new WorkerTask(step.runId(), step.teamId(), step.stage(), step.stepIndex(), step.qps(), step.durationS(),
                 ref.workerIndex(), step.workerCount(), step.stepStartMs(), step.requestTimeoutMs(), step.maxInFlight(),
-                step.latenessToleranceMs(), Marker.DEFAULT, scenarios(plan, services), ref.legIndex(), legStart, legEnd);
+                step.latenessToleranceMs(), Marker.DEFAULT, scenarios(plan, services), ref.legIndex(),
+                leg.startOffsetMs(), ref.legIndex() == step.legCount() - 1 ? Long.MAX_VALUE : leg.endOffsetMs());
     }
 
     /**
@@ -211,13 +211,17 @@ public final class RunPreparation {
         for (Plan.ScenarioSpec s : plan.scenarios()) {
             RegisteredService target = byName.get(s.service());
             if (target == null) {
-                throw new PlanNotRunnableException("scenario '" + s.name() + "' targets service '" + s.service()
-                        + "' which team '" + plan.teamId() + "' has not registered");
+                throw notRegistered(plan, s);
             }
             out.add(new Scenario(s.name(), s.service(), target.baseUrl(), s.weight(),
                     s.requests().stream().map(RunPreparation::replayRequest).toList()));
         }
         return out;
+    }
+
+    private static PlanNotRunnableException notRegistered(Plan plan, Plan.ScenarioSpec s) {
+        return new PlanNotRunnableException("scenario '" + s.name() + "' targets service '" + s.service()
+                + "' which team '" + plan.teamId() + "' has not registered");
     }
 
     private static String iso(long epochMs) {
@@ -235,8 +239,7 @@ public final class RunPreparation {
     public static Stages prepare(String runId, Plan plan, Function<String, java.util.Optional<RegisteredService>> registry) {
         for (Plan.ScenarioSpec s : plan.scenarios()) {
             if (registry.apply(s.service()).isEmpty()) {
-                throw new PlanNotRunnableException("scenario '" + s.name() + "' targets service '" + s.service()
-                        + "' which team '" + plan.teamId() + "' has not registered");
+                throw notRegistered(plan, s);
             }
         }
         List<StepRef> formal = new ArrayList<>();

@@ -38,6 +38,12 @@ public record Quotas(int loadDriverTimeoutS, int loadDriverMemoryMb, long worker
                      int historyEventsPerExecution, int statePayloadBytes, int inlineMapMaxConcurrency,
                      int distributedMapMaxConcurrency, int lambdaConcurrency, long monitorWaitMs) {
 
+    /** Environment names of the Step Functions limits the local stack lowers (and hands to the functions). */
+    public static final String HISTORY_EVENT_LIMIT_ENV = "RICHTER_HISTORY_EVENT_LIMIT";
+    public static final String STATE_PAYLOAD_BYTES_ENV = "RICHTER_STATE_PAYLOAD_BYTES";
+    public static final String INLINE_MAP_MAX_CONCURRENCY_ENV = "RICHTER_INLINE_MAP_MAX_CONCURRENCY";
+    public static final String DISTRIBUTED_MAP_MAX_CONCURRENCY_ENV = "RICHTER_DISTRIBUTED_MAP_MAX_CONCURRENCY";
+
     /** Lambda's longest function timeout, seconds. */
     public static final int LAMBDA_MAX_TIMEOUT_S = 900;
 
@@ -66,10 +72,10 @@ public record Quotas(int loadDriverTimeoutS, int loadDriverMemoryMb, long worker
                 Env.intValue("LOAD_DRIVER_MEMORY_MB", d.loadDriverMemoryMb()),
                 Env.intValue("RICHTER_WORKER_LEAD_MS", (int) d.workerLeadMs()),
                 Env.intValue("RICHTER_LEG_MARGIN_MS", (int) d.legMarginMs()),
-                Env.intValue("RICHTER_HISTORY_EVENT_LIMIT", d.historyEventsPerExecution()),
-                Env.intValue("RICHTER_STATE_PAYLOAD_BYTES", d.statePayloadBytes()),
-                Env.intValue("RICHTER_INLINE_MAP_MAX_CONCURRENCY", d.inlineMapMaxConcurrency()),
-                Env.intValue("RICHTER_DISTRIBUTED_MAP_MAX_CONCURRENCY", d.distributedMapMaxConcurrency()),
+                Env.intValue(HISTORY_EVENT_LIMIT_ENV, d.historyEventsPerExecution()),
+                Env.intValue(STATE_PAYLOAD_BYTES_ENV, d.statePayloadBytes()),
+                Env.intValue(INLINE_MAP_MAX_CONCURRENCY_ENV, d.inlineMapMaxConcurrency()),
+                Env.intValue(DISTRIBUTED_MAP_MAX_CONCURRENCY_ENV, d.distributedMapMaxConcurrency()),
                 Env.intValue("RICHTER_LAMBDA_CONCURRENCY", d.lambdaConcurrency()),
                 Env.intValue("RICHTER_MONITOR_WAIT_MS", (int) d.monitorWaitMs()));
     }

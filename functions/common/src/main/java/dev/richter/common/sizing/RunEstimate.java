@@ -372,8 +372,7 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
                 }
                 stepRounds += rounds;
                 transitions += legTransitions(rounds) + workers;
-                long invocationMs = quotas.workerLeadMs() + lenMs + plan.requestTimeoutMs()
-                        + StepLayout.IN_FLIGHT_GRACE_MS + quotas.legMarginMs();
+                long invocationMs = quotas.workerLeadMs() + lenMs + StepLayout.drainMs(plan.requestTimeoutMs(), quotas);
                 // the margin is kept free for the last flush: the worker's work ends before it
                 stepLongestMs = Math.max(stepLongestMs, invocationMs - quotas.legMarginMs());
                 invocationMsSum += invocationMs;

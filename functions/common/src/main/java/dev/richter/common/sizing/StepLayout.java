@@ -74,16 +74,32 @@ public record StepLayout(int workers, long legMs, List<Leg> legs) {
         long durationMs = durationS * 1000L;
         List<Leg> legs = new ArrayList<>();
         for (long start = 0; start < durationMs; start += legMs) {
-            long end = Math.min(durationMs, start + legMs);
-            legs.add(new Leg(legs.size(), start, end, end >= durationMs));
+            legs.add(leg(legs.size(), legMs, durationMs));
         }
         return new StepLayout(workers, legMs, legs);
     }
 
     /** The leg length a load-driver timeout allows for this request timeout, milliseconds (may be ≤ 0). */
     public static long legMs(int requestTimeoutMs, Quotas quotas) {
-        return quotas.loadDriverTimeoutS() * 1000L - quotas.workerLeadMs() - requestTimeoutMs - IN_FLIGHT_GRACE_MS
-                - quotas.legMarginMs();
+        return quotas.loadDriverTimeoutS() * 1000L - quotas.workerLeadMs() - drainMs(requestTimeoutMs, quotas);
+    }
+
+    /**
+     * What an invocation needs after its last send, milliseconds: the last request's deadline, the in-flight grace
+     * and the margin for the final flush and result write. A worker stops sending this long before its time runs out.
+     */
+    public static long drainMs(int requestTimeoutMs, Quotas quotas) {
+        return requestTimeoutMs + IN_FLIGHT_GRACE_MS + quotas.legMarginMs();
+    }
+
+    /**
+     * The due offsets leg {@code legIndex} owns: {@code [l·legMs, min((l+1)·legMs, duration))}, the last leg being the
+     * one that reaches the step's duration.
+     */
+    public static Leg leg(int legIndex, long legMs, long durationMs) {
+        long start = legIndex * legMs;
+        long end = Math.min(durationMs, start + legMs);
+        return new Leg(legIndex, start, end, end >= durationMs);
     }
 
     /**
