@@ -6,7 +6,9 @@ import dev.richter.common.EventPublisher;
 import dev.richter.common.JsonStreamHandler;
 import dev.richter.common.Repositories;
 import dev.richter.common.RunMetricsRepository;
+import dev.richter.common.VerdictRounds;
 import dev.richter.common.model.CheckResult;
+import dev.richter.common.model.MissingEvidence;
 import dev.richter.common.model.Marker;
 import dev.richter.common.model.Plan;
 import dev.richter.common.model.RegisteredService;
@@ -93,6 +95,8 @@ public final class ChecksHandler extends JsonStreamHandler<JsonNode, Object> {
                 int expected = stageResults.isEmpty() ? expectedWorkers(plan, stage) : stageResults.get(0).workerCount();
                 results.addAll(RunChecks.preTestChecks(expected, stageResults, run.abortRequested(), run.abortReason()));
                 results.addAll(safety.dynamicChecks(plan.teamId(), registered, stageResults, stage));
+                results.addAll(RunChecks.monitoringChecks(MissingEvidence.summarise(VerdictRounds.read(
+                        repositories.dynamoDb(), repositories.tables().verdicts(), runId, 0))));
             }
             default -> throw new IllegalArgumentException("unknown action '" + action + "'");
         }

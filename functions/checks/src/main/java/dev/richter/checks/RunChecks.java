@@ -4,6 +4,7 @@ import dev.richter.common.model.CheckResult;
 import dev.richter.common.model.CheckResult.Outcome;
 import dev.richter.common.model.Counters;
 import dev.richter.common.model.Marker;
+import dev.richter.common.model.MissingEvidence;
 import dev.richter.common.model.Plan;
 import dev.richter.common.model.RegisteredService;
 import dev.richter.common.model.WorkerResult;
@@ -67,6 +68,24 @@ public final class RunChecks {
             return new CheckResult("target-answers", Outcome.WARN, s.name(),
                     "cannot connect to " + u.getHost() + ":" + port + ": " + e.getMessage());
         }
+    }
+
+    /** Check name of the monitoring-evidence result of the dynamic checks. */
+    public static final String MONITORING_CHECK = "monitoring-evidence";
+
+    /**
+     * What the pre-test's probe rounds could not observe: one WARN per module and monitoring defect (a scrape
+     * that does not parse, naming its line; a metrics path answering 404; an unknown gRPC service), or one
+     * PASS. Missing evidence never fails the gate: the module was not shown to be unhealthy, only unobserved.
+     *
+     * @param missing the defects the fault decider recorded so far ({@link MissingEvidence#summarise})
+     */
+    public static List<CheckResult> monitoringChecks(List<MissingEvidence> missing) {
+        if (missing.isEmpty()) {
+            return List.of(new CheckResult(MONITORING_CHECK, Outcome.PASS, "probes", "every probe could be read"));
+        }
+        return missing.stream().map(m -> new CheckResult(MONITORING_CHECK, Outcome.WARN, m.module(),
+                "missing evidence, not counted against the module: " + m.describe())).toList();
     }
 
     /**

@@ -7,6 +7,7 @@ import dev.richter.common.model.CheckResult;
 import dev.richter.common.model.CheckResult.Outcome;
 import dev.richter.common.model.Counters;
 import dev.richter.common.model.Marker;
+import dev.richter.common.model.MissingEvidence;
 import dev.richter.common.model.Plan;
 import dev.richter.common.model.RegisteredService;
 import dev.richter.common.model.WorkerResult;
@@ -77,5 +78,17 @@ class RunChecksTest {
     void preTestFailsWhenTheRunWasAborted() {
         var rs = RunChecks.preTestChecks(1, List.of(result(new Counters(20, 20, 20, Map.of(), 0, 0, 0, 0, 20))), true, "user");
         assertEquals(Outcome.FAIL, named(rs, "run-not-aborted").outcome());
+    }
+
+    @Test
+    void missingMonitoringEvidenceIsAWarnNamingTheDefectNeverAFail() {
+        List<CheckResult> rs = RunChecks.monitoringChecks(List.of(
+                new MissingEvidence("order", "prometheus: line 3: invalid escape sequence '\\A'", 5, 5, 1, 9)));
+        assertEquals(1, rs.size());
+        assertEquals(CheckResult.Outcome.WARN, rs.get(0).outcome());
+        assertEquals("order", rs.get(0).subject());
+        assertEquals("missing evidence, not counted against the module: prometheus: line 3: invalid escape sequence '\\A'"
+                + " (in 5 of 5 rounds)", rs.get(0).evidence());
+        assertEquals(CheckResult.Outcome.PASS, RunChecks.monitoringChecks(List.of()).get(0).outcome());
     }
 }

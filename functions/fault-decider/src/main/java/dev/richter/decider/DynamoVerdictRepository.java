@@ -1,6 +1,7 @@
 package dev.richter.decider;
 
 import dev.richter.common.Json;
+import dev.richter.common.model.MissingEvidence;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,7 +14,8 @@ import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
  * Verdicts table (pk {@code runId}, sk {@code sk}): {@code state#<module>} items hold
  * {@link ModuleState} as JSON ({@code state} S); {@code verdict#<atMs %013d>#<module>} items hold each
  * decision: {@code module}, {@code verdict}, {@code reason}, {@code rule}, {@code atMs} (N) and
- * {@code evidence} (S, JSON of {@link Evidence}).
+ * {@code evidence} (S, JSON of {@link Evidence}) and, when the round had monitoring defects,
+ * {@value MissingEvidence#ATTRIBUTE} (L of S, {@link Evidence#missingEvidence()}).
  */
 public final class DynamoVerdictRepository implements VerdictRepository {
     private final DynamoDbClient dynamoDb;
@@ -49,7 +51,7 @@ public final class DynamoVerdictRepository implements VerdictRepository {
             dynamoDb.putItem(PutItemRequest.builder().tableName(verdictsTable).item(Map.of(
                     "runId", AttributeValue.fromS(runId), "sk", AttributeValue.fromS("state#" + module),
                     "state", AttributeValue.fromS(Json.write(d.next())))).build());
-            dynamoDb.putItem(PutItemRequest.builder().tableName(verdictsTable).item(Map.of(
+            Map<String, AttributeValue> item = new HashMap<>(Map.of(
                     "runId", AttributeValue.fromS(runId),
                     "sk", AttributeValue.fromS("verdict#%013d#%s".formatted(d.verdict().atMs(), module)),
                     "module", AttributeValue.fromS(module),
@@ -58,7 +60,12 @@ public final class DynamoVerdictRepository implements VerdictRepository {
                     "reason", AttributeValue.fromS(d.verdict().reason()),
                     "rule", AttributeValue.fromS(d.evidence().rule()),
                     "atMs", AttributeValue.fromN(Long.toString(d.verdict().atMs())),
-                    "evidence", AttributeValue.fromS(Json.write(d.evidence())))).build());
+                    "evidence", AttributeValue.fromS(Json.write(d.evidence()))));
+            if (!d.evidence().missingEvidence().isEmpty()) {
+                item.put(MissingEvidence.ATTRIBUTE, AttributeValue.fromL(
+                        d.evidence().missingEvidence().stream().map(AttributeValue::fromS).toList()));
+            }
+            dynamoDb.putItem(PutItemRequest.builder().tableName(verdictsTable).item(item).build());
         }
     }
 }

@@ -157,6 +157,14 @@ public final class FaultDecider {
                                                List<Breach> breaches, boolean errorBurst, ModuleState s,
                                                DecisionRules rules, DecisionInput in) {
         long now = in.nowMs();
+        // Monitoring evidence that failed is missing evidence: it never votes and never counts as a failed
+        // or a successful round (a broken scrape says nothing about the module, either way).
+        List<String> missing = missingEvidence(reports);
+        List<HealthReport> moduleEvidence = reports.stream().filter(r -> !r.missingEvidence()).toList();
+        if (moduleEvidence.isEmpty()) {
+            return noEvidence(module, missing, breaches, s, in);
+        }
+        reports = moduleEvidence;
         boolean roundFailed = reports.stream().anyMatch(r -> !r.ok());
 
         int failures = s.consecutiveFailures();
@@ -246,11 +254,42 @@ public final class FaultDecider {
             rule = "consecutive-failures";
             reason = failures + " consecutive failed probes" + (resourcesNormal ? ", resources normal" : "; " + breachText(breaches));
         }
+        if (!missing.isEmpty()) reason = reason + "; missing evidence: " + String.join("; ", missing);
         long since = next == prev && s.verdictSinceMs() > 0 ? s.verdictSinceMs() : now;
         ModuleState nextState = new ModuleState(module, next, since, failures, successes, lastFailure, voteRounds,
                 s.stepKey(), s.connections(), s.heap(), s.p99BaselineMs());
-        Evidence ev = new Evidence(rule, fraction, failingKinds, breaches, failures, successes, used);
+        Evidence ev = new Evidence(rule, fraction, failingKinds, breaches, failures, successes, used, missing);
         return new ModuleDecision(new Verdict(module, next, reason, now), prev, nextState, ev);
+    }
+
+    /**
+     * The round's monitoring defects, each as {@code <kind>: <detail>}: failed monitoring reports (the
+     * observation is missing) and the warnings of reports that were observed despite a defect.
+     */
+    static List<String> missingEvidence(List<HealthReport> reports) {
+        List<String> out = new ArrayList<>();
+        for (HealthReport r : reports) {
+            if (r.missingEvidence()) out.add(r.kind() + ": " + (r.detail().isBlank() ? r.status() : r.detail()));
+            for (String w : r.warnings()) out.add(r.kind() + ": " + w);
+        }
+        return out;
+    }
+
+    /**
+     * A round in which every report of the module was missing evidence: the verdict and the consecutive
+     * counters are held (a SUSPECT module must not recover on rounds nobody could observe, and a healthy one
+     * must not drift to SUSPECT on a broken scrape).
+     */
+    private static ModuleDecision noEvidence(String module, List<String> missing, List<Breach> breaches, ModuleState s,
+                                             DecisionInput in) {
+        State prev = s.verdict();
+        String reason = prev + " held: no module evidence this round; missing evidence: " + String.join("; ", missing);
+        long since = s.verdictSinceMs() > 0 ? s.verdictSinceMs() : in.nowMs();
+        ModuleState next = new ModuleState(module, prev, since, s.consecutiveFailures(), s.consecutiveSuccesses(),
+                s.lastFailureAtMs(), s.voteRounds(), s.stepKey(), s.connections(), s.heap(), s.p99BaselineMs());
+        Evidence ev = new Evidence("no-evidence", 0, List.of(), breaches, s.consecutiveFailures(),
+                s.consecutiveSuccesses(), List.of(), missing);
+        return new ModuleDecision(new Verdict(module, prev, reason, in.nowMs()), prev, next, ev);
     }
 
     private static String breachText(List<Breach> b) {

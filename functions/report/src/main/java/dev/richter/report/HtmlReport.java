@@ -1,6 +1,7 @@
 package dev.richter.report;
 
 import dev.richter.common.model.CheckResult;
+import dev.richter.common.model.MissingEvidence;
 import dev.richter.common.model.Verdict;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -70,6 +71,18 @@ public final class HtmlReport {
             h.append("<h3>Late and cut-short workers</h3><ul>");
             lateness.forEach(line -> h.append("<li>").append(esc(line)).append("</li>"));
             h.append("</ul>");
+        }
+        if (!r.missingEvidence().isEmpty()) {
+            h.append("<h2>Missing evidence</h2><p>Monitoring that could not be read. It did not count against the modules, ")
+                    .append("and it lowers confidence.</p>")
+                    .append("<table><tr><th class=l>module</th><th class=l>outcome</th><th class=l>defect</th><th>rounds</th>")
+                    .append("<th class=l>first seen</th></tr>");
+            for (MissingEvidence m : r.missingEvidence()) {
+                h.append("<tr><td class=l>").append(esc(m.module())).append("</td><td class=\"l WARN\">WARN</td><td class=l>")
+                        .append(esc(m.defect())).append("</td><td>").append(m.rounds()).append(" of ").append(m.ofRounds())
+                        .append("</td><td class=l>").append(Instant.ofEpochMilli(m.firstAtMs())).append("</td></tr>");
+            }
+            h.append("</table>");
         }
         checks(h, "Static checks", r.staticChecks());
         checks(h, "Dynamic checks (pre-test)", r.dynamicChecks());

@@ -1,6 +1,7 @@
 package dev.richter.report;
 
 import dev.richter.common.model.CheckResult;
+import dev.richter.common.model.MissingEvidence;
 import dev.richter.common.model.Verdict;
 import java.util.List;
 
@@ -23,11 +24,16 @@ import java.util.List;
  * @param capacity       max sustainable QPS and what limited it
  * @param failureMode    how the system degraded at its limit
  * @param confidence     how far the figures can be trusted
+ * @param missingEvidence monitoring defects per module (evidence the probes could not collect), each a WARN
  */
 public record Report(String runId, String planId, String teamId, String planName, String outcome, String outcomeReason,
                      long generatedAtMs, List<CheckResult> staticChecks, List<CheckResult> dynamicChecks,
                      List<StepFigures> preTest, List<StepFigures> formal, int formalStepsPlanned,
-                     List<Verdict> verdicts, Capacity capacity, FailureMode failureMode, Confidence confidence) {
+                     List<Verdict> verdicts, Capacity capacity, FailureMode failureMode, Confidence confidence,
+                     List<MissingEvidence> missingEvidence) {
+    public Report {
+        missingEvidence = missingEvidence == null ? List.of() : List.copyOf(missingEvidence);
+    }
 
     /**
      * @param maxSustainableQps highest formal step rate that met the criteria, 0 when none did

@@ -1,6 +1,7 @@
 package dev.richter.report;
 
 import dev.richter.common.model.CheckResult;
+import dev.richter.common.model.MissingEvidence;
 import dev.richter.common.model.Plan;
 import dev.richter.common.model.Run;
 import dev.richter.common.model.Verdict;
@@ -31,6 +32,10 @@ public final class ReportBuilder {
     public static final double COLLAPSE_P99_GROWTH = 2.0;
     /** Rate error above which a step's figures lose confidence, percent. */
     public static final double RATE_ERROR_TOLERANCE_PCT = 2.0;
+    /** Confidence deducted per monitoring defect (module and defect) the run recorded. */
+    public static final double MISSING_EVIDENCE_DEDUCTION = 0.05;
+    /** Most confidence that monitoring defects can deduct together. */
+    public static final double MISSING_EVIDENCE_MAX_DEDUCTION = 0.2;
     /** Requests below which a step's p99 is statistically thin. */
     public static final long MIN_SAMPLES_FOR_P99 = 100;
 
@@ -48,6 +53,19 @@ public final class ReportBuilder {
      */
     public static Report build(Run run, Plan plan, List<WorkerResult> results, List<CheckResult> staticChecks,
                                List<CheckResult> dynamicChecks, List<Verdict> verdicts, String error, long nowMs) {
+        return build(run, plan, results, staticChecks, dynamicChecks, verdicts, List.of(), error, nowMs);
+    }
+
+    /**
+     * As {@link #build(Run, Plan, List, List, List, List, String, long)}, with the run's monitoring defects.
+     *
+     * @param missingEvidence monitoring defects the fault decider recorded ({@link MissingEvidence#summarise}):
+     *                        each is a WARN in the report and deducts {@link #MISSING_EVIDENCE_DEDUCTION} from
+     *                        confidence, at most {@link #MISSING_EVIDENCE_MAX_DEDUCTION} in all
+     */
+    public static Report build(Run run, Plan plan, List<WorkerResult> results, List<CheckResult> staticChecks,
+                               List<CheckResult> dynamicChecks, List<Verdict> verdicts, List<MissingEvidence> missingEvidence,
+                               String error, long nowMs) {
         Map<String, Map<Integer, List<WorkerResult>>> byStep = results.stream().collect(Collectors.groupingBy(
                 WorkerResult::stage, TreeMap::new, Collectors.groupingBy(WorkerResult::stepIndex, TreeMap::new, Collectors.toList())));
         List<StepFigures> pre = figures(byStep.getOrDefault("pre-test", Map.of()), List.of(plan.preTest()));
@@ -74,7 +92,8 @@ public final class ReportBuilder {
         }
         return new Report(run.runId(), plan.planId(), plan.teamId(), plan.name(), outcome, reason, nowMs,
                 staticChecks, dynamicChecks, pre, formal, plan.formal().size(), ordered,
-                capacity(formal, ordered), failureMode(formal), confidence(pre, formal, plan, run));
+                capacity(formal, ordered), failureMode(formal), confidence(pre, formal, plan, run, missingEvidence),
+                missingEvidence);
     }
 
     /**
@@ -168,6 +187,11 @@ public final class ReportBuilder {
     }
 
     static Report.Confidence confidence(List<StepFigures> pre, List<StepFigures> formal, Plan plan, Run run) {
+        return confidence(pre, formal, plan, run, List.of());
+    }
+
+    static Report.Confidence confidence(List<StepFigures> pre, List<StepFigures> formal, Plan plan, Run run,
+                                        List<MissingEvidence> missingEvidence) {
         double score = 1.0;
         List<String> reasons = new ArrayList<>();
         List<StepFigures> all = new ArrayList<>(pre);
@@ -212,6 +236,14 @@ public final class ReportBuilder {
                 score -= 0.05;
                 reasons.add("-0.05: " + step + " has only " + f.counters().sent() + " samples for its p99");
             }
+        }
+        double missingDeduction = 0;
+        for (MissingEvidence m : missingEvidence) {
+            double d = Math.min(MISSING_EVIDENCE_DEDUCTION, MISSING_EVIDENCE_MAX_DEDUCTION - missingDeduction);
+            if (d <= 0) break;
+            missingDeduction += d;
+            score -= d;
+            reasons.add(String.format(java.util.Locale.ROOT, "-%.2f: missing evidence for %s: %s", d, m.module(), m.describe()));
         }
         if (run.abortRequested()) {
             score -= 0.1;

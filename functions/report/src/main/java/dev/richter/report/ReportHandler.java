@@ -43,7 +43,7 @@ public final class ReportHandler extends JsonStreamHandler<JsonNode, Map<String,
         Run run = repositories.getRun(runId).orElseThrow(() -> new IllegalArgumentException("unknown run " + runId));
         Plan plan = repositories.getPlan(run.planId()).orElseThrow(() -> new IllegalArgumentException("unknown plan " + run.planId()));
         Report report = ReportBuilder.build(run, plan, metrics.workerResults(runId), metrics.checks(runId, "static"),
-                metrics.checks(runId, "dynamic"), reports.verdicts(runId), errorOf(input.path("state").path("error")),
+                metrics.checks(runId, "dynamic"), reports.verdicts(runId), reports.missingEvidence(runId), errorOf(input.path("state").path("error")),
                 System.currentTimeMillis());
         reports.put(report, HtmlReport.render(report));
         repositories.updateRun(runId, Map.of("status", "COMPLETED", "outcome", report.outcome()));

@@ -1,6 +1,7 @@
 package dev.richter.report;
 
 import dev.richter.common.Json;
+import dev.richter.common.model.MissingEvidence;
 import dev.richter.common.model.Verdict;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,6 +44,14 @@ public final class ReportRepository {
             return Optional.empty();
         }
         return Optional.of(item.get(format).s());
+    }
+
+    /**
+     * The run's monitoring defects, summarised per module and defect from the verdict items'
+     * {@value MissingEvidence#ATTRIBUTE} attribute (L of S).
+     */
+    public List<MissingEvidence> missingEvidence(String runId) {
+        return MissingEvidence.summarise(dev.richter.common.VerdictRounds.read(dynamoDb, verdictsTable, runId, 0));
     }
 
     /** Every stored verdict of the run, in sort-key (time) order. */

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.richter.common.model.CheckResult;
 import dev.richter.common.model.Counters;
 import dev.richter.common.model.HistogramCodec;
+import dev.richter.common.model.MissingEvidence;
 import dev.richter.common.model.Plan;
 import dev.richter.common.model.Run;
 import dev.richter.common.model.WorkerResult;
@@ -132,5 +133,31 @@ class ReportBuilderTest {
         assertTrue(r.preTest().get(0).latencyMs().isEmpty());
         assertTrue(r.confidence().score() <= 0.2, r.confidence().toString());
         assertTrue(HtmlReport.render(r).contains("<td>\u2013</td>"), "latency shown as a dash, not 0");
+    }
+
+    @Test
+    void missingEvidenceIsAWarnInTheReportAndLowersConfidenceWithoutTouchingCapacity() {
+        List<MissingEvidence> missing = List.of(
+                new MissingEvidence("order", "prometheus: scrape answered HTTP 404", 40, 40, 1000, 80_000),
+                new MissingEvidence("order", "prometheus: line 3: exemplar dropped", 2, 40, 5000, 7000));
+        Report clean = ReportBuilder.build(RUN, PLAN, healthyUpTo(3), List.of(), List.of(), List.of(), null, 1);
+        Report r = ReportBuilder.build(RUN, PLAN, healthyUpTo(3), List.of(), List.of(), List.of(), missing, null, 1);
+        assertEquals(clean.capacity(), r.capacity());
+        assertEquals(clean.outcome(), r.outcome());
+        assertEquals(clean.confidence().score() - 0.10, r.confidence().score(), 1e-9);
+        assertTrue(r.confidence().reasons().contains(
+                "-0.05: missing evidence for order: prometheus: scrape answered HTTP 404 (in 40 of 40 rounds)"), r.confidence().reasons().toString());
+        String html = HtmlReport.render(r);
+        assertTrue(html.contains("<h2>Missing evidence</h2>"), html);
+        assertTrue(html.contains("prometheus: scrape answered HTTP 404</td><td>40 of 40</td>"), html);
+    }
+
+    @Test
+    void missingEvidenceDeductsAtMostItsCap() {
+        List<MissingEvidence> many = new ArrayList<>();
+        for (int i = 0; i < 10; i++) many.add(new MissingEvidence("m" + i, "prometheus: scrape answered HTTP 404", 1, 1, 1, 1));
+        Report clean = ReportBuilder.build(RUN, PLAN, healthyUpTo(3), List.of(), List.of(), List.of(), null, 1);
+        Report r = ReportBuilder.build(RUN, PLAN, healthyUpTo(3), List.of(), List.of(), List.of(), many, null, 1);
+        assertEquals(clean.confidence().score() - ReportBuilder.MISSING_EVIDENCE_MAX_DEDUCTION, r.confidence().score(), 1e-9);
     }
 }
