@@ -26,12 +26,20 @@ import java.util.Map;
  *       <td>consecutive-failure counter restarts at 1</td></tr>
  * </table>
  *
- * <p>A round fails for a module when any of its probe reports is not ok. Vote evidence per kind
+ * <p>Only module evidence counts ({@link dev.richter.common.model.HealthReport.Evidence}): a failed monitoring
+ * report (a scrape that does not parse, a metrics path answering 404, an unknown gRPC service name) is missing
+ * evidence. It neither fails nor passes the round, never votes, and is recorded for the checks and the report; a
+ * round with no module evidence at all holds the verdict and the counters.
+ *
+ * <p>A round fails for a module when any of its module-evidence reports is not ok. Vote evidence per kind
  * ({@code http}, {@code tcp}, {@code grpc}, {@code prometheus}, {@code passive}): a probe fails when not
  * ok; a Prometheus scrape also fails when a resource threshold is breached; passive evidence (the load
  * driver's windows, shared by the run) joins a module's vote only when it fails and one of that module's
  * own probes failed: traffic-level trouble alone never damns a module, and an ok window (run-wide, a
- * second or two behind the probes) never dilutes a module's own failures. Weights are scaled over the kinds present
+ * second or two behind the probes) never dilutes a module's own failures. A successful TCP connect abstains when an
+ * HTTP or gRPC health probe of the module failed with the module's own answer (DOWN, HTTP 5xx, NOT_SERVING): the
+ * answer already proves the connect, so counting it again would outvote a health endpoint that says DOWN together
+ * with a resource breach (the fault-injection bench's memory leak and pool exhaustion). Weights are scaled over the kinds present
  * (default http 0.6, tcp 0.4, grpc 0.6, prometheus 0.4, passive 0.6; an unknown kind weighs 0.5).
  *
  * @param suspectAfterConsecutiveFailures  failed rounds in a row for SUSPECT

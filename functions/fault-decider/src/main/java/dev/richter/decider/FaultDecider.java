@@ -182,7 +182,13 @@ public final class FaultDecider {
 
         // Weighted multi-probe vote over evidence kinds, scaled by the kinds present.
         Map<String, Boolean> kindFailed = new LinkedHashMap<>();
+        boolean applicationAnswered = reports.stream().anyMatch(FaultDecider::applicationAnswered);
         for (HealthReport r : reports) {
+            if (applicationAnswered && r.kind().equals("tcp") && r.ok()) {
+                // A connect that succeeded is implied by the application's own answer: it adds no evidence, and
+                // counting it would outvote a health endpoint that answered DOWN together with a resource breach.
+                continue;
+            }
             boolean failed = !r.ok() || (r.kind().equals("prometheus") && !breaches.isEmpty());
             kindFailed.merge(r.kind(), failed, Boolean::logicalOr);
         }
@@ -260,6 +266,17 @@ public final class FaultDecider {
                 s.stepKey(), s.connections(), s.heap(), s.p99BaselineMs());
         Evidence ev = new Evidence(rule, fraction, failingKinds, breaches, failures, successes, used, missing);
         return new ModuleDecision(new Verdict(module, next, reason, now), prev, nextState, ev);
+    }
+
+    /** Statuses of an application-level probe that got no answer from the module (connection or deadline failures). */
+    static final Set<String> NO_ANSWER = Set.of("TIMEOUT", "REFUSED", "ERROR", "UNAVAILABLE", "DEADLINE_EXCEEDED", "CANCELLED");
+
+    /**
+     * True when an HTTP or gRPC health probe failed with the module's own answer (DOWN, HTTP 5xx, NOT_SERVING):
+     * the module accepted the connection and said it is unhealthy.
+     */
+    static boolean applicationAnswered(HealthReport r) {
+        return (r.kind().equals("http") || r.kind().equals("grpc")) && !r.ok() && !NO_ANSWER.contains(r.status());
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.richter.decider;
 
 import dev.richter.common.model.Verdict;
+import dev.richter.common.sizing.Quotas;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -63,7 +64,19 @@ public final class FaultDeciderService {
         }
         boolean cont = now < req.stepEndsAtMs() && !aborted;
         List<Verdict> vs = FaultDecider.verdicts(d);
-        return new DecideResult(cont, aborted, vs);
+        return new DecideResult(cont, aborted, vs, (int) (nextWaitMs(d) / 1000));
+    }
+
+    /**
+     * The wait before the next round, ms: {@link Quotas#MONITOR_ALERT_WAIT_MS} while anything is amiss (a module not
+     * HEALTHY, a failed probe, a resource breach, failing passive evidence), so that a fault that is starting is
+     * confirmed or cleared sooner; {@link Quotas#MONITOR_WAIT_MS} otherwise.
+     */
+    static long nextWaitMs(Decision d) {
+        boolean alert = d.modules().stream().anyMatch(m -> m.verdict().state() != Verdict.State.HEALTHY
+                || !m.evidence().failingKinds().isEmpty() || !m.evidence().breaches().isEmpty()
+                || m.evidence().consecutiveFailures() > 0);
+        return alert ? Quotas.MONITOR_ALERT_WAIT_MS : Quotas.MONITOR_WAIT_MS;
     }
 
     private static Map<String, Object> detail(DecideRequest req, ModuleDecision m) {

@@ -41,8 +41,10 @@ import java.util.Set;
  *       KeepMonitoring with WaitNextRound between them, the last one ending in MonitorDone), then AfterLeg
  *       and LegDone: {@code 20 + 14·rounds} ({@link #legHistoryEvents}). The loop runs from the leg's {@code startAt} (at
  *       once for the first leg, which is {@link Quotas#workerLeadMs()} before its first due time) to its
- *       {@code endMs}, and every round waits {@link Quotas#monitorWaitMs()}, so a leg monitoring {@code spanMs}
- *       has at most {@code ceil(spanMs / monitorWaitMs) + 1} rounds ({@link #monitorRounds});</li>
+ *       {@code endMs}, and every round waits at least {@link Quotas#alertWaitMs()} (the decider shortens the wait
+ *       from {@link Quotas#monitorWaitMs()} while anything is amiss), so a leg monitoring {@code spanMs} has at most
+ *       {@code ceil(spanMs / alertWaitMs) + 1} rounds ({@link #monitorRounds}): history, probe and decider figures
+ *       are the upper bound of a leg that stays on alert throughout;</li>
  *   <li>a <b>worker</b> child execution (one per worker per leg): the Worker Task,
  *       {@value #WORKER_HISTORY_EVENTS} events.</li>
  * </ul>
@@ -364,7 +366,7 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
             for (StepLayout.Leg leg : layout.legs()) {
                 long lenMs = leg.endOffsetMs() - leg.startOffsetMs();
                 long spanMs = lenMs + (leg.legIndex() == 0 ? quotas.workerLeadMs() : 0);
-                long rounds = monitorRounds(spanMs, quotas.monitorWaitMs());
+                long rounds = monitorRounds(spanMs, quotas.alertWaitMs());
                 long events = legHistoryEvents(rounds);
                 if (events > stepLegEvents) {
                     stepLegEvents = events;
@@ -665,7 +667,7 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
         if (legEvents > quotas.historyEventsPerExecution()) {
             out.add(new Violation(durationPath, historyLimit(quotas),
                     ref.name() + " leg " + (largestLeg + 1) + " would record " + n(legEvents) + " history events ("
-                            + "its monitor loop probes every " + n(quotas.monitorWaitMs()) + " ms), over the limit of "
+                            + "its monitor loop may probe every " + n(quotas.alertWaitMs()) + " ms), over the limit of "
                             + n(quotas.historyEventsPerExecution()) + " history events per execution"));
         }
         long bytes = Math.max(payload.startedStepBytes(), payload.legInputBytes());

@@ -37,24 +37,25 @@ class RunEstimateTest {
     void countsATwoStepPlanOnCompressedQuotasAsWorkedOutByHand() {
         // legMs = 15 000 - 3 000 lead - 2 000 request timeout - 1 000 grace - 2 000 margin = 7 000 ms.
         // pre-test  2 QPS x 10 s: 1 worker; legs [0,7000) [7000,10000).
-        //   leg 1 monitors 3 000 lead + 7 000 = 10 000 ms: ceil(10000/2000)+1 = 6 rounds, 20+14*6 = 104 events.
-        //   leg 2 monitors 3 000 ms: ceil(1.5)+1 = 3 rounds, 62 events.
+        //   rounds are counted at the 1 s alert wait, the upper bound:
+        //   leg 1 monitors 3 000 lead + 7 000 = 10 000 ms: ceil(10000/1000)+1 = 11 rounds, 20+14*11 = 174 events.
+        //   leg 2 monitors 3 000 ms: 3+1 = 4 rounds, 76 events.
         //   invocations: 3000+7000+2000+1000+2000 = 15 000 ms and 3000+3000+5000 = 11 000 ms.
         // formal 1  20 QPS x 15 s: 1 worker; legs [0,7000) [7000,14000) [14000,15000).
-        //   rounds 6, ceil(3.5)+1 = 5, ceil(0.5)+1 = 2; invocations 15 000, 15 000, 9 000 ms.
-        // formal 2  80 QPS x 5 s: 2 workers; one leg [0,5000): monitors 8 000 ms, 5 rounds, 90 events; 13 000 ms each.
+        //   rounds 11, 7+1 = 8, 1+1 = 2; invocations 15 000, 15 000, 9 000 ms.
+        // formal 2  80 QPS x 5 s: 2 workers; one leg [0,5000): monitors 8 000 ms, 9 rounds, 146 events; 13 000 ms each.
         RunEstimate e = RunEstimate.of(twoStepPlan(), List.of(ORDER), COMPRESSED, Prices.US_EAST_1);
 
         assertEquals(List.of(1, 1, 2), e.steps().stream().map(RunEstimate.StepEstimate::workers).toList());
         assertEquals(List.of(2, 3, 1), e.steps().stream().map(RunEstimate.StepEstimate::legs).toList());
-        assertEquals(List.of(9L, 13L, 5L), e.steps().stream().map(RunEstimate.StepEstimate::monitorRounds).toList());
+        assertEquals(List.of(15L, 21L, 9L), e.steps().stream().map(RunEstimate.StepEstimate::monitorRounds).toList());
         assertEquals(7000, e.steps().get(0).legMs());
 
         // executions: 1 parent + 6 legs + (1*2 + 1*3 + 2*1 = 7) workers = 14
         assertEquals(new RunEstimate.Executions(14, 1, 6, 7), e.executions());
-        // parent: 44 fixed + 17 per step x 3 steps = 95; largest leg 104 (the pre-test's first); worker 7
+        // parent: 44 fixed + 17 per step x 3 steps = 95; largest leg 174 (the pre-test's first); worker 7
         assertEquals(95, e.historyEvents().parent());
-        assertEquals(104, e.maxHistoryEvents());
+        assertEquals(174, e.maxHistoryEvents());
         assertEquals("pre-test step 1 leg 1", e.maxHistoryExecution());
         assertEquals(7, e.historyEvents().worker());
         // peaks: 1 worker x 2 overlapping legs = 2 (formal 2: 2 workers, one leg = 2); + probe + decider = 4
@@ -62,23 +63,23 @@ class RunEstimateTest {
         assertEquals(4, e.peakConcurrentLambdas());
         assertEquals(3, e.maxMapConcurrency(), "formal step 1 runs 3 legs at once");
         assertEquals(13.0, e.longestInvocationS(), "15 s of Lambda time less the 2 s margin kept for the last flush");
-        // invocations: data-construction 1 + 3 steps; probe and decider 9 + 13 + 5 = 27 rounds
-        assertEquals(Map.of("data-construction", 4L, "checks", 2L, "load-driver", 7L, "probe", 27L,
-                "fault-decider", 27L, "report", 1L), e.lambdaInvocations());
-        // transitions: parent 13 + 4*3 = 25; legs 6*6 + 4*27 = 144; workers 7 -> 176
-        assertEquals(176, e.stateTransitions());
-        // DynamoDB: windows 1*10 + 1*15 + 2*5 = 35 (2 WRU each), results 7 (3 WRU), verdicts 27 rounds x 2 items x
-        // 2 modules (order, load) = 108 (1 WRU), 3 step items: 70 + 21 + 108 + 3 = 202 WRU
+        // invocations: data-construction 1 + 3 steps; probe and decider 15 + 21 + 9 = 45 rounds
+        assertEquals(Map.of("data-construction", 4L, "checks", 2L, "load-driver", 7L, "probe", 45L,
+                "fault-decider", 45L, "report", 1L), e.lambdaInvocations());
+        // transitions: parent 13 + 4*3 = 25; legs 6*6 + 4*45 = 216; workers 7 -> 248
+        assertEquals(248, e.stateTransitions());
+        // DynamoDB: windows 1*10 + 1*15 + 2*5 = 35 (2 WRU each), results 7 (3 WRU), verdicts 45 rounds x 2 items x
+        // 2 modules (order, load) = 180 (1 WRU), 3 step items: 70 + 21 + 180 + 3 = 274 WRU
         assertEquals(35, e.dynamoDb().windowItems());
         assertEquals(7, e.dynamoDb().resultItems());
-        assertEquals(108, e.dynamoDb().verdictItems());
-        assertEquals(202, e.dynamoDb().writeRequestUnits());
+        assertEquals(180, e.dynamoDb().verdictItems());
+        assertEquals(274, e.dynamoDb().writeRequestUnits());
         // load driver: 26 000 + 39 000 + 2*13 000 = 91 000 ms at 1769 MB = 91 * 1769/1024 GB-s
         assertEquals(91 * 1769 / 1024.0, e.costUsd().loadDriverGbSeconds(), 1e-9);
-        // others at 1 GB: 27*1000 + 27*500 + 4*1000 + 2*5000 + 10000 = 64 500 ms
-        assertEquals(64.5, e.costUsd().otherGbSeconds(), 1e-9);
-        double expectedTotal = (91 * 1769 / 1024.0 + 64.5) * 0.0000166667 + 68 / 1e6 * 0.20 + 176 / 1e3 * 0.025
-                + 202 / 1e6 * 0.625 + e.dynamoDb().readRequestUnits() / 1e6 * 0.125;
+        // others at 1 GB: 45*1000 + 45*500 + 4*1000 + 2*5000 + 10000 = 91 500 ms
+        assertEquals(91.5, e.costUsd().otherGbSeconds(), 1e-9);
+        double expectedTotal = (91 * 1769 / 1024.0 + 91.5) * 0.0000166667 + 104 / 1e6 * 0.20 + 248 / 1e3 * 0.025
+                + 274 / 1e6 * 0.625 + e.dynamoDb().readRequestUnits() / 1e6 * 0.125;
         assertEquals(expectedTotal, e.costUsd().total(), 1e-12);
         assertEquals(List.of(), e.violations());
     }
@@ -99,16 +100,16 @@ class RunEstimateTest {
 
     @Test
     void aHistoryLimitBelowALegsEventsIsReportedAtTheStepsDuration() {
-        // same plan, history limit 96: the 104-event first legs of the pre-test and formal step 1 break it;
-        // formal step 2's leg (90) and the parent (95) fit
-        Quotas q = new Quotas(15, 1769, 3000, 2000, 96, 262144, 4, 10000, 1000, 2000);
+        // same plan, history limit 150: the 174-event first legs of the pre-test and formal step 1 break it;
+        // formal step 2's leg (146) and the parent (95) fit
+        Quotas q = new Quotas(15, 1769, 3000, 2000, 150, 262144, 4, 10000, 1000, 2000);
         RunEstimate e = RunEstimate.of(twoStepPlan(), List.of(ORDER), q, Prices.US_EAST_1);
         assertEquals(List.of("$.preTest.durationS", "$.formal.steps[0].durationS"),
                 e.violations().stream().map(RunEstimate.Violation::path).toList());
         RunEstimate.Violation v = e.violations().get(1);
         assertEquals("historyEventsPerExecution", v.limit().name());
-        assertEquals(96, v.limit().value());
-        assertTrue(v.reason().contains("104 history events") && v.reason().contains("limit of 96"), v.reason());
+        assertEquals(150, v.limit().value());
+        assertTrue(v.reason().contains("174 history events") && v.reason().contains("limit of 150"), v.reason());
     }
 
     @Test
@@ -168,9 +169,10 @@ class RunEstimateTest {
     @Test
     void theHundredThousandQpsPlanFitsAwsAsWorkedOutByHand() {
         // AWS: legMs = 900 000 - 10 000 - 2 000 - 1 000 - 5 000 = 882 000 ms; a 1 800 s step has legs of 882 s,
-        // 882 s and 36 s; rounds: (10 000 + 882 000)/2 000 + 1 = 447, 882 000/2 000 + 1 = 442, 36 000/2 000 + 1 = 19.
+        // 882 s and 36 s; rounds at the 1 s alert wait (the upper bound): (10 000 + 882 000)/1 000 + 1 = 893,
+        // 882 000/1 000 + 1 = 883, 36 000/1 000 + 1 = 37.
         // workers at 1 000 QPS each: 13, 25, 38, 50, 63, 75, 88, 100 = 452. Pre-test 100 QPS x 60 s: 1 worker,
-        // 1 leg, (10 000 + 60 000)/2 000 + 1 = 36 rounds.
+        // 1 leg, (10 000 + 60 000)/1 000 + 1 = 71 rounds.
         List<Plan.StepSpec> formal = new ArrayList<>();
         for (int i = 1; i <= 8; i++) {
             formal.add(new Plan.StepSpec(12_500 * i, 1800));
@@ -182,18 +184,18 @@ class RunEstimateTest {
                 e.steps().stream().map(RunEstimate.StepEstimate::workers).toList());
         // executions: 1 + (8*3 + 1 = 25) legs + (452*3 + 1 = 1 357) workers
         assertEquals(new RunEstimate.Executions(1383, 1, 25, 1357), e.executions());
-        // largest: a formal step's first leg, 20 + 14*447 = 6 278; parent 44 + 17*9 = 197
-        assertEquals(6278, e.maxHistoryEvents());
+        // largest: a formal step's first leg, 20 + 14*893 = 12 522; parent 44 + 17*9 = 197
+        assertEquals(12_522, e.maxHistoryEvents());
         assertEquals("formal step 1 leg 1", e.maxHistoryExecution());
         assertEquals(197, e.historyEvents().parent());
         assertEquals(200, e.peakConcurrentWorkers());
         assertEquals(202, e.peakConcurrentLambdas());
         assertEquals(100, e.maxMapConcurrency());
         assertEquals(895.0, e.longestInvocationS(), "10 s lead + 882 s leg + 2 s request timeout + 1 s grace");
-        // transitions: parent 13 + 4*9 = 49; formal legs 8*(3*6 + 4*908) = 29 200; pre-test leg 6 + 4*36 = 150;
-        // workers 1 357 -> 30 756
-        assertEquals(30_756, e.stateTransitions());
-        assertEquals(7300L, e.lambdaInvocations().get("probe"));
+        // transitions: parent 13 + 4*9 = 49; formal legs 8*(3*6 + 4*1 813) = 58 160; pre-test leg 6 + 4*71 = 290;
+        // workers 1 357 -> 59 856
+        assertEquals(59_856, e.stateTransitions());
+        assertEquals(8L * 1813 + 71, e.lambdaInvocations().get("probe"));
         assertEquals(10L, e.lambdaInvocations().get("data-construction"));
         assertEquals(452L * 1800 + 60, e.dynamoDb().windowItems());
         assertTrue(e.statePayloads().largestBytes() < 262_144);
