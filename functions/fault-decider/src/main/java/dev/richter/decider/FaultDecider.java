@@ -28,6 +28,8 @@ public final class FaultDecider {
     public static final String PASSIVE_MODULE = "load";
     /** Report kind of passive evidence. */
     public static final String PASSIVE_KIND = "passive";
+    /** Breach rule of a heap above its threshold and forecast to be full within the exhaustion horizon. */
+    public static final String EXHAUSTION = "exhaustion";
     /** Stage whose rounds build the p99 baseline. */
     public static final String PRE_TEST_STAGE = "pre-test";
 
@@ -78,12 +80,13 @@ public final class FaultDecider {
         if (s.stepKey().equals(in.stepKey())) return s;
         return new ModuleState(s.module(), s.verdict(), s.verdictSinceMs(), s.consecutiveFailures(),
                 s.consecutiveSuccesses(), s.lastFailureAtMs(), s.voteRounds(), in.stepKey(),
-                SlidingWindow.empty(th.slidingWindowSize()), Ewma.empty(), s.p99BaselineMs());
+                SlidingWindow.empty(th.slidingWindowSize()), Ewma.empty(), s.p99BaselineMs(), Trend.empty());
     }
 
     private static ModuleState withBaseline(ModuleState s, SlidingWindow baseline) {
         return new ModuleState(s.module(), s.verdict(), s.verdictSinceMs(), s.consecutiveFailures(),
-                s.consecutiveSuccesses(), s.lastFailureAtMs(), s.voteRounds(), s.stepKey(), s.connections(), s.heap(), baseline);
+                s.consecutiveSuccesses(), s.lastFailureAtMs(), s.voteRounds(), s.stepKey(), s.connections(), s.heap(), baseline,
+                s.heapTrend());
     }
 
     private record ResourceEval(List<Breach> breaches, ModuleState next) {}
@@ -93,12 +96,22 @@ public final class FaultDecider {
         List<Breach> breaches = new ArrayList<>();
         SlidingWindow conn = s.connections();
         Ewma heap = s.heap();
+        Trend trend = s.heapTrend();
         for (HealthReport r : reports) {
             Double h = r.metrics().get("heapUsedRatio");
             if (h != null && Double.isFinite(h)) {
-                if (h > th.heapUsedMaxRatio()) breaches.add(new Breach("heapUsedRatio", h, th.heapUsedMaxRatio(), "static"));
-                else if (heap.isAbove(h, th.heapEwmaControlK(), th.minSamples())) {
+                trend = trend.add(r.observedAtMs(), h, th.trendSamples());
+                boolean rising = trend.samples().size() >= th.trendSamples() && trend.rise() >= th.trendMinRise();
+                if (h > th.heapUsedMaxRatio()) {
+                    breaches.add(new Breach("heapUsedRatio", h, th.heapUsedMaxRatio(), "static"));
+                    double toFull = trend.secondsTo(1.0);
+                    if (rising && th.exhaustionHorizonS() > 0 && toFull <= th.exhaustionHorizonS()) {
+                        breaches.add(new Breach("heapSecondsToFull", toFull, th.exhaustionHorizonS(), EXHAUSTION));
+                    }
+                } else if (heap.isAbove(h, th.heapEwmaControlK(), th.minSamples())) {
                     breaches.add(new Breach("heapUsedRatio", h, heap.upperControlLimit(th.heapEwmaControlK()), "ewma"));
+                } else if (rising && trend.secondsTo(th.heapUsedMaxRatio()) <= th.trendHorizonS()) {
+                    breaches.add(new Breach("heapUsedRatio", h, th.heapUsedMaxRatio(), "trend"));
                 }
                 heap = heap.update(h, th.heapEwmaAlpha());
             }
@@ -117,7 +130,7 @@ public final class FaultDecider {
             }
         }
         ModuleState next = new ModuleState(s.module(), s.verdict(), s.verdictSinceMs(), s.consecutiveFailures(),
-                s.consecutiveSuccesses(), s.lastFailureAtMs(), s.voteRounds(), s.stepKey(), conn, heap, s.p99BaselineMs());
+                s.consecutiveSuccesses(), s.lastFailureAtMs(), s.voteRounds(), s.stepKey(), conn, heap, s.p99BaselineMs(), trend);
         return new ResourceEval(breaches, next);
     }
 
@@ -226,6 +239,10 @@ public final class FaultDecider {
                     .findFirst().orElse("");
             reason = "weighted probe vote %.2f >= %.2f (failing: %s)%s".formatted(fraction, rules.damagedVoteFraction(),
                     String.join(", ", failingKinds), firstDetail.isEmpty() ? "" : "; " + firstDetail);
+        } else if (breaches.stream().anyMatch(b -> b.rule().equals(EXHAUSTION))) {
+            next = State.DAMAGED;
+            rule = "exhaustion-forecast";
+            reason = "heap about to run out: " + breachText(breaches);
         } else if (errorBurst) {
             next = State.DAMAGED;
             rule = "error-burst";
@@ -263,7 +280,7 @@ public final class FaultDecider {
         if (!missing.isEmpty()) reason = reason + "; missing evidence: " + String.join("; ", missing);
         long since = next == prev && s.verdictSinceMs() > 0 ? s.verdictSinceMs() : now;
         ModuleState nextState = new ModuleState(module, next, since, failures, successes, lastFailure, voteRounds,
-                s.stepKey(), s.connections(), s.heap(), s.p99BaselineMs());
+                s.stepKey(), s.connections(), s.heap(), s.p99BaselineMs(), s.heapTrend());
         Evidence ev = new Evidence(rule, fraction, failingKinds, breaches, failures, successes, used, missing);
         return new ModuleDecision(new Verdict(module, next, reason, now), prev, nextState, ev);
     }
@@ -303,7 +320,7 @@ public final class FaultDecider {
         String reason = prev + " held: no module evidence this round; missing evidence: " + String.join("; ", missing);
         long since = s.verdictSinceMs() > 0 ? s.verdictSinceMs() : in.nowMs();
         ModuleState next = new ModuleState(module, prev, since, s.consecutiveFailures(), s.consecutiveSuccesses(),
-                s.lastFailureAtMs(), s.voteRounds(), s.stepKey(), s.connections(), s.heap(), s.p99BaselineMs());
+                s.lastFailureAtMs(), s.voteRounds(), s.stepKey(), s.connections(), s.heap(), s.p99BaselineMs(), s.heapTrend());
         Evidence ev = new Evidence("no-evidence", 0, List.of(), breaches, s.consecutiveFailures(),
                 s.consecutiveSuccesses(), List.of(), missing);
         return new ModuleDecision(new Verdict(module, prev, reason, in.nowMs()), prev, next, ev);
