@@ -10,6 +10,15 @@ import java.net.URI;
  *
  * <p>Every target carries its own deadline ({@code timeoutMs}, default {@value #DEFAULT_TIMEOUT_MS} ms
  * when absent or not positive); the probe reports {@code TIMEOUT} when it is exceeded.
+ *
+ * <p>TLS: {@code http} and {@code prometheus} targets use TLS when their {@code url} is {@code https://};
+ * {@code grpc} targets when {@code tls} is true. The server certificate is checked against the system
+ * trust store, or, when the target has a {@code caPem} (PEM text of one or more CA certificates, so the
+ * target JSON stays self-contained), against exactly those CAs ({@link TlsTrust}). Hostname verification
+ * is always on. Example: {@code {"kind":"grpc","module":"stock","host":"stock.internal","port":443,
+ * "tls":true,"caPem":"-----BEGIN CERTIFICATE-----\nMIIB...\n-----END CERTIFICATE-----\n"}}.
+ * A {@code caPem} that does not parse, or one given with an {@code http://} url, makes that target's
+ * probe fail as {@code INVALID_TARGET} (see {@link Probes}); the round goes on.
  */
 @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, include = JsonTypeInfo.As.PROPERTY, property = "kind")
 @JsonSubTypes({
@@ -46,9 +55,23 @@ public sealed interface ProbeTarget {
         }
     }
 
-    /** HTTP GET of a health endpoint (Spring Boot Actuator or plain); the body decides, not only the status line. */
-    record Http(String module, String url, long timeoutMs) implements ProbeTarget {
-        public Http { timeoutMs = orDefault(timeoutMs); }
+    /**
+     * HTTP GET of a health endpoint (Spring Boot Actuator or plain); the body decides, not only the status line.
+     *
+     * @param url   {@code http://} or {@code https://} URL of the endpoint
+     * @param caPem PEM CA certificates trusted for an {@code https://} url; empty (the default) for the system trust store
+     */
+    record Http(String module, String url, long timeoutMs, String caPem) implements ProbeTarget {
+        public Http {
+            timeoutMs = orDefault(timeoutMs);
+            caPem = caPem == null || caPem.isBlank() ? "" : caPem;
+        }
+
+        /** A target trusting the system trust store. */
+        public Http(String module, String url, long timeoutMs) {
+            this(module, url, timeoutMs, "");
+        }
+
         @Override public String kind() { return "http"; }
         @Override public String endpointKey() { return authority(url); }
     }
@@ -61,14 +84,27 @@ public sealed interface ProbeTarget {
     }
 
     /**
-     * gRPC Health Checking Protocol ({@code grpc.health.v1.Health/Check}) over plaintext.
-     * {@code service} empty means the server as a whole.
+     * gRPC Health Checking Protocol ({@code grpc.health.v1.Health/Check}, grpc/grpc doc/health-checking.md).
+     *
+     * @param service the service name to ask about; empty means the server as a whole
+     * @param tls     true for TLS (the server's certificate must match {@code host}), false (the default) for plaintext;
+     *                a non-empty {@code caPem} implies true
+     * @param caPem   PEM CA certificates trusted for TLS; empty (the default) for the system trust store
      */
-    record Grpc(String module, String host, int port, String service, long timeoutMs) implements ProbeTarget {
+    record Grpc(String module, String host, int port, String service, long timeoutMs, boolean tls, String caPem)
+            implements ProbeTarget {
         public Grpc {
             service = service == null ? "" : service;
             timeoutMs = orDefault(timeoutMs);
+            caPem = caPem == null || caPem.isBlank() ? "" : caPem;
+            tls = tls || !caPem.isBlank();
         }
+
+        /** A plaintext target. */
+        public Grpc(String module, String host, int port, String service, long timeoutMs) {
+            this(module, host, port, service, timeoutMs, false, "");
+        }
+
         @Override public String kind() { return "grpc"; }
         @Override public String endpointKey() { return host + ":" + port; }
     }
@@ -76,12 +112,23 @@ public sealed interface ProbeTarget {
     /**
      * Prometheus text / OpenMetrics scrape; resource metrics are extracted by {@code metricNames}
      * ({@link ResourceMetricNames#defaults()} when absent).
+     *
+     * @param url   {@code http://} or {@code https://} URL of the metrics endpoint
+     * @param caPem PEM CA certificates trusted for an {@code https://} url; empty (the default) for the system trust store
      */
-    record Prometheus(String module, String url, long timeoutMs, ResourceMetricNames metricNames) implements ProbeTarget {
+    record Prometheus(String module, String url, long timeoutMs, ResourceMetricNames metricNames, String caPem)
+            implements ProbeTarget {
         public Prometheus {
             timeoutMs = orDefault(timeoutMs);
             metricNames = metricNames == null ? ResourceMetricNames.defaults() : metricNames;
+            caPem = caPem == null || caPem.isBlank() ? "" : caPem;
         }
+
+        /** A target trusting the system trust store. */
+        public Prometheus(String module, String url, long timeoutMs, ResourceMetricNames metricNames) {
+            this(module, url, timeoutMs, metricNames, "");
+        }
+
         @Override public String kind() { return "prometheus"; }
         @Override public String endpointKey() { return authority(url); }
     }

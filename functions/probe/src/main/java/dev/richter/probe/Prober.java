@@ -24,6 +24,8 @@ import java.util.function.LongSupplier;
  *
  * <p>The round returns no later than the largest target deadline plus {@code graceMs}: a probe that
  * has not answered by its deadline plus the grace is reported as {@code TIMEOUT} and interrupted.
+ * Both {@code TIMEOUT} and {@code BULKHEAD_FULL} are module evidence (the endpoint does not answer in
+ * time); every other report's evidence is decided by {@link Probes}.
  * Source of the policy: DESIGN.md §6 (deadline shorter than the caller's, bulkhead per dependency).
  */
 public final class Prober implements AutoCloseable {

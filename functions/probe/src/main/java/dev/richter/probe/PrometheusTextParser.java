@@ -4,10 +4,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Strict parser for the Prometheus text exposition format 0.0.4 and OpenMetrics 1.0 text.
+ * Parser for the Prometheus text exposition format 0.0.4 and OpenMetrics 1.0 text.
  *
  * <p>Accepts: {@code # HELP}, {@code # TYPE}, {@code # UNIT}, {@code # EOF} and other comments;
  * missing HELP/TYPE (untyped samples); label values with the escapes {@code \\}, {@code \"} and
@@ -15,29 +17,71 @@ import java.util.regex.Pattern;
  * {@code strconv.ParseFloat} used by Prometheus); optional timestamps; OpenMetrics exemplars
  * ({@code # {labels} value [ts]}) and a trailing comma in label sets.
  *
- * <p>Rejects, with the 1-based line number ({@link PrometheusParseException}): any other escape
- * (e.g. {@code \A} in a Windows path, Prometheus' "invalid escape sequence"), an unescaped quote
- * (the value ends early and the next character is not {@code ,} or {@code }}), bad metric or label
- * names, duplicate labels, unparsable values, and text after {@code # EOF}. Unlike
- * {@code prometheus_client}'s Python parser it never keeps a bad backslash silently.
- * Source: prometheus/docs exposition_formats.md; OpenMetrics spec; prometheus/common expfmt.
+ * <p>Rejects the whole exposition, with the 1-based line number ({@link PrometheusParseException}):
+ * any other escape in a label value (e.g. {@code \A} in a Windows path, Prometheus' "invalid escape
+ * sequence"), an unescaped quote (the value ends early and the next character is not {@code ,} or
+ * <code>}</code>), bad metric or label names, duplicate labels, unparsable values or timestamps, bad
+ * {@code # TYPE} or {@code # UNIT} lines, and text after {@code # EOF}. Unlike {@code prometheus_client}'s
+ * Python parser it never keeps a bad backslash silently.
+ *
+ * <p>Optional parts that carry no sample are dropped instead, with a warning naming the line, by
+ * {@link #parse} (and rejected like the rest by {@link #parseStrict}):
+ * <ul>
+ *   <li>an <b>exemplar</b> that is malformed: no label set (client_golang#1333 wrote {@code #  1.0 ts}
+ *       for an empty one; OpenMetrics' ABNF is {@code exemplar = SP HASH SP labels SP number [SP timestamp]}),
+ *       a bad label set, a label set longer than 128 UTF-8 characters (OpenMetrics "Exemplars"), or a bad
+ *       value or timestamp. An exemplar points at data outside the MetricSet (a trace); the sample's own
+ *       value and timestamp stand before the {@code #} and are read as usual, so the exemplar's value is
+ *       never taken for the sample's.</li>
+ *   <li>a <b>{@code # HELP}</b> line that is malformed (bad metric name, invalid escape): its text is
+ *       documentation only.</li>
+ * </ul>
+ * A malformed timestamp is <em>not</em> dropped: it is part of the sample (it dates the value), and a
+ * line whose sample part does not follow the grammar cannot be trusted to hold its value either.
+ * A {@code # TYPE} line is not dropped either: the type decides how the samples of the family read.
+ * Sources: prometheus/docs exposition_formats.md; OpenMetrics 1.0 spec (ABNF, "Exemplars");
+ * prometheus/common expfmt; bug corpus cases 12 and 26.
  */
 public final class PrometheusTextParser {
+    /** Most warnings listed one by one in a {@link PrometheusScrape}; the rest are counted in one closing entry. */
+    public static final int MAX_WARNINGS = 10;
+    /** OpenMetrics: the combined length of an exemplar's label names and values, UTF-8 characters. */
+    public static final int MAX_EXEMPLAR_LABEL_CHARS = 128;
+
     private static final Pattern METRIC_NAME = Pattern.compile("[a-zA-Z_:][a-zA-Z0-9_:]*");
     private static final Pattern LABEL_NAME = Pattern.compile("[a-zA-Z_][a-zA-Z0-9_]*");
     private static final Pattern NUMBER = Pattern.compile("[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?");
     private static final Pattern INTEGER = Pattern.compile("[+-]?\\d+");
+    /** Where an exemplar starts: whitespace, {@code #}, then whitespace or the end of the line. */
+    private static final Pattern EXEMPLAR_START = Pattern.compile("[ \t]#(?=[ \t]|$)");
 
     private PrometheusTextParser() {}
 
     /**
-     * Parses a whole exposition.
+     * Parses a whole exposition, dropping malformed optional parts (see the class comment) with a warning.
      *
      * @param text the scrape body (LF or CRLF line ends)
-     * @return every sample in order
+     * @return every sample in order, and one warning per dropped part
+     * @throws PrometheusParseException on the first line with any other defect
+     */
+    public static PrometheusScrape parse(String text) {
+        return parse(text, false);
+    }
+
+    /**
+     * Parses a whole exposition and rejects it on any defect, optional parts included (for configuration
+     * text such as metric selectors, where nothing should be dropped quietly).
+     *
+     * @param text the exposition (LF or CRLF line ends)
+     * @return every sample in order; its warnings are always empty
      * @throws PrometheusParseException on the first invalid line
      */
-    public static List<MetricSample> parse(String text) {
+    public static PrometheusScrape parseStrict(String text) {
+        return parse(text, true);
+    }
+
+    private static PrometheusScrape parse(String text, boolean strict) {
+        Drops drops = new Drops(strict);
         List<MetricSample> out = new ArrayList<>();
         String[] lines = text.split("\r?\n", -1);
         boolean eof = false;
@@ -54,28 +98,64 @@ public final class PrometheusTextParser {
                 continue;
             }
             if (line.startsWith("#")) {
-                eof = parseComment(line, lineNo);
+                eof = parseComment(line, lineNo, drops);
                 continue;
             }
-            out.add(parseSample(line, lineNo));
+            out.add(parseSample(line, lineNo, drops));
         }
-        return out;
+        return new PrometheusScrape(out, drops.warnings());
     }
 
-    /** Checks HELP/TYPE/UNIT structure; returns true for {@code # EOF}. */
-    private static boolean parseComment(String line, int lineNo) {
+    /** Collects dropped optional parts, or throws for them in strict mode. */
+    private static final class Drops {
+        private final boolean strict;
+        private final List<String> listed = new ArrayList<>();
+        private int unlisted;
+        private int lastUnlistedLine;
+
+        Drops(boolean strict) {
+            this.strict = strict;
+        }
+
+        void drop(int lineNo, String part, String reason) {
+            if (strict) {
+                throw new PrometheusParseException(lineNo, part + ": " + reason);
+            }
+            if (listed.size() < MAX_WARNINGS) {
+                listed.add("line " + lineNo + ": " + part + " dropped: " + reason);
+            } else {
+                unlisted++;
+                lastUnlistedLine = lineNo;
+            }
+        }
+
+        List<String> warnings() {
+            if (unlisted == 0) return listed;
+            List<String> all = new ArrayList<>(listed);
+            all.add("line " + lastUnlistedLine + ": " + unlisted + " more optional part"
+                    + (unlisted == 1 ? "" : "s") + " dropped (up to this line; first " + MAX_WARNINGS + " listed)");
+            return all;
+        }
+    }
+
+    /** Checks HELP/TYPE/UNIT structure (a bad HELP line is dropped through {@code drops}); true for {@code # EOF}. */
+    private static boolean parseComment(String line, int lineNo, Drops drops) {
         String[] parts = line.substring(1).trim().split("[ \t]+", 3);
         String keyword = parts.length > 0 ? parts[0] : "";
         switch (keyword) {
             case "EOF" -> {
                 return parts.length == 1;
             }
-            case "HELP", "UNIT" -> {
+            case "HELP" -> {
                 if (parts.length < 2 || !METRIC_NAME.matcher(parts[1]).matches()) {
-                    throw new PrometheusParseException(lineNo, "# " + keyword + " needs a valid metric name");
+                    drops.drop(lineNo, "HELP", "# HELP needs a valid metric name");
+                } else if (parts.length == 3) {
+                    helpEscapeError(parts[2]).ifPresent(reason -> drops.drop(lineNo, "HELP", reason));
                 }
-                if (parts.length == 3 && keyword.equals("HELP")) {
-                    checkHelpEscapes(parts[2], lineNo);
+            }
+            case "UNIT" -> {
+                if (parts.length < 2 || !METRIC_NAME.matcher(parts[1]).matches()) {
+                    throw new PrometheusParseException(lineNo, "# UNIT needs a valid metric name");
                 }
             }
             case "TYPE" -> {
@@ -93,19 +173,20 @@ public final class PrometheusTextParser {
         return false;
     }
 
-    /** HELP text allows {@code \\}, {@code \n} (and {@code \"} in OpenMetrics). */
-    private static void checkHelpEscapes(String help, int lineNo) {
+    /** HELP text allows {@code \\}, {@code \n} (and {@code \"} in OpenMetrics); the first other escape, if any. */
+    private static Optional<String> helpEscapeError(String help) {
         for (int i = 0; i < help.length(); i++) {
             if (help.charAt(i) == '\\') {
                 if (i + 1 >= help.length() || "\\n\"".indexOf(help.charAt(i + 1)) < 0) {
-                    throw new PrometheusParseException(lineNo, "invalid escape sequence in HELP at column " + (i + 1));
+                    return Optional.of("invalid escape sequence in HELP text at column " + (i + 1));
                 }
                 i++;
             }
         }
+        return Optional.empty();
     }
 
-    private static MetricSample parseSample(String line, int lineNo) {
+    private static MetricSample parseSample(String line, int lineNo, Drops drops) {
         int pos = 0;
         int n = line.length();
         int nameEnd = pos;
@@ -123,10 +204,10 @@ public final class PrometheusTextParser {
         }
         String rest = line.substring(pos);
         String exemplar = null;
-        int hash = rest.indexOf(" # ");
-        if (hash >= 0) {
-            exemplar = rest.substring(hash + 3).trim();
-            rest = rest.substring(0, hash);
+        Matcher hash = EXEMPLAR_START.matcher(rest);
+        if (hash.find()) {
+            exemplar = rest.substring(hash.end());
+            rest = rest.substring(0, hash.start());
         }
         if (!rest.isEmpty() && rest.charAt(0) != ' ' && rest.charAt(0) != '\t') {
             throw new PrometheusParseException(lineNo, "expected whitespace before the value, got '" + rest.charAt(0) + "'");
@@ -144,7 +225,7 @@ public final class PrometheusTextParser {
             tsMs = parseTimestamp(fields[1], lineNo);
         }
         if (exemplar != null) {
-            checkExemplar(exemplar, lineNo);
+            exemplarError(exemplar, lineNo).ifPresent(reason -> drops.drop(lineNo, "exemplar", reason));
         }
         return new MetricSample(name, labels, value, tsMs, lineNo);
     }
@@ -223,6 +304,15 @@ public final class PrometheusTextParser {
         return Double.parseDouble(s);
     }
 
+    private static boolean isValue(String s) {
+        try {
+            parseValue(s, 0);
+            return true;
+        } catch (PrometheusParseException e) {
+            return false;
+        }
+    }
+
     /** Text format: integer ms; OpenMetrics: float seconds. */
     private static long parseTimestamp(String s, int lineNo) {
         if (INTEGER.matcher(s).matches()) {
@@ -238,17 +328,43 @@ public final class PrometheusTextParser {
         throw new PrometheusParseException(lineNo, "invalid timestamp '" + s + "'");
     }
 
-    private static void checkExemplar(String exemplar, int lineNo) {
+    /**
+     * What is wrong with an exemplar ({@code text} follows the {@code #}), if anything. OpenMetrics 1.0:
+     * {@code exemplar = SP HASH SP labels SP number [SP timestamp]}, label set at most
+     * {@value #MAX_EXEMPLAR_LABEL_CHARS} characters of names and values.
+     */
+    private static Optional<String> exemplarError(String text, int lineNo) {
+        String exemplar = text.strip();
         if (!exemplar.startsWith("{")) {
-            throw new PrometheusParseException(lineNo, "exemplar must start with a label set");
+            return Optional.of("an exemplar needs a label set ('{}' when empty)");
         }
-        Map<String, String> labels = new LinkedHashMap<>();
-        int pos = parseLabels(exemplar, 1, labels, lineNo);
-        String[] fields = exemplar.substring(pos).trim().split("[ \t]+");
-        if (fields.length < 1 || fields.length > 2 || fields[0].isEmpty()) {
-            throw new PrometheusParseException(lineNo, "exemplar needs a value and an optional timestamp");
+        try {
+            Map<String, String> labels = new LinkedHashMap<>();
+            int pos = parseLabels(exemplar, 1, labels, lineNo);
+            int chars = labels.entrySet().stream()
+                    .mapToInt(e -> e.getKey().codePointCount(0, e.getKey().length())
+                            + e.getValue().codePointCount(0, e.getValue().length()))
+                    .sum();
+            if (chars > MAX_EXEMPLAR_LABEL_CHARS) {
+                return Optional.of("exemplar label set has " + chars + " characters, more than the "
+                        + MAX_EXEMPLAR_LABEL_CHARS + " OpenMetrics allows");
+            }
+            String[] fields = exemplar.substring(pos).strip().split("[ \t]+");
+            if (fields[0].isEmpty()) {
+                return Optional.of("an exemplar needs a value after its label set");
+            }
+            if (fields.length > 2) {
+                return Optional.of("unexpected text after the exemplar's timestamp: '" + fields[2] + "'");
+            }
+            if (!isValue(fields[0])) {
+                return Optional.of("invalid exemplar value '" + fields[0] + "'");
+            }
+            if (fields.length == 2 && !NUMBER.matcher(fields[1]).matches()) {
+                return Optional.of("invalid exemplar timestamp '" + fields[1] + "'");
+            }
+            return Optional.empty();
+        } catch (PrometheusParseException e) {
+            return Optional.of("exemplar label set: " + e.reason());
         }
-        parseValue(fields[0], lineNo);
-        if (fields.length == 2) parseTimestamp(fields[1], lineNo);
     }
 }

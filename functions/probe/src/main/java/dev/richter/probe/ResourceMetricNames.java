@@ -100,7 +100,7 @@ public record ResourceMetricNames(String cpuUsage, String heapUsed, String heapM
     private record Selector(String name, Map<String, String> labels) {
         static Selector parse(String selector) {
             try {
-                MetricSample s = PrometheusTextParser.parse(selector + " 0").getFirst();
+                MetricSample s = PrometheusTextParser.parseStrict(selector + " 0").samples().getFirst();
                 return new Selector(s.name(), s.labels());
             } catch (PrometheusParseException | java.util.NoSuchElementException e) {
                 throw new IllegalArgumentException("bad metric selector '" + selector + "': " + e.getMessage(), e);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.*;
 import com.sun.net.httpserver.HttpServer;
 import dev.richter.common.Json;
 import dev.richter.common.model.HealthReport;
+import dev.richter.common.model.HealthReport.Evidence;
 import io.grpc.Server;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
@@ -26,6 +27,8 @@ class ProbesTest {
     static HttpServer http;
     static Server grpc;
     static HealthStatusManager health;
+    /** A gRPC server without the health service. */
+    static Server grpcNoHealth;
     static String base;
     static Prober prober;
 
@@ -42,6 +45,14 @@ class ProbesTest {
         route("/prom", 200, "# TYPE jvm_memory_used_bytes gauge\njvm_memory_used_bytes{area=\"heap\"} 95\n"
                 + "jvm_memory_max_bytes{area=\"heap\"} 100\nhikaricp_connections_active 2\nhikaricp_connections_max 10\n");
         route("/badprom", 200, Corpus.read("bugs/12-prom-invalid-escape.prom"));
+        route("/prom26", 200, Corpus.read("bugs/26-openmetrics-exemplar-no-labelset.txt"));
+        route("/missing", 404, "Not Found");
+        route("/secret", 401, "");
+        route("/forbidden", 403, "");
+        route("/moved", 302, "");
+        route("/busy", 503, "Service Unavailable");
+        route("/shedding", 429, "");
+        route("/huge", 200, "#".repeat(Probes.MAX_BODY_BYTES + 1));
         http.createContext("/hang", ex -> {
             try {
                 Thread.sleep(5000);
@@ -58,6 +69,7 @@ class ProbesTest {
         health.setStatus("stock.Stock", ServingStatus.NOT_SERVING);
         grpc = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
                 .addService(health.getHealthService()).build().start();
+        grpcNoHealth = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)).build().start();
         Probes probes = new Probes();
         probes.warmUp();
         prober = new Prober(probes);
@@ -76,6 +88,7 @@ class ProbesTest {
     static void stop() {
         http.stop(0);
         grpc.shutdownNow();
+        grpcNoHealth.shutdownNow();
         prober.close();
     }
 
@@ -101,9 +114,9 @@ class ProbesTest {
 
     @Test
     void httpOutOfServiceAndPlainAndServerError() {
-        assertEquals("OUT_OF_SERVICE", one(new ProbeTarget.Http("o", base + "/down503", 1000)).status());
-        assertTrue(one(new ProbeTarget.Http("o", base + "/plain", 1000)).ok());
-        var err = one(new ProbeTarget.Http("o", base + "/err", 1000));
+        assertEquals("OUT_OF_SERVICE", one(new ProbeTarget.Http("o", base + "/down503", 3000)).status());
+        assertTrue(one(new ProbeTarget.Http("o", base + "/plain", 3000)).ok());
+        var err = one(new ProbeTarget.Http("o", base + "/err", 3000));
         assertFalse(err.ok());
         assertEquals("HTTP_500", err.status());
     }
@@ -158,6 +171,113 @@ class ProbesTest {
         assertTrue(bad.detail().startsWith("line 3:"), bad.detail());
     }
 
+    static void assertMonitoring(HealthReport r, String status, String detailPart) {
+        assertFalse(r.ok(), r.toString());
+        assertEquals(status, r.status(), r.toString());
+        assertEquals(Evidence.MONITORING, r.evidence(), r.toString());
+        assertTrue(r.missingEvidence());
+        assertTrue(r.detail().contains(detailPart), r.detail());
+    }
+
+    static void assertModule(HealthReport r, String status) {
+        assertFalse(r.ok(), r.toString());
+        assertEquals(status, r.status(), r.toString());
+        assertEquals(Evidence.MODULE, r.evidence(), r.toString());
+        assertFalse(r.missingEvidence());
+    }
+
+    static int closedPort() throws Exception {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    @Test
+    void prometheus404And401And403And302AreMonitoringEvidenceNamingTheStatus() {
+        assertMonitoring(one(new ProbeTarget.Prometheus("order", base + "/missing", 3000, null)), "HTTP_404", "HTTP 404");
+        assertMonitoring(one(new ProbeTarget.Prometheus("order", base + "/secret", 3000, null)), "HTTP_401", "HTTP 401");
+        assertMonitoring(one(new ProbeTarget.Prometheus("order", base + "/forbidden", 3000, null)), "HTTP_403", "HTTP 403");
+        assertMonitoring(one(new ProbeTarget.Prometheus("order", base + "/moved", 3000, null)), "HTTP_302", "HTTP 302");
+    }
+
+    @Test
+    void prometheusParseErrorIsMonitoringEvidenceNamingTheLine() {
+        assertMonitoring(one(new ProbeTarget.Prometheus("order", base + "/badprom", 3000, null)), "PARSE_ERROR", "line 3:");
+    }
+
+    @Test
+    void prometheus5xxAnd429TimeoutAndRefusedAreModuleEvidence() throws Exception {
+        assertModule(one(new ProbeTarget.Prometheus("order", base + "/busy", 3000, null)), "HTTP_503");
+        assertModule(one(new ProbeTarget.Prometheus("order", base + "/shedding", 3000, null)), "HTTP_429");
+        assertModule(one(new ProbeTarget.Prometheus("order", base + "/hang", 300, null)), "TIMEOUT");
+        assertModule(one(new ProbeTarget.Prometheus("order", "http://127.0.0.1:" + closedPort() + "/metrics", 3000, null)),
+                "REFUSED");
+    }
+
+    @Test
+    void bug26ScrapeIsASuccessWithTheDroppedExemplarAsAWarning() {
+        var r = one(new ProbeTarget.Prometheus("order", base + "/prom26", 3000, null));
+        assertTrue(r.ok(), r.toString());
+        assertEquals("SCRAPED", r.status());
+        assertEquals(Evidence.MODULE, r.evidence());
+        assertEquals(List.of("line 3: exemplar dropped: an exemplar needs a label set ('{}' when empty)"), r.warnings());
+    }
+
+    @Test
+    void aBadMetricSelectorOrUrlIsAnInvalidTarget() {
+        var selector = new ResourceMetricNames("cpu{", null, null, null, null);
+        assertMonitoring(one(new ProbeTarget.Prometheus("order", base + "/prom", 3000, selector)), "INVALID_TARGET",
+                "metricNames: bad metric selector 'cpu{'");
+        assertMonitoring(one(new ProbeTarget.Http("order", "ftp://127.0.0.1/health", 3000)), "INVALID_TARGET", "url 'ftp://");
+    }
+
+    @Test
+    void anOversizedBodyIsMonitoringEvidence() {
+        assertMonitoring(one(new ProbeTarget.Prometheus("order", base + "/huge", 5000, null)), "BODY_TOO_LARGE",
+                "body larger than " + Probes.MAX_BODY_BYTES + " bytes");
+    }
+
+    @Test
+    void httpDownTimeoutRefusedAnd5xxAreModuleEvidence() throws Exception {
+        assertModule(one(new ProbeTarget.Http("order", base + "/down200", 3000)), "DOWN");
+        assertModule(one(new ProbeTarget.Http("order", base + "/err", 3000)), "HTTP_500");
+        assertModule(one(new ProbeTarget.Http("order", base + "/hang", 300)), "TIMEOUT");
+        assertModule(one(new ProbeTarget.Http("order", "http://127.0.0.1:" + closedPort() + "/health", 3000)), "REFUSED");
+        assertModule(one(new ProbeTarget.Tcp("order", "127.0.0.1", closedPort(), 3000)), "REFUSED");
+    }
+
+    @Test
+    void httpHealth404IsMonitoringEvidence() {
+        assertMonitoring(one(new ProbeTarget.Http("order", base + "/missing", 3000)), "HTTP_404", "HTTP 404");
+    }
+
+    @Test
+    void grpcUnknownServiceAndMissingHealthServiceAreMonitoringEvidence() {
+        assertMonitoring(one(new ProbeTarget.Grpc("x", "127.0.0.1", grpc.getPort(), "no.Such", 3000)), "NOT_FOUND",
+                "unknown service 'no.Such'");
+        assertMonitoring(one(new ProbeTarget.Grpc("x", "127.0.0.1", grpcNoHealth.getPort(), "", 3000)), "UNIMPLEMENTED",
+                "no grpc.health.v1.Health service");
+    }
+
+    @Test
+    void grpcNotServingAndRefusedAreModuleEvidence() throws Exception {
+        assertModule(one(new ProbeTarget.Grpc("stock", "127.0.0.1", grpc.getPort(), "stock.Stock", 3000)), "NOT_SERVING");
+        assertModule(one(new ProbeTarget.Grpc("stock", "127.0.0.1", closedPort(), "", 3000)), "REFUSED");
+    }
+
+    @Test
+    void anUnresolvableHostIsMonitoringEvidence() {
+        // called directly: the subject is the classification, not the round's deadline
+        try (Probes probes = new Probes()) {
+            assertMonitoring(probes.http(new ProbeTarget.Http("o", "http://no-such-host.invalid/health", 3000)),
+                    "UNKNOWN_HOST", "does not resolve");
+            assertMonitoring(probes.grpc(new ProbeTarget.Grpc("o", "no-such-host.invalid", 50051, "", 3000)),
+                    "UNKNOWN_HOST", "does not resolve");
+            assertMonitoring(probes.tcp(new ProbeTarget.Tcp("o", "no-such-host.invalid", 80, 3000)),
+                    "UNKNOWN_HOST", "does not resolve");
+        }
+    }
+
     @Test
     void roundIsConcurrentAndBoundedByTheLargestDeadline() {
         var targets = List.<ProbeTarget>of(
@@ -185,9 +305,9 @@ class ProbesTest {
         String event = """
                 {"runId":"run-1","teamId":"team-a","stage":"formal","stepIndex":1,"targets":[
                  {"module":"order","kind":"http","url":"%s/up","timeoutMs":1000},
-                 {"module":"order","kind":"tcp","host":"127.0.0.1","port":%d,"timeoutMs":500},
+                 {"module":"order","kind":"tcp","host":"127.0.0.1","port":%d,"timeoutMs":2000},
                  {"module":"order","kind":"prometheus","url":"%s/prom","timeoutMs":1000},
-                 {"module":"x","kind":"grpc","host":"127.0.0.1","port":%d,"service":"","timeoutMs":500}]}
+                 {"module":"x","kind":"grpc","host":"127.0.0.1","port":%d,"service":"","timeoutMs":2000}]}
                 """.formatted(base, http.getAddress().getPort(), base, grpc.getPort());
         var out = new ByteArrayOutputStream();
         new ProbeHandler(prober).handleRequest(new ByteArrayInputStream(event.getBytes(StandardCharsets.UTF_8)), out, null);
