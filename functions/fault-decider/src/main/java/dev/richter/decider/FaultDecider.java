@@ -286,7 +286,8 @@ public final class FaultDecider {
     }
 
     /** Statuses of an application-level probe that got no answer from the module (connection or deadline failures). */
-    static final Set<String> NO_ANSWER = Set.of("TIMEOUT", "REFUSED", "ERROR", "UNAVAILABLE", "DEADLINE_EXCEEDED", "CANCELLED");
+    static final Set<String> NO_ANSWER = Set.of("TIMEOUT", "REFUSED", "ERROR", "UNAVAILABLE", "DEADLINE_EXCEEDED", "CANCELLED",
+            "BULKHEAD_FULL", "TLS_HANDSHAKE_FAILED");
 
     /**
      * True when an HTTP or gRPC health probe failed with the module's own answer (DOWN, HTTP 5xx, NOT_SERVING):

@@ -270,23 +270,43 @@ public final class RunPreparation {
         return new ReplayRequest(r.method(), r.path(), r.headers(), body);
     }
 
-    private static List<Map<String, Object>> probeTargets(List<RegisteredService> services) {
+    /**
+     * The probe targets of the step's services: the HTTP health endpoint, a TCP connect, the Prometheus scrape and the
+     * gRPC health check, each when registered. HTTPS and TLS targets carry the service's {@code caPem} when it has one.
+     */
+    static List<Map<String, Object>> probeTargets(List<RegisteredService> services) {
         List<Map<String, Object>> targets = new ArrayList<>();
         for (RegisteredService s : services) {
             java.net.URI base = java.net.URI.create(s.baseUrl());
-            int port = base.getPort() > 0 ? base.getPort() : ("https".equals(base.getScheme()) ? 443 : 80);
+            boolean https = "https".equals(base.getScheme());
+            int port = base.getPort() > 0 ? base.getPort() : (https ? 443 : 80);
             if (s.healthPath() != null && !s.healthPath().isBlank()) {
-                targets.add(Map.of("module", s.name(), "kind", "http", "url", join(s.baseUrl(), s.healthPath()),
-                        "timeoutMs", PROBE_TIMEOUT_MS));
+                targets.add(target(s, "http", https, "url", join(s.baseUrl(), s.healthPath())));
             }
-            targets.add(Map.of("module", s.name(), "kind", "tcp", "host", base.getHost(), "port", port,
-                    "timeoutMs", PROBE_TIMEOUT_MS));
+            targets.add(new java.util.LinkedHashMap<>(Map.of("module", s.name(), "kind", "tcp", "host", base.getHost(),
+                    "port", port, "timeoutMs", PROBE_TIMEOUT_MS)));
             if (s.prometheusPath() != null && !s.prometheusPath().isBlank()) {
-                targets.add(Map.of("module", s.name(), "kind", "prometheus", "url", join(s.baseUrl(), s.prometheusPath()),
-                        "timeoutMs", PROBE_TIMEOUT_MS));
+                targets.add(target(s, "prometheus", https, "url", join(s.baseUrl(), s.prometheusPath())));
+            }
+            if (s.grpc() != null) {
+                Map<String, Object> g = target(s, "grpc", s.grpc().tls(), "host", base.getHost());
+                g.put("port", s.grpc().port());
+                g.put("service", s.grpc().service());
+                g.put("tls", s.grpc().tls());
+                targets.add(g);
             }
         }
         return targets;
+    }
+
+    private static Map<String, Object> target(RegisteredService s, String kind, boolean tls, String key, Object value) {
+        Map<String, Object> t = new java.util.LinkedHashMap<>();
+        t.put("module", s.name());
+        t.put("kind", kind);
+        t.put(key, value);
+        t.put("timeoutMs", PROBE_TIMEOUT_MS);
+        if (tls && s.caPem() != null) t.put("caPem", s.caPem());
+        return t;
     }
 
     private static String join(String base, String path) {

@@ -126,4 +126,22 @@ class RunPreparationTest {
         assertTrue(started.workerIndexes().isEmpty());
         assertTrue(started.legs().isEmpty());
     }
+
+    @Test
+    void tlsServicesCarryTheirCaToTheirHttpsAndGrpcProbesOnly() {
+        String ca = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+        var tls = new dev.richter.common.model.RegisteredService("t1", "pay", "https://pay.internal:8443", "/health", "/metrics",
+                List.of(), ca, new dev.richter.common.model.RegisteredService.GrpcHealth(9443, "pay.v1.Pay", true));
+        var plain = new dev.richter.common.model.RegisteredService("t1", "order", "http://127.0.0.1:18081", "/health", null,
+                List.of(), ca, null);
+        var targets = RunPreparation.probeTargets(List.of(tls, plain));
+        assertEquals(List.of("http", "tcp", "prometheus", "grpc", "http", "tcp"),
+                targets.stream().map(t -> t.get("kind")).toList());
+        assertEquals(ca, targets.get(0).get("caPem"));
+        assertEquals("https://pay.internal:8443/metrics", targets.get(2).get("url"));
+        assertEquals(ca, targets.get(2).get("caPem"));
+        assertEquals(java.util.Map.of("module", "pay", "kind", "grpc", "host", "pay.internal", "timeoutMs",
+                targets.get(3).get("timeoutMs"), "port", 9443, "service", "pay.v1.Pay", "tls", true, "caPem", ca), targets.get(3));
+        assertFalse(targets.get(4).containsKey("caPem"), "a plain http:// target never carries a CA");
+    }
 }
