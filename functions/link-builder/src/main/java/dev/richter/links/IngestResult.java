@@ -11,7 +11,8 @@ import java.util.Map;
  * @param spansParsed spans kept after normalization
  * @param spansSkipped spans dropped, total
  * @param spansSkippedByReason spans dropped, by reason (e.g. {@code "duplicate span id" → 1})
- * @param spansRepairedByReason spans kept after a repair, by reason (self-referencing parent, parent cycle)
+ * @param spansRepairedByReason spans kept after a repair, by reason (self-referencing parent, parent cycle,
+ *     {@code "missing service name"}: kept as {@link dev.richter.links.trace.Span#UNKNOWN_SERVICE})
  * @param serviceEdgesObserved distinct service edges in the document
  * @param interfaceEdgesObserved distinct interface edges in the document
  * @param edgesAdded edges (both dimensions) that were not in the team's link set before

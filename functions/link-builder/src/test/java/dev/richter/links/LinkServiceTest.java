@@ -133,6 +133,40 @@ class LinkServiceTest {
         assertEquals(List.of(new LinkComparison.DepthChange("e", "y", 2, 1)), c.changedDepths());
     }
 
+    /** Bug 22: a payload with base64 ids is rejected before anything is written: 0 spans, no service node. */
+    @Test
+    void bug22Base64IdsWriteNothing() {
+        assertThrows(TraceFormatException.class,
+                () -> service.ingest("teamA", "22.json", Corpus.bytes("bugs/22-otlp-base64-ids.json")));
+        assertTrue(ddb.items.isEmpty(), "no item written");
+        assertTrue(service.entries("teamA", Dimension.SERVICE).isEmpty());
+        assertTrue(service.tree("teamA", Dimension.SERVICE, "checkout", 5).nodes().isEmpty());
+
+        IngestResult control = service.ingest("teamA", "22-control.json", TraceCorpusTest.bug22Control());
+        assertEquals(2, control.spansParsed());
+        assertEquals(1, control.serviceEdgesObserved());
+        assertEquals(List.of("checkout"), control.serviceEntries());
+    }
+
+    /** A span without a service name keeps its edges (under unknown_service) and is reported as a repair. */
+    @Test
+    void missingServiceNameIsRepairedAndKeepsEdges() {
+        String doc = """
+                [{"traceId":"463ac35c9f6413ad","id":"0000000000000001","kind":"SERVER","name":"get /a",
+                  "localEndpoint":{"serviceName":"a"}},
+                 {"traceId":"463ac35c9f6413ad","id":"0000000000000002","parentId":"0000000000000001",
+                  "kind":"SERVER","name":"get /x"},
+                 {"traceId":"463ac35c9f6413ad","id":"0000000000000003","parentId":"0000000000000002",
+                  "kind":"SERVER","name":"get /b","localEndpoint":{"serviceName":"b"}}]""";
+        IngestResult r = service.ingest("teamA", "z.json", doc.getBytes(StandardCharsets.UTF_8));
+        assertEquals(3, r.spansParsed());
+        assertEquals(0, r.spansSkipped());
+        assertEquals(Map.of("missing service name", 1), r.spansRepairedByReason());
+        assertEquals(2, r.serviceEdgesObserved(), "a → unknown_service → b");
+        assertEquals(Set.of("unknown_service", "b"), service.tree("teamA", Dimension.SERVICE, "a", 5).nodes().stream()
+                .map(LinkTree.TreeNode::node).collect(Collectors.toSet()));
+    }
+
     /** A Zipkin SERVER root in {@code from} with a CLIENT/SERVER shared span into {@code to}. */
     static byte[] zipkinCall(String from, String to, String trace) {
         return zipkinChain(from, to);

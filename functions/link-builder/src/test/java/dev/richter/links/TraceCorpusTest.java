@@ -250,6 +250,11 @@ class TraceCorpusTest {
         assertThrows(TraceFormatException.class, () -> TraceDocuments.parse("x", "  ".getBytes()));
     }
 
+    /**
+     * Spans without an id are skipped (nothing can join them), a repeated id is skipped as a
+     * duplicate, and a span without a service name is kept under {@code unknown_service} and
+     * counted as a repair (it used to be skipped, which dropped its edges).
+     */
     @Test
     void badSpansAreSkippedAndCounted() {
         String doc = """
@@ -259,19 +264,71 @@ class TraceCorpusTest {
                  {"traceId":"ab","id":"04","parentId":"01"},
                  {"traceId":"AB","id":"01","kind":"SERVER","localEndpoint":{"serviceName":"a"}}]""";
         ParsedTraces p = TraceDocuments.parse("z", doc.getBytes(StandardCharsets.UTF_8));
-        assertEquals(1, p.spans().size());
-        assertEquals(Map.of("missing span id", 1, "missing trace id", 1, "missing service name", 1,
-                "duplicate span id", 1), p.skippedByReason());
+        assertEquals(2, p.spans().size());
+        assertEquals(Map.of("missing span id", 1, "missing trace id", 1, "duplicate span id", 1), p.skippedByReason());
+        assertEquals(Map.of("missing service name", 1), p.repairedByReason());
         assertEquals("000000000000000000000000000000ab", p.spans().get(0).traceId());
         assertEquals("0000000000000001", p.spans().get(0).spanId());
+        assertEquals(Span.UNKNOWN_SERVICE, p.spans().get(1).service());
+        assertEquals("0000000000000001", p.spans().get(1).parentSpanId());
+    }
+
+    /**
+     * Bug 22 (opentelemetry-swift #537): an OTLP/JSON exporter wrote its ids as base64 of the hex
+     * text. The index's expected behaviour: reject the payload with an error that names the field,
+     * ingest 0 spans, do not guess ids. The value is on line 14, column 26 of the file (14 spaces,
+     * then {@code "traceId": }).
+     */
+    @Test
+    void bug22Base64IdsRejectThePayloadNamingTheField() {
+        byte[] bytes = Corpus.bytes("bugs/22-otlp-base64-ids.json");
+        TraceFormatException e = assertThrows(TraceFormatException.class,
+                () -> TraceDocuments.parse("22-otlp-base64-ids.json", bytes));
+        assertEquals("22-otlp-base64-ids.json", e.fileName());
+        assertEquals(14, e.line());
+        assertEquals(26, e.column());
+        assertTrue(e.reason().startsWith("resourceSpans[0].scopeSpans[0].spans[0].traceId: expected 32 hex characters, "
+                + "got 44-character base64 value \"YzRlMWEwN2I5M2QyNWY2OGUwYjdhNGM5MWQzZjJlODU=\""), e.reason());
+        assertTrue(e.reason().contains("not base64"), e.reason());
+    }
+
+    /**
+     * Bug 22's control, from the index: the same file with trace id c4e1a07b93d25f68e0b7a4c91d3f2e85
+     * and span ids 7d2e9a4b1c6f0e38 / 19b5c0d4e6a27f31 gives 1 trace and 2 spans, the child parented
+     * to the root. By hand: the child is a CLIENT of checkout with peer.service inventory and no
+     * child of its own, so checkout→inventory, from checkout's entry op POST /orders.
+     */
+    @Test
+    void bug22ControlWithHexIdsGivesOneTraceOfTwoSpans() {
+        ParsedTraces p = TraceDocuments.parse("22-control", bug22Control());
+        assertEquals(2, p.spans().size());
+        assertEquals(Set.of("c4e1a07b93d25f68e0b7a4c91d3f2e85"),
+                p.spans().stream().map(Span::traceId).collect(Collectors.toSet()));
+        assertEquals("7d2e9a4b1c6f0e38", p.spans().get(0).spanId());
+        assertEquals("", p.spans().get(0).parentSpanId());
+        assertEquals("19b5c0d4e6a27f31", p.spans().get(1).spanId());
+        assertEquals("7d2e9a4b1c6f0e38", p.spans().get(1).parentSpanId(), "child parented to root");
+        ExtractedLinks l = EdgeExtractor.extract(p.spans(), p.dependencies());
+        assertEquals(edges("checkout>inventory"), l.serviceEdges().keySet());
+        assertEquals(edges("checkout POST /orders>inventory GET inventory"), l.interfaceEdges().keySet());
+        assertEquals(Set.of("checkout POST /orders"), l.interfaceEntries());
+    }
+
+    /** The bug 22 file with the hex ids the index gives for its control. */
+    static byte[] bug22Control() {
+        return new String(Corpus.bytes("bugs/22-otlp-base64-ids.json"), StandardCharsets.UTF_8)
+                .replace("YzRlMWEwN2I5M2QyNWY2OGUwYjdhNGM5MWQzZjJlODU=", "c4e1a07b93d25f68e0b7a4c91d3f2e85")
+                .replace("N2QyZTlhNGIxYzZmMGUzOA==", "7d2e9a4b1c6f0e38")
+                .replace("MTliNWMwZDRlNmEyN2YzMQ==", "19b5c0d4e6a27f31")
+                .getBytes(StandardCharsets.UTF_8);
     }
 
     /** OTLP NDJSON (one ResourceSpans per line, as the OTel agent's logging-otlp exporter writes). */
     @Test
     void otlpLinesAreAccepted() {
         String lines = """
-                {"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"a"}}]},"scopeSpans":[{"spans":[{"traceId":"01","spanId":"01","name":"GET /x","kind":2}]}]}
-                {"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"b"}}]},"scopeSpans":[{"spans":[{"traceId":"01","spanId":"02","parentSpanId":"01","name":"GET /y","kind":"SPAN_KIND_SERVER"}]}]}
+                {"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"a"}}]},"scopeSpans":[{"spans":[{"traceId":"0af7651916cd43dd8448eb211c80319c","spanId":"b7ad6b7169203331","name":"GET /x","kind":2}]}]}
+                {"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"b"}}]},"scopeSpans":[{"spans":[{"traceId":"0af7651916cd43dd8448eb211c80319c","spanId":"00f067aa0ba902b7","parentSpanId":"b7ad6b7169203331","name":"GET /y","kind":"SPAN_KIND_SERVER"}]}]}
                 """;
         ParsedTraces p = TraceDocuments.parse("l", lines.getBytes(StandardCharsets.UTF_8));
         ExtractedLinks l = EdgeExtractor.extract(p.spans(), p.dependencies());

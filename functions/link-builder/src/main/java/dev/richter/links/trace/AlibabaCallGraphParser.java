@@ -67,7 +67,7 @@ final class AlibabaCallGraphParser {
                 out.skip(SHORT_ROW);
                 continue;
             }
-            String traceId = TraceIds.traceId(f[trace].strip());
+            String traceId = TraceIds.datasetTraceId(f[trace]);
             String rpcId = f[rpc].strip();
             String caller = f[um].strip();
             String callee = f[dm].strip();

@@ -16,61 +16,94 @@ import java.util.Map;
  * such {@code FOLLOWS_FROM} (the Jaeger UI's rule), else the legacy {@code parentSpanID}; the other
  * references become {@link Span#links()}. Self-references are ignored and counted as repairs
  * (jaeger-ui issue #821).
+ *
+ * <p>Ids: {@code traceID}/{@code spanID} are hex strings of up to 32/16 digits (left-padded, so
+ * the 16-digit form Jaeger writes for a 64-bit id joins its 32-digit form); base64 ids, which are
+ * Jaeger's api_v2 protobuf-JSON encoding and not this format's, reject the document; other strings
+ * are opaque ids (see {@link TraceIds#jaegerTraceId}). The api_v2 form ({@code traceId}/{@code spanId}
+ * as base64 of the id bytes, RFC 3339 times) and Thrift batches ({@code traceIdLow}/{@code traceIdHigh}
+ * as signed 64-bit integers) are not read: {@link TraceDocuments} does not recognize them.
  */
 final class JaegerParser {
     private JaegerParser() {}
 
-    static void parseTrace(JsonNode trace, SpanCollector out) {
+    /**
+     * Reads one trace object ({@code {traceID, spans, processes}}).
+     *
+     * @param at the trace's place in the document (for error paths)
+     * @throws InvalidIdException when an id breaks the Jaeger rule ({@link TraceIds#jaegerTraceId})
+     */
+    static void parseTrace(JsonNode trace, SpanCollector out, JsonPath at) {
         Map<String, String> services = new HashMap<>();
         var it = trace.path("processes").fields();
         while (it.hasNext()) {
             var e = it.next();
             services.put(e.getKey(), e.getValue().path("serviceName").asText(""));
         }
-        String traceIdDefault = trace.path("traceID").asText("");
+        String traceIdDefault = id(trace.path("traceID"), false, at, "traceID");
+        int j = 0;
         for (JsonNode s : trace.path("spans")) {
-            out.add(span(s, services, traceIdDefault, out));
+            out.add(span(s, services, traceIdDefault, out, at.field("spans").index(j++)));
         }
     }
 
-    private static Span span(JsonNode s, Map<String, String> services, String traceIdDefault, SpanCollector out) {
-        String traceId = TraceIds.traceId(s.path("traceID").asText(traceIdDefault));
-        String spanId = TraceIds.spanId(s.path("spanID").asText(""));
+    /** A span or trace id by the Jaeger rule; {@code span} selects the 64-bit rule. */
+    private static String id(JsonNode v, boolean span, JsonPath at, String field) {
+        String raw = OtlpParser.idText(v);
+        try {
+            return span ? TraceIds.jaegerSpanId(raw) : TraceIds.jaegerTraceId(raw);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidIdException(at.field(field), e);
+        }
+    }
+
+    private static Span span(JsonNode s, Map<String, String> services, String traceIdDefault, SpanCollector out,
+                             JsonPath at) {
+        String traceId = s.has("traceID") ? id(s.get("traceID"), false, at, "traceID") : traceIdDefault;
+        String spanId = id(s.path("spanID"), true, at, "spanID");
         String parent = "";
         List<SpanRef> links = List.of();
         JsonNode refs = s.path("references");
         if (refs.size() > 0) {
-            JsonNode chosen = null;
+            String[] refSpan = new String[refs.size()];
+            String[] refTrace = new String[refs.size()];
+            for (int r = 0; r < refs.size(); r++) {
+                JsonNode ref = refs.get(r);
+                JsonPath rp = at.field("references").index(r);
+                refSpan[r] = id(ref.path("spanID"), true, rp, "spanID");
+                refTrace[r] = id(ref.path("traceID"), false, rp, "traceID");
+            }
+            int chosen = -1;
             for (String type : new String[] {"CHILD_OF", "FOLLOWS_FROM"}) {
-                for (JsonNode r : refs) {
-                    if (type.equals(r.path("refType").asText("CHILD_OF"))
-                            && !TraceIds.spanId(r.path("spanID").asText("")).equals(spanId)
-                            && !r.path("spanID").asText("").isEmpty()) {
+                for (int r = 0; r < refs.size(); r++) {
+                    if (type.equals(refs.get(r).path("refType").asText("CHILD_OF"))
+                            && !refSpan[r].equals(spanId) && !refSpan[r].isEmpty()) {
                         chosen = r;
                         break;
                     }
                 }
-                if (chosen != null) {
+                if (chosen >= 0) {
                     break;
                 }
             }
             links = new ArrayList<>();
-            for (JsonNode r : refs) {
-                String rs = TraceIds.spanId(r.path("spanID").asText(""));
+            for (int r = 0; r < refs.size(); r++) {
+                String rs = refSpan[r];
                 if (rs.equals(spanId)) {
                     out.repair(SpanCollector.SELF_PARENT);
                 } else if (r != chosen && !rs.isEmpty()) {
-                    String rt = TraceIds.traceId(r.path("traceID").asText(""));
-                    links.add(new SpanRef(rt.isEmpty() ? traceId : rt, rs));
+                    links.add(new SpanRef(refTrace[r].isEmpty() ? traceId : refTrace[r], rs));
                 }
             }
-            if (chosen != null) {
-                parent = TraceIds.spanId(chosen.path("spanID").asText(""));
+            if (chosen >= 0) {
+                parent = refSpan[chosen];
             }
         } else if (s.has("parentSpanID")) {
-            parent = out.parentOrRoot(spanId, TraceIds.spanId(s.path("parentSpanID").asText("")));
-            if ("0000000000000000".equals(parent)) {
-                parent = "";
+            String raw = OtlpParser.idText(s.path("parentSpanID"));
+            try {
+                parent = out.parentOrRoot(spanId, TraceIds.jaegerParentSpanId(raw));
+            } catch (IllegalArgumentException e) {
+                throw new InvalidIdException(at.field("parentSpanID"), e);
             }
         }
         Map<String, String> tags = Map.of();

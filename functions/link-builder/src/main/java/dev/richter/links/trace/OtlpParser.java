@@ -14,17 +14,29 @@ import java.util.Map;
  * (string or number) {@code *TimeUnixNano}, attributes as {@code AnyValue}s, and {@code links}.
  * A bare {@code ResourceSpans} object (one log line of the OTel agent's {@code logging-otlp}
  * exporter) is accepted too.
+ *
+ * <p>Ids follow the OTLP/JSON rule (exactly 32 / 16 hex digits, never base64; see
+ * {@link TraceIds#otlpTraceId}); they are checked in document order, as {@link OtlpStreamParser}
+ * meets them, so both readers report the same first bad id.
  */
 final class OtlpParser {
     private OtlpParser() {}
 
-    static void parseRequest(JsonNode root, SpanCollector out) {
+    /**
+     * Reads one {@code ExportTraceServiceRequest}.
+     *
+     * @param at the request's place in the document (for error paths)
+     * @throws InvalidIdException when an id breaks the OTLP/JSON rule ({@link TraceIds#otlpTraceId})
+     */
+    static void parseRequest(JsonNode root, SpanCollector out, JsonPath at) {
+        int i = 0;
         for (JsonNode rs : root.path("resourceSpans")) {
-            parseResourceSpans(rs, out);
+            parseResourceSpans(rs, out, at.field("resourceSpans").index(i++));
         }
     }
 
-    static void parseResourceSpans(JsonNode rs, SpanCollector out) {
+    /** Reads one {@code ResourceSpans} at {@code at}; see {@link #parseRequest}. */
+    static void parseResourceSpans(JsonNode rs, SpanCollector out, JsonPath at) {
         String service = "";
         for (JsonNode attr : rs.path("resource").path("attributes")) {
             if ("service.name".equals(attr.path("key").asText())) {
@@ -32,30 +44,46 @@ final class OtlpParser {
                 break;
             }
         }
-        JsonNode scopes = rs.has("scopeSpans") ? rs.get("scopeSpans") : rs.path("instrumentationLibrarySpans");
-        for (JsonNode ss : scopes) {
+        String scopesField = rs.has("scopeSpans") ? "scopeSpans" : "instrumentationLibrarySpans";
+        int j = 0;
+        for (JsonNode ss : rs.path(scopesField)) {
+            int k = 0;
             for (JsonNode s : ss.path("spans")) {
-                out.add(span(s, service, out));
+                out.add(span(s, service, out, at.field(scopesField).index(j).field("spans").index(k++)));
             }
+            j++;
         }
     }
 
-    private static Span span(JsonNode s, String service, SpanCollector out) {
-        String traceId = TraceIds.traceId(s.path("traceId").asText(""));
-        String spanId = TraceIds.spanId(s.path("spanId").asText(""));
-        String parent = out.parentOrRoot(spanId, TraceIds.spanId(s.path("parentSpanId").asText("")));
+    private static Span span(JsonNode s, String service, SpanCollector out, JsonPath at) {
+        // ids in document order, so the first bad id reported is the one the streaming reader meets first
+        String traceId = "";
+        String spanId = "";
+        String parentRaw = "";
+        List<String> linkIds = List.of(); // pairs (trace id, span id)
+        var fields = s.fields();
+        while (fields.hasNext()) {
+            var e = fields.next();
+            switch (e.getKey()) {
+                case "traceId" -> traceId = id(e.getValue(), IdField.TRACE, at.field("traceId"));
+                case "spanId" -> spanId = id(e.getValue(), IdField.SPAN, at.field("spanId"));
+                case "parentSpanId" -> parentRaw = id(e.getValue(), IdField.PARENT, at.field("parentSpanId"));
+                case "links" -> linkIds = links(e.getValue(), at.field("links"));
+                default -> { }
+            }
+        }
+        String parent = out.parentOrRoot(spanId, parentRaw);
         JsonNode k = s.path("kind");
         SpanKind kind = k.isNumber() ? SpanKind.ofOtlp(k.intValue()) : SpanKind.ofText(k.asText(""));
         long start = nanos(s.path("startTimeUnixNano"));
         long end = nanos(s.path("endTimeUnixNano"));
         Map<String, String> attributes = attributes(s.path("attributes"));
         List<SpanRef> links = List.of();
-        JsonNode ls = s.path("links");
-        if (ls.size() > 0) {
-            links = new ArrayList<>(ls.size());
-            for (JsonNode l : ls) {
-                String lt = TraceIds.traceId(l.path("traceId").asText(""));
-                String li = TraceIds.spanId(l.path("spanId").asText(""));
+        if (!linkIds.isEmpty()) {
+            links = new ArrayList<>(linkIds.size() / 2);
+            for (int i = 0; i < linkIds.size(); i += 2) {
+                String lt = linkIds.get(i);
+                String li = linkIds.get(i + 1);
                 if (!li.isEmpty()) {
                     links.add(new SpanRef(lt.isEmpty() ? traceId : lt, li));
                 }
@@ -64,6 +92,61 @@ final class OtlpParser {
         String peer = kind.makesCall() ? PeerService.of(attributes) : "";
         return new Span(traceId, spanId, parent, links, service, s.path("name").asText(""), kind, peer,
                 attributes, start, end > start ? end - start : 0);
+    }
+
+    private static List<String> links(JsonNode ls, JsonPath at) {
+        if (ls.size() == 0) {
+            return List.of();
+        }
+        List<String> ids = new ArrayList<>(ls.size() * 2);
+        int i = 0;
+        for (JsonNode l : ls) {
+            String lt = "";
+            String li = "";
+            var fields = l.fields();
+            while (fields.hasNext()) {
+                var e = fields.next();
+                if ("traceId".equals(e.getKey())) {
+                    lt = id(e.getValue(), IdField.TRACE, at.index(i).field("traceId"));
+                } else if ("spanId".equals(e.getKey())) {
+                    li = id(e.getValue(), IdField.SPAN, at.index(i).field("spanId"));
+                }
+            }
+            ids.add(lt);
+            ids.add(li);
+            i++;
+        }
+        return ids;
+    }
+
+    /** The three OTLP id fields and their rules. */
+    enum IdField {
+        TRACE, SPAN, PARENT;
+
+        /** Normalizes {@code raw}; throws {@link IllegalArgumentException} (see {@link TraceIds}). */
+        String normalize(String raw) {
+            return switch (this) {
+                case TRACE -> TraceIds.otlpTraceId(raw);
+                case SPAN -> TraceIds.otlpSpanId(raw);
+                case PARENT -> TraceIds.otlpParentSpanId(raw);
+            };
+        }
+    }
+
+    private static String id(JsonNode v, IdField field, JsonPath at) {
+        try {
+            return field.normalize(idText(v));
+        } catch (IllegalArgumentException e) {
+            throw new InvalidIdException(at, e);
+        }
+    }
+
+    /** The id text of a JSON value: a string as is, null as "", any other value as its JSON text. */
+    static String idText(JsonNode v) {
+        if (v.isTextual()) {
+            return v.textValue();
+        }
+        return v.isNull() || v.isMissingNode() ? "" : v.toString();
     }
 
     private static long nanos(JsonNode n) {

@@ -15,6 +15,9 @@ import java.util.Map;
  * {@code {"resourceSpans":}), without building a JSON tree — OTLP batches are the large inputs.
  * Fields are matched by name in any order; unknown fields are skipped. {@code service.name} may come
  * after the spans of its ResourceSpans, so spans are finished when their ResourceSpans closes.
+ * Ids are checked as they are read ({@link TraceIds#otlpTraceId}); a bad one throws
+ * {@link InvalidIdException} with its path and the value's line and column, the same error the
+ * tree reader gives.
  */
 final class OtlpStreamParser {
     private final ObjectMapper mapper;
@@ -30,8 +33,9 @@ final class OtlpStreamParser {
             String f = p.currentName();
             JsonToken t = p.nextToken();
             if ("resourceSpans".equals(f) && t == JsonToken.START_ARRAY) {
+                int i = 0;
                 while (p.nextToken() == JsonToken.START_OBJECT) {
-                    resourceSpans(p, out);
+                    resourceSpans(p, out, i++);
                 }
             } else {
                 p.skipChildren();
@@ -39,7 +43,7 @@ final class OtlpStreamParser {
         }
     }
 
-    private void resourceSpans(JsonParser p, SpanCollector out) throws IOException {
+    private void resourceSpans(JsonParser p, SpanCollector out, int rsIndex) throws IOException {
         String service = "";
         List<Draft> drafts = new ArrayList<>();
         while (p.nextToken() == JsonToken.FIELD_NAME) {
@@ -57,33 +61,36 @@ final class OtlpStreamParser {
                     }
                 }
             } else if (("scopeSpans".equals(f) || "instrumentationLibrarySpans".equals(f)) && t == JsonToken.START_ARRAY) {
+                int scopeIndex = 0;
                 while (p.nextToken() == JsonToken.START_OBJECT) {
                     while (p.nextToken() == JsonToken.FIELD_NAME) {
                         String sf = p.currentName();
                         JsonToken st = p.nextToken();
                         if ("spans".equals(sf) && st == JsonToken.START_ARRAY) {
+                            int spanIndex = 0;
                             while (p.nextToken() == JsonToken.START_OBJECT) {
-                                drafts.add(span(p));
+                                drafts.add(span(p, new Where(rsIndex, f, scopeIndex, spanIndex++)));
                             }
                         } else {
                             p.skipChildren();
                         }
                     }
+                    scopeIndex++;
                 }
             } else {
                 p.skipChildren();
             }
         }
         for (Draft d : drafts) {
-            String spanId = TraceIds.spanId(d.spanId);
-            String traceId = TraceIds.traceId(d.traceId);
-            String parent = out.parentOrRoot(spanId, TraceIds.spanId(d.parentSpanId));
+            String spanId = d.spanId;
+            String traceId = d.traceId;
+            String parent = out.parentOrRoot(spanId, d.parentSpanId);
             List<SpanRef> links = List.of();
             if (d.links != null) {
                 links = new ArrayList<>(d.links.size() / 2);
                 for (int i = 0; i < d.links.size(); i += 2) {
-                    String lt = TraceIds.traceId(d.links.get(i));
-                    String li = TraceIds.spanId(d.links.get(i + 1));
+                    String lt = d.links.get(i);
+                    String li = d.links.get(i + 1);
                     if (!li.isEmpty()) {
                         links.add(new SpanRef(lt.isEmpty() ? traceId : lt, li));
                     }
@@ -95,15 +102,15 @@ final class OtlpStreamParser {
         }
     }
 
-    private Draft span(JsonParser p) throws IOException {
+    private Draft span(JsonParser p, Where where) throws IOException {
         Draft d = new Draft();
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String f = p.currentName();
             JsonToken t = p.nextToken();
             switch (f) {
-                case "traceId" -> d.traceId = text(p, t);
-                case "spanId" -> d.spanId = text(p, t);
-                case "parentSpanId" -> d.parentSpanId = text(p, t);
+                case "traceId" -> d.traceId = id(p, t, OtlpParser.IdField.TRACE, where, -1, f);
+                case "spanId" -> d.spanId = id(p, t, OtlpParser.IdField.SPAN, where, -1, f);
+                case "parentSpanId" -> d.parentSpanId = id(p, t, OtlpParser.IdField.PARENT, where, -1, f);
                 case "name" -> d.name = text(p, t);
                 case "kind" -> d.kind = t == JsonToken.VALUE_NUMBER_INT ? SpanKind.ofOtlp(p.getIntValue())
                         : SpanKind.ofText(text(p, t));
@@ -113,6 +120,7 @@ final class OtlpStreamParser {
                 case "links" -> {
                     if (t == JsonToken.START_ARRAY) {
                         d.links = new ArrayList<>();
+                        int linkIndex = 0;
                         while (p.nextToken() == JsonToken.START_OBJECT) {
                             String lt = "";
                             String ls = "";
@@ -120,15 +128,16 @@ final class OtlpStreamParser {
                                 String lf = p.currentName();
                                 JsonToken ltok = p.nextToken();
                                 if ("traceId".equals(lf)) {
-                                    lt = text(p, ltok);
+                                    lt = id(p, ltok, OtlpParser.IdField.TRACE, where, linkIndex, lf);
                                 } else if ("spanId".equals(lf)) {
-                                    ls = text(p, ltok);
+                                    ls = id(p, ltok, OtlpParser.IdField.SPAN, where, linkIndex, lf);
                                 } else {
                                     p.skipChildren();
                                 }
                             }
                             d.links.add(lt);
                             d.links.add(ls);
+                            linkIndex++;
                         }
                     } else {
                         p.skipChildren();
@@ -177,6 +186,43 @@ final class OtlpStreamParser {
             }
         }
         return value;
+    }
+
+    /**
+     * Normalizes the id value at the current token by its OTLP rule (the same text as
+     * {@link OtlpParser#idText} takes from a tree), or throws {@link InvalidIdException} with its
+     * path and position.
+     */
+    private String id(JsonParser p, JsonToken t, OtlpParser.IdField field, Where where, int linkIndex, String name)
+            throws IOException {
+        com.fasterxml.jackson.core.JsonLocation loc = null; // taken only when needed: it allocates
+        String raw;
+        if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
+            loc = p.currentTokenLocation();
+            raw = mapper.readTree(p).toString();
+        } else {
+            raw = t == JsonToken.VALUE_NULL ? "" : p.getValueAsString("");
+        }
+        try {
+            return field.normalize(raw);
+        } catch (IllegalArgumentException e) {
+            if (loc == null) {
+                loc = p.currentTokenLocation(); // still the id's value token
+            }
+            JsonPath at = where.path();
+            if (linkIndex >= 0) {
+                at = at.field("links").index(linkIndex);
+            }
+            throw new InvalidIdException(at.field(name), e.getMessage(), loc.getLineNr(), loc.getColumnNr());
+        }
+    }
+
+    /** Indices of the span being read, to name it in errors (built into a path only then). */
+    private record Where(int resourceSpans, String scopesField, int scope, int span) {
+        JsonPath path() {
+            return JsonPath.value(0).field("resourceSpans").index(resourceSpans).field(scopesField).index(scope)
+                    .field("spans").index(span);
+        }
     }
 
     private static String text(JsonParser p, JsonToken t) throws IOException {

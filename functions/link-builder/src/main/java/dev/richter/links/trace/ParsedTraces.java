@@ -9,8 +9,9 @@ import java.util.Map;
  * @param fileName the caller's name for the document
  * @param format the detected format (of the first JSON value when a file holds several)
  * @param spans normalized spans, de-duplicated by (trace id, span id), in document order
- * @param skippedByReason spans (or CSV rows) dropped, by reason, e.g. {@code "missing service name" → 1}
- * @param repairedByReason spans kept after a repair, by reason, e.g. {@code "self-referencing parent ignored"}
+ * @param skippedByReason spans (or CSV rows) dropped, by reason, e.g. {@code "missing trace id" → 1}
+ * @param repairedByReason spans kept after a repair, by reason: {@code "missing service name"} (kept
+ *     under {@link Span#UNKNOWN_SERVICE}), {@code "self-referencing parent ignored"}
  * @param dependencies pre-aggregated service edges (dependency-list documents only)
  */
 public record ParsedTraces(

@@ -6,9 +6,10 @@ import java.util.Map;
 /**
  * One span in Richter's normalized model, whatever format it came from.
  *
- * <p>Ids are normalized by {@link TraceIds}: hex trace ids are lower-case and left-padded to
- * 32 digits (128 bit), hex span ids to 16 digits; ids that are not hex (some fixtures use
- * {@code span-1}) are kept verbatim. The half of a Zipkin shared span recorded by the server
+ * <p>Ids are normalized by {@link TraceIds}, per format: trace ids are 32 lower-case hex digits
+ * (128 bit; a 64-bit id is left-padded, X-Ray's {@code 1-…-…} form is joined), span ids 16; only
+ * Jaeger UI JSON may carry opaque non-hex ids (its fixtures use {@code span-1}), kept verbatim, and
+ * Alibaba CSV trace ids are dataset strings. The half of a Zipkin shared span recorded by the server
  * gets the span id {@code <id>:server} and the client half as its parent (see
  * {@link ZipkinParser}). No field is null: "no parent" is the empty string.
  *
@@ -17,7 +18,8 @@ import java.util.Map;
  * @param parentSpanId the parent's span id in the same trace, {@code ""} for none
  * @param links other spans this span refers to (OTLP links, extra Jaeger references)
  * @param service the service that recorded the span (OTLP {@code service.name}, Zipkin
- *     {@code localEndpoint.serviceName}, Jaeger process {@code serviceName}, X-Ray segment name)
+ *     {@code localEndpoint.serviceName}, Jaeger process {@code serviceName}, X-Ray segment name),
+ *     {@link #UNKNOWN_SERVICE} when the document names none
  * @param operation span name / Jaeger operationName / X-Ray subsegment name or AWS operation
  * @param kind the span's role in a call
  * @param peerService the called service when the span is a call to a possibly uninstrumented
@@ -40,6 +42,15 @@ public record Span(
         Map<String, String> attributes,
         long startEpochNanos,
         long durationNanos) {
+
+    /**
+     * The service name of a span whose document names none: {@code unknown_service}, the name the
+     * OpenTelemetry resource semantic conventions give an SDK without {@code service.name}
+     * ("unknown_service" + optional {@code :<process.executable.name>}), so such spans keep their
+     * edges and read the same as what OTel SDKs export. Counted per span in
+     * {@link ParsedTraces#repairedByReason()} as {@code "missing service name"}.
+     */
+    public static final String UNKNOWN_SERVICE = "unknown_service";
 
     /** True when the span names a parent (which may or may not be in the batch). */
     public boolean hasParent() {

@@ -7,7 +7,12 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 
-/** Accumulates one document's spans: de-duplicates by (trace, span) id and counts skips and repairs. */
+/**
+ * Accumulates one document's spans: de-duplicates by (trace, span) id and counts skips and repairs.
+ * A span without trace or span id is skipped (nothing could join it); a span without a service name
+ * is kept under {@link Span#UNKNOWN_SERVICE} and counted as the repair {@value #NO_SERVICE}, so the
+ * edges through it survive.
+ */
 final class SpanCollector {
     static final String DUPLICATE = "duplicate span id";
     static final String NO_TRACE_ID = "missing trace id";
@@ -21,7 +26,10 @@ final class SpanCollector {
     private final Map<String, Integer> repaired = new TreeMap<>();
     private final List<DependencyLink> dependencies = new ArrayList<>();
 
-    /** Adds a span unless its ids or service are missing or it repeats an earlier (trace, span) id. */
+    /**
+     * Adds a span unless an id is missing or it repeats an earlier (trace, span) id; a missing
+     * service becomes {@link Span#UNKNOWN_SERVICE}.
+     */
     void add(Span span) {
         if (span.traceId().isEmpty()) {
             skip(NO_TRACE_ID);
@@ -31,13 +39,15 @@ final class SpanCollector {
             skip(NO_SPAN_ID);
             return;
         }
-        if (span.service().isEmpty()) {
-            skip(NO_SERVICE);
-            return;
-        }
         if (!keys.add(new SpanRef(span.traceId(), span.spanId()))) {
             skip(DUPLICATE);
             return;
+        }
+        if (span.service().isBlank()) {
+            repair(NO_SERVICE);
+            span = new Span(span.traceId(), span.spanId(), span.parentSpanId(), span.links(), Span.UNKNOWN_SERVICE,
+                    span.operation(), span.kind(), span.peerService(), span.attributes(), span.startEpochNanos(),
+                    span.durationNanos());
         }
         spans.add(span);
     }

@@ -28,7 +28,12 @@ import java.util.List;
  * <p>Rejected (a {@link TraceFormatException} with file, line, column): malformed JSON (position
  * from Jackson's {@link JsonLocation}); OTLP metrics ({@code resourceMetrics}) and logs
  * ({@code resourceLogs}) — they are not traces, and ingesting them as "zero spans" would hide a
- * wiring mistake; any other JSON shape; non-JSON text without the CSV header.
+ * wiring mistake; any other JSON shape; non-JSON text without the CSV header; and any trace or
+ * span id that breaks its format's rule ({@link TraceIds}: e.g. base64 ids in OTLP/JSON, corpus
+ * bug 22), at the id's value, the reason naming the field by path:
+ * {@code resourceSpans[0].scopeSpans[0].spans[0].traceId: expected 32 hex characters, got
+ * 44-character base64 value "YzRl…"}. One bad id rejects the whole document (nothing is ingested):
+ * guessing ids, or keeping them as opaque strings, would split traces and drop edges silently.
  */
 public final class TraceDocuments {
     private static final ObjectMapper MAPPER = new ObjectMapper();
@@ -41,9 +46,19 @@ public final class TraceDocuments {
      * @param fileName the caller's name for the document, used in errors and results
      * @param document the raw bytes
      * @return the normalized spans with skip/repair counts
-     * @throws TraceFormatException when the document is malformed or not a trace document
+     * @throws TraceFormatException when the document is malformed, not a trace document, or holds
+     *     an id its format does not allow
      */
     public static ParsedTraces parse(String fileName, byte[] document) {
+        return parse(fileName, document, true);
+    }
+
+    /**
+     * As {@link #parse(String, byte[])}; {@code streamOtlp=false} reads OTLP requests through the
+     * tree reader ({@link OtlpParser}) even when the streaming reader would apply, so tests can
+     * hold the two to the same results and errors.
+     */
+    static ParsedTraces parse(String fileName, byte[] document, boolean streamOtlp) {
         int start = 0;
         if (document.length >= 3 && (document[0] & 0xff) == 0xEF && (document[1] & 0xff) == 0xBB
                 && (document[2] & 0xff) == 0xBF) {
@@ -70,25 +85,29 @@ public final class TraceDocuments {
             AlibabaCallGraphParser.parse(fileName, java.util.Arrays.copyOfRange(document, first, document.length), out);
             return out.result(fileName, TraceFormat.ALIBABA_CALLGRAPH_CSV);
         }
-        if (startsWithField(document, first, "resourceSpans")) {
+        if (streamOtlp && startsWithField(document, first, "resourceSpans")) {
             readOtlpStream(fileName, document, start, out);
             return out.result(fileName, TraceFormat.OTLP_JSON);
         }
         List<JsonNode> values = readValues(fileName, document, start);
         TraceFormat format = null;
-        List<JsonNode> xray = new ArrayList<>();
-        for (int i = 0; i < values.size(); i++) {
-            JsonNode v = values.get(i);
-            if (v.isObject() && v.size() <= 3 && v.has("format") && v.has("version") && !v.has("id")) {
-                continue; // X-Ray daemon header line
+        List<XRayParser.Doc> xray = new ArrayList<>();
+        try {
+            for (int i = 0; i < values.size(); i++) {
+                JsonNode v = values.get(i);
+                if (v.isObject() && v.size() <= 3 && v.has("format") && v.has("version") && !v.has("id")) {
+                    continue; // X-Ray daemon header line
+                }
+                TraceFormat f = parseValue(fileName, document, v, JsonPath.value(i), out, xray);
+                if (format == null) {
+                    format = f;
+                }
             }
-            TraceFormat f = parseValue(fileName, document, v, out, xray);
-            if (format == null) {
-                format = f;
+            if (!xray.isEmpty()) {
+                XRayParser.parse(xray, out);
             }
-        }
-        if (!xray.isEmpty()) {
-            XRayParser.parse(xray, out);
+        } catch (InvalidIdException e) {
+            throw rejected(fileName, document, start, e);
         }
         if (format == null) {
             throw new TraceFormatException(fileName, 1, 1, "no trace data in document");
@@ -129,6 +148,8 @@ public final class TraceDocuments {
                 }
                 otlp.parseRequest(p, out);
             }
+        } catch (InvalidIdException e) {
+            throw rejected(fileName, document, start, e);
         } catch (JsonProcessingException e) {
             JsonLocation loc = e.getLocation();
             throw new TraceFormatException(fileName, loc == null ? 0 : loc.getLineNr(),
@@ -155,15 +176,15 @@ public final class TraceDocuments {
         return values;
     }
 
-    private static TraceFormat parseValue(String fileName, byte[] document, JsonNode v, SpanCollector out,
-                                          List<JsonNode> xray) {
+    private static TraceFormat parseValue(String fileName, byte[] document, JsonNode v, JsonPath at,
+                                          SpanCollector out, List<XRayParser.Doc> xray) {
         if (v.isObject()) {
             if (v.has("resourceSpans")) {
-                OtlpParser.parseRequest(v, out);
+                OtlpParser.parseRequest(v, out, at);
                 return TraceFormat.OTLP_JSON;
             }
             if (v.has("scopeSpans") || v.has("instrumentationLibrarySpans")) {
-                OtlpParser.parseResourceSpans(v, out);
+                OtlpParser.parseResourceSpans(v, out, at);
                 return TraceFormat.OTLP_JSON;
             }
             if (v.has("resourceMetrics") || v.has("resourceLogs")) {
@@ -174,24 +195,31 @@ public final class TraceDocuments {
                                 + " document (" + field + "), not traces: send OTLP traces (resourceSpans)");
             }
             if (v.path("data").isArray()) {
+                int i = 0;
                 for (JsonNode t : v.get("data")) {
-                    JaegerParser.parseTrace(t, out);
+                    JaegerParser.parseTrace(t, out, at.field("data").index(i++));
                 }
                 return TraceFormat.JAEGER_JSON;
             }
             if (v.has("spans") && (v.has("traceID") || v.has("processes"))) {
-                JaegerParser.parseTrace(v, out);
+                JaegerParser.parseTrace(v, out, at);
                 return TraceFormat.JAEGER_JSON;
             }
             if (v.has("trace_id") && v.has("id")) {
-                xray.add(v);
+                xray.add(new XRayParser.Doc(v, at));
                 return TraceFormat.XRAY_SEGMENTS;
             }
             if (v.path("Traces").isArray() || v.path("Segments").isArray()) {
-                JsonNode traces = v.has("Traces") ? v.get("Traces") : MAPPER.createArrayNode().add(v);
+                boolean batch = v.has("Traces");
+                JsonNode traces = batch ? v.get("Traces") : MAPPER.createArrayNode().add(v);
+                int i = 0;
                 for (JsonNode t : traces) {
+                    JsonPath traceAt = batch ? at.field("Traces").index(i++) : at;
+                    int j = 0;
                     for (JsonNode seg : t.path("Segments")) {
-                        xray.add(readEmbedded(fileName, seg.path("Document").asText("")));
+                        JsonPath docAt = traceAt.field("Segments").index(j++).field("Document");
+                        xray.add(new XRayParser.Doc(readEmbedded(fileName, seg.path("Document").asText("")),
+                                docAt.embedded()));
                     }
                 }
                 return TraceFormat.XRAY_SEGMENTS;
@@ -205,7 +233,7 @@ public final class TraceDocuments {
                 return TraceFormat.ZIPKIN_V2_JSON; // an empty span list is a valid (empty) Zipkin answer
             }
             if (sample.has("traceId") && sample.has("id")) {
-                ZipkinParser.parse(v, out);
+                ZipkinParser.parse(v, out, at);
                 return TraceFormat.ZIPKIN_V2_JSON;
             }
             if (sample.has("parent") && sample.has("child")) {
@@ -221,11 +249,15 @@ public final class TraceDocuments {
                 return TraceFormat.DEPENDENCY_LINKS;
             }
             if (sample.has("trace_id") && sample.has("id")) {
-                v.forEach(xray::add);
+                for (int i = 0; i < v.size(); i++) {
+                    xray.add(new XRayParser.Doc(v.get(i), at.index(i)));
+                }
                 return TraceFormat.XRAY_SEGMENTS;
             }
             if (sample.has("spans") && sample.has("traceID")) {
-                v.forEach(t -> JaegerParser.parseTrace(t, out));
+                for (int i = 0; i < v.size(); i++) {
+                    JaegerParser.parseTrace(v.get(i), out, at.index(i));
+                }
                 return TraceFormat.JAEGER_JSON;
             }
         }
@@ -241,6 +273,72 @@ public final class TraceDocuments {
             throw new TraceFormatException(fileName, loc == null ? 0 : loc.getLineNr(),
                     loc == null ? 0 : loc.getColumnNr(), "malformed embedded X-Ray segment Document: "
                             + e.getOriginalMessage());
+        }
+    }
+
+    /**
+     * The whole document is rejected for one bad id: a {@link TraceFormatException} whose reason
+     * names the field by path ({@code resourceSpans[0].scopeSpans[0].spans[0].traceId: expected 32
+     * hex characters, got 44-character base64 value "…"}) at the value's line and column.
+     */
+    private static TraceFormatException rejected(String fileName, byte[] document, int start, InvalidIdException e) {
+        int line = e.line;
+        int column = e.column;
+        if (line == 0) {
+            JsonLocation loc = locate(document, start, e.path);
+            line = loc.getLineNr();
+            column = loc.getColumnNr();
+        }
+        return new TraceFormatException(fileName, line, column, e.path + ": " + e.reason);
+    }
+
+    /**
+     * Location of the value at {@code path} (following field names and array indices from the
+     * {@code path.valueIndex()}-th top-level value; an embedded document stops at its string), or
+     * of the deepest value reached when the path cannot be followed to the end.
+     */
+    static JsonLocation locate(byte[] document, int start, JsonPath path) {
+        try (JsonParser p = MAPPER.getFactory().createParser(document, start, document.length - start)) {
+            JsonToken t = p.nextToken();
+            for (int v = 0; v < path.valueIndex() && t != null; v++) {
+                p.skipChildren();
+                t = p.nextToken();
+            }
+            if (t == null) {
+                return new JsonLocation(null, 0, 1, 1);
+            }
+            for (JsonPath step : path.steps()) {
+                if (step.isEmbedded()) {
+                    break;
+                }
+                JsonLocation here = p.currentTokenLocation();
+                boolean found = false;
+                if (step.isField() && t == JsonToken.START_OBJECT) {
+                    while (p.nextToken() == JsonToken.FIELD_NAME) {
+                        String name = p.currentName();
+                        t = p.nextToken();
+                        if (name.equals(step.fieldName())) {
+                            found = true;
+                            break;
+                        }
+                        p.skipChildren();
+                    }
+                } else if (!step.isField() && t == JsonToken.START_ARRAY) {
+                    for (int i = 0; (t = p.nextToken()) != JsonToken.END_ARRAY && t != null; i++) {
+                        if (i == step.arrayIndex()) {
+                            found = true;
+                            break;
+                        }
+                        p.skipChildren();
+                    }
+                }
+                if (!found) {
+                    return here;
+                }
+            }
+            return p.currentTokenLocation();
+        } catch (IOException e) {
+            return new JsonLocation(null, 0, 1, 1);
         }
     }
 

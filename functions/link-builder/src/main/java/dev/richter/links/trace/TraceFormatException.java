@@ -1,8 +1,10 @@
 package dev.richter.links.trace;
 
 /**
- * A trace document Richter rejects as a whole: malformed JSON/CSV, or a document that is not a
- * trace (e.g. OTLP metrics or logs). Nothing from a rejected document is stored.
+ * A trace document Richter rejects as a whole: malformed JSON/CSV, a document that is not a
+ * trace (e.g. OTLP metrics or logs), or one holding an id its format does not allow (the reason
+ * then starts with the field's path, e.g. {@code resourceSpans[0].scopeSpans[0].spans[0].traceId: },
+ * and the position is the id value's). Nothing from a rejected document is stored.
  *
  * <p>The position comes from Jackson's {@code JsonLocation} (1-based line and column) for JSON,
  * from the line number for CSV; {@code line} and {@code column} are 0 when no position applies.

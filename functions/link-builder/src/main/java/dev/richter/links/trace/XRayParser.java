@@ -19,27 +19,40 @@ import java.util.Map;
  * the name. An independent subsegment takes the service of its parent when that parent is in the
  * same document; otherwise it is skipped ("xray subsegment without its segment"). A segment without
  * {@code end_time} (in progress) gets duration 0.
+ *
+ * <p>Ids (X-Ray developer guide, "Segment documents"): {@code trace_id} is {@code 1-<8 hex>-<24 hex>}
+ * and becomes 32 hex digits; {@code id} and {@code parent_id} are 16 hex digits. Any other value
+ * rejects the document (see {@link TraceIds#xrayTraceId}).
  */
 final class XRayParser {
     static final String ORPHAN_SUBSEGMENT = "xray subsegment without its segment";
 
     private XRayParser() {}
 
-    /** Parses the given segment documents (already split from arrays / BatchGetTraces / daemon form). */
-    static void parse(List<JsonNode> documents, SpanCollector out) {
+    /** A segment document and its place in the file (for error paths). */
+    record Doc(JsonNode node, JsonPath at) {}
+
+    /**
+     * Parses the given segment documents (already split from arrays / BatchGetTraces / daemon form).
+     *
+     * @throws InvalidIdException when an id breaks the X-Ray rule ({@link TraceIds#xrayTraceId},
+     *     {@link TraceIds#xraySegmentId})
+     */
+    static void parse(List<Doc> documents, SpanCollector out) {
         List<Span> spans = new ArrayList<>();
-        List<JsonNode> independent = new ArrayList<>();
-        for (JsonNode doc : documents) {
+        List<Doc> independent = new ArrayList<>();
+        for (Doc d : documents) {
+            JsonNode doc = d.node();
             if ("subsegment".equals(doc.path("type").asText(""))) {
-                independent.add(doc);
+                independent.add(d);
                 continue;
             }
-            String traceId = TraceIds.traceId(doc.path("trace_id").asText(""));
+            String traceId = id(doc, "trace_id", d.at());
             String service = doc.path("name").asText("");
-            String id = TraceIds.spanId(doc.path("id").asText(""));
-            String parent = out.parentOrRoot(id, TraceIds.spanId(doc.path("parent_id").asText("")));
+            String id = id(doc, "id", d.at());
+            String parent = out.parentOrRoot(id, id(doc, "parent_id", d.at()));
             spans.add(span(doc, traceId, id, parent, service, SpanKind.SERVER, "", doc.path("name").asText("")));
-            subsegments(doc, traceId, id, service, spans, out);
+            subsegments(doc, d.at(), traceId, id, service, spans, out);
         }
         Map<String, String> serviceById = new HashMap<>();
         for (Span s : spans) {
@@ -47,23 +60,24 @@ final class XRayParser {
         }
         // independent subsegments may chain (a subsegment of a subsegment): resolve to a fixpoint
         boolean progress = true;
-        List<JsonNode> pending = independent;
+        List<Doc> pending = independent;
         while (progress && !pending.isEmpty()) {
             progress = false;
-            List<JsonNode> next = new ArrayList<>();
-            for (JsonNode doc : pending) {
-                String traceId = TraceIds.traceId(doc.path("trace_id").asText(""));
-                String parent = TraceIds.spanId(doc.path("parent_id").asText(""));
+            List<Doc> next = new ArrayList<>();
+            for (Doc d : pending) {
+                JsonNode doc = d.node();
+                String traceId = id(doc, "trace_id", d.at());
+                String parent = id(doc, "parent_id", d.at());
+                String id = id(doc, "id", d.at());
                 String service = serviceById.get(traceId + '/' + parent);
                 if (service == null) {
-                    next.add(doc);
+                    next.add(d);
                     continue;
                 }
                 progress = true;
-                String id = TraceIds.spanId(doc.path("id").asText(""));
                 int before = spans.size();
                 spans.add(subsegmentSpan(doc, traceId, id, out.parentOrRoot(id, parent), service));
-                subsegments(doc, traceId, id, service, spans, out);
+                subsegments(doc, d.at(), traceId, id, service, spans, out);
                 for (Span s : spans.subList(before, spans.size())) {
                     serviceById.put(s.traceId() + '/' + s.spanId(), s.service());
                 }
@@ -76,12 +90,27 @@ final class XRayParser {
         spans.forEach(out::add);
     }
 
-    private static void subsegments(JsonNode parentDoc, String traceId, String parentId, String service,
+    private static String id(JsonNode doc, String field, JsonPath at) {
+        String raw = OtlpParser.idText(doc.path(field));
+        try {
+            return switch (field) {
+                case "trace_id" -> TraceIds.xrayTraceId(raw);
+                case "parent_id" -> TraceIds.xrayParentId(raw);
+                default -> TraceIds.xraySegmentId(raw);
+            };
+        } catch (IllegalArgumentException e) {
+            throw new InvalidIdException(at.field(field), e);
+        }
+    }
+
+    private static void subsegments(JsonNode parentDoc, JsonPath at, String traceId, String parentId, String service,
                                     List<Span> spans, SpanCollector out) {
+        int i = 0;
         for (JsonNode sub : parentDoc.path("subsegments")) {
-            String id = TraceIds.spanId(sub.path("id").asText(""));
+            JsonPath subAt = at.field("subsegments").index(i++);
+            String id = id(sub, "id", subAt);
             spans.add(subsegmentSpan(sub, traceId, id, out.parentOrRoot(id, parentId), service));
-            subsegments(sub, traceId, id, service, spans, out);
+            subsegments(sub, subAt, traceId, id, service, spans, out);
         }
     }
 

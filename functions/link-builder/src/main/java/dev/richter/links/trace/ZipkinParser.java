@@ -13,65 +13,100 @@ import java.util.Set;
  * hex {@code traceId}/{@code id}/{@code parentId}, {@code kind}, {@code localEndpoint.serviceName},
  * {@code remoteEndpoint.serviceName} (the peer), {@code tags}, {@code timestamp}/{@code duration} in µs.
  *
+ * <p>Ids: {@code traceId} 16 or 32 hex digits (shorter ones left-padded, as Zipkin reads them),
+ * {@code id}/{@code parentId} 16; a 64-bit trace id joins the 128-bit id with a zero high half
+ * (see {@link TraceIds#zipkinTraceId}). Any other id rejects the document (an
+ * {@link InvalidIdException}, naming e.g. {@code [3].traceId}).
+ *
  * <p>Shared spans (B3 "join"): a CLIENT and a SERVER span with the same id in a trace are the two
  * halves of one RPC. Richter keeps both: the server half gets span id {@code <id>:server} and the
  * client half as its parent, and every span whose {@code parentId} is that id is re-parented to the
  * server half (the server's work happens below it). Edges therefore run client service → server
  * service, as in Zipkin's own {@code DependencyLinker}. A span without a local service name is
- * skipped ("missing service name"); a span without {@code kind} is INTERNAL (the spec: "local or
- * incomplete").
+ * kept under {@link Span#UNKNOWN_SERVICE} (see {@link SpanCollector}); a span without {@code kind}
+ * is INTERNAL (the spec: "local or incomplete").
  */
 final class ZipkinParser {
     static final String SERVER_SUFFIX = ":server";
 
     private ZipkinParser() {}
 
-    /** Parses an array of spans or an array of traces (arrays of spans). */
-    static void parse(JsonNode root, SpanCollector out) {
-        List<JsonNode> spans = new ArrayList<>();
+    /**
+     * Parses an array of spans or an array of traces (arrays of spans).
+     *
+     * @param at the array's place in the document (for error paths)
+     * @throws InvalidIdException when an id breaks the Zipkin rule ({@link TraceIds#zipkinTraceId})
+     */
+    static void parse(JsonNode root, SpanCollector out, JsonPath at) {
+        List<Ids> spans = new ArrayList<>();
+        int i = 0;
         for (JsonNode n : root) {
             if (n.isArray()) {
-                n.forEach(spans::add);
+                int j = 0;
+                for (JsonNode s : n) {
+                    spans.add(ids(s, at.index(i).index(j++)));
+                }
             } else {
-                spans.add(n);
+                spans.add(ids(n, at.index(i)));
             }
+            i++;
         }
         // trace/id of every CLIENT half, and which of those also have a SERVER half
         Set<String> clientKeys = new HashSet<>();
-        for (JsonNode s : spans) {
-            if (SpanKind.ofText(s.path("kind").asText("")) == SpanKind.CLIENT) {
-                clientKeys.add(key(s, "id"));
+        for (Ids s : spans) {
+            if (s.kind == SpanKind.CLIENT) {
+                clientKeys.add(s.traceId + '/' + s.id);
             }
         }
         Set<String> sharedKeys = new HashSet<>();
-        for (JsonNode s : spans) {
-            if (SpanKind.ofText(s.path("kind").asText("")) == SpanKind.SERVER && clientKeys.contains(key(s, "id"))) {
-                sharedKeys.add(key(s, "id"));
+        for (Ids s : spans) {
+            if (s.kind == SpanKind.SERVER && clientKeys.contains(s.traceId + '/' + s.id)) {
+                sharedKeys.add(s.traceId + '/' + s.id);
             }
         }
-        for (JsonNode s : spans) {
+        for (Ids s : spans) {
             out.add(span(s, sharedKeys, out));
         }
     }
 
-    private static String key(JsonNode s, String field) {
-        return TraceIds.traceId(s.path("traceId").asText("")) + '/' + TraceIds.spanId(s.path(field).asText(""));
-    }
+    /** A span's normalized ids and kind, read once. */
+    private record Ids(JsonNode span, String traceId, String id, String parentId, SpanKind kind) {}
 
-    private static Span span(JsonNode s, Set<String> sharedKeys, SpanCollector out) {
-        String traceId = TraceIds.traceId(s.path("traceId").asText(""));
-        String id = TraceIds.spanId(s.path("id").asText(""));
-        String parentId = TraceIds.spanId(s.path("parentId").asText(""));
+    private static Ids ids(JsonNode s, JsonPath at) {
+        String traceId = id(s, "traceId", at);
+        String id = id(s, "id", at);
+        String parentId = id(s, "parentId", at);
         // Zipkin v2: "When absent, the span is local or incomplete" — a local (INTERNAL) span
         String kindText = s.path("kind").asText("");
         SpanKind kind = kindText.isEmpty() ? SpanKind.INTERNAL : SpanKind.ofText(kindText);
+        return new Ids(s, traceId, id, parentId, kind);
+    }
+
+    private static String id(JsonNode s, String field, JsonPath at) {
+        String raw = OtlpParser.idText(s.path(field));
+        try {
+            return switch (field) {
+                case "traceId" -> TraceIds.zipkinTraceId(raw);
+                case "id" -> TraceIds.zipkinSpanId(raw);
+                default -> TraceIds.zipkinParentId(raw);
+            };
+        } catch (IllegalArgumentException e) {
+            throw new InvalidIdException(at.field(field), e);
+        }
+    }
+
+    private static Span span(Ids ids, Set<String> sharedKeys, SpanCollector out) {
+        JsonNode s = ids.span;
+        String traceId = ids.traceId;
+        String id = ids.id;
+        SpanKind kind = ids.kind;
         String spanId = id;
         String parent;
         if (kind == SpanKind.SERVER && sharedKeys.contains(traceId + '/' + id)) {
             spanId = id + SERVER_SUFFIX;
             parent = id;
         } else {
-            parent = out.parentOrRoot(id, parentId);
+            parent = out.parentOrRoot(id, ids.parentId);
             if (!parent.isEmpty() && sharedKeys.contains(traceId + '/' + parent)) {
                 parent = parent + SERVER_SUFFIX;
             }
