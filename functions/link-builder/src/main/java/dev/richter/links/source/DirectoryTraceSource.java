@@ -28,7 +28,8 @@ import java.util.stream.Stream;
  * writes each export as {@code [otel.javaagent ...] INFO ...OtlpJsonLoggingSpanExporter - {ResourceSpans}}.
  * From such lines, the JSON part is taken from the first {@code {}; objects with {@code resourceSpans}
  * contribute all of them, objects with {@code scopeSpans} are one {@code ResourceSpans}; other lines,
- * and a last line still being written, are skipped.
+ * and a last line still being written, are skipped. A file that is neither (a whole document that was rejected,
+ * e.g. for an id that is not valid for its format) fails with the document's error and position.
  *
  * <p>Files last modified before the window starts are not read (a span that started in the window was
  * written after it started). Spans are kept when their start is in the window.
@@ -84,11 +85,12 @@ public final class DirectoryTraceSource implements TraceSource {
         if (first == bytes.length) {
             return List.of();
         }
+        RuntimeException asOneDocument = null;
         if (bytes[first] == '{' || bytes[first] == '[') {
             try {
                 return TraceDocuments.parse(name, bytes).spans();
             } catch (TraceFormatException | IllegalArgumentException notOneDocument) {
-                // one object per line: below
+                asOneDocument = notOneDocument; // one object per line: below
             }
         }
         ObjectNode doc = MAPPER.createObjectNode();
@@ -97,6 +99,11 @@ public final class DirectoryTraceSource implements TraceSource {
             addFromLine(line, resourceSpans);
         }
         if (resourceSpans.isEmpty()) {
+            if (asOneDocument != null) {
+                // Not lines of spans either: the file is one document that was rejected (e.g. an id not valid for
+                // its format). Say so, with its position, rather than reading it as empty.
+                throw asOneDocument;
+            }
             return List.of();
         }
         try {

@@ -73,4 +73,14 @@ class DirectoryTraceSourceTest {
         assertThrows(IllegalArgumentException.class, () -> new TraceSourceSpec("directory", "", "", "").open());
         assertThrows(IllegalArgumentException.class, () -> new TraceSourceSpec("ftp", "x", "", "").open());
     }
+
+    @Test
+    void aWholeDocumentWithIdsNotValidForItsFormatFailsWithItsPositionInsteadOfReadingAsEmpty(@TempDir Path dir) throws IOException {
+        byte[] bug22 = Files.readAllBytes(Path.of(System.getProperty("richter.corpus", "/work/shared/corpus"), "bugs",
+                "22-otlp-base64-ids.json"));
+        var e = assertThrows(dev.richter.links.trace.TraceFormatException.class,
+                () -> DirectoryTraceSource.read("22-otlp-base64-ids.json", bug22));
+        assertTrue(e.getMessage().contains("resourceSpans[0].scopeSpans[0].spans[0].traceId: expected 32 hex characters"),
+                e.getMessage());
+    }
 }
