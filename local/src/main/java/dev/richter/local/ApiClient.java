@@ -5,46 +5,106 @@ import dev.richter.common.Json;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Consumer;
 
-/** A small client of Richter's HTTP API over real sockets (what the demo and the tests use). */
+/**
+ * A small client of Richter's HTTP API over real sockets (what the demo and the tests use). Every request carries
+ * {@code Authorization: Bearer <token>} when the client has a token.
+ *
+ * <p>Every exchange goes to {@link #observer} when one is set (the integration tests check each one against
+ * {@code openapi.json}).
+ */
 public final class ApiClient {
-    /** A response: status, raw body text, and the body parsed as JSON when it is JSON (else null). */
-    public record Response(int status, String body, JsonNode json) {}
+    /** A response: status, raw body text, the body parsed as JSON when it is JSON (else null), the headers. */
+    public record Response(int status, String body, JsonNode json, HttpHeaders headers) {
+        public Response(int status, String body, JsonNode json) {
+            this(status, body, json, HttpHeaders.of(Map.of(), (a, b) -> true));
+        }
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        /** The first value of a response header, or null. */
+        public String header(String name) {
+            return headers.firstValue(name).orElse(null);
+        }
+    }
+
+    /**
+     * One request and its response, as sent and received.
+     *
+     * @param method      HTTP method
+     * @param pathAndQuery the request target, e.g. {@code /plans?limit=2}
+     * @param requestHeaders headers sent (lower-case names)
+     * @param requestBody body sent ({@code ""} when none)
+     * @param response    what came back
+     */
+    public record Exchange(String method, String pathAndQuery, Map<String, String> requestHeaders, String requestBody,
+                           Response response) {}
+
+    /** Receives every exchange of every client, when set. */
+    public static volatile Consumer<Exchange> observer;
+
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final String baseUrl;
-    private final String team;
+    private final String token;
 
-    /** @param baseUrl e.g. {@code http://127.0.0.1:3000}; @param team sent as {@code x-richter-team} */
-    public ApiClient(String baseUrl, String team) {
+    /**
+     * @param baseUrl e.g. {@code http://127.0.0.1:3000}
+     * @param token   a JWT sent as {@code Authorization: Bearer <token>}; null or empty: none
+     */
+    public ApiClient(String baseUrl, String token) {
         this.baseUrl = baseUrl;
-        this.team = team;
+        this.token = token == null ? "" : token;
     }
 
     public Response get(String path) throws IOException, InterruptedException {
-        return send(HttpRequest.newBuilder(URI.create(baseUrl + path)).GET());
+        return send("GET", path, null, Map.of());
     }
 
     public Response post(String path, String jsonBody) throws IOException, InterruptedException {
-        return send(HttpRequest.newBuilder(URI.create(baseUrl + path)).header("content-type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(jsonBody)));
+        return send("POST", path, jsonBody, Map.of());
     }
 
     public Response put(String path, String jsonBody) throws IOException, InterruptedException {
-        return send(HttpRequest.newBuilder(URI.create(baseUrl + path)).header("content-type", "application/json")
-                .PUT(HttpRequest.BodyPublishers.ofString(jsonBody)));
+        return send("PUT", path, jsonBody, Map.of());
     }
 
-    private Response send(HttpRequest.Builder b) throws IOException, InterruptedException {
-        HttpResponse<String> r = http.send(b.header("x-richter-team", team).header("x-richter-user", "richter-cli")
-                .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+    public Response delete(String path) throws IOException, InterruptedException {
+        return send("DELETE", path, null, Map.of());
+    }
+
+    /**
+     * Sends any request.
+     *
+     * @param body    the body, sent as {@code application/json} (null: no body)
+     * @param headers extra headers (e.g. {@code Idempotency-Key})
+     */
+    public Response send(String method, String path, String body, Map<String, String> headers) throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(Duration.ofSeconds(30))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        Map<String, String> sent = new LinkedHashMap<>();
+        if (body != null) {
+            sent.put("content-type", "application/json");
+        }
+        if (!token.isEmpty()) {
+            sent.put("authorization", "Bearer " + token);
+        }
+        headers.forEach((k, v) -> sent.put(k.toLowerCase(java.util.Locale.ROOT), v));
+        sent.forEach(b::header);
+        HttpResponse<String> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
         JsonNode json = null;
         if (r.headers().firstValue("content-type").orElse("").startsWith("application/json") && !r.body().isEmpty()) {
             json = Json.MAPPER.readTree(r.body());
         }
-        return new Response(r.statusCode(), r.body(), json);
+        Response response = new Response(r.statusCode(), r.body(), json, r.headers());
+        Consumer<Exchange> o = observer;
+        if (o != null) {
+            o.accept(new Exchange(method, path, sent, body == null ? "" : body, response));
+        }
+        return response;
     }
 }

@@ -20,16 +20,25 @@ import java.util.Map;
 public final class Demo {
     /** The demo's team. */
     public static final String TEAM = "shop-team";
-    /** Budget of one {@code POST /traces} body, bytes: whole traces, well under the 6 MB Lambda invoke payload. */
-    static final int INGEST_CHUNK_BYTES = 4 * 1024 * 1024;
+    /**
+     * Budget of one {@code POST /traces} body, bytes: whole traces, 3 MiB, under the API's 4 MiB body limit
+     * ({@code PlanApi.MAX_BODY_BYTES}, itself under the 6 MB Lambda invoke payload) with room for a trace that
+     * overshoots the budget.
+     */
+    static final int INGEST_CHUNK_BYTES = dev.richter.api.PlanApi.MAX_BODY_BYTES * 3 / 4;
 
     private Demo() {}
 
     public static void main(String[] args) throws Exception {
-        Path root = LocalStack.rootFromEnv();
+        Path root = LocalAwsStack.rootFromEnv();
         Path work = root.resolve("build/local");
+        String remote = System.getenv("RICHTER_API_URL");
+        if (remote != null && !remote.isBlank()) {
+            System.exit(runRemote(root, remote));
+        }
         int status = 0;
-        try (LocalStack stack = new LocalStack(root, work, System.out::println).start(); Shop shop = Shop.start(root, shopEnv())) {
+        try (LocalAwsStack stack = new LocalAwsStack(root, work, System.out::println).start();
+             Shop shop = Shop.start(root, shopEnv(stack))) {
             run(root, stack);
         } catch (Exception e) {
             System.err.println("demo failed: " + e);
@@ -41,12 +50,18 @@ public final class Demo {
     /** The payment exit, which marked traffic must never reach for real. */
     public static final String PAYMENT_EXIT = "payment POST /charge";
 
+    /** Who the demo is, in the audit log ({@code sub} of its token). */
+    public static final String CALLER = "demo@shop-team";
+
     /**
      * The shop's environment for the demo: its inventory fetches the exit mocks from Richter's own
-     * {@code GET /safety/mocks} (refreshed every second) and answers marked payment calls with them.
+     * {@code GET /safety/mocks} (refreshed every second, with a token of the demo team) and answers marked payment
+     * calls with them.
      */
-    public static Map<String, String> shopEnv() {
-        return Map.of("SHOP_MOCKS_URL", LocalStack.apiBaseUrl() + "/safety/mocks?team=" + TEAM, "SHOP_MOCKS_REFRESH_MS", "1000");
+    public static Map<String, String> shopEnv(LocalAwsStack stack) {
+        return Map.of("SHOP_MOCKS_URL", LocalAwsStack.apiBaseUrl() + "/safety/mocks", "SHOP_MOCKS_REFRESH_MS", "1000",
+                "SHOP_MOCKS_TOKEN", stack.identity().token(TEAM, "shop-inventory", java.time.Duration.ofHours(2),
+                        com.nimbusds.jose.JWSAlgorithm.RS256));
     }
 
     /**
@@ -55,11 +70,48 @@ public final class Demo {
      * @return the directory holding {@code report.json} and {@code report.html}
      * @throws IllegalStateException when the API answers unexpectedly or the run does not finish
      */
-    public static Path run(Path root, LocalStack stack) throws IOException, InterruptedException {
-        ApiClient api = new ApiClient(LocalStack.apiBaseUrl(), TEAM);
+    public static Path run(Path root, LocalAwsStack stack) throws IOException, InterruptedException {
+        // a real token of the demo team, verified by the local API's JWT authorizer like any client's
+        String token = stack.identity().token(TEAM, CALLER, java.time.Duration.ofHours(2), com.nimbusds.jose.JWSAlgorithm.RS256);
+        System.out.println("authenticating as " + CALLER + " of team " + TEAM + " (a JWT of the local identity provider, RS256)");
+        return run(root, new ApiClient(LocalAwsStack.apiBaseUrl(), token), "127.0.0.1",
+                () -> "events on the bus: " + stack.eventBus().events().stream().map(e -> e.path("detail-type").asText()).toList());
+    }
+
+    /**
+     * The LocalStack path ({@code local/localstack.sh}): the main job against a deployed API at {@code apiUrl}, with the
+     * token in {@code RICHTER_TOKEN}; the shop runs here and is registered at {@code RICHTER_SHOP_HOST} (the name
+     * LocalStack's functions reach this machine by, default {@code host.docker.internal}).
+     *
+     * @return the exit status: 0 when the report was written
+     */
+    static int runRemote(Path root, String apiUrl) {
+        String token = System.getenv().getOrDefault("RICHTER_TOKEN", "");
+        String shopHost = System.getenv().getOrDefault("RICHTER_SHOP_HOST", "host.docker.internal");
+        String base = apiUrl.endsWith("/") ? apiUrl.substring(0, apiUrl.length() - 1) : apiUrl;
+        try (Shop shop = Shop.start(root, Map.of("SHOP_MOCKS_URL", base + "/safety/mocks", "SHOP_MOCKS_TOKEN", token,
+                "SHOP_MOCKS_REFRESH_MS", "1000"))) {
+            System.out.println("the main job against " + base + " (shop registered at " + shopHost + ")");
+            run(root, new ApiClient(base, token), shopHost, () -> "events: on LocalStack's event bus richter-local");
+            return 0;
+        } catch (Exception e) {
+            System.err.println("demo failed: " + e);
+            return 1;
+        }
+    }
+
+    /**
+     * Runs the main job through {@code api} against a shop started with {@link #shopEnv}, registered at
+     * {@code shopHost}; {@code events} says what reached the event bus.
+     *
+     * @return the directory holding {@code report.json} and {@code report.html}
+     * @throws IllegalStateException when the API answers unexpectedly or the run does not finish
+     */
+    static Path run(Path root, ApiClient api, String shopHost, java.util.function.Supplier<String> events)
+            throws IOException, InterruptedException {
         for (String service : List.of("order", "inventory")) {
             int port = service.equals("order") ? Shop.ORDER_PORT : Shop.INVENTORY_PORT;
-            var r = api.post("/services", Json.write(Map.of("name", service, "baseUrl", "http://127.0.0.1:" + port,
+            var r = api.post("/services", Json.write(Map.of("name", service, "baseUrl", "http://" + shopHost + ":" + port,
                     "healthPath", "/actuator/health", "prometheusPath", "/actuator/prometheus",
                     "datastores", List.of(Map.of("kind", "table", "production", service + "s", "shadow", service + "s_shadow")))));
             expect(r, 201, 200);
@@ -83,7 +135,7 @@ public final class Demo {
 
         Path spans = root.resolve("build/local/shop-spans.json");
         if (Shop.exportSpans(root, spans)) {
-            // one request per ≤ 4 MiB of whole traces: a request is one Lambda invocation (6 MB at most)
+            // one request per ≤ 3 MiB of whole traces: the API takes bodies of 4 MiB at most
             List<String> chunks = TraceChunks.split(Json.MAPPER.readTree(spans.toFile()), INGEST_CHUNK_BYTES);
             int parsed = 0;
             int edges = 0;
@@ -111,7 +163,7 @@ public final class Demo {
         System.out.println("capacity: " + report.path("capacity").path("maxSustainableQps").asDouble() + " QPS ("
                 + report.path("capacity").path("limitedBy").asText() + ")");
         System.out.println("confidence: " + report.path("confidence").path("score").asDouble());
-        System.out.println("events on the bus: " + stack.eventBus().events().stream().map(e -> e.path("detail-type").asText()).toList());
+        System.out.println(events.get());
         System.out.println("report: " + dir.resolve("report.json"));
         System.out.println("report: " + dir.resolve("report.html"));
         return dir;

@@ -81,6 +81,10 @@ public final class LambdaHost implements AutoCloseable {
      * the 6 MB request limit (6291456) plus 100.
      */
     public static final int RESPONSE_ALLOWANCE_BYTES = 100;
+    /** How much of a too-large body is read and dropped before the 413 is sent. */
+    private static final long DRAIN_LIMIT_BYTES = 64L * 1024 * 1024;
+    /** API Gateway's largest HTTP API request body: 10 MB. */
+    public static final int API_GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
     /** AWS Lambda's init phase limit, in seconds, for on-demand functions. */
     public static final int INIT_LIMIT_S = 10;
 
@@ -88,6 +92,8 @@ public final class LambdaHost implements AutoCloseable {
     private final Map<String, Queue<RequestStreamHandler>> warm = new ConcurrentHashMap<>();
     private final List<Template.Route> routes;
     private final int invokePayloadBytes;
+    private final ApiAuth auth;
+    private final int maxApiBodyBytes;
     private final Consumer<String> log;
     /** Handler threads still running (timed-out ones included), interrupted by {@link #close()}. */
     private final Set<Thread> running = ConcurrentHashMap.newKeySet();
@@ -102,7 +108,8 @@ public final class LambdaHost implements AutoCloseable {
     private HttpServer apiServer;
 
     /**
-     * A host with AWS's invocation payload limit ({@link LocalLimits#AWS_INVOKE_PAYLOAD_BYTES}).
+     * A host with AWS's invocation payload limit ({@link LocalLimits#AWS_INVOKE_PAYLOAD_BYTES}) whose routes with an
+     * authorizer refuse every request ({@link ApiAuth#none()}).
      *
      * @param template the parsed template (parameter overrides applied)
      * @param log      where one line per invocation goes
@@ -112,19 +119,33 @@ public final class LambdaHost implements AutoCloseable {
     }
 
     /**
+     * A host whose routes with an authorizer refuse every request ({@link ApiAuth#none()}), with API Gateway's body
+     * limit ({@value #API_GATEWAY_MAX_BODY_BYTES} bytes).
+     */
+    public LambdaHost(Template template, int invokePayloadBytes, Consumer<String> log) {
+        this(template, invokePayloadBytes, ApiAuth.none(), API_GATEWAY_MAX_BODY_BYTES, log);
+    }
+
+    /**
      * @param template           the parsed template (parameter overrides applied): functions with their
      *                           handler, {@code Timeout} and {@code MemorySize}, and the HTTP API routes
      * @param invokePayloadBytes the largest request body, in bytes (see {@link LocalLimits#invokePayloadBytes()})
+     * @param auth               how routes with an authorizer authorize a request
+     * @param maxApiBodyBytes    the largest HTTP API request body, bytes: a larger one is answered 413 without
+     *                           invoking anything
      * @param log                where one line per invocation goes
-     * @throws IllegalArgumentException when {@code invokePayloadBytes} is below 1
+     * @throws IllegalArgumentException when {@code invokePayloadBytes} or {@code maxApiBodyBytes} is below 1
      */
-    public LambdaHost(Template template, int invokePayloadBytes, Consumer<String> log) {
-        if (invokePayloadBytes < 1) {
-            throw new IllegalArgumentException("invokePayloadBytes must be positive, was " + invokePayloadBytes);
+    public LambdaHost(Template template, int invokePayloadBytes, ApiAuth auth, int maxApiBodyBytes, Consumer<String> log) {
+        if (invokePayloadBytes < 1 || maxApiBodyBytes < 1) {
+            throw new IllegalArgumentException("invokePayloadBytes and maxApiBodyBytes must be positive, were "
+                    + invokePayloadBytes + " and " + maxApiBodyBytes);
         }
         template.functions().forEach(f -> functions.put(f.logicalId(), f));
         this.routes = template.routes();
         this.invokePayloadBytes = invokePayloadBytes;
+        this.auth = java.util.Objects.requireNonNull(auth, "auth");
+        this.maxApiBodyBytes = maxApiBodyBytes;
         this.log = log;
     }
 
@@ -331,34 +352,81 @@ public final class LambdaHost implements AutoCloseable {
         }
     }
 
+    /**
+     * Serves one HTTP API request as API Gateway would: the route whose method and path match, else the
+     * {@code $default} route; the route's authorizer; then the function, whose answer is the response. The host's own
+     * answers use Richter's error shape {@code {"error", "message"}}: 404 {@code NotFound} when no route matches and
+     * there is no {@code $default} route, 413 {@code PayloadTooLarge} for a body over {@code maxApiBodyBytes}, 401
+     * {@code Unauthorized} (with {@code WWW-Authenticate: Bearer error="invalid_token"}) when the authorizer refuses,
+     * 500 {@code InternalError} when the function fails. (On AWS, API Gateway answers its own errors as
+     * {@code {"message": "..."}}.)
+     */
     private void serveApi(HttpExchange ex) throws IOException {
         try (ex) {
             String method = ex.getRequestMethod();
             String rawPath = ex.getRequestURI().getRawPath();
-            for (Template.Route route : routes) {
-                Map<String, String> params = match(route.path(), rawPath);
-                if (params != null && route.method().equals(method)) {
-                    byte[] body = ex.getRequestBody().readAllBytes();
-                    Invocation inv = invoke(route.functionLogicalId(), Json.MAPPER.writeValueAsBytes(event(ex, route, params, body)));
-                    if (inv.status() != 200 || inv.functionError() != null) {
-                        // API Gateway answers a failed Lambda integration (error, timeout, limit) with 500
-                        send(ex, 500, "application/json", "{\"message\":\"Internal Server Error\"}".getBytes(StandardCharsets.UTF_8), Map.of());
-                        return;
-                    }
-                    JsonNode resp = Json.MAPPER.readTree(inv.payload());
-                    Map<String, String> headers = new LinkedHashMap<>();
-                    resp.path("headers").fields().forEachRemaining(h -> headers.put(h.getKey(), h.getValue().asText()));
-                    String contentType = headers.getOrDefault("content-type", "application/json");
-                    headers.remove("content-type");
-                    String text = resp.path("body").asText("");
-                    byte[] out = resp.path("isBase64Encoded").asBoolean(false) ? Base64.getDecoder().decode(text)
-                            : text.getBytes(StandardCharsets.UTF_8);
-                    send(ex, resp.path("statusCode").asInt(200), contentType, out, headers);
+            Template.Route route = null;
+            Map<String, String> params = null;
+            for (Template.Route r : routes) {
+                Map<String, String> p = r.isDefault() ? null : match(r.path(), rawPath);
+                if (p != null && (r.method().equals(method) || r.method().equals("ANY"))) {
+                    route = r;
+                    params = p;
+                    break;
+                }
+            }
+            if (route == null) {
+                route = routes.stream().filter(Template.Route::isDefault).findFirst().orElse(null);
+                params = Map.of();
+            }
+            if (route == null) {
+                sendError(ex, 404, "NotFound", "no route " + method + " " + rawPath, Map.of());
+                return;
+            }
+            byte[] body = ex.getRequestBody().readNBytes(maxApiBodyBytes + 1);
+            if (body.length > maxApiBodyBytes) {
+                // read (and drop) a bounded rest, so the client is not cut off mid-upload and reads the answer
+                ex.getRequestBody().skip(DRAIN_LIMIT_BYTES);
+                sendError(ex, 413, "PayloadTooLarge", "body: larger than the limit of " + maxApiBodyBytes + " bytes", Map.of());
+                return;
+            }
+            Map<String, String> headers = new LinkedHashMap<>();
+            ex.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(Locale.ROOT), String.join(",", v)));
+            Map<String, String> claims = null;
+            if (!route.authorizer().isEmpty()) {
+                try {
+                    claims = auth.authorize(route.authorizer(), headers);
+                } catch (JwtAuthorizer.Rejected e) {
+                    log.accept("api " + method + " " + rawPath + " 401: " + e.getMessage());
+                    sendError(ex, 401, "Unauthorized", e.getMessage(), Map.of("WWW-Authenticate",
+                            "Bearer error=\"invalid_token\", error_description=\"" + e.getMessage().replace("\"", "'") + "\""));
                     return;
                 }
             }
-            send(ex, 404, "application/json", "{\"message\":\"Not Found\"}".getBytes(StandardCharsets.UTF_8), Map.of());
+            Invocation inv = invoke(route.functionLogicalId(), Json.MAPPER.writeValueAsBytes(event(ex, route, params, headers, body, claims)));
+            if (inv.status() != 200 || inv.functionError() != null) {
+                // API Gateway answers a failed Lambda integration (error, timeout, limit) with 500
+                sendError(ex, 500, "InternalError", "the function failed; see the local stack's log", Map.of());
+                return;
+            }
+            JsonNode resp = Json.MAPPER.readTree(inv.payload());
+            Map<String, String> out = new LinkedHashMap<>();
+            resp.path("headers").fields().forEachRemaining(h -> out.put(h.getKey(), h.getValue().asText()));
+            String contentType = out.getOrDefault("content-type", "application/json");
+            out.remove("content-type");
+            String text = resp.path("body").asText("");
+            byte[] bytes = resp.path("isBase64Encoded").asBoolean(false) ? Base64.getDecoder().decode(text)
+                    : text.getBytes(StandardCharsets.UTF_8);
+            send(ex, resp.path("statusCode").asInt(200), contentType, bytes, out);
         }
+    }
+
+    private static void sendError(HttpExchange ex, int status, String code, String message, Map<String, String> headers)
+            throws IOException {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("error", code);
+        body.put("message", message);
+        send(ex, status, "application/json", Json.write(body).getBytes(StandardCharsets.UTF_8), headers);
     }
 
     /** Path parameters when {@code rawPath} matches the route template ({@code /runs/{runId}}), else null. */
@@ -382,8 +450,12 @@ public final class LambdaHost implements AutoCloseable {
         return params;
     }
 
-    /** The API Gateway HTTP API payload format 2.0 event of one request. */
-    private static ObjectNode event(HttpExchange ex, Template.Route route, Map<String, String> params, byte[] body) {
+    /**
+     * The API Gateway HTTP API payload format 2.0 event of one request; {@code claims} (null on an open route) go to
+     * {@code requestContext.authorizer.jwt.claims}, as the JWT authorizer hands them over.
+     */
+    private static ObjectNode event(HttpExchange ex, Template.Route route, Map<String, String> params, Map<String, String> requestHeaders,
+                                    byte[] body, Map<String, String> claims) {
         ObjectNode e = Json.MAPPER.createObjectNode();
         e.put("version", "2.0");
         e.put("routeKey", route.routeKey());
@@ -391,7 +463,7 @@ public final class LambdaHost implements AutoCloseable {
         String rawQuery = ex.getRequestURI().getRawQuery();
         e.put("rawQueryString", rawQuery == null ? "" : rawQuery);
         ObjectNode headers = e.putObject("headers");
-        ex.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(java.util.Locale.ROOT), String.join(",", v)));
+        requestHeaders.forEach(headers::put);
         if (rawQuery != null && !rawQuery.isEmpty()) {
             ObjectNode q = e.putObject("queryStringParameters");
             for (String pair : rawQuery.split("&")) {
@@ -409,6 +481,12 @@ public final class LambdaHost implements AutoCloseable {
         rc.put("routeKey", route.routeKey());
         rc.put("requestId", UUID.randomUUID().toString());
         rc.put("timeEpoch", System.currentTimeMillis());
+        if (claims != null) {
+            ObjectNode jwt = rc.putObject("authorizer").putObject("jwt");
+            ObjectNode c = jwt.putObject("claims");
+            claims.forEach(c::put);
+            jwt.putNull("scopes");
+        }
         ObjectNode http = rc.putObject("http");
         http.put("method", ex.getRequestMethod());
         http.put("path", ex.getRequestURI().getRawPath());

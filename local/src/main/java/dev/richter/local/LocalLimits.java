@@ -17,7 +17,7 @@ import java.util.TreeMap;
  *   <li>{@link #invokePayloadBytes} by {@link LambdaHost} (request and response of an Invoke);</li>
  *   <li>{@link #statePayloadBytes}, {@link #inlineMapMaxConcurrency}, {@link #distributedMapMaxConcurrency}
  *       and {@link #historyEventsPerExecution} by {@code local/node/sfn-server.cjs}, which gets them from
- *       {@link LocalStack} in its config ({@code "limits": {...}});</li>
+ *       {@link LocalAwsStack} in its config ({@code "limits": {...}});</li>
  *   <li>all five are also handed to the functions as system properties ({@code RICHTER_INVOKE_PAYLOAD_BYTES},
  *       {@code RICHTER_STATE_PAYLOAD_BYTES}, {@code RICHTER_INLINE_MAP_MAX_CONCURRENCY},
  *       {@code RICHTER_DISTRIBUTED_MAP_MAX_CONCURRENCY}, {@code RICHTER_HISTORY_EVENT_LIMIT}) for their

@@ -97,10 +97,51 @@ public final class Template {
         }
     }
 
-    /** An HTTP API route on a function, e.g. {@code POST /plans/{planId}/runs}. */
-    public record Route(String method, String path, String functionLogicalId) {
+    /**
+     * An HTTP API route on a function, e.g. {@code POST /plans/{planId}/runs}, or the catch-all {@code $default}
+     * (SAM {@code Path: $default}, {@code Method: ANY}) that API Gateway sends every request no other route matches.
+     *
+     * @param authorizer the name of the route's authorizer (the event's {@code Auth.Authorizer}, else its API's
+     *                   {@code Auth.DefaultAuthorizer}), empty when the route is open ({@code NONE} or no authorizer)
+     */
+    public record Route(String method, String path, String functionLogicalId, String authorizer) {
+        public Route {
+            authorizer = authorizer == null || authorizer.equals("NONE") ? "" : authorizer;
+        }
+
+        /** An open route. */
+        public Route(String method, String path, String functionLogicalId) {
+            this(method, path, functionLogicalId, "");
+        }
+
+        /** {@code METHOD /path}, or {@code $default} for the catch-all route. */
         public String routeKey() {
-            return method + " " + path;
+            return isDefault() ? "$default" : method + " " + path;
+        }
+
+        public boolean isDefault() {
+            return "$default".equals(path);
+        }
+    }
+
+    /**
+     * A JWT authorizer of an {@code AWS::Serverless::HttpApi} ({@code Auth.Authorizers.<name>.JwtConfiguration}).
+     *
+     * @param name           the authorizer's name
+     * @param issuer         {@code JwtConfiguration.issuer}, resolved
+     * @param audiences      {@code JwtConfiguration.audience}, resolved
+     * @param identitySource e.g. {@code $request.header.Authorization}
+     */
+    public record JwtAuthorizerDef(String name, String issuer, List<String> audiences, String identitySource) {
+        public JwtAuthorizerDef {
+            audiences = List.copyOf(audiences);
+        }
+
+        /** The lower-case header name of {@code $request.header.<Name>}. */
+        public String headerName() {
+            String prefix = "$request.header.";
+            return identitySource.startsWith(prefix) ? identitySource.substring(prefix.length()).toLowerCase(Locale.ROOT)
+                    : "authorization";
         }
     }
 
@@ -329,17 +370,46 @@ public final class Template {
         return n;
     }
 
-    /** Every {@code HttpApi} event of every function. */
+    /**
+     * Every {@code HttpApi} event of every function, with its authorizer: the event's {@code Auth.Authorizer}, else
+     * the {@code Auth.DefaultAuthorizer} of the API its {@code ApiId} names.
+     */
     public List<Route> routes() {
         List<Route> out = new ArrayList<>();
         resources("AWS::Serverless::Function").forEach((id, p) -> p.path("Events").fields().forEachRemaining(ev -> {
             JsonNode e = ev.getValue();
             if ("HttpApi".equals(e.path("Type").asText())) {
                 String where = id + ".Events." + ev.getKey() + ".Properties.";
-                String method = text(e.path("Properties").path("Method"), where + "Method");
-                String path = text(e.path("Properties").path("Path"), where + "Path");
-                out.add(new Route(method == null ? "" : method.toUpperCase(Locale.ROOT), path == null ? "" : path, id));
+                JsonNode props = e.path("Properties");
+                String method = text(props.path("Method"), where + "Method");
+                String path = text(props.path("Path"), where + "Path");
+                String authorizer = text(props.path("Auth").path("Authorizer"), where + "Auth.Authorizer");
+                if (authorizer == null) {
+                    String api = text(props.path("ApiId"), where + "ApiId");
+                    authorizer = api == null ? null
+                            : text(doc.path("Resources").path(api).path("Properties").path("Auth").path("DefaultAuthorizer"),
+                                    api + ".Properties.Auth.DefaultAuthorizer");
+                }
+                out.add(new Route(method == null ? "" : method.toUpperCase(Locale.ROOT), path == null ? "" : path, id, authorizer));
             }
+        }));
+        return out;
+    }
+
+    /** Every JWT authorizer of every {@code AWS::Serverless::HttpApi}, by name, issuer and audiences resolved. */
+    public Map<String, JwtAuthorizerDef> jwtAuthorizers() {
+        Map<String, JwtAuthorizerDef> out = new LinkedHashMap<>();
+        resources("AWS::Serverless::HttpApi").forEach((id, p) -> p.path("Auth").path("Authorizers").fields().forEachRemaining(a -> {
+            JsonNode jwt = a.getValue().path("JwtConfiguration");
+            if (jwt.isMissingNode()) {
+                return;
+            }
+            String where = id + ".Auth.Authorizers." + a.getKey() + ".JwtConfiguration.";
+            List<String> audiences = new ArrayList<>();
+            jwt.path("audience").forEach(v -> audiences.add(text(v, where + "audience")));
+            String source = text(a.getValue().path("IdentitySource"), id + ".Auth.Authorizers." + a.getKey() + ".IdentitySource");
+            out.put(a.getKey(), new JwtAuthorizerDef(a.getKey(), text(jwt.path("issuer"), where + "issuer"), audiences,
+                    source == null ? "$request.header.Authorization" : source));
         }));
         return out;
     }

@@ -7,7 +7,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Bad input through the real HTTP API: 400 with the JSON path and reason, 404 for unknown ids, nothing half-written. */
-class ApiIT extends LocalStackTestSupport {
+class ApiIT extends LocalAwsStackTestSupport {
 
     @Test
     void planWithAMissingOrWrongFieldIsA400NamingThePath() throws Exception {
@@ -18,11 +18,11 @@ class ApiIT extends LocalStackTestSupport {
         assertEquals("ValidationFailed", missing.json().path("error").asText());
         assertTrue(missing.body().contains("preTest"), missing.body());
 
-        var wrong = api.post("/plans", LocalStackTestSupport.plan("svc", -2, 1, List.<double[]>of(new double[] {1, 1})));
+        var wrong = api.post("/plans", LocalAwsStackTestSupport.plan("svc", -2, 1, List.<double[]>of(new double[] {1, 1})));
         assertEquals(400, wrong.status(), wrong.body());
         assertEquals("$.preTest.qps", wrong.json().path("errors").get(0).path("path").asText(), wrong.body());
 
-        var unregistered = api.post("/plans", LocalStackTestSupport.plan("ghost", 1, 1, List.<double[]>of(new double[] {1, 1})));
+        var unregistered = api.post("/plans", LocalAwsStackTestSupport.plan("ghost", 1, 1, List.<double[]>of(new double[] {1, 1})));
         assertEquals(400, unregistered.status());
         assertEquals("$.scenarios[0].service", unregistered.json().path("errors").get(0).path("path").asText());
 
@@ -52,12 +52,11 @@ class ApiIT extends LocalStackTestSupport {
         assertEquals(404, api("team-other").get("/safety").status(), "another team's configuration is invisible");
         assertEquals(0, api("team-other").get("/safety/mocks").json().path("mocks").size());
 
-        // the SDK sends no team header: the query names the team
-        var http = java.net.http.HttpClient.newHttpClient();
-        var sdk = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(LocalStack.apiBaseUrl()
-                + "/safety/mocks?team=team-safety")).GET().build(), java.net.http.HttpResponse.BodyHandlers.ofString());
-        assertEquals(200, sdk.statusCode(), sdk.body());
-        assertEquals("payment POST /charge", dev.richter.common.Json.MAPPER.readTree(sdk.body()).path("mocks").get(0).path("exit").asText());
+        // the SDK authenticates like any client: a token of the team, no query or header can name another team
+        var sdk = new ApiClient(LocalAwsStack.apiBaseUrl(), token("team-safety")).get("/safety/mocks?team=team-other");
+        assertEquals(200, sdk.status(), sdk.body());
+        assertEquals("payment POST /charge", sdk.json().path("mocks").get(0).path("exit").asText());
+        assertEquals(401, new ApiClient(LocalAwsStack.apiBaseUrl(), null).get("/safety/mocks?team=team-safety").status());
     }
 
     @Test
@@ -70,7 +69,7 @@ class ApiIT extends LocalStackTestSupport {
         assertEquals(404, api.get("/runs/run-nope/report").status());
 
         register(api, "svc", "http://127.0.0.1:9");
-        var created = api.post("/plans", LocalStackTestSupport.plan("svc", 1, 1, List.<double[]>of(new double[] {1, 1})));
+        var created = api.post("/plans", LocalAwsStackTestSupport.plan("svc", 1, 1, List.<double[]>of(new double[] {1, 1})));
         assertEquals(201, created.status(), created.body());
         String planId = created.json().path("planId").asText();
         assertEquals(200, api.get("/plans/" + planId).status());
@@ -79,17 +78,17 @@ class ApiIT extends LocalStackTestSupport {
     }
 
     @Test
-    void aRequestWithoutTeamIsA401AndACoreModuleTypoIsA400() throws Exception {
-        var http = java.net.http.HttpClient.newHttpClient();
-        var noTeam = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(LocalStack.apiBaseUrl() + "/services"))
-                .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"name\":\"x\",\"baseUrl\":\"http://127.0.0.1:9\"}")).build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString());
-        assertEquals(401, noTeam.statusCode(), noTeam.body());
-        assertTrue(noTeam.body().contains("NoTeam"), noTeam.body());
+    void aRequestWithoutTokenIsA401AndACoreModuleTypoIsA400() throws Exception {
+        var noToken = new ApiClient(LocalAwsStack.apiBaseUrl(), null).post("/services", "{\"name\":\"x\",\"baseUrl\":\"http://127.0.0.1:9\"}");
+        assertEquals(401, noToken.status(), noToken.body());
+        assertEquals("Unauthorized", noToken.json().path("error").asText(), noToken.body());
+        // the header that used to name the team is ignored without --insecure-dev-auth
+        var header = new ApiClient(LocalAwsStack.apiBaseUrl(), null).send("GET", "/services", null, java.util.Map.of("x-richter-team", "team-core"));
+        assertEquals(401, header.status(), header.body());
 
         ApiClient api = api("team-core");
         register(api, "svc", "http://127.0.0.1:9");
-        String plan = LocalStackTestSupport.plan("svc", 1, 1, List.<double[]>of(new double[] {1, 1})).replace("\"coreModules\":[\"svc\"]",
+        String plan = LocalAwsStackTestSupport.plan("svc", 1, 1, List.<double[]>of(new double[] {1, 1})).replace("\"coreModules\":[\"svc\"]",
                 "\"coreModules\":[\"svc\",\"sevice\"]");
         var typo = api.post("/plans", plan);
         assertEquals(400, typo.status(), typo.body());

@@ -17,7 +17,7 @@ import software.amazon.event.ruler.Machine;
  */
 class EventPatternTest {
     static Machine onCall() throws Exception {
-        Template t = Template.load(LocalStack.rootFromEnv());
+        Template t = Template.load(LocalAwsStack.rootFromEnv(), LocalAwsStack.LOCAL_PARAMETER_DEFAULTS);
         String pattern = t.eventRulePatterns().get("OnCallRule");
         Machine m = new Machine();
         m.addRule("OnCallRule", pattern);

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
  * link) → tree → upstream → annotate → exits → comparison with a marked link set; and
  * {@code POST /traces} with a corpus file and with a malformed one.
  */
-class LinksIT extends LocalStackTestSupport {
+class LinksIT extends LocalAwsStackTestSupport {
     private static JsonNode invoke(String event) throws Exception {
         byte[] payload = Files.readAllBytes(root.resolve("events/link-builder/" + event));
         LambdaHost.Invocation inv = stack.lambdaHost().invoke(

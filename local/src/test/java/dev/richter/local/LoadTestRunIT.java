@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
  * The load-test-run state machine (the real ASL on aws-local-stepfunctions) against real HTTP
  * targets on loopback: a passing run, a pre-test gate failure, an abort during the formal stage.
  */
-class LoadTestRunIT extends LocalStackTestSupport {
+class LoadTestRunIT extends LocalAwsStackTestSupport {
 
     @Test
     void passingRunReportsThePreTestAndEveryFormalStepWithExactCounts() throws Exception {

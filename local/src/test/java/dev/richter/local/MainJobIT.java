@@ -15,12 +15,12 @@ import org.junit.jupiter.api.Test;
  * with the OpenTelemetry agent), the shop plan (pre-test 2 QPS x 10 s; formal 20 -> 40 -> 80 QPS
  * x 15 s) through the HTTP API, span ingestion, and the report files.
  */
-class MainJobIT extends LocalStackTestSupport {
+class MainJobIT extends LocalAwsStackTestSupport {
 
     @Test
     void mainJobWritesAReportWithThePreTestAndThreeFormalStepsOnTarget() throws Exception {
         Path dir;
-        try (Shop shop = Shop.start(root, Demo.shopEnv())) {
+        try (Shop shop = Shop.start(root, Demo.shopEnv(stack))) {
             dir = Demo.run(root, stack);
         }
         JsonNode report = Json.MAPPER.readTree(Files.readString(dir.resolve("report.json")));

@@ -41,7 +41,7 @@ class ProductionSizeIT {
     static final LocalLimits COMPRESSED = LocalLimits.AWS.withHistoryEventsPerExecution(HISTORY_LIMIT)
             .withInlineMapMaxConcurrency(MAP_LIMIT)
             .withParameterOverrides(Map.of("LoadDriverTimeoutSeconds", "15", "WorkerLeadMs", "3000", "LegMarginMs", "2000"));
-    static final Path ROOT = LocalStack.rootFromEnv();
+    static final Path ROOT = LocalAwsStack.rootFromEnv();
     static final String SM = "arn:aws:states:us-east-1:123456789012:stateMachine:LoadTestRunStateMachine";
 
     /** 24 QPS and 30 QPS for 20 s each at 5 QPS per worker: 5 and 6 workers (over the Map limit), 3 legs each. */
@@ -55,10 +55,11 @@ class ProductionSizeIT {
 
     @Test
     void aPlanOfManyLegsAndMoreWorkersThanTheMapLimitPassesWithExactCounts() throws Exception {
-        try (LocalStack stack = start(ROOT, "it-production-size"); FakeTarget target = new FakeTarget();
+        try (LocalAwsStack stack = start(ROOT, "it-production-size"); FakeTarget target = new FakeTarget();
              SfnClient sfn = sfn()) {
-            ApiClient api = new ApiClient(LocalStack.apiBaseUrl(), "team-size");
-            LocalStackTestSupport.register(api, "orders-svc", target.baseUrl());
+            ApiClient api = new ApiClient(LocalAwsStack.apiBaseUrl(), stack.identity().token("team-size", "it@team-size",
+                    java.time.Duration.ofHours(1), com.nimbusds.jose.JWSAlgorithm.RS256));
+            LocalAwsStackTestSupport.register(api, "orders-svc", target.baseUrl());
             var created = api.post("/plans", plan("orders-svc"));
             assertEquals(201, created.status(), created.body());
             String planId = created.json().path("planId").asText();
@@ -100,16 +101,17 @@ class ProductionSizeIT {
 
     @Test
     void anAbortInTheFirstLegStopsTheLegsStillWaitingToLaunch() throws Exception {
-        try (LocalStack stack = start(ROOT, "it-production-size-abort"); FakeTarget target = new FakeTarget();
+        try (LocalAwsStack stack = start(ROOT, "it-production-size-abort"); FakeTarget target = new FakeTarget();
              SfnClient sfn = sfn()) {
-            ApiClient api = new ApiClient(LocalStack.apiBaseUrl(), "team-size");
-            LocalStackTestSupport.register(api, "orders-svc", target.baseUrl());
+            ApiClient api = new ApiClient(LocalAwsStack.apiBaseUrl(), stack.identity().token("team-size", "it@team-size",
+                    java.time.Duration.ofHours(1), com.nimbusds.jose.JWSAlgorithm.RS256));
+            LocalAwsStackTestSupport.register(api, "orders-svc", target.baseUrl());
             // one formal step of 120 s: 15 legs of 8 s, all waiting to launch as child executions
             String plan = Json.write(Map.of("name", "long step", "scenarios", List.of(Map.of("name", "orders",
                             "service", "orders-svc", "requests", List.of(Map.of("method", "POST", "path", "/orders")))),
                     "preTest", Map.of("qps", 2, "durationS", 3), "formal", Map.of("steps", List.of(Map.of("qps", 10, "durationS", 120))),
                     "coreModules", List.of("orders-svc"), "perWorkerQps", 5, "requestTimeoutMs", 1000));
-            String runId = LocalStackTestSupport.startRun(api, plan);
+            String runId = LocalAwsStackTestSupport.startRun(api, plan);
             long deadline = System.currentTimeMillis() + 90_000;
             while (System.currentTimeMillis() < deadline
                     && !api.get("/runs/" + runId).json().path("run").path("stage").asText().equals("formal")) {
@@ -146,10 +148,11 @@ class ProductionSizeIT {
     @Test
     void workersAsAnInlineMapStartLateBeyondTheMapLimitAndAreNamed() throws Exception {
         Path root = variantRoot("inline-workers", asl -> inlineMaps(asl, "Workers"));
-        try (LocalStack stack = start(root, "it-production-size-inline-workers"); FakeTarget target = new FakeTarget()) {
-            ApiClient api = new ApiClient(LocalStack.apiBaseUrl(), "team-size");
-            LocalStackTestSupport.register(api, "orders-svc", target.baseUrl());
-            JsonNode report = awaitReport(api, LocalStackTestSupport.startRun(api, plan("orders-svc")));
+        try (LocalAwsStack stack = start(root, "it-production-size-inline-workers"); FakeTarget target = new FakeTarget()) {
+            ApiClient api = new ApiClient(LocalAwsStack.apiBaseUrl(), stack.identity().token("team-size", "it@team-size",
+                    java.time.Duration.ofHours(1), com.nimbusds.jose.JWSAlgorithm.RS256));
+            LocalAwsStackTestSupport.register(api, "orders-svc", target.baseUrl());
+            JsonNode report = awaitReport(api, LocalAwsStackTestSupport.startRun(api, plan("orders-svc")));
             JsonNode step = report.path("formal").get(1);
             List<String> late = new ArrayList<>();
             step.path("lateWorkers").forEach(w -> late.add(w.path("worker").asText()));
@@ -162,11 +165,12 @@ class ProductionSizeIT {
     @Test
     void legsAndWorkersInOneExecutionBreakTheHistoryLimit() throws Exception {
         Path root = variantRoot("inline-legs", asl -> inlineMaps(asl, "Workers", "RunLegs"));
-        try (LocalStack stack = start(root, "it-production-size-inline-legs"); FakeTarget target = new FakeTarget();
+        try (LocalAwsStack stack = start(root, "it-production-size-inline-legs"); FakeTarget target = new FakeTarget();
              SfnClient sfn = sfn()) {
-            ApiClient api = new ApiClient(LocalStack.apiBaseUrl(), "team-size");
-            LocalStackTestSupport.register(api, "orders-svc", target.baseUrl());
-            String runId = LocalStackTestSupport.startRun(api, plan("orders-svc"));
+            ApiClient api = new ApiClient(LocalAwsStack.apiBaseUrl(), stack.identity().token("team-size", "it@team-size",
+                    java.time.Duration.ofHours(1), com.nimbusds.jose.JWSAlgorithm.RS256));
+            LocalAwsStackTestSupport.register(api, "orders-svc", target.baseUrl());
+            String runId = LocalAwsStackTestSupport.startRun(api, plan("orders-svc"));
             DescribeExecutionResponse done = awaitExecution(sfn, SM + "", runId);
             assertEquals("FAILED", done.statusAsString(), done.toString());
             assertEquals("States.Runtime", done.error(), done.cause());
@@ -176,12 +180,13 @@ class ProductionSizeIT {
 
     @Test
     void aStepNotCutIntoLegsRunsOutOfLambdaTime() throws Exception {
-        try (LocalStack stack = start(ROOT, "it-production-size-no-legs"); FakeTarget target = new FakeTarget()) {
+        try (LocalAwsStack stack = start(ROOT, "it-production-size-no-legs"); FakeTarget target = new FakeTarget()) {
             // step start and the plan checks believe the load driver has 900 s; the Lambda host still ends it at 15 s
             System.setProperty("LOAD_DRIVER_TIMEOUT_S", "900");
-            ApiClient api = new ApiClient(LocalStack.apiBaseUrl(), "team-size");
-            LocalStackTestSupport.register(api, "orders-svc", target.baseUrl());
-            JsonNode report = awaitReport(api, LocalStackTestSupport.startRun(api, plan("orders-svc")));
+            ApiClient api = new ApiClient(LocalAwsStack.apiBaseUrl(), stack.identity().token("team-size", "it@team-size",
+                    java.time.Duration.ofHours(1), com.nimbusds.jose.JWSAlgorithm.RS256));
+            LocalAwsStackTestSupport.register(api, "orders-svc", target.baseUrl());
+            JsonNode report = awaitReport(api, LocalAwsStackTestSupport.startRun(api, plan("orders-svc")));
             JsonNode step = report.path("formal").get(0);
             assertEquals(1, step.path("legs").asInt(), step.toString());
             assertTrue(step.path("unsentAtTimeLimit").asLong() > 0, "the 20 s step cannot fit a 15 s invocation: " + step);
@@ -195,8 +200,9 @@ class ProductionSizeIT {
 
     // ---- helpers ---------------------------------------------------------------------------------------------
 
-    private static LocalStack start(Path root, String workDir) throws Exception {
-        return new LocalStack(root, ROOT.resolve("local/target/" + workDir), COMPRESSED, System.out::println).start();
+    private static LocalAwsStack start(Path root, String workDir) throws Exception {
+        OpenApiConformance.install();
+        return new LocalAwsStack(root, ROOT.resolve("local/target/" + workDir), COMPRESSED, System.out::println).start();
     }
 
     private static SfnClient sfn() {

@@ -18,7 +18,7 @@ import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
  * Decision rules are stored per team in DynamoDB and read on every decision: a changed rule
  * applies to the very next round of the deployed fault decider, without redeploy (DESIGN.md §4).
  */
-class RuleHotReloadIT extends LocalStackTestSupport {
+class RuleHotReloadIT extends LocalAwsStackTestSupport {
     private static JsonNode decide(String runId, String team, long nowMs) throws Exception {
         Map<String, Object> http = Map.of("module", "cart", "kind", "http", "ok", false, "status", "DOWN",
                 "failingComponents", List.of("db"), "latencyMs", 3, "detail", "status DOWN (HTTP 503)", "metrics", Map.of(),

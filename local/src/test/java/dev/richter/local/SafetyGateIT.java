@@ -35,7 +35,7 @@ import software.amazon.awssdk.services.sfn.model.StartExecutionRequest;
  * that need it (methods run in order so each variant starts once).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class SafetyGateIT extends LocalStackTestSupport {
+class SafetyGateIT extends LocalAwsStackTestSupport {
     static final int ORDER_PORT = 19181;
     static final int INVENTORY_PORT = 19182;
     static final int PAYMENT_PORT = 19183;
@@ -179,7 +179,7 @@ class SafetyGateIT extends LocalStackTestSupport {
         var mocks = api(team).get("/safety/mocks");
         assertEquals(200, mocks.status(), mocks.body());
         assertEquals(PAYMENT_EXIT, mocks.json().path("mocks").get(0).path("exit").asText());
-        useShop(Map.of("SHOP_MOCKS_URL", LocalStack.apiBaseUrl() + "/safety/mocks?team=" + team,
+        useShop(Map.of("SHOP_MOCKS_URL", LocalAwsStack.apiBaseUrl() + "/safety/mocks", "SHOP_MOCKS_TOKEN", token(team),
                 "SHOP_MOCKS_REFRESH_MS", "1000"));
         JsonNode report = show("mocked payment", awaitReport(api, startRun(api, shopPlan()), 180_000));
 

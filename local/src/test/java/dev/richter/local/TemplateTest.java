@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.richter.common.Json;
 import dev.richter.common.TableNames;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -28,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * timeouts, memory and environments resolve as CloudFormation/SAM resolve them.
  */
 class TemplateTest {
-    static final Path ROOT = LocalStack.rootFromEnv();
+    static final Path ROOT = LocalAwsStack.rootFromEnv();
 
     static final String FIXTURE = """
             Parameters:
@@ -195,7 +197,7 @@ class TemplateTest {
 
     @Test
     void theRealTemplateResolvesTimeoutsMemoryAndEnvironment() throws IOException {
-        Template t = Template.load(ROOT);
+        Template t = Template.load(ROOT, LocalAwsStack.LOCAL_PARAMETER_DEFAULTS);
         Template.FunctionDef loadDriver = function(t, "LoadDriverFunction");
         assertEquals(900, loadDriver.timeoutS(), "LoadDriverFunction's Timeout");
         assertEquals(1769, loadDriver.memoryMb());
@@ -210,19 +212,21 @@ class TemplateTest {
             assertFalse(f.environment().getOrDefault("EVENT_BUS_NAME", "").isBlank(), f.logicalId() + ": EVENT_BUS_NAME from Globals");
         }
         // one JVM can hold every function's environment (no name with two values)
-        LocalStack.functionProperties(t.functions(), LocalLimits.AWS, name -> null);
+        LocalAwsStack.functionProperties(t.functions(), LocalLimits.AWS, name -> null);
     }
 
     @Test
     void theLoadDriverTimeoutParameterWhenTheTemplateDeclaresIt() throws IOException {
-        Template t = Template.load(ROOT);
+        Template t = Template.load(ROOT, LocalAwsStack.LOCAL_PARAMETER_DEFAULTS);
         Assumptions.assumeTrue(t.parameters().containsKey("LoadDriverTimeoutSeconds"), "template.yaml has no LoadDriverTimeoutSeconds yet");
-        assertEquals(15, function(t.withParameterOverrides(Map.of("LoadDriverTimeoutSeconds", "15")), "LoadDriverFunction").timeoutS());
+        Map<String, String> overrides = new java.util.HashMap<>(LocalAwsStack.LOCAL_PARAMETER_DEFAULTS);
+        overrides.put("LoadDriverTimeoutSeconds", "15");
+        assertEquals(15, function(t.withParameterOverrides(overrides), "LoadDriverFunction").timeoutS());
     }
 
     @Test
     void everyDefinitionSubstitutionNamesAFunctionOfTheTemplateAndEveryPlaceholderIsSubstituted() throws IOException {
-        Template t = Template.load(ROOT);
+        Template t = Template.load(ROOT, LocalAwsStack.LOCAL_PARAMETER_DEFAULTS);
         Set<String> functions = t.functions().stream().map(Template.FunctionDef::logicalId).collect(Collectors.toSet());
         assertEquals(2, t.stateMachines().size());
         for (Template.StateMachineDef sm : t.stateMachines()) {
@@ -245,25 +249,45 @@ class TemplateTest {
 
     @Test
     void everyHandlerClassExistsAndEveryRouteOfTheApiIsDeclared() throws Exception {
-        Template t = Template.load(ROOT);
+        Template t = Template.load(ROOT, LocalAwsStack.LOCAL_PARAMETER_DEFAULTS);
         for (Template.FunctionDef f : t.functions()) {
             Class<?> c = Class.forName(f.handlerClass());
             assertTrue(com.amazonaws.services.lambda.runtime.RequestStreamHandler.class.isAssignableFrom(c), f.handlerClass());
         }
         Set<String> routes = t.routes().stream().map(Template.Route::routeKey).collect(Collectors.toSet());
-        for (String r : List.of("POST /plans", "GET /plans/{planId}", "POST /plans/{planId}/runs", "GET /runs/{runId}",
-                "POST /runs/{runId}/abort", "GET /runs/{runId}/report", "POST /services", "POST /traces",
-                "PUT /safety", "GET /safety", "GET /safety/mocks")) {
-            assertTrue(routes.contains(r), r);
+        Set<String> expected = new TreeSet<>(dev.richter.api.Routes.ALL);
+        expected.add("$default");
+        assertEquals(expected, new TreeSet<>(routes), "template.yaml declares exactly the routes the function dispatches");
+        for (Template.Route r : t.routes()) {
+            boolean open = dev.richter.api.Routes.PUBLIC.contains(r.routeKey());
+            assertEquals(open ? "" : "OidcAuthorizer", r.authorizer(), r.routeKey() + ": only the public routes are open");
         }
+        Template.JwtAuthorizerDef jwt = t.jwtAuthorizers().get("OidcAuthorizer");
+        assertEquals(LocalIdentityProvider.ISSUER, jwt.issuer(), "issuer from the OidcIssuer parameter");
+        assertEquals(List.of(LocalIdentityProvider.AUDIENCE), jwt.audiences(), "audience from the OidcAudience parameter");
+        assertEquals("authorization", jwt.headerName());
+    }
+
+    @Test
+    void theOpenApiDocumentDescribesExactlyTheRoutes() throws Exception {
+        JsonNode doc = Json.MAPPER.readTree(Template.class.getResourceAsStream("/openapi.json"));
+        assertEquals("3.1.0", doc.path("openapi").asText());
+        Set<String> described = new TreeSet<>();
+        doc.path("paths").properties().forEach(p -> p.getValue().fieldNames().forEachRemaining(m -> {
+            if (!m.equals("parameters")) {
+                described.add(m.toUpperCase(java.util.Locale.ROOT) + " " + p.getKey());
+            }
+        }));
+        assertEquals(new TreeSet<>(dev.richter.api.Routes.ALL), described);
     }
 
     @Test
     void localTableNamesAreTheNamesTheFunctionsDefaultTo() throws IOException {
-        Template t = Template.load(ROOT);
+        Template t = Template.load(ROOT, LocalAwsStack.LOCAL_PARAMETER_DEFAULTS);
         Set<String> local = t.tables().stream().map(r -> r.tableName()).collect(Collectors.toSet());
         TableNames d = TableNames.fromEnv();
-        for (String name : List.of(d.registry(), d.plans(), d.runs(), d.runMetrics(), d.verdicts(), d.links(), d.reports(), d.audit())) {
+        for (String name : List.of(d.registry(), d.plans(), d.runs(), d.runMetrics(), d.verdicts(), d.links(), d.reports(), d.audit(),
+                d.leases())) {
             assertTrue(local.contains(name), name + " in " + local);
         }
         assertEquals("richter-run-metrics", Template.localTableName("RunMetricsTable"));

@@ -147,8 +147,12 @@ public final class ExitMocks implements AutoCloseable {
      */
     public boolean refresh() {
         try {
-            HttpRequest req = HttpRequest.newBuilder(config.configUrl()).timeout(config.fetchTimeout())
-                    .header("Accept", "application/json").GET().build();
+            HttpRequest.Builder builder = HttpRequest.newBuilder(config.configUrl()).timeout(config.fetchTimeout())
+                    .header("Accept", "application/json").GET();
+            if (!config.authorization().isEmpty()) {
+                builder.header("Authorization", config.authorization());
+            }
+            HttpRequest req = builder.build();
             HttpResponse<byte[]> resp = http.send(req, HttpResponse.BodyHandlers.ofByteArray());
             if (resp.statusCode() != 200) {
                 return failed("HTTP " + resp.statusCode() + " from " + config.configUrl());

@@ -12,10 +12,13 @@ import java.time.Duration;
  * @param fetchTimeout deadline of one fetch (connect + response); default {@link #DEFAULT_FETCH_TIMEOUT}
  * @param markerKey baggage member key of the marker; default {@value Marked#DEFAULT_KEY}
  * @param markerValue its value; default {@value Marked#DEFAULT_VALUE}
+ * @param authorization value of the {@code Authorization} header sent with each fetch (e.g. {@code Bearer <JWT>} of a
+ *                      token whose {@code team} claim is the team whose mocks are fetched: Richter's API authenticates
+ *                      every route); empty: none (default)
  * @throws IllegalArgumentException on a non-HTTP URL, a non-positive duration, or a blank marker key
  */
 public record ExitMocksConfig(URI configUrl, Duration refreshInterval, Duration fetchTimeout, String markerKey,
-                              String markerValue) {
+                              String markerValue, String authorization) {
     /** Default refresh interval: 30 s (a changed mock reaches every instance within it). */
     public static final Duration DEFAULT_REFRESH_INTERVAL = Duration.ofSeconds(30);
     /** Default fetch deadline: 2 s. */
@@ -36,6 +39,12 @@ public record ExitMocksConfig(URI configUrl, Duration refreshInterval, Duration 
             throw new IllegalArgumentException("markerKey: required");
         }
         markerValue = markerValue == null ? "" : markerValue;
+        authorization = authorization == null ? "" : authorization.strip();
+    }
+
+    /** A configuration without an {@code Authorization} header. */
+    public ExitMocksConfig(URI configUrl, Duration refreshInterval, Duration fetchTimeout, String markerKey, String markerValue) {
+        this(configUrl, refreshInterval, fetchTimeout, markerKey, markerValue, "");
     }
 
     /** Defaults for {@code configUrl}. */
@@ -45,14 +54,19 @@ public record ExitMocksConfig(URI configUrl, Duration refreshInterval, Duration 
     }
 
     public ExitMocksConfig withRefreshInterval(Duration interval) {
-        return new ExitMocksConfig(configUrl, interval, fetchTimeout, markerKey, markerValue);
+        return new ExitMocksConfig(configUrl, interval, fetchTimeout, markerKey, markerValue, authorization);
     }
 
     public ExitMocksConfig withFetchTimeout(Duration timeout) {
-        return new ExitMocksConfig(configUrl, refreshInterval, timeout, markerKey, markerValue);
+        return new ExitMocksConfig(configUrl, refreshInterval, timeout, markerKey, markerValue, authorization);
     }
 
     public ExitMocksConfig withMarker(String key, String value) {
-        return new ExitMocksConfig(configUrl, refreshInterval, fetchTimeout, key, value);
+        return new ExitMocksConfig(configUrl, refreshInterval, fetchTimeout, key, value, authorization);
+    }
+
+    /** This configuration sending {@code Authorization: <value>} with each fetch (e.g. {@code "Bearer " + jwt}). */
+    public ExitMocksConfig withAuthorization(String value) {
+        return new ExitMocksConfig(configUrl, refreshInterval, fetchTimeout, markerKey, markerValue, value);
     }
 }

@@ -31,7 +31,8 @@ import java.util.UUID;
  *
  * <p>Env: {@code SHOP_INVENTORY_PORT} (18082), {@code SHOP_PAYMENT_URL} (http://127.0.0.1:18083),
  * {@code SHOP_UNIT_PRICE_CENTS} (1250), {@code SHOP_MOCKS_URL} (unset: no mocks),
- * {@code SHOP_MOCKS_REFRESH_MS} (30000), and {@link Settings}.
+ * {@code SHOP_MOCKS_REFRESH_MS} (30000), {@code SHOP_MOCKS_TOKEN} (a JWT of the team, sent as
+ * {@code Authorization: Bearer <token>} with each fetch; unset: none), and {@link Settings}.
  */
 public final class InventoryService implements AutoCloseable {
 
@@ -147,7 +148,8 @@ public final class InventoryService implements AutoCloseable {
     if (!mocksUrl.isBlank()) {
       mocks = ExitMocks.start(ExitMocksConfig.of(URI.create(mocksUrl))
           .withRefreshInterval(java.time.Duration.ofMillis(Env.integer("SHOP_MOCKS_REFRESH_MS", 30_000)))
-          .withMarker(settings.marker().key(), settings.marker().value()));
+          .withMarker(settings.marker().key(), settings.marker().value())
+          .withAuthorization(Env.str("SHOP_MOCKS_TOKEN", "").isBlank() ? "" : "Bearer " + Env.str("SHOP_MOCKS_TOKEN", "")));
       System.out.println("inventory: exit mocks from " + mocksUrl + ": " + mocks.state());
     }
     InventoryService service = new InventoryService(Env.integer("SHOP_INVENTORY_PORT", 18082),

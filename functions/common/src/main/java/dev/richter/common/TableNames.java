@@ -12,9 +12,17 @@ package dev.richter.common;
  * @param links closure table ({@code LINKS_TABLE}; pk {@code pk}, sk {@code sk}, GSI {@code reverse})
  * @param reports finished reports ({@code REPORTS_TABLE}; pk {@code runId})
  * @param audit audit log of key operations ({@code AUDIT_TABLE}; pk {@code teamId}, sk {@code sk})
+ * @param leases runs' leases on their target services and idempotency keys of run starts ({@code LEASES_TABLE};
+ *               pk {@code leaseKey}; see {@link dev.richter.common.run.RunLeases})
  */
 public record TableNames(String registry, String plans, String runs, String runMetrics, String verdicts,
-                         String links, String reports, String audit) {
+                         String links, String reports, String audit, String leases) {
+
+    /** Names without a leases table of its own: {@code richter-leases}. */
+    public TableNames(String registry, String plans, String runs, String runMetrics, String verdicts,
+                      String links, String reports, String audit) {
+        this(registry, plans, runs, runMetrics, verdicts, links, reports, audit, "richter-leases");
+    }
 
     /** Names from the environment, falling back to {@code richter-<table>}. */
     public static TableNames fromEnv() {
@@ -26,7 +34,8 @@ public record TableNames(String registry, String plans, String runs, String runM
                 env("VERDICTS_TABLE", "richter-verdicts"),
                 env("LINKS_TABLE", "richter-links"),
                 env("REPORTS_TABLE", "richter-reports"),
-                env("AUDIT_TABLE", "richter-audit"));
+                env("AUDIT_TABLE", "richter-audit"),
+                env("LEASES_TABLE", "richter-leases"));
     }
 
     private static String env(String name, String fallback) {

@@ -6,11 +6,13 @@ package dev.richter.decider;
  * @param metric e.g. {@code heapUsedRatio}, {@code p99Ms}, {@code successRate}
  * @param value  observed value
  * @param limit  the limit it crossed
- * @param rule   which rule: {@code static}, {@code sigma}, {@code ewma}, {@code baseline}
+ * @param rule   which rule: {@code static}, {@code sigma}, {@code ewma}, {@code baseline}, {@code trend},
+ *               {@code exhaustion} (then {@code metric} is {@code heapSecondsToFull}, below its limit)
  */
 public record Breach(String metric, double value, double limit, String rule) {
     @Override
     public String toString() {
-        return "%s %.4g %s %.4g (%s)".formatted(metric, value, metric.equals("successRate") ? "<" : ">", limit, rule);
+        boolean lowIsBad = metric.equals("successRate") || metric.endsWith("SecondsToFull");
+        return "%s %.4g %s %.4g (%s)".formatted(metric, value, lowIsBad ? "<" : ">", limit, rule);
     }
 }

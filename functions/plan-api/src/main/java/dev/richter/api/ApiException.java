@@ -1,26 +1,42 @@
 package dev.richter.api;
 
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * A client-visible failure: HTTP status, a stable error code and the field-level problems.
- * Rendered as {@code {"error": code, "message": ..., "errors": [{"path": "$.x", "reason": ...}]}}.
+ * A client-visible failure: HTTP status, a stable error code, a one-line message and the field-level problems.
+ * Rendered in the API's one error shape {@code {"error": code, "message": ..., "errors": [{"path": "$.x", "reason": ...}]}}
+ * ({@code errors} only when there are field problems); messages name the input and the rule, never a library's
+ * internals.
  */
 public final class ApiException extends RuntimeException {
     private final int status;
     private final String code;
     private final List<Map<String, String>> errors;
+    private final Map<String, String> headers;
 
     public ApiException(int status, String code, String message, List<Map<String, String>> errors) {
+        this(status, code, message, errors, Map.of());
+    }
+
+    private ApiException(int status, String code, String message, List<Map<String, String>> errors, Map<String, String> headers) {
         super(message);
         this.status = status;
         this.code = code;
         this.errors = List.copyOf(errors);
+        this.headers = Map.copyOf(headers);
     }
 
     public ApiException(int status, String code, String message) {
         this(status, code, message, List.of());
+    }
+
+    /** This failure with one more response header (e.g. {@code Allow} of a 405). */
+    public ApiException withHeader(String name, String value) {
+        Map<String, String> h = new LinkedHashMap<>(headers);
+        h.put(name, value);
+        return new ApiException(status, code, getMessage(), errors, h);
     }
 
     /** 404 for an unknown (or other team's) resource. */
@@ -43,5 +59,10 @@ public final class ApiException extends RuntimeException {
 
     public List<Map<String, String>> errors() {
         return errors;
+    }
+
+    /** Response headers of this failure. */
+    public Map<String, String> headers() {
+        return headers;
     }
 }

@@ -10,6 +10,7 @@ import dev.richter.common.model.RegisteredService;
 import dev.richter.common.model.Run;
 import dev.richter.common.model.Verdict;
 import dev.richter.common.model.WorkerResult;
+import dev.richter.common.run.RunLeases;
 import dev.richter.common.sizing.Prices;
 import dev.richter.common.sizing.Quotas;
 import dev.richter.common.sizing.RunEstimate;
@@ -18,7 +19,11 @@ import dev.richter.links.LinkService;
 import dev.richter.links.trace.TraceFormatException;
 import dev.richter.report.ReportRepository;
 import dev.richter.report.StepFigures;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -26,6 +31,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.function.Supplier;
@@ -40,13 +46,23 @@ import software.amazon.awssdk.services.sfn.model.StartExecutionRequest;
  * The HTTP API's operations (DESIGN.md §1, §7). Every read and write is scoped to the caller's
  * team: another team's plan or run is a 404, never a 403 (no existence leak).
  *
- * <p>Routes (API Gateway route keys): {@code POST /plans}, {@code GET /plans/{planId}},
- * {@code POST /plans/{planId}/runs}, {@code GET /runs/{runId}}, {@code POST /runs/{runId}/abort},
- * {@code GET /runs/{runId}/report} ({@code ?format=html} for the HTML page), {@code POST /services},
- * {@code POST /traces} (a trace file in any supported format; {@code ?file=<name>} names it in errors),
- * {@code PUT /safety} / {@code GET /safety} (the team's safety configuration, registry item {@value #SAFETY_ITEM_KEY},
- * read by the checks function), {@code GET /safety/mocks} (its exit mocks as the {@code dev.richter.sdk.ExitMocks}
- * document {@code {"mocks":[...]}}) and {@code GET /plans/{planId}/estimate}.
+ * <p>Routes: {@link Routes#ALL}, described (request and response shapes, every status) in {@code openapi.json}, which
+ * {@code GET /openapi.json} serves. Every route but that one is scoped to the team of the verified token's {@code team}
+ * claim ({@link ApiRequest#teamId()}); a token without it gets 403 {@code NoTeam}. Lists ({@code GET /services},
+ * {@code GET /plans}, {@code GET /plans/{planId}/runs}, {@code GET /audit}) answer {@code {"items": [...], "nextCursor"}}
+ * pages of {@code ?limit=} items (default {@value Cursor#DEFAULT_LIMIT}, at most {@value Cursor#MAX_LIMIT});
+ * {@code ?cursor=<nextCursor>} gives the next page ({@link Cursor}).
+ *
+ * <p><b>Plans are versioned.</b> {@code POST /plans} stores version 1; {@code PUT /plans/{planId}} (the same body,
+ * server fields ignored; {@code If-Match: "<version>"} optional) stores the next version; a run records the version it
+ * started with ({@code planVersion}). A plan whose run holds its leases can be neither replaced nor deleted (409
+ * {@code PlanInUse}). {@code ETag} is the version, quoted.
+ *
+ * <p><b>One run per target.</b> {@code POST /plans/{planId}/runs} leases every service the plan touches
+ * ({@link RunLeases}) before it starts the execution: when another run holds one, 409 {@code TargetLeased} names that
+ * run, and nothing is started or stored. The state machine releases the leases when the run ends, on every path. With
+ * an {@code Idempotency-Key} header, a repeated start of the same plan with the same key answers the run the first one
+ * started (202 again, header {@code Idempotent-Replayed: true}) for 24 hours.
  *
  * <p><b>Plans must fit AWS.</b> {@code POST /plans} lays the plan out as it will run ({@link RunEstimate}, against
  * {@link Quotas#fromEnv()}: AWS's limits unless the environment lowers them, as the local stack does) and refuses it
@@ -97,6 +113,13 @@ public final class PlanApi {
     public static final double DEFAULT_PER_WORKER_QPS = 1_000;
     /** A plan's {@code requestTimeoutMs} when it omits it, milliseconds. */
     public static final int DEFAULT_REQUEST_TIMEOUT_MS = 2000;
+    /**
+     * The largest request body, bytes (4 MiB): 413 {@code PayloadTooLarge} above it. Base64 in the Lambda event makes
+     * it 5.6 MB, under the 6 MB invocation payload limit, so a body under this limit always reaches the function.
+     */
+    public static final int MAX_BODY_BYTES = 4 * 1024 * 1024;
+    /** The longest {@code Idempotency-Key}, characters. */
+    static final int MAX_IDEMPOTENCY_KEY_LENGTH = 200;
 
     private final Repositories repositories;
     private final RunMetricsRepository metrics;
@@ -109,6 +132,10 @@ public final class PlanApi {
     private final double maxTeamQps;
     private final LinkService links;
     private final Supplier<Quotas> quotas;
+    private final PlanStore store;
+    private final RunLeases leases;
+    private final Clock clock = Clock.systemUTC();
+    private final String openApi = resource("/openapi.json");
 
     /**
      * Plans are checked against {@link Quotas#fromEnv()}, read on every request.
@@ -141,44 +168,107 @@ public final class PlanApi {
         this.stateMachineArn = stateMachineArn;
         this.maxTeamQps = maxTeamQps;
         this.links = new LinkService(repositories.dynamoDb(), repositories.tables().links());
+        this.store = new PlanStore(repositories);
+        this.leases = new RunLeases(repositories.dynamoDb(), repositories.tables().leases(), clock);
     }
 
-    /** Dispatches by API Gateway route key; unknown routes are 404. */
+    /**
+     * Dispatches by API Gateway route key.
+     *
+     * @throws ApiException 403 {@code NoTeam} when a team-scoped route is called without a team; 404/405 for
+     *                      {@code $default} (no route matched); each route's own failures
+     */
     public ApiResponse handle(ApiRequest req) {
+        if (!Routes.PUBLIC.contains(req.routeKey()) && !req.routeKey().equals("$default") && req.teamId().isBlank()) {
+            // every read and write is scoped to a team (DESIGN.md section 7): never guess one
+            throw new ApiException(403, "NoTeam", "the token has no 'team' claim: every route but GET /openapi.json is scoped to a team");
+        }
         return switch (req.routeKey()) {
+            case "POST /services" -> registerService(req);
+            case "GET /services" -> listServices(req);
+            case "GET /services/{name}" -> getService(req);
+            case "DELETE /services/{name}" -> deleteService(req);
             case "POST /plans" -> createPlan(req);
+            case "GET /plans" -> listPlans(req);
             case "GET /plans/{planId}" -> getPlan(req);
+            case "PUT /plans/{planId}" -> replacePlan(req);
+            case "DELETE /plans/{planId}" -> deletePlan(req);
             case "GET /plans/{planId}/estimate" -> getEstimate(req);
             case "POST /plans/{planId}/runs" -> startRun(req);
+            case "GET /plans/{planId}/runs" -> listRuns(req);
             case "GET /runs/{runId}" -> getRun(req);
             case "POST /runs/{runId}/abort" -> abortRun(req);
             case "GET /runs/{runId}/report" -> getReport(req);
-            case "POST /services" -> registerService(req);
             case "POST /traces" -> ingestTraces(req);
             case "PUT /safety" -> putSafetyConfig(req);
             case "GET /safety" -> getSafetyConfig(req);
             case "GET /safety/mocks" -> getSafetyMocks(req);
-            default -> throw new ApiException(404, "NoSuchRoute", "no route " + req.routeKey());
+            case "GET /audit" -> listAudit(req);
+            case "GET /openapi.json" -> new ApiResponse(200, "application/json", openApi, Map.of());
+            default -> Routes.unmatched(req.method(), req.rawPath());
         };
     }
 
+    // ------------------------------------------------------------------ services
+
     ApiResponse registerService(ApiRequest req) {
-        JsonNode doc = validator.parse("service", req.body());
+        JsonNode doc = validator.parse("ServiceInput", req.body());
         RegisteredService service = Json.MAPPER.convertValue(doc, RegisteredService.class);
         service = new RegisteredService(req.teamId(), service.name(), stripSlash(service.baseUrl()), service.healthPath(),
                 service.prometheusPath(), service.datastores());
         var before = repositories.getService(req.teamId(), service.name()).orElse(null);
         repositories.putService(service);
-        audit.record(req.teamId(), req.caller(), "RegisterService", "service#" + service.name(), before, service);
-        return ApiResponse.json(before == null ? 201 : 200, service);
+        audit.record(req.teamId(), req.caller(), "RegisterService", "service#" + service.name(),
+                before == null ? null : Documents.service(before), Documents.service(service));
+        return new ApiResponse(before == null ? 201 : 200, "application/json", Json.write(Documents.service(service)),
+                Map.of("Location", "/services/" + service.name()));
+    }
+
+    ApiResponse listServices(ApiRequest req) {
+        String list = "services:" + req.teamId();
+        var page = store.services(req.teamId(), Cursor.limit(req), Cursor.decode(req, list, Map.entry("teamId", req.teamId())));
+        return ApiResponse.json(200, Cursor.page(page.items().stream().map(Documents::service).toList(),
+                Cursor.encode(list, page.lastKey())));
+    }
+
+    ApiResponse getService(ApiRequest req) {
+        String name = req.path("name");
+        RegisteredService s = repositories.getService(req.teamId(), name).orElseThrow(() -> ApiException.notFound("service", name));
+        return ApiResponse.json(200, Documents.service(s));
     }
 
     /**
-     * Stores the team's safety configuration (schema {@code schemas/safety.schema.json}), replacing the previous
+     * Deletes a registered service: 204.
+     *
+     * @throws ApiException 404 when absent; 409 {@code ServiceInUse} while a run holds its lease or a plan of the team
+     *                      names it (the plans are named: change or delete them first)
+     */
+    ApiResponse deleteService(ApiRequest req) {
+        String name = req.path("name");
+        RegisteredService s = repositories.getService(req.teamId(), name).orElseThrow(() -> ApiException.notFound("service", name));
+        leases.holder(req.teamId(), name).ifPresent(l -> {
+            throw new ApiException(409, "ServiceInUse", "service '" + name + "' is in use by run " + l.runId() + " (plan "
+                    + l.planId() + "): delete it after that run ends");
+        });
+        List<String> plans = store.allPlans(req.teamId()).stream().filter(p -> RunLeases.targets(p).contains(name))
+                .map(Plan::planId).toList();
+        if (!plans.isEmpty()) {
+            throw new ApiException(409, "ServiceInUse", "service '" + name + "' is named by plans " + plans
+                    + ": change or delete them first");
+        }
+        store.deleteService(req.teamId(), name);
+        audit.record(req.teamId(), req.caller(), "DeleteService", "service#" + name, Documents.service(s), null);
+        return new ApiResponse(204, "application/json", "", Map.of());
+    }
+
+    // ------------------------------------------------------------------ safety, traces
+
+    /**
+     * Stores the team's safety configuration (schema {@code openapi.json#/components/schemas/SafetyConfig}), replacing the previous
      * one: 201 when new, 200 when replaced; audited with before and after.
      */
     ApiResponse putSafetyConfig(ApiRequest req) {
-        JsonNode doc = validator.parse("safety", req.body());
+        JsonNode doc = validator.parse("SafetyConfig", req.body());
         List<Map<String, String>> problems = new ArrayList<>();
         JsonNode mocks = doc.path("mocks");
         for (int i = 0; i < mocks.size(); i++) {
@@ -234,15 +324,107 @@ public final class PlanApi {
         }
     }
 
+    // ------------------------------------------------------------------ plans
+
     /**
      * Creates a plan: schema, registry (every scenario service and core module registered by the team), the team's
      * QPS cap and the AWS limits of its run ({@link RunEstimate#violations()} against the current {@link Quotas}).
+     * Server fields in the body ({@code planId}, {@code teamId}, {@code version}, {@code createdAtMs},
+     * {@code updatedAtMs}) are ignored.
      *
-     * @return 201 with the stored plan and {@code Location: /plans/<planId>}
+     * @return 201 with the stored plan (version 1), {@code Location: /plans/<planId>} and {@code ETag}
      * @throws ApiException 400 {@code ValidationFailed} with every {@code {path, reason}} found; nothing is stored
      */
     ApiResponse createPlan(ApiRequest req) {
-        JsonNode doc = validator.parse("plan", req.body());
+        Plan plan = validPlan(req, "plan-" + UUID.randomUUID(), clock.millis());
+        store.create(plan);
+        PlanStore.Versioned stored = new PlanStore.Versioned(plan, 1, plan.createdAtMs());
+        audit.record(req.teamId(), req.caller(), "CreatePlan", plan.planId(), null, Documents.plan(stored));
+        return planResponse(201, stored, Map.of("Location", "/plans/" + plan.planId()));
+    }
+
+    /**
+     * Replaces a plan by the body (as {@code POST /plans} takes it) as its next version.
+     *
+     * @return 200 with the stored plan
+     * @throws ApiException 404 when absent; 412 {@code PreconditionFailed} when {@code If-Match} names another version;
+     *                      409 {@code PlanInUse} while a run of the plan holds its leases, 409 {@code VersionConflict}
+     *                      when another replacement won; 400 as {@link #createPlan}
+     */
+    ApiResponse replacePlan(ApiRequest req) {
+        String planId = req.path("planId");
+        PlanStore.Versioned current = store.get(req.teamId(), planId).orElseThrow(() -> ApiException.notFound("plan", planId));
+        checkIfMatch(req, current);
+        Plan plan = validPlan(req, planId, current.plan().createdAtMs());
+        checkNotRunning(req.teamId(), current.plan(), "replaced");
+        long now = clock.millis();
+        if (!store.replace(plan, current.version(), now)) {
+            throw new ApiException(409, "VersionConflict", "plan " + planId + " was replaced meanwhile (version "
+                    + current.version() + " is no longer current): read it again and retry");
+        }
+        PlanStore.Versioned stored = new PlanStore.Versioned(plan, current.version() + 1, now);
+        audit.record(req.teamId(), req.caller(), "ReplacePlan", planId, Documents.plan(current), Documents.plan(stored));
+        return planResponse(200, stored, Map.of());
+    }
+
+    /**
+     * Deletes a plan: 204. Its runs and their reports stay readable (they keep the plan version they ran).
+     *
+     * @throws ApiException 404 when absent; 409 {@code PlanInUse} while a run of the plan holds its leases
+     */
+    ApiResponse deletePlan(ApiRequest req) {
+        String planId = req.path("planId");
+        PlanStore.Versioned current = store.get(req.teamId(), planId).orElseThrow(() -> ApiException.notFound("plan", planId));
+        checkIfMatch(req, current);
+        checkNotRunning(req.teamId(), current.plan(), "deleted");
+        store.delete(planId);
+        audit.record(req.teamId(), req.caller(), "DeletePlan", planId, Documents.plan(current), null);
+        return new ApiResponse(204, "application/json", "", Map.of());
+    }
+
+    ApiResponse listPlans(ApiRequest req) {
+        String list = "plans:" + req.teamId();
+        var page = store.plans(req.teamId(), Cursor.limit(req), Cursor.decode(req, list, Map.entry("teamId", req.teamId())));
+        return ApiResponse.json(200, Cursor.page(page.items().stream().map(Documents::plan).toList(), Cursor.encode(list, page.lastKey())));
+    }
+
+    /** 412 when {@code If-Match} is sent and names another version than the current one. */
+    private static void checkIfMatch(ApiRequest req, PlanStore.Versioned current) {
+        String ifMatch = req.headers().get("if-match");
+        if (ifMatch == null || ifMatch.isBlank() || ifMatch.strip().equals("*")) {
+            return;
+        }
+        String wanted = ifMatch.strip().replaceFirst("^W/", "").replace("\"", "");
+        if (!wanted.equals(Long.toString(current.version()))) {
+            throw new ApiException(412, "PreconditionFailed", "If-Match " + ifMatch.strip() + " does not name the current version \""
+                    + current.version() + "\" of plan " + current.plan().planId());
+        }
+    }
+
+    /** 409 {@code PlanInUse} while a run of {@code plan} holds a lease on one of its services. */
+    private void checkNotRunning(String teamId, Plan plan, String what) {
+        for (String service : RunLeases.targets(plan)) {
+            leases.holder(teamId, service).filter(l -> l.planId().equals(plan.planId())).ifPresent(l -> {
+                throw new ApiException(409, "PlanInUse", "plan " + plan.planId() + " cannot be " + what + " while its run "
+                        + l.runId() + " runs: wait for it to end or abort it (POST /runs/" + l.runId() + "/abort)");
+            });
+        }
+    }
+
+    private static ApiResponse planResponse(int status, PlanStore.Versioned v, Map<String, String> headers) {
+        Map<String, String> h = new LinkedHashMap<>(headers);
+        h.put("ETag", "\"" + v.version() + "\"");
+        return new ApiResponse(status, "application/json", Json.write(Documents.plan(v)), h);
+    }
+
+    /**
+     * The plan a {@code POST /plans} or {@code PUT /plans/{planId}} body describes, checked: schema, registry, the
+     * team's QPS cap, the AWS limits of its run.
+     *
+     * @throws ApiException 400 {@code ValidationFailed} with every {@code {path, reason}} found
+     */
+    private Plan validPlan(ApiRequest req, String planId, long createdAtMs) {
+        JsonNode doc = validator.parse("PlanInput", req.body());
         List<Map<String, String>> problems = new ArrayList<>();
         Map<String, RegisteredService> registered = new LinkedHashMap<>();
         JsonNode scenarios = doc.path("scenarios");
@@ -266,15 +448,13 @@ public final class PlanApi {
         for (int i = 0; i < steps.size(); i++) {
             checkQpsCap(steps.get(i), "$.formal.steps[" + i + "].qps", problems);
         }
-        Plan plan = toPlan(doc, req.teamId());
+        Plan plan = toPlan(doc, req.teamId(), planId, createdAtMs);
         RunEstimate estimate = RunEstimate.of(plan, List.copyOf(registered.values()), quotas.get(), Prices.US_EAST_1);
         estimate.violations().forEach(v -> problems.add(Map.of("path", v.path(), "reason", v.reason())));
         if (!problems.isEmpty()) {
             throw new ApiException(400, "ValidationFailed", problems.get(0).get("path") + ": " + problems.get(0).get("reason"), problems);
         }
-        repositories.putPlan(plan);
-        audit.record(req.teamId(), req.caller(), "CreatePlan", plan.planId(), null, plan);
-        return new ApiResponse(201, "application/json", Json.write(plan), Map.of("Location", "/plans/" + plan.planId()));
+        return plan;
     }
 
     /** The team's registered service {@code name}, from {@code seen} or the registry (then remembered in {@code seen}). */
@@ -301,10 +481,15 @@ public final class PlanApi {
      * {@code perWorkerQps} {@value #DEFAULT_PER_WORKER_QPS}, {@code requestTimeoutMs} {@value #DEFAULT_REQUEST_TIMEOUT_MS}.
      * Public so that tools reading plan files (bench/scale.sh) apply the same defaults.
      *
-     * @param doc    the body, already valid against {@code schemas/plan.schema.json}
+     * @param doc    the body, already valid against {@code openapi.json#/components/schemas/PlanInput}
      * @param teamId the owning team
      */
     public static Plan toPlan(JsonNode doc, String teamId) {
+        return toPlan(doc, teamId, "plan-" + UUID.randomUUID(), System.currentTimeMillis());
+    }
+
+    /** {@link #toPlan(JsonNode, String)} with a given id and creation time (a replacement keeps both). */
+    static Plan toPlan(JsonNode doc, String teamId, String planId, long createdAtMs) {
         List<Plan.ScenarioSpec> scenarios = new ArrayList<>();
         for (JsonNode s : doc.path("scenarios")) {
             List<Plan.RequestSpec> requests = new ArrayList<>();
@@ -326,10 +511,9 @@ public final class PlanApi {
                 ap.path("maxErrorRatePct").asDouble(d.maxErrorRatePct()), ap.path("errorRateWindowS").asInt(d.errorRateWindowS()));
         List<String> core = new ArrayList<>();
         doc.path("coreModules").forEach(c -> core.add(c.asText()));
-        return new Plan("plan-" + UUID.randomUUID(), teamId, doc.path("name").asText(), scenarios, step(doc.path("preTest")),
+        return new Plan(planId, teamId, doc.path("name").asText(), scenarios, step(doc.path("preTest")),
                 formal, policy, core, doc.path("perWorkerQps").asDouble(DEFAULT_PER_WORKER_QPS),
-                doc.path("requestTimeoutMs").asInt(DEFAULT_REQUEST_TIMEOUT_MS),
-                System.currentTimeMillis());
+                doc.path("requestTimeoutMs").asInt(DEFAULT_REQUEST_TIMEOUT_MS), createdAtMs);
     }
 
     private static Plan.StepSpec step(JsonNode st) {
@@ -338,8 +522,8 @@ public final class PlanApi {
 
     ApiResponse getPlan(ApiRequest req) {
         String planId = req.path("planId");
-        Plan plan = repositories.getPlan(req.teamId(), planId).orElseThrow(() -> ApiException.notFound("plan", planId));
-        return ApiResponse.json(200, plan);
+        PlanStore.Versioned v = store.get(req.teamId(), planId).orElseThrow(() -> ApiException.notFound("plan", planId));
+        return planResponse(200, v, Map.of());
     }
 
     /**
@@ -358,47 +542,143 @@ public final class PlanApi {
         return ApiResponse.json(200, RunEstimate.of(plan, List.copyOf(services.values()), quotas.get(), Prices.US_EAST_1));
     }
 
+    // ------------------------------------------------------------------ runs
+
+    /**
+     * Starts a run of the plan: leases its target services, stores the run (with the plan version), starts the
+     * execution named by the run id.
+     *
+     * @return 202 {@code {runId, planId, planVersion, executionArn, status}} and {@code Location: /runs/<runId>}; with
+     *         an {@code Idempotency-Key} already used on this plan, the same answer for the run it started
+     *         ({@code Idempotent-Replayed: true})
+     * @throws ApiException 404 when the plan is absent; 409 {@code TargetLeased} naming the run that holds a target,
+     *                      409 {@code IdempotencyKeyInUse} while the first request with the key is still starting;
+     *                      400 for a malformed key; 503 {@code StartFailed} when the execution cannot start (leases
+     *                      released, run {@code FAILED_TO_START})
+     */
     ApiResponse startRun(ApiRequest req) {
         String planId = req.path("planId");
-        Plan plan = repositories.getPlan(req.teamId(), planId).orElseThrow(() -> ApiException.notFound("plan", planId));
-        long now = System.currentTimeMillis();
-        String runId = "run-" + RUN_TIME.format(java.time.Instant.ofEpochMilli(now)) + "-" + HexFormat.of().formatHex(randomBytes(4));
-        repositories.createRun(new Run(runId, plan.planId(), req.teamId(), "STARTING", "", "", -1, now, false, "", ""));
+        PlanStore.Versioned v = store.get(req.teamId(), planId).orElseThrow(() -> ApiException.notFound("plan", planId));
+        String key = idempotencyKey(req);
+        long now = clock.millis();
+        String runId = "run-" + RUN_TIME.format(Instant.ofEpochMilli(now)) + "-" + HexFormat.of().formatHex(randomBytes(4));
+        if (key != null) {
+            Optional<String> bound = leases.bindIdempotencyKey(req.teamId(), planId, key, runId);
+            if (bound.isPresent()) {
+                var item = store.runItem(bound.get());
+                if (item.isEmpty() || Documents.text(item, "executionArn").isEmpty()) {
+                    throw new ApiException(409, "IdempotencyKeyInUse", "a request with Idempotency-Key '" + key
+                            + "' is still starting run " + bound.get() + ": retry in a moment");
+                }
+                return started(Documents.text(item, "runId"), planId, Documents.number(item, "planVersion", 1),
+                        Documents.text(item, "executionArn"), Documents.text(item, "status"), true);
+            }
+        }
+        List<String> targets = RunLeases.targets(v.plan());
+        try {
+            leases.acquire(req.teamId(), runId, planId, targets, RunLeases.expiresAtEpochS(v.plan(), now));
+        } catch (RunLeases.LeaseHeldException e) {
+            unbind(req, planId, key, runId);
+            RunLeases.Lease held = e.held();
+            throw new ApiException(409, "TargetLeased", "service '" + held.service() + "' is in use by run " + held.runId()
+                    + " (plan " + held.planId() + ") until it ends (at the latest " + Instant.ofEpochSecond(held.expiresAtEpochS())
+                    + "): one run per target service at a time; retry then, or abort it (POST /runs/" + held.runId() + "/abort)");
+        }
         String executionArn;
         try {
+            repositories.createRun(new Run(runId, planId, req.teamId(), "STARTING", "", "", -1, now, false, "", ""));
+            repositories.updateRun(runId, Map.of("planVersion", v.version(), "leasedServices", String.join(",", targets),
+                    "startedBy", req.caller()));
             executionArn = sfn.startExecution(StartExecutionRequest.builder().stateMachineArn(stateMachineArn).name(runId)
-                    .input(Json.write(Map.of("runId", runId, "planId", plan.planId(), "teamId", req.teamId()))).build()).executionArn();
+                    .input(Json.write(Map.of("runId", runId, "planId", planId, "teamId", req.teamId()))).build()).executionArn();
         } catch (RuntimeException e) {
-            repositories.updateRun(runId, Map.of("status", "FAILED_TO_START", "outcome", "ERROR"));
-            throw new ApiException(503, "StartFailed", "run " + runId + " could not start: " + e.getMessage());
+            leases.release(req.teamId(), runId, targets);
+            unbind(req, planId, key, runId);
+            try {
+                repositories.updateRun(runId, Map.of("status", "FAILED_TO_START", "outcome", "ERROR"));
+            } catch (RuntimeException notStored) {
+                // the run item was never written
+            }
+            throw new ApiException(503, "StartFailed", "run " + runId + " could not start; its leases are released: retry");
         }
         repositories.updateRun(runId, Map.of("executionArn", executionArn));
-        audit.record(req.teamId(), req.caller(), "StartRun", runId, null, Map.of("planId", planId, "executionArn", executionArn));
+        audit.record(req.teamId(), req.caller(), "StartRun", runId, null,
+                Map.of("planId", planId, "planVersion", v.version(), "executionArn", executionArn, "leasedServices", targets));
+        return started(runId, planId, v.version(), executionArn, "STARTING", false);
+    }
+
+    private static ApiResponse started(String runId, String planId, long planVersion, String executionArn, String status,
+                                       boolean replayed) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("runId", runId);
         body.put("planId", planId);
+        body.put("planVersion", planVersion);
         body.put("executionArn", executionArn);
-        body.put("status", "STARTING");
-        return new ApiResponse(202, "application/json", Json.write(body), Map.of("Location", "/runs/" + runId));
+        body.put("status", status);
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("Location", "/runs/" + runId);
+        if (replayed) {
+            headers.put("Idempotent-Replayed", "true");
+        }
+        return new ApiResponse(202, "application/json", Json.write(body), headers);
+    }
+
+    /** The request's {@code Idempotency-Key}, null when absent; 400 unless 1..200 visible ASCII characters. */
+    private static String idempotencyKey(ApiRequest req) {
+        String key = req.headers().get("idempotency-key");
+        if (key == null) {
+            return null;
+        }
+        if (key.isEmpty() || key.length() > MAX_IDEMPOTENCY_KEY_LENGTH || !key.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+            throw ApiException.badField("header.Idempotency-Key", "must be 1 to " + MAX_IDEMPOTENCY_KEY_LENGTH
+                    + " visible ASCII characters (e.g. a UUID)");
+        }
+        return key;
+    }
+
+    private void unbind(ApiRequest req, String planId, String key, String runId) {
+        if (key != null) {
+            leases.unbindIdempotencyKey(req.teamId(), planId, key, runId);
+        }
+    }
+
+    /** The plan's runs, newest first: {@code {items: [{runId, planId, planVersion, status, outcome, createdAtMs, abortRequested}]}}. */
+    ApiResponse listRuns(ApiRequest req) {
+        String planId = req.path("planId");
+        store.get(req.teamId(), planId).orElseThrow(() -> ApiException.notFound("plan", planId));
+        String list = "runs:" + planId;
+        var page = store.runs(planId, Cursor.limit(req), Cursor.decode(req, list, Map.entry("planId", planId)));
+        return ApiResponse.json(200, Cursor.page(page.items().stream().filter(i -> Documents.text(i, "teamId").equals(req.teamId()))
+                .map(Documents::runSummary).toList(), Cursor.encode(list, page.lastKey())));
+    }
+
+    /** The team's audit entries, newest first: {@code {items: [{at, action, caller, target, before, after}]}}. */
+    ApiResponse listAudit(ApiRequest req) {
+        String list = "audit:" + req.teamId();
+        var page = store.audit(req.teamId(), Cursor.limit(req), Cursor.decode(req, list, Map.entry("teamId", req.teamId())));
+        return ApiResponse.json(200, Cursor.page(page.items().stream().map(Documents::auditEntry).toList(),
+                Cursor.encode(list, page.lastKey())));
     }
 
     ApiResponse getRun(ApiRequest req) {
         String runId = req.path("runId");
         Run run = repositories.getRun(req.teamId(), runId).orElseThrow(() -> ApiException.notFound("run", runId));
+        long planVersion = Documents.number(store.runItem(runId), "planVersion", 1);
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("run", run);
+        body.put("planVersion", planVersion);
         if (!run.executionArn().isBlank()) {
             try {
                 var ex = sfn.describeExecution(DescribeExecutionRequest.builder().executionArn(run.executionArn()).build());
                 body.put("executionStatus", ex.statusAsString());
             } catch (RuntimeException e) {
-                body.put("executionStatus", "UNKNOWN: " + e.getMessage());
+                body.put("executionStatus", "UNKNOWN");
             }
         }
         Map<String, List<WorkerResult>> byStep = metrics.workerResults(runId).stream()
                 .collect(Collectors.groupingBy(r -> String.format("%d#%03d", r.stage().equals("pre-test") ? 0 : 1, r.stepIndex()),
                         TreeMap::new, Collectors.toList()));
-        Plan plan = repositories.getPlan(run.planId()).orElseThrow(() -> ApiException.notFound("plan", run.planId()));
+        Plan plan = store.version(run.planId(), planVersion).orElseThrow(() -> ApiException.notFound("plan", run.planId()));
         List<StepFigures> steps = new ArrayList<>();
         byStep.values().forEach(rs -> {
             WorkerResult r0 = rs.get(0);
@@ -470,6 +750,9 @@ public final class PlanApi {
             } catch (java.io.IOException e) {
                 throw ApiException.badField("$", "body must be JSON {\"reason\": \"...\"} or empty");
             }
+            if (reason.length() > 1000) {
+                throw ApiException.badField("$.reason", "longer than 1000 characters");
+            }
         }
         runFlags.requestAbort(runId, "requested by " + req.caller() + (reason.isEmpty() ? "" : ": " + reason));
         audit.record(req.teamId(), req.caller(), "AbortRun", runId, Map.of("abortRequested", run.abortRequested()),
@@ -484,6 +767,17 @@ public final class PlanApi {
         String text = reports.get(runId, html ? "html" : "json")
                 .orElseThrow(() -> new ApiException(404, "ReportNotReady", "the report of run " + runId + " is not written yet"));
         return new ApiResponse(200, html ? "text/html; charset=utf-8" : "application/json", text, Map.of());
+    }
+
+    private static String resource(String name) {
+        try (InputStream in = PlanApi.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException(name + " is missing from the classpath");
+            }
+            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        } catch (java.io.IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static byte[] randomBytes(int n) {

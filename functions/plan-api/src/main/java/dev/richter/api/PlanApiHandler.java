@@ -19,11 +19,13 @@ import software.amazon.awssdk.services.sfn.SfnClient;
 /**
  * Lambda handler of the HTTP API (API Gateway HTTP API, payload format 2.0).
  *
- * <p>Reads {@code routeKey}, {@code pathParameters}, {@code queryStringParameters}, {@code headers},
- * {@code body}/{@code isBase64Encoded} and the JWT claims ({@code requestContext.authorizer.jwt.claims}:
- * {@code team}, {@code sub}); answers {@code {statusCode, headers, body, isBase64Encoded}}. An
- * {@link ApiException} becomes its 4xx/5xx JSON error; anything else is a logged 500 that does not
- * leak internals.
+ * <p>Reads {@code routeKey}, {@code rawPath}, {@code requestContext.http.method}, {@code pathParameters},
+ * {@code queryStringParameters}, {@code headers}, {@code body}/{@code isBase64Encoded} and the claims the JWT
+ * authorizer verified ({@code requestContext.authorizer.jwt.claims}: {@code team} scopes every read and write,
+ * {@code sub} is the caller); no header can stand in for them. Answers {@code {statusCode, headers, body,
+ * isBase64Encoded}}. Every failure has the API's one error shape {@code {"error", "message", "errors"?}}: an
+ * {@link ApiException} its own status, a body over {@link PlanApi#MAX_BODY_BYTES} 413 {@code PayloadTooLarge},
+ * anything else a logged 500 {@code InternalError} that does not leak internals.
  */
 public final class PlanApiHandler extends JsonStreamHandler<JsonNode, Map<String, Object>> {
     private static final Logger LOG = LogManager.getLogger(PlanApiHandler.class);
@@ -49,16 +51,10 @@ public final class PlanApiHandler extends JsonStreamHandler<JsonNode, Map<String
         try {
             response = api.handle(toRequest(event));
         } catch (ApiException e) {
-            Map<String, Object> error = new LinkedHashMap<>();
-            error.put("error", e.code());
-            error.put("message", e.getMessage());
-            if (!e.errors().isEmpty()) {
-                error.put("errors", e.errors());
-            }
-            response = ApiResponse.json(e.status(), error);
+            response = error(e);
         } catch (RuntimeException e) {
             LOG.error("unhandled error on {}", event.path("routeKey").asText(), e);
-            response = ApiResponse.json(500, Map.of("error", "InternalError", "message", "internal error; see the function's logs"));
+            response = error(new ApiException(500, "InternalError", "internal error; see the function's logs"));
         }
         Map<String, Object> headers = new LinkedHashMap<>(response.headers());
         headers.put("content-type", response.contentType());
@@ -70,31 +66,48 @@ public final class PlanApiHandler extends JsonStreamHandler<JsonNode, Map<String
         return out;
     }
 
-    /** Reduces a payload 2.0 event to an {@link ApiRequest}. */
+    /** The API's one error shape. */
+    static ApiResponse error(ApiException e) {
+        Map<String, Object> error = new LinkedHashMap<>();
+        error.put("error", e.code());
+        error.put("message", e.getMessage());
+        if (!e.errors().isEmpty()) {
+            error.put("errors", e.errors());
+        }
+        return new ApiResponse(e.status(), "application/json", Json.write(error), e.headers());
+    }
+
+    /**
+     * Reduces a payload 2.0 event to an {@link ApiRequest}: team and caller from the verified claims only.
+     *
+     * @throws ApiException 413 {@code PayloadTooLarge} for a body over {@link PlanApi#MAX_BODY_BYTES}
+     */
     static ApiRequest toRequest(JsonNode e) {
         Map<String, String> headers = new LinkedHashMap<>();
-        e.path("headers").fields().forEachRemaining(h -> headers.put(h.getKey().toLowerCase(Locale.ROOT), h.getValue().asText()));
+        e.path("headers").properties().forEach(h -> headers.put(h.getKey().toLowerCase(Locale.ROOT), h.getValue().asText()));
         String bodyText = e.path("body").isTextual() ? e.path("body").asText() : "";
         byte[] body = e.path("isBase64Encoded").asBoolean(false) ? Base64.getDecoder().decode(bodyText)
                 : bodyText.getBytes(StandardCharsets.UTF_8);
+        if (body.length > PlanApi.MAX_BODY_BYTES) {
+            throw new ApiException(413, "PayloadTooLarge", "body: " + body.length + " bytes, over the limit of "
+                    + PlanApi.MAX_BODY_BYTES + " bytes (send a large trace export as several files of whole traces)");
+        }
         JsonNode claims = e.path("requestContext").path("authorizer").path("jwt").path("claims");
-        String team = claims.path("team").asText(headers.getOrDefault("x-richter-team", ""));
-        if (team.isBlank() && MOCKS_ROUTE.equals(e.path("routeKey").asText())) {
-            // the exit-mock SDK fetches a plain URL and cannot send the team header: ?team= names it; with the JWT
-            // authorizer (AWS) the claim always wins
-            team = e.path("queryStringParameters").path("team").asText("");
-        }
-        if (team.isBlank()) {
-            // every read and write is scoped to a team (DESIGN.md section 7): never guess one
-            throw new ApiException(401, "NoTeam", "no team: send a JWT with a 'team' claim (locally the x-richter-team header)");
-        }
-        String caller = claims.path("sub").asText(headers.getOrDefault("x-richter-user", "anonymous"));
-        return new ApiRequest(e.path("routeKey").asText(), Json.MAPPER.convertValue(e.path("pathParameters"), MAP_TYPE),
-                Json.MAPPER.convertValue(e.path("queryStringParameters"), MAP_TYPE), headers, body, team, caller);
+        String method = e.path("requestContext").path("http").path("method").asText("");
+        return new ApiRequest(e.path("routeKey").asText(), method, rawPath(e),
+                Json.MAPPER.convertValue(e.path("pathParameters"), MAP_TYPE),
+                Json.MAPPER.convertValue(e.path("queryStringParameters"), MAP_TYPE), headers, body,
+                claims.path("team").asText(""), claims.path("sub").asText(""));
     }
 
-    /** The route the exit-mock SDK fetches ({@code SHOP_MOCKS_URL=<api>/safety/mocks?team=<team>} locally). */
-    static final String MOCKS_ROUTE = "GET /safety/mocks";
+    /** The request path without the stage prefix API Gateway keeps in {@code rawPath} for a named stage. */
+    private static String rawPath(JsonNode e) {
+        String path = e.path("rawPath").asText("/");
+        String stage = e.path("requestContext").path("stage").asText("$default");
+        String prefix = "/" + stage;
+        return !stage.equals("$default") && (path.equals(prefix) || path.startsWith(prefix + "/"))
+                ? (path.length() == prefix.length() ? "/" : path.substring(prefix.length())) : path;
+    }
 
     private static final com.fasterxml.jackson.core.type.TypeReference<Map<String, String>> MAP_TYPE = new com.fasterxml.jackson.core.type.TypeReference<>() {};
 

@@ -19,7 +19,7 @@ class InputValidatorTest {
     @Test
     void theDemoPlanIsValid() throws Exception {
         byte[] plan = Files.readAllBytes(Path.of("../../examples/shop/plan.json"));
-        assertEquals("shop capacity", validator.parse("plan", plan).path("name").asText());
+        assertEquals("shop capacity", validator.parse("PlanInput", plan).path("name").asText());
     }
 
     @Test
@@ -28,7 +28,7 @@ class InputValidatorTest {
                 {"name": "p", "scenarios": [{"name": "s", "service": "svc", "requests": [{"method": "FETCH", "path": "orders"}]}],
                  "preTest": {"qps": 0, "durationS": 10}, "formal": {"steps": []}, "colour": "red"}
                 """;
-        ApiException e = assertThrows(ApiException.class, () -> validator.parse("plan", bytes(plan)));
+        ApiException e = assertThrows(ApiException.class, () -> validator.parse("PlanInput", bytes(plan)));
         assertEquals(400, e.status());
         var paths = e.errors().stream().map(m -> m.get("path")).toList();
         assertTrue(paths.contains("$.scenarios[0].requests[0].method"), paths.toString());
@@ -40,9 +40,30 @@ class InputValidatorTest {
     }
 
     @Test
-    void unparsableJsonNamesLineAndColumn() {
-        ApiException e = assertThrows(ApiException.class, () -> validator.parse("plan", bytes("{\n  \"name\": ,\n}")));
+    void unparsableJsonNamesLineAndColumnOnceAndNoParserInternals() {
+        ApiException e = assertThrows(ApiException.class, () -> validator.parse("PlanInput", bytes("{\n  \"name\": ,\n}")));
         assertEquals("InvalidJson", e.code());
-        assertTrue(e.getMessage().contains("line 2"), e.getMessage());
+        assertEquals("body: not valid JSON at line 2, column 11 (unexpected character ',')", e.getMessage());
+        assertEquals("$", e.errors().get(0).get("path"));
+
+        ApiException cut = assertThrows(ApiException.class, () -> validator.parse("PlanInput", bytes("{\"name\": ")));
+        assertEquals("body: not valid JSON at line 1, column 10 (the body ends before the JSON value does)", cut.getMessage());
+        ApiException word = assertThrows(ApiException.class, () -> validator.parse("PlanInput", bytes("{\"name\": nope}")));
+        assertTrue(word.getMessage().startsWith("body: not valid JSON at line 1, column "), word.getMessage());
+        assertTrue(word.getMessage().endsWith("(unknown word 'nope')"), word.getMessage());
+        ApiException trailing = assertThrows(ApiException.class, () -> validator.parse("PlanInput", bytes("{} {}")));
+        assertTrue(trailing.getMessage().contains("more content after the JSON value"), trailing.getMessage());
+        for (ApiException x : java.util.List.of(e, cut, word, trailing)) {
+            String m = x.getMessage();
+            assertTrue(!m.contains("Source") && !m.contains("REDACTED") && !m.contains("code ") && !m.contains("jackson")
+                    && m.split("column").length == 2, "one position, no parser internals: " + m);
+        }
+    }
+
+    @Test
+    void serverFieldsOfAPlanReadBackAreAcceptedAndIgnored() throws Exception {
+        String plan = Files.readString(Path.of("../../examples/shop/plan.json")).replaceFirst("\\{",
+                "{\"planId\": \"plan-1\", \"teamId\": \"t\", \"version\": 7, \"createdAtMs\": 1, \"updatedAtMs\": \"any\",");
+        assertEquals("shop capacity", validator.parse("PlanInput", bytes(plan)).path("name").asText());
     }
 }

@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
@@ -80,11 +81,14 @@ class PlanApiHandlerTest {
         return new PlanApiHandler(new PlanApi(repositories, sfn, "arn:aws:states:us-east-1:1:stateMachine:run", 100_000, quotas));
     }
 
-    /** A payload 2.0 event of the team {@code team}. */
+    /** A payload 2.0 event of the team {@code team} (the JWT authorizer's claims {@code team} and {@code sub}). */
     private static JsonNode event(String routeKey, String team, Map<String, String> pathParameters, String body) {
         ObjectNode e = Json.MAPPER.createObjectNode();
         e.put("routeKey", routeKey);
-        e.set("headers", Json.MAPPER.valueToTree(Map.of("x-richter-team", team)));
+        e.set("headers", Json.MAPPER.valueToTree(Map.of("x-richter-team", "ignored-team")));
+        ObjectNode claims = e.putObject("requestContext").putObject("authorizer").putObject("jwt").putObject("claims");
+        claims.put("team", team);
+        claims.put("sub", "user-of-" + team);
         e.set("pathParameters", Json.MAPPER.valueToTree(pathParameters));
         if (body != null) {
             e.put("body", body);
@@ -111,8 +115,9 @@ class PlanApiHandlerTest {
         return Json.write(plan);
     }
 
+    /** Current plans stored (version items {@code <planId>#v<n>} not counted). */
     private long storedPlans() {
-        return tables.getOrDefault("plans", Map.of()).size();
+        return tables.getOrDefault("plans", Map.of()).keySet().stream().filter(k -> !k.contains("#")).count();
     }
 
     @Test
@@ -121,6 +126,67 @@ class PlanApiHandlerTest {
         var response = call(h, event("POST /plans", "t1", Map.of(), demoPlan()));
         assertEquals(201, response.get("statusCode"), String.valueOf(response.get("body")));
         assertEquals(1, storedPlans());
+        JsonNode stored = body(response);
+        assertEquals(1, stored.path("version").asInt());
+        assertEquals(3, stored.path("formal").path("steps").size(), "read back in the input's shape");
+        // the plan read back is valid input: posting it again creates another plan with the same content
+        var again = call(h, event("POST /plans", "t1", Map.of(), Json.write(stored)));
+        assertEquals(201, again.get("statusCode"), String.valueOf(again.get("body")));
+        assertTrue(!body(again).path("planId").asText().equals(stored.path("planId").asText()), "server fields are ignored");
+        assertEquals(Json.MAPPER.readTree(demoPlan()).path("formal").toString().replace(".0", ""),
+                body(again).path("formal").toString().replace(".0", ""));
+    }
+
+    @Test
+    void teamAndCallerComeOnlyFromTheVerifiedClaims() throws Exception {
+        var h = handler(() -> Quotas.AWS);
+        ObjectNode noClaims = Json.MAPPER.createObjectNode();
+        noClaims.put("routeKey", "POST /plans");
+        noClaims.set("headers", Json.MAPPER.valueToTree(Map.of("x-richter-team", "t1", "x-richter-user", "mallory")));
+        noClaims.put("body", demoPlan());
+        var response = call(h, noClaims);
+        assertEquals(403, response.get("statusCode"), "a header names no team");
+        assertEquals("NoTeam", body(response).path("error").asText());
+        assertEquals(0, storedPlans());
+
+        call(h, event("POST /plans", "t1", Map.of(), demoPlan()));
+        var audit = tables.get("audit").values().iterator().next();
+        assertEquals("user-of-t1", audit.get("caller").s(), "the audit log records the token's sub");
+    }
+
+    @Test
+    void unknownRoutesAndMethodsAndTooLargeBodiesAnswerTheOneErrorShape() throws Exception {
+        var h = handler(() -> Quotas.AWS);
+        ObjectNode unknown = (ObjectNode) event("$default", "t1", Map.of(), null);
+        unknown.put("rawPath", "/nothing/here");
+        ((ObjectNode) unknown.path("requestContext")).putObject("http").put("method", "GET");
+        var r = call(h, unknown);
+        assertEquals(404, r.get("statusCode"));
+        assertEquals("NoSuchRoute", body(r).path("error").asText());
+        assertTrue(body(r).path("message").asText().contains("GET /nothing/here"));
+
+        ObjectNode wrongMethod = (ObjectNode) event("$default", "t1", Map.of(), null);
+        wrongMethod.put("rawPath", "/dev/plans/plan-1");
+        ObjectNode rc = (ObjectNode) wrongMethod.path("requestContext");
+        rc.put("stage", "dev");
+        rc.putObject("http").put("method", "PATCH");
+        r = call(h, wrongMethod);
+        assertEquals(405, r.get("statusCode"));
+        assertEquals("MethodNotAllowed", body(r).path("error").asText());
+        assertEquals("DELETE, GET, PUT", ((Map<?, ?>) r.get("headers")).get("Allow"), "stage prefix removed, methods of the route");
+
+        var big = call(h, event("POST /traces", "t1", Map.of(), "x".repeat(PlanApi.MAX_BODY_BYTES + 1)));
+        assertEquals(413, big.get("statusCode"));
+        assertEquals("PayloadTooLarge", body(big).path("error").asText());
+        for (var resp : List.of(r, big)) {
+            assertEquals(Set.of("error", "message"), fieldNames(body(resp)));
+        }
+    }
+
+    private static Set<String> fieldNames(JsonNode n) {
+        Set<String> out = new java.util.TreeSet<>();
+        n.fieldNames().forEachRemaining(out::add);
+        return out;
     }
 
     @Test
@@ -190,8 +256,9 @@ class PlanApiHandlerTest {
         assertEquals(List.of(1, 1, 1, 2), workers(estimate));
         assertEquals(1 + 4 + 5, estimate.path("executions").path("total").asLong(), "1 parent, 4 legs, 5 workers");
         assertEquals(25_000, estimate.path("historyEvents").path("limit").asLong());
-        // a 15 s formal leg is monitored 10 s lead + 15 s = 25 s: ceil(25/2) + 1 = 14 rounds, 20 + 14*14 = 216 events
-        assertEquals(216, estimate.path("maxHistoryEvents").asLong());
+        // a 15 s formal leg is monitored 10 s lead + 15 s = 25 s, counted at the 1 s alert wait: 25 + 1 = 26 rounds,
+        // 20 + 14*26 = 384 events
+        assertEquals(384, estimate.path("maxHistoryEvents").asLong());
         assertEquals("formal step 1 leg 1", estimate.path("maxHistoryExecution").asText());
         assertEquals(0, estimate.path("violations").size());
         assertTrue(estimate.path("costUsd").path("total").asDouble() > 0);

@@ -34,7 +34,7 @@ import java.util.Set;
  *   <li>the <b>parent</b> execution: {@value #PARENT_FIXED_EVENTS} + {@value #EVENTS_PER_STEP} per step
  *       ({@link #parentHistoryEvents}: Prepare, StaticChecks, StaticGate, SelectPreTest, RunStage over the
  *       pre-test's step, AfterStage, DynamicChecks, DynamicGate, SelectFormal, RunStage over the formal steps,
- *       AfterStage, Report, Done; a step's iteration is StartStep, SkipIfAborted and the RunLegs Distributed
+ *       AfterStage, Report, ReleaseLeases, Done; a step's iteration is StartStep, SkipIfAborted and the RunLegs Distributed
  *       Map);</li>
  *   <li>a <b>leg</b> child execution (one per leg, item of RunLegs): WaitForLaunch, then the Leg Parallel of
  *       the Workers Distributed Map and the monitor loop (WaitForLegStart, then rounds of Probe, Decide,
@@ -119,7 +119,7 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
     public static final int PARENT_FIXED_EVENTS = 2 /* execution */ + 5 /* Prepare */ + 5 /* StaticChecks */
             + 2 /* StaticGate */ + 2 /* SelectPreTest */ + 4 /* RunStage (pre-test) */ + 2 /* AfterStage */
             + 5 /* DynamicChecks */ + 2 /* DynamicGate */ + 2 /* SelectFormal */ + 4 /* RunStage (formal) */
-            + 2 /* AfterStage */ + 5 /* Report */ + 2 /* Done */;
+            + 2 /* AfterStage */ + 5 /* Report */ + 5 /* ReleaseLeases */ + 2 /* Done */;
     /** History events of one step in the parent: the inline Map's iteration (2), StartStep (5), SkipIfAborted (2), RunLegs (6), StepEnded (2). */
     public static final int EVENTS_PER_STEP = 2 + 5 + 2 + 6 + 2;
     /** History events of a worker child execution: the execution (2) and its Worker Task (5). */
@@ -458,6 +458,7 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
         invocations.put("probe", monitorRoundsTotal);
         invocations.put("fault-decider", monitorRoundsTotal);
         invocations.put("report", 1L);
+        invocations.put("release-leases", 1L);
         long requests = invocations.values().stream().mapToLong(Long::longValue).sum();
 
         long writeUnits = windowItems * ceilDiv(WINDOW_ITEM_BYTES, 1024) + resultItems * ceilDiv(RESULT_ITEM_BYTES, 1024)
@@ -514,9 +515,9 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
         return ceilDiv(Math.max(0, spanMs), Math.max(1, monitorWaitMs)) + 1;
     }
 
-    /** State transitions of the parent execution: 13 states plus StartStep, SkipIfAborted, RunLegs and StepEnded per step. */
+    /** State transitions of the parent execution: 14 states plus StartStep, SkipIfAborted, RunLegs and StepEnded per step. */
     public static long parentTransitions(int formalSteps) {
-        return 13 + 4L * (1 + formalSteps);
+        return 14 + 4L * (1 + formalSteps);
     }
 
     /**

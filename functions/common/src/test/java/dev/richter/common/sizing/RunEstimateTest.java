@@ -53,8 +53,8 @@ class RunEstimateTest {
 
         // executions: 1 parent + 6 legs + (1*2 + 1*3 + 2*1 = 7) workers = 14
         assertEquals(new RunEstimate.Executions(14, 1, 6, 7), e.executions());
-        // parent: 44 fixed + 17 per step x 3 steps = 95; largest leg 174 (the pre-test's first); worker 7
-        assertEquals(95, e.historyEvents().parent());
+        // parent: 49 fixed + 17 per step x 3 steps = 100; largest leg 174 (the pre-test's first); worker 7
+        assertEquals(100, e.historyEvents().parent());
         assertEquals(174, e.maxHistoryEvents());
         assertEquals("pre-test step 1 leg 1", e.maxHistoryExecution());
         assertEquals(7, e.historyEvents().worker());
@@ -65,9 +65,9 @@ class RunEstimateTest {
         assertEquals(13.0, e.longestInvocationS(), "15 s of Lambda time less the 2 s margin kept for the last flush");
         // invocations: data-construction 1 + 3 steps; probe and decider 15 + 21 + 9 = 45 rounds
         assertEquals(Map.of("data-construction", 4L, "checks", 2L, "load-driver", 7L, "probe", 45L,
-                "fault-decider", 45L, "report", 1L), e.lambdaInvocations());
-        // transitions: parent 13 + 4*3 = 25; legs 6*6 + 4*45 = 216; workers 7 -> 248
-        assertEquals(248, e.stateTransitions());
+                "fault-decider", 45L, "report", 1L, "release-leases", 1L), e.lambdaInvocations());
+        // transitions: parent 14 + 4*3 = 26; legs 6*6 + 4*45 = 216; workers 7 -> 249
+        assertEquals(249, e.stateTransitions());
         // DynamoDB: windows 1*10 + 1*15 + 2*5 = 35 (2 WRU each), results 7 (3 WRU), verdicts 45 rounds x 2 items x
         // 2 modules (order, load) = 180 (1 WRU), 3 step items: 70 + 21 + 180 + 3 = 274 WRU
         assertEquals(35, e.dynamoDb().windowItems());
@@ -78,7 +78,7 @@ class RunEstimateTest {
         assertEquals(91 * 1769 / 1024.0, e.costUsd().loadDriverGbSeconds(), 1e-9);
         // others at 1 GB: 45*1000 + 45*500 + 4*1000 + 2*5000 + 10000 = 91 500 ms
         assertEquals(91.5, e.costUsd().otherGbSeconds(), 1e-9);
-        double expectedTotal = (91 * 1769 / 1024.0 + 91.5) * 0.0000166667 + 104 / 1e6 * 0.20 + 248 / 1e3 * 0.025
+        double expectedTotal = (91 * 1769 / 1024.0 + 91.5) * 0.0000166667 + 105 / 1e6 * 0.20 + 249 / 1e3 * 0.025
                 + 274 / 1e6 * 0.625 + e.dynamoDb().readRequestUnits() / 1e6 * 0.125;
         assertEquals(expectedTotal, e.costUsd().total(), 1e-12);
         assertEquals(List.of(), e.violations());
@@ -101,7 +101,7 @@ class RunEstimateTest {
     @Test
     void aHistoryLimitBelowALegsEventsIsReportedAtTheStepsDuration() {
         // same plan, history limit 150: the 174-event first legs of the pre-test and formal step 1 break it;
-        // formal step 2's leg (146) and the parent (95) fit
+        // formal step 2's leg (146) and the parent (100) fit
         Quotas q = new Quotas(15, 1769, 3000, 2000, 150, 262144, 4, 10000, 1000, 2000);
         RunEstimate e = RunEstimate.of(twoStepPlan(), List.of(ORDER), q, Prices.US_EAST_1);
         assertEquals(List.of("$.preTest.durationS", "$.formal.steps[0].durationS"),
@@ -184,17 +184,17 @@ class RunEstimateTest {
                 e.steps().stream().map(RunEstimate.StepEstimate::workers).toList());
         // executions: 1 + (8*3 + 1 = 25) legs + (452*3 + 1 = 1 357) workers
         assertEquals(new RunEstimate.Executions(1383, 1, 25, 1357), e.executions());
-        // largest: a formal step's first leg, 20 + 14*893 = 12 522; parent 44 + 17*9 = 197
+        // largest: a formal step's first leg, 20 + 14*893 = 12 522; parent 49 + 17*9 = 202
         assertEquals(12_522, e.maxHistoryEvents());
         assertEquals("formal step 1 leg 1", e.maxHistoryExecution());
-        assertEquals(197, e.historyEvents().parent());
+        assertEquals(202, e.historyEvents().parent());
         assertEquals(200, e.peakConcurrentWorkers());
         assertEquals(202, e.peakConcurrentLambdas());
         assertEquals(100, e.maxMapConcurrency());
         assertEquals(895.0, e.longestInvocationS(), "10 s lead + 882 s leg + 2 s request timeout + 1 s grace");
-        // transitions: parent 13 + 4*9 = 49; formal legs 8*(3*6 + 4*1 813) = 58 160; pre-test leg 6 + 4*71 = 290;
-        // workers 1 357 -> 59 856
-        assertEquals(59_856, e.stateTransitions());
+        // transitions: parent 14 + 4*9 = 50; formal legs 8*(3*6 + 4*1 813) = 58 160; pre-test leg 6 + 4*71 = 290;
+        // workers 1 357 -> 59 857
+        assertEquals(59_857, e.stateTransitions());
         assertEquals(8L * 1813 + 71, e.lambdaInvocations().get("probe"));
         assertEquals(10L, e.lambdaInvocations().get("data-construction"));
         assertEquals(452L * 1800 + 60, e.dynamoDb().windowItems());
@@ -205,8 +205,8 @@ class RunEstimateTest {
 
     @Test
     void theSameCountingRulesAsTheStateMachine() {
-        assertEquals(44, RunEstimate.PARENT_FIXED_EVENTS);
-        assertEquals(61, RunEstimate.parentHistoryEvents(0));
+        assertEquals(49, RunEstimate.PARENT_FIXED_EVENTS);
+        assertEquals(66, RunEstimate.parentHistoryEvents(0));
         assertEquals(20 + 14 * 3, RunEstimate.legHistoryEvents(3));
         assertEquals(6 + 4 * 3, RunEstimate.legTransitions(3));
         assertEquals(6, RunEstimate.monitorRounds(10_000, 2_000));

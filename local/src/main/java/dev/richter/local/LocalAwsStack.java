@@ -49,13 +49,14 @@ import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
  * limits. {@link #close()} restores every property it set to its previous value. System properties
  * are JVM-wide: run one stack at a time per JVM.
  */
-public final class LocalStack implements AutoCloseable {
+public final class LocalAwsStack implements AutoCloseable {
     /**
      * Template parameters the local stack sets unless {@link LocalLimits#parameterOverrides()} does: timings, not
      * limits. The in-process Lambda host starts no new sandboxes, so workers need a 3 s lead before their first due
      * time instead of AWS's 10 s (cold start plus Distributed Map fan-out).
      */
-    static final Map<String, String> LOCAL_PARAMETER_DEFAULTS = Map.of("WorkerLeadMs", "3000");
+    static final Map<String, String> LOCAL_PARAMETER_DEFAULTS = Map.of("WorkerLeadMs", "3000",
+            "OidcIssuer", LocalIdentityProvider.ISSUER, "OidcAudience", LocalIdentityProvider.AUDIENCE);
 
     private final Path root;
     private final Path workDir;
@@ -67,6 +68,8 @@ public final class LocalStack implements AutoCloseable {
     private LambdaHost lambdaHost;
     private EventBusCapture eventBus;
     private Template template;
+    private LocalIdentityProvider identity;
+    private boolean insecureDevAuth;
 
     /**
      * A stack with the limits of {@link LocalLimits#fromEnv()} ({@code RICHTER_LOCAL_LIMITS}, else AWS's).
@@ -76,7 +79,7 @@ public final class LocalStack implements AutoCloseable {
      * @param log     progress lines
      * @throws IllegalArgumentException naming the key when {@code RICHTER_LOCAL_LIMITS} is malformed
      */
-    public LocalStack(Path root, Path workDir, Consumer<String> log) {
+    public LocalAwsStack(Path root, Path workDir, Consumer<String> log) {
         this(root, workDir, LocalLimits.fromEnv(), log);
     }
 
@@ -86,11 +89,21 @@ public final class LocalStack implements AutoCloseable {
      * @param limits  the limits to enforce and the template parameter overrides
      * @param log     progress lines
      */
-    public LocalStack(Path root, Path workDir, LocalLimits limits, Consumer<String> log) {
+    public LocalAwsStack(Path root, Path workDir, LocalLimits limits, Consumer<String> log) {
         this.root = root.toAbsolutePath().normalize();
         this.workDir = workDir.toAbsolutePath().normalize();
         this.limits = java.util.Objects.requireNonNull(limits, "limits");
         this.log = log;
+    }
+
+    /**
+     * Makes the HTTP API also accept requests without a token that name their team in {@code x-richter-team} (and
+     * their caller in {@code x-richter-user}); see {@link ApiAuth#insecureDevHeaders()}. For trying the API by hand
+     * only: anyone who can reach the port is any team. Call before {@link #start()}.
+     */
+    public LocalAwsStack insecureDevAuth() {
+        this.insecureDevAuth = true;
+        return this;
     }
 
     /** The repository root from {@code RICHTER_HOME}, else the working directory. */
@@ -108,7 +121,7 @@ public final class LocalStack implements AutoCloseable {
      * @throws IllegalArgumentException when a parameter override names no template parameter or breaks
      *                                  its constraints
      */
-    public LocalStack start() throws IOException, InterruptedException {
+    public LocalAwsStack start() throws IOException, InterruptedException {
         try {
             Files.createDirectories(workDir.resolve("logs"));
             int dynamoPort = port("AWS_ENDPOINT_URL_DYNAMODB");
@@ -130,7 +143,13 @@ public final class LocalStack implements AutoCloseable {
 
             eventBus = new EventBusCapture(workDir.resolve("events.jsonl"));
             eventBus.start(eventsPort);
-            lambdaHost = new LambdaHost(template, limits.invokePayloadBytes(), line -> log.accept("  " + line));
+            identity = LocalIdentityProvider.loadOrCreate(workDir.resolve("idp"));
+            ApiAuth auth = ApiAuth.of(template, identity);
+            if (insecureDevAuth) {
+                auth = auth.insecureDevHeaders();
+            }
+            lambdaHost = new LambdaHost(template, limits.invokePayloadBytes(), auth, dev.richter.api.PlanApi.MAX_BODY_BYTES,
+                    line -> log.accept("  " + line));
             lambdaHost.start(lambdaPort, apiPort);
 
             Path config = writeSfnConfig(sfnPort);
@@ -143,6 +162,11 @@ public final class LocalStack implements AutoCloseable {
             close();
             throw e;
         }
+    }
+
+    /** The local identity provider whose tokens the HTTP API accepts (keys in {@code <workDir>/idp}). */
+    public LocalIdentityProvider identity() {
+        return identity;
     }
 
     /** The parsed template, with the limits' parameter overrides. */

@@ -15,14 +15,14 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The function environment and limits {@link LocalStack} hands over as system properties, and restores. */
-class LocalStackPropertiesTest {
+/** The function environment and limits {@link LocalAwsStack} hands over as system properties, and restores. */
+class LocalAwsStackPropertiesTest {
     @Test
     void everyFunctionsEnvironmentAndTheLimitsBecomePropertiesExceptWhatTheProcessEnvironmentSets() {
         List<Template.FunctionDef> fns = List.of(
                 new Template.FunctionDef("A", "a.A", 3, 128, Map.of("SHARED", "1", "A_ONLY", "a", "FROM_ENV", "template")),
                 new Template.FunctionDef("B", "b.B", 3, 128, Map.of("SHARED", "1", "B_ONLY", "b")));
-        Map<String, String> props = LocalStack.functionProperties(fns, LocalLimits.AWS.withHistoryEventsPerExecution(400),
+        Map<String, String> props = LocalAwsStack.functionProperties(fns, LocalLimits.AWS.withHistoryEventsPerExecution(400),
                 name -> name.equals("FROM_ENV") ? "process" : null);
         assertEquals("1", props.get("SHARED"));
         assertEquals("a", props.get("A_ONLY"));
@@ -37,7 +37,7 @@ class LocalStackPropertiesTest {
         List<Template.FunctionDef> fns = List.of(
                 new Template.FunctionDef("A", "a.A", 3, 128, Map.of("MODE", "fast")),
                 new Template.FunctionDef("B", "b.B", 3, 128, Map.of("MODE", "slow")));
-        var e = assertThrows(IllegalStateException.class, () -> LocalStack.functionProperties(fns, LocalLimits.AWS, n -> null));
+        var e = assertThrows(IllegalStateException.class, () -> LocalAwsStack.functionProperties(fns, LocalLimits.AWS, n -> null));
         assertTrue(e.getMessage().contains("MODE") && e.getMessage().contains("'fast' for A") && e.getMessage().contains("'slow' for B"),
                 e.getMessage());
     }
@@ -58,7 +58,7 @@ class LocalStackPropertiesTest {
         System.setProperty("RICHTER_TEST_MODE", "before");
         try {
             LocalLimits limits = LocalLimits.AWS.withStatePayloadBytes(4096).withParameterOverride("Mode", "quick");
-            LocalStack stack = new LocalStack(dir, dir.resolve("work"), limits, line -> {});
+            LocalAwsStack stack = new LocalAwsStack(dir, dir.resolve("work"), limits, line -> {});
             stack.setFunctionProperties(Template.load(dir, limits.parameterOverrides()));
             assertEquals("quick", Env.get("RICHTER_TEST_MODE").orElseThrow());
             assertEquals("x", Env.get("RICHTER_TEST_NEW").orElseThrow());

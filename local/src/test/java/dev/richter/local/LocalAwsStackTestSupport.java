@@ -8,14 +8,19 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
-/** Starts the local stack once per integration-test class; the failsafe plugin sets its environment. */
-abstract class LocalStackTestSupport {
-    static LocalStack stack;
-    static Path root = LocalStack.rootFromEnv();
+/**
+ * Starts the local stack once per integration-test class; the failsafe plugin sets its environment. Every exchange
+ * of every {@link ApiClient} is checked against {@code openapi.json} ({@link OpenApiConformance}): a request or
+ * response the document does not describe fails the test that made it.
+ */
+abstract class LocalAwsStackTestSupport {
+    static LocalAwsStack stack;
+    static Path root = LocalAwsStack.rootFromEnv();
 
     @BeforeAll
     static void startStack() throws Exception {
-        stack = new LocalStack(root, root.resolve("local/target/it-stack"), System.out::println).start();
+        OpenApiConformance.install();
+        stack = new LocalAwsStack(root, root.resolve("local/target/it-stack"), System.out::println).start();
     }
 
     @AfterAll
@@ -25,8 +30,14 @@ abstract class LocalStackTestSupport {
         }
     }
 
+    /** A client with a valid RS256 token of {@code team} (caller {@code it@<team>}). */
     static ApiClient api(String team) {
-        return new ApiClient(LocalStack.apiBaseUrl(), team);
+        return new ApiClient(LocalAwsStack.apiBaseUrl(), token(team));
+    }
+
+    /** A valid RS256 token of {@code team}, caller {@code it@<team>}, valid for an hour. */
+    static String token(String team) {
+        return stack.identity().token(team, "it@" + team, java.time.Duration.ofHours(1), com.nimbusds.jose.JWSAlgorithm.RS256);
     }
 
     /** Registers {@code name} at {@code baseUrl} with an Actuator health path. */
@@ -53,11 +64,25 @@ abstract class LocalStackTestSupport {
         if (p.status() != 201) {
             throw new IllegalStateException(p.body());
         }
-        var r = api.post("/plans/" + p.json().path("planId").asText() + "/runs", "");
-        if (r.status() != 202) {
-            throw new IllegalStateException(r.body());
+        return start(api, p.json().path("planId").asText());
+    }
+
+    /**
+     * Starts a run of the plan; while a previous run of the same team still holds a target (its release runs just
+     * after its report is written), retries for up to 30 s.
+     */
+    static String start(ApiClient api, String planId) throws Exception {
+        long deadline = System.currentTimeMillis() + 30_000;
+        while (true) {
+            var r = api.post("/plans/" + planId + "/runs", "");
+            if (r.status() == 202) {
+                return r.json().path("runId").asText();
+            }
+            if (r.status() != 409 || System.currentTimeMillis() > deadline) {
+                throw new IllegalStateException(r.body());
+            }
+            Thread.sleep(500);
         }
-        return r.json().path("runId").asText();
     }
 
     /** Waits for the run's report and returns it. */

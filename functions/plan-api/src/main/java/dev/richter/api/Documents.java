@@ -1,0 +1,138 @@
+package dev.richter.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.richter.common.Json;
+import dev.richter.common.model.Plan;
+import dev.richter.common.model.RegisteredService;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+/**
+ * The JSON documents the API answers with (shapes in {@code openapi.json}). A plan or a service read back is valid
+ * input to the route that wrote it: the document is the input's shape ({@code formal: {steps: [...]}}, absent fields
+ * absent rather than null) plus read-only server fields, which input ignores.
+ */
+final class Documents {
+    private Documents() {}
+
+    /**
+     * A plan as the API shows it: {@code planId}, {@code teamId}, {@code version}, {@code createdAtMs},
+     * {@code updatedAtMs} (read-only), then the fields of {@code POST /plans} with their defaults applied.
+     */
+    static Map<String, Object> plan(PlanStore.Versioned v) {
+        Plan p = v.plan();
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("planId", p.planId());
+        m.put("teamId", p.teamId());
+        m.put("version", v.version());
+        m.put("createdAtMs", p.createdAtMs());
+        m.put("updatedAtMs", v.updatedAtMs());
+        m.put("name", p.name());
+        m.put("scenarios", p.scenarios().stream().map(s -> {
+            Map<String, Object> sm = new LinkedHashMap<>();
+            sm.put("name", s.name());
+            sm.put("service", s.service());
+            sm.put("weight", s.weight());
+            sm.put("requests", s.requests().stream().map(r -> {
+                Map<String, Object> rm = new LinkedHashMap<>();
+                rm.put("method", r.method());
+                rm.put("path", r.path());
+                if (!r.headers().isEmpty()) {
+                    rm.put("headers", r.headers());
+                }
+                if (r.body() != null) {
+                    rm.put("body", r.body());
+                }
+                if (r.bodyBase64() != null) {
+                    rm.put("bodyBase64", r.bodyBase64());
+                }
+                return rm;
+            }).toList());
+            return sm;
+        }).toList());
+        m.put("preTest", step(p.preTest()));
+        m.put("formal", Map.of("steps", p.formal().stream().map(Documents::step).toList()));
+        Map<String, Object> ap = new LinkedHashMap<>();
+        ap.put("abortOnDamagedCoreModule", p.abortPolicy().abortOnDamagedCoreModule());
+        ap.put("maxErrorRatePct", p.abortPolicy().maxErrorRatePct());
+        ap.put("errorRateWindowS", p.abortPolicy().errorRateWindowS());
+        m.put("abortPolicy", ap);
+        m.put("coreModules", p.coreModules());
+        m.put("perWorkerQps", p.perWorkerQps());
+        m.put("requestTimeoutMs", p.requestTimeoutMs());
+        return m;
+    }
+
+    private static Map<String, Object> step(Plan.StepSpec s) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("qps", s.qps());
+        m.put("durationS", s.durationS());
+        return m;
+    }
+
+    /** A registered service: {@code teamId} (read-only), then the fields of {@code POST /services}; absent ones absent. */
+    static Map<String, Object> service(RegisteredService s) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("teamId", s.teamId());
+        m.put("name", s.name());
+        m.put("baseUrl", s.baseUrl());
+        if (s.healthPath() != null) {
+            m.put("healthPath", s.healthPath());
+        }
+        if (s.prometheusPath() != null) {
+            m.put("prometheusPath", s.prometheusPath());
+        }
+        m.put("datastores", s.datastores());
+        return m;
+    }
+
+    /** A run in a list: {@code runId, planId, planVersion, status, outcome, createdAtMs, abortRequested}. */
+    static Map<String, Object> runSummary(Map<String, AttributeValue> item) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("runId", text(item, "runId"));
+        m.put("planId", text(item, "planId"));
+        m.put("planVersion", number(item, "planVersion", 1));
+        m.put("status", text(item, "status"));
+        m.put("outcome", text(item, "outcome"));
+        m.put("createdAtMs", number(item, "createdAtMs", 0));
+        m.put("abortRequested", item.containsKey("abortRequested") && Boolean.TRUE.equals(item.get("abortRequested").bool()));
+        return m;
+    }
+
+    /** An audit entry: {@code at} (ISO-8601), {@code action}, {@code caller}, {@code target}, {@code before}, {@code after}. */
+    static Map<String, Object> auditEntry(Map<String, AttributeValue> item) {
+        String sk = text(item, "sk");
+        long atMs = Long.parseLong(sk.substring(0, sk.indexOf('#')));
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("at", Instant.ofEpochMilli(atMs).toString());
+        m.put("action", text(item, "action"));
+        m.put("caller", text(item, "caller"));
+        m.put("target", text(item, "target"));
+        m.put("before", json(text(item, "before")));
+        m.put("after", json(text(item, "after")));
+        return m;
+    }
+
+    private static JsonNode json(String text) {
+        return text.isEmpty() ? null : Json.read(text, JsonNode.class);
+    }
+
+    static String text(Map<String, AttributeValue> item, String name) {
+        AttributeValue v = item.get(name);
+        return v == null || v.s() == null ? "" : v.s();
+    }
+
+    static long number(Map<String, AttributeValue> item, String name, long fallback) {
+        AttributeValue v = item.get(name);
+        return v == null || v.n() == null ? fallback : Long.parseLong(v.n());
+    }
+
+    /** The services named in a run item's {@code leasedServices} (comma-separated). */
+    static List<String> leasedServices(Map<String, AttributeValue> item) {
+        String s = text(item, "leasedServices");
+        return s.isEmpty() ? List.of() : List.of(s.split(","));
+    }
+}

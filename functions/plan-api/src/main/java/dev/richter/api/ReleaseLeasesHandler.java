@@ -1,0 +1,55 @@
+package dev.richter.api;
+
+import com.amazonaws.services.lambda.runtime.Context;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.richter.common.JsonStreamHandler;
+import dev.richter.common.Repositories;
+import dev.richter.common.run.RunLeases;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
+
+/**
+ * Lambda handler that releases a run's leases on its target services ({@link RunLeases}): the state machine's
+ * {@code ReleaseLeases} states, after the report and when the report fails, so every path of a run ends with its
+ * targets free.
+ *
+ * <p>Input {@code {"runId": "..."}}. Reads the run's team and {@code leasedServices} from the runs table and deletes
+ * the leases the run still holds. Idempotent; an unknown run releases nothing. Returns {@code {runId, released}}.
+ */
+public final class ReleaseLeasesHandler extends JsonStreamHandler<JsonNode, Map<String, Object>> {
+    private final Repositories repositories;
+    private final RunLeases leases;
+
+    /** Lambda's constructor: clients and table names from the environment, built once. */
+    public ReleaseLeasesHandler() {
+        this(Repositories.fromEnv());
+    }
+
+    /** For tests. */
+    public ReleaseLeasesHandler(Repositories repositories) {
+        super(JsonNode.class);
+        this.repositories = repositories;
+        this.leases = new RunLeases(repositories.dynamoDb(), repositories.tables().leases(), Clock.systemUTC());
+    }
+
+    @Override
+    protected Map<String, Object> handle(JsonNode input, Context context) {
+        String runId = input.path("runId").asText("");
+        if (runId.isBlank()) {
+            throw new IllegalArgumentException("input needs a runId");
+        }
+        Map<String, AttributeValue> item = repositories.dynamoDb().getItem(GetItemRequest.builder()
+                .tableName(repositories.tables().runs()).key(Map.of("runId", AttributeValue.fromS(runId))).consistentRead(true)
+                .build()).item();
+        List<String> released = item == null || item.isEmpty() ? List.of()
+                : leases.release(Documents.text(item, "teamId"), runId, Documents.leasedServices(item));
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("runId", runId);
+        out.put("released", released);
+        return out;
+    }
+}
