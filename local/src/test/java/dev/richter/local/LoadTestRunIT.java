@@ -116,9 +116,13 @@ class LoadTestRunIT extends LocalAwsStackTestSupport {
             JsonNode report = awaitReport(api, runId, 120_000);
 
             assertEquals("ABORTED", report.path("outcome").asText(), report.toPrettyString());
-            // HTTP health DOWN with TCP up is a 0.6 vote (DESIGN.md section 4 weights): the module is SUSPECT,
-            // and the plan's abort policy (error rate over 50 % for 5 s) stops the run.
-            assertTrue(report.path("outcomeReason").asText().contains("error rate"), report.path("outcomeReason").asText());
+            // HTTP health answering DOWN with the load's errors is a 1.0 vote over http and passive (the successful TCP
+            // connect abstains: the DOWN answer already proves it, DESIGN.md section 4): the core module is DAMAGED and
+            // the default abort policy stops the run before the plan's error-rate condition (50 % for 5 s) would.
+            assertTrue(report.path("outcomeReason").asText().contains("DAMAGED core module fragile-svc"),
+                    report.path("outcomeReason").asText());
+            assertTrue(report.path("outcomeReason").asText().contains("failing: http, passive"),
+                    report.path("outcomeReason").asText());
             long firstDamagedAtMs = Long.MAX_VALUE;
             for (JsonNode v : report.path("verdicts")) {
                 if (v.path("state").asText().equals("DAMAGED")) {

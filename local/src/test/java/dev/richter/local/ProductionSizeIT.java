@@ -180,7 +180,10 @@ class ProductionSizeIT {
 
     @Test
     void aStepNotCutIntoLegsRunsOutOfLambdaTime() throws Exception {
-        try (LocalAwsStack stack = start(ROOT, "it-production-size-no-legs"); FakeTarget target = new FakeTarget()) {
+        // one 20 s leg probed at the 1 s alert wait throughout would record 20 + 14 x 24 = 356 events: this test is about
+        // Lambda time, so its history limit is raised past that
+        try (LocalAwsStack stack = start(ROOT, "it-production-size-no-legs", COMPRESSED.withHistoryEventsPerExecution(400));
+             FakeTarget target = new FakeTarget()) {
             // step start and the plan checks believe the load driver has 900 s; the Lambda host still ends it at 15 s
             System.setProperty("LOAD_DRIVER_TIMEOUT_S", "900");
             ApiClient api = new ApiClient(LocalAwsStack.apiBaseUrl(), stack.identity().token("team-size", "it@team-size",
@@ -201,8 +204,12 @@ class ProductionSizeIT {
     // ---- helpers ---------------------------------------------------------------------------------------------
 
     private static LocalAwsStack start(Path root, String workDir) throws Exception {
+        return start(root, workDir, COMPRESSED);
+    }
+
+    private static LocalAwsStack start(Path root, String workDir, LocalLimits limits) throws Exception {
         OpenApiConformance.install();
-        return new LocalAwsStack(root, ROOT.resolve("local/target/" + workDir), COMPRESSED, System.out::println).start();
+        return new LocalAwsStack(root, ROOT.resolve("local/target/" + workDir), limits, System.out::println).start();
     }
 
     private static SfnClient sfn() {
