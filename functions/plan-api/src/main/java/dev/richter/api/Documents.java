@@ -86,6 +86,12 @@ final class Documents {
             m.put("prometheusPath", s.prometheusPath());
         }
         m.put("datastores", s.datastores());
+        if (s.caPem() != null) {
+            m.put("caPem", s.caPem());
+        }
+        if (s.grpc() != null) {
+            m.put("grpc", s.grpc());
+        }
         return m;
     }
 

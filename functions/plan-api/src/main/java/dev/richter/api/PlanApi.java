@@ -214,8 +214,15 @@ public final class PlanApi {
     ApiResponse registerService(ApiRequest req) {
         JsonNode doc = validator.parse("ServiceInput", req.body());
         RegisteredService service = Json.MAPPER.convertValue(doc, RegisteredService.class);
+        if (service.caPem() != null) {
+            try {
+                dev.richter.common.tls.TlsTrust.parseCaPem(service.caPem());
+            } catch (IllegalArgumentException e) {
+                throw ApiException.badField("$.caPem", e.getMessage().replaceFirst("^caPem: ", ""));
+            }
+        }
         service = new RegisteredService(req.teamId(), service.name(), stripSlash(service.baseUrl()), service.healthPath(),
-                service.prometheusPath(), service.datastores());
+                service.prometheusPath(), service.datastores(), service.caPem(), service.grpc());
         var before = repositories.getService(req.teamId(), service.name()).orElse(null);
         repositories.putService(service);
         audit.record(req.teamId(), req.caller(), "RegisterService", "service#" + service.name(),

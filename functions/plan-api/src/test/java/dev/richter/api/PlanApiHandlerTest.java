@@ -289,4 +289,43 @@ class PlanApiHandlerTest {
         estimate.path("steps").forEach(s -> out.add(s.path("workers").asInt()));
         return out;
     }
+
+    /** A real self-signed CA certificate, made by the JDK's keytool (no key material leaves the temp dir). */
+    private static String selfSignedCaPem(Path dir) throws Exception {
+        String keytool = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
+        Path store = dir.resolve("ca.p12");
+        run(keytool, "-genkeypair", "-alias", "ca", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=richter-test-ca",
+                "-ext", "bc:c", "-validity", "2", "-keystore", store.toString(), "-storepass", "changeit");
+        return run(keytool, "-exportcert", "-rfc", "-alias", "ca", "-keystore", store.toString(), "-storepass", "changeit");
+    }
+
+    private static String run(String... cmd) throws Exception {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), out);
+        return out;
+    }
+
+    @Test
+    void aServiceRegistersItsCaAndGrpcHealthEndpointAndABadCaIsA400NamingTheField(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws Exception {
+        var h = handler(() -> Quotas.AWS);
+        String ca = selfSignedCaPem(dir);
+        String svc = Json.write(Map.of("name", "pay", "baseUrl", "https://pay.internal:8443", "healthPath", "/health",
+                "caPem", ca, "grpc", Map.of("port", 9443, "service", "pay.v1.Pay", "tls", true)));
+        var created = call(h, event("POST /services", "t1", Map.of(), svc));
+        assertEquals(201, created.get("statusCode"), created.toString());
+        assertEquals(ca, body(created).path("caPem").asText());
+        assertEquals(9443, body(created).path("grpc").path("port").asInt());
+        var stored = repositories.getService("t1", "pay").orElseThrow();
+        assertEquals(new RegisteredService.GrpcHealth(9443, "pay.v1.Pay", true), stored.grpc());
+        assertEquals(ca, stored.caPem());
+
+        String bad = Json.write(Map.of("name", "pay2", "baseUrl", "https://pay.internal:8443",
+                "caPem", "-----BEGIN CERTIFICATE-----\nnot base64!\n-----END CERTIFICATE-----\n"));
+        var refused = call(h, event("POST /services", "t1", Map.of(), bad));
+        assertEquals(400, refused.get("statusCode"), refused.toString());
+        assertEquals("$.caPem", body(refused).path("errors").get(0).path("path").asText(), refused.toString());
+        assertTrue(repositories.getService("t1", "pay2").isEmpty(), "nothing stored for a refused service");
+    }
 }

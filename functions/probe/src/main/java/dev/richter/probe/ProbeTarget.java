@@ -1,5 +1,7 @@
 package dev.richter.probe;
 
+import dev.richter.common.tls.TlsTrust;
+
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import java.net.URI;

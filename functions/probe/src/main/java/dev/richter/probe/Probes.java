@@ -1,5 +1,7 @@
 package dev.richter.probe;
 
+import dev.richter.common.tls.TlsTrust;
+
 import dev.richter.common.model.HealthReport;
 import dev.richter.common.model.HealthReport.Evidence;
 import io.grpc.ChannelCredentials;

@@ -1,5 +1,7 @@
 package dev.richter.probe;
 
+import dev.richter.common.tls.TlsTrust;
+
 import static org.junit.jupiter.api.Assertions.*;
 
 import com.sun.net.httpserver.HttpsConfigurator;

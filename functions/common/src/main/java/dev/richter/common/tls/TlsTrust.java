@@ -1,4 +1,4 @@
-package dev.richter.probe;
+package dev.richter.common.tls;
 
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
