@@ -1,79 +1,54 @@
 package dev.richter.report;
 
+import dev.richter.common.Json;
 import dev.richter.common.model.CheckResult;
 import dev.richter.common.model.MissingEvidence;
 import dev.richter.common.model.Verdict;
+import dev.richter.common.model.WindowAttributes;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
- * Renders a {@link Report} as one self-contained HTML page (inline CSS and SVG, no script, no
- * external resource), so it can be mailed or archived as a single file.
+ * Renders a {@link Report} as one self-contained HTML page: inline CSS, the call graph as inline SVG, and the charts
+ * drawn by uPlot ({@link UPlot}: one versioned library, inlined from its WebJar) from the report's own figures embedded
+ * as JSON. No external resource is loaded, so the page can be mailed, archived and read offline; without script the
+ * tables still carry every figure.
+ *
+ * <p>Top to bottom: the one-screen answer (outcome, capacity, failure mode, confidence), the problems to follow, the
+ * resilience verdict, the run over time (throughput, latency, errors, with step and verdict marks), the latency
+ * distribution per step, the steps table, the call graph, then confidence reasons, checks, missing evidence and the
+ * verdict timeline. Steps are numbered from 1. Every text from the run is HTML-escaped.
  */
 public final class HtmlReport {
     private HtmlReport() {}
 
-    /** The page for {@code r}. Every text from the run is HTML-escaped. */
-    public static String render(Report r) {
-        StringBuilder h = new StringBuilder(16_384);
-        h.append("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Richter report ")
-                .append(esc(r.runId())).append("</title><style>")
-                .append("body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}h1{font-size:1.4em}")
-                .append("table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}")
-                .append("th{background:#f3f3f3}td.l,th.l{text-align:left}.PASS,.HEALTHY,.PASSED{color:#177b24}")
-                .append(".WARN,.SUSPECT{color:#a66a00}.FAIL,.DAMAGED,.ABORTED,.ERROR,.PRE_TEST_FAILED,.STATIC_CHECKS_FAILED{color:#b3261e;font-weight:bold}")
-                .append("</style></head><body>");
-        h.append("<h1>Richter load-test report</h1><p>Run <b>").append(esc(r.runId())).append("</b> of plan <b>")
-                .append(esc(r.planName())).append("</b> (").append(esc(r.planId())).append("), team ").append(esc(r.teamId()))
-                .append(", generated ").append(Instant.ofEpochMilli(r.generatedAtMs())).append("</p>");
-        h.append("<p>Outcome: <span class=\"").append(esc(r.outcome())).append("\">").append(esc(r.outcome()))
-                .append("</span> — ").append(esc(r.outcomeReason())).append("</p>");
-        h.append("<p>Capacity: <b>").append(fmt(r.capacity().maxSustainableQps())).append(" QPS</b> sustained; limited by: ")
-                .append(esc(r.capacity().limitedBy())).append(" <small>(").append(esc(r.capacity().criteria())).append(")</small></p>");
-        h.append("<p>Failure mode: <b>").append(esc(r.failureMode().kind())).append("</b> — ").append(esc(r.failureMode().evidence())).append("</p>");
-        h.append("<p>Confidence: <b>").append(fmt(r.confidence().score())).append("</b></p><ul>");
-        r.confidence().reasons().forEach(x -> h.append("<li>").append(esc(x)).append("</li>"));
-        h.append("</ul>");
+    /** Most rows of the verdict timeline shown; the rest are counted. */
+    static final int MAX_VERDICT_ROWS = 200;
 
-        List<StepFigures> steps = new ArrayList<>(r.preTest());
-        steps.addAll(r.formal());
-        h.append("<h2>Steps</h2>").append(chart(steps));
-        h.append("<table><tr><th class=l>stage</th><th>step</th><th>target QPS</th><th>achieved QPS</th><th>workers</th>")
-                .append("<th>sent</th><th>ok</th><th>errors</th><th>dropped</th><th>late</th><th>success %</th>")
-                .append("<th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>max ms</th></tr>");
-        for (StepFigures f : steps) {
-            h.append("<tr><td class=l>").append(esc(f.stage())).append("</td><td>").append(f.stepIndex()).append("</td><td>")
-                    .append(fmt(f.targetQps())).append("</td><td>").append(fmt(f.achievedQps())).append("</td><td>")
-                    .append(f.workersReported()).append('/').append(f.workersExpected())
-                    .append(f.legs() > 1 ? " (" + f.legs() + " legs)" : "").append("</td><td>")
-                    .append(f.counters().sent()).append("</td><td>").append(f.counters().ok()).append("</td><td>")
-                    .append(f.counters().errors()).append("</td><td>").append(f.counters().dropped()).append("</td><td>")
-                    .append(f.counters().late()).append("</td><td>").append(fmt(f.successRatePct())).append("</td><td>")
-                    .append(ms(f.latencyMs(), "p50")).append("</td><td>")
-                    .append(ms(f.latencyMs(), "p90")).append("</td><td>")
-                    .append(ms(f.latencyMs(), "p99")).append("</td><td>")
-                    .append(ms(f.latencyMs(), "max")).append("</td></tr>");
-        }
-        h.append("</table><p><small>Latency is measured from each request's intended send time (coordinated omission corrected); ")
-                .append("percentiles come from histograms merged across workers.</small></p>");
-        List<String> lateness = new java.util.ArrayList<>();
-        for (StepFigures f : steps) {
-            f.lateWorkers().forEach(w -> lateness.add(w.worker() + ": ready " + w.startLagMs() + " ms after its first due time, "
-                    + w.lateRequests() + " requests sent late"));
-            if (f.unsentAtTimeLimit() > 0) {
-                lateness.add(f.stage() + "/step " + (f.stepIndex() + 1) + ": " + f.unsentAtTimeLimit()
-                        + " requests unsent when a worker's Lambda time ran out");
-            }
-        }
-        if (!lateness.isEmpty()) {
-            h.append("<h3>Late and cut-short workers</h3><ul>");
-            lateness.forEach(line -> h.append("<li>").append(esc(line)).append("</li>"));
-            h.append("</ul>");
-        }
+    /** The page for {@code r}. */
+    public static String render(Report r) {
+        StringBuilder h = new StringBuilder(96_000);
+        h.append("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">")
+                .append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">")
+                .append("<link rel=\"icon\" href=\"data:,\"><title>Richter report ").append(esc(r.runId())).append("</title><style>")
+                .append(UPlot.css()).append(css()).append(CallGraphSvg.css()).append("</style></head><body><main id=\"report\">");
+        header(h, r);
+        summary(h, r);
+        problems(h, r);
+        resilience(h, r);
+        timeSeries(h, r);
+        latencyCurves(h, r);
+        steps(h, r);
+        callGraph(h, r);
+        h.append("<section><h2>Confidence</h2><p>Score <b>").append(fmt(r.confidence().score())).append("</b> of 1.</p><ul>");
+        r.confidence().reasons().forEach(x -> h.append("<li>").append(esc(x)).append("</li>"));
+        h.append("</ul></section>");
         if (!r.missingEvidence().isEmpty()) {
-            h.append("<h2>Missing evidence</h2><p>Monitoring that could not be read. It did not count against the modules, ")
+            h.append("<section><h2>Missing evidence</h2><p>Monitoring that could not be read. It did not count against the modules, ")
                     .append("and it lowers confidence.</p>")
                     .append("<table><tr><th class=l>module</th><th class=l>outcome</th><th class=l>defect</th><th>rounds</th>")
                     .append("<th class=l>first seen</th></tr>");
@@ -82,29 +57,232 @@ public final class HtmlReport {
                         .append(esc(m.defect())).append("</td><td>").append(m.rounds()).append(" of ").append(m.ofRounds())
                         .append("</td><td class=l>").append(Instant.ofEpochMilli(m.firstAtMs())).append("</td></tr>");
             }
-            h.append("</table>");
+            h.append("</table></section>");
         }
         checks(h, "Static checks", r.staticChecks());
         checks(h, "Dynamic checks (pre-test)", r.dynamicChecks());
-        h.append("<h2>Verdicts</h2>");
-        if (r.verdicts().isEmpty()) {
-            h.append("<p>No verdict changes recorded.</p>");
-        } else {
-            h.append("<table><tr><th class=l>time</th><th class=l>module</th><th class=l>verdict</th><th class=l>reason</th></tr>");
-            for (Verdict v : r.verdicts()) {
-                h.append("<tr><td class=l>").append(Instant.ofEpochMilli(v.atMs())).append("</td><td class=l>").append(esc(v.module()))
-                        .append("</td><td class=\"l ").append(v.state()).append("\">").append(v.state()).append("</td><td class=l>")
-                        .append(esc(v.reason())).append("</td></tr>");
-            }
-            h.append("</table>");
-        }
+        verdicts(h, r);
+        h.append("<footer><p>Steps are numbered from 1 here; in the report's JSON <code>stepIndex</code> is 0-based (")
+                .append(esc(r.indexing())).append("). Latency is measured from each request's intended send time (coordinated")
+                .append(" omission corrected); percentiles come from histograms merged across workers. Charts: uPlot ")
+                .append(esc(UPlot.version())).append(", inlined.</p></footer></main>");
+        h.append("<script type=\"application/json\" id=\"richter-data\">").append(chartData(r)).append("</script>");
+        h.append("<script>").append(UPlot.js()).append("</script><script>").append(GLUE).append("</script>");
         return h.append("</body></html>").toString();
     }
 
+    private static void header(StringBuilder h, Report r) {
+        h.append("<header><h1>Load-test report: ").append(esc(r.planName())).append("</h1><p class=meta>Run <b>")
+                .append(esc(r.runId())).append("</b> of plan ").append(esc(r.planId())).append(", team ").append(esc(r.teamId()))
+                .append(", generated ").append(Instant.ofEpochMilli(r.generatedAtMs())).append("</p></header>");
+    }
+
+    private static void summary(StringBuilder h, Report r) {
+        h.append("<section class=cards>");
+        h.append("<div class=card><div class=k>Outcome</div><div class=\"v ").append(esc(r.outcome())).append("\">")
+                .append(esc(r.outcome())).append("</div><div class=d>").append(esc(r.outcomeReason())).append("</div></div>");
+        h.append("<div class=card><div class=k>Capacity</div><div class=v>").append(esc(capacityFigure(r)))
+                .append("</div><div class=d>").append(esc(r.capacity().limitedBy())).append("<br><small>criteria: ")
+                .append(esc(r.capacity().criteria())).append("</small></div></div>");
+        h.append("<div class=card><div class=k>Failure mode</div><div class=\"v fm-")
+                .append(esc(r.failureMode().kind().replace(' ', '-'))).append("\">").append(esc(r.failureMode().kind()))
+                .append("</div><div class=d>").append(esc(r.failureMode().evidence())).append("</div></div>");
+        h.append("<div class=card><div class=k>Confidence</div><div class=v>").append(fmt(r.confidence().score()))
+                .append("</div><div class=d>");
+        List<String> reasons = r.confidence().reasons();
+        reasons.stream().limit(3).forEach(x -> h.append(esc(CallGraphSvg.shorten(x, 90))).append("<br>"));
+        if (reasons.size() > 3) {
+            h.append("<small>and ").append(reasons.size() - 3).append(" more (see Confidence)</small>");
+        }
+        h.append("</div></div>");
+        h.append("</section>");
+    }
+
+    /** The capacity as people read it: {@code 80 QPS}, {@code ≥ 80 QPS}, {@code < 20 QPS} or {@code not measured}. */
+    static String capacityFigure(Report r) {
+        Report.Capacity c = r.capacity();
+        if (!c.measured()) {
+            return "not measured";
+        }
+        if (c.maxSustainableQps() == 0 && !r.formal().isEmpty() && !c.limitedBy().contains("at least")) {
+            return "< " + StepLabels.qps(r.formal().get(0).targetQps()) + " QPS";
+        }
+        return (c.limitedBy().contains("at least") ? "\u2265 " : "") + StepLabels.qps(c.maxSustainableQps()) + " QPS";
+    }
+
+    private static void problems(StringBuilder h, Report r) {
+        h.append("<section id=problems><h2>Problems to follow</h2>");
+        if (r.problems().isEmpty()) {
+            h.append("<p class=ok>Nothing to follow up.</p></section>");
+            return;
+        }
+        h.append("<table class=problems><tr><th class=l></th><th class=l>what</th><th class=l>problem</th><th class=l>what to do next</th></tr>");
+        for (Report.Problem p : r.problems()) {
+            h.append("<tr><td class=\"l ").append(p.severity()).append("\">").append(p.severity()).append("</td><td class=l><b>")
+                    .append(esc(p.subject())).append("</b><br><small>").append(esc(p.kind())).append("</small></td><td class=l>")
+                    .append(esc(p.problem())).append("</td><td class=l>").append(esc(p.next())).append("</td></tr>");
+        }
+        h.append("</table></section>");
+    }
+
+    private static void resilience(StringBuilder h, Report r) {
+        h.append("<section id=resilience><h2>Resilience verdict</h2><table class=resilience>");
+        for (Report.Finding f : r.resilience().findings()) {
+            h.append("<tr><th class=l>").append(esc(f.defence())).append("</th><td class=l><span class=\"badge s-")
+                    .append(f.status()).append("\">").append(ResilienceVerdict.words(f.status())).append("</span></td><td class=l>")
+                    .append(esc(f.line())).append("</td></tr>");
+        }
+        h.append("</table></section>");
+    }
+
+    private static void timeSeries(StringBuilder h, Report r) {
+        h.append("<section id=charts><h2>Over time</h2>");
+        TimeSeries ts = r.timeSeries();
+        if (ts.isEmpty()) {
+            h.append("<p>No per-second window was stored for this run").append(r.preTest().isEmpty() && r.formal().isEmpty()
+                    ? " (no step ran)." : ".").append("</p></section>");
+            return;
+        }
+        h.append("<p class=legend>Dashed grey lines mark each step's start; coloured lines mark verdict changes")
+                .append(" (orange SUSPECT, red DAMAGED, green HEALTHY).</p>")
+                .append("<div class=chart id=chart-qps></div><div class=chart id=chart-latency></div><div class=chart id=chart-errors></div>");
+        if (!ts.note().isEmpty()) {
+            h.append("<p class=note>").append(esc(ts.note())).append(".</p>");
+        }
+        h.append("<noscript><p>The charts need JavaScript; the steps table below has every step's figures.</p></noscript></section>");
+    }
+
+    private static void latencyCurves(StringBuilder h, Report r) {
+        h.append("<section><h2>Latency distribution per step</h2>");
+        if (r.latencyCurves().curves().isEmpty()) {
+            h.append("<p>No step recorded a latency.</p></section>");
+            return;
+        }
+        h.append("<p class=legend>HDR percentile curves from each step's merged histogram: latency (from the intended send")
+                .append(" time) against percentile, on a log scale that spreads the tail. A curve stops where its samples run out.</p>")
+                .append("<div class=chart id=chart-hdr></div></section>");
+    }
+
+    private static void steps(StringBuilder h, Report r) {
+        List<StepFigures> steps = new ArrayList<>(r.preTest());
+        steps.addAll(r.formal());
+        h.append("<section><h2>Steps</h2>");
+        if (steps.isEmpty()) {
+            h.append("<p>No step ran.</p></section>");
+            return;
+        }
+        h.append("<table class=steps><tr><th class=l>step</th><th>target QPS</th><th>achieved QPS</th><th>workers</th>")
+                .append("<th>sent</th><th>ok</th><th>errors</th><th class=l>errors by kind</th><th>dropped</th><th>late</th>")
+                .append("<th>success %</th><th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>max ms</th></tr>");
+        for (StepFigures f : steps) {
+            h.append("<tr><td class=l>").append(esc(StepLabels.name(f))).append(f.aborted() ? " <small>(aborted)</small>" : "")
+                    .append("</td><td>").append(fmt(f.targetQps())).append("</td><td>").append(fmt(f.achievedQps())).append("</td><td")
+                    .append(f.missingWorkers().isEmpty() ? "" : " class=FAIL").append('>')
+                    .append(f.workersReported()).append('/').append(f.workersExpected())
+                    .append(f.legs() > 1 ? " (" + f.legs() + " legs)" : "").append("</td><td>")
+                    .append(f.counters().sent()).append("</td><td>").append(f.counters().ok()).append("</td><td>")
+                    .append(f.counters().errors()).append("</td><td class=l>").append(esc(errorKinds(f))).append("</td><td>")
+                    .append(f.counters().dropped()).append("</td><td>").append(f.counters().late()).append("</td><td>")
+                    .append(f.counters().sent() == 0 ? "\u2013" : fmt(f.successRatePct())).append("</td><td>")
+                    .append(ms(f.latencyMs(), "p50")).append("</td><td>")
+                    .append(ms(f.latencyMs(), "p90")).append("</td><td>")
+                    .append(ms(f.latencyMs(), "p99")).append("</td><td>")
+                    .append(ms(f.latencyMs(), "max")).append("</td></tr>");
+        }
+        h.append("</table>");
+        List<String> lateness = new ArrayList<>();
+        for (StepFigures f : steps) {
+            f.lateWorkers().forEach(w -> lateness.add(w.worker() + ": ready " + w.startLagMs() + " ms after its first due time, "
+                    + w.lateRequests() + " requests sent late"));
+            if (f.unsentAtTimeLimit() > 0) {
+                lateness.add(StepLabels.name(f) + ": " + f.unsentAtTimeLimit() + " requests unsent when a worker's Lambda time ran out");
+            }
+        }
+        if (!lateness.isEmpty()) {
+            h.append("<h3>Late and cut-short workers</h3><ul>");
+            lateness.forEach(line -> h.append("<li>").append(esc(line)).append("</li>"));
+            h.append("</ul>");
+        }
+        h.append("</section>");
+    }
+
+    /** {@code 503: 12, timeouts: 3}, or an en dash when the step had no error. */
+    static String errorKinds(StepFigures f) {
+        List<String> parts = new ArrayList<>();
+        f.counters().httpErrors().forEach((status, n) -> parts.add(status + ": " + n));
+        if (f.counters().timeouts() > 0) {
+            parts.add("timeouts: " + f.counters().timeouts());
+        }
+        if (f.counters().connectErrors() > 0) {
+            parts.add("connect: " + f.counters().connectErrors());
+        }
+        return parts.isEmpty() ? "\u2013" : String.join(", ", parts);
+    }
+
+    private static void callGraph(StringBuilder h, Report r) {
+        CallGraph g = r.callGraph();
+        h.append("<section id=callgraph><h2>Call graph</h2>");
+        if (!g.read()) {
+            h.append("<p>Not available: ").append(esc(g.note())).append(".</p></section>");
+            return;
+        }
+        if (!g.note().isEmpty()) {
+            h.append("<p class=note>").append(esc(g.note())).append(".</p>");
+        }
+        if (!g.nodes().isEmpty()) {
+            h.append("<p class=legend>Below the plan's entries, from the closure table (depth = shortest distance). Edge labels")
+                    .append(" are calls observed. <span class=k-lost>Red dashed: marker lost</span>; <span class=k-real>orange:")
+                    .append(" real call out of the scope</span>; <span class=k-mock>grey dashed: mocked exit</span>.")
+                    .append(g.collapsedBelowDepth() >= 0 ? " Collapsed below depth " + g.collapsedBelowDepth() + " (" + g.hiddenNodes()
+                            + " nodes hidden; each branch's last node counts them)." : "").append("</p>")
+                    .append("<div class=graph>").append(CallGraphSvg.render(g)).append("</div>");
+            long lost = g.edges().stream().filter(e -> e.marker() == CallGraph.MarkerStatus.LOST).count();
+            long real = g.edges().stream().filter(e -> e.exit() && e.mock() == CallGraph.MockStatus.REAL).count();
+            long unverified = g.edges().stream().filter(e -> e.marker() == CallGraph.MarkerStatus.NOT_VERIFIED).count();
+            long mocked = g.edges().stream().filter(e -> e.mock() == CallGraph.MockStatus.MOCKED).count();
+            h.append("<p>").append(g.edges().size()).append(g.edges().size() == 1 ? " edge: " : " edges: ").append(lost)
+                    .append(" with the marker lost, ").append(real).append(real == 1 ? " real exit, " : " real exits, ").append(mocked)
+                    .append(mocked == 1 ? " mocked exit" : " mocked exits").append(unverified > 0 ? ", " + unverified + " whose marker"
+                            + " was not verified (no marker-propagation check on marked traces)" : "").append(".</p>");
+        }
+        if (!g.entriesWithoutTraces().isEmpty()) {
+            h.append("<p class=WARN>Entries of the plan without traces: ").append(esc(String.join(", ", g.entriesWithoutTraces())))
+                    .append("</p>");
+        }
+        h.append("</section>");
+    }
+
+    private static void verdicts(StringBuilder h, Report r) {
+        h.append("<section><h2>Verdicts</h2>");
+        if (r.verdicts().isEmpty()) {
+            h.append("<p>No verdict changes recorded.</p></section>");
+            return;
+        }
+        h.append("<table><tr><th class=l>time</th><th class=l>step</th><th class=l>module</th><th class=l>verdict</th><th class=l>reason</th></tr>");
+        List<StepFigures> steps = new ArrayList<>(r.preTest());
+        steps.addAll(r.formal());
+        int shown = 0;
+        for (Verdict v : r.verdicts()) {
+            if (shown++ == MAX_VERDICT_ROWS) {
+                break;
+            }
+            h.append("<tr><td class=l>").append(Instant.ofEpochMilli(v.atMs())).append("</td><td class=l>")
+                    .append(esc(ResilienceVerdict.stepAt(steps, v.atMs()).map(StepLabels::name).orElse("\u2013")))
+                    .append("</td><td class=l>").append(esc(v.module()))
+                    .append("</td><td class=\"l ").append(v.state()).append("\">").append(v.state()).append("</td><td class=l>")
+                    .append(esc(v.reason())).append("</td></tr>");
+        }
+        h.append("</table>");
+        if (r.verdicts().size() > MAX_VERDICT_ROWS) {
+            h.append("<p>").append(r.verdicts().size() - MAX_VERDICT_ROWS).append(" more changes are in the report's JSON.</p>");
+        }
+        h.append("</section>");
+    }
+
     private static void checks(StringBuilder h, String title, List<CheckResult> results) {
-        h.append("<h2>").append(esc(title)).append("</h2>");
+        h.append("<section><h2>").append(esc(title)).append("</h2>");
         if (results.isEmpty()) {
-            h.append("<p>Not run.</p>");
+            h.append("<p>Not run.</p></section>");
             return;
         }
         h.append("<table><tr><th class=l>check</th><th class=l>subject</th><th class=l>outcome</th><th class=l>evidence</th></tr>");
@@ -113,46 +291,150 @@ public final class HtmlReport {
                     .append("</td><td class=\"l ").append(c.outcome()).append("\">").append(c.outcome()).append("</td><td class=l>")
                     .append(esc(c.evidence())).append("</td></tr>");
         }
-        h.append("</table>");
+        h.append("</table></section>");
     }
 
-    /** Bars of target (outline) vs achieved (filled) QPS per step, with p99 labels. */
-    private static String chart(List<StepFigures> steps) {
-        if (steps.isEmpty()) {
-            return "<p>No step ran.</p>";
+    /** The charts' data: the time series in columns (x in epoch seconds) and the HDR curves; JSON safe inside a script. */
+    static String chartData(Report r) {
+        Map<String, Object> d = new LinkedHashMap<>();
+        TimeSeries ts = r.timeSeries();
+        if (!ts.isEmpty()) {
+            Map<String, Object> t = new LinkedHashMap<>();
+            t.put("t", ts.epochS());
+            t.put("target", ts.targetQps());
+            t.put("achieved", ts.achievedQps());
+            t.put("achievedCounts", ts.achievedCounts());
+            t.put("p50", ts.p50Ms());
+            t.put("p90", ts.p90Ms());
+            t.put("p99", ts.p99Ms());
+            t.put("errors", ts.errorsPerS());
+            t.put("kinds", ts.errorsByKindPerS().entrySet().stream()
+                    .map(e -> Map.of("label", KIND_LABELS.getOrDefault(e.getKey(), e.getKey()), "values", e.getValue())).toList());
+            t.put("marks", ts.marks().stream().map(m -> Map.of("t", m.atMs() / 1000.0, "kind", m.kind(), "label", m.label(),
+                    "state", m.state())).toList());
+            d.put("ts", t);
         }
-        double max = steps.stream().mapToDouble(f -> Math.max(f.targetQps(), f.achievedQps())).max().orElse(1);
-        int w = 90;
-        int height = 160;
-        StringBuilder s = new StringBuilder("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"")
-                .append(steps.size() * w + 20).append("\" height=\"").append(height + 40).append("\" role=\"img\" aria-label=\"QPS per step\">");
-        for (int i = 0; i < steps.size(); i++) {
-            StepFigures f = steps.get(i);
-            int x = 10 + i * w;
-            int th = (int) Math.round(height * f.targetQps() / max);
-            int ah = (int) Math.round(height * f.achievedQps() / max);
-            s.append("<rect x=\"").append(x).append("\" y=\"").append(height - th).append("\" width=\"60\" height=\"").append(th)
-                    .append("\" fill=\"none\" stroke=\"#555\"/>");
-            s.append("<rect x=\"").append(x + 5).append("\" y=\"").append(height - ah).append("\" width=\"50\" height=\"").append(ah)
-                    .append("\" fill=\"").append(ReportBuilder.sustained(f) ? "#4a8f5a" : "#c0504d").append("\"/>");
-            s.append("<text x=\"").append(x).append("\" y=\"").append(height + 15).append("\" font-size=\"11\">")
-                    .append(esc(f.stage().equals("pre-test") ? "pre" : "F" + f.stepIndex())).append(' ').append(fmt(f.achievedQps())).append("</text>");
-            s.append("<text x=\"").append(x).append("\" y=\"").append(height + 30).append("\" font-size=\"11\">p99 ")
-                    .append(ms(f.latencyMs(), "p99")).append("</text>");
+        if (!r.latencyCurves().curves().isEmpty()) {
+            List<Double> x = r.latencyCurves().percentiles().stream().map(p -> 1 / (1 - p / 100)).map(v -> Math.round(v * 1e6) / 1e6).toList();
+            d.put("curves", Map.of("x", x, "series", r.latencyCurves().curves().stream()
+                    .map(c -> Map.of("label", c.label(), "values", c.valuesMs())).toList()));
         }
-        return s.append("</svg>").toString();
+        return Json.write(d).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026");
     }
+
+    /** Legend names of the window error kinds. */
+    static final Map<String, String> KIND_LABELS = Map.of(WindowAttributes.HTTP_4XX, "HTTP 4xx", WindowAttributes.HTTP_5XX,
+            "HTTP 5xx", WindowAttributes.TIMEOUTS, "timeouts", WindowAttributes.CONNECT_ERRORS, "connect errors",
+            WindowAttributes.DROPPED, "dropped", WindowAttributes.LATE, "late");
+
+    /** The page's own styles. */
+    private static String css() {
+        return "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:0;color:#1f2937;background:#f8fafc}"
+                + "main{max-width:1200px;margin:0 auto;padding:20px 24px 40px}h1{font-size:1.5em;margin:.2em 0}"
+                + "h2{font-size:1.15em;margin:1.6em 0 .5em;padding-bottom:.2em;border-bottom:1px solid #e5e7eb}"
+                + "section{background:#fff;border:1px solid #e5e7eb;border-radius:8px;padding:4px 16px 12px;margin:14px 0}"
+                + "section.cards{display:grid;grid-template-columns:repeat(4,1fr);gap:12px;background:none;border:0;padding:0}"
+                + ".card{background:#fff;border:1px solid #e5e7eb;border-radius:8px;padding:12px 14px}"
+                + ".card .k{font-size:12px;text-transform:uppercase;letter-spacing:.05em;color:#6b7280}"
+                + ".card .v{font-size:1.6em;font-weight:700;margin:2px 0 4px}.card .d{font-size:12.5px;color:#374151}"
+                + ".meta{color:#4b5563;margin:0}table{border-collapse:collapse;margin:.5em 0 1em;width:100%}"
+                + "td,th{border:1px solid #e5e7eb;padding:4px 8px;text-align:right;vertical-align:top}th{background:#f3f4f6;font-weight:600}"
+                + "td.l,th.l{text-align:left}.PASS,.HEALTHY,.PASSED{color:#15803d}.WARN,.SUSPECT{color:#b45309}"
+                + ".FAIL,.DAMAGED,.ABORTED,.ERROR,.PRE_TEST_FAILED,.STATIC_CHECKS_FAILED{color:#b91c1c;font-weight:bold}"
+                + ".fm-graceful-shedding{color:#15803d}.fm-progressive-collapse{color:#b91c1c}.fm-none-observed,.fm-not-measured{color:#4b5563}"
+                + ".badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;font-weight:600;white-space:nowrap}"
+                + ".s-HOLDS{background:#dcfce7;color:#166534}.s-WEAK{background:#fef3c7;color:#92400e}"
+                + ".s-FAILS{background:#fee2e2;color:#991b1b}.s-NOT_OBSERVED{background:#f3f4f6;color:#4b5563}"
+                + "table.resilience th{width:160px;background:none}table.resilience td:nth-child(2){width:110px}"
+                + "table.problems td:first-child{width:44px}table.steps td:first-child{white-space:nowrap}.chart{margin:6px 0 10px}.legend,.note{color:#4b5563;font-size:13px}"
+                + ".ok{color:#15803d}.graph{overflow-x:auto}.k-lost{color:#c62828}.k-real{color:#e65100}.k-mock{color:#6b7280}"
+                + "footer{color:#6b7280;font-size:12px;margin-top:20px}"
+                + "@media (max-width:900px){section.cards{grid-template-columns:repeat(2,1fr)}}";
+    }
+
+    /** The glue between the embedded data and uPlot: three synced time charts with marks, and the HDR chart. */
+    static final String GLUE = """
+            (function () {
+              var d = JSON.parse(document.getElementById('richter-data').textContent);
+              var host = document.getElementById('report');
+              var W = Math.max(520, Math.min(1150, host.clientWidth - 40));
+              var dpr = window.devicePixelRatio || 1;
+              var colours = ['#2563eb', '#ea580c', '#16a34a', '#dc2626', '#7c3aed', '#0891b2', '#a16207', '#db2777'];
+              function marks(list) {
+                return { hooks: { draw: [function (u) {
+                  var c = u.ctx, top = u.bbox.top, h = u.bbox.height, v = 0;
+                  c.save(); c.font = (11 * dpr) + 'px system-ui, sans-serif'; c.textAlign = 'left'; c.textBaseline = 'alphabetic';
+                  list.forEach(function (m) {
+                    var x = Math.round(u.valToPos(m.t, 'x', true));
+                    if (x < u.bbox.left || x > u.bbox.left + u.bbox.width) { return; }
+                    var step = m.kind === 'step';
+                    c.strokeStyle = c.fillStyle = step ? '#6b7280'
+                        : m.state === 'DAMAGED' ? '#c62828' : m.state === 'SUSPECT' ? '#d97706' : '#15803d';
+                    c.setLineDash(step ? [5 * dpr, 4 * dpr] : []); c.lineWidth = (step ? 1 : 2) * dpr;
+                    c.beginPath(); c.moveTo(x, top); c.lineTo(x, top + h); c.stroke();
+                    var right = x + 4 * dpr + c.measureText(m.label).width > u.bbox.left + u.bbox.width;
+                    c.textAlign = right ? 'right' : 'left';
+                    c.fillText(m.label, right ? x - 4 * dpr : x + 4 * dpr, top + (step ? 12 : 26 + 13 * (v++ % 3)) * dpr);
+                  });
+                  c.restore();
+                }] } };
+              }
+              function line(label, i, extra) {
+                var s = { label: label, stroke: colours[i % colours.length], width: 1.6, points: { show: false } };
+                for (var k in (extra || {})) { s[k] = extra[k]; }
+                return s;
+              }
+              function plot(id, title, yLabel, series, data, opts) {
+                var el = document.getElementById(id);
+                if (!el) { return; }
+                var o = { title: title, width: W, height: 230, series: [{}].concat(series),
+                          axes: [{}, { label: yLabel }], cursor: { sync: { key: 'richter' } }, plugins: [],
+                          scales: { x: { range: function (u, min, max) { var pad = Math.max(1, (max - min) * 0.015);
+                                                                          return [min - pad, max + pad]; } } } };
+                for (var k in (opts || {})) { o[k] = opts[k]; }
+                new uPlot(o, data, el);
+              }
+              if (d.ts) {
+                var t = d.ts.t, mk = [marks(d.ts.marks)];
+                plot('chart-qps', 'Throughput: target vs achieved (' + d.ts.achievedCounts + ' per second)', 'requests/s',
+                  [line('target QPS', 7, { dash: [6, 4], paths: uPlot.paths.stepped({ align: 1 }) }), line('achieved QPS', 0, { width: 2 })],
+                  [t, d.ts.target, d.ts.achieved], { plugins: mk });
+                plot('chart-latency', 'Latency from the intended send time', 'ms',
+                  [line('p50', 2), line('p90', 1), line('p99', 3, { width: 2 })], [t, d.ts.p50, d.ts.p90, d.ts.p99], { plugins: mk });
+                var kinds = d.ts.kinds || [];
+                var es = kinds.length ? kinds.map(function (k, i) { return line(k.label, i + 3); }) : [line('errors (all kinds)', 3)];
+                var ed = kinds.length ? [t].concat(kinds.map(function (k) { return k.values; })) : [t, d.ts.errors];
+                plot('chart-errors', 'Errors per second' + (kinds.length ? ' by kind' : ''), 'errors/s', es, ed, { plugins: mk });
+              }
+              if (d.curves) {
+                var pct = function (v) { var p = 100 * (1 - 1 / v); return (Math.round(p * 1000) / 1000) + '%'; };
+                plot('chart-hdr', 'Latency by percentile, steps overlaid', 'ms',
+                  d.curves.series.map(function (s, i) { return line(s.label, i, { width: 2 }); }),
+                  [d.curves.x].concat(d.curves.series.map(function (s) { return s.values; })),
+                  { scales: { x: { time: false, distr: 3, log: 10 } },
+                    series: [{ label: 'percentile', value: function (u, v) { return v == null ? '--' : pct(v); } }]
+                      .concat(d.curves.series.map(function (s, i) { return line(s.label, i, { width: 2 }); })),
+                    axes: [{ label: 'percentile', values: function (u, splits) { return splits.map(pct); },
+                             splits: function (u) { var s = [], v = 1; while (v <= u.scales.x.max * 1.0001) { s.push(v); v *= 10; }
+                                                    return s; } }, { label: 'ms' }],
+                    cursor: {} });
+              }
+              document.body.setAttribute('data-charts', String(document.querySelectorAll('.uplot').length));
+            })();
+            """;
 
     /** A latency quantile in milliseconds, or an en dash when the step recorded no latency. */
-    static String ms(java.util.Map<String, Double> latencyMs, String key) {
+    static String ms(Map<String, Double> latencyMs, String key) {
         Double v = latencyMs.get(key);
         return v == null ? "\u2013" : fmt(v);
     }
 
+    /** {@code 123} at or above 100, else two decimals ({@code 12.34}), in the root locale. */
     static String fmt(double v) {
         return String.format(Locale.ROOT, v >= 100 ? "%.0f" : "%.2f", v);
     }
 
+    /** HTML-escapes text for element content and quoted attributes; null gives {@code ""}. */
     static String esc(String s) {
         if (s == null) {
             return "";

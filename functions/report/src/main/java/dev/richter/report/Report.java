@@ -8,6 +8,10 @@ import java.util.List;
 /**
  * A run's report (DESIGN.md §1 step 6), stored as JSON and rendered as a self-contained HTML page.
  *
+ * <p>Indexes: {@code stepIndex} in the JSON is 0-based within its stage (formal step 1 is {@code stepIndex} 0); every
+ * text meant for people ({@code limitedBy}, evidence, problems, the HTML) numbers steps from 1. {@link #indexing()}
+ * says so in the document itself.
+ *
  * @param runId          run id
  * @param planId         plan id
  * @param teamId         team
@@ -18,32 +22,61 @@ import java.util.List;
  * @param staticChecks   static check results (empty when they did not run)
  * @param dynamicChecks  dynamic check results on the pre-test (empty when they did not run)
  * @param preTest        the pre-test step's figures (empty when it did not run)
- * @param formal         the formal steps that ran, in order
+ * @param formal         the formal steps that started (a step whose workers sent nothing is kept, with
+ *                       {@code counters.sent} 0), in order
  * @param formalStepsPlanned number of formal steps in the plan
  * @param verdicts       verdict timeline: each module's first verdict and every change, in time order
- * @param capacity       max sustainable QPS and what limited it
- * @param failureMode    how the system degraded at its limit
+ * @param capacity       max sustainable QPS and what limited it, or why it was not measured
+ * @param failureMode    how the system degraded at its limit, decided from {@link #resilience()}
  * @param confidence     how far the figures can be trusted
  * @param missingEvidence monitoring defects per module (evidence the probes could not collect), each a WARN
+ * @param problems       what to follow up, worst first: every FAIL and WARN check, SUSPECT or DAMAGED module, late or
+ *                       missing worker, missing evidence, coverage and data gap, failed defence
+ * @param resilience     the defences against progressive collapse, one finding each
+ * @param timeSeries     per-second (or per-bucket) figures over the whole run, with step and verdict marks
+ * @param latencyCurves  the HDR percentile curve of every step that recorded latency
+ * @param callGraph      the plan's entries and the links below them
+ * @param indexing       how {@code stepIndex} counts, in words
  */
 public record Report(String runId, String planId, String teamId, String planName, String outcome, String outcomeReason,
                      long generatedAtMs, List<CheckResult> staticChecks, List<CheckResult> dynamicChecks,
                      List<StepFigures> preTest, List<StepFigures> formal, int formalStepsPlanned,
                      List<Verdict> verdicts, Capacity capacity, FailureMode failureMode, Confidence confidence,
-                     List<MissingEvidence> missingEvidence) {
+                     List<MissingEvidence> missingEvidence, List<Problem> problems, Resilience resilience,
+                     TimeSeries timeSeries, LatencyCurves latencyCurves, CallGraph callGraph, String indexing) {
+    /** The text of {@link #indexing()}. */
+    public static final String INDEXING = "stepIndex is 0-based within its stage (formal step 1 has stepIndex 0);"
+            + " text for people numbers steps from 1";
+
     public Report {
         missingEvidence = missingEvidence == null ? List.of() : List.copyOf(missingEvidence);
+        problems = problems == null ? List.of() : List.copyOf(problems);
+        resilience = resilience == null ? new Resilience(List.of()) : resilience;
+        timeSeries = timeSeries == null ? TimeSeries.EMPTY : timeSeries;
+        latencyCurves = latencyCurves == null ? LatencyCurves.EMPTY : latencyCurves;
+        callGraph = callGraph == null ? CallGraph.notRead("not read") : callGraph;
+        indexing = indexing == null ? INDEXING : indexing;
+    }
+
+    /** The same report with another time series (to fit a size limit). */
+    public Report withTimeSeries(TimeSeries series) {
+        return new Report(runId, planId, teamId, planName, outcome, outcomeReason, generatedAtMs, staticChecks, dynamicChecks,
+                preTest, formal, formalStepsPlanned, verdicts, capacity, failureMode, confidence, missingEvidence, problems,
+                resilience, series, latencyCurves, callGraph, indexing);
     }
 
     /**
-     * @param maxSustainableQps highest formal step rate that met the criteria, 0 when none did
+     * @param maxSustainableQps highest formal step rate that met the criteria; 0 when none did or nothing was measured
      * @param limitedBy         the first step that did not, and why; or why capacity is unknown
      * @param criteria          the criteria applied
+     * @param measured          false when no formal step sent a request: there is no capacity figure at all (the
+     *                          page says "not measured", never "0 QPS")
      */
-    public record Capacity(double maxSustainableQps, String limitedBy, String criteria) {}
+    public record Capacity(double maxSustainableQps, String limitedBy, String criteria, boolean measured) {}
 
     /**
-     * @param kind     {@code none observed}, {@code graceful shedding} or {@code progressive collapse}
+     * @param kind     {@code not measured} (no formal step sent a request), {@code none observed},
+     *                 {@code graceful shedding} or {@code progressive collapse}
      * @param evidence figures behind the classification
      */
     public record FailureMode(String kind, String evidence) {}
@@ -53,4 +86,52 @@ public record Report(String runId, String planId, String teamId, String planName
      * @param reasons each deduction and why
      */
     public record Confidence(double score, List<String> reasons) {}
+
+    /**
+     * One thing to follow up after the run.
+     *
+     * @param severity FAIL (the run or a safety property is broken) or WARN (something to look at)
+     * @param kind     what raised it: {@code check}, {@code module}, {@code worker}, {@code missing evidence},
+     *                 {@code coverage}, {@code data}, {@code resilience}
+     * @param subject  the check and its subject, the module, the worker, the entry...
+     * @param problem  what was seen, with its figures
+     * @param next     what to do next
+     */
+    public record Problem(CheckResult.Outcome severity, String kind, String subject, String problem, String next) {}
+
+    /**
+     * The defences a system needs against progressive collapse, judged from the run's own evidence.
+     *
+     * @param findings one per defence: shedding, deadlines, retry amplification, bulkheads (in that order)
+     */
+    public record Resilience(List<Finding> findings) {
+        public Resilience {
+            findings = List.copyOf(findings);
+        }
+
+        /** The finding of {@code defence}, or a NOT_OBSERVED one when the report has none. */
+        public Finding of(String defence) {
+            return findings.stream().filter(f -> f.defence().equals(defence)).findFirst()
+                    .orElse(new Finding(defence, Status.NOT_OBSERVED, "not assessed"));
+        }
+    }
+
+    /** How a defence fared. */
+    public enum Status {
+        /** The evidence shows the defence working under load that needed it. */
+        HOLDS,
+        /** The defence is there but incomplete (e.g. fast 503s without a valid Retry-After). */
+        WEAK,
+        /** The evidence shows the defence missing or broken. */
+        FAILS,
+        /** The run did not push far enough, or the evidence was not recorded. */
+        NOT_OBSERVED
+    }
+
+    /**
+     * @param defence {@code shedding}, {@code deadlines}, {@code retry amplification} or {@code bulkheads}
+     * @param status  the judgement
+     * @param line    one sentence with the numbers behind it (steps numbered from 1)
+     */
+    public record Finding(String defence, Status status, String line) {}
 }

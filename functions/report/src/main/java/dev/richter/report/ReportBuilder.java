@@ -6,22 +6,36 @@ import dev.richter.common.model.Plan;
 import dev.richter.common.model.Run;
 import dev.richter.common.model.Verdict;
 import dev.richter.common.model.WorkerResult;
+import dev.richter.common.run.RunPreparation;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
  * Builds a {@link Report} from what the run stored. Plain Java.
  *
- * <p>Capacity criteria: a formal step is sustained when its success rate is at least
- * {@link #SUSTAINED_SUCCESS_PCT}, its p99 (from the intended time) is at most
- * {@link #SUSTAINED_P99_MS} and no module was DAMAGED during it (DESIGN.md §4 thresholds).
- * Failure mode at the first unsustained step: mostly fast 429/503 with a bounded p99 is graceful
- * shedding; timeouts or a p99 that grew more than {@link #COLLAPSE_P99_GROWTH}× over the
- * previous step is progressive collapse (DESIGN.md §6).
+ * <p>Capacity criteria: a formal step is sustained when it sent requests, its success rate is at least
+ * {@link #SUSTAINED_SUCCESS_PCT}, its p99 (from the intended time) is at most {@link #SUSTAINED_P99_MS}, it was not
+ * aborted and every worker stored its result (DESIGN.md §4 thresholds). Capacity is "not measured" when no formal step
+ * sent a request. The failure mode is decided by {@link ResilienceVerdict#failureMode} from the resilience findings,
+ * never from a step that sent nothing.
+ *
+ * <p>Confidence starts at 1 and loses, each with its reason: 0.80 when no formal step sent a request, else 0.20 when
+ * fewer than planned did; per step that sent requests 0.30 for missing workers, 0.20 for a rate more than
+ * {@link #RATE_ERROR_TOLERANCE_PCT} % off, 0.10 for late workers, 0.30 for requests left unsent at the Lambda time
+ * limit, 0.10 for drops, 0.10 for over 1 % late sends, 0.05 for fewer than {@link #MIN_SAMPLES_FOR_P99} samples;
+ * link coverage ({@link #LINKS_NOT_COMPARED_DEDUCTION} when the test-vs-real link comparison did not happen,
+ * {@link #COVERAGE_GAP_DEDUCTION} when marked traffic missed edges of real traffic,
+ * {@link #ENTRY_WITHOUT_TRACES_DEDUCTION} per plan entry without traces up to {@link #ENTRIES_WITHOUT_TRACES_MAX_DEDUCTION});
+ * data ({@link #FEW_REQUESTS_DEDUCTION} when the plan replays fewer than {@link #MIN_DISTINCT_REQUESTS} distinct
+ * requests); monitoring defects ({@link #MISSING_EVIDENCE_DEDUCTION} each, at most
+ * {@link #MISSING_EVIDENCE_MAX_DEDUCTION}); 0.10 for an abort.
  */
 public final class ReportBuilder {
     /** Minimum success rate of a sustained step, percent (DESIGN.md §4 default). */
@@ -38,6 +52,26 @@ public final class ReportBuilder {
     public static final double MISSING_EVIDENCE_MAX_DEDUCTION = 0.2;
     /** Requests below which a step's p99 is statistically thin. */
     public static final long MIN_SAMPLES_FOR_P99 = 100;
+    /** Confidence deducted when marked links were not compared with real traffic's (no trace source, no real traffic). */
+    public static final double LINKS_NOT_COMPARED_DEDUCTION = 0.10;
+    /** Confidence deducted when marked traffic did not exercise some edges of real traffic. */
+    public static final double COVERAGE_GAP_DEDUCTION = 0.05;
+    /** Confidence deducted per plan entry that has no traces in the links. */
+    public static final double ENTRY_WITHOUT_TRACES_DEDUCTION = 0.05;
+    /** Most that entries without traces deduct together. */
+    public static final double ENTRIES_WITHOUT_TRACES_MAX_DEDUCTION = 0.15;
+    /**
+     * Distinct requests below which a plan's traffic is too uniform to trust: with fewer than 20, every request is at
+     * least 5 % of the load, so caches keyed by request and a single code path dominate what the run measures (a
+     * recorded traffic set has hundreds).
+     */
+    public static final int MIN_DISTINCT_REQUESTS = 20;
+    /** Confidence deducted for a plan replaying fewer than {@link #MIN_DISTINCT_REQUESTS} distinct requests. */
+    public static final double FEW_REQUESTS_DEDUCTION = 0.10;
+    /** The module name of the load driver's own evidence in verdicts (it has no probes). */
+    public static final String LOAD_MODULE = "load";
+    /** Name of the dynamic check comparing marked with real links. */
+    static final String LINK_CHECK = "test-vs-real-links";
 
     private ReportBuilder() {}
 
@@ -66,10 +100,22 @@ public final class ReportBuilder {
     public static Report build(Run run, Plan plan, List<WorkerResult> results, List<CheckResult> staticChecks,
                                List<CheckResult> dynamicChecks, List<Verdict> verdicts, List<MissingEvidence> missingEvidence,
                                String error, long nowMs) {
+        return build(run, plan, results, staticChecks, dynamicChecks, verdicts, missingEvidence, ReportEvidence.NONE, error, nowMs);
+    }
+
+    /**
+     * As {@link #build(Run, Plan, List, List, List, List, List, String, long)}, with the evidence that makes the page:
+     * started steps, the time series, the 429/503 records, the traces and the call graph.
+     */
+    public static Report build(Run run, Plan plan, List<WorkerResult> results, List<CheckResult> staticChecks,
+                               List<CheckResult> dynamicChecks, List<Verdict> verdicts, List<MissingEvidence> missingEvidence,
+                               ReportEvidence evidence, String error, long nowMs) {
         Map<String, Map<Integer, List<WorkerResult>>> byStep = results.stream().collect(Collectors.groupingBy(
                 WorkerResult::stage, TreeMap::new, Collectors.groupingBy(WorkerResult::stepIndex, TreeMap::new, Collectors.toList())));
-        List<StepFigures> pre = figures(byStep.getOrDefault("pre-test", Map.of()), List.of(plan.preTest()));
-        List<StepFigures> formal = figures(byStep.getOrDefault("formal", Map.of()), plan.formal());
+        List<StepFigures> pre = figures(RunPreparation.PRE_TEST, byStep.getOrDefault(RunPreparation.PRE_TEST, Map.of()),
+                List.of(plan.preTest()), evidence.startedSteps());
+        List<StepFigures> formal = figures(RunPreparation.FORMAL, byStep.getOrDefault(RunPreparation.FORMAL, Map.of()),
+                plan.formal(), evidence.startedSteps());
         List<Verdict> ordered = changes(verdicts);
 
         String outcome;
@@ -88,12 +134,56 @@ public final class ReportBuilder {
             reason = "aborted: " + run.abortReason();
         } else {
             outcome = "PASSED";
-            reason = "all gates passed; " + formal.size() + " of " + plan.formal().size() + " formal steps ran";
+            reason = "all gates passed; " + formal.stream().filter(ResilienceVerdict::ran).count() + " of "
+                    + plan.formal().size() + " formal steps ran";
         }
+        Report.Resilience resilience = ResilienceVerdict.assess(new ResilienceVerdict.Inputs(pre, formal,
+                StepOverload.byStep(evidence.overload()), evidence.traces(), ordered, plan.requestTimeoutMs()));
+        Report.Capacity capacity = capacity(formal, ordered, whyNoFormal(outcome, plan));
+        Report.Confidence confidence = confidence(pre, formal, plan, run, missingEvidence, dynamicChecks, evidence.callGraph());
+        List<StepFigures> all = new ArrayList<>(pre);
+        all.addAll(formal);
         return new Report(run.runId(), plan.planId(), plan.teamId(), plan.name(), outcome, reason, nowMs,
-                staticChecks, dynamicChecks, pre, formal, plan.formal().size(), ordered,
-                capacity(formal, ordered), failureMode(formal), confidence(pre, formal, plan, run, missingEvidence),
-                missingEvidence);
+                staticChecks, dynamicChecks, pre, formal, plan.formal().size(), ordered, capacity,
+                ResilienceVerdict.failureMode(formal, resilience), confidence, missingEvidence,
+                Problems.of(staticChecks, dynamicChecks, ordered, all, missingEvidence, evidence.callGraph(),
+                        distinctRequests(plan), resilience),
+                resilience, evidence.timeSeries().withMarks(marks(all, ordered)), LatencyCurves.of(all),
+                evidence.callGraph(), Report.INDEXING);
+    }
+
+    /** Why no formal step ran, from the outcome. */
+    private static String whyNoFormal(String outcome, Plan plan) {
+        return switch (outcome) {
+            case "STATIC_CHECKS_FAILED" -> "the static checks failed, so no step ran";
+            case "PRE_TEST_FAILED" -> "the pre-test failed its gate, so the formal stage did not start";
+            case "ABORTED" -> "the run was aborted before the formal stage";
+            case "ERROR" -> "the run failed before the formal stage";
+            default -> plan.formal().isEmpty() ? "the plan has no formal step" : "no formal step ran";
+        };
+    }
+
+    /** Verdict changes marked on the charts at most (a flapping module would hide the data); the table has them all. */
+    static final int MAX_VERDICT_MARKS = 50;
+
+    /** Step boundaries (each step's first due time) and the first {@link #MAX_VERDICT_MARKS} verdict changes, in time order. */
+    static List<TimeSeries.Mark> marks(List<StepFigures> steps, List<Verdict> changes) {
+        List<TimeSeries.Mark> out = new ArrayList<>();
+        for (StepFigures f : steps) {
+            if (f.startedAtMs() > 0 && f.startedAtMs() != Long.MAX_VALUE) {
+                out.add(new TimeSeries.Mark(f.startedAtMs(), "step", StepLabels.label(f), ""));
+            }
+        }
+        Set<String> seen = new HashSet<>();
+        int verdictMarks = 0;
+        for (Verdict v : changes) {
+            boolean first = seen.add(v.module());
+            if (!(first && v.state() == Verdict.State.HEALTHY) && verdictMarks++ < MAX_VERDICT_MARKS) {
+                out.add(new TimeSeries.Mark(v.atMs(), "verdict", v.module() + " " + v.state(), v.state().name()));
+            }
+        }
+        out.sort(Comparator.comparingLong(TimeSeries.Mark::atMs));
+        return out;
     }
 
     /**
@@ -111,12 +201,24 @@ public final class ReportBuilder {
         return out;
     }
 
-    private static List<StepFigures> figures(Map<Integer, List<WorkerResult>> steps, List<Plan.StepSpec> planned) {
+    private static List<StepFigures> figures(String stage, Map<Integer, List<WorkerResult>> steps, List<Plan.StepSpec> planned,
+                                             List<RunPreparation.StepPlan> started) {
+        Map<Integer, RunPreparation.StepPlan> plans = new TreeMap<>();
+        started.stream().filter(s -> s.stage().equals(stage)).forEach(s -> plans.put(s.stepIndex(), s));
+        Set<Integer> indexes = new java.util.TreeSet<>(steps.keySet());
+        indexes.addAll(plans.keySet());
         List<StepFigures> out = new ArrayList<>();
-        steps.forEach((index, rs) -> {
+        for (int index : indexes) {
             int durationS = index < planned.size() ? planned.get(index).durationS() : 0;
-            out.add(StepFigures.merge(durationS, rs));
-        });
+            RunPreparation.StepPlan sp = plans.get(index);
+            List<WorkerResult> rs = steps.get(index);
+            if (rs == null) {
+                out.add(StepFigures.noResults(stage, index, sp.qps(), sp.durationS(), sp.workerCount(), sp.legCount(),
+                        sp.stepStartMs()));
+            } else {
+                out.add(StepFigures.merge(durationS, rs, sp == null ? 0 : sp.legCount()));
+            }
+        }
         return out;
     }
 
@@ -126,92 +228,95 @@ public final class ReportBuilder {
                 .map(r -> r.name() + " (" + r.subject() + "): " + r.evidence()).collect(Collectors.joining("; "));
     }
 
-    /** The step met the criteria on what it sent (an abort cuts a step short but says nothing against it). */
+    /** The step sent requests and met the criteria on them (an abort cuts a step short but says nothing against it). */
     static boolean healthy(StepFigures f) {
-        return f.successRatePct() >= SUSTAINED_SUCCESS_PCT && f.latencyMs().getOrDefault("p99", Double.MAX_VALUE) <= SUSTAINED_P99_MS;
+        return f.counters().sent() > 0 && f.successRatePct() >= SUSTAINED_SUCCESS_PCT
+                && f.latencyMs().getOrDefault("p99", Double.MAX_VALUE) <= SUSTAINED_P99_MS;
     }
 
-    /** The step ran to its end and met the criteria. */
+    /** The step ran to its end, met the criteria, and every worker stored its result. */
     static boolean sustained(StepFigures f) {
-        return healthy(f) && !f.aborted();
+        return healthy(f) && !f.aborted() && f.missingWorkers().isEmpty();
     }
 
-    static Report.Capacity capacity(List<StepFigures> formal, List<Verdict> verdicts) {
-        String criteria = String.format("success rate >= %.1f %%, p99 <= %.0f ms, not aborted", SUSTAINED_SUCCESS_PCT, SUSTAINED_P99_MS);
-        if (formal.isEmpty()) {
-            return new Report.Capacity(0, "no formal step ran", criteria);
+    static Report.Capacity capacity(List<StepFigures> formal, List<Verdict> verdicts, String whyNoFormal) {
+        String criteria = String.format(Locale.ROOT, "success rate >= %.1f %%, p99 <= %.0f ms, not aborted, every worker reported",
+                SUSTAINED_SUCCESS_PCT, SUSTAINED_P99_MS);
+        if (formal.stream().noneMatch(ResilienceVerdict::ran)) {
+            return new Report.Capacity(0, "not measured: " + (formal.isEmpty() ? whyNoFormal
+                    : "no formal step sent a request (" + formal.size() + " started; the run was "
+                    + (formal.stream().anyMatch(StepFigures::aborted) ? "aborted before its first request" : "cut short before its first request")
+                    + ")"), criteria, false);
         }
         double max = 0;
         for (StepFigures f : formal) {
-            if (f.aborted() && healthy(f)) {
-                return new Report.Capacity(max, String.format("the run was aborted during step %d at %.1f QPS, which was healthy"
-                        + " until then: capacity is at least %.1f QPS", f.stepIndex(), f.targetQps(), max), criteria);
+            String step = StepLabels.name(f);
+            if (!ResilienceVerdict.ran(f)) {
+                return new Report.Capacity(max, String.format(Locale.ROOT, "%s at %s QPS sent no request%s: capacity is at least %s QPS",
+                        step, StepLabels.qps(f.targetQps()), f.missingWorkers().isEmpty() ? "" : " (" + f.missingWorkers().size()
+                                + " of " + f.workersExpected() + " workers stored no result)", StepLabels.qps(max)), criteria, true);
             }
-            if (!sustained(f)) {
-                return new Report.Capacity(max, String.format("step %d at %.1f QPS: success %.2f %%, p99 %.1f ms%s",
-                        f.stepIndex(), f.targetQps(), f.successRatePct(), f.latencyMs().getOrDefault("p99", 0.0),
-                        f.aborted() ? ", aborted" : ""), criteria);
+            if (f.aborted() && healthy(f)) {
+                return new Report.Capacity(max, String.format(Locale.ROOT, "the run was aborted during %s at %s QPS, which was healthy"
+                        + " until then: capacity is at least %s QPS", step, StepLabels.qps(f.targetQps()), StepLabels.qps(max)), criteria, true);
+            }
+            if (!healthy(f)) {
+                return new Report.Capacity(max, String.format(Locale.ROOT, "%s at %s QPS: success %.2f %%, p99 %s ms%s%s", step,
+                        StepLabels.qps(f.targetQps()), f.successRatePct(), HtmlReport.ms(f.latencyMs(), "p99"),
+                        f.aborted() ? ", aborted" : "", max == 0 ? ": capacity is below the first step's rate" : ""), criteria, true);
+            }
+            if (!f.missingWorkers().isEmpty()) {
+                return new Report.Capacity(max, String.format(Locale.ROOT, "%s at %s QPS: %d of %d workers stored no result, so its"
+                        + " figures are incomplete: capacity is at least %s QPS", step, StepLabels.qps(f.targetQps()),
+                        f.missingWorkers().size(), f.workersExpected(), StepLabels.qps(max)), criteria, true);
             }
             max = f.targetQps();
         }
         long damaged = verdicts.stream().filter(v -> v.state() == Verdict.State.DAMAGED).count();
         return new Report.Capacity(max, "not reached: every formal step was sustained, so capacity is at least "
-                + max + " QPS (the plan's highest step)"
-                + (damaged > 0 ? " (" + damaged + " DAMAGED verdicts recorded)" : ""), criteria);
+                + StepLabels.qps(max) + " QPS (the plan's highest step)"
+                + (damaged > 0 ? " (" + damaged + " DAMAGED verdicts recorded)" : ""), criteria, true);
     }
 
-    static Report.FailureMode failureMode(List<StepFigures> formal) {
-        for (int i = 0; i < formal.size(); i++) {
-            StepFigures f = formal.get(i);
-            if (f.aborted() && healthy(f)) {
-                return new Report.FailureMode("none observed", "the run was aborted during step " + f.stepIndex()
-                        + " while every step so far was healthy");
+    /** Distinct requests the plan replays over all its scenarios (service, method, path, headers, body). */
+    static int distinctRequests(Plan plan) {
+        Set<List<Object>> distinct = new HashSet<>();
+        for (Plan.ScenarioSpec s : plan.scenarios()) {
+            for (Plan.RequestSpec r : s.requests()) {
+                distinct.add(java.util.Arrays.asList(s.service(), r.method(), r.path(), r.headers(), r.body(), r.bodyBase64()));
             }
-            if (sustained(f)) {
-                continue;
-            }
-            long shed = f.counters().httpErrors().entrySet().stream()
-                    .filter(e -> e.getKey().equals("429") || e.getKey().equals("503")).mapToLong(Map.Entry::getValue).sum();
-            long errors = f.counters().errors();
-            double p99 = f.latencyMs().getOrDefault("p99", 0.0);
-            double prevP99 = i == 0 ? p99 : formal.get(i - 1).latencyMs().getOrDefault("p99", p99);
-            String evidence = String.format("step %d: %d errors (%d fast 429/503, %d timeouts, %d connect), p99 %.1f ms vs %.1f ms before",
-                    f.stepIndex(), errors, shed, f.counters().timeouts(), f.counters().connectErrors(), p99, prevP99);
-            boolean latencyExploded = prevP99 > 0 && p99 > COLLAPSE_P99_GROWTH * prevP99;
-            if (errors > 0 && shed * 2 >= errors && !latencyExploded) {
-                return new Report.FailureMode("graceful shedding", evidence);
-            }
-            return new Report.FailureMode("progressive collapse", evidence);
         }
-        return new Report.FailureMode("none observed", "every formal step that ran was sustained");
-    }
-
-    static Report.Confidence confidence(List<StepFigures> pre, List<StepFigures> formal, Plan plan, Run run) {
-        return confidence(pre, formal, plan, run, List.of());
+        return distinct.size();
     }
 
     static Report.Confidence confidence(List<StepFigures> pre, List<StepFigures> formal, Plan plan, Run run,
-                                        List<MissingEvidence> missingEvidence) {
+                                        List<MissingEvidence> missingEvidence, List<CheckResult> dynamicChecks,
+                                        CallGraph graph) {
         double score = 1.0;
         List<String> reasons = new ArrayList<>();
-        List<StepFigures> all = new ArrayList<>(pre);
-        all.addAll(formal);
-        if (formal.isEmpty() && !plan.formal().isEmpty()) {
+        List<StepFigures> ran = new ArrayList<>(pre);
+        ran.addAll(formal);
+        ran.removeIf(f -> !ResilienceVerdict.ran(f));
+        long formalRan = formal.stream().filter(ResilienceVerdict::ran).count();
+        long startedSilent = formal.size() - formalRan;
+        String silent = startedSilent == 0 ? "" : "; " + startedSilent + " started but sent nothing";
+        if (formalRan == 0 && !plan.formal().isEmpty()) {
             score -= 0.8;
-            reasons.add("-0.80: no formal step ran: there are no figures to judge capacity by");
-        } else if (formal.size() < plan.formal().size()) {
+            reasons.add("-0.80: no formal step sent a request: there are no figures to judge capacity by" + silent);
+        } else if (formalRan < plan.formal().size()) {
             score -= 0.2;
-            reasons.add(String.format("-0.20: %d of %d formal steps ran", formal.size(), plan.formal().size()));
+            reasons.add(String.format(Locale.ROOT, "-0.20: %d of %d formal steps ran%s", formalRan, plan.formal().size(), silent));
         }
-        for (StepFigures f : all) {
-            String step = f.stage() + " step " + f.stepIndex();
+        for (StepFigures f : ran) {
+            String step = StepLabels.name(f);
             if (!f.missingWorkers().isEmpty()) {
                 score -= 0.3;
                 reasons.add("-0.30: " + step + " is missing workers " + f.missingWorkers());
             }
             if (f.rateErrorPct() > RATE_ERROR_TOLERANCE_PCT && !f.aborted()) {
                 score -= 0.2;
-                reasons.add(String.format("-0.20: %s achieved %.2f QPS for %.2f (%.1f %% off)", step, f.achievedQps(), f.targetQps(), f.rateErrorPct()));
+                reasons.add(String.format(Locale.ROOT, "-0.20: %s achieved %.2f QPS for %.2f (%.1f %% off)", step, f.achievedQps(),
+                        f.targetQps(), f.rateErrorPct()));
             }
             if (!f.lateWorkers().isEmpty()) {
                 score -= 0.1;
@@ -228,14 +333,42 @@ public final class ReportBuilder {
                 score -= 0.1;
                 reasons.add("-0.10: " + step + " dropped " + f.counters().dropped() + " requests at the in-flight cap");
             }
-            if (f.counters().sent() > 0 && f.counters().late() * 100 > f.counters().sent()) {
+            if (f.counters().late() * 100 > f.counters().sent()) {
                 score -= 0.1;
                 reasons.add("-0.10: " + step + " sent " + f.counters().late() + " requests late");
             }
-            if (f.counters().sent() < MIN_SAMPLES_FOR_P99 && f.stage().equals("formal")) {
+            if (f.counters().sent() < MIN_SAMPLES_FOR_P99 && f.stage().equals(RunPreparation.FORMAL)) {
                 score -= 0.05;
                 reasons.add("-0.05: " + step + " has only " + f.counters().sent() + " samples for its p99");
             }
+        }
+        List<CheckResult> links = dynamicChecks.stream().filter(c -> c.name().equals(LINK_CHECK)).toList();
+        List<CheckResult> notCompared = links.stream().filter(ReportBuilder::linksNotCompared).toList();
+        if (links.isEmpty() || !notCompared.isEmpty()) {
+            score -= LINKS_NOT_COMPARED_DEDUCTION;
+            reasons.add(String.format(Locale.ROOT, "-%.2f: links not compared with real traffic: %s", LINKS_NOT_COMPARED_DEDUCTION,
+                    links.isEmpty() ? "the " + LINK_CHECK + " check did not run (no trace source, or the pre-test did not pass)"
+                            : notCompared.get(0).evidence()));
+        } else {
+            long gaps = links.stream().filter(c -> c.outcome() == CheckResult.Outcome.WARN).count();
+            if (gaps > 0) {
+                score -= COVERAGE_GAP_DEDUCTION;
+                reasons.add(String.format(Locale.ROOT, "-%.2f: marked traffic left %d links of real traffic unexercised (%s)",
+                        COVERAGE_GAP_DEDUCTION, gaps, LINK_CHECK + " WARN"));
+            }
+        }
+        if (graph.read() && !graph.entriesWithoutTraces().isEmpty()) {
+            double d = Math.min(ENTRIES_WITHOUT_TRACES_MAX_DEDUCTION, ENTRY_WITHOUT_TRACES_DEDUCTION * graph.entriesWithoutTraces().size());
+            score -= d;
+            reasons.add(String.format(Locale.ROOT, "-%.2f: %d of the plan's entries have no traces in the links: %s", d,
+                    graph.entriesWithoutTraces().size(), graph.entriesWithoutTraces()));
+        }
+        int distinct = distinctRequests(plan);
+        if (distinct < MIN_DISTINCT_REQUESTS) {
+            score -= FEW_REQUESTS_DEDUCTION;
+            reasons.add(String.format(Locale.ROOT, "-%.2f: the plan replays %d distinct request%s (fewer than %d): caches and one"
+                    + " code path dominate what was measured", FEW_REQUESTS_DEDUCTION, distinct, distinct == 1 ? "" : "s",
+                    MIN_DISTINCT_REQUESTS));
         }
         double missingDeduction = 0;
         for (MissingEvidence m : missingEvidence) {
@@ -243,15 +376,20 @@ public final class ReportBuilder {
             if (d <= 0) break;
             missingDeduction += d;
             score -= d;
-            reasons.add(String.format(java.util.Locale.ROOT, "-%.2f: missing evidence for %s: %s", d, m.module(), m.describe()));
+            reasons.add(String.format(Locale.ROOT, "-%.2f: missing evidence for %s: %s", d, m.module(), m.describe()));
         }
         if (run.abortRequested()) {
             score -= 0.1;
             reasons.add("-0.10: the run was aborted (" + run.abortReason() + ")");
         }
         if (reasons.isEmpty()) {
-            reasons.add("no deduction: every step ran with all workers, on rate, without drops");
+            reasons.add("no deduction: every step ran with all workers, on rate, without drops; links compared; varied traffic");
         }
         return new Report.Confidence(Math.max(0, Math.round(score * 100) / 100.0), reasons);
+    }
+
+    /** True for a test-vs-real-links result saying the comparison could not be made. */
+    static boolean linksNotCompared(CheckResult c) {
+        return c.outcome() == CheckResult.Outcome.WARN && c.evidence().contains("links not compared");
     }
 }

@@ -3,37 +3,62 @@ package dev.richter.report;
 import com.amazonaws.services.lambda.runtime.Context;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.EventPublisher;
+import dev.richter.common.Json;
 import dev.richter.common.JsonStreamHandler;
 import dev.richter.common.Repositories;
 import dev.richter.common.RunMetricsRepository;
+import dev.richter.common.model.CheckResult;
 import dev.richter.common.model.Plan;
 import dev.richter.common.model.Run;
+import dev.richter.common.model.WorkerResult;
+import dev.richter.links.source.TraceSourceSpec;
+import dev.richter.links.store.LinkRepository;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
  * Lambda handler of the report function: the last state of every run, whatever happened before.
  *
  * <p>Input {@code {action: "report", runId, state}} where {@code state} is the execution's state
- * (its {@code error} field, when present, is the caught failure). Stores the report (JSON + HTML),
- * marks the run COMPLETED with its outcome, emits {@code Run Aborted} when it was aborted and
- * always {@code Run Completed}. Returns {@code {runId, outcome, outcomeReason}}.
+ * (its {@code error} field, when present, is the caught failure). Reads the run's results, checks and verdicts, and
+ * the optional evidence ({@link EvidenceLoader}: windows, 429/503 records, traces, links), stores the report (JSON +
+ * HTML, fitted to one DynamoDB item), marks the run COMPLETED with its outcome, emits {@code Run Aborted} when it was
+ * aborted and always {@code Run Completed}. Returns {@code {runId, outcome, outcomeReason}}.
+ *
+ * <p>Reads the plans, runs, run-metrics, verdicts, registry (services, safety configuration) and links tables, and the
+ * team's trace source (X-Ray on AWS).
  */
 public final class ReportHandler extends JsonStreamHandler<JsonNode, Map<String, Object>> {
+    /** Time kept back from the Lambda's remaining time for rendering and storing, milliseconds. */
+    static final long RENDER_RESERVE_MS = 30_000;
+
     private final Repositories repositories;
     private final RunMetricsRepository metrics;
     private final ReportRepository reports;
+    private final EvidenceLoader loader;
     private final EventPublisher events;
 
+    /** For Lambda: tables, trace sources and the event bus from the environment, built once per container. */
     public ReportHandler() {
         this(Repositories.fromEnv(), EventPublisher.fromEnv());
     }
 
+    /**
+     * For tests and the local stack.
+     *
+     * @param repositories the tables (plans, runs, run-metrics, verdicts, reports, registry, links) and their client
+     * @param events       where {@code Run Aborted} and {@code Run Completed} go
+     */
     public ReportHandler(Repositories repositories, EventPublisher events) {
         super(JsonNode.class);
         this.repositories = repositories;
         this.metrics = new RunMetricsRepository(repositories.dynamoDb(), repositories.tables().runMetrics());
         this.reports = new ReportRepository(repositories.dynamoDb(), repositories.tables().reports(), repositories.tables().verdicts());
+        this.loader = new EvidenceLoader(new RunEvidenceRepository(repositories),
+                new LinkRepository(repositories.dynamoDb(), repositories.tables().links()), repositories::listServices,
+                TraceSourceSpec::open);
         this.events = events;
     }
 
@@ -42,10 +67,16 @@ public final class ReportHandler extends JsonStreamHandler<JsonNode, Map<String,
         String runId = input.path("runId").asText();
         Run run = repositories.getRun(runId).orElseThrow(() -> new IllegalArgumentException("unknown run " + runId));
         Plan plan = repositories.getPlan(run.planId()).orElseThrow(() -> new IllegalArgumentException("unknown plan " + run.planId()));
-        Report report = ReportBuilder.build(run, plan, metrics.workerResults(runId), metrics.checks(runId, "static"),
-                metrics.checks(runId, "dynamic"), reports.verdicts(runId), reports.missingEvidence(runId), errorOf(input.path("state").path("error")),
+        List<WorkerResult> results = metrics.workerResults(runId);
+        List<CheckResult> dynamicChecks = metrics.checks(runId, "dynamic");
+        long remainingMs = context == null ? 120_000 : context.getRemainingTimeInMillis();
+        ReportEvidence evidence = loader.load(run, plan, results, dynamicChecks,
+                System.currentTimeMillis() + Math.max(5_000, remainingMs - RENDER_RESERVE_MS));
+        Report report = ReportBuilder.build(run, plan, results, metrics.checks(runId, "static"), dynamicChecks,
+                reports.verdicts(runId), reports.missingEvidence(runId), evidence, errorOf(input.path("state").path("error")),
                 System.currentTimeMillis());
-        reports.put(report, HtmlReport.render(report));
+        Fitted fitted = fit(report);
+        reports.put(fitted.report(), fitted.html());
         repositories.updateRun(runId, Map.of("status", "COMPLETED", "outcome", report.outcome()));
         Map<String, Object> detail = new LinkedHashMap<>();
         detail.put("runId", runId);
@@ -53,11 +84,42 @@ public final class ReportHandler extends JsonStreamHandler<JsonNode, Map<String,
         detail.put("teamId", plan.teamId());
         detail.put("outcome", report.outcome());
         detail.put("maxSustainableQps", report.capacity().maxSustainableQps());
+        detail.put("capacityMeasured", report.capacity().measured());
         if (report.outcome().equals("ABORTED")) {
             events.publish("Run Aborted", Map.of("runId", runId, "teamId", plan.teamId(), "reason", run.abortReason()));
         }
         events.publish("Run Completed", detail);
         return Map.of("runId", runId, "outcome", report.outcome(), "outcomeReason", report.outcomeReason());
+    }
+
+    /**
+     * A report and its page that fit one reports-table item together.
+     *
+     * @param report the report as stored (JSON)
+     * @param html   its page
+     */
+    record Fitted(Report report, String html) {}
+
+    /**
+     * The report and page as they fit {@link ReportRepository#MAX_ITEM_BYTES}: whole when they do; else without the
+     * time series in the JSON (the page keeps it); else without it on the page either (the note says so).
+     */
+    static Fitted fit(Report report) {
+        String html = HtmlReport.render(report);
+        if (bytes(Json.write(report)) + bytes(html) <= ReportRepository.MAX_ITEM_BYTES) {
+            return new Fitted(report, html);
+        }
+        String note = "the time series was left out of the stored JSON to fit the 400 KB item; the HTML page has it";
+        Report lean = report.withTimeSeries(TimeSeries.EMPTY.withNote(note));
+        if (bytes(Json.write(lean)) + bytes(html) <= ReportRepository.MAX_ITEM_BYTES) {
+            return new Fitted(lean, html);
+        }
+        return new Fitted(lean, HtmlReport.render(report.withTimeSeries(TimeSeries.EMPTY.withNote(
+                "the time series was left out: the report would not fit its 400 KB item"))));
+    }
+
+    private static int bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8).length;
     }
 
     /** The caught error as one line ({@code Error: Cause}), null when there was none. */

@@ -19,10 +19,18 @@ import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
  * {@code module}, {@code verdict} (HEALTHY/SUSPECT/DAMAGED), {@code reason}, {@code atMs}).
  */
 public final class ReportRepository {
+    /** Most bytes the JSON and HTML of one report may take together: DynamoDB's 400 KB item, less room for the keys. */
+    public static final int MAX_ITEM_BYTES = 395_000;
+
     private final DynamoDbClient dynamoDb;
     private final String reportsTable;
     private final String verdictsTable;
 
+    /**
+     * @param dynamoDb      client (built once per container)
+     * @param reportsTable  reports table name
+     * @param verdictsTable verdicts table name
+     */
     public ReportRepository(DynamoDbClient dynamoDb, String reportsTable, String verdictsTable) {
         this.dynamoDb = dynamoDb;
         this.reportsTable = reportsTable;

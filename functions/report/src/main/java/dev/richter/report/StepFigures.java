@@ -70,6 +70,16 @@ public record StepFigures(String stage, int stepIndex, double targetQps, int dur
      * @param results   the step's stored worker results (all with the same stage and step index), non-empty
      */
     public static StepFigures merge(int durationS, List<WorkerResult> results) {
+        return merge(durationS, results, 0);
+    }
+
+    /**
+     * As {@link #merge(int, List)}, for a step whose stored plan says how many legs it started: a leg none of whose
+     * workers stored anything then shows as missing workers too.
+     *
+     * @param legCount legs the step started ({@code StepPlan.legCount}); 0 when unknown
+     */
+    public static StepFigures merge(int durationS, List<WorkerResult> results, int legCount) {
         WorkerResult first = results.get(0);
         Histogram intended = HistogramCodec.newLatencyHistogramUs();
         Histogram fromSend = HistogramCodec.newLatencyHistogramUs();
@@ -77,7 +87,7 @@ public record StepFigures(String stage, int stepIndex, double targetQps, int dur
         boolean aborted = false;
         long startedAtMs = Long.MAX_VALUE;
         long endedAtMs = 0;
-        int legs = results.stream().mapToInt(WorkerResult::legIndex).max().orElse(0) + 1;
+        int legs = Math.max(legCount, results.stream().mapToInt(WorkerResult::legIndex).max().orElse(0) + 1);
         boolean[] seen = new boolean[first.workerCount() * legs];
         List<LateWorker> late = new ArrayList<>();
         long unsent = 0;
@@ -115,6 +125,29 @@ public record StepFigures(String stage, int stepIndex, double targetQps, int dur
                 target == 0 ? 0 : 100.0 * Math.abs(achieved - target) / target, sum,
                 sum.sent() == 0 ? 0 : 100.0 * sum.ok() / sum.sent(), quantilesMs(intended), quantilesMs(fromSend),
                 aborted, startedAtMs, endedAtMs, HistogramCodec.encode(intended), legs, late, unsent);
+    }
+
+    /**
+     * The figures of a step that started (its plan was stored) but none of whose workers stored a result: every worker
+     * missing, nothing sent, no latency.
+     *
+     * @param stage           stage
+     * @param stepIndex       step within the stage
+     * @param targetQps       planned rate
+     * @param durationS       planned duration, seconds
+     * @param workerCount     workers per leg
+     * @param legCount        legs
+     * @param stepStartMs     epoch ms of the step's first due time
+     */
+    public static StepFigures noResults(String stage, int stepIndex, double targetQps, int durationS, int workerCount,
+                                        int legCount, long stepStartMs) {
+        List<String> missing = new ArrayList<>();
+        for (int slot = 0; slot < workerCount * legCount; slot++) {
+            missing.add("leg " + (slot / workerCount + 1) + "/worker " + slot % workerCount);
+        }
+        return new StepFigures(stage, stepIndex, targetQps, durationS, workerCount * legCount, 0, missing, 0,
+                targetQps == 0 ? 0 : 100, Counters.ZERO, 0, Map.of(), Map.of(), false, stepStartMs,
+                stepStartMs + durationS * 1000L, "", legCount, List.of(), 0);
     }
 
     /** p50…p99.9 and max of a microsecond histogram, in milliseconds (keys {@code p50}, {@code p99.9}, {@code max}). */

@@ -1,69 +1,56 @@
 package dev.richter.report;
 
+import static dev.richter.report.Fixtures.CLEAN_DYNAMIC;
+import static dev.richter.report.Fixtures.PLAN;
+import static dev.richter.report.Fixtures.RUN;
+import static dev.richter.report.Fixtures.healthyUpTo;
+import static dev.richter.report.Fixtures.step;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.richter.common.model.CheckResult;
 import dev.richter.common.model.Counters;
 import dev.richter.common.model.HistogramCodec;
 import dev.richter.common.model.MissingEvidence;
-import dev.richter.common.model.Plan;
-import dev.richter.common.model.Run;
+import dev.richter.common.model.Verdict;
 import dev.richter.common.model.WorkerResult;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 
 class ReportBuilderTest {
-    private static final Plan PLAN = new Plan("plan-1", "t1", "p", List.of(), new Plan.StepSpec(2, 10),
-            List.of(new Plan.StepSpec(20, 10), new Plan.StepSpec(40, 10), new Plan.StepSpec(80, 10)), null, List.of(), 50, 2000, 0);
-    private static final Run RUN = new Run("run-1", "plan-1", "t1", "RUNNING", "", "", -1, 0, false, "", "");
-
-    /** One worker's result: {@code sent} requests, {@code ok} of them fine, the rest by kind, all at {@code latencyMs}. */
-    private static WorkerResult step(String stage, int index, double qps, long sent, long ok, Map<String, Long> http,
-                                     long timeouts, long latencyMs) {
-        Histogram h = HistogramCodec.newLatencyHistogramUs();
-        h.recordValueWithCount(latencyMs * 1000, sent);
-        return new WorkerResult("run-1", stage, index, 0, 1, qps, 0, 10_000,
-                new Counters(sent, sent, ok, http, timeouts, 0, 0, 0, sent), HistogramCodec.encode(h), HistogramCodec.encode(h), false);
-    }
-
-    private static List<WorkerResult> healthyUpTo(int formalSteps) {
-        List<WorkerResult> rs = new ArrayList<>(List.of(step("pre-test", 0, 2, 20, 20, Map.of(), 0, 5)));
-        double[] qps = {20, 40, 80};
-        for (int i = 0; i < formalSteps; i++) {
-            rs.add(step("formal", i, qps[i], (long) qps[i] * 10, (long) qps[i] * 10, Map.of(), 0, 10));
-        }
-        return rs;
-    }
 
     @Test
     void capacityIsTheLastSustainedStepAndShedding503sIsGraceful() {
         List<WorkerResult> rs = healthyUpTo(2);
-        rs.add(step("formal", 2, 80, 800, 700, Map.of("503", 100L), 0, 12));
-        Report r = ReportBuilder.build(RUN, PLAN, rs, List.of(), List.of(), List.of(), null, 1);
+        rs.add(step("formal", 2, 80, 800, 700, Map.of("503", 100L), 0, 14));
+        Report r = ReportBuilder.build(RUN, PLAN, rs, List.of(), CLEAN_DYNAMIC, List.of(), null, 1);
         assertEquals("PASSED", r.outcome());
         assertEquals(40.0, r.capacity().maxSustainableQps());
-        assertTrue(r.capacity().limitedBy().startsWith("step 2 at 80.0 QPS"), r.capacity().limitedBy());
+        assertTrue(r.capacity().measured());
+        assertTrue(r.capacity().limitedBy().startsWith("step 3 at 80 QPS: success 87.50 %"), r.capacity().limitedBy());
         assertEquals("graceful shedding", r.failureMode().kind(), r.failureMode().evidence());
+        assertTrue(r.failureMode().evidence().startsWith("step 3 \u00b7 80 QPS: 100 errors (100 429/503, 0 timeouts"),
+                r.failureMode().evidence());
     }
 
     @Test
     void timeoutsWithExplodingLatencyAreProgressiveCollapse() {
         List<WorkerResult> rs = healthyUpTo(2);
         rs.add(step("formal", 2, 80, 800, 700, Map.of(), 100, 2500));
-        Report r = ReportBuilder.build(RUN, PLAN, rs, List.of(), List.of(), List.of(), null, 1);
+        Report r = ReportBuilder.build(RUN, PLAN, rs, List.of(), CLEAN_DYNAMIC, List.of(), null, 1);
         assertEquals("progressive collapse", r.failureMode().kind(), r.failureMode().evidence());
         assertEquals(40.0, r.capacity().maxSustainableQps());
     }
 
     @Test
     void everyStepSustainedMeansCapacityNotReachedAndFullConfidence() {
-        Report r = ReportBuilder.build(RUN, PLAN, healthyUpTo(3), List.of(), List.of(), List.of(), null, 1);
+        Report r = ReportBuilder.build(RUN, PLAN, healthyUpTo(3), List.of(), CLEAN_DYNAMIC, List.of(), null, 1);
         assertEquals(80.0, r.capacity().maxSustainableQps());
         assertTrue(r.capacity().limitedBy().startsWith("not reached"));
+        assertEquals("\u2265 80 QPS", HtmlReport.capacityFigure(r));
         assertEquals("none observed", r.failureMode().kind());
         assertEquals(1.0, r.confidence().score(), r.confidence().reasons().toString());
     }
@@ -71,12 +58,33 @@ class ReportBuilderTest {
     @Test
     void confidenceDropsForMissingStepsAndWorkers() {
         List<WorkerResult> rs = healthyUpTo(1);
-        rs.add(new WorkerResult("run-1", "formal", 1, 1, 2, 40, 0, 10_000, new Counters(200, 200, 200, Map.of(), 0, 0, 0, 0, 200),
-                null, null, false));
-        Report r = ReportBuilder.build(RUN, PLAN, rs, List.of(), List.of(), List.of(), null, 1);
-        // 2 of 3 formal steps ran (-0.2); step 1 lost worker 0 (-0.3); step 1 achieved 20 of 40 QPS (-0.2)
+        rs.add(new WorkerResult("run-1", "formal", 1, 1, 2, 40, Fixtures.startOf("formal", 1), Fixtures.startOf("formal", 1) + 10_000,
+                new Counters(200, 200, 200, Map.of(), 0, 0, 0, 0, 200), null, null, false));
+        Report r = ReportBuilder.build(RUN, PLAN, rs, List.of(), CLEAN_DYNAMIC, List.of(), null, 1);
+        // 2 of 3 formal steps ran (-0.2); step 2 lost worker 0 (-0.3); step 2 achieved 20 of 40 QPS (-0.2)
         assertEquals(0.3, r.confidence().score(), 1e-9, r.confidence().reasons().toString());
         assertEquals(List.of("leg 1/worker 0"), r.formal().get(1).missingWorkers());
+        assertTrue(r.confidence().reasons().contains("-0.30: step 2 is missing workers [leg 1/worker 0]"), r.confidence().reasons().toString());
+    }
+
+    @Test
+    void linkCoverageAndUniformTrafficLowerConfidence() {
+        var notCompared = List.of(new CheckResult("test-vs-real-links", CheckResult.Outcome.WARN, "entries",
+                "no entry seen under both marked and real traffic (marked: [order POST /orders], real: []): links not compared"));
+        Report r = ReportBuilder.build(RUN, Fixtures.plan(2), healthyUpTo(3), List.of(), notCompared, List.of(), null, 1);
+        assertEquals(0.8, r.confidence().score(), 1e-9, r.confidence().reasons().toString());
+        assertTrue(r.confidence().reasons().get(0).startsWith("-0.10: links not compared with real traffic: no entry seen"),
+                r.confidence().reasons().toString());
+        assertEquals("-0.10: the plan replays 2 distinct requests (fewer than 20): caches and one code path dominate what was measured",
+                r.confidence().reasons().get(1));
+        Report noCheck = ReportBuilder.build(RUN, PLAN, healthyUpTo(3), List.of(), List.of(), List.of(), null, 1);
+        assertEquals(0.9, noCheck.confidence().score(), 1e-9, noCheck.confidence().reasons().toString());
+        CallGraph graph = CallGraph.build(List.of(), List.of("order POST /orders", "order GET /orders/1"), Map.of(), List.of(),
+                Map.of(), List.of(), java.util.Set.of("order"), CLEAN_DYNAMIC);
+        Report noTraces = ReportBuilder.build(RUN, PLAN, healthyUpTo(3), List.of(), CLEAN_DYNAMIC, List.of(), List.of(),
+                new ReportEvidence(List.of(), null, List.of(), null, graph), null, 1);
+        assertEquals(0.9, noTraces.confidence().score(), 1e-9, noTraces.confidence().reasons().toString());
+        assertTrue(noTraces.problems().stream().anyMatch(p -> p.kind().equals("coverage")), noTraces.problems().toString());
     }
 
     @Test
@@ -94,33 +102,56 @@ class ReportBuilderTest {
     @Test
     void htmlEscapesEverythingFromTheRun() {
         var check = List.of(new CheckResult("x", CheckResult.Outcome.FAIL, "<script>alert(1)</script>", "a & b"));
-        String html = HtmlReport.render(ReportBuilder.build(RUN, PLAN, healthyUpTo(0), check, List.of(), List.of(), null, 1));
-        assertTrue(html.contains("&lt;script&gt;") && !html.contains("<script>"));
+        var verdicts = List.of(new Verdict("<img src=x onerror=alert(2)>", Verdict.State.DAMAGED, "</script><b>", 1));
+        String html = HtmlReport.render(ReportBuilder.build(RUN, PLAN, healthyUpTo(0), check, List.of(), verdicts, null, 1));
+        assertTrue(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), html);
+        assertFalse(html.contains("<script>alert(1)"), "run text never becomes markup");
+        assertFalse(html.contains("<img src=x"), "run text never becomes markup");
         assertTrue(html.contains("a &amp; b"));
+        String data = HtmlReport.chartData(ReportBuilder.build(RUN, PLAN, healthyUpTo(0), check, List.of(), verdicts, null, 1));
+        assertFalse(data.contains("<"), "the embedded chart data cannot close its script element: " + data);
+    }
+
+    @Test
+    void stepsAreNumberedFromOneForPeopleAndFromZeroInTheJson() {
+        Report r = ReportBuilder.build(RUN, PLAN, healthyUpTo(3), List.of(), CLEAN_DYNAMIC, List.of(), null, 1);
+        String html = HtmlReport.render(r);
+        assertTrue(html.contains("<td class=l>step 1</td>") && html.contains("<td class=l>step 3</td>"), html);
+        assertFalse(html.contains("step 0") || html.contains("F0 "), "no human text numbers a step from 0");
+        assertEquals(0, r.formal().get(0).stepIndex());
+        String json = dev.richter.common.Json.write(r);
+        assertTrue(json.contains("\"stepIndex\":0"));
+        assertTrue(json.contains("\"indexing\":\"stepIndex is 0-based"), json.substring(0, 200));
+        assertEquals(List.of("pre-test \u00b7 2 QPS", "step 1 \u00b7 20 QPS", "step 2 \u00b7 40 QPS", "step 3 \u00b7 80 QPS"),
+                r.latencyCurves().curves().stream().map(LatencyCurves.Curve::label).toList());
     }
 
     @Test
     void theVerdictTimelineKeepsFirstVerdictsAndChangesOnly() {
-        var v = List.of(new dev.richter.common.model.Verdict("a", dev.richter.common.model.Verdict.State.HEALTHY, "ok", 1),
-                new dev.richter.common.model.Verdict("b", dev.richter.common.model.Verdict.State.HEALTHY, "ok", 1),
-                new dev.richter.common.model.Verdict("a", dev.richter.common.model.Verdict.State.HEALTHY, "ok", 2),
-                new dev.richter.common.model.Verdict("a", dev.richter.common.model.Verdict.State.SUSPECT, "5 failures", 3),
-                new dev.richter.common.model.Verdict("a", dev.richter.common.model.Verdict.State.SUSPECT, "6 failures", 4),
-                new dev.richter.common.model.Verdict("a", dev.richter.common.model.Verdict.State.HEALTHY, "recovered", 5));
+        var v = List.of(new Verdict("a", Verdict.State.HEALTHY, "ok", 1),
+                new Verdict("b", Verdict.State.HEALTHY, "ok", 1),
+                new Verdict("a", Verdict.State.HEALTHY, "ok", 2),
+                new Verdict("a", Verdict.State.SUSPECT, "5 failures", 3),
+                new Verdict("a", Verdict.State.SUSPECT, "6 failures", 4),
+                new Verdict("a", Verdict.State.HEALTHY, "recovered", 5));
         assertEquals(List.of(1L, 1L, 3L, 5L), ReportBuilder.changes(v).stream().map(x -> x.atMs()).toList());
+        assertEquals(List.of("a SUSPECT", "a HEALTHY"), ReportBuilder.marks(List.of(), ReportBuilder.changes(v)).stream()
+                .map(TimeSeries.Mark::label).toList(), "first HEALTHY verdicts are no news on the chart");
     }
 
     @Test
     void anOperatorAbortOfAHealthyStepIsALowerBoundNotACollapse() {
         List<WorkerResult> rs = healthyUpTo(1);
-        rs.add(new WorkerResult("run-1", "formal", 1, 0, 1, 40, 0, 5_000, new Counters(200, 200, 200, Map.of(), 0, 0, 0, 0, 200),
+        long start = Fixtures.startOf("formal", 1);
+        rs.add(new WorkerResult("run-1", "formal", 1, 0, 1, 40, start, start + 5_000, new Counters(200, 200, 200, Map.of(), 0, 0, 0, 0, 200),
                 rs.get(1).latencyFromIntendedHist(), rs.get(1).latencyFromSendHist(), true));
-        Run aborted = new Run("run-1", "plan-1", "t1", "RUNNING", "", "", -1, 0, true, "requested by alice: stop", "");
-        Report r = ReportBuilder.build(aborted, PLAN, rs, List.of(), List.of(), List.of(), null, 1);
+        Report r = ReportBuilder.build(Fixtures.aborted("requested by alice: stop"), PLAN, rs, List.of(), CLEAN_DYNAMIC, List.of(), null, 1);
         assertEquals("ABORTED", r.outcome());
         assertEquals(20.0, r.capacity().maxSustainableQps());
-        assertTrue(r.capacity().limitedBy().contains("at least 20.0 QPS"), r.capacity().limitedBy());
+        assertTrue(r.capacity().limitedBy().contains("at least 20 QPS"), r.capacity().limitedBy());
+        assertEquals("\u2265 20 QPS", HtmlReport.capacityFigure(r));
         assertEquals("none observed", r.failureMode().kind(), r.failureMode().evidence());
+        assertEquals(40.0, r.formal().get(1).achievedQps(), 1e-9, "200 sent in the 5 s the aborted step ran");
     }
 
     @Test
@@ -140,8 +171,8 @@ class ReportBuilderTest {
         List<MissingEvidence> missing = List.of(
                 new MissingEvidence("order", "prometheus: scrape answered HTTP 404", 40, 40, 1000, 80_000),
                 new MissingEvidence("order", "prometheus: line 3: exemplar dropped", 2, 40, 5000, 7000));
-        Report clean = ReportBuilder.build(RUN, PLAN, healthyUpTo(3), List.of(), List.of(), List.of(), null, 1);
-        Report r = ReportBuilder.build(RUN, PLAN, healthyUpTo(3), List.of(), List.of(), List.of(), missing, null, 1);
+        Report clean = ReportBuilder.build(RUN, PLAN, healthyUpTo(3), List.of(), CLEAN_DYNAMIC, List.of(), null, 1);
+        Report r = ReportBuilder.build(RUN, PLAN, healthyUpTo(3), List.of(), CLEAN_DYNAMIC, List.of(), missing, null, 1);
         assertEquals(clean.capacity(), r.capacity());
         assertEquals(clean.outcome(), r.outcome());
         assertEquals(clean.confidence().score() - 0.10, r.confidence().score(), 1e-9);
@@ -150,14 +181,40 @@ class ReportBuilderTest {
         String html = HtmlReport.render(r);
         assertTrue(html.contains("<h2>Missing evidence</h2>"), html);
         assertTrue(html.contains("prometheus: scrape answered HTTP 404</td><td>40 of 40</td>"), html);
+        assertEquals(2, r.problems().stream().filter(p -> p.kind().equals("missing evidence")).count(), r.problems().toString());
     }
 
     @Test
     void missingEvidenceDeductsAtMostItsCap() {
         List<MissingEvidence> many = new ArrayList<>();
         for (int i = 0; i < 10; i++) many.add(new MissingEvidence("m" + i, "prometheus: scrape answered HTTP 404", 1, 1, 1, 1));
-        Report clean = ReportBuilder.build(RUN, PLAN, healthyUpTo(3), List.of(), List.of(), List.of(), null, 1);
-        Report r = ReportBuilder.build(RUN, PLAN, healthyUpTo(3), List.of(), List.of(), List.of(), many, null, 1);
+        Report clean = ReportBuilder.build(RUN, PLAN, healthyUpTo(3), List.of(), CLEAN_DYNAMIC, List.of(), null, 1);
+        Report r = ReportBuilder.build(RUN, PLAN, healthyUpTo(3), List.of(), CLEAN_DYNAMIC, List.of(), many, null, 1);
         assertEquals(clean.confidence().score() - ReportBuilder.MISSING_EVIDENCE_MAX_DEDUCTION, r.confidence().score(), 1e-9);
+    }
+
+    @Test
+    void problemsListEveryFailAndWarnWithWhatToDoNextFailsFirst() {
+        var dynamic = new ArrayList<>(CLEAN_DYNAMIC);
+        dynamic.add(new CheckResult("trace-source", CheckResult.Outcome.WARN, "t1", "no trace source configured for team t1"));
+        dynamic.add(new CheckResult("mocked-exit", CheckResult.Outcome.FAIL, "payment POST /charge", "3 marked calls reached payment POST /charge for real"));
+        var verdicts = List.of(new Verdict("inventory", Verdict.State.HEALTHY, "ok", Fixtures.T0),
+                new Verdict("inventory", Verdict.State.SUSPECT, "5 consecutive failed probes", Fixtures.startOf("formal", 2) + 2_000),
+                new Verdict("inventory", Verdict.State.DAMAGED, "10 consecutive failed probes", Fixtures.startOf("formal", 2) + 4_000),
+                new Verdict("load", Verdict.State.SUSPECT, "error rate 0.30 over 0.10", Fixtures.startOf("formal", 2) + 3_000));
+        Report r = ReportBuilder.build(RUN, PLAN, healthyUpTo(3), List.of(), dynamic, verdicts, null, 1);
+        List<Report.Problem> p = r.problems();
+        assertEquals(CheckResult.Outcome.FAIL, p.get(0).severity());
+        assertEquals("mocked-exit (payment POST /charge)", p.get(0).subject());
+        assertTrue(p.get(0).next().contains("mock"), p.get(0).next());
+        Report.Problem inventory = p.stream().filter(x -> x.subject().equals("inventory")).findFirst().orElseThrow();
+        assertEquals(CheckResult.Outcome.FAIL, inventory.severity());
+        assertTrue(inventory.problem().startsWith("DAMAGED from ") && inventory.problem().contains("(step 3 \u00b7 80 QPS)"), inventory.problem());
+        Report.Problem load = p.stream().filter(x -> x.subject().equals("load")).findFirst().orElseThrow();
+        assertTrue(load.next().startsWith("this is the load driver's own evidence"), load.next());
+        assertTrue(p.stream().anyMatch(x -> x.subject().equals("trace-source (t1)") && x.severity() == CheckResult.Outcome.WARN));
+        String html = HtmlReport.render(r);
+        assertTrue(html.indexOf("Problems to follow") < html.indexOf("Resilience verdict")
+                && html.indexOf("Resilience verdict") < html.indexOf("<h2>Steps</h2>"), "the problems come first");
     }
 }

@@ -1,0 +1,156 @@
+package dev.richter.report;
+
+import static dev.richter.common.model.CheckResult.Outcome.FAIL;
+import static dev.richter.common.model.CheckResult.Outcome.WARN;
+
+import dev.richter.common.model.CheckResult;
+import dev.richter.common.model.MissingEvidence;
+import dev.richter.common.model.Verdict;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The problems-to-follow list at the top of a report: every FAIL and WARN check, every module that was SUSPECT or
+ * DAMAGED, late and missing workers, missing evidence, the plan's entries without traces, traffic too uniform to
+ * trust, and defences that failed; each with what to do next. FAILs first, then in the order above.
+ */
+public final class Problems {
+    private Problems() {}
+
+    /** What to do next about a check, by check name; {@link #DEFAULT_NEXT} for others. */
+    static final Map<String, String> NEXT_BY_CHECK = Map.ofEntries(
+            Map.entry("target-registered", "register the service (POST /services) or correct the scenario's service name"),
+            Map.entry("target-answers", "start the service or correct its base URL in the registry: the pre-test fails otherwise"),
+            Map.entry("marker-configured", "configure the marker's header and key"),
+            Map.entry("run-not-aborted", "read the abort reason and rerun once its cause is fixed"),
+            Map.entry("workers-reported", "a load-driver invocation died or timed out: read LoadDriverFunction's logs for the step"),
+            Map.entry("marker-sent", "every request must carry the marker: check the plan's headers do not override it"),
+            Map.entry("no-connect-errors", "the target refused connections: check it is up and listening on its registered base URL"),
+            Map.entry("pre-test-success-rate", "fix what the target answers at low load (the evidence lists the HTTP errors) before"
+                    + " measuring capacity"),
+            Map.entry("trace-source", "configure a readable trace source (PUT /safety traceSource) so the marker, mock and link"
+                    + " checks can run"),
+            Map.entry("marker-propagation", "carry the marker across the named hop (baggage on the outgoing client, context on"
+                    + " executor hand-offs) before sending marked traffic again"),
+            Map.entry("mocked-exit", "marked traffic reached a real exit: make the caller answer it from its mock (ExitMocks SDK)"
+                    + " before the next run"),
+            Map.entry("safety-config", "store the team's safety configuration (PUT /safety): trace source, exits, mocks"),
+            Map.entry("mock-present", "add a usable mock for the exit (PUT /safety mocks)"),
+            Map.entry("shadow-storage", "fix the datastore's shadow target: it must exist, differ from production and match its schema"),
+            Map.entry("mq-shadow-switch", "switch the topic's shadow switch on and map it to a shadow topic"),
+            Map.entry("middleware-version", "move the component into the range verified to carry the marker, or verify the new"
+                    + " version and widen the rule"),
+            Map.entry("monitoring-evidence", "fix the probe target (metrics path, scrape format, gRPC service name) so the module is"
+                    + " observed"));
+    static final String DEFAULT_NEXT = "read the evidence and fix its cause";
+
+    /**
+     * @param staticChecks     static check results
+     * @param dynamicChecks    dynamic check results
+     * @param verdictChanges   the verdict timeline
+     * @param steps            every step's figures, pre-test first
+     * @param missingEvidence  monitoring defects
+     * @param graph            the call graph (its entries without traces)
+     * @param distinctRequests distinct requests the plan replays
+     * @param resilience       the resilience findings (FAILS and WEAK ones are listed)
+     */
+    public static List<Report.Problem> of(List<CheckResult> staticChecks, List<CheckResult> dynamicChecks,
+                                          List<Verdict> verdictChanges, List<StepFigures> steps,
+                                          List<MissingEvidence> missingEvidence, CallGraph graph, int distinctRequests,
+                                          Report.Resilience resilience) {
+        List<Report.Problem> out = new ArrayList<>();
+        List<CheckResult> checks = new ArrayList<>(staticChecks);
+        checks.addAll(dynamicChecks);
+        for (CheckResult c : checks) {
+            if (c.outcome() == CheckResult.Outcome.PASS || c.name().equals("monitoring-evidence") && !missingEvidence.isEmpty()) {
+                continue;
+            }
+            out.add(new Report.Problem(c.outcome(), "check", c.name() + " (" + c.subject() + ")", c.evidence(), next(c)));
+        }
+        Map<String, Verdict> worst = new LinkedHashMap<>();
+        for (Verdict v : verdictChanges) {
+            if (v.state() == Verdict.State.HEALTHY) {
+                continue;
+            }
+            Verdict known = worst.get(v.module());
+            if (known == null || v.state().compareTo(known.state()) > 0) {
+                worst.put(v.module(), v);
+            }
+        }
+        for (Verdict v : worst.values()) {
+            String when = Instant.ofEpochMilli(v.atMs()) + ResilienceVerdict.stepAt(steps, v.atMs())
+                    .map(f -> " (" + StepLabels.label(f) + ")").orElse("");
+            boolean load = v.module().equals(ReportBuilder.LOAD_MODULE);
+            out.add(new Report.Problem(v.state() == Verdict.State.DAMAGED ? FAIL : WARN, "module", v.module(),
+                    v.state() + " from " + when + ": " + v.reason(),
+                    load ? "this is the load driver's own evidence (its per-second error rate and latency), not a probe:"
+                            + " read the errors and latency charts around that time to see what the target answered"
+                            : "read " + v.module() + "'s logs, resource metrics and traces from that time; a DAMAGED core module"
+                            + " aborts the run (plan coreModules)"));
+        }
+        for (StepFigures f : steps) {
+            String step = StepLabels.label(f);
+            if (!f.missingWorkers().isEmpty()) {
+                out.add(new Report.Problem(FAIL, "worker", step, f.missingWorkers().size() + " of " + f.workersExpected()
+                        + " workers stored no result (" + String.join(", ", f.missingWorkers()) + "); the step's figures"
+                        + " count only the workers that did", "read LoadDriverFunction's logs for those invocations (timeout,"
+                        + " out of memory, crash) and rerun; a leg too long for the Lambda timeout is cut by LoadDriverTimeoutSeconds"));
+            }
+            for (StepFigures.LateWorker w : f.lateWorkers()) {
+                out.add(new Report.Problem(WARN, "worker", w.worker(), "ready " + w.startLagMs() + " ms after its first due"
+                        + " time; " + w.lateRequests() + " requests sent late", "raise WorkerLeadMs (cold starts) or lower"
+                        + " perWorkerQps so workers are warm before their first request"));
+            }
+            if (f.unsentAtTimeLimit() > 0) {
+                out.add(new Report.Problem(FAIL, "worker", step, f.unsentAtTimeLimit() + " requests left unsent when a"
+                        + " worker's Lambda time ran out", "lower LoadDriverTimeoutSeconds' legs or raise the function's timeout"
+                        + " so every leg fits"));
+            }
+        }
+        for (MissingEvidence m : missingEvidence) {
+            out.add(new Report.Problem(WARN, "missing evidence", m.module(), m.describe(), NEXT_BY_CHECK.get("monitoring-evidence")));
+        }
+        if (graph.read() && !graph.entriesWithoutTraces().isEmpty()) {
+            out.add(new Report.Problem(WARN, "coverage", String.join(", ", graph.entriesWithoutTraces()),
+                    "the plan sends traffic to entries with no traces in the links: their call graph, exits and mocks are unknown",
+                    "ingest traces of these entries (POST /traces or the team's trace source), then check exits and mocks"));
+        }
+        if (distinctRequests < ReportBuilder.MIN_DISTINCT_REQUESTS) {
+            out.add(new Report.Problem(WARN, "data", "traffic set", "the plan replays " + distinctRequests + " distinct request"
+                    + (distinctRequests == 1 ? "" : "s") + " (fewer than " + ReportBuilder.MIN_DISTINCT_REQUESTS + ")",
+                    "import recorded traffic (HAR, access logs) or generate varied requests with a data-construction flow"));
+        }
+        for (Report.Finding f : resilience.findings()) {
+            if (f.status() == Report.Status.FAILS || f.status() == Report.Status.WEAK) {
+                out.add(new Report.Problem(WARN, "resilience", f.defence(), ResilienceVerdict.words(f.status()) + ": " + f.line(),
+                        switch (f.defence()) {
+                            case ResilienceVerdict.SHEDDING -> "reject over-capacity work at the door with 429/503 and a"
+                                    + " Retry-After (seconds or an IMF-fixdate), before it queues";
+                            case ResilienceVerdict.DEADLINES -> "give every call a deadline below the caller's and propagate it"
+                                    + " downstream, so slow work ends instead of piling up";
+                            case ResilienceVerdict.RETRIES -> "cap retries (a retry budget, exponential backoff with jitter) and"
+                                    + " retry in one layer only";
+                            default -> "isolate the damaged module's calls (separate pools, timeouts, circuit breakers)";
+                        }));
+            }
+        }
+        out.sort(Comparator.comparing((Report.Problem p) -> p.severity() != FAIL));
+        return out;
+    }
+
+    private static String next(CheckResult c) {
+        if (c.name().equals(ReportBuilder.LINK_CHECK)) {
+            if (ReportBuilder.linksNotCompared(c)) {
+                return "send real (unmarked) traffic through the same entries, or ingest production traces, so marked links"
+                        + " can be compared";
+            }
+            return c.outcome() == FAIL ? "find why marked traffic takes this edge (shadow switch, test-only branch) before the"
+                    + " next run" : "add requests to the traffic set that exercise this edge";
+        }
+        return NEXT_BY_CHECK.getOrDefault(c.name(), DEFAULT_NEXT);
+    }
+}

@@ -1,0 +1,31 @@
+package dev.richter.report;
+
+import dev.richter.common.model.OverloadResponses;
+import dev.richter.common.run.RunPreparation;
+import java.util.List;
+
+/**
+ * What the report reads besides the worker results, checks and verdicts: each part optional, each saying when it was
+ * not read, so a report is written whatever failed before it.
+ *
+ * @param startedSteps the stored plans of the steps that started (run-metrics {@code step#...}): a started step none of
+ *                     whose workers stored a result still shows, with its workers missing
+ * @param timeSeries   the per-second series built from the load driver's windows ({@link TimeSeries#EMPTY} when none)
+ * @param overload     the load driver's 429/503 records of the run (empty when it recorded none)
+ * @param traces       the marked traces per step and entry
+ * @param callGraph    the links below the plan's entries
+ */
+public record ReportEvidence(List<RunPreparation.StepPlan> startedSteps, TimeSeries timeSeries,
+                             List<OverloadResponses> overload, TraceEvidence traces, CallGraph callGraph) {
+    /** Nothing beyond results, checks and verdicts. */
+    public static final ReportEvidence NONE = new ReportEvidence(List.of(), TimeSeries.EMPTY, List.of(),
+            TraceEvidence.notRead("not read"), CallGraph.notRead("not read"));
+
+    public ReportEvidence {
+        startedSteps = startedSteps == null ? List.of() : List.copyOf(startedSteps);
+        timeSeries = timeSeries == null ? TimeSeries.EMPTY : timeSeries;
+        overload = overload == null ? List.of() : List.copyOf(overload);
+        traces = traces == null ? TraceEvidence.notRead("not read") : traces;
+        callGraph = callGraph == null ? CallGraph.notRead("not read") : callGraph;
+    }
+}

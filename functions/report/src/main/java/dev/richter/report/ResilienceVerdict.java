@@ -1,0 +1,352 @@
+package dev.richter.report;
+
+import static dev.richter.report.Report.Status.FAILS;
+import static dev.richter.report.Report.Status.HOLDS;
+import static dev.richter.report.Report.Status.NOT_OBSERVED;
+import static dev.richter.report.Report.Status.WEAK;
+
+import dev.richter.common.model.Verdict;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * Judges the defences a system needs against progressive collapse from the run's own evidence, one
+ * {@link Report.Finding} each, and from them the failure mode. Plain Java.
+ *
+ * <ul>
+ *   <li><b>Shedding</b>: over capacity, does the target answer 429/503 fast ({@link #FAST_SHED_P99_MS}) with a valid
+ *       {@code Retry-After} (RFC 9110 §10.2.3: seconds or HTTP-date; corpus bug 28)? From the steps' counters and the
+ *       load driver's {@link StepOverload} records.</li>
+ *   <li><b>Deadlines</b>: do slow responses end at a bounded time, or grow until they reach the client deadline
+ *       (the plan's {@code requestTimeoutMs})? From the steps' p99 and timeouts.</li>
+ *   <li><b>Retry amplification</b>: downstream calls per entry request at each step, from the marked traces; growing
+ *       by more than {@link #AMPLIFICATION_GROWTH} over the first step with traces means retries multiply load.</li>
+ *   <li><b>Bulkheads</b>: while a module is SUSPECT or DAMAGED, does the p99 of entries whose traces never reach it
+ *       grow more than {@link #BULKHEAD_LEAK_GROWTH}× (and by {@link #BULKHEAD_LEAK_MIN_MS} ms)?</li>
+ * </ul>
+ * A finding is NOT_OBSERVED when the run never pushed far enough to tell or the evidence is absent. Only steps that sent
+ * at least one request count: a step that sent nothing says nothing about the system.
+ */
+public final class ResilienceVerdict {
+    /** The 99th percentile under which a 429/503 counts as fast (shed at the door, not queued work), milliseconds. */
+    public static final double FAST_SHED_P99_MS = 250;
+    /** Growth of downstream calls per entry request over the first step with traces that means amplification (25 %). */
+    public static final double AMPLIFICATION_GROWTH = 1.25;
+    /** Marked traces a step needs before its calls per request are compared. */
+    public static final long MIN_TRACES_PER_STEP = 10;
+    /** p99 growth of an independent entry that means a damaged module's latency leaks into it. */
+    public static final double BULKHEAD_LEAK_GROWTH = 2.0;
+    /** ... and by at least this much, milliseconds (noise on fast entries is not a leak). */
+    public static final double BULKHEAD_LEAK_MIN_MS = 50;
+
+    /** Defence name: fast 429/503 with Retry-After over capacity. */
+    public static final String SHEDDING = "shedding";
+    /** Defence name: slow responses end at a bounded time. */
+    public static final String DEADLINES = "deadlines";
+    /** Defence name: downstream calls per entry request stay flat with load. */
+    public static final String RETRIES = "retry amplification";
+    /** Defence name: a damaged module's latency stays out of entries that do not call it. */
+    public static final String BULKHEADS = "bulkheads";
+
+    private ResilienceVerdict() {}
+
+    /**
+     * @param preTest          the pre-test's figures (empty when it did not run)
+     * @param formal           the formal steps' figures, in order
+     * @param overload         per step {@code <stage>#<stepIndex>}: the 429/503 the load driver recorded (absent when it
+     *                         recorded none, or cannot)
+     * @param traces           the marked traces per step and entry
+     * @param verdictChanges   the verdict timeline ({@link ReportBuilder#changes})
+     * @param requestTimeoutMs the client deadline of every request, milliseconds
+     */
+    public record Inputs(List<StepFigures> preTest, List<StepFigures> formal, Map<String, StepOverload> overload,
+                         TraceEvidence traces, List<Verdict> verdictChanges, int requestTimeoutMs) {}
+
+    /** The four findings. */
+    public static Report.Resilience assess(Inputs in) {
+        List<StepFigures> ran = in.formal().stream().filter(ResilienceVerdict::ran).toList();
+        Optional<StepFigures> over = ran.stream().filter(ResilienceVerdict::overCapacity).findFirst();
+        return new Report.Resilience(List.of(shedding(in, ran, over), deadlines(in, ran, over), retries(in, over),
+                bulkheads(in)));
+    }
+
+    /** True when the step sent at least one request. */
+    static boolean ran(StepFigures f) {
+        return f.counters().sent() > 0;
+    }
+
+    /** True when the step sent requests and missed the sustained criteria on them. */
+    static boolean overCapacity(StepFigures f) {
+        return ran(f) && !ReportBuilder.healthy(f);
+    }
+
+    /** 429 and 503 responses of a step. */
+    static long shed(StepFigures f) {
+        return f.counters().httpErrors().getOrDefault("429", 0L) + f.counters().httpErrors().getOrDefault("503", 0L);
+    }
+
+    static double p99(StepFigures f) {
+        return f.latencyMs().getOrDefault("p99", 0.0);
+    }
+
+    private static Report.Finding shedding(Inputs in, List<StepFigures> ran, Optional<StepFigures> over) {
+        List<StepFigures> shedding = ran.stream().filter(f -> shed(f) > 0).toList();
+        if (shedding.isEmpty()) {
+            if (over.isEmpty()) {
+                return new Report.Finding(SHEDDING, NOT_OBSERVED, ran.isEmpty() ? "no formal step sent a request"
+                        : "no step went over capacity (" + highest(ran) + ") and none was answered with 429/503");
+            }
+            StepFigures f = over.get();
+            var c = f.counters();
+            long otherHttp = c.httpErrors().values().stream().mapToLong(Long::longValue).sum();
+            return new Report.Finding(SHEDDING, FAILS, String.format(Locale.ROOT,
+                    "%s went over capacity (success %.2f %%, p99 %s ms) without a single 429/503: %s",
+                    StepLabels.label(f), f.successRatePct(), HtmlReport.ms(f.latencyMs(), "p99"),
+                    c.errors() == 0 ? "it slowed down instead" : c.timeouts() + " timeouts, " + c.connectErrors()
+                            + " connect errors, " + otherHttp + " other HTTP errors " + c.httpErrors()));
+        }
+        StepFigures f = over.filter(o -> shed(o) > 0).orElse(shedding.get(0));
+        String base = String.format(Locale.ROOT, "%s: %d of %d requests answered 429/503 (%.1f %%)", StepLabels.label(f),
+                shed(f), f.counters().sent(), 100.0 * shed(f) / f.counters().sent());
+        StepOverload o = in.overload().get(f.stage() + "#" + f.stepIndex());
+        if (o == null || o.responses() == 0) {
+            return new Report.Finding(SHEDDING, NOT_OBSERVED, base
+                    + "; their latency and Retry-After were not recorded by the load driver, so shedding is not verified");
+        }
+        String retry = String.format(Locale.ROOT, "valid Retry-After on %d of %d (%d delay-seconds, %d HTTP-date%s), %d invalid%s, %d without",
+                o.retryAfterValid(), o.responses(), o.retryAfterSeconds(), o.retryAfterDate(),
+                o.minDelayS() < 0 ? "" : o.minDelayS() == o.maxDelayS() ? "; " + o.minDelayS() + " s" : "; " + o.minDelayS() + ".." + o.maxDelayS() + " s",
+                o.retryAfterInvalid(), o.invalidExample().isEmpty() ? "" : " (e.g. '" + o.invalidExample() + "')", o.retryAfterAbsent());
+        String speed = String.format(Locale.ROOT, "p99 %s ms", HtmlReport.fmt(o.p99Ms()));
+        if (o.p99Ms() > FAST_SHED_P99_MS) {
+            return new Report.Finding(SHEDDING, FAILS, base + ", slowly: " + speed + " > " + (int) FAST_SHED_P99_MS
+                    + " ms (queued work, not shedding at the door); " + retry);
+        }
+        if (o.retryAfterValid() < o.responses()) {
+            return new Report.Finding(SHEDDING, WEAK, base + ", fast (" + speed + "), but " + (o.responses() - o.retryAfterValid())
+                    + " without a valid Retry-After, so clients cannot tell when to come back; " + retry);
+        }
+        return new Report.Finding(SHEDDING, HOLDS, base + ", fast (" + speed + "); " + retry);
+    }
+
+    private static Report.Finding deadlines(Inputs in, List<StepFigures> ran, Optional<StepFigures> over) {
+        if (ran.isEmpty()) {
+            return new Report.Finding(DEADLINES, NOT_OBSERVED, "no formal step sent a request");
+        }
+        String series = ran.stream().map(f -> HtmlReport.ms(f.latencyMs(), "p99")).collect(Collectors.joining(" \u2192 "))
+                + " ms p99, " + ran.stream().map(f -> String.valueOf(f.counters().timeouts())).collect(Collectors.joining(" \u2192 "))
+                + " timeouts at the " + in.requestTimeoutMs() + " ms client deadline (" + steps(ran) + ")";
+        boolean anyTimeouts = ran.stream().anyMatch(f -> f.counters().timeouts() > 0);
+        if (over.isEmpty() && !anyTimeouts) {
+            StepFigures slowest = ran.stream().max(java.util.Comparator.comparingDouble(ResilienceVerdict::p99)).orElseThrow();
+            return new Report.Finding(DEADLINES, NOT_OBSERVED, "no step got slow: p99 at most " + HtmlReport.ms(slowest.latencyMs(), "p99")
+                    + " ms (" + StepLabels.name(slowest) + ") and no request reached the " + in.requestTimeoutMs() + " ms client deadline");
+        }
+        int growths = 0;
+        boolean timeoutsGrow = false;
+        for (int i = 1; i < ran.size(); i++) {
+            StepFigures a = ran.get(i - 1);
+            StepFigures b = ran.get(i);
+            if (p99(a) > 0 && p99(b) > ReportBuilder.COLLAPSE_P99_GROWTH * p99(a)) {
+                growths++;
+            }
+            timeoutsGrow |= b.counters().timeouts() > a.counters().timeouts() * (double) b.counters().sent() / Math.max(1, a.counters().sent());
+        }
+        if (ran.size() == 1 && ran.get(0).counters().timeouts() > 0) {
+            timeoutsGrow = true;
+        }
+        if (anyTimeouts && timeoutsGrow || growths >= 2) {
+            return new Report.Finding(DEADLINES, FAILS, "slow responses grow without bound: " + series
+                    + "; the service does not end slow work itself");
+        }
+        if (anyTimeouts || growths == 1) {
+            return new Report.Finding(DEADLINES, WEAK, "no bound shown: " + series);
+        }
+        return new Report.Finding(DEADLINES, HOLDS, "slow responses stay bounded over capacity: " + series);
+    }
+
+    private static Report.Finding retries(Inputs in, Optional<StepFigures> over) {
+        if (!in.traces().read()) {
+            return new Report.Finding(RETRIES, NOT_OBSERVED, "no traces: " + in.traces().note());
+        }
+        List<StepFigures> all = new ArrayList<>(in.preTest());
+        all.addAll(in.formal());
+        List<StepFigures> withTraces = new ArrayList<>();
+        List<Double> ratios = new ArrayList<>();
+        for (StepFigures f : all) {
+            in.traces().step(f.stage(), f.stepIndex()).filter(t -> t.traces() >= MIN_TRACES_PER_STEP).ifPresent(t -> {
+                withTraces.add(f);
+                ratios.add(t.callsPerRequest());
+            });
+        }
+        if (withTraces.isEmpty()) {
+            return new Report.Finding(RETRIES, NOT_OBSERVED, "no step had " + MIN_TRACES_PER_STEP + " marked traces in "
+                    + in.traces().source());
+        }
+        StringBuilder series = new StringBuilder();
+        for (int i = 0; i < withTraces.size(); i++) {
+            series.append(i == 0 ? "" : " \u2192 ").append(String.format(Locale.ROOT, "%.2f", ratios.get(i)))
+                    .append(" (").append(StepLabels.name(withTraces.get(i))).append(')');
+        }
+        double base = ratios.get(0);
+        for (int i = 1; i < ratios.size(); i++) {
+            if (ratios.get(i) > base * AMPLIFICATION_GROWTH + 0.05) {
+                return new Report.Finding(RETRIES, FAILS, "downstream calls per entry request grow with load: " + series
+                        + "; retries multiply the load on the callees");
+            }
+        }
+        boolean pushed = withTraces.stream().anyMatch(ResilienceVerdict::overCapacity);
+        if (pushed) {
+            return new Report.Finding(RETRIES, HOLDS, "downstream calls per entry request stay flat over capacity: " + series);
+        }
+        return new Report.Finding(RETRIES, NOT_OBSERVED, "flat at " + series + " downstream calls per entry request, but no"
+                + " step with traces went over capacity" + (over.isPresent() ? " (" + StepLabels.name(over.get()) + " has too few traces)" : "")
+                + ": retries under overload not observed");
+    }
+
+    private static Report.Finding bulkheads(Inputs in) {
+        List<Verdict> degraded = in.verdictChanges().stream()
+                .filter(v -> v.state() != Verdict.State.HEALTHY && !v.module().equals(ReportBuilder.LOAD_MODULE)).toList();
+        if (degraded.isEmpty()) {
+            return new Report.Finding(BULKHEADS, NOT_OBSERVED, "no module was SUSPECT or DAMAGED, so no damage could leak");
+        }
+        List<StepFigures> all = new ArrayList<>(in.preTest());
+        all.addAll(in.formal());
+        List<String> lines = new ArrayList<>();
+        boolean leak = false;
+        boolean compared = false;
+        String firstReason = "";
+        for (Verdict v : degraded) {
+            Optional<StepFigures> at = stepAt(all, v.atMs());
+            String who = v.module() + " " + v.state() + (at.isPresent() ? " at " + StepLabels.name(at.get()) : "");
+            if (!in.traces().read()) {
+                firstReason = firstReason.isEmpty() ? who + ", but no traces to compare entries: " + in.traces().note() : firstReason;
+                continue;
+            }
+            if (at.isEmpty() || in.traces().step(at.get().stage(), at.get().stepIndex()).isEmpty()) {
+                firstReason = firstReason.isEmpty() ? who + ", but that step has no marked traces" : firstReason;
+                continue;
+            }
+            StepFigures s = at.get();
+            List<String> independent = new ArrayList<>();
+            for (TraceEvidence.EntryTraces e : in.traces().step(s.stage(), s.stepIndex()).orElseThrow().entries()) {
+                boolean calls = in.traces().steps().stream().flatMap(t -> t.entries().stream())
+                        .filter(x -> x.entry().equals(e.entry())).anyMatch(x -> x.services().contains(v.module()));
+                if (calls) {
+                    continue;
+                }
+                Optional<TraceEvidence.EntryTraces> before = baseline(in.traces(), all, s, e.entry());
+                if (before.isEmpty()) {
+                    continue;
+                }
+                compared = true;
+                double from = before.get().p99Ms();
+                double to = e.p99Ms();
+                boolean leaks = to > BULKHEAD_LEAK_GROWTH * from && to - from > BULKHEAD_LEAK_MIN_MS;
+                leak |= leaks;
+                independent.add(String.format(Locale.ROOT, "%s p99 %s \u2192 %s ms%s", e.entry(), HtmlReport.fmt(from),
+                        HtmlReport.fmt(to), leaks ? " (leaks)" : ""));
+            }
+            if (independent.isEmpty()) {
+                firstReason = firstReason.isEmpty() ? who + ", but every entry with traces calls " + v.module()
+                        + " (or has no earlier step to compare): no independent entry" : firstReason;
+                continue;
+            }
+            lines.add(who + ": entries that do not call it: " + String.join(", ", independent));
+        }
+        if (!compared) {
+            return new Report.Finding(BULKHEADS, NOT_OBSERVED, firstReason);
+        }
+        return new Report.Finding(BULKHEADS, leak ? FAILS : HOLDS, (leak ? "damage leaks into entries that do not call the"
+                + " damaged module: " : "damage stays isolated: ") + String.join("; ", lines));
+    }
+
+    /** The entry's traces at the latest step before {@code s} that had some. */
+    private static Optional<TraceEvidence.EntryTraces> baseline(TraceEvidence traces, List<StepFigures> all, StepFigures s,
+                                                                String entry) {
+        Optional<TraceEvidence.EntryTraces> found = Optional.empty();
+        for (StepFigures f : all) {
+            if (f == s) {
+                break;
+            }
+            Optional<TraceEvidence.EntryTraces> e = traces.step(f.stage(), f.stepIndex())
+                    .flatMap(t -> t.entries().stream().filter(x -> x.entry().equals(entry)).findFirst());
+            if (e.isPresent()) {
+                found = e;
+            }
+        }
+        return found;
+    }
+
+    /** The step running at {@code atMs}, or the last one that started before it. */
+    static Optional<StepFigures> stepAt(List<StepFigures> steps, long atMs) {
+        StepFigures last = null;
+        for (StepFigures f : steps) {
+            if (f.startedAtMs() <= atMs && atMs <= f.endedAtMs()) {
+                return Optional.of(f);
+            }
+            if (f.startedAtMs() <= atMs && f.startedAtMs() != Long.MAX_VALUE) {
+                last = f;
+            }
+        }
+        return Optional.ofNullable(last);
+    }
+
+    private static String highest(List<StepFigures> ran) {
+        StepFigures top = ran.get(ran.size() - 1);
+        return "the highest, " + StepLabels.label(top) + ", was sustained";
+    }
+
+    private static String steps(List<StepFigures> ran) {
+        return ran.size() == 1 ? StepLabels.name(ran.get(0))
+                : StepLabels.name(ran.get(0)) + ".." + (ran.get(ran.size() - 1).stepIndex() + 1);
+    }
+
+    /**
+     * The failure mode, from the first formal step that sent requests and missed the criteria, and from the findings
+     * (never from a step that sent nothing).
+     *
+     * @return {@code not measured}, {@code none observed}, {@code graceful shedding} or {@code progressive collapse}
+     */
+    public static Report.FailureMode failureMode(List<StepFigures> formal, Report.Resilience r) {
+        List<StepFigures> ran = formal.stream().filter(ResilienceVerdict::ran).toList();
+        if (ran.isEmpty()) {
+            return new Report.FailureMode("not measured", formal.isEmpty() ? "no formal step ran"
+                    : "no formal step sent a request (" + formal.size() + " started)");
+        }
+        for (int i = 0; i < ran.size(); i++) {
+            StepFigures f = ran.get(i);
+            if (ReportBuilder.healthy(f)) {
+                if (f.aborted()) {
+                    return new Report.FailureMode("none observed", "the run was aborted during " + StepLabels.name(f)
+                            + " while every step so far was healthy");
+                }
+                continue;
+            }
+            long shed = shed(f);
+            long errors = f.counters().errors();
+            double p99 = p99(f);
+            double prevP99 = i == 0 ? p99 : p99(ran.get(i - 1));
+            boolean exploded = prevP99 > 0 && p99 > ReportBuilder.COLLAPSE_P99_GROWTH * prevP99;
+            String evidence = String.format(Locale.ROOT,
+                    "%s: %d errors (%d 429/503, %d timeouts, %d connect), p99 %s ms vs %s ms before; shedding %s, deadlines %s,"
+                            + " retry amplification %s", StepLabels.label(f), errors, shed, f.counters().timeouts(),
+                    f.counters().connectErrors(), HtmlReport.ms(f.latencyMs(), "p99"), HtmlReport.fmt(prevP99),
+                    words(r.of(SHEDDING).status()), words(r.of(DEADLINES).status()), words(r.of(RETRIES).status()));
+            boolean graceful = errors > 0 && shed * 2 >= errors && !exploded
+                    && r.of(SHEDDING).status() != FAILS && r.of(DEADLINES).status() != FAILS && r.of(RETRIES).status() != FAILS;
+            return new Report.FailureMode(graceful ? "graceful shedding" : "progressive collapse", evidence);
+        }
+        return new Report.FailureMode("none observed", "every formal step that sent requests met the criteria (" + ran.size()
+                + " of " + formal.size() + " started)");
+    }
+
+    /** {@code holds}, {@code weak}, {@code fails}, {@code not observed}. */
+    static String words(Report.Status s) {
+        return s.name().toLowerCase(Locale.ROOT).replace('_', ' ');
+    }
+}

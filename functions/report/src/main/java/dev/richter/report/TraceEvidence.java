@@ -1,0 +1,165 @@
+package dev.richter.report;
+
+import dev.richter.common.model.HistogramCodec;
+import dev.richter.common.model.Marker;
+import dev.richter.common.model.MarkerAttributes;
+import dev.richter.links.graph.Dimension;
+import dev.richter.links.trace.Span;
+import dev.richter.links.trace.SpanKind;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.HdrHistogram.Histogram;
+
+/**
+ * What the run's marked traces say per step and entry: how many downstream calls one entry request caused (retry
+ * amplification), how long the entry took (bulkheads) and which services it reached.
+ *
+ * <p>A trace counts for the step in whose window its root started; its root is a span without parent in the trace,
+ * of kind SERVER, CONSUMER or unspecified, that carries the marker ({@link MarkerAttributes}); traces whose root is not
+ * in the batch (still being exported) are left out. Downstream calls of a trace are its outgoing call spans (CLIENT,
+ * PRODUCER), or, when the callers are not instrumented, its spans that received a call from a parent (SERVER,
+ * CONSUMER with a parent), whichever is more: an HTTP client instrumentation records one CLIENT span per attempt, so
+ * retries count.
+ *
+ * @param read   false when no trace was read (no trace source, or it failed): {@link #note()} says why
+ * @param source the source read, for evidence text
+ * @param note   why nothing was read, or {@code ""}
+ * @param steps  per step with at least one marked trace, in run order
+ */
+public record TraceEvidence(boolean read, String source, String note, List<StepTraces> steps) {
+    public TraceEvidence {
+        steps = steps == null ? List.of() : List.copyOf(steps);
+    }
+
+    /** Nothing read, and why (e.g. {@code "no trace source configured for team t1"}). */
+    public static TraceEvidence notRead(String why) {
+        return new TraceEvidence(false, "", why, List.of());
+    }
+
+    /** The step's traces, if any were seen. */
+    public java.util.Optional<StepTraces> step(String stage, int stepIndex) {
+        return steps.stream().filter(s -> s.stage().equals(stage) && s.stepIndex() == stepIndex).findFirst();
+    }
+
+    /**
+     * @param stage     stage
+     * @param stepIndex step within the stage, 0-based
+     * @param entries   per entry interface node ({@code service operation}), by name
+     */
+    public record StepTraces(String stage, int stepIndex, List<EntryTraces> entries) {
+        /** Marked entry requests (traces) of the step. */
+        public long traces() {
+            return entries.stream().mapToLong(EntryTraces::traces).sum();
+        }
+
+        /** Downstream calls of the step's traces. */
+        public long calls() {
+            return entries.stream().mapToLong(EntryTraces::downstreamCalls).sum();
+        }
+
+        /** Downstream calls per entry request, 0 without traces. */
+        public double callsPerRequest() {
+            return traces() == 0 ? 0 : (double) calls() / traces();
+        }
+    }
+
+    /**
+     * @param entry           the entry's interface node, e.g. {@code order POST /orders}
+     * @param traces          marked traces rooted at it
+     * @param downstreamCalls calls below the root, summed over its traces
+     * @param p50Ms           median duration of the root span, milliseconds
+     * @param p99Ms           99th percentile duration of the root span, milliseconds
+     * @param services        every service its traces reached (span services and called peers), sorted
+     */
+    public record EntryTraces(String entry, long traces, long downstreamCalls, double p50Ms, double p99Ms,
+                              List<String> services) {}
+
+    /**
+     * A step's time window.
+     *
+     * @param stage      stage
+     * @param stepIndex  step within the stage
+     * @param fromMs     epoch ms of its first due time
+     * @param toMs       epoch ms when its last worker finished
+     */
+    public record StepWindow(String stage, int stepIndex, long fromMs, long toMs) {}
+
+    /**
+     * Groups {@code spans} into traces, keeps the marked ones and sums them per step window and entry.
+     *
+     * @param source  the source the spans came from, for evidence text
+     * @param spans   spans of the run's time span (any order, any traces)
+     * @param windows the steps' windows; a trace whose root started in none is left out
+     * @param marker  the run's marker
+     */
+    public static TraceEvidence of(String source, List<Span> spans, List<StepWindow> windows, Marker marker) {
+        Map<String, List<Span>> byTrace = new HashMap<>();
+        for (Span s : spans) {
+            byTrace.computeIfAbsent(s.traceId(), k -> new ArrayList<>()).add(s);
+        }
+        Map<StepWindow, Map<String, Acc>> perStep = new LinkedHashMap<>();
+        windows.forEach(w -> perStep.put(w, new TreeMap<>()));
+        for (List<Span> trace : byTrace.values()) {
+            Span root = null;
+            for (Span s : trace) {
+                boolean rootKind = s.kind() == SpanKind.SERVER || s.kind() == SpanKind.CONSUMER || s.kind() == SpanKind.UNSPECIFIED;
+                if (!s.hasParent() && rootKind && (root == null || s.startEpochNanos() < root.startEpochNanos())) {
+                    root = s;
+                }
+            }
+            if (root == null || !MarkerAttributes.carries(root.attributes(), marker)) {
+                continue;
+            }
+            long startMs = root.startEpochNanos() / 1_000_000;
+            StepWindow window = windows.stream().filter(w -> startMs >= w.fromMs() && startMs <= w.toMs()).findFirst().orElse(null);
+            if (window == null) {
+                continue;
+            }
+            long outgoing = 0;
+            long received = 0;
+            Set<String> services = new TreeSet<>();
+            for (Span s : trace) {
+                services.add(s.service());
+                if (!s.peerService().isEmpty() && s.kind().makesCall()) {
+                    services.add(s.peerService());
+                }
+                if (s.kind().makesCall()) {
+                    outgoing++;
+                } else if (s.kind().receivesCall() && s.hasParent()) {
+                    received++;
+                }
+            }
+            String entry = Dimension.interfaceNode(root.service(), root.operation());
+            Acc acc = perStep.get(window).computeIfAbsent(entry, e -> new Acc());
+            acc.traces++;
+            acc.calls += Math.max(outgoing, received);
+            acc.services.addAll(services);
+            acc.durationsUs.recordValue(Math.max(1, Math.min(HistogramCodec.HIGHEST_TRACKABLE_US, root.durationNanos() / 1000)));
+        }
+        List<StepTraces> out = new ArrayList<>();
+        perStep.forEach((w, entries) -> {
+            if (entries.isEmpty()) {
+                return;
+            }
+            List<EntryTraces> list = new ArrayList<>();
+            entries.forEach((entry, acc) -> list.add(new EntryTraces(entry, acc.traces, acc.calls,
+                    acc.durationsUs.getValueAtPercentile(50) / 1000.0, acc.durationsUs.getValueAtPercentile(99) / 1000.0,
+                    List.copyOf(acc.services))));
+            out.add(new StepTraces(w.stage(), w.stepIndex(), list));
+        });
+        return new TraceEvidence(true, source, "", out);
+    }
+
+    private static final class Acc {
+        long traces;
+        long calls;
+        final Set<String> services = new TreeSet<>();
+        final Histogram durationsUs = HistogramCodec.newLatencyHistogramUs();
+    }
+}

@@ -1,0 +1,68 @@
+package dev.richter.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.richter.common.EventPublisher;
+import dev.richter.common.Json;
+import dev.richter.common.Repositories;
+import dev.richter.common.RunMetricsRepository;
+import dev.richter.common.TableNames;
+import dev.richter.common.model.Run;
+import dev.richter.common.model.WorkerResult;
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
+import software.amazon.awssdk.services.eventbridge.model.PutEventsRequest;
+import software.amazon.awssdk.services.eventbridge.model.PutEventsResponse;
+
+/** The function end to end against in-memory tables: what it stores, the run it completes, the events it sends. */
+class ReportHandlerTest {
+    private static final TableNames TABLES = TableNames.fromEnv();
+
+    @Test
+    void storesTheReportAndItsPageCompletesTheRunAndSaysSo() throws Exception {
+        FakeDynamo ddb = new FakeDynamo();
+        Repositories repositories = new Repositories(ddb.client, TABLES);
+        repositories.putPlan(Fixtures.PLAN);
+        repositories.createRun(new Run("run-1", "plan-1", "t1", "RUNNING", "", "formal", 2, 1, true, "requested by alice: enough", ""));
+        RunMetricsRepository metrics = new RunMetricsRepository(ddb.client, TABLES.runMetrics());
+        for (WorkerResult r : Fixtures.healthyUpTo(2)) {
+            ddb.put(TABLES.runMetrics(), Map.of("runId", AttributeValue.fromS("run-1"), "sk", AttributeValue.fromS(r.sortKey()),
+                    "result", AttributeValue.fromS(Json.write(r))));
+        }
+        metrics.putChecks("run-1", "dynamic", Fixtures.CLEAN_DYNAMIC);
+        List<PutEventsRequest> events = new ArrayList<>();
+        EventBridgeClient bus = (EventBridgeClient) Proxy.newProxyInstance(EventBridgeClient.class.getClassLoader(),
+                new Class<?>[] {EventBridgeClient.class}, (proxy, method, args) -> {
+                    if (args != null && args.length == 1 && args[0] instanceof PutEventsRequest r) {
+                        events.add(r);
+                        return PutEventsResponse.builder().failedEntryCount(0).build();
+                    }
+                    throw new UnsupportedOperationException(method.getName());
+                });
+        ReportHandler handler = new ReportHandler(repositories, new EventPublisher(bus, "richter"));
+
+        Map<String, Object> out = handler.handle(Json.MAPPER.readTree("{\"action\":\"report\",\"runId\":\"run-1\",\"state\":{}}"), null);
+
+        assertEquals("ABORTED", out.get("outcome"));
+        var item = ddb.find(TABLES.reports(), Map.of("runId", AttributeValue.fromS("run-1")));
+        JsonNode report = Json.MAPPER.readTree(item.get("json").s());
+        assertEquals("ABORTED", report.path("outcome").asText());
+        assertEquals(40.0, report.path("capacity").path("maxSustainableQps").asDouble());
+        assertTrue(report.path("capacity").path("measured").asBoolean());
+        assertEquals("none observed", report.path("failureMode").path("kind").asText());
+        assertEquals(4, report.path("resilience").path("findings").size());
+        assertTrue(report.path("callGraph").path("read").asBoolean(), report.path("callGraph").toString());
+        assertTrue(item.get("html").s().contains("Resilience verdict"));
+        assertEquals("COMPLETED", repositories.getRun("run-1").orElseThrow().status());
+        assertEquals(List.of("Run Aborted", "Run Completed"), events.stream().map(e -> e.entries().get(0).detailType()).toList());
+        JsonNode completed = Json.MAPPER.readTree(events.get(1).entries().get(0).detail());
+        assertTrue(completed.path("capacityMeasured").asBoolean());
+    }
+}
