@@ -12,7 +12,11 @@ import java.util.Map;
  * Richter's main job, end to end on the local stack (README command 1): starts the local stack
  * and the demo shop, registers the shop's services, creates a plan (pre-test 2 QPS × 10 s; formal
  * 20 → 40 → 80 QPS × 15 s), starts it through the HTTP API, prints progress, ingests the shop's
- * OTLP spans into the link builder, and writes the report (JSON + HTML) to a path it prints.
+ * OTLP spans into the link builder, and keeps a file copy of the stored report (JSON + HTML) under
+ * {@code build/reports/<runId>/}; it ends with the report's path and headline figures ({@link #summary}).
+ *
+ * <p>{@code --verbose} also prints the Lambda host's per-invocation lines, which otherwise go only to
+ * {@code build/local/logs/lambda.log}.
  *
  * <p>Exit status: 0 when the report was written (whatever the run's outcome, which is printed),
  * 1 on any failure to get there. Everything started is stopped on exit.
@@ -30,6 +34,15 @@ public final class Demo {
     private Demo() {}
 
     public static void main(String[] args) throws Exception {
+        boolean verbose = false;
+        for (String a : args) {
+            if (a.equals("--verbose")) {
+                verbose = true;
+            } else {
+                System.err.println("unknown option " + a + " (./richter demo [--verbose])");
+                System.exit(2);
+            }
+        }
         Path root = LocalAwsStack.rootFromEnv();
         Path work = root.resolve("build/local");
         String remote = System.getenv("RICHTER_API_URL");
@@ -37,15 +50,22 @@ public final class Demo {
             System.exit(runRemote(root, remote));
         }
         int status = 0;
-        try (LocalAwsStack stack = new LocalAwsStack(root, work, System.out::println).start();
+        LocalAwsStack local = new LocalAwsStack(root, work, System.out::println);
+        if (verbose) {
+            local.verbose();
+        }
+        try (LocalAwsStack stack = local.start();
              Shop shop = Shop.start(root, shopEnv(stack))) {
-            run(root, stack);
+            run(root, stack, root.resolve(REPORTS_DIR));
         } catch (Exception e) {
             System.err.println("demo failed: " + e);
             status = 1;
         }
         System.exit(status);
     }
+
+    /** Where the demo keeps its file copies of reports, one folder per run id, relative to the repository root. */
+    public static final String REPORTS_DIR = "build/reports";
 
     /** The payment exit, which marked traffic must never reach for real. */
     public static final String PAYMENT_EXIT = "payment POST /charge";
@@ -65,17 +85,20 @@ public final class Demo {
     }
 
     /**
-     * Runs the main job against a started stack and a shop started with {@link #shopEnv()}.
+     * Runs the main job against a started stack and a shop started with {@link #shopEnv}.
      *
+     * @param reports where the report's file copy goes: {@code <reports>/<runId>/report.{json,html}} (the demo's
+     *                {@link #REPORTS_DIR}; tests pass a folder under their own {@code target/})
      * @return the directory holding {@code report.json} and {@code report.html}
      * @throws IllegalStateException when the API answers unexpectedly or the run does not finish
      */
-    public static Path run(Path root, LocalAwsStack stack) throws IOException, InterruptedException {
+    public static Path run(Path root, LocalAwsStack stack, Path reports) throws IOException, InterruptedException {
         // a real token of the demo team, verified by the local API's JWT authorizer like any client's
         String token = stack.identity().token(TEAM, CALLER, java.time.Duration.ofHours(2), com.nimbusds.jose.JWSAlgorithm.RS256);
         System.out.println("authenticating as " + CALLER + " of team " + TEAM + " (a JWT of the local identity provider, RS256)");
         return run(root, new ApiClient(LocalAwsStack.apiBaseUrl(), token), "127.0.0.1",
-                () -> "events on the bus: " + stack.eventBus().events().stream().map(e -> e.path("detail-type").asText()).toList());
+                () -> "events on the bus: " + stack.eventBus().events().stream().map(e -> e.path("detail-type").asText()).toList(),
+                reports);
     }
 
     /**
@@ -92,7 +115,8 @@ public final class Demo {
         try (Shop shop = Shop.start(root, Map.of("SHOP_MOCKS_URL", base + "/safety/mocks", "SHOP_MOCKS_TOKEN", token,
                 "SHOP_MOCKS_REFRESH_MS", "1000"))) {
             System.out.println("the main job against " + base + " (shop registered at " + shopHost + ")");
-            run(root, new ApiClient(base, token), shopHost, () -> "events: on LocalStack's event bus richter-local");
+            run(root, new ApiClient(base, token), shopHost, () -> "events: on LocalStack's event bus richter-local",
+                    root.resolve(REPORTS_DIR));
             return 0;
         } catch (Exception e) {
             System.err.println("demo failed: " + e);
@@ -102,12 +126,13 @@ public final class Demo {
 
     /**
      * Runs the main job through {@code api} against a shop started with {@link #shopEnv}, registered at
-     * {@code shopHost}; {@code events} says what reached the event bus.
+     * {@code shopHost}; {@code events} says what reached the event bus; the report's file copy goes to
+     * {@code <reports>/<runId>/}.
      *
      * @return the directory holding {@code report.json} and {@code report.html}
      * @throws IllegalStateException when the API answers unexpectedly or the run does not finish
      */
-    static Path run(Path root, ApiClient api, String shopHost, java.util.function.Supplier<String> events)
+    static Path run(Path root, ApiClient api, String shopHost, java.util.function.Supplier<String> events, Path reports)
             throws IOException, InterruptedException {
         for (String service : List.of("order", "inventory")) {
             int port = service.equals("order") ? Shop.ORDER_PORT : Shop.INVENTORY_PORT;
@@ -149,7 +174,7 @@ public final class Demo {
                     + " request(s), " + edges + " new edges");
         }
 
-        Path dir = root.resolve("build/reports/" + runId);
+        Path dir = reports.resolve(runId);
         Files.createDirectories(dir);
         var json = api.get("/runs/" + runId + "/report");
         expect(json, 200);
@@ -157,16 +182,39 @@ public final class Demo {
         expect(html, 200);
         Files.writeString(dir.resolve("report.json"), json.json().toPrettyString());
         Files.writeString(dir.resolve("report.html"), html.body());
-        JsonNode report = json.json();
         System.out.println();
-        System.out.println("outcome: " + report.path("outcome").asText() + " — " + report.path("outcomeReason").asText());
-        System.out.println("capacity: " + report.path("capacity").path("maxSustainableQps").asDouble() + " QPS ("
-                + report.path("capacity").path("limitedBy").asText() + ")");
-        System.out.println("confidence: " + report.path("confidence").path("score").asDouble());
         System.out.println(events.get());
-        System.out.println("report: " + dir.resolve("report.json"));
-        System.out.println("report: " + dir.resolve("report.html"));
+        summary(json.json(), dir).forEach(System.out::println);
         return dir;
+    }
+
+    /**
+     * What a person reads at the end of the demo, from the stored report JSON ({@link dev.richter.report.Report}'s
+     * fields): outcome, capacity ("not measured" when {@code capacity.measured} is false), failure mode, the four
+     * resilience findings, confidence, the number of problems to follow, and the report's files.
+     */
+    static List<String> summary(JsonNode report, Path dir) {
+        List<String> out = new java.util.ArrayList<>();
+        out.add("outcome:      " + report.path("outcome").asText() + " — " + report.path("outcomeReason").asText());
+        JsonNode capacity = report.path("capacity");
+        out.add("capacity:     " + (capacity.path("measured").asBoolean(false)
+                ? String.format(java.util.Locale.ROOT, "%.1f QPS (%s)", capacity.path("maxSustainableQps").asDouble(),
+                        capacity.path("limitedBy").asText())
+                : "not measured (" + capacity.path("limitedBy").asText() + ")"));
+        JsonNode mode = report.path("failureMode");
+        out.add("failure mode: " + mode.path("kind").asText() + (mode.path("evidence").asText().isEmpty() ? ""
+                : " — " + mode.path("evidence").asText()));
+        out.add("resilience:");
+        for (JsonNode f : report.path("resilience").path("findings")) {
+            out.add(String.format(java.util.Locale.ROOT, "  %-20s %-12s %s", f.path("defence").asText(),
+                    f.path("status").asText(), f.path("line").asText()));
+        }
+        out.add(String.format(java.util.Locale.ROOT, "confidence:   %.2f", report.path("confidence").path("score").asDouble()));
+        int problems = report.path("problems").size();
+        out.add("problems to follow: " + problems + (problems == 0 ? "" : " (listed at the top of report.html)"));
+        out.add("report: " + dir.resolve("report.html"));
+        out.add("report: " + dir.resolve("report.json"));
+        return out;
     }
 
     private static void expect(ApiClient.Response r, int... statuses) {

@@ -70,6 +70,9 @@ public final class LocalAwsStack implements AutoCloseable {
     private Template template;
     private LocalIdentityProvider identity;
     private boolean insecureDevAuth;
+    private boolean verbose;
+    /** The Lambda host's per-invocation lines ({@code <workDir>/logs/lambda.log}), open while the stack runs. */
+    private java.io.PrintWriter invocationLog;
 
     /**
      * A stack with the limits of {@link LocalLimits#fromEnv()} ({@code RICHTER_LOCAL_LIMITS}, else AWS's).
@@ -103,6 +106,16 @@ public final class LocalAwsStack implements AutoCloseable {
      */
     public LocalAwsStack insecureDevAuth() {
         this.insecureDevAuth = true;
+        return this;
+    }
+
+    /**
+     * Also prints the Lambda host's per-invocation lines (one per invocation and API request: function, status,
+     * milliseconds) to the progress log; without it they go only to {@code <workDir>/logs/lambda.log}. Call before
+     * {@link #start()}.
+     */
+    public LocalAwsStack verbose() {
+        this.verbose = true;
         return this;
     }
 
@@ -148,8 +161,22 @@ public final class LocalAwsStack implements AutoCloseable {
             if (insecureDevAuth) {
                 auth = auth.insecureDevHeaders();
             }
+            Path invocations = workDir.resolve("logs/lambda.log");
+            invocationLog = new java.io.PrintWriter(Files.newBufferedWriter(invocations, StandardCharsets.UTF_8,
+                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND), true);
+            java.io.PrintWriter invocationFile = invocationLog;
             lambdaHost = new LambdaHost(template, limits.invokePayloadBytes(), auth, dev.richter.api.PlanApi.MAX_BODY_BYTES,
-                    line -> log.accept("  " + line));
+                    line -> {
+                        synchronized (invocationFile) {
+                            invocationFile.println(java.time.Instant.now() + " " + line);
+                        }
+                        if (verbose) {
+                            log.accept("  " + line);
+                        }
+                    });
+            if (!verbose) {
+                log.accept("Lambda invocations: " + invocations + " (--verbose prints them here)");
+            }
             lambdaHost.start(lambdaPort, apiPort);
 
             Path config = writeSfnConfig(sfnPort);
@@ -384,6 +411,9 @@ public final class LocalAwsStack implements AutoCloseable {
         }
         if (eventBus != null) {
             eventBus.close();
+        }
+        if (invocationLog != null) {
+            invocationLog.close();
         }
         restoreProperties();
     }

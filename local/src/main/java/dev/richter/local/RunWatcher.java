@@ -1,13 +1,22 @@
 package dev.richter.local;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.richter.report.StepLabels;
 import java.io.IOException;
+import java.util.HashSet;
 import java.util.Locale;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
- * Polls {@code GET /runs/{runId}} until the run's report is written, printing one progress line
- * per change: stage, step, target vs achieved QPS, p99 and the latest verdict per module.
+ * Polls {@code GET /runs/{runId}} every 2 s until the run's report is written, printing one line per change.
+ *
+ * <p>Each figure has one source: a finished step's line ({@code done pre-test}, {@code done step 1}...) prints the
+ * step's merged worker results ({@code steps[]}, the {@code StepFigures} the report uses), once, when every worker
+ * of the step has reported or the run has moved past it; the live part of the
+ * status line ({@code current}, the load driver's per-second windows) is printed only while its step has no merged
+ * results yet, so a live figure never follows, or contradicts, a step's done line. Steps are named as the report names
+ * them ({@link StepLabels}: the pre-test by name, formal steps from 1); the API's {@code stepIndex} stays 0-based.
  */
 public final class RunWatcher {
     private RunWatcher() {}
@@ -18,31 +27,32 @@ public final class RunWatcher {
      * @param timeoutMs give up after this long
      * @param out       progress lines
      * @return the last {@code GET /runs/{runId}} body
-     * @throws IllegalStateException when the run does not finish in time
+     * @throws IllegalStateException when the API answers other than 200, or the run does not finish in time
      */
     public static JsonNode watch(ApiClient api, String runId, long timeoutMs, Consumer<String> out)
             throws IOException, InterruptedException {
         long t0 = System.currentTimeMillis();
         String last = "";
-        int printedSteps = 0;
+        Set<String> done = new HashSet<>();
         while (System.currentTimeMillis() - t0 < timeoutMs) {
             ApiClient.Response r = api.get("/runs/" + runId);
             if (r.status() != 200) {
                 throw new IllegalStateException("GET /runs/" + runId + " answered " + r.status() + ": " + r.body());
             }
             JsonNode body = r.json();
-            JsonNode steps = body.path("steps");
-            for (int i = printedSteps; i < steps.size(); i++) {
-                JsonNode s = steps.get(i);
-                out.accept(String.format(Locale.ROOT, "  done  %-8s step %d  target %6.1f QPS  achieved %7.2f QPS  sent %5d  errors %3d  p50 %7.1f ms  p99 %7.1f ms  workers %s",
-                        s.path("stage").asText(), s.path("stepIndex").asInt(), s.path("targetQps").asDouble(),
-                        s.path("achievedQps").asDouble(), s.path("sent").asLong(), s.path("errors").asLong(),
-                        s.path("p50Ms").asDouble(), s.path("p99Ms").asDouble(), s.path("workers").asText()));
+            long elapsedS = (System.currentTimeMillis() - t0) / 1000;
+            JsonNode cur = body.path("current");
+            String running = cur.isMissingNode() || body.path("run").path("status").asText().equals("COMPLETED") ? ""
+                    : StepLabels.name(cur.path("stage").asText(), cur.path("stepIndex").asInt());
+            for (JsonNode s : body.path("steps")) {
+                String name = StepLabels.name(s.path("stage").asText(), s.path("stepIndex").asInt());
+                if ((allWorkersReported(s) || !name.equals(running)) && done.add(name)) {
+                    out.accept(doneLine(s, name, elapsedS));
+                }
             }
-            printedSteps = steps.size();
-            String line = progressLine(body, (System.currentTimeMillis() - t0) / 1000);
+            String line = statusLine(body, done);
             if (!line.equals(last)) {
-                out.accept(line);
+                out.accept(String.format(Locale.ROOT, "[%4ds] %s", elapsedS, line));
                 last = line;
             }
             if (body.path("reportReady").asBoolean(false)) {
@@ -53,16 +63,33 @@ public final class RunWatcher {
         throw new IllegalStateException("run " + runId + " did not finish within " + timeoutMs / 1000 + " s");
     }
 
-    private static String progressLine(JsonNode body, long elapsedS) {
+    /** A finished step from its merged results ({@code steps[]} of {@code GET /runs/{runId}}). */
+    static String doneLine(JsonNode s, String name, long elapsedS) {
+        return String.format(Locale.ROOT, "[%4ds] done %-8s  target %6.1f QPS  achieved %7.2f QPS  sent %5d  errors %3d  p50 %s  p99 %s  workers %s",
+                elapsedS, name, s.path("targetQps").asDouble(), s.path("achievedQps").asDouble(), s.path("sent").asLong(),
+                s.path("errors").asLong(), ms(s.path("p50Ms")), ms(s.path("p99Ms")), s.path("workers").asText());
+    }
+
+    /** True when {@code workers} ({@code reported/expected}) says every worker of the step has reported. */
+    static boolean allWorkersReported(JsonNode s) {
+        String[] w = s.path("workers").asText("").split("/");
+        return w.length == 2 && !w[0].isBlank() && w[0].equals(w[1]);
+    }
+
+    /** Run status, the running step's live figures (only while it has no merged results), verdicts, abort, outcome. */
+    static String statusLine(JsonNode body, Set<String> done) {
         JsonNode run = body.path("run");
-        StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "[%4ds] %-9s %s", elapsedS,
-                run.path("status").asText(), body.path("executionStatus").asText("")));
+        StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%-9s %s", run.path("status").asText(),
+                body.path("executionStatus").asText("")));
         JsonNode cur = body.path("current");
         if (!cur.isMissingNode() && !run.path("status").asText().equals("COMPLETED")) {
-            long seconds = cur.path("seconds").asLong();
-            b.append(String.format(Locale.ROOT, "  stage %s step %d  live %d req in %d s (%.1f QPS)  errors %d",
-                    cur.path("stage").asText(), cur.path("stepIndex").asInt(), cur.path("completed").asLong(), seconds,
-                    seconds == 0 ? 0.0 : cur.path("completed").asDouble() / seconds, cur.path("errors").asLong()));
+            String name = StepLabels.name(cur.path("stage").asText(), cur.path("stepIndex").asInt());
+            if (!done.contains(name)) {
+                long seconds = cur.path("seconds").asLong();
+                b.append(String.format(Locale.ROOT, "  %s running: %d requests in %d s (%.1f QPS so far)  errors %d", name,
+                        cur.path("completed").asLong(), seconds, seconds == 0 ? 0.0 : cur.path("completed").asDouble() / seconds,
+                        cur.path("errors").asLong()));
+            }
         }
         JsonNode verdicts = body.path("verdicts");
         if (verdicts.size() > 0) {
@@ -76,5 +103,10 @@ public final class RunWatcher {
             b.append("  outcome ").append(run.path("outcome").asText());
         }
         return b.toString();
+    }
+
+    /** {@code 95.5 ms}, or {@code -} when the step recorded no latency (nothing answered). */
+    private static String ms(JsonNode v) {
+        return v.isNumber() ? String.format(Locale.ROOT, "%7.1f ms", v.asDouble()) : "      - ms";
     }
 }

@@ -10,7 +10,8 @@ import java.util.concurrent.CountDownLatch;
  *
  * <p>The HTTP API takes JWTs of the local identity provider ({@code ./richter token} prints one). With
  * {@code --insecure-dev-auth} it also takes requests without a token that name their team in {@code x-richter-team};
- * the stack then says so loudly at start.
+ * the stack then says so loudly at start. {@code --verbose} prints one line per Lambda invocation and API request
+ * (always written to {@code build/local/logs/lambda.log}).
  *
  * <p>Limits are AWS's unless {@code RICHTER_LOCAL_LIMITS} lowers them or sets template parameters,
  * e.g. {@code RICHTER_LOCAL_LIMITS=historyEventsPerExecution=400,param.StageName=dev ./richter stack}
@@ -23,14 +24,17 @@ public final class StackMain {
         Path root = LocalAwsStack.rootFromEnv();
         boolean insecure = java.util.Arrays.asList(args).contains("--insecure-dev-auth");
         for (String a : args) {
-            if (!a.equals("--insecure-dev-auth")) {
-                System.err.println("unknown option " + a + " (./richter stack [--insecure-dev-auth])");
+            if (!a.equals("--insecure-dev-auth") && !a.equals("--verbose")) {
+                System.err.println("unknown option " + a + " (./richter stack [--insecure-dev-auth] [--verbose])");
                 System.exit(2);
             }
         }
         LocalAwsStack stack = new LocalAwsStack(root, root.resolve("build/local"), LocalLimits.fromEnv(), System.out::println);
         if (insecure) {
             stack.insecureDevAuth();
+        }
+        if (java.util.Arrays.asList(args).contains("--verbose")) {
+            stack.verbose();
         }
         stack.start();
         CountDownLatch stopped = new CountDownLatch(1);

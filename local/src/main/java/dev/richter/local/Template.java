@@ -41,7 +41,8 @@ import software.amazon.awssdk.services.dynamodb.model.Projection;
  * (https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/intrinsic-function-reference-ref.html)
  * with the local names: {@code {Ref: <Parameter>}} → its override, else its {@code Default};
  * {@code {Ref: <Table>}} → the local table name; {@code {Ref: <Function>}} → the function name;
- * {@code {Ref: <StateMachine>}} → its local ARN (what AWS returns); {@code {Ref: <other resource>}}
+ * {@code {Ref: <StateMachine>}} → its local ARN (what AWS returns); {@code {Ref: <Bucket>}} → empty (there is no
+ * S3 locally, so e.g. {@code REPORTS_BUCKET} is unset); {@code {Ref: <other resource>}}
  * (event bus, HTTP API, topic) → its logical id; pseudo parameters ({@code AWS::Region},
  * {@code AWS::AccountId}, {@code AWS::Partition}, {@code AWS::StackName}, {@code AWS::URLSuffix}) →
  * the local values. {@code Fn::Sub}, {@code Fn::Join} and {@code Fn::GetAtt} ({@code Arn} of
@@ -601,6 +602,7 @@ public final class Template {
         return switch (type) {
             case "AWS::DynamoDB::Table" -> localTableName(name);
             case "AWS::Serverless::StateMachine", "AWS::StepFunctions::StateMachine" -> stateMachineArn(name);
+            case "AWS::S3::Bucket" -> ""; // no S3 locally: a bucket variable is unset (the demo keeps file copies)
             default -> name; // functions (name = logical id locally), event bus, HTTP API, topic
         };
     }

@@ -21,10 +21,14 @@ class MainJobIT extends LocalAwsStackTestSupport {
     void mainJobWritesAReportWithThePreTestAndThreeFormalStepsOnTarget() throws Exception {
         Path dir;
         try (Shop shop = Shop.start(root, Demo.shopEnv(stack))) {
-            dir = Demo.run(root, stack);
+            dir = Demo.run(root, stack, root.resolve("local/target/it-reports"));
         }
         JsonNode report = Json.MAPPER.readTree(Files.readString(dir.resolve("report.json")));
-        assertTrue(Files.readString(dir.resolve("report.html")).contains("<svg"), "self-contained HTML with its chart");
+        String html = Files.readString(dir.resolve("report.html"));
+        // the charts are uPlot canvases drawn from the inlined data; the call graph is server-side SVG
+        assertTrue(html.contains("id=\"richter-data\""), "self-contained HTML with its chart data");
+        assertTrue(html.contains("class=\"callgraph\""), "self-contained HTML with its call graph");
+        assertTrue(dir.startsWith(root.resolve("local/target")), "the IT writes nothing into the demo's build/reports");
         assertEquals(1, report.path("preTest").size());
         assertEquals(3, report.path("formal").size(), report.path("outcomeReason").asText());
         List<Long> expectedCounts = List.of(20L, 300L, 600L, 1200L);

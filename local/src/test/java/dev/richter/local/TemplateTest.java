@@ -314,4 +314,21 @@ class TemplateTest {
         System.out.println(out);
         return code;
     }
+
+    @Test
+    void theReportsBucketIsPrivateEncryptedRetainedAndUnsetLocally() throws Exception {
+        JsonNode doc = Json.MAPPER.readTree(new com.fasterxml.jackson.dataformat.yaml.YAMLFactory().createParser(ROOT.resolve("template.yaml").toFile()));
+        JsonNode bucket = doc.path("Resources").path("ReportsBucket");
+        assertEquals("AWS::S3::Bucket", bucket.path("Type").asText());
+        assertEquals("Retain", bucket.path("DeletionPolicy").asText(), "reports outlive the stack");
+        JsonNode block = bucket.path("Properties").path("PublicAccessBlockConfiguration");
+        for (String k : List.of("BlockPublicAcls", "BlockPublicPolicy", "IgnorePublicAcls", "RestrictPublicBuckets")) {
+            assertTrue(block.path(k).asBoolean(), k);
+        }
+        assertFalse(bucket.path("Properties").path("BucketEncryption").isMissingNode());
+        String policies = doc.path("Resources").path("ReportFunction").path("Properties").path("Policies").toString();
+        assertTrue(policies.contains("{\"S3WritePolicy\":{\"BucketName\":{\"Ref\":\"ReportsBucket\"}}}"), policies);
+        assertEquals("", function(Template.load(ROOT, LocalAwsStack.LOCAL_PARAMETER_DEFAULTS), "ReportFunction").environment().get("REPORTS_BUCKET"),
+                "no S3 locally: the report function keeps the table item only");
+    }
 }

@@ -28,8 +28,18 @@ import java.util.regex.Pattern;
  * reason; nothing is stored when any is found.
  */
 public final class InputValidator {
+    /**
+     * The OpenAPI 3.1 dialect, plus the document's own top-level fields as non-validating keywords: a schema is loaded
+     * by pointer into {@code openapi.json}, so the library reads the document root as a schema too (and, without
+     * these, warns "Unknown keyword openapi/info/..." once per field).
+     */
+    private static final com.networknt.schema.JsonMetaSchema DIALECT = com.networknt.schema.JsonMetaSchema
+            .builder(OpenApi31.getInstance())
+            .keywords(java.util.stream.Stream.of("openapi", "info", "jsonSchemaDialect", "servers", "security", "paths",
+                    "components", "tags", "webhooks", "externalDocs").map(com.networknt.schema.NonValidationKeyword::new).toList())
+            .build();
     private static final JsonSchemaFactory FACTORY = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012,
-            b -> b.metaSchema(OpenApi31.getInstance()).defaultMetaSchemaIri(OpenApi31.getInstance().getIri()));
+            b -> b.metaSchema(DIALECT).defaultMetaSchemaIri(DIALECT.getIri()));
     private static final ObjectReader READER = Json.MAPPER.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     private static final Pattern UNEXPECTED_CHAR = Pattern.compile("^Unexpected character \\('(.{1,2})' \\(code");
     private static final Pattern UNRECOGNIZED = Pattern.compile("^Unrecognized token '([^']{0,40})");

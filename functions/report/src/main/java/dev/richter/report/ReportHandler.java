@@ -2,6 +2,8 @@ package dev.richter.report;
 
 import com.amazonaws.services.lambda.runtime.Context;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.richter.common.AwsClients;
+import dev.richter.common.Env;
 import dev.richter.common.EventPublisher;
 import dev.richter.common.Json;
 import dev.richter.common.JsonStreamHandler;
@@ -17,6 +19,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * Lambda handler of the report function: the last state of every run, whatever happened before.
@@ -24,13 +31,16 @@ import java.util.Map;
  * <p>Input {@code {action: "report", runId, state}} where {@code state} is the execution's state
  * (its {@code error} field, when present, is the caught failure). Reads the run's results, checks and verdicts, and
  * the optional evidence ({@link EvidenceLoader}: windows, 429/503 records, traces, links), stores the report (JSON +
- * HTML, fitted to one DynamoDB item), marks the run COMPLETED with its outcome, emits {@code Run Aborted} when it was
+ * HTML, fitted to one DynamoDB item; whole, as {@code reports/<runId>/report.json} and {@code report.html}, in the
+ * reports bucket when {@code REPORTS_BUCKET} is set; a bucket that refuses is logged, the table item is still written),
+ * marks the run COMPLETED with its outcome, emits {@code Run Aborted} when it was
  * aborted and always {@code Run Completed}. Returns {@code {runId, outcome, outcomeReason}}.
  *
  * <p>Reads the plans, runs, run-metrics, verdicts, registry (services, safety configuration) and links tables, and the
  * team's trace source (X-Ray on AWS).
  */
 public final class ReportHandler extends JsonStreamHandler<JsonNode, Map<String, Object>> {
+    private static final Logger LOG = LogManager.getLogger(ReportHandler.class);
     /** Time kept back from the Lambda's remaining time for rendering and storing, milliseconds. */
     static final long RENDER_RESERVE_MS = 30_000;
 
@@ -40,9 +50,12 @@ public final class ReportHandler extends JsonStreamHandler<JsonNode, Map<String,
     private final EvidenceLoader loader;
     private final EventPublisher events;
 
-    /** For Lambda: tables, trace sources and the event bus from the environment, built once per container. */
+    /**
+     * For Lambda: tables, trace sources, the event bus and the reports bucket ({@code REPORTS_BUCKET}, none when
+     * unset) from the environment, built once per container.
+     */
     public ReportHandler() {
-        this(Repositories.fromEnv(), EventPublisher.fromEnv());
+        this(Repositories.fromEnv(), EventPublisher.fromEnv(), reportsBucketClient(), Env.get("REPORTS_BUCKET").orElse(""));
     }
 
     /**
@@ -52,10 +65,23 @@ public final class ReportHandler extends JsonStreamHandler<JsonNode, Map<String,
      * @param events       where {@code Run Aborted} and {@code Run Completed} go
      */
     public ReportHandler(Repositories repositories, EventPublisher events) {
+        this(repositories, events, null, "");
+    }
+
+    /**
+     * For tests and the local stack, with a reports bucket.
+     *
+     * @param repositories the tables (plans, runs, run-metrics, verdicts, reports, registry, links) and their client
+     * @param events       where {@code Run Aborted} and {@code Run Completed} go
+     * @param s3           client of {@code bucket}; null when {@code bucket} is blank
+     * @param bucket       the reports bucket; blank: the report lives in the reports table only
+     */
+    public ReportHandler(Repositories repositories, EventPublisher events, S3Client s3, String bucket) {
         super(JsonNode.class);
         this.repositories = repositories;
         this.metrics = new RunMetricsRepository(repositories.dynamoDb(), repositories.tables().runMetrics());
-        this.reports = new ReportRepository(repositories.dynamoDb(), repositories.tables().reports(), repositories.tables().verdicts());
+        this.reports = new ReportRepository(repositories.dynamoDb(), repositories.tables().reports(), repositories.tables().verdicts(),
+                s3, bucket);
         this.loader = new EvidenceLoader(new RunEvidenceRepository(repositories),
                 new LinkRepository(repositories.dynamoDb(), repositories.tables().links()), repositories::listServices,
                 TraceSourceSpec::open);
@@ -76,6 +102,14 @@ public final class ReportHandler extends JsonStreamHandler<JsonNode, Map<String,
                 reports.verdicts(runId), reports.missingEvidence(runId), evidence, errorOf(input.path("state").path("error")),
                 System.currentTimeMillis());
         Fitted fitted = fit(report);
+        if (reports.hasBucket()) {
+            // the whole report, before the table item that marks it ready; a bucket that refuses costs the copy, not the run's report
+            try {
+                reports.putFiles(runId, Json.write(report), fitted.report() == report ? fitted.html() : HtmlReport.render(report));
+            } catch (SdkException e) {
+                LOG.error("report of {} not written to the reports bucket (the reports table has it): {}", runId, e.toString());
+            }
+        }
         reports.put(fitted.report(), fitted.html());
         repositories.updateRun(runId, Map.of("status", "COMPLETED", "outcome", report.outcome()));
         Map<String, Object> detail = new LinkedHashMap<>();
@@ -116,6 +150,12 @@ public final class ReportHandler extends JsonStreamHandler<JsonNode, Map<String,
         }
         return new Fitted(lean, HtmlReport.render(report.withTimeSeries(TimeSeries.EMPTY.withNote(
                 "the time series was left out: the report would not fit its 400 KB item"))));
+    }
+
+    /** An S3 client when {@code REPORTS_BUCKET} is set (light URL-connection HTTP client, like the others), else null. */
+    private static S3Client reportsBucketClient() {
+        return Env.get("REPORTS_BUCKET").isEmpty() ? null
+                : S3Client.builder().region(AwsClients.region()).httpClientBuilder(UrlConnectionHttpClient.builder()).build();
     }
 
     private static int bytes(String s) {

@@ -7,15 +7,19 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 
 /**
- * Reports table (pk {@code runId}; attributes {@code json}, {@code html}) and the verdicts the
- * fault decider stored (verdicts table, sk {@code verdict#<atMs %013d>#<module>}, attributes
+ * Reports table (pk {@code runId}; attributes {@code json}, {@code html}), the optional reports bucket (objects
+ * {@code reports/<runId>/report.json} and {@code report.html}, whole, where they outlive the stack), and the verdicts
+ * the fault decider stored (verdicts table, sk {@code verdict#<atMs %013d>#<module>}, attributes
  * {@code module}, {@code verdict} (HEALTHY/SUSPECT/DAMAGED), {@code reason}, {@code atMs}).
  */
 public final class ReportRepository {
@@ -25,16 +29,63 @@ public final class ReportRepository {
     private final DynamoDbClient dynamoDb;
     private final String reportsTable;
     private final String verdictsTable;
+    private final S3Client s3;
+    private final String bucket;
 
     /**
+     * Without a reports bucket: the report lives in the reports table only.
+     *
      * @param dynamoDb      client (built once per container)
      * @param reportsTable  reports table name
      * @param verdictsTable verdicts table name
      */
     public ReportRepository(DynamoDbClient dynamoDb, String reportsTable, String verdictsTable) {
+        this(dynamoDb, reportsTable, verdictsTable, null, "");
+    }
+
+    /**
+     * @param dynamoDb      client (built once per container)
+     * @param reportsTable  reports table name
+     * @param verdictsTable verdicts table name
+     * @param s3            client of the reports bucket; null (with a blank {@code bucket}) when there is none
+     * @param bucket        the reports bucket ({@code REPORTS_BUCKET}); blank: none
+     * @throws IllegalArgumentException when {@code bucket} is set but {@code s3} is null
+     */
+    public ReportRepository(DynamoDbClient dynamoDb, String reportsTable, String verdictsTable, S3Client s3, String bucket) {
         this.dynamoDb = dynamoDb;
         this.reportsTable = reportsTable;
         this.verdictsTable = verdictsTable;
+        this.bucket = bucket == null ? "" : bucket.strip();
+        if (!this.bucket.isEmpty() && s3 == null) {
+            throw new IllegalArgumentException("reports bucket " + this.bucket + " without an S3 client");
+        }
+        this.s3 = s3;
+    }
+
+    /** The key of a run's report file in the reports bucket: {@code reports/<runId>/<file>}. */
+    public static String objectKey(String runId, String file) {
+        return "reports/" + runId + "/" + file;
+    }
+
+    /** True when reports also go to a bucket ({@link #putFiles}). */
+    public boolean hasBucket() {
+        return !bucket.isEmpty();
+    }
+
+    /**
+     * Writes the run's whole report as {@code reports/<runId>/report.json} and {@code report.html} to the reports
+     * bucket (no size limit there, unlike the table item); does nothing without a bucket.
+     *
+     * @throws software.amazon.awssdk.core.exception.SdkException when S3 refuses or cannot be reached
+     */
+    public void putFiles(String runId, String json, String html) {
+        if (!hasBucket()) {
+            return;
+        }
+        s3.putObject(PutObjectRequest.builder().bucket(bucket).key(objectKey(runId, "report.json"))
+                .contentType("application/json").build(), RequestBody.fromString(json));
+        s3.putObject(PutObjectRequest.builder().bucket(bucket).key(objectKey(runId, "report.html"))
+                .contentType("text/html; charset=utf-8").build(), RequestBody.fromString(html));
     }
 
     /** Stores (replaces) the run's report as JSON and HTML in one item. */

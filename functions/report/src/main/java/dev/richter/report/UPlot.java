@@ -9,7 +9,7 @@ import java.util.Properties;
 /**
  * The uPlot charting library (MIT, github.com/leeoniya/uPlot) as the report inlines it: the minified IIFE build and its
  * style sheet, read once from the {@code org.webjars.npm:uplot} WebJar on the classpath (the version pinned in the
- * report's pom as {@code uplot.version}, written into {@code dev/richter/report/uplot.properties} at build time; the page
+ * root pom's {@code uplot.version}, filtered into {@code dev/richter/report/uplot.properties} at build time; the page
  * names it). About 50 KB of script.
  */
 public final class UPlot {

@@ -1,0 +1,101 @@
+package dev.richter.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.richter.common.EventPublisher;
+import dev.richter.common.Json;
+import dev.richter.common.Repositories;
+import dev.richter.common.RunMetricsRepository;
+import dev.richter.common.TableNames;
+import dev.richter.common.model.Run;
+import dev.richter.common.model.WorkerResult;
+import java.lang.reflect.Proxy;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
+import software.amazon.awssdk.services.eventbridge.model.PutEventsResponse;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+import software.amazon.awssdk.services.s3.model.PutObjectResponse;
+
+/** Where reports are kept: the table item always, the whole report in the reports bucket when there is one. */
+class ReportStorageTest {
+    private static final TableNames TABLES = TableNames.fromEnv();
+
+    /** Objects put, by {@code bucket/key}: content type and body. */
+    private final Map<String, String[]> objects = new LinkedHashMap<>();
+    private final S3Client s3 = (S3Client) Proxy.newProxyInstance(S3Client.class.getClassLoader(), new Class<?>[] {S3Client.class},
+            (proxy, method, args) -> {
+                if (method.getName().equals("putObject") && args.length == 2 && args[0] instanceof PutObjectRequest r
+                        && args[1] instanceof RequestBody b) {
+                    try (var in = b.contentStreamProvider().newStream()) {
+                        objects.put(r.bucket() + "/" + r.key(), new String[] {r.contentType(), new String(in.readAllBytes(), StandardCharsets.UTF_8)});
+                    }
+                    return PutObjectResponse.builder().build();
+                }
+                throw new UnsupportedOperationException(method.getName());
+            });
+
+    @Test
+    void putsBothFilesUnderTheRunIdInTheBucket() {
+        new ReportRepository(null, "reports", "verdicts", s3, "richter-reports").putFiles("run-7", "{}", "<html>");
+        assertEquals(2, objects.size());
+        assertEquals("application/json", objects.get("richter-reports/reports/run-7/report.json")[0]);
+        assertEquals("{}", objects.get("richter-reports/reports/run-7/report.json")[1]);
+        assertEquals("text/html; charset=utf-8", objects.get("richter-reports/reports/run-7/report.html")[0]);
+    }
+
+    @Test
+    void withoutABucketNothingGoesToS3() {
+        ReportRepository table = new ReportRepository(null, "reports", "verdicts", null, " ");
+        table.putFiles("run-7", "{}", "<html>");
+        assertTrue(!table.hasBucket() && objects.isEmpty());
+        assertThrows(IllegalArgumentException.class, () -> new ReportRepository(null, "reports", "verdicts", null, "b"));
+    }
+
+    @Test
+    void theHandlerKeepsTheWholeReportInTheBucketAndTheItemInTheTable() throws Exception {
+        FakeDynamo ddb = runReport(s3);
+        JsonNode inBucket = Json.MAPPER.readTree(objects.get("richter-reports/reports/run-1/report.json")[1]);
+        JsonNode inTable = Json.MAPPER.readTree(ddb.find(TABLES.reports(), Map.of("runId", AttributeValue.fromS("run-1"))).get("json").s());
+        assertEquals("run-1", inBucket.path("runId").asText());
+        assertEquals(inTable.path("outcome").asText(), inBucket.path("outcome").asText());
+        assertTrue(objects.get("richter-reports/reports/run-1/report.html")[1].contains("Resilience verdict"));
+    }
+
+    @Test
+    void aBucketThatRefusesCostsTheCopyNotTheReport() throws Exception {
+        S3Client refusing = (S3Client) Proxy.newProxyInstance(S3Client.class.getClassLoader(), new Class<?>[] {S3Client.class},
+                (proxy, method, args) -> {
+                    throw software.amazon.awssdk.services.s3.model.S3Exception.builder().message("Access Denied").statusCode(403).build();
+                });
+        FakeDynamo ddb = runReport(refusing);
+        assertTrue(ddb.find(TABLES.reports(), Map.of("runId", AttributeValue.fromS("run-1"))).containsKey("json"));
+    }
+
+    /** Runs the report function on a two-step run with the reports bucket behind {@code bucket}; returns the tables. */
+    private static FakeDynamo runReport(S3Client bucket) throws Exception {
+        FakeDynamo ddb = new FakeDynamo();
+        Repositories repositories = new Repositories(ddb.client, TABLES);
+        repositories.putPlan(Fixtures.PLAN);
+        repositories.createRun(new Run("run-1", "plan-1", "t1", "RUNNING", "", "formal", 2, 1, false, "", ""));
+        new RunMetricsRepository(ddb.client, TABLES.runMetrics()).putChecks("run-1", "dynamic", Fixtures.CLEAN_DYNAMIC);
+        for (WorkerResult r : Fixtures.healthyUpTo(2)) {
+            ddb.put(TABLES.runMetrics(), Map.of("runId", AttributeValue.fromS("run-1"), "sk", AttributeValue.fromS(r.sortKey()),
+                    "result", AttributeValue.fromS(Json.write(r))));
+        }
+        EventBridgeClient bus = (EventBridgeClient) Proxy.newProxyInstance(EventBridgeClient.class.getClassLoader(),
+                new Class<?>[] {EventBridgeClient.class}, (proxy, method, args) -> PutEventsResponse.builder().failedEntryCount(0).build());
+
+        new ReportHandler(repositories, new EventPublisher(bus, "richter"), bucket, "richter-reports")
+                .handle(Json.MAPPER.readTree("{\"action\":\"report\",\"runId\":\"run-1\",\"state\":{}}"), null);
+        return ddb;
+    }
+}

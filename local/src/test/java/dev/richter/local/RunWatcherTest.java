@@ -1,0 +1,57 @@
+package dev.richter.local;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.richter.common.Json;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** What a person reads during and after the demo: steps from 1, one source per figure, the report's headline. */
+class RunWatcherTest {
+    private static JsonNode json(String s) throws Exception {
+        return Json.MAPPER.readTree(s.replace('\'', '"'));
+    }
+
+    @Test
+    void aDoneLineNumbersFormalStepsFromOneAndPrintsTheMergedFigures() throws Exception {
+        JsonNode step = json("{'stage':'formal','stepIndex':0,'targetQps':20,'achievedQps':20.0,'sent':300,'errors':0,"
+                + "'p50Ms':33.9,'p99Ms':68.0,'workers':'1/1'}");
+        String line = RunWatcher.doneLine(step, "step 1", 34);
+        assertTrue(line.contains("done step 1 "), line);
+        assertTrue(line.contains("achieved   20.00 QPS"), line);
+        assertTrue(RunWatcher.allWorkersReported(step));
+        assertFalse(RunWatcher.allWorkersReported(json("{'workers':'1/2'}")));
+    }
+
+    @Test
+    void theLiveFigureOfAStepIsNotPrintedOnceTheStepIsDone() throws Exception {
+        JsonNode body = json("{'run':{'status':'RUNNING'},'executionStatus':'RUNNING',"
+                + "'current':{'stage':'formal','stepIndex':0,'completed':376,'seconds':20,'errors':0}}");
+        String running = RunWatcher.statusLine(body, Set.of("pre-test"));
+        assertTrue(running.contains("step 1 running: 376 requests in 20 s (18.8 QPS so far)"), running);
+        String after = RunWatcher.statusLine(body, Set.of("pre-test", "step 1"));
+        assertFalse(after.contains("QPS"), "no live figure after the step's done line: " + after);
+    }
+
+    @Test
+    void theSummarySaysNotMeasuredWhenNoFormalStepRan() throws Exception {
+        JsonNode report = json("{'outcome':'PRE_TEST_FAILED','outcomeReason':'pre-test-success-rate failed',"
+                + "'capacity':{'maxSustainableQps':0.0,'limitedBy':'the pre-test failed its gate','measured':false},"
+                + "'failureMode':{'kind':'not measured','evidence':'no formal step sent a request'},"
+                + "'resilience':{'findings':[{'defence':'shedding','status':'NOT_OBSERVED','line':'no step went over capacity'},"
+                + "{'defence':'deadlines','status':'NOT_OBSERVED','line':'-'},{'defence':'retry amplification','status':'NOT_OBSERVED','line':'-'},"
+                + "{'defence':'bulkheads','status':'NOT_OBSERVED','line':'-'}]},"
+                + "'confidence':{'score':0.0},'problems':[{},{},{}]}");
+        List<String> lines = Demo.summary(report, Path.of("build/reports/run-1"));
+        assertTrue(lines.contains("capacity:     not measured (the pre-test failed its gate)"), lines.toString());
+        assertTrue(lines.contains("failure mode: not measured — no formal step sent a request"), lines.toString());
+        assertEquals(4, lines.stream().filter(l -> l.matches("  (shedding|deadlines|retry amplification|bulkheads) .*")).count());
+        assertTrue(lines.contains("problems to follow: 3 (listed at the top of report.html)"), lines.toString());
+        assertTrue(lines.contains("report: " + Path.of("build/reports/run-1/report.html")), lines.toString());
+    }
+}
