@@ -1,18 +1,24 @@
 package dev.richter.loaddriver;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 /**
- * Runs an {@link ArrivalSchedule} on the calling thread: for each request {@code i} it parks until
- * {@code t0 + dueOffset(i)} and hands the request to a {@link Dispatch}. Due times are absolute, so
- * sleep overshoot never accumulates, and a dispatch that returns late only makes the next requests
- * late (they are dispatched at once, with their original due time) — never shifts the schedule.
+ * Runs an {@link ArrivalSchedule}: for each request {@code i} it waits until {@code t0 + dueOffset(i)} and
+ * hands the request to a {@link Dispatch}. Due times are absolute, so wake-up overshoot never accumulates, and
+ * a dispatch that returns late only makes the next requests late (they are dispatched at once, with their
+ * original due time) — never shifts the schedule.
  *
- * <p>Parking happens in slices of at most {@code maxParkSliceNanos} so a stop request is noticed within
- * one slice even at sub-1 QPS rates.
+ * <p>Two ways to wait, one rule: {@link #run} parks the calling thread on the {@link Clock}; {@link #runOn}
+ * runs on a single-threaded timer loop (the transport's I/O thread, see {@link HttpTransport#sendLoop}), so a
+ * dispatch there needs no hand-off to another thread. Both wait in slices of at most {@code maxParkSliceNanos},
+ * so a stop request is noticed within one slice even at sub-1 QPS rates, and both check {@code stop} after every
+ * wait and before every dispatch.
  */
 public final class ArrivalScheduler {
-    /** Receives each due request. Runs on the scheduler thread: must not block. */
+    /** Receives each due request. Runs on the scheduler's thread: must not block. */
     @FunctionalInterface
     public interface Dispatch {
         /**
@@ -21,6 +27,33 @@ public final class ArrivalScheduler {
          * @param nowNanos  the clock when the scheduler woke for it (≥ dueNanos)
          */
         void onDue(long index, long dueNanos, long nowNanos);
+    }
+
+    /**
+     * A single-threaded executor with precise timers that the scheduler can run on ({@link #runOn}); e.g. a
+     * transport's I/O loop ({@link HttpTransport.PreparedRequest#sendLoop}).
+     */
+    public interface TimerLoop {
+        /** Runs {@code task} on the loop's thread, soon. */
+        void execute(Runnable task);
+
+        /** Runs {@code task} on the loop's thread at {@code deadlineNanos} ({@link System#nanoTime()}) or after. */
+        void scheduleAt(Runnable task, long deadlineNanos);
+
+        /** A timer loop on a single-threaded {@link ScheduledExecutorService} (timers as precise as it has). */
+        static TimerLoop of(ScheduledExecutorService executor) {
+            return new TimerLoop() {
+                @Override
+                public void execute(Runnable task) {
+                    executor.execute(task);
+                }
+
+                @Override
+                public void scheduleAt(Runnable task, long deadlineNanos) {
+                    executor.schedule(task, deadlineNanos - System.nanoTime(), TimeUnit.NANOSECONDS);
+                }
+            };
+        }
     }
 
     /** Default longest single park, nanoseconds (50 ms: a stop is noticed within 50 ms). */
@@ -47,8 +80,8 @@ public final class ArrivalScheduler {
     }
 
     /**
-     * Dispatches every request of {@code schedule} at its due time, until the schedule ends or
-     * {@code stop} turns true (checked before each request and between park slices).
+     * Dispatches every request of {@code schedule} at its due time on the calling thread, until the schedule
+     * ends or {@code stop} turns true.
      *
      * @param schedule the worker's schedule
      * @param t0Nanos  step start ({@link Clock} nanos); may be in the future
@@ -57,25 +90,88 @@ public final class ArrivalScheduler {
      * @return requests dispatched (= {@code schedule.count()} unless stopped)
      */
     public long run(ArrivalSchedule schedule, long t0Nanos, BooleanSupplier stop, Dispatch dispatch) {
-        long count = schedule.count();
-        long dispatched = 0;
-        for (long i = 0; i < count; i++) {
-            long dueNanos = t0Nanos + schedule.dueOffsetNanos(i);
-            long nowNanos = clock.nanoTime();
-            while (nowNanos - dueNanos < 0) {
-                if (stop.getAsBoolean()) {
-                    return dispatched;
-                }
-                long sliceEnd = dueNanos - nowNanos > maxParkSliceNanos ? nowNanos + maxParkSliceNanos : dueNanos;
-                clock.parkUntil(sliceEnd);
-                nowNanos = clock.nanoTime();
-            }
-            if (stop.getAsBoolean()) {
-                return dispatched;
-            }
-            dispatch.onDue(i, dueNanos, nowNanos);
-            dispatched++;
+        Cursor cursor = new Cursor(schedule, t0Nanos, stop, dispatch);
+        for (long wakeNanos = cursor.advance(); wakeNanos != Cursor.DONE; wakeNanos = cursor.advance()) {
+            clock.parkUntil(wakeNanos);
         }
-        return dispatched;
+        return cursor.dispatched;
+    }
+
+    /**
+     * Dispatches every request of {@code schedule} at its due time on {@code loop}, whose deadlines count in
+     * {@link System#nanoTime()} — so the scheduler's {@link Clock} must be the system clock. Returns at once;
+     * each wake-up is one task on {@code loop}.
+     *
+     * @param loop     single-threaded loop with precise timers (e.g. a Netty epoll event loop)
+     * @param schedule the worker's schedule
+     * @param t0Nanos  step start ({@link Clock} nanos); may be in the future
+     * @param stop     stop condition, read on {@code loop}
+     * @param dispatch receives each due request, on {@code loop}
+     * @return completes with the requests dispatched once the schedule ended or stopped; exceptionally with what
+     *         {@code dispatch} or {@code stop} threw
+     */
+    public CompletableFuture<Long> runOn(TimerLoop loop, ArrivalSchedule schedule, long t0Nanos,
+                                         BooleanSupplier stop, Dispatch dispatch) {
+        CompletableFuture<Long> done = new CompletableFuture<>();
+        Cursor cursor = new Cursor(schedule, t0Nanos, stop, dispatch);
+        Runnable tick = new Runnable() {
+            @Override
+            public void run() {
+                try {
+                    long wakeNanos = cursor.advance();
+                    if (wakeNanos == Cursor.DONE) {
+                        done.complete(cursor.dispatched);
+                    } else {
+                        loop.scheduleAt(this, wakeNanos);
+                    }
+                } catch (Throwable t) {
+                    done.completeExceptionally(t);
+                }
+            }
+        };
+        loop.execute(tick);
+        return done;
+    }
+
+    /** Position in a schedule; {@link #advance} is the one rule both ways of waiting share. */
+    private final class Cursor {
+        static final long DONE = Long.MIN_VALUE;
+        final ArrivalSchedule schedule;
+        final long t0Nanos;
+        final BooleanSupplier stop;
+        final Dispatch dispatch;
+        final long count;
+        long next;
+        long dispatched;
+
+        Cursor(ArrivalSchedule schedule, long t0Nanos, BooleanSupplier stop, Dispatch dispatch) {
+            this.schedule = schedule;
+            this.t0Nanos = t0Nanos;
+            this.stop = stop;
+            this.dispatch = dispatch;
+            this.count = schedule.count();
+        }
+
+        /**
+         * Dispatches the requests due by now (checking {@code stop} before each) and returns when to wake next:
+         * the next due time, or one park slice from now if that is sooner; {@link #DONE} when the schedule ended
+         * or {@code stop} is true.
+         */
+        long advance() {
+            while (next < count) {
+                long dueNanos = t0Nanos + schedule.dueOffsetNanos(next);
+                long nowNanos = clock.nanoTime();
+                if (stop.getAsBoolean()) {
+                    return DONE;
+                }
+                if (nowNanos - dueNanos < 0) {
+                    return dueNanos - nowNanos > maxParkSliceNanos ? nowNanos + maxParkSliceNanos : dueNanos;
+                }
+                dispatch.onDue(next, dueNanos, nowNanos);
+                next++;
+                dispatched++;
+            }
+            return DONE;
+        }
     }
 }

@@ -1,5 +1,6 @@
 package dev.richter.loaddriver;
 
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -17,6 +18,17 @@ public interface HttpTransport extends AutoCloseable {
     interface PreparedRequest {
         /** Sends asynchronously; must not block the caller. */
         CompletableFuture<Integer> send();
+
+        /**
+         * The single I/O thread this request's exchanges run on, when it has timers precise to tens of
+         * microseconds and counts delays in {@link System#nanoTime()}: a {@link #send()} made on it writes at
+         * once, with no hand-off to another thread, so the load driver runs its arrival scheduler there
+         * ({@link ArrivalScheduler#runOn}). Empty (the default) when there is no such thread; the driver then
+         * schedules on its calling thread.
+         */
+        default Optional<ArrivalScheduler.TimerLoop> sendLoop() {
+            return Optional.empty();
+        }
     }
 
     /**

@@ -2,8 +2,8 @@ package dev.richter.loaddriver;
 
 /**
  * Sends {@code http://} requests through one transport and everything else ({@code https://}) through
- * another — the load driver's default: Netty for plain HTTP (about half the CPU per request of the JDK
- * client in {@code bench/load-driver.sh}), the JDK client for TLS.
+ * another, e.g. Netty for plain HTTP and the JDK client for TLS (the load driver's default before issue 10;
+ * {@link NettyHttpTransport} now serves https itself, see {@link LoadDriverHandler}).
  *
  * @param http  transport for {@code http} URIs, e.g. {@link NettyHttpTransport}
  * @param other transport for any other scheme, e.g. {@link JdkHttpTransport}

@@ -9,6 +9,7 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The weighted scenario mix of one worker, with every replayed request prepared once (marker merged,
@@ -75,6 +76,24 @@ public final class TrafficMix {
         int i = nextRequest[best];
         nextRequest[best] = (i + 1) % ps.size();
         return new Entry(names.get(best), ps.get(i));
+    }
+
+    /**
+     * The send loop shared by every prepared request of the mix ({@link HttpTransport.PreparedRequest#sendLoop});
+     * empty when any request has none or they differ.
+     */
+    public Optional<ArrivalScheduler.TimerLoop> sendLoop() {
+        ArrivalScheduler.TimerLoop loop = null;
+        for (List<HttpTransport.PreparedRequest> ps : prepared) {
+            for (HttpTransport.PreparedRequest p : ps) {
+                Optional<ArrivalScheduler.TimerLoop> l = p.sendLoop();
+                if (l.isEmpty() || (loop != null && loop != l.get())) {
+                    return Optional.empty();
+                }
+                loop = l.get();
+            }
+        }
+        return Optional.ofNullable(loop);
     }
 
     /**

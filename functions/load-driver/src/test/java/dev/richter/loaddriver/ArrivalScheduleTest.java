@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import org.junit.jupiter.api.Test;
 
 class ArrivalScheduleTest {
@@ -138,6 +141,57 @@ class ArrivalScheduleTest {
                 () -> clock.nanoTime() >= stopAt, (i, due, now) -> dispatched[0]++);
         assertEquals(1, n, "only the request due at t0");
         assertTrue(clock.nanoTime() - stopAt <= 50_000_000L, "stopped within one 50 ms slice");
+    }
+
+    /** On a timer loop (real time, no timing asserted): every request, in order, at or after its due time, on the loop. */
+    @Test
+    void onALoopEveryRequestIsDispatchedInOrderOnTheLoopThread() {
+        ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor();
+        try {
+            Thread[] loopThread = new Thread[1];
+            loop.submit(() -> loopThread[0] = Thread.currentThread()).get();
+            List<long[]> seen = new ArrayList<>();
+            List<Thread> threads = new ArrayList<>();
+            long t0 = System.nanoTime() + 20_000_000L;
+            long n = new ArrivalScheduler(Clock.system()).runOn(ArrivalScheduler.TimerLoop.of(loop), ConstantArrivalSchedule.single(200, 0.1), t0,
+                    () -> false, (i, due, now) -> {
+                        seen.add(new long[] {i, due, now});
+                        threads.add(Thread.currentThread());
+                    }).join();
+            assertEquals(20, n);
+            for (int i = 0; i < 20; i++) {
+                assertEquals(i, seen.get(i)[0]);
+                assertEquals(t0 + i * 5_000_000L, seen.get(i)[1], "due times stay on t0 + i/rate");
+                assertTrue(seen.get(i)[2] >= seen.get(i)[1], "never dispatched early");
+                assertEquals(loopThread[0], threads.get(i));
+            }
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        } finally {
+            loop.shutdownNow();
+        }
+    }
+
+    @Test
+    void onALoopStopEndsTheRunAndAFailingDispatchFailsIt() {
+        ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor();
+        try {
+            ArrivalScheduler scheduler = new ArrivalScheduler(Clock.system());
+            long[] dispatched = {0};
+            long n = scheduler.runOn(ArrivalScheduler.TimerLoop.of(loop), ConstantArrivalSchedule.single(1000, 1), System.nanoTime(),
+                    () -> dispatched[0] >= 3, (i, due, now) -> dispatched[0]++).join();
+            assertEquals(3, n);
+            IllegalStateException boom = new IllegalStateException("boom");
+            CompletionException e = assertThrows(CompletionException.class, () -> scheduler.runOn(ArrivalScheduler.TimerLoop.of(loop),
+                    ConstantArrivalSchedule.single(1000, 1), System.nanoTime(), () -> false, (i, due, now) -> {
+                        if (i == 1) {
+                            throw boom;
+                        }
+                    }).join());
+            assertEquals(boom, e.getCause());
+        } finally {
+            loop.shutdownNow();
+        }
     }
 
     @Test

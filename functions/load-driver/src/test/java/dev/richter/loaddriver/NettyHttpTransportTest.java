@@ -5,10 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.richter.common.model.Counters;
+import dev.richter.common.model.Marker;
+import dev.richter.common.model.ReplayRequest;
+import dev.richter.common.model.Scenario;
 import dev.richter.common.model.WorkerResult;
+import dev.richter.common.model.WorkerTask;
+import io.netty.handler.ssl.ApplicationProtocolNames;
 import java.net.URI;
 import java.time.Duration;
+import java.util.Base64;
+import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 class NettyHttpTransportTest {
@@ -40,6 +48,153 @@ class NettyHttpTransportTest {
             assertEquals(20, c.ok() + c.timeouts(), c.toString());
             assertTrue(c.timeouts() >= 10, c.toString());
             assertTrue(c.ok() >= 1, c.toString()); // a request served only if it waited < 100 ms
+        }
+    }
+
+    /** A connection that never opens frees its slot: with 2 allowed, 40 refused requests are 40 connect errors. */
+    @Test
+    void refusedConnectionsNeverUseUpTheCap() throws Exception {
+        int port;
+        try (var s = new java.net.ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        try (NettyHttpTransport transport = new NettyHttpTransport(1, Duration.ofSeconds(1), 2)) {
+            Counters c = run(transport, "http://127.0.0.1:" + port, 40, 2000).counters();
+            assertEquals(40, c.connectErrors(), c.toString());
+            assertEquals(0, c.timeouts(), c.toString());
+        }
+    }
+
+    /** The native epoll transport loads where the Lambda runs (Linux x86_64); elsewhere NIO serves. */
+    @Test
+    void nativeTransportOnLinuxX86_64() {
+        Assumptions.assumeTrue(System.getProperty("os.name").toLowerCase().contains("linux")
+                && System.getProperty("os.arch").matches("amd64|x86_64"));
+        try (NettyHttpTransport transport = new NettyHttpTransport()) {
+            assertTrue(transport.nativeTransport(), "epoll: " + io.netty.channel.epoll.Epoll.unavailabilityCause());
+        }
+    }
+
+    private static final byte[] BINARY = new byte[256];
+
+    static {
+        for (int i = 0; i < 256; i++) {
+            BINARY[i] = (byte) i;
+        }
+    }
+
+    /** GET with an existing baggage member and query, POST with a binary body, 30 QPS for 1 s. */
+    private static WorkerTask mixTask(String baseUrl, int timeoutMs) {
+        List<ReplayRequest> reqs = List.of(
+                new ReplayRequest("GET", "/a?x=1", Map.of("baggage", "lt.route=GET%20%2Fa"), null),
+                new ReplayRequest("POST", "/b", Map.of("content-type", "application/octet-stream", "Host", "elsewhere",
+                        "Connection", "keep-alive"), Base64.getEncoder().encodeToString(BINARY)));
+        return new WorkerTask("run-h2", "team-a", "formal", 0, 30, 1, 0, 1, 0, timeoutMs, 256, 1000, Marker.DEFAULT,
+                List.of(new Scenario("mix", "svc", baseUrl, 1, reqs)));
+    }
+
+    private static void assertMixSeen(Http2TestServer server, String protocol) {
+        assertEquals(30, server.seen.size());
+        for (Http2TestServer.Seen s : server.seen) {
+            assertEquals(protocol, s.protocol());
+            List<Baggage.Member> members = Baggage.parse(s.baggage());
+            assertEquals("richter-loadtest", members.get(0).key(), "marker on every request: " + s.baggage());
+            if (s.method().equals("GET")) {
+                assertEquals("/a?x=1", s.path());
+                assertEquals("GET /a", members.get(1).value());
+                assertEquals(0, s.body().length);
+            } else {
+                assertEquals("POST", s.method());
+                assertEquals("/b", s.path());
+                org.junit.jupiter.api.Assertions.assertArrayEquals(BINARY, s.body());
+            }
+        }
+    }
+
+    private static NettyHttpTransport.Options options() {
+        return NettyHttpTransport.Options.DEFAULT;
+    }
+
+    /** h2c with prior knowledge: every request on one connection, marker, query and binary body intact. */
+    @Test
+    void h2cCarriesTheMixOnOneConnection() throws Exception {
+        try (Http2TestServer server = new Http2TestServer(0, null);
+             NettyHttpTransport transport = new NettyHttpTransport(1, options().withCleartext(NettyHttpTransport.Protocol.HTTP_2))) {
+            WorkerResult r = new LoadDriver(transport, new ResultSink.InMemory(), id -> false).run(mixTask(server.baseUrl(), 2000));
+            assertEquals(30, r.counters().ok(), r.counters().toString());
+            assertMixSeen(server, "h2");
+            assertEquals(1, server.connections.get());
+        }
+    }
+
+    /** https offering h2: ALPN picks h2 where the server has it, http/1.1 where it has only that. */
+    @Test
+    void httpsSpeaksWhatAlpnPicks() throws Exception {
+        for (List<String> serverAlpn : List.of(List.of(ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1),
+                List.of(ApplicationProtocolNames.HTTP_1_1))) {
+            try (Http2TestServer server = new Http2TestServer(0, serverAlpn);
+                 NettyHttpTransport transport = new NettyHttpTransport(1, options()
+                         .withTls(NettyHttpTransport.Protocol.HTTP_2).withTrust(server.trust()))) {
+                WorkerResult r = new LoadDriver(transport, new ResultSink.InMemory(), id -> false)
+                        .run(mixTask(server.baseUrl(), 3000));
+                assertEquals(30, r.counters().ok(), serverAlpn + " " + r.counters());
+                assertMixSeen(server, serverAlpn.size() == 2 ? "h2" : "http/1.1");
+            }
+        }
+    }
+
+    /** https offering http/1.1 only speaks it to an h2-capable server; an untrusted certificate is a connect error. */
+    @Test
+    void httpsOffersOnlyHttp11WhenAskedAndChecksTheCertificate() throws Exception {
+        List<String> both = List.of(ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1);
+        try (Http2TestServer server = new Http2TestServer(0, both);
+             NettyHttpTransport transport = new NettyHttpTransport(1, options()
+                     .withTls(NettyHttpTransport.Protocol.HTTP_1_1).withTrust(server.trust()));
+             NettyHttpTransport untrusting = new NettyHttpTransport(1, options().withTls(NettyHttpTransport.Protocol.HTTP_2))) {
+            WorkerResult r = new LoadDriver(transport, new ResultSink.InMemory(), id -> false).run(mixTask(server.baseUrl(), 3000));
+            assertEquals(30, r.counters().ok(), r.counters().toString());
+            assertMixSeen(server, "http/1.1");
+            Counters c = run(untrusting, server.baseUrl(), 5, 3000).counters();
+            assertEquals(5, c.connectErrors(), c.toString());
+        }
+    }
+
+    /** Streams above the server's MAX_CONCURRENT_STREAMS (100) wait for free ones on the one allowed connection. */
+    @Test
+    void h2StreamsOverTheServerLimitWaitForAFreeOne() throws Exception {
+        try (Http2TestServer server = new Http2TestServer(500, null);
+             NettyHttpTransport transport = new NettyHttpTransport(1, options()
+                     .withCleartext(NettyHttpTransport.Protocol.HTTP_2).withMaxConnectionsPerHost(1))) {
+            Counters c = new LoadDriver(transport, new ResultSink.InMemory(), id -> false)
+                    .run(LoadDriverTest.task(server.baseUrl() + "/slow", 300, 1, 0, 1, 0, 5000, 1000, 1000)).counters();
+            assertEquals(300, c.ok(), c.toString());
+            assertEquals(1, server.connections.get());
+        }
+    }
+
+    /** A deadline resets its stream, not the connection; HTTP errors are counted by status. */
+    @Test
+    void h2DeadlinesResetStreamsAndStatusesAreCounted() throws Exception {
+        try (Http2TestServer server = new Http2TestServer(2000, null);
+             NettyHttpTransport transport = new NettyHttpTransport(1, options().withCleartext(NettyHttpTransport.Protocol.HTTP_2))) {
+            Counters slow = run(transport, server.baseUrl() + "/slow", 10, 300).counters();
+            assertEquals(10, slow.timeouts(), slow.toString());
+            Counters fail = run(transport, server.baseUrl() + "/fail", 10, 2000).counters();
+            assertEquals(Map.of("503", 10L), fail.httpErrors(), fail.toString());
+            assertEquals(1, server.connections.get(), "the connection outlived the reset streams");
+        }
+    }
+
+    /** A server that ends each connection with GOAWAY after 25 streams: requests it never processed start again elsewhere. */
+    @Test
+    void h2RequestsAboveAGoAwayStartAgainOnANewConnection() throws Exception {
+        try (Http2TestServer server = new Http2TestServer(0, null);
+             NettyHttpTransport transport = new NettyHttpTransport(1, options().withCleartext(NettyHttpTransport.Protocol.HTTP_2))) {
+            server.goAwayAfterStreams = 25;
+            Counters c = new LoadDriver(transport, new ResultSink.InMemory(), id -> false)
+                    .run(LoadDriverTest.task(server.baseUrl(), 200, 1, 0, 1, 0, 2000, 1000, 1000)).counters();
+            assertEquals(200, c.ok(), c.toString());
+            assertTrue(server.connections.get() >= 8, "connections " + server.connections.get());
         }
     }
 

@@ -70,4 +70,19 @@ class TrafficMixTest {
         assertThrows(IllegalArgumentException.class, () -> new TrafficMix(List.of(
                 new Scenario("zero", "s", "http://h", 0, List.of(get("/z")))), Marker.DEFAULT, 1000, new Recording()));
     }
+
+    /** Targets on one Netty event loop share its send loop (http and https alike); the JDK client has none. */
+    @Test
+    void theMixHasASendLoopOnlyWhenEveryRequestSharesOne() {
+        List<Scenario> twoTargets = List.of(new Scenario("a", "s", "http://127.0.0.1:1", 1, List.of(get("/a"))),
+                new Scenario("b", "s", "https://127.0.0.1:2", 1, List.of(get("/b"))));
+        try (NettyHttpTransport netty = new NettyHttpTransport(1, NettyHttpTransport.Options.DEFAULT
+                .withTls(NettyHttpTransport.Protocol.HTTP_2));
+             JdkHttpTransport jdk = new JdkHttpTransport()) {
+            assertEquals(netty.nativeTransport(), new TrafficMix(twoTargets, Marker.DEFAULT, 1000, netty).sendLoop().isPresent());
+            assertEquals(false, new TrafficMix(twoTargets, Marker.DEFAULT, 1000, jdk).sendLoop().isPresent());
+            assertEquals(false, new TrafficMix(twoTargets, Marker.DEFAULT, 1000,
+                    new SchemeRoutingTransport(netty, jdk)).sendLoop().isPresent(), "https through the JDK client");
+        }
+    }
 }

@@ -12,13 +12,16 @@ import dev.richter.loaddriver.HttpTransport;
 import dev.richter.loaddriver.JdkHttpTransport;
 import dev.richter.loaddriver.NettyHttpTransport;
 import dev.richter.loaddriver.LoadDriver;
+import dev.richter.loaddriver.OutboundRequest;
 import dev.richter.loaddriver.ResultSink;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
+import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -26,21 +29,46 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.Histogram;
 
 /**
- * Benchmark driver for {@code bench/load-driver.sh}: runs the real {@link LoadDriver} (JDK transport,
- * in-memory sink) against a URL and prints one {@code key=value} line per measurement.
+ * Benchmark driver for {@code bench/load-driver.sh}: runs the real {@link LoadDriver} (in-memory sink) against a
+ * URL and prints one {@code key=value} line per measurement.
  *
- * <p>Usage ({@code -Dbench.transport=jdk|netty}, default jdk): {@code LoadDriverBench <url> maxrate} —
+ * <p>Transport ({@code -Dbench.transport}, default {@code jdk}): {@code jdk} ({@link JdkHttpTransport}, HTTP/1.1),
+ * {@code netty} ({@link NettyHttpTransport}, HTTP/1.1 on http://), {@code h2c} (Netty, HTTP/2 prior knowledge on
+ * http://), {@code h2} (Netty, https:// offering ALPN h2 then http/1.1), {@code tls-h1} (Netty, https:// offering
+ * http/1.1 only). For https the JVM's trust store decides ({@code -Djavax.net.ssl.trustStore}). Netty's send-loop
+ * poll window is {@link NettyHttpTransport#DEFAULT_SPIN_NANOS} unless {@code -Dbench.spinNanos} says otherwise;
+ * {@code -Dbench.scheduler=thread} keeps the scheduler on the calling thread (see {@link #CLOCK}).
+ *
+ * <p>Usage: {@code LoadDriverBench <url> maxrate} —
  * open-model max sustained rate after an 8 s warm-up: the highest target rate (2 s trials from 1000 QPS —
  * halved first while it fails —, ×1.25, then bisected 3 times; a failed trial is retried once) at which
  * every due request was sent and answered ok, nothing was dropped and the send rate ((n − 1) / (last send −
  * first send)) reached ≥ 99 % of the target; {@code LoadDriverBench <url> cost <qps>
  * <durationS> <maxInFlight>} — one measured trial after a 10 s warm-up; or
  * {@code LoadDriverBench <url> accuracy} — rate accuracy at 1, 10, 100, 1000, 10000 QPS, send-side
- * inter-arrival jitter at 1000 QPS (|gap − 1 ms|, µs histogram) and peak heap used at 10000 QPS.
+ * inter-arrival jitter at 1000 QPS (|gap − 1 ms|, µs histogram; and the floor: the same scheduler, on the same
+ * thread, with a no-op dispatch) and peak heap used at 10000 QPS.
  */
 public final class LoadDriverBench {
-    /** {@code jdk} (default) or {@code netty}, from {@code -Dbench.transport}. */
+    /** {@code jdk} (default), {@code netty}, {@code h2c}, {@code h2} or {@code tls-h1}, from {@code -Dbench.transport}. */
     private static final String TRANSPORT = System.getProperty("bench.transport", "jdk");
+    /**
+     * {@code -Dbench.scheduler=thread} runs the arrival scheduler on the driver's calling thread even where the
+     * transport offers a send loop (the load driver's behaviour before issue 10), for comparisons in one build.
+     */
+    private static final Clock CLOCK = "thread".equals(System.getProperty("bench.scheduler"))
+            ? new Clock() { // the system clock, but not Clock.SystemClock: LoadDriver then parks its own thread
+                @Override
+                public long nanoTime() {
+                    return System.nanoTime();
+                }
+
+                @Override
+                public void parkUntil(long deadlineNanos) {
+                    Clock.system().parkUntil(deadlineNanos);
+                }
+            }
+            : Clock.system();
 
     private LoadDriverBench() {}
 
@@ -106,9 +134,8 @@ public final class LoadDriverBench {
         });
         sampler.scheduleAtFixedRate(() -> peakHeap.accumulateAndGet(memory.getHeapMemoryUsage().getUsed(), Math::max),
                 0, 50, TimeUnit.MILLISECONDS);
-        try (HttpTransport transport = TRANSPORT.equals("netty")
-                ? new NettyHttpTransport(1, Duration.ofSeconds(2)) : new JdkHttpTransport(2, Duration.ofSeconds(2))) {
-            LoadDriver driver = new LoadDriver(transport, new ResultSink.InMemory(), id -> false, Clock.system(),
+        try (HttpTransport transport = transport()) {
+            LoadDriver driver = new LoadDriver(transport, new ResultSink.InMemory(), id -> false, CLOCK,
                     System::currentTimeMillis, LoadDriver.Config.DEFAULT, sends);
             long cpu0 = processCpuNanos();
             WorkerResult r = driver.run(task);
@@ -116,6 +143,20 @@ public final class LoadDriverBench {
         } finally {
             sampler.shutdownNow();
         }
+    }
+
+    /** The transport named by {@link #TRANSPORT}. */
+    static HttpTransport transport() {
+        NettyHttpTransport.Options netty = NettyHttpTransport.Options.DEFAULT
+                .withSpinNanos(Long.getLong("bench.spinNanos", NettyHttpTransport.DEFAULT_SPIN_NANOS));
+        return switch (TRANSPORT) {
+            case "jdk" -> new JdkHttpTransport(2, Duration.ofSeconds(2));
+            case "netty" -> new NettyHttpTransport(1, netty);
+            case "h2c" -> new NettyHttpTransport(1, netty.withCleartext(NettyHttpTransport.Protocol.HTTP_2));
+            case "h2" -> new NettyHttpTransport(1, netty.withTls(NettyHttpTransport.Protocol.HTTP_2));
+            case "tls-h1" -> new NettyHttpTransport(1, netty.withTls(NettyHttpTransport.Protocol.HTTP_1_1));
+            default -> throw new IllegalArgumentException("bench.transport: jdk|netty|h2c|h2|tls-h1, was " + TRANSPORT);
+        };
     }
 
     private static long processCpuNanos() {
@@ -206,11 +247,21 @@ public final class LoadDriverBench {
             report("accuracy", t);
             if (p[0] == 1000) {
                 printJitter("jitter", t.sends().sendNanos, t.sends().n);
-                // the floor this host allows: the same scheduler and clock with a no-op dispatch (no HTTP)
+                // the floor this host allows: the same scheduler, clock and thread with a no-op dispatch (no HTTP)
                 long[] wokeNanos = new long[5000];
                 int[] n = {0};
-                new ArrivalScheduler(Clock.system()).run(ConstantArrivalSchedule.single(1000, 5), System.nanoTime(),
-                        () -> false, (i, due, now) -> wokeNanos[n[0]++] = now);
+                ArrivalScheduler.Dispatch noOp = (i, due, now) -> wokeNanos[n[0]++] = now;
+                ArrivalScheduler scheduler = new ArrivalScheduler(Clock.system());
+                try (HttpTransport transport = transport()) {
+                    Optional<ArrivalScheduler.TimerLoop> loop = transport.prepare(new OutboundRequest(URI.create(url),
+                            "GET", Map.of(), new byte[0], 2000)).sendLoop();
+                    if (loop.isPresent() && CLOCK instanceof Clock.SystemClock) {
+                        scheduler.runOn(loop.get(), ConstantArrivalSchedule.single(1000, 5), System.nanoTime(),
+                                () -> false, noOp).join();
+                    } else {
+                        scheduler.run(ConstantArrivalSchedule.single(1000, 5), System.nanoTime(), () -> false, noOp);
+                    }
+                }
                 printJitter("jitter_floor", wokeNanos, n[0]);
             }
             if (p[0] == 10000) {
