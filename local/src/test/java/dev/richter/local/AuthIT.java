@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jwt.JWTClaimsSet;
 import dev.richter.common.Json;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -72,12 +71,16 @@ class AuthIT extends LocalAwsStackTestSupport {
 
     @Test
     void aValidTokenOfTeamAGetsA404ForEveryResourceOfTeamBAndTheAuditNamesTheCaller() throws Exception {
-        int closedPort;
-        try (ServerSocket s = new ServerSocket(0)) {
-            closedPort = s.getLocalPort();
+        // a healthy target: a refusing one would be DAMAGED at the first probe round and the fault decider's abort
+        // would win the race with team-b's own abort below
+        try (FakeTarget target = new FakeTarget()) {
+            crossTeamRequestsAre404AndTheCallerIsRecorded(target);
         }
+    }
+
+    private void crossTeamRequestsAre404AndTheCallerIsRecorded(FakeTarget target) throws Exception {
         ApiClient b = api("team-b");
-        register(b, "svc-b", "http://127.0.0.1:" + closedPort);
+        register(b, "svc-b", target.baseUrl());
         var created = b.post("/plans", plan("svc-b", 1, 2, List.<double[]>of(new double[] {1, 1})));
         assertEquals(201, created.status(), created.body());
         String planId = created.json().path("planId").asText();

@@ -126,6 +126,7 @@ class ProductionSizeIT {
             JsonNode step = report.path("formal").get(0);
             assertTrue(step.path("legs").asInt() <= 2, "only the first leg's workers ran (the second's at most "
                     + "started and saw the flag): " + step);
+            assertEquals(0, step.path("missingWorkers").size(), "legs stopped by the abort are not missing workers: " + step);
             assertTrue(step.path("counters").path("sent").asLong() < 200, step.toString());
             long reportedAfterMs = System.currentTimeMillis() - abortAt;
             assertTrue(reportedAfterMs < 30_000, "the report came " + reportedAfterMs

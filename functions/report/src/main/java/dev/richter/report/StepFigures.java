@@ -75,7 +75,8 @@ public record StepFigures(String stage, int stepIndex, double targetQps, int dur
 
     /**
      * As {@link #merge(int, List)}, for a step whose stored plan says how many legs it started: a leg none of whose
-     * workers stored anything then shows as missing workers too.
+     * workers stored anything then shows as missing workers too, unless the step was aborted (the legs still waiting
+     * to launch were stopped on purpose).
      *
      * @param legCount legs the step started ({@code StepPlan.legCount}); 0 when unknown
      */
@@ -87,7 +88,10 @@ public record StepFigures(String stage, int stepIndex, double targetQps, int dur
         boolean aborted = false;
         long startedAtMs = Long.MAX_VALUE;
         long endedAtMs = 0;
-        int legs = Math.max(legCount, results.stream().mapToInt(WorkerResult::legIndex).max().orElse(0) + 1);
+        int legsSeen = results.stream().mapToInt(WorkerResult::legIndex).max().orElse(0) + 1;
+        // After an abort the legs still waiting to launch were stopped on purpose: they are not missing.
+        boolean abortedStep = results.stream().anyMatch(WorkerResult::aborted);
+        int legs = abortedStep ? legsSeen : Math.max(legCount, legsSeen);
         boolean[] seen = new boolean[first.workerCount() * legs];
         List<LateWorker> late = new ArrayList<>();
         long unsent = 0;
