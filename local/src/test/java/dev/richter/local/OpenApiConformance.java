@@ -4,9 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.networknt.schema.JsonSchema;
 import com.networknt.schema.JsonSchemaFactory;
 import com.networknt.schema.SchemaLocation;
-import com.networknt.schema.SpecVersion;
 import com.networknt.schema.ValidationMessage;
-import com.networknt.schema.oas.OpenApi31;
 import dev.richter.common.Json;
 import java.io.IOException;
 import java.io.InputStream;
@@ -30,17 +28,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * is an {@link AssertionError} naming the exchange and every problem, thrown in the test that made the request.
  */
 final class OpenApiConformance {
-    /**
-     * The OpenAPI 3.1 dialect, plus the document's own top-level fields as non-validating keywords: a schema is loaded
-     * by pointer into {@code openapi.json}, so the library reads the document root as a schema too.
-     */
-    private static final com.networknt.schema.JsonMetaSchema DIALECT = com.networknt.schema.JsonMetaSchema
-            .builder(OpenApi31.getInstance())
-            .keywords(java.util.stream.Stream.of("openapi", "info", "jsonSchemaDialect", "servers", "security", "paths",
-                    "components", "tags", "webhooks", "externalDocs").map(com.networknt.schema.NonValidationKeyword::new).toList())
-            .build();
-    private static final JsonSchemaFactory FACTORY = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012,
-            b -> b.metaSchema(DIALECT).defaultMetaSchemaIri(DIALECT.getIri()));
+    /** The plan API's own schema factory for {@code openapi.json} (OpenAPI 3.1 dialect). */
+    private static final JsonSchemaFactory FACTORY = dev.richter.api.InputValidator.FACTORY;
     private static final JsonNode DOC = load();
     private static final Map<String, JsonSchema> SCHEMAS = new ConcurrentHashMap<>();
     /** Exchanges checked so far in this JVM. */

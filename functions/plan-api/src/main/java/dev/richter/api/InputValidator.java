@@ -38,7 +38,11 @@ public final class InputValidator {
             .keywords(java.util.stream.Stream.of("openapi", "info", "jsonSchemaDialect", "servers", "security", "paths",
                     "components", "tags", "webhooks", "externalDocs").map(com.networknt.schema.NonValidationKeyword::new).toList())
             .build();
-    private static final JsonSchemaFactory FACTORY = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012,
+    /**
+     * The schema factory for {@code openapi.json}: JSON Schema 2020-12 with the OpenAPI 3.1 dialect above. Shared with
+     * the integration tests' conformance check, so requests and responses are validated by the same rules.
+     */
+    public static final JsonSchemaFactory FACTORY = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012,
             b -> b.metaSchema(DIALECT).defaultMetaSchemaIri(DIALECT.getIri()));
     private static final ObjectReader READER = Json.MAPPER.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     private static final Pattern UNEXPECTED_CHAR = Pattern.compile("^Unexpected character \\('(.{1,2})' \\(code");
