@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.ServerSocket;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -40,6 +41,50 @@ class LoadTestRunIT extends LocalAwsStackTestSupport {
                     .filter(e -> runId.equals(e.path("detail").path("runId").asText()))
                     .map(e -> e.path("detail-type").asText()).toList();
             assertTrue(types.contains("Run Started") && types.contains("Run Completed"), types.toString());
+        }
+    }
+
+    /**
+     * End to end over real sockets (issue 13): a target that sheds above 14 requests a second with fast 429/503, in turn
+     * with Retry-After in seconds, as an HTTP-date (bug 28) and without it. The load driver records each form, the
+     * windows record errors by kind, and the report's shedding verdict reads them: WEAK, since a third carry no
+     * Retry-After, with each form counted as the target counted it.
+     */
+    @Test
+    void aTargetThatShedsIsJudgedFromTheRetryAfterItSent() throws Exception {
+        try (ShedTarget target = new ShedTarget(14)) {
+            ApiClient api = api("team-shed");
+            register(api, "shed-svc", target.baseUrl());
+            String runId = startRun(api, plan("shed-svc", 2, 2, List.of(new double[] {5, 3}, new double[] {20, 4})));
+            JsonNode report = awaitReport(api, runId, 180_000);
+
+            JsonNode shedding = null;
+            for (JsonNode f : report.path("resilience").path("findings")) {
+                if (f.path("defence").asText().equals("shedding")) {
+                    shedding = f;
+                }
+            }
+            assertTrue(shedding != null, report.path("resilience").toString());
+            String line = shedding.path("line").asText();
+            int seconds = target.shedSeconds.get();
+            int dates = target.shedDate.get();
+            int none = target.shedNone.get();
+            assertTrue(seconds > 0 && dates > 0 && none > 0, "the target shed in every form: " + seconds + "/" + dates + "/" + none);
+            assertEquals("WEAK", shedding.path("status").asText(), line);
+            assertTrue(line.contains("valid Retry-After on " + (seconds + dates) + " of " + (seconds + dates + none) + " ("
+                    + seconds + " delay-seconds, " + dates + " HTTP-date; 120 s), 0 invalid, " + none + " without"), line);
+
+            Map<String, Double> byKind = new java.util.TreeMap<>();
+            report.path("timeSeries").path("errorsByKindPerS").fields().forEachRemaining(e -> {
+                double sum = 0;
+                for (JsonNode v : e.getValue()) {
+                    sum += v.asDouble();
+                }
+                byKind.put(e.getKey(), sum);
+            });
+            assertEquals((double) (seconds + none), byKind.get("http4xx"), 0.001, "429s per second, by kind: " + byKind);
+            assertEquals((double) dates, byKind.get("http5xx"), 0.001, "503s per second, by kind: " + byKind);
+            assertEquals(0.0, byKind.get("timeouts"), 0.001, byKind.toString());
         }
     }
 

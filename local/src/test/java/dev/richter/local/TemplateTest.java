@@ -330,5 +330,9 @@ class TemplateTest {
         assertTrue(policies.contains("{\"S3WritePolicy\":{\"BucketName\":{\"Ref\":\"ReportsBucket\"}}}"), policies);
         assertEquals("", function(Template.load(ROOT, LocalAwsStack.LOCAL_PARAMETER_DEFAULTS), "ReportFunction").environment().get("REPORTS_BUCKET"),
                 "no S3 locally: the report function keeps the table item only");
+        String apiPolicies = doc.path("Resources").path("PlanApiFunction").path("Properties").path("Policies").toString();
+        assertTrue(apiPolicies.contains("{\"S3ReadPolicy\":{\"BucketName\":{\"Ref\":\"ReportsBucket\"}}}"), apiPolicies);
+        assertEquals("{\"Ref\":\"ReportsBucket\"}", doc.path("Resources").path("PlanApiFunction").path("Properties")
+                .path("Environment").path("Variables").path("REPORTS_BUCKET").toString(), "the API reads the whole report from the bucket");
     }
 }

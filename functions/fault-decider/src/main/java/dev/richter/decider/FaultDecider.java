@@ -149,6 +149,17 @@ public final class FaultDecider {
         return b;
     }
 
+    /**
+     * The healthy reason of the {@value #PASSIVE_MODULE} module, which has no probes: what its window of the load
+     * driver's own results showed, e.g. {@code "traffic ok: 412 requests, 0.2 % errors, p99 18.0 ms over the last 5 s"}.
+     */
+    static String trafficOk(HealthReport passive, DecisionRules rules) {
+        Map<String, Double> m = passive.metrics();
+        return String.format(java.util.Locale.ROOT, "traffic ok: %d requests, %.1f %% errors, p99 %.1f ms over the last %d s",
+                m.getOrDefault("requests", 0.0).longValue(), 100 * m.getOrDefault("errorRate", 0.0),
+                m.getOrDefault("p99Ms", 0.0), rules.passiveWindowSeconds());
+    }
+
     private static HealthReport passiveReport(PassiveEvidence.Summary sum, List<Breach> breaches, long nowMs) {
         boolean ok = breaches.isEmpty();
         String status = ok ? "OK" : breaches.stream().anyMatch(x -> x.metric().equals("successRate")) ? "ERRORS" : "SLOW";
@@ -271,7 +282,8 @@ public final class FaultDecider {
             next = State.HEALTHY;
             rule = "healthy";
             reason = roundFailed ? failures + " consecutive failed probes (below " + rules.suspectAfterConsecutiveFailures() + ")"
-                    : resourcesNormal ? "probes ok" : "probes ok; " + breachText(breaches);
+                    : (module.equals(PASSIVE_MODULE) ? trafficOk(reports.getFirst(), rules) : "probes ok")
+                    + (resourcesNormal ? "" : "; " + breachText(breaches));
         }
         if (next == State.SUSPECT && failures >= rules.suspectAfterConsecutiveFailures() && prev == State.SUSPECT) {
             rule = "consecutive-failures";

@@ -116,6 +116,20 @@ class FaultDeciderTest {
         assertFalse(of(d, "order").evidence().reports().stream().anyMatch(r -> r.kind().equals("passive")));
     }
 
+    /** The load pseudo-module has no probes: its healthy reason gives its own window's figures, never "probes ok". */
+    @Test
+    void theLoadModuleSaysWhatItsTrafficShowed() {
+        long sec = now / 1000;
+        // 40 requests a second at 5 ms, no errors; the passive window (2 s by default) holds the last two seconds
+        var passive = PassiveEvidence.fromWindows(windows(sec - 4, sec - 1, 40, 0, 5));
+        Decision d = round(passive, http("order", true));
+        ModuleDecision load = of(d, FaultDecider.PASSIVE_MODULE);
+        assertEquals(State.HEALTHY, load.verdict().state());
+        assertEquals(2, rules.passiveWindowSeconds());
+        assertEquals("traffic ok: 80 requests, 0.0 % errors, p99 5.0 ms over the last 2 s", load.verdict().reason());
+        assertEquals("probes ok", of(d, "order").verdict().reason());
+    }
+
     @Test
     void threeConsecutiveSuccessesAfterDamageWithResourcesNormalIsHealthy() {
         round(http("order", false), tcp("order", false));

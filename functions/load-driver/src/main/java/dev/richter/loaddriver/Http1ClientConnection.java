@@ -26,6 +26,8 @@ final class Http1ClientConnection extends SimpleChannelInboundHandler<HttpObject
     private Channel channel;
     private NettyHttpTransport.Exchange current;
     private int status;
+    /** The response being read (status, and Retry-After / Date for 429 and 503). */
+    private HttpTransport.Response response;
     private boolean keepAlive;
 
     private Http1ClientConnection(NettyHttpTransport.Attempt attempt) {
@@ -70,6 +72,7 @@ final class Http1ClientConnection extends SimpleChannelInboundHandler<HttpObject
         current = ex;
         ex.connection = this;
         status = 0;
+        response = null;
         keepAlive = true;
         channel.writeAndFlush(ex.template.http1.retainedDuplicate(), channel.voidPromise());
     }
@@ -92,9 +95,11 @@ final class Http1ClientConnection extends SimpleChannelInboundHandler<HttpObject
         if (msg instanceof HttpResponse r) {
             status = r.status().code();
             keepAlive = HttpUtil.isKeepAlive(r);
+            response = HttpTransport.Response.of(status, r.headers()::get);
         }
         if (msg instanceof LastHttpContent) {
-            int code = status;
+            HttpTransport.Response code = response != null ? response : HttpTransport.Response.of(status);
+            response = null;
             current = null;
             if (keepAlive) {
                 attempt.pool.release(this); // may start the next exchange at once

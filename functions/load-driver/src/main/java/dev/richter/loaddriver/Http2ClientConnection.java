@@ -176,9 +176,13 @@ final class Http2ClientConnection extends Http2ConnectionHandler implements Nett
             }
             if (ex.status == 0) {
                 ex.status = status;
+                ex.response = HttpTransport.Response.of(status, name -> {
+                    CharSequence v = headers.get(name);
+                    return v == null ? null : v.toString();
+                });
             }
             if (endOfStream) {
-                ex.succeed(ex.status);
+                ex.succeed(ex.response);
             }
         }
 
@@ -193,7 +197,7 @@ final class Http2ClientConnection extends Http2ConnectionHandler implements Nett
             if (endOfStream) {
                 NettyHttpTransport.Exchange ex = exchange(streamId);
                 if (ex != null) {
-                    ex.succeed(ex.status);
+                    ex.succeed(ex.response != null ? ex.response : HttpTransport.Response.of(ex.status));
                 }
             }
             return data.readableBytes() + padding;

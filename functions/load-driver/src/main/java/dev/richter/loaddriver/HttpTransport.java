@@ -7,7 +7,7 @@ import java.util.concurrent.CompletableFuture;
  * The HTTP client behind the load driver. Requests are prepared once per traffic-set entry and sent
  * many times, so per-send work stays on the hot path only.
  *
- * <p>A sent request's future completes with the HTTP status code once the response (including its
+ * <p>A sent request's future completes with its {@link Response} once the response (including its
  * body, which is discarded) arrived, or exceptionally with: {@link java.net.http.HttpTimeoutException}
  * or {@link java.util.concurrent.TimeoutException} when the deadline passed; an {@link java.io.IOException}
  * (e.g. {@link java.net.ConnectException}) for connection failures. It must complete by the request's
@@ -17,7 +17,7 @@ public interface HttpTransport extends AutoCloseable {
     /** A request ready to be sent any number of times. */
     interface PreparedRequest {
         /** Sends asynchronously; must not block the caller. */
-        CompletableFuture<Integer> send();
+        CompletableFuture<Response> send();
 
         /**
          * The single I/O thread this request's exchanges run on, when it has timers precise to tens of
@@ -40,4 +40,41 @@ public interface HttpTransport extends AutoCloseable {
 
     @Override
     void close();
+
+    /**
+     * What the load driver keeps of a response: its status and, for the over-capacity statuses 429 and 503 only, the
+     * {@code Retry-After} and {@code Date} header values (RFC 9110 §10.2.3, §6.6.1) that the shedding verdict reads.
+     * Every other response is a shared instance per status ({@link #of(int)}), so the hot path allocates nothing.
+     *
+     * @param status     HTTP status code (0 when the response had none that parses)
+     * @param retryAfter the {@code Retry-After} value verbatim, null when absent or not a 429/503
+     * @param date       the {@code Date} value verbatim, null when absent or not a 429/503
+     */
+    record Response(int status, String retryAfter, String date) {
+        private static final Response[] BY_STATUS = new Response[600];
+
+        static {
+            for (int i = 0; i < BY_STATUS.length; i++) {
+                BY_STATUS[i] = new Response(i, null, null);
+            }
+        }
+
+        /** The response of {@code status} without headers (shared for 0..599). */
+        public static Response of(int status) {
+            return status >= 0 && status < BY_STATUS.length ? BY_STATUS[status] : new Response(status, null, null);
+        }
+
+        /**
+         * The response of {@code status}, keeping {@code retryAfter} and {@code date} only when
+         * {@link dev.richter.common.model.OverloadResponses#isOverloadStatus} holds.
+         *
+         * @param headers reads one header value by lower-case name (null when absent); called only for 429/503
+         */
+        public static Response of(int status, java.util.function.Function<String, String> headers) {
+            if (!dev.richter.common.model.OverloadResponses.isOverloadStatus(status)) {
+                return of(status);
+            }
+            return new Response(status, headers.apply("retry-after"), headers.apply("date"));
+        }
+    }
 }

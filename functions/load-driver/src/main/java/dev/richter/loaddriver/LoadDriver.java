@@ -225,24 +225,24 @@ public final class LoadDriver {
                     : () -> abort.get() || clock.nanoTime() - stopNanos >= 0;
             ArrivalScheduler.Dispatch dispatch = (index, dueNanos, wokeNanos) -> {
                 if (inFlight.get() >= maxInFlight) {
-                    recorder.dropped();
+                    recorder.dropped(epochSecondOf.of(dueNanos));
                     return;
                 }
                 inFlight.incrementAndGet();
                 HttpTransport.PreparedRequest request = mix.next().request();
                 long sendNanos = clock.nanoTime();
                 observer.onSend(index, dueNanos, sendNanos);
-                recorder.sent(sendNanos - dueNanos > lateNanos, true);
-                CompletableFuture<Integer> response;
+                recorder.sent(sendNanos - dueNanos > lateNanos, true, epochSecondOf.of(dueNanos));
+                CompletableFuture<HttpTransport.Response> response;
                 try {
                     response = request.send();
                 } catch (RuntimeException e) {
                     response = CompletableFuture.failedFuture(e);
                 }
-                response.whenComplete((status, error) -> {
+                response.whenComplete((answer, error) -> {
                     long endNanos = clock.nanoTime();
-                    record(recorder, status, error, (endNanos - dueNanos) / 1000, (endNanos - sendNanos) / 1000,
-                            epochSecondOf.of(endNanos));
+                    record(recorder, answer, error, (endNanos - dueNanos) / 1000, (endNanos - sendNanos) / 1000,
+                            epochSecondOf.of(endNanos), epochMsAtT0 + Math.floorDiv(endNanos - t0Nanos, 1_000_000L));
                     inFlight.decrementAndGet();
                 });
             };
@@ -283,15 +283,19 @@ public final class LoadDriver {
         WorkerResult result = new WorkerResult(task.runId(), task.stage(), task.stepIndex(), task.workerIndex(),
                 task.workerCount(), task.qps(), startedAtMs, endedAtMs, counters, recorder.encodedFromDue(),
                 recorder.encodedFromSend(), aborted, task.legIndex(), startLagMs, unsent);
+        recorder.overload(task.runId(), task.stage(), task.stepIndex(), task.legIndex(), task.workerIndex())
+                .ifPresent(sink::putOverload);
         sink.putResult(result);
         return result;
     }
 
-    private static void record(StepRecorder recorder, Integer status, Throwable error, long fromDueUs, long fromSendUs,
-                               long epochSecond) {
+    private static void record(StepRecorder recorder, HttpTransport.Response answer, Throwable error, long fromDueUs,
+                               long fromSendUs, long epochSecond, long nowEpochMs) {
         if (error == null) {
+            int status = answer.status();
             StepRecorder.Outcome o = status >= 400 ? StepRecorder.Outcome.HTTP_ERROR : StepRecorder.Outcome.OK;
             recorder.outcome(o, status, fromDueUs, fromSendUs, epochSecond);
+            recorder.response(answer, fromSendUs, nowEpochMs);
         } else {
             recorder.outcome(classify(error), 0, fromDueUs, fromSendUs, epochSecond);
         }

@@ -305,7 +305,7 @@ public final class NettyHttpTransport implements HttpTransport {
         }
 
         @Override
-        public CompletableFuture<Integer> send() {
+        public CompletableFuture<Response> send() {
             return pool.send(this);
         }
 
@@ -317,13 +317,15 @@ public final class NettyHttpTransport implements HttpTransport {
 
     /** One request from send to outcome, confined to its pool's loop; {@link #run()} is its deadline. */
     static final class Exchange implements Runnable {
-        final CompletableFuture<Integer> result = new CompletableFuture<>();
+        final CompletableFuture<Response> result = new CompletableFuture<>();
         final Template template;
         final long deadlineNanos;
         ScheduledFuture<?> timeout;
         Connection connection;
         int streamId;
         int status;
+        /** HTTP/2: the response read from its HEADERS frame, until the stream ends. */
+        Response response;
         boolean done;
 
         Exchange(Template template, long deadlineNanos) {
@@ -344,11 +346,11 @@ public final class NettyHttpTransport implements HttpTransport {
             }
         }
 
-        void succeed(int statusCode) {
+        void succeed(Response response) {
             if (!done) {
                 done = true;
                 timeout.cancel(false);
-                result.complete(statusCode);
+                result.complete(response);
             }
         }
 
@@ -440,7 +442,7 @@ public final class NettyHttpTransport implements HttpTransport {
             }
         }
 
-        CompletableFuture<Integer> send(Template t) {
+        CompletableFuture<Response> send(Template t) {
             Exchange ex = new Exchange(t, System.nanoTime() + t.timeoutMs * 1_000_000L);
             if (loop.inEventLoop()) {
                 begin(ex);

@@ -1,5 +1,6 @@
 package dev.richter.loaddriver;
 
+import dev.richter.common.model.OverloadResponses;
 import dev.richter.common.model.WorkerResult;
 import java.util.List;
 
@@ -20,10 +21,18 @@ public interface ResultSink {
      */
     void putResult(WorkerResult result);
 
+    /**
+     * Stores the worker's 429/503 responses of its leg (shedding evidence for the report); called once at the end of
+     * the step, before {@link #putResult}, and only when the worker received at least one. A failure propagates to
+     * the handler.
+     */
+    void putOverload(OverloadResponses overload);
+
     /** A sink that keeps everything in memory (thread-safe). */
     final class InMemory implements ResultSink {
         private final List<Window> windows = new java.util.concurrent.CopyOnWriteArrayList<>();
         private final List<WorkerResult> results = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private final List<OverloadResponses> overload = new java.util.concurrent.CopyOnWriteArrayList<>();
 
         @Override
         public void putWindows(List<Window> ws) {
@@ -33,6 +42,16 @@ public interface ResultSink {
         @Override
         public void putResult(WorkerResult result) {
             results.add(result);
+        }
+
+        @Override
+        public void putOverload(OverloadResponses o) {
+            overload.add(o);
+        }
+
+        /** 429/503 records stored so far. */
+        public List<OverloadResponses> overload() {
+            return List.copyOf(overload);
         }
 
         /** Windows stored so far, in order of arrival. */

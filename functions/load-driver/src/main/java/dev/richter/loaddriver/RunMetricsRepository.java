@@ -1,6 +1,8 @@
 package dev.richter.loaddriver;
 
 import dev.richter.common.Json;
+import dev.richter.common.model.OverloadResponses;
+import dev.richter.common.model.WindowAttributes;
 import dev.richter.common.model.WorkerResult;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +19,9 @@ import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
  *
  * <ul>
  *   <li>result: {@code {runId, sk = WorkerResult.sortKey(), result = JSON of the WorkerResult}} (PutItem);</li>
- *   <li>window: {@code {runId, sk = Window.sortKey(), count N, errors N, hist S}} (BatchWriteItem, 25 per
+ *   <li>429/503 responses: {@code {runId, sk = OverloadResponses.sortKey(), overload = JSON}} (PutItem);</li>
+ *   <li>window: {@code {runId, sk = Window.sortKey(), count N, errors N, hist S, sent N, http4xx N, http5xx N,
+ *       timeouts N, connectErrors N, dropped N, late N}} ({@link WindowAttributes}; BatchWriteItem, 25 per
  *       batch; unprocessed items are re-sent up to {@value #MAX_UNPROCESSED_ROUNDS} times with
  *       exponential backoff and full jitter, then dropped — windows are best-effort evidence).</li>
  * </ul>
@@ -42,12 +46,22 @@ public final class RunMetricsRepository implements ResultSink {
 
     @Override
     public void putResult(WorkerResult result) {
+        putJson(result.runId(), result.sortKey(), "result", result);
+    }
+
+    @Override
+    public void putOverload(OverloadResponses overload) {
+        putJson(overload.runId(), overload.sortKey(), OverloadResponses.ATTRIBUTE, overload);
+    }
+
+    /** One item {@code {runId, sk, <attribute> = JSON of value}}. */
+    private void putJson(String runId, String sortKey, String attribute, Object value) {
         dynamoDb.putItem(PutItemRequest.builder()
                 .tableName(runMetricsTable)
                 .item(Map.of(
-                        "runId", AttributeValue.fromS(result.runId()),
-                        "sk", AttributeValue.fromS(result.sortKey()),
-                        "result", AttributeValue.fromS(Json.write(result))))
+                        "runId", AttributeValue.fromS(runId),
+                        "sk", AttributeValue.fromS(sortKey),
+                        attribute, AttributeValue.fromS(Json.write(value))))
                 .build());
     }
 
@@ -72,12 +86,24 @@ public final class RunMetricsRepository implements ResultSink {
 
     /** The DynamoDB item of a window. */
     static Map<String, AttributeValue> item(Window w) {
-        return Map.of(
-                "runId", AttributeValue.fromS(w.runId()),
-                "sk", AttributeValue.fromS(w.sortKey()),
-                "count", AttributeValue.fromN(Long.toString(w.count())),
-                "errors", AttributeValue.fromN(Long.toString(w.errors())),
-                "hist", AttributeValue.fromS(w.hist()));
+        Map<String, AttributeValue> item = new java.util.HashMap<>();
+        item.put("runId", AttributeValue.fromS(w.runId()));
+        item.put("sk", AttributeValue.fromS(w.sortKey()));
+        item.put(WindowAttributes.COUNT, n(w.count()));
+        item.put(WindowAttributes.ERRORS, n(w.errors()));
+        item.put(WindowAttributes.HIST, AttributeValue.fromS(w.hist()));
+        item.put(WindowAttributes.SENT, n(w.sent()));
+        item.put(WindowAttributes.HTTP_4XX, n(w.http4xx()));
+        item.put(WindowAttributes.HTTP_5XX, n(w.http5xx()));
+        item.put(WindowAttributes.TIMEOUTS, n(w.timeouts()));
+        item.put(WindowAttributes.CONNECT_ERRORS, n(w.connectErrors()));
+        item.put(WindowAttributes.DROPPED, n(w.dropped()));
+        item.put(WindowAttributes.LATE, n(w.late()));
+        return item;
+    }
+
+    private static AttributeValue n(long value) {
+        return AttributeValue.fromN(Long.toString(value));
     }
 
     private static void sleepFullJitter(int round) {

@@ -2,6 +2,7 @@ package dev.richter.loaddriver;
 
 import dev.richter.common.model.Counters;
 import dev.richter.common.model.HistogramCodec;
+import dev.richter.common.model.OverloadResponses;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -11,9 +12,11 @@ import org.HdrHistogram.Histogram;
 
 /**
  * Thread-safe accumulator of one worker's step: counters, the two latency histograms (microseconds,
- * 3 significant digits) and per-second windows. One lock, taken by the sending and the completing thread —
- * with a transport that has a send loop both are that one thread, so it is never contended; the window flush
- * takes it once a second. The window of the latest second is kept at hand, so an outcome costs no map lookup.
+ * 3 significant digits), per-second windows with counts by kind ({@link Window}) and the 429/503 responses
+ * ({@link OverloadResponses.Recorder}). One lock, taken by the sending and the completing thread — with a transport
+ * that has a send loop both are that one thread, so it is never contended; the window flush takes it once a second.
+ * The windows of the latest due second and the latest observed second are kept at hand, so neither a send nor an
+ * outcome costs a map lookup.
  */
 final class StepRecorder {
     /** How a sent request ended. */
@@ -23,9 +26,18 @@ final class StepRecorder {
     private final Histogram fromSendUs = HistogramCodec.newLatencyHistogramUs();
     private final Map<String, Long> httpErrors = new TreeMap<>();
     private final TreeMap<Long, WindowAcc> windows = new TreeMap<>();
-    /** The window of second {@link #latestSecond}, or null. */
+    private final OverloadResponses.Recorder overload = new OverloadResponses.Recorder();
+    /** The window of second {@link #latestSecond} (outcomes), or null. */
     private WindowAcc latest;
     private long latestSecond;
+    /** The window of second {@link #latestDueSecond} (sends and drops), or null. */
+    private WindowAcc latestDue;
+    private long latestDueSecond;
+    /**
+     * Windows of seconds before this one were drained (stored): a send or outcome that belongs to such a second is
+     * counted in this one instead, since a second item with the same sort key would overwrite the stored one.
+     */
+    private long drainedBefore = Long.MIN_VALUE;
     private long due;
     private long sent;
     private long ok;
@@ -39,11 +51,20 @@ final class StepRecorder {
         final Histogram hist = HistogramCodec.newLatencyHistogramUs();
         long count;
         long errors;
+        long sent;
+        long http4xx;
+        long http5xx;
+        long timeouts;
+        long connectErrors;
+        long dropped;
+        long late;
     }
 
-    synchronized void dropped() {
+    /** A request due in second {@code dueEpochSecond} was not sent: the in-flight cap was reached. */
+    synchronized void dropped(long dueEpochSecond) {
         due++;
         dropped++;
+        dueWindow(dueEpochSecond).dropped++;
     }
 
     /** Counts {@code n} due requests that were not sent because the worker's time ran out (as dropped). */
@@ -52,11 +73,15 @@ final class StepRecorder {
         dropped += n;
     }
 
-    synchronized void sent(boolean isLate, boolean isMarked) {
+    /** A request due in second {@code dueEpochSecond} was sent, late or not, with the marker or not. */
+    synchronized void sent(boolean isLate, boolean isMarked, long dueEpochSecond) {
         due++;
         sent++;
+        WindowAcc w = dueWindow(dueEpochSecond);
+        w.sent++;
         if (isLate) {
             late++;
+            w.late++;
         }
         if (isMarked) {
             marked++;
@@ -74,6 +99,7 @@ final class StepRecorder {
      * @param epochSecond second in which the outcome was observed
      */
     synchronized void outcome(Outcome outcome, int status, long fromDueUsValue, long fromSendUsValue, long epochSecond) {
+        epochSecond = Math.max(epochSecond, drainedBefore);
         WindowAcc w = latest;
         if (w == null || latestSecond != epochSecond) {
             w = windows.computeIfAbsent(epochSecond, s -> new WindowAcc());
@@ -83,9 +109,22 @@ final class StepRecorder {
         w.count++;
         switch (outcome) {
             case OK -> ok++;
-            case HTTP_ERROR -> httpErrors.merge(Integer.toString(status), 1L, Long::sum);
-            case TIMEOUT -> timeouts++;
-            case CONNECT_ERROR -> connectErrors++;
+            case HTTP_ERROR -> {
+                httpErrors.merge(Integer.toString(status), 1L, Long::sum);
+                if (status >= 500) {
+                    w.http5xx++;
+                } else {
+                    w.http4xx++;
+                }
+            }
+            case TIMEOUT -> {
+                timeouts++;
+                w.timeouts++;
+            }
+            case CONNECT_ERROR -> {
+                connectErrors++;
+                w.connectErrors++;
+            }
         }
         if (outcome != Outcome.OK) {
             w.errors++;
@@ -98,19 +137,54 @@ final class StepRecorder {
         }
     }
 
+    /**
+     * Records a response for the shedding evidence: only 429 and 503 are kept ({@link OverloadResponses.Recorder}).
+     *
+     * @param fromSendUs latency from the send time, microseconds
+     * @param nowEpochMs the local clock at arrival, epoch ms (a {@code Retry-After} HTTP-date without {@code Date} is
+     *                   measured from it)
+     */
+    void response(HttpTransport.Response response, long fromSendUs, long nowEpochMs) {
+        if (OverloadResponses.isOverloadStatus(response.status())) {
+            overload.record(response.status(), response.retryAfter(), response.date(), fromSendUs, nowEpochMs);
+        }
+    }
+
+    /** The 429/503 responses of this worker, or empty when it received none. */
+    java.util.Optional<OverloadResponses> overload(String runId, String stage, int stepIndex, int legIndex, int workerIndex) {
+        return overload.any() ? java.util.Optional.of(overload.snapshot(runId, stage, stepIndex, legIndex, workerIndex))
+                : java.util.Optional.empty();
+    }
+
+    private WindowAcc dueWindow(long dueEpochSecond) {
+        dueEpochSecond = Math.max(dueEpochSecond, drainedBefore);
+        WindowAcc w = latestDue;
+        if (w == null || latestDueSecond != dueEpochSecond) {
+            w = windows.computeIfAbsent(dueEpochSecond, s -> new WindowAcc());
+            latestDue = w;
+            latestDueSecond = dueEpochSecond;
+        }
+        return w;
+    }
+
     /** Removes and returns the windows of seconds before {@code epochSecondExclusive}. */
     synchronized List<Window> drainWindowsBefore(long epochSecondExclusive, String runId, String stage, int stepIndex,
                                                  int workerIndex, int legIndex) {
         List<Window> out = new ArrayList<>();
+        drainedBefore = Math.max(drainedBefore, epochSecondExclusive);
         Iterator<Map.Entry<Long, WindowAcc>> it = windows.headMap(epochSecondExclusive, false).entrySet().iterator();
         while (it.hasNext()) {
             Map.Entry<Long, WindowAcc> e = it.next();
             WindowAcc w = e.getValue();
             out.add(new Window(runId, stage, stepIndex, workerIndex, e.getKey(), w.count, w.errors,
-                    HistogramCodec.encode(w.hist), legIndex));
+                    HistogramCodec.encode(w.hist), legIndex, w.sent, w.http4xx, w.http5xx, w.timeouts, w.connectErrors,
+                    w.dropped, w.late));
             it.remove();
             if (w == latest) {
                 latest = null;
+            }
+            if (w == latestDue) {
+                latestDue = null;
             }
         }
         return out;

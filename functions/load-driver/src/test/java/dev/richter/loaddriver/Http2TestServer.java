@@ -167,9 +167,11 @@ final class Http2TestServer implements AutoCloseable {
                 seen.add(new Seen("http/1.1", req.method().name(), req.uri(), req.headers().get("baggage"), body));
                 String path = req.uri();
                 ctx.executor().schedule(() -> {
+                    Shedding.Answer shed = Shedding.answer(path, System.currentTimeMillis());
                     var res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
-                            path.startsWith("/fail") ? HttpResponseStatus.SERVICE_UNAVAILABLE : HttpResponseStatus.OK,
+                            path.startsWith("/fail") ? HttpResponseStatus.SERVICE_UNAVAILABLE : HttpResponseStatus.valueOf(shed.status()),
                             Unpooled.wrappedBuffer("ok".getBytes()));
+                    shed.headers().forEach(res.headers()::set);
                     res.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, 2);
                     ctx.writeAndFlush(res);
                 }, path.startsWith("/slow") ? delayMs : 0, TimeUnit.MILLISECONDS);
@@ -206,8 +208,11 @@ final class Http2TestServer implements AutoCloseable {
             connection.attr(STREAMS).setIfAbsent(new AtomicInteger());
             boolean last = connection.attr(STREAMS).get().incrementAndGet() == goAwayAfterStreams;
             ctx.executor().schedule(() -> {
-                ctx.write(new DefaultHttp2HeadersFrame(new DefaultHttp2Headers()
-                        .status(path.startsWith("/fail") ? "503" : "200")));
+                Shedding.Answer shed = Shedding.answer(path, System.currentTimeMillis());
+                var responseHeaders = new DefaultHttp2Headers()
+                        .status(path.startsWith("/fail") ? "503" : Integer.toString(shed.status()));
+                shed.headers().forEach((name, value) -> responseHeaders.set(name.toLowerCase(java.util.Locale.ROOT), value));
+                ctx.write(new DefaultHttp2HeadersFrame(responseHeaders));
                 ctx.writeAndFlush(new DefaultHttp2DataFrame(Unpooled.wrappedBuffer("ok".getBytes()), true));
                 if (last) { // answered; streams the client opened meanwhile are above the GOAWAY's last stream id
                     connection.writeAndFlush(new io.netty.handler.codec.http2.DefaultHttp2GoAwayFrame(

@@ -42,10 +42,10 @@ class LegRunTest {
         @Override
         public PreparedRequest prepare(OutboundRequest request) {
             return () -> {
-                CompletableFuture<Integer> f = new CompletableFuture<>();
+                CompletableFuture<HttpTransport.Response> f = new CompletableFuture<>();
                 long now = clock.nanoTime();
                 atNanos.add(now);
-                clock.at(now + 5 * MS, () -> f.complete(200));
+                clock.at(now + 5 * MS, () -> f.complete(HttpTransport.Response.of(200)));
                 return f;
             };
         }

@@ -63,10 +63,10 @@ class LoadDriverTest {
         @Override
         public PreparedRequest prepare(OutboundRequest request) {
             return () -> {
-                CompletableFuture<Integer> f = new CompletableFuture<>();
+                CompletableFuture<HttpTransport.Response> f = new CompletableFuture<>();
                 long now = clock.nanoTime();
                 starts.add(now);
-                clock.at(now + latencyNanos, () -> f.complete(200));
+                clock.at(now + latencyNanos, () -> f.complete(HttpTransport.Response.of(200)));
                 return f;
             };
         }

@@ -9,7 +9,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
-/** A local JDK HttpServer that records every request and answers 200 after {@code delayMs}. */
+/**
+ * A local JDK HttpServer that records every request and answers 200 after {@code delayMs}, except the shedding paths of
+ * {@link Shedding} (429/503 with or without {@code Retry-After}).
+ */
 final class TestServer implements AutoCloseable {
     record Seen(long arrivalNanos, String method, String path, String baggage, byte[] body) {}
 
@@ -33,8 +36,10 @@ final class TestServer implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
             byte[] ok = "ok".getBytes();
+            Shedding.Answer answer = Shedding.answer(exchange.getRequestURI().getPath(), System.currentTimeMillis());
+            answer.headers().forEach((name, value) -> exchange.getResponseHeaders().set(name, value));
             try {
-                exchange.sendResponseHeaders(200, ok.length);
+                exchange.sendResponseHeaders(answer.status(), ok.length);
                 exchange.getResponseBody().write(ok);
             } catch (IOException ignored) {
                 // client gave up (timeout)

@@ -158,10 +158,24 @@ public final class PlanApi {
      */
     public PlanApi(Repositories repositories, SfnClient sfn, String stateMachineArn, double maxTeamQps,
                    Supplier<Quotas> quotas) {
+        this(repositories, sfn, stateMachineArn, maxTeamQps, quotas,
+                new ReportRepository(repositories.dynamoDb(), repositories.tables().reports(), repositories.tables().verdicts()));
+    }
+
+    /**
+     * @param repositories    DynamoDB access
+     * @param sfn             Step Functions client
+     * @param stateMachineArn the load-test-run state machine
+     * @param maxTeamQps      per-team cap on any step's QPS
+     * @param quotas          the limits plans are checked and estimated against, read on every request
+     * @param reports         where {@code GET /runs/{runId}/report} reads (the reports bucket first, when it has one)
+     */
+    public PlanApi(Repositories repositories, SfnClient sfn, String stateMachineArn, double maxTeamQps,
+                   Supplier<Quotas> quotas, ReportRepository reports) {
         this.quotas = quotas;
         this.repositories = repositories;
         this.metrics = new RunMetricsRepository(repositories.dynamoDb(), repositories.tables().runMetrics());
-        this.reports = new ReportRepository(repositories.dynamoDb(), repositories.tables().reports(), repositories.tables().verdicts());
+        this.reports = reports;
         this.runFlags = new RunFlags(repositories.dynamoDb(), repositories.tables().runs());
         this.audit = new AuditLog(repositories.dynamoDb(), repositories.tables().audit());
         this.sfn = sfn;

@@ -33,10 +33,15 @@ public final class PlanApiHandler extends JsonStreamHandler<JsonNode, Map<String
 
     /** Lambda's constructor: clients and configuration from the environment, built once. */
     public PlanApiHandler() {
-        this(new PlanApi(Repositories.fromEnv(),
+        this(Repositories.fromEnv());
+    }
+
+    private PlanApiHandler(Repositories repositories) {
+        this(new PlanApi(repositories,
                 SfnClient.builder().region(AwsClients.region()).httpClientBuilder(UrlConnectionHttpClient.builder()).build(),
                 env("LOAD_TEST_RUN_STATE_MACHINE_ARN", ""),
-                Double.parseDouble(env("MAX_TEAM_QPS", String.valueOf(PlanApi.DEFAULT_MAX_TEAM_QPS)))));
+                Double.parseDouble(env("MAX_TEAM_QPS", String.valueOf(PlanApi.DEFAULT_MAX_TEAM_QPS))),
+                dev.richter.common.sizing.Quotas::fromEnv, dev.richter.report.ReportRepository.fromEnv(repositories)));
     }
 
     /** For tests. */

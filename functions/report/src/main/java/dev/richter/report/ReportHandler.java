@@ -55,7 +55,11 @@ public final class ReportHandler extends JsonStreamHandler<JsonNode, Map<String,
      * unset) from the environment, built once per container.
      */
     public ReportHandler() {
-        this(Repositories.fromEnv(), EventPublisher.fromEnv(), reportsBucketClient(), Env.get("REPORTS_BUCKET").orElse(""));
+        this(Repositories.fromEnv());
+    }
+
+    private ReportHandler(Repositories repositories) {
+        this(repositories, EventPublisher.fromEnv(), ReportRepository.fromEnv(repositories));
     }
 
     /**
@@ -77,11 +81,15 @@ public final class ReportHandler extends JsonStreamHandler<JsonNode, Map<String,
      * @param bucket       the reports bucket; blank: the report lives in the reports table only
      */
     public ReportHandler(Repositories repositories, EventPublisher events, S3Client s3, String bucket) {
+        this(repositories, events, new ReportRepository(repositories.dynamoDb(), repositories.tables().reports(),
+                repositories.tables().verdicts(), s3, bucket));
+    }
+
+    private ReportHandler(Repositories repositories, EventPublisher events, ReportRepository reports) {
         super(JsonNode.class);
         this.repositories = repositories;
         this.metrics = new RunMetricsRepository(repositories.dynamoDb(), repositories.tables().runMetrics());
-        this.reports = new ReportRepository(repositories.dynamoDb(), repositories.tables().reports(), repositories.tables().verdicts(),
-                s3, bucket);
+        this.reports = reports;
         this.loader = new EvidenceLoader(new RunEvidenceRepository(repositories),
                 new LinkRepository(repositories.dynamoDb(), repositories.tables().links()), repositories::listServices,
                 TraceSourceSpec::open);
@@ -152,11 +160,6 @@ public final class ReportHandler extends JsonStreamHandler<JsonNode, Map<String,
                 "the time series was left out: the report would not fit its 400 KB item"))));
     }
 
-    /** An S3 client when {@code REPORTS_BUCKET} is set (light URL-connection HTTP client, like the others), else null. */
-    private static S3Client reportsBucketClient() {
-        return Env.get("REPORTS_BUCKET").isEmpty() ? null
-                : S3Client.builder().region(AwsClients.region()).httpClientBuilder(UrlConnectionHttpClient.builder()).build();
-    }
 
     private static int bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8).length;

@@ -3,10 +3,14 @@ package dev.richter.report;
 import dev.richter.common.Json;
 import dev.richter.common.model.MissingEvidence;
 import dev.richter.common.model.Verdict;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -14,6 +18,9 @@ import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.GetObjectRequest;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 
 /**
@@ -25,6 +32,8 @@ import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 public final class ReportRepository {
     /** Most bytes the JSON and HTML of one report may take together: DynamoDB's 400 KB item, less room for the keys. */
     public static final int MAX_ITEM_BYTES = 395_000;
+    /** Largest report file {@link #get} returns from the bucket: a Lambda response carries at most 6 MB. */
+    public static final int MAX_INLINE_BYTES = 5 * 1024 * 1024;
 
     private final DynamoDbClient dynamoDb;
     private final String reportsTable;
@@ -95,14 +104,48 @@ public final class ReportRepository {
                 "json", AttributeValue.fromS(Json.write(report)), "html", AttributeValue.fromS(html))).build());
     }
 
-    /** The stored report's {@code json} or {@code html} text. */
+    /**
+     * The stored report's {@code json} or {@code html} text, empty until the report is written (its table item is the
+     * last write). With a reports bucket it is the whole report from {@code reports/<runId>/report.<format>}; the table
+     * item's text (which may leave the time series out to fit 400 KB) serves when there is no bucket, when the object is
+     * missing, or when it is over {@link #MAX_INLINE_BYTES}, more than a Lambda response can carry.
+     *
+     * @param format {@code json} or {@code html}
+     * @throws software.amazon.awssdk.core.exception.SdkException when DynamoDB, or S3 other than "no such key", fails
+     */
     public Optional<String> get(String runId, String format) {
         var item = dynamoDb.getItem(GetItemRequest.builder().tableName(reportsTable)
                 .key(Map.of("runId", AttributeValue.fromS(runId))).consistentRead(true).build()).item();
         if (item == null || !item.containsKey(format)) {
             return Optional.empty();
         }
+        if (hasBucket()) {
+            try (ResponseInputStream<GetObjectResponse> in = s3.getObject(GetObjectRequest.builder().bucket(bucket)
+                    .key(objectKey(runId, "report." + format)).build())) {
+                Long length = in.response().contentLength();
+                if (length != null && length <= MAX_INLINE_BYTES) {
+                    return Optional.of(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+                }
+                in.abort();
+            } catch (NoSuchKeyException missing) {
+                // written before the bucket existed, or its copy failed: the table item is the report
+            } catch (IOException e) {
+                throw new UncheckedIOException("reading " + objectKey(runId, "report." + format), e);
+            }
+        }
         return Optional.of(item.get(format).s());
+    }
+
+    /**
+     * A repository on the tables of {@code repositories} and, when {@code REPORTS_BUCKET} is set, that bucket (S3 client
+     * with the light URL-connection HTTP client, like the other clients).
+     */
+    public static ReportRepository fromEnv(dev.richter.common.Repositories repositories) {
+        String bucket = dev.richter.common.Env.get("REPORTS_BUCKET").orElse("");
+        S3Client s3 = bucket.isBlank() ? null : S3Client.builder().region(dev.richter.common.AwsClients.region())
+                .httpClientBuilder(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.builder()).build();
+        return new ReportRepository(repositories.dynamoDb(), repositories.tables().reports(), repositories.tables().verdicts(),
+                s3, bucket);
     }
 
     /**

@@ -12,16 +12,22 @@ import dev.richter.common.RunMetricsRepository;
 import dev.richter.common.TableNames;
 import dev.richter.common.model.Run;
 import dev.richter.common.model.WorkerResult;
+import java.io.ByteArrayInputStream;
 import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.AbortableInputStream;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
 import software.amazon.awssdk.services.eventbridge.model.PutEventsResponse;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.GetObjectRequest;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 import software.amazon.awssdk.services.s3.model.PutObjectResponse;
 
@@ -40,8 +46,37 @@ class ReportStorageTest {
                     }
                     return PutObjectResponse.builder().build();
                 }
+                if (method.getName().equals("getObject") && args.length == 1 && args[0] instanceof GetObjectRequest r) {
+                    String[] o = objects.get(r.bucket() + "/" + r.key());
+                    if (o == null) {
+                        throw NoSuchKeyException.builder().message("The specified key does not exist.").statusCode(404).build();
+                    }
+                    byte[] bytes = o[1].getBytes(StandardCharsets.UTF_8);
+                    return new ResponseInputStream<>(GetObjectResponse.builder().contentLength((long) bytes.length).build(),
+                            AbortableInputStream.create(new ByteArrayInputStream(bytes)));
+                }
                 throw new UnsupportedOperationException(method.getName());
             });
+
+    /** The API reads the whole report from the bucket; the table item when the object is missing or too large to answer. */
+    @Test
+    void getReadsTheBucketFirstAndTheTableItemOtherwise() throws Exception {
+        FakeDynamo ddb = new FakeDynamo();
+        ReportRepository repo = new ReportRepository(ddb.client, TABLES.reports(), TABLES.verdicts(), s3, "richter-reports");
+        assertTrue(repo.get("run-1", "json").isEmpty(), "not written yet: no table item");
+        ddb.put(TABLES.reports(), Map.of("runId", AttributeValue.fromS("run-1"), "json", AttributeValue.fromS("{\"fitted\":true}"),
+                "html", AttributeValue.fromS("<p>fitted</p>")));
+        assertEquals("{\"fitted\":true}", repo.get("run-1", "json").orElseThrow(), "no object in the bucket: the table item");
+
+        repo.putFiles("run-1", "{\"whole\":true}", "<p>whole</p>");
+        assertEquals("{\"whole\":true}", repo.get("run-1", "json").orElseThrow());
+        assertEquals("<p>whole</p>", repo.get("run-1", "html").orElseThrow());
+
+        repo.putFiles("run-1", "x".repeat(ReportRepository.MAX_INLINE_BYTES + 1), "<p>whole</p>");
+        assertEquals("{\"fitted\":true}", repo.get("run-1", "json").orElseThrow(), "over a Lambda response: the table item");
+        assertEquals("{\"fitted\":true}", new ReportRepository(ddb.client, TABLES.reports(), TABLES.verdicts())
+                .get("run-1", "json").orElseThrow(), "without a bucket: the table item");
+    }
 
     @Test
     void putsBothFilesUnderTheRunIdInTheBucket() {

@@ -237,6 +237,16 @@ public final class LoadDriverBench {
         }
         print("%s qps=1000 gaps=%d p50_us=%d p99_us=%d max_us=%d", label, jitterUs.getTotalCount(),
                 jitterUs.getValueAtPercentile(50), jitterUs.getValueAtPercentile(99), jitterUs.getMaxValue());
+        if (Boolean.getBoolean("bench.gaps")) { // diagnosis: where the late wake-ups fall (offset from the first send)
+            StringBuilder b = new StringBuilder(label + "_late_gaps (ms offset:us off)");
+            for (int i = 1; i < n; i++) {
+                long offUs = Math.abs(sendNanos[i] - sendNanos[i - 1] - 1_000_000L) / 1000;
+                if (offUs >= 300) {
+                    b.append(String.format(" %d:%d", (sendNanos[i] - sendNanos[0]) / 1_000_000, offUs));
+                }
+            }
+            print("%s", b);
+        }
     }
 
     private static void accuracy(String url) {
