@@ -27,6 +27,7 @@
 #        RUNS=3 bench/load-driver.sh     (the whole measurement three times; the last 3 lines are the runs' last lines)
 #        PROTOCOL=h2c bench/load-driver.sh, PROTOCOL=h2 bench/load-driver.sh
 #        BENCH_JAVA_OPTS="-Dbench.scheduler=thread" bench/load-driver.sh   (A/B: the pre-issue-10 scheduling)
+#        BENCH_JAVA_OPTS="-Dbench.gaps=true" bench/load-driver.sh   (lists each send gap off by >= 0.3 ms, by offset)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -123,7 +124,8 @@ for i in "${!JARS[@]}"; do
   jar="$WORK/lib/$i-$(basename "${JARS[$i]}")"
   cp "${JARS[$i]}" "$jar" && CP="$CP:$jar"
 done
-JVM_OPTS=(-Xms256m -Xmx512m -XX:+UseSerialGC -XX:ActiveProcessorCount=1
+# -XX:+AlwaysPreTouch as the load-driver function has it (template.yaml): no page faults in a young collection
+JVM_OPTS=(-Xms256m -Xmx512m -XX:+UseSerialGC -XX:ActiveProcessorCount=1 -XX:+AlwaysPreTouch
           -Dlog4j2.configurationFile="$ROOT/bench/load-driver/log4j2.xml")
 [[ "$PROTOCOL" == h2 ]] && JVM_OPTS+=(-Djavax.net.ssl.trustStore="$WORK/trust.p12" -Djavax.net.ssl.trustStorePassword=changeit)
 # e.g. BENCH_JAVA_OPTS="-Dbench.scheduler=thread" (scheduler on the driver's thread, as before issue 10) or
@@ -196,13 +198,14 @@ run_h1() {
     MAX_ERR=$(awk -v a="$MAX_ERR" -v b="$ce" -v c="$re" 'BEGIN{m=a; if(b>m)m=b; if(c>m)m=c; print m}')
   done < <(grep '^accuracy' <<<"$ACC_OUT")
   JIT_LINE="$(grep '^jitter ' <<<"$ACC_OUT")"
-  FLOOR_LINE="$(grep '^jitter_floor' <<<"$ACC_OUT")"
+  FLOOR_LINE="$(grep '^jitter_floor ' <<<"$ACC_OUT")"
   HEAP_LINE="$(grep '^heap' <<<"$ACC_OUT")"
   JITTER_P99_MS=$(awk -v us="$(field p99_us <<<" $JIT_LINE")" 'BEGIN{printf "%.3f", us/1000}')
   echo
   echo "== (3) jitter at 1000 QPS (send side, |gap - 1 ms|) =="
   echo "$JIT_LINE"
   echo "$FLOOR_LINE   (same scheduler and thread, no-op dispatch: what this host's timers and load allow)"
+  grep '_late_gaps' <<<"$ACC_OUT" || true   # only with BENCH_JAVA_OPTS=-Dbench.gaps=true
   echo "== (4) heap at 10000 QPS (-Xmx512m, SerialGC, peak of 50 ms samples) =="
   echo "$HEAP_LINE"
   echo "cpu-cost ratio (wrk us/req / driver us/req, Netty): $(div "$WRK_CPU" "$NETTY_CPU")"

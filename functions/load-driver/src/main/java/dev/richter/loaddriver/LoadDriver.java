@@ -95,6 +95,13 @@ public final class LoadDriver {
         }
     }
 
+    /**
+     * A worker that starts at least this long before its first due time collects garbage first (nanoseconds, 1 s: a
+     * full collection of a fresh worker's heap takes well under that; workers start {@code RICHTER_WORKER_LEAD_MS}
+     * early).
+     */
+    static final long PRE_STEP_GC_LEAD_NANOS = 1_000_000_000L;
+
     private final HttpTransport transport;
     private final ResultSink sink;
     private final AbortFlag abortFlag;
@@ -167,6 +174,9 @@ public final class LoadDriver {
      * its result carries {@code startLagMs}. Requests still unsent at {@code sendUntilEpochMs} are counted
      * dropped and {@code unsentAtTimeLimit}, never silently lost.
      *
+     * <p>A worker that starts {@link #PRE_STEP_GC_LEAD_NANOS} or more before its first due time (on the system clock)
+     * runs a full garbage collection first, so that no collection of its start-up objects falls inside the leg.
+     *
      * @param task             the worker's task (rate fields are not used: {@code schedule} decides arrivals)
      * @param schedule         this worker's arrivals
      * @param sendUntilEpochMs last moment a request may be sent, epoch ms; {@link Long#MAX_VALUE} for none
@@ -193,6 +203,13 @@ public final class LoadDriver {
         if (pollAbort(task.runId())) {
             LOG.info("run {} abort flag set before {} started", task.runId(), task.workerName());
             return finish(task, recorder, startedAtMs, epochMsClock.getAsLong(), true, 0, 0);
+        }
+        if (schedule.count() > 0 && clock instanceof Clock.SystemClock
+                && t0Nanos + schedule.dueOffsetNanos(0) - clock.nanoTime() > PRE_STEP_GC_LEAD_NANOS) {
+            // Collect while there is time: the objects of the worker's start-up (clients, classes' statics, the traffic
+            // mix) are tenured now, not copied by the first young collections inside the leg, which paused 15-40 ms
+            // where later ones took about 1 ms, and each paused millisecond is a late send (bench/load-driver.sh).
+            System.gc();
         }
         long startLagMs = schedule.count() == 0 ? 0
                 : Math.max(0, (clock.nanoTime() - (t0Nanos + schedule.dueOffsetNanos(0))) / 1_000_000L);

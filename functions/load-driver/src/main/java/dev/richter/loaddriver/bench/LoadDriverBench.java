@@ -70,6 +70,9 @@ public final class LoadDriverBench {
             }
             : Clock.system();
 
+    /** The accuracy trials start their workers as AWS does, ahead of the step (the leg's WaitForLaunch lead), ms. */
+    private static final long ACCURACY_LEAD_MS = 1500;
+
     private LoadDriverBench() {}
 
     /** Per-run send-time capture (scheduler thread only). */
@@ -121,7 +124,17 @@ public final class LoadDriverBench {
     }
 
     private static Trial run(String url, double qps, double durationS, int maxInFlight) {
-        WorkerTask task = new WorkerTask("bench", "bench", "formal", 0, qps, (int) Math.ceil(durationS), 0, 1, 0, 2000,
+        return run(url, qps, durationS, maxInFlight, 0);
+    }
+
+    /**
+     * @param leadMs how long before the step's start the worker starts, ms (0: the step starts when the worker does);
+     *               workers on AWS start {@code RICHTER_WORKER_LEAD_MS} early, and use a lead of 1 s or more to collect
+     *               garbage before their first send
+     */
+    private static Trial run(String url, double qps, double durationS, int maxInFlight, long leadMs) {
+        long stepStartEpochMs = leadMs > 0 ? System.currentTimeMillis() + leadMs : 0;
+        WorkerTask task = new WorkerTask("bench", "bench", "formal", 0, qps, (int) Math.ceil(durationS), 0, 1, stepStartEpochMs, 2000,
                 maxInFlight, 10, Marker.DEFAULT, List.of(new Scenario("static", "nginx", url, 1,
                         List.of(new ReplayRequest("GET", "/", Map.of(), null)))));
         SendTimes sends = new SendTimes((int) Math.ceil(qps * durationS) + 1);
@@ -253,7 +266,7 @@ public final class LoadDriverBench {
         run(url, 2000, 5, 10_000); // warm-up: JIT, connections
         double[][] plan = {{1, 10}, {10, 10}, {100, 5}, {1000, 5}, {10000, 5}};
         for (double[] p : plan) {
-            Trial t = run(url, p[0], p[1], 10_000);
+            Trial t = run(url, p[0], p[1], 10_000, ACCURACY_LEAD_MS);
             report("accuracy", t);
             if (p[0] == 1000) {
                 printJitter("jitter", t.sends().sendNanos, t.sends().n);
