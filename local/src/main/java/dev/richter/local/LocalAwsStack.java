@@ -208,17 +208,28 @@ public final class LocalAwsStack implements AutoCloseable {
 
     /**
      * The system properties the stack sets for its functions: every function's template environment
-     * (names the process environment sets excluded) and the limits' {@link LocalLimits#systemProperties()}.
+     * (names the process environment sets excluded, and {@link #JVM_LAUNCHER_VARIABLES}) and the limits'
+     * {@link LocalLimits#systemProperties()}.
      *
      * @throws IllegalStateException naming the variable, both functions and both values when two
      *                               functions give one name different values (one JVM cannot hold both)
      */
+    /**
+     * Variables Lambda's Java runtime hands to the JVM it starts, not to the function's code (e.g.
+     * {@code JAVA_TOOL_OPTIONS}: one function's JIT and heap flags). The in-JVM host starts no JVM per function, so it
+     * cannot apply them and does not pass them on.
+     */
+    static final java.util.Set<String> JVM_LAUNCHER_VARIABLES = java.util.Set.of("JAVA_TOOL_OPTIONS");
+
     static Map<String, String> functionProperties(List<Template.FunctionDef> functions, LocalLimits limits,
                                                   java.util.function.Function<String, String> processEnv) {
         Map<String, String> values = new LinkedHashMap<>();
         Map<String, String> setBy = new LinkedHashMap<>();
         for (Template.FunctionDef f : functions) {
             for (var e : f.environment().entrySet()) {
+                if (JVM_LAUNCHER_VARIABLES.contains(e.getKey())) {
+                    continue;
+                }
                 String previous = values.putIfAbsent(e.getKey(), e.getValue());
                 if (previous == null) {
                     setBy.put(e.getKey(), f.logicalId());

@@ -88,6 +88,38 @@ class LoadTestRunIT extends LocalAwsStackTestSupport {
         }
     }
 
+    /**
+     * End to end (issue 13): a target with no deadline of its own, one request at a time at 60 ms each (about 16 a
+     * second). At 5 QPS it keeps up; at 30 QPS its queue grows until the 1 s client deadline cuts requests off, so the
+     * report's deadline verdict FAILS with the timeouts counted by the load driver.
+     */
+    @Test
+    void aTargetWhoseQueueGrowsWithoutBoundFailsTheDeadlineVerdict() throws Exception {
+        try (QueueingTarget target = new QueueingTarget(60)) {
+            ApiClient api = api("team-queue");
+            register(api, "queue-svc", target.baseUrl());
+            String runId = startRun(api, plan("queue-svc", 2, 2, List.of(new double[] {5, 3}, new double[] {30, 5})));
+            JsonNode report = awaitReport(api, runId, 180_000);
+
+            JsonNode formal = report.path("formal");
+            assertEquals(2, formal.size(), report.toPrettyString());
+            assertEquals(0, formal.get(0).path("counters").path("timeouts").asLong(), "5 QPS is within capacity");
+            long timeouts = formal.get(1).path("counters").path("timeouts").asLong();
+            assertTrue(timeouts > 0, "30 QPS over about 16: requests reach the deadline " + formal.get(1));
+            JsonNode deadlines = null;
+            for (JsonNode f : report.path("resilience").path("findings")) {
+                if (f.path("defence").asText().equals("deadlines")) {
+                    deadlines = f;
+                }
+            }
+            assertTrue(deadlines != null, report.path("resilience").toString());
+            assertEquals("FAILS", deadlines.path("status").asText(), deadlines.path("line").asText());
+            assertTrue(deadlines.path("line").asText().startsWith("slow responses grow without bound: "), deadlines.toString());
+            assertTrue(deadlines.path("line").asText().contains("0 \u2192 " + timeouts + " timeouts at the 1000 ms client deadline"),
+                    deadlines.toString());
+        }
+    }
+
     @Test
     void targetThatRefusesConnectionsFailsThePreTestAndNeverEntersTheFormalStage() throws Exception {
         int closedPort;

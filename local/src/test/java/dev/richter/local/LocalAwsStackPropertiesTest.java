@@ -42,6 +42,15 @@ class LocalAwsStackPropertiesTest {
                 e.getMessage());
     }
 
+    /** Per-function JVM flags (the load driver's heap pre-touch) are for Lambda's JVM launcher, not the function's code. */
+    @Test
+    void jvmLauncherVariablesAreNotHandedOver() {
+        List<Template.FunctionDef> fns = List.of(
+                new Template.FunctionDef("A", "a.A", 3, 128, Map.of("JAVA_TOOL_OPTIONS", "-XX:TieredStopAtLevel=1")),
+                new Template.FunctionDef("B", "b.B", 3, 128, Map.of("JAVA_TOOL_OPTIONS", "-XX:+AlwaysPreTouch")));
+        assertFalse(LocalAwsStack.functionProperties(fns, LocalLimits.AWS, n -> null).containsKey("JAVA_TOOL_OPTIONS"));
+    }
+
     @Test
     void closeRestoresEveryPropertyItSet(@TempDir Path dir) throws IOException {
         Files.writeString(dir.resolve("template.yaml"), """
