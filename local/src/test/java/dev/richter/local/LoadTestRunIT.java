@@ -58,13 +58,7 @@ class LoadTestRunIT extends LocalAwsStackTestSupport {
             String runId = startRun(api, plan("shed-svc", 2, 2, List.of(new double[] {5, 3}, new double[] {20, 4})));
             JsonNode report = awaitReport(api, runId, 180_000);
 
-            JsonNode shedding = null;
-            for (JsonNode f : report.path("resilience").path("findings")) {
-                if (f.path("defence").asText().equals("shedding")) {
-                    shedding = f;
-                }
-            }
-            assertTrue(shedding != null, report.path("resilience").toString());
+            JsonNode shedding = finding(report, "shedding");
             String line = shedding.path("line").asText();
             int seconds = target.shedSeconds.get();
             int dates = target.shedDate.get();
@@ -106,18 +100,22 @@ class LoadTestRunIT extends LocalAwsStackTestSupport {
             assertEquals(0, formal.get(0).path("counters").path("timeouts").asLong(), "5 QPS is within capacity");
             long timeouts = formal.get(1).path("counters").path("timeouts").asLong();
             assertTrue(timeouts > 0, "30 QPS over about 16: requests reach the deadline " + formal.get(1));
-            JsonNode deadlines = null;
-            for (JsonNode f : report.path("resilience").path("findings")) {
-                if (f.path("defence").asText().equals("deadlines")) {
-                    deadlines = f;
-                }
-            }
-            assertTrue(deadlines != null, report.path("resilience").toString());
+            JsonNode deadlines = finding(report, "deadlines");
             assertEquals("FAILS", deadlines.path("status").asText(), deadlines.path("line").asText());
             assertTrue(deadlines.path("line").asText().startsWith("slow responses grow without bound: "), deadlines.toString());
             assertTrue(deadlines.path("line").asText().contains("0 \u2192 " + timeouts + " timeouts at the 1000 ms client deadline"),
                     deadlines.toString());
         }
+    }
+
+    /** The report's resilience finding of {@code defence}; fails the test when the report has none. */
+    private static JsonNode finding(JsonNode report, String defence) {
+        for (JsonNode f : report.path("resilience").path("findings")) {
+            if (f.path("defence").asText().equals(defence)) {
+                return f;
+            }
+        }
+        throw new AssertionError("no " + defence + " finding in " + report.path("resilience"));
     }
 
     @Test
