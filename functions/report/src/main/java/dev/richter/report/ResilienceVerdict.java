@@ -24,7 +24,8 @@ import java.util.stream.Collectors;
  *   <li><b>Deadlines</b>: do slow responses end at a bounded time, or grow until they reach the client deadline
  *       (the plan's {@code requestTimeoutMs})? From the steps' p99 and timeouts.</li>
  *   <li><b>Retry amplification</b>: downstream calls per entry request at each step, from the marked traces; growing
- *       by more than {@link #AMPLIFICATION_GROWTH} over the first step with traces means retries multiply load.</li>
+ *       by more than {@link #AMPLIFICATION_GROWTH} over the first step with traces means retries multiply load. One
+ *       step with traces shows no growth either way: NOT_OBSERVED.</li>
  *   <li><b>Bulkheads</b>: while a module is SUSPECT or DAMAGED, does the p99 of entries whose traces never reach it
  *       grow more than {@link #BULKHEAD_LEAK_GROWTH}× (and by {@link #BULKHEAD_LEAK_MIN_MS} ms)?</li>
  * </ul>
@@ -191,6 +192,11 @@ public final class ResilienceVerdict {
         for (int i = 0; i < withTraces.size(); i++) {
             series.append(i == 0 ? "" : " \u2192 ").append(String.format(Locale.ROOT, "%.2f", ratios.get(i)))
                     .append(" (").append(StepLabels.name(withTraces.get(i))).append(')');
+        }
+        if (withTraces.size() < 2) {
+            return new Report.Finding(RETRIES, NOT_OBSERVED, String.format(Locale.ROOT, "%.2f downstream calls per entry"
+                    + " request at one step only (%s): growth with load needs two steps with traces", ratios.get(0),
+                    StepLabels.name(withTraces.get(0))));
         }
         double base = ratios.get(0);
         for (int i = 1; i < ratios.size(); i++) {

@@ -183,6 +183,23 @@ class ResilienceVerdictTest {
                 .resilience().of(ResilienceVerdict.RETRIES).status());
     }
 
+    /**
+     * The demo's failed pre-test: one step with traces, and no formal step. A ratio at one step says nothing about
+     * growth with load, so retry amplification is not observed, never "holds".
+     */
+    @Test
+    void oneStepWithTracesCannotShowRetriesStayFlat() {
+        List<WorkerResult> rs = new ArrayList<>(List.of(step("pre-test", 0, 2, 20, 13, Map.of(), 7, 2300)));
+        Report base = report(rs, List.of(), null, List.of());
+        List<StepFigures> steps = steps(base);
+        List<Span> spans = Fixtures.traces(steps, 20, x -> 1, x -> 30, "order", "POST /orders", "inventory");
+        Report.Finding f = report(rs, List.of(), TraceEvidence.of("test spans", spans, Fixtures.windows(steps), Marker.DEFAULT),
+                List.of()).resilience().of(ResilienceVerdict.RETRIES);
+        assertEquals(NOT_OBSERVED, f.status(), f.line());
+        assertEquals("1.00 downstream calls per entry request at one step only (pre-test): growth with load needs two steps"
+                + " with traces", f.line());
+    }
+
     /** inventory is DAMAGED during step 3; search never calls it. */
     @Test
     void bulkheadsHoldOrLeak() {
