@@ -1,0 +1,45 @@
+package dev.richter.loaddriver;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Per-second windows: sends by due second, outcomes by observed second, and a stored second never written twice. */
+class StepRecorderTest {
+    private static List<Window> drain(StepRecorder r, long before) {
+        return r.drainWindowsBefore(before, "run-1", "formal", 0, 0, 0);
+    }
+
+    @Test
+    void sendsCountInTheirDueSecondAndOutcomesInTheSecondTheyWereObserved() {
+        StepRecorder r = new StepRecorder();
+        r.sent(false, true, 100);
+        r.sent(true, true, 100);
+        r.dropped(100);
+        r.outcome(StepRecorder.Outcome.HTTP_ERROR, 429, 5_000, 4_000, 101);
+        r.outcome(StepRecorder.Outcome.TIMEOUT, 0, 1_000_000, 1_000_000, 101);
+        List<Window> ws = drain(r, Long.MAX_VALUE);
+        assertEquals(2, ws.size());
+        Window due = ws.get(0);
+        Window observed = ws.get(1);
+        assertEquals(List.of(100L, 2L, 1L, 1L, 0L), List.of(due.epochSecond(), due.sent(), due.late(), due.dropped(), due.count()));
+        assertEquals(List.of(101L, 2L, 2L, 1L, 0L, 1L), List.of(observed.epochSecond(), observed.count(), observed.errors(),
+                observed.http4xx(), observed.http5xx(), observed.timeouts()));
+    }
+
+    /** A response of second 100 that arrives after second 100 was stored counts in the next open second. */
+    @Test
+    void aSecondAlreadyStoredIsNeverWrittenAgain() {
+        StepRecorder r = new StepRecorder();
+        r.outcome(StepRecorder.Outcome.OK, 200, 1_000, 1_000, 100);
+        List<Window> all = new ArrayList<>(drain(r, 101));
+        r.outcome(StepRecorder.Outcome.OK, 200, 1_000, 1_000, 100);
+        r.sent(false, true, 99);
+        all.addAll(drain(r, Long.MAX_VALUE));
+        assertEquals(List.of(100L, 101L), all.stream().map(Window::epochSecond).toList());
+        assertEquals(List.of(1L, 1L), all.stream().map(Window::count).toList());
+        assertEquals(1, all.get(1).sent());
+    }
+}
