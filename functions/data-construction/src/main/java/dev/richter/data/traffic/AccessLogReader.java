@@ -89,8 +89,10 @@ public final class AccessLogReader {
                 HarReader.count(skipped, "no-request-line");
                 continue;
             }
+            String host = values.getOrDefault("host", values.getOrDefault("http_host", values.getOrDefault("server_name", "")));
             if (target.startsWith("http://") || target.startsWith("https://")) {
                 int slash = target.indexOf('/', target.indexOf("//") + 2);
+                host = target.substring(target.indexOf("//") + 2, slash < 0 ? target.length() : slash);
                 target = slash < 0 ? "/" : target.substring(slash);
             } else if (!target.startsWith("/")) {
                 problems.add(new ImportProblem(position, "request target '" + target + "' is not a path"));
@@ -112,7 +114,7 @@ public final class AccessLogReader {
             String body = values.getOrDefault("request_body", "");
             int status = parseInt(values.get("status"));
             long sent = parseInt(values.getOrDefault("body_bytes_sent", values.get("bytes_sent")));
-            requests.add(new RecordedRequest(method, target, headers, body.getBytes(StandardCharsets.UTF_8),
+            requests.add(new RecordedRequest(host.toLowerCase(Locale.ROOT), method, target, headers, body.getBytes(StandardCharsets.UTF_8),
                     values.getOrDefault("content_type", ""), List.of(), RecordedResponse.status(status, values.containsKey("body_bytes_sent") || values.containsKey("bytes_sent") ? sent : -1),
                     position));
         }

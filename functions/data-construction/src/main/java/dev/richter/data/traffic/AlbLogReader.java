@@ -77,7 +77,7 @@ public final class AlbLogReader {
             }
             int status = parse(f.get(8));
             long sent = parse(f.get(11));
-            requests.add(new RecordedRequest(request[0], HarReader.target(uri), headers, new byte[0], "", List.of(),
+            requests.add(new RecordedRequest(HarReader.host(uri), request[0], HarReader.target(uri), headers, new byte[0], "", List.of(),
                     RecordedResponse.status(status, sent), position));
         }
         return new ReadResult(read, requests, skipped, problems);

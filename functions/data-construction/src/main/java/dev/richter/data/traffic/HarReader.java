@@ -175,7 +175,7 @@ public final class HarReader {
             if (isGzip(header(req, "content-encoding")) && looksGzip(body) && !inflates(body)) {
                 notes.add("request body: Content-Encoding gzip but not valid gzip (recorded bytes kept)");
             }
-            requests.add(new RecordedRequest(method, target(uri), headers, body, contentType, notes,
+            requests.add(new RecordedRequest(host(uri), method, target(uri), headers, body, contentType, notes,
                     response(resp, notes), file + ":" + path));
         }
         return new ReadResult(entries.size(), requests, skipped, problems);
@@ -252,6 +252,15 @@ public final class HarReader {
             }
         }
         return "";
+    }
+
+    /** {@code host[:port]} of an absolute URL, lower case, the port only when it is not the scheme's default. */
+    static String host(URI uri) {
+        String host = uri.getHost() == null ? "" : uri.getHost().toLowerCase(Locale.ROOT);
+        int port = uri.getPort();
+        boolean defaultPort = port < 0 || (port == 80 && "http".equalsIgnoreCase(uri.getScheme()))
+                || (port == 443 && "https".equalsIgnoreCase(uri.getScheme()));
+        return defaultPort ? host : host + ":" + port;
     }
 
     /** Path and query of a URL as recorded (raw, percent-encoding kept); {@code /} for an empty path. */

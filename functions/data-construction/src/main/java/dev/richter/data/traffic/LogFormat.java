@@ -20,6 +20,8 @@ import java.util.regex.Pattern;
  * @param pattern   the compiled line grammar, one group per variable
  */
 public record LogFormat(String name, String template, List<String> variables, Pattern pattern) {
+    private static final Pattern VARIABLE = Pattern.compile("\\$(?:\\{([A-Za-z0-9_]+)}|([A-Za-z0-9_]+))");
+    private static final Pattern QUOTED = Pattern.compile("'((?:[^'\\\\]|\\\\.)*)'|\"((?:[^\"\\\\]|\\\\.)*)\"");
     /** nginx's predefined {@code combined} format, also Apache's {@code combined} ({@code %h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-agent}i"}). */
     public static final LogFormat COMBINED = lenient("combined",
             "$remote_addr $remote_ident $remote_user [$time_local] \"$request\" $status $body_bytes_sent \"$http_referer\" \"$http_user_agent\"");
@@ -27,8 +29,6 @@ public record LogFormat(String name, String template, List<String> variables, Pa
     public static final LogFormat COMMON = lenient("common",
             "$remote_addr $remote_ident $remote_user [$time_local] \"$request\" $status $body_bytes_sent");
 
-    private static final Pattern VARIABLE = Pattern.compile("\\$(?:\\{([A-Za-z0-9_]+)}|([A-Za-z0-9_]+))");
-    private static final Pattern QUOTED = Pattern.compile("'((?:[^'\\\\]|\\\\.)*)'|\"((?:[^\"\\\\]|\\\\.)*)\"");
 
     /**
      * The grammar of an nginx {@code log_format} directive, e.g.

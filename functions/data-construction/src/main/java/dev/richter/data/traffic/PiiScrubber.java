@@ -79,7 +79,7 @@ public final class PiiScrubber {
             }
             body = scanText(text, slots).getBytes(StandardCharsets.UTF_8);
         }
-        RecordedRequest out = new RecordedRequest(r.method(), query == null ? path : path + "?" + query, headers, body,
+        RecordedRequest out = new RecordedRequest(r.host(), r.method(), query == null ? path : path + "?" + query, headers, body,
                 r.contentType(), r.notes(), r.response(), r.source());
         return new Scrubbed(out, slots.names);
     }

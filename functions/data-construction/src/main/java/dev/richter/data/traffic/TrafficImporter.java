@@ -15,7 +15,8 @@ import java.util.Map;
 /**
  * Imports one recording into a {@link TrafficSet}: reads it ({@link HarReader}, {@link AccessLogReader},
  * {@link AlbLogReader}), scrubs every request ({@link PiiScrubber}) before anything else sees it, normalises paths
- * ({@link PathNormalizer}) and groups the requests by method and path template, weighted by frequency.
+ * ({@link PathNormalizer}) and groups the requests by host, method and path template, weighted by frequency
+ * ({@code weight = count / imported}, rounded to 6 decimals).
  */
 public final class TrafficImporter {
     /** Samples kept per endpoint (the first ones in recording order). */
@@ -84,7 +85,7 @@ public final class TrafficImporter {
             scrubbed += s.slots().size();
             decodeErrors += (int) r.notes().stream().filter(n -> n.contains("not base64") || n.contains("not valid gzip")).count();
             RecordedRequest q = s.request();
-            String key = q.method() + " " + PathNormalizer.template(q.target());
+            String key = q.host() + " " + q.method() + " " + PathNormalizer.template(q.target());
             counts.merge(key, 1, Integer::sum);
             List<TrafficSet.Sample> list = samples.computeIfAbsent(key, k -> new ArrayList<>());
             if (list.size() < MAX_SAMPLES_PER_ENDPOINT) {
@@ -94,10 +95,9 @@ public final class TrafficImporter {
         int imported = read.requests().size();
         List<TrafficSet.Endpoint> endpoints = new ArrayList<>();
         for (var e : counts.entrySet()) {
-            int space = e.getKey().indexOf(' ');
+            String[] k = e.getKey().split(" ", 3);
             double weight = Math.round(e.getValue() * 1_000_000.0 / imported) / 1_000_000.0;
-            endpoints.add(new TrafficSet.Endpoint(e.getKey().substring(0, space), e.getKey().substring(space + 1),
-                    e.getValue(), weight, samples.get(e.getKey())));
+            endpoints.add(new TrafficSet.Endpoint(k[0], k[1], k[2], e.getValue(), weight, samples.get(e.getKey())));
         }
         endpoints.sort(Comparator.comparingInt(TrafficSet.Endpoint::count).reversed());
         int skipped = read.skipped().values().stream().mapToInt(Integer::intValue).sum();

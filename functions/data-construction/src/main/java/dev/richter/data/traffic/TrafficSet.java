@@ -13,7 +13,7 @@ import java.util.Map;
  * @param format      {@code har}, {@code nginx}, {@code apache} or {@code alb}
  * @param createdAtMs when it was imported, epoch milliseconds
  * @param counts      what the import did with each entry
- * @param endpoints   the endpoint mix, most frequent first
+ * @param endpoints   the endpoint mix (host, method, path template), most frequent first
  * @param skipped     entries that are not replayable, by reason ({@code websocket}, {@code data-url},
  *                    {@code non-http-scheme}, {@code redirect-hop}, {@code no-request-line}, {@code malformed-request})
  * @param problems    entries or lines that could not be read, at most {@link TrafficImporter#MAX_PROBLEMS}
@@ -35,7 +35,7 @@ public record TrafficSet(String setId, String teamId, String name, String format
     /** This set without its endpoints' samples: what lists show. */
     public TrafficSet summary() {
         return new TrafficSet(setId, teamId, name, format, createdAtMs, counts,
-                endpoints.stream().map(e -> new Endpoint(e.method(), e.pathTemplate(), e.count(), e.weight(), List.of())).toList(),
+                endpoints.stream().map(e -> new Endpoint(e.host(), e.method(), e.pathTemplate(), e.count(), e.weight(), List.of())).toList(),
                 skipped, problems);
     }
 
@@ -52,6 +52,8 @@ public record TrafficSet(String setId, String teamId, String name, String format
     /**
      * One endpoint of the mix.
      *
+     * @param host         the host the requests went to (empty when the recording does not say); replay sends them
+     *                     to the scenario's service instead
      * @param method       HTTP method
      * @param pathTemplate normalised path ({@link PathNormalizer}), e.g. {@code /users/{id}}
      * @param count        requests to it in the recording
@@ -59,7 +61,7 @@ public record TrafficSet(String setId, String teamId, String name, String format
      * @param samples      up to {@link TrafficImporter#MAX_SAMPLES_PER_ENDPOINT} requests as recorded (scrubbed), in
      *                     recording order
      */
-    public record Endpoint(String method, String pathTemplate, int count, double weight, List<Sample> samples) {
+    public record Endpoint(String host, String method, String pathTemplate, int count, double weight, List<Sample> samples) {
         public Endpoint {
             samples = List.copyOf(samples);
         }
