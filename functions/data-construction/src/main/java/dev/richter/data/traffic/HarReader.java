@@ -92,6 +92,10 @@ public final class HarReader {
                 continue;
             }
             String url = req.path("url").asText("");
+            if (url.isBlank()) {
+                problems.add(new ImportProblem(file + ":" + path + ".request.url", "missing"));
+                continue;
+            }
             URI uri;
             try {
                 uri = new URI(url);
@@ -204,10 +208,13 @@ public final class HarReader {
         return new RecordedResponse(resp.path("status").asInt(0), type, size, "", "");
     }
 
-    /** The bytes of a text that claims base64; the text's UTF-8 bytes, noted, when it is not base64. */
+    /**
+     * The bytes of a text that claims base64 (RFC 4648 §4, line breaks allowed); the text's UTF-8 bytes, noted, when
+     * it is not base64.
+     */
     private static byte[] base64OrText(String text, String what, List<String> notes) {
         try {
-            return Base64.getMimeDecoder().decode(text.strip());
+            return Base64.getDecoder().decode(text.replaceAll("\\s+", ""));
         } catch (IllegalArgumentException e) {
             notes.add(what + ": encoding base64 but not base64 (kept as text)");
             return text.getBytes(StandardCharsets.UTF_8);
