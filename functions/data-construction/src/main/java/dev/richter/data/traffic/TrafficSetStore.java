@@ -23,11 +23,12 @@ import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
  *
  * <p>Items, per team:
  * <ul>
- *   <li>{@code trafficchunk#<setId>#<nnnnn>}: attribute {@code part}, a slice of the set's JSON (UTF-8, cut on
- *       character boundaries, at most {@link #CHUNK_BYTES} bytes, so an item stays under DynamoDB's 400 KB).</li>
+ *   <li>{@code trafficchunk#<setId>#<writeId>#<nnnnn>}: attribute {@code part}, a slice of the set's JSON (UTF-8, cut
+ *       on character boundaries, at most {@link #CHUNK_BYTES} bytes, so an item stays under DynamoDB's 400 KB).
+ *       {@code writeId} is random per write, so a second write of the same id never touches the first one's chunks.</li>
  *   <li>{@code trafficset#<setId>}, the manifest, written <b>last</b> with {@code attribute_not_exists(itemKey)}:
- *       {@code doc} (the set's summary JSON, no samples), {@code chunks} (count), {@code bytes} (JSON size) and
- *       {@code sha256} (hex of the JSON).</li>
+ *       {@code doc} (the set's summary JSON, no samples), {@code writeId}, {@code chunks} (count), {@code bytes}
+ *       (JSON size) and {@code sha256} (hex of the JSON).</li>
  * </ul>
  * Readers start at the manifest: a set without one does not exist (lists and reads never see chunks alone), and a
  * set whose chunks do not add up to the manifest's size and digest is treated as absent. When a write fails, the
@@ -40,6 +41,8 @@ public final class TrafficSetStore {
     public static final int CHUNK_BYTES = 350_000;
     static final String MANIFEST = "trafficset#";
     static final String CHUNK = "trafficchunk#";
+
+    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
 
     private final DynamoDbClient dynamoDb;
     private final String table;
@@ -69,10 +72,11 @@ public final class TrafficSetStore {
         }
         String json = Json.write(set);
         List<String> parts = split(json, chunkBytes);
+        String writeId = HexFormat.of().formatHex(java.nio.ByteBuffer.allocate(8).putLong(RANDOM.nextLong()).array());
         List<String> written = new ArrayList<>();
         try {
             for (int i = 0; i < parts.size(); i++) {
-                String key = chunkKey(set.setId(), i);
+                String key = chunkKey(set.setId(), writeId, i);
                 dynamoDb.putItem(PutItemRequest.builder().tableName(table).item(Map.of(
                         "teamId", s(set.teamId()), "itemKey", s(key), "part", s(parts.get(i)))).build());
                 written.add(key);
@@ -81,6 +85,7 @@ public final class TrafficSetStore {
             manifest.put("teamId", s(set.teamId()));
             manifest.put("itemKey", s(MANIFEST + set.setId()));
             manifest.put("doc", s(Json.write(set.summary())));
+            manifest.put("writeId", s(writeId));
             manifest.put("chunks", AttributeValue.fromN(Integer.toString(parts.size())));
             manifest.put("bytes", AttributeValue.fromN(Integer.toString(json.getBytes(StandardCharsets.UTF_8).length)));
             manifest.put("sha256", s(sha256(json)));
@@ -111,7 +116,7 @@ public final class TrafficSetStore {
         StringBuilder json = new StringBuilder();
         for (int i = 0; i < chunks; i++) {
             var item = dynamoDb.getItem(GetItemRequest.builder().tableName(table).consistentRead(true)
-                    .key(Map.of("teamId", s(teamId), "itemKey", s(chunkKey(setId, i)))).build()).item();
+                    .key(Map.of("teamId", s(teamId), "itemKey", s(chunkKey(setId, manifest.get("writeId").s(), i)))).build()).item();
             if (item == null || !item.containsKey("part")) {
                 return Optional.empty();
             }
@@ -166,8 +171,8 @@ public final class TrafficSetStore {
         return out;
     }
 
-    static String chunkKey(String setId, int index) {
-        return CHUNK + setId + "#" + String.format("%05d", index);
+    static String chunkKey(String setId, String writeId, int index) {
+        return CHUNK + setId + "#" + writeId + "#" + String.format("%05d", index);
     }
 
     private static String sha256(String text) {
