@@ -53,7 +53,7 @@ import software.amazon.awssdk.services.sfn.model.StartExecutionRequest;
  * <p>Routes: {@link Routes#ALL}, described (request and response shapes, every status) in {@code openapi.json}, which
  * {@code GET /openapi.json} serves. Every route but that one is scoped to the team of the verified token's {@code team}
  * claim ({@link ApiRequest#teamId()}); a token without it gets 403 {@code NoTeam}. Lists ({@code GET /services},
- * {@code GET /plans}, {@code GET /plans/{planId}/runs}, {@code GET /audit}) answer {@code {"items": [...], "nextCursor"}}
+ * {@code GET /plans}, {@code GET /plans/{planId}/runs}, {@code GET /traffic-sets}, {@code GET /audit}) answer {@code {"items": [...], "nextCursor"}}
  * pages of {@code ?limit=} items (default {@value Cursor#DEFAULT_LIMIT}, at most {@value Cursor#MAX_LIMIT});
  * {@code ?cursor=<nextCursor>} gives the next page ({@link Cursor}).
  *

@@ -16,7 +16,7 @@ import java.util.regex.Matcher;
  * ({@code \xHH} for {@code "}, {@code \} and bytes outside printable ASCII, nginx 1.1.6+) and Apache
  * ({@code \"}, {@code \\}, {@code \n}, {@code \t}, {@code \xhh}) write them, and the bytes read as UTF-8.
  * The request comes from {@code $request} ({@code "METHOD target PROTOCOL"}) or from {@code $request_method} with
- * {@code $request_uri} (or {@code $uri} and {@code $args}); headers from {@code $http_<name>} ({@code Host} dropped),
+ * {@code $request_uri} (or {@code $uri} and {@code $args}); headers from {@code $http_<name>} ({@code Host}, {@code Content-Length} and the other headers a replay sets itself dropped),
  * cookies from {@code $cookie_<name>}; the body from {@code $request_body}, its type from {@code $content_type}.
  *
  * <p>A line no grammar matches, or whose request is not {@code METHOD target [PROTOCOL]}, is an {@link ImportProblem}
@@ -102,7 +102,7 @@ public final class AccessLogReader {
             StringBuilder cookies = new StringBuilder();
             for (var e : values.entrySet()) {
                 String var = e.getKey();
-                if (var.startsWith("http_") && !var.equals("http_host")) {
+                if (var.startsWith("http_") && !HarReader.DROPPED_HEADERS.contains(var.substring(5).replace('_', '-'))) {
                     headers.add(new Header(headerName(var.substring(5)), e.getValue()));
                 } else if (var.startsWith("cookie_")) {
                     cookies.append(cookies.isEmpty() ? "" : "; ").append(var.substring(7)).append('=').append(e.getValue());
