@@ -85,7 +85,7 @@ class AccessLogImportTest {
         String directive = "log_format api escape=default '$remote_addr - [$time_local] \"$request_method $request_uri\" '\n"
                 + "    '$status $request_time \"$http_authorization\" \"$content_type\" \"$request_body\" $host';";
         TrafficSet set = TrafficImporter.importFile(TrafficImporter.Format.NGINX, "nginx-api.log",
-                Corpus.fixture("nginx-api.log"), directive);
+                Corpus.fixture("nginx-api-access-log.txt"), directive);
         assertEquals(new TrafficSet.Counts(4, 3, 0, 1, 3, 0), set.counts());
         assertEquals(List.of(new ImportProblem("nginx-api.log:4", "does not match the api format")), set.problems());
         assertEquals(List.of("shop.example.com GET /orders/{id} 2 0.666667", "shop.example.com POST /orders 1 0.333333"),
@@ -127,7 +127,7 @@ class AccessLogImportTest {
 
     @Test
     void albLogs() {
-        TrafficSet set = TrafficImporter.importFile(TrafficImporter.Format.ALB, "alb.log", Corpus.fixture("alb.log"), null);
+        TrafficSet set = TrafficImporter.importFile(TrafficImporter.Format.ALB, "alb.log", Corpus.fixture("alb-access-log.txt"), null);
         assertEquals(new TrafficSet.Counts(7, 3, 2, 2, 1, 0), set.counts());
         assertEquals(Map.of("websocket", 1, "malformed-request", 1), set.skipped());
         assertEquals(List.of(new ImportProblem("alb.log:6", "type 'this' is not one of grpcs, h2, http, https, ws, wss"),
