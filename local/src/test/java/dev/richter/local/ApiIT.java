@@ -3,7 +3,10 @@ package dev.richter.local;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Bad input through the real HTTP API: 400 with the JSON path and reason, 404 for unknown ids, nothing half-written. */
@@ -57,6 +60,43 @@ class ApiIT extends LocalAwsStackTestSupport {
         assertEquals(200, sdk.status(), sdk.body());
         assertEquals("payment POST /charge", sdk.json().path("mocks").get(0).path("exit").asText());
         assertEquals(401, new ApiClient(LocalAwsStack.apiBaseUrl(), null).get("/safety/mocks?team=team-safety").status());
+    }
+
+    @Test
+    void trafficImportsAreStoredScrubbedAndTeamScopedAndBadFilesAre400sNamingThePosition() throws Exception {
+        Path corpus = Path.of(System.getProperty("richter.corpus", "/work/shared/corpus"));
+        ApiClient api = api("team-traffic");
+        var har = api.post("/traffic-sets?format=har&file=31.har", Files.readString(corpus.resolve("bugs/31-har-postdata-params-only.har")));
+        assertEquals(201, har.status(), har.body());
+        String setId = har.json().path("setId").asText();
+        assertEquals("/traffic-sets/" + setId, har.header("location"));
+        var set = api.get("/traffic-sets/" + setId);
+        assertEquals(200, set.status(), set.body());
+        assertEquals("user=alice&next=%2Fcart%3Fid%3D7",
+                set.json().path("endpoints").get(0).path("samples").get(0).path("body").asText());
+
+        String log = "10.0.0.1 - - [30/Nov/2026:10:00:00 +0000] \"GET /users/12?access_token=tok-secret-1 HTTP/1.1\" 200 5 \"-\" \"curl/8\"\n"
+                + "not a log line\n"
+                + "10.0.0.2 - - [30/Nov/2026:10:00:01 +0000] \"GET /users/13 HTTP/1.1\" 200 5 \"-\" \"curl/8\"\n";
+        var nginx = api.send("POST", "/traffic-sets?format=nginx&file=access.log", log, Map.of("content-type", "text/plain"));
+        assertEquals(201, nginx.status(), nginx.body());
+        assertEquals("/users/{id}", nginx.json().path("endpoints").get(0).path("pathTemplate").asText());
+        assertEquals(2, nginx.json().path("endpoints").get(0).path("count").asInt());
+        assertEquals("access.log:2", nginx.json().path("problems").get(0).path("position").asText());
+        var full = api.get("/traffic-sets/" + nginx.json().path("setId").asText());
+        assertTrue(!full.body().contains("tok-secret-1") && full.body().contains("{{slot:query.access_token}}"), full.body());
+
+        var bad = api.post("/traffic-sets?format=har&file=cut.har", "{\"log\": {\"entries\": [\n{]}}");
+        assertEquals(400, bad.status(), bad.body());
+        assertEquals("InvalidTrafficFile", bad.json().path("error").asText());
+        assertEquals("cut.har:line 2, column 2", bad.json().path("errors").get(0).path("path").asText());
+        var badLines = api.send("POST", "/traffic-sets?format=apache&file=x.log", "nope\nnope either\n", Map.of("content-type", "text/plain"));
+        assertEquals(400, badLines.status(), badLines.body());
+        assertEquals("x.log:2", badLines.json().path("errors").get(1).path("path").asText());
+
+        assertEquals(2, api.get("/traffic-sets").json().path("items").size(), "the bad files stored nothing");
+        assertEquals(404, api("team-other").get("/traffic-sets/" + setId).status(), "team scope");
+        assertEquals(0, api("team-other").get("/traffic-sets").json().path("items").size());
     }
 
     @Test

@@ -120,7 +120,14 @@ final class OpenApiConformance {
                     }
                 }
             }
-            JsonNode requestSchema = op.path("requestBody").path("content").path("application/json").path("schema");
+            String requestType = ex.requestHeaders().getOrDefault("content-type", "application/json").split(";")[0].strip();
+            JsonNode requestContent = op.path("requestBody").path("content");
+            if (r.status() >= 200 && r.status() < 300 && !ex.requestBody().isEmpty() && requestContent.isObject()
+                    && !requestContent.has(requestType)) {
+                problems.add("the API accepted a request body of type '" + requestType + "', which is not documented");
+            }
+            JsonNode requestSchema = requestType.equals("application/json")
+                    ? requestContent.path("application/json").path("schema") : com.fasterxml.jackson.databind.node.MissingNode.getInstance();
             if (r.status() >= 200 && r.status() < 300 && !requestSchema.isMissingNode() && !ex.requestBody().isEmpty()) {
                 JsonNode body;
                 try {

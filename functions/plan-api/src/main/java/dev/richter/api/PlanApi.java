@@ -14,6 +14,10 @@ import dev.richter.common.run.RunLeases;
 import dev.richter.common.sizing.Prices;
 import dev.richter.common.sizing.Quotas;
 import dev.richter.common.sizing.RunEstimate;
+import dev.richter.data.traffic.TrafficFormatException;
+import dev.richter.data.traffic.TrafficImporter;
+import dev.richter.data.traffic.TrafficSet;
+import dev.richter.data.traffic.TrafficSetStore;
 import dev.richter.links.IngestResult;
 import dev.richter.links.LinkService;
 import dev.richter.links.trace.TraceFormatException;
@@ -49,7 +53,7 @@ import software.amazon.awssdk.services.sfn.model.StartExecutionRequest;
  * <p>Routes: {@link Routes#ALL}, described (request and response shapes, every status) in {@code openapi.json}, which
  * {@code GET /openapi.json} serves. Every route but that one is scoped to the team of the verified token's {@code team}
  * claim ({@link ApiRequest#teamId()}); a token without it gets 403 {@code NoTeam}. Lists ({@code GET /services},
- * {@code GET /plans}, {@code GET /plans/{planId}/runs}, {@code GET /audit}) answer {@code {"items": [...], "nextCursor"}}
+ * {@code GET /plans}, {@code GET /plans/{planId}/runs}, {@code GET /traffic-sets}, {@code GET /audit}) answer {@code {"items": [...], "nextCursor"}}
  * pages of {@code ?limit=} items (default {@value Cursor#DEFAULT_LIMIT}, at most {@value Cursor#MAX_LIMIT});
  * {@code ?cursor=<nextCursor>} gives the next page ({@link Cursor}).
  *
@@ -133,6 +137,7 @@ public final class PlanApi {
     private final LinkService links;
     private final Supplier<Quotas> quotas;
     private final PlanStore store;
+    private final TrafficSetStore trafficSets;
     private final RunLeases leases;
     private final Clock clock = Clock.systemUTC();
     private final String openApi = resource("/openapi.json");
@@ -183,6 +188,7 @@ public final class PlanApi {
         this.maxTeamQps = maxTeamQps;
         this.links = new LinkService(repositories.dynamoDb(), repositories.tables().links());
         this.store = new PlanStore(repositories);
+        this.trafficSets = new TrafficSetStore(repositories.dynamoDb(), repositories.tables().registry());
         this.leases = new RunLeases(repositories.dynamoDb(), repositories.tables().leases(), clock);
     }
 
@@ -214,6 +220,9 @@ public final class PlanApi {
             case "POST /runs/{runId}/abort" -> abortRun(req);
             case "GET /runs/{runId}/report" -> getReport(req);
             case "POST /traces" -> ingestTraces(req);
+            case "POST /traffic-sets" -> importTraffic(req);
+            case "GET /traffic-sets" -> listTrafficSets(req);
+            case "GET /traffic-sets/{setId}" -> getTrafficSet(req);
             case "PUT /safety" -> putSafetyConfig(req);
             case "GET /safety" -> getSafetyConfig(req);
             case "GET /safety/mocks" -> getSafetyMocks(req);
@@ -343,6 +352,72 @@ public final class PlanApi {
             throw new ApiException(400, "InvalidTraceFile", e.getMessage(), List.of(Map.of("path", e.fileName() + ":" + e.line() + ":" + e.column(),
                     "reason", e.reason())));
         }
+    }
+
+    // ------------------------------------------------------------------ traffic sets
+
+    /**
+     * {@code POST /traffic-sets?format=har|nginx|apache|alb[&logFormat=<nginx log_format directive>][&file=<name>]}:
+     * imports the body (a HAR 1.2 file or an access log) into a traffic set ({@link TrafficImporter}: scrubbed of
+     * credentials and personal data, grouped by endpoint) and stores it complete or not at all ({@link TrafficSetStore}).
+     * Answers 201 with the set without its samples ({@code TrafficSet} in openapi.json), {@code Location} its URL.
+     *
+     * @throws ApiException 400 {@code ValidationFailed} for a missing or unknown {@code format}, a {@code logFormat}
+     *                      with another format, an empty body; 400 {@code InvalidTrafficFile} when the file is not of
+     *                      the format or nothing in it is replayable, one {@code {path, reason}} per problem
+     *                      ({@code <file>:<line>}, {@code <file>:<JSON path>}, {@code <file>:line L, column C} or
+     *                      {@code query.logFormat}); nothing is stored then
+     */
+    ApiResponse importTraffic(ApiRequest req) {
+        String formatText = req.query().get("format");
+        if (formatText == null || formatText.isBlank()) {
+            throw ApiException.badField("query.format", "required: one of har, nginx, apache, alb");
+        }
+        TrafficImporter.Format format;
+        try {
+            format = TrafficImporter.Format.parse(formatText);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badField("query.format", e.getMessage());
+        }
+        String logFormat = req.query().get("logFormat");
+        if (logFormat != null && !logFormat.isBlank() && format != TrafficImporter.Format.NGINX) {
+            throw ApiException.badField("query.logFormat", "only with format=nginx (an nginx log_format directive)");
+        }
+        String file = req.query().getOrDefault("file", "upload");
+        if (req.body().length == 0) {
+            throw ApiException.badField("$", "body is empty: send a HAR file or an access log");
+        }
+        TrafficSet set;
+        try {
+            set = TrafficImporter.importFile(format, file, req.body(), logFormat);
+        } catch (TrafficFormatException e) {
+            List<Map<String, String>> errors = e.problems().stream()
+                    .map(p -> Map.of("path", p.position().equals("logFormat") ? "query.logFormat" : p.position(), "reason", p.reason()))
+                    .toList();
+            String message = e.problems().get(0).position().equals("logFormat") ? "query.logFormat: " + e.problems().get(0).reason() : e.getMessage();
+            throw new ApiException(400, "InvalidTrafficFile", message, errors);
+        }
+        String setId = "ts-" + UUID.randomUUID();
+        TrafficSet stored = set.identified(setId, req.teamId(), clock.millis());
+        trafficSets.put(stored);
+        audit.record(req.teamId(), req.caller(), "ImportTraffic", setId, null, Map.of("file", file, "format", format.wireName(),
+                "bytes", req.body().length, "imported", stored.counts().imported(), "skipped", stored.counts().skipped(),
+                "problems", stored.counts().problems()));
+        return new ApiResponse(201, "application/json", Json.write(stored.summary()), Map.of("Location", "/traffic-sets/" + setId));
+    }
+
+    /** {@code GET /traffic-sets}: the team's sets without samples, a page at a time ({@link Cursor}). */
+    ApiResponse listTrafficSets(ApiRequest req) {
+        String list = "traffic-sets";
+        var page = trafficSets.list(req.teamId(), Cursor.limit(req), Cursor.decode(req, list, Map.entry("teamId", req.teamId())));
+        return ApiResponse.json(200, Cursor.page(page.items(), Cursor.encode(list, page.lastKey())));
+    }
+
+    /** {@code GET /traffic-sets/{setId}}: the whole set with its samples; another team's or a half-written one is a 404. */
+    ApiResponse getTrafficSet(ApiRequest req) {
+        String setId = req.path("setId");
+        return ApiResponse.json(200, trafficSets.get(req.teamId(), setId)
+                .orElseThrow(() -> ApiException.notFound("traffic set", setId)));
     }
 
     // ------------------------------------------------------------------ plans

@@ -1,0 +1,300 @@
+package dev.richter.data.traffic;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.richter.common.Json;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.zip.GZIPInputStream;
+
+/**
+ * Reads a HAR 1.2 file (W3C Web Performance WG draft "HTTP Archive (HAR) format", version 1.2:
+ * {@code log.entries[].request/response}) into {@link RecordedRequest}s, one per entry Richter can replay.
+ *
+ * <p>Rules, each from a real recorder's output:
+ * <ul>
+ *   <li>A UTF-8 byte order mark is skipped (Fiddler, some Windows tools).</li>
+ *   <li>Request body: {@code postData.text} when present (decoded from base64 when the entry says
+ *       {@code "encoding": "base64"}; a text that is not base64 is kept as text and noted); otherwise
+ *       {@code postData.params} URL-encoded in order ({@code application/x-www-form-urlencoded}).</li>
+ *   <li>A body declaring {@code Content-Encoding: gzip} whose bytes start with the gzip magic but do not inflate keeps
+ *       its recorded bytes and gets a decode error (mitmproxy issue 7452); for the response the raw HAR text is kept.</li>
+ *   <li>A redirect chain (a 3xx whose {@code Location}/{@code redirectURL} is the URL of a later entry) is one logical
+ *       request: the first is kept, the hops are skipped as {@code redirect-hop}.</li>
+ *   <li>Not replayable, counted by reason: WebSockets ({@code _webSocketMessages}, status 101 or an
+ *       {@code Upgrade: websocket} request) as {@code websocket}, {@code data:} URLs as {@code data-url}, other
+ *       non-http(s) schemes as {@code non-http-scheme}.</li>
+ *   <li>HTTP/2 pseudo-headers and connection-level headers ({@code Host}, {@code Content-Length},
+ *       {@code Connection}, ...) are dropped: the replay sets its own.</li>
+ * </ul>
+ * An entry missing {@code request}, {@code request.method} or a parseable {@code request.url} is an
+ * {@link ImportProblem} at its JSON path; the others are still read.
+ */
+public final class HarReader {
+    /** Request headers the replay computes itself, lower case. */
+    static final Set<String> DROPPED_HEADERS = Set.of("host", "content-length", "connection", "transfer-encoding",
+            "keep-alive", "upgrade", "te", "proxy-connection", "trailer");
+
+    private HarReader() {}
+
+    /**
+     * @param file  the file's name, used in positions only
+     * @param bytes the file's bytes (UTF-8 JSON, optionally with a BOM)
+     * @return the replayable requests, skips by reason and per-entry problems
+     * @throws TrafficFormatException when the bytes are not JSON ({@code file:line L, column C}) or have no
+     *                                {@code log.entries} array ({@code file:$.log.entries})
+     */
+    public static ReadResult read(String file, byte[] bytes) {
+        int start = bytes.length >= 3 && (bytes[0] & 0xff) == 0xef && (bytes[1] & 0xff) == 0xbb && (bytes[2] & 0xff) == 0xbf ? 3 : 0;
+        JsonNode root;
+        try {
+            root = Json.MAPPER.readTree(bytes, start, bytes.length - start);
+        } catch (JsonProcessingException e) {
+            var loc = e.getLocation();
+            String where = loc == null ? file : file + ":line " + loc.getLineNr() + ", column " + loc.getColumnNr();
+            throw new TrafficFormatException(where, "not valid JSON (" + e.getOriginalMessage().split("\n")[0] + ")");
+        } catch (IOException e) {
+            throw new TrafficFormatException(file, "unreadable: " + e.getMessage());
+        }
+        if (root == null || !root.path("log").isObject()) {
+            throw new TrafficFormatException(file + ":$.log", "missing: a HAR 1.2 file is {\"log\": {\"entries\": [...]}}");
+        }
+        JsonNode entries = root.get("log").get("entries");
+        if (entries == null || !entries.isArray()) {
+            throw new TrafficFormatException(file + ":$.log.entries", "missing or not an array");
+        }
+        List<RecordedRequest> requests = new ArrayList<>();
+        Map<String, Integer> skipped = new LinkedHashMap<>();
+        List<ImportProblem> problems = new ArrayList<>();
+        Map<String, Integer> pendingRedirects = new LinkedHashMap<>();
+        for (int i = 0; i < entries.size(); i++) {
+            String path = "$.log.entries[" + i + "]";
+            JsonNode entry = entries.get(i);
+            JsonNode req = entry.path("request");
+            if (!req.isObject()) {
+                problems.add(new ImportProblem(file + ":" + path + ".request", "missing or not an object"));
+                continue;
+            }
+            String method = req.path("method").asText("").trim().toUpperCase(Locale.ROOT);
+            if (method.isEmpty() || !method.chars().allMatch(c -> c > 32 && c < 127)) {
+                problems.add(new ImportProblem(file + ":" + path + ".request.method", "missing or not an HTTP method"));
+                continue;
+            }
+            String url = req.path("url").asText("");
+            if (url.isBlank()) {
+                problems.add(new ImportProblem(file + ":" + path + ".request.url", "missing"));
+                continue;
+            }
+            URI uri;
+            try {
+                uri = new URI(url);
+            } catch (URISyntaxException e) {
+                uri = lenientUri(url);
+                if (uri == null) {
+                    problems.add(new ImportProblem(file + ":" + path + ".request.url", "not a URL: " + e.getReason()));
+                    continue;
+                }
+            }
+            String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+            JsonNode resp = entry.path("response");
+            int status = resp.path("status").asInt(0);
+            if (scheme.equals("data")) {
+                count(skipped, "data-url");
+                continue;
+            }
+            if (entry.has("_webSocketMessages") || status == 101 || scheme.equals("ws") || scheme.equals("wss")
+                    || "websocket".equalsIgnoreCase(header(req, "upgrade"))) {
+                count(skipped, "websocket");
+                continue;
+            }
+            if (!scheme.equals("http") && !scheme.equals("https")) {
+                if (scheme.isEmpty()) {
+                    problems.add(new ImportProblem(file + ":" + path + ".request.url", "not an absolute URL: " + url));
+                } else {
+                    count(skipped, "non-http-scheme");
+                }
+                continue;
+            }
+            String normalisedUrl = uri.normalize().toString();
+            Integer chainStart = pendingRedirects.remove(normalisedUrl);
+            if (status >= 300 && status < 400) {
+                String location = resp.path("redirectURL").asText("");
+                if (location.isEmpty()) {
+                    location = header(resp, "location");
+                }
+                if (!location.isEmpty()) {
+                    try {
+                        pendingRedirects.put(uri.resolve(location.trim()).normalize().toString(), i);
+                    } catch (IllegalArgumentException ignored) {
+                        // a Location that is not a URI ends the chain
+                    }
+                }
+            }
+            if (chainStart != null) {
+                count(skipped, "redirect-hop");
+                continue;
+            }
+            List<String> notes = new ArrayList<>();
+            List<Header> headers = new ArrayList<>();
+            for (JsonNode h : req.path("headers")) {
+                String name = h.path("name").asText("");
+                if (name.isEmpty() || name.startsWith(":") || DROPPED_HEADERS.contains(name.toLowerCase(Locale.ROOT))) {
+                    continue;
+                }
+                headers.add(new Header(name, h.path("value").asText("")));
+            }
+            JsonNode post = req.path("postData");
+            String contentType = post.path("mimeType").asText("");
+            if (contentType.isEmpty()) {
+                contentType = header(req, "content-type");
+            }
+            byte[] body = new byte[0];
+            if (post.isObject()) {
+                if (post.has("text") && !post.get("text").isNull()) {
+                    String text = post.get("text").asText("");
+                    body = "base64".equalsIgnoreCase(post.path("encoding").asText(""))
+                            ? base64OrText(text, "request body", notes) : text.getBytes(StandardCharsets.UTF_8);
+                } else if (post.path("params").isArray() && !post.get("params").isEmpty()) {
+                    if (contentType.isEmpty()) {
+                        contentType = "application/x-www-form-urlencoded";
+                    }
+                    if (contentType.toLowerCase(Locale.ROOT).startsWith("application/x-www-form-urlencoded")) {
+                        body = formEncode(post.get("params")).getBytes(StandardCharsets.UTF_8);
+                    } else {
+                        notes.add("request body: postData.params without text for " + contentType + " (body left empty)");
+                    }
+                }
+            }
+            if (isGzip(header(req, "content-encoding")) && looksGzip(body) && !inflates(body)) {
+                notes.add("request body: Content-Encoding gzip but not valid gzip (recorded bytes kept)");
+            }
+            requests.add(new RecordedRequest(host(uri), method, target(uri), headers, body, contentType, notes,
+                    response(resp, notes), file + ":" + path));
+        }
+        return new ReadResult(entries.size(), requests, skipped, problems);
+    }
+
+    /** The recorded response: status, type, size; the raw text and a decode error when a gzip body does not inflate. */
+    private static RecordedResponse response(JsonNode resp, List<String> notes) {
+        JsonNode content = resp.path("content");
+        String type = content.path("mimeType").asText("");
+        long size = content.path("size").asLong(-1);
+        String text = content.path("text").asText("");
+        if (!text.isEmpty() && isGzip(header(resp, "content-encoding"))) {
+            byte[] bytes;
+            if ("base64".equalsIgnoreCase(content.path("encoding").asText(""))) {
+                bytes = base64OrText(text, "response body", notes);
+            } else {
+                bytes = text.getBytes(StandardCharsets.ISO_8859_1);
+            }
+            if (looksGzip(bytes) && !inflates(bytes)) {
+                String error = "Content-Encoding gzip but not valid gzip";
+                notes.add("response body: " + error + " (raw body kept)");
+                String raw = text.length() > RecordedResponse.MAX_RAW_BODY_CHARS ? text.substring(0, RecordedResponse.MAX_RAW_BODY_CHARS) : text;
+                return new RecordedResponse(resp.path("status").asInt(0), type, size, error, raw);
+            }
+        }
+        return new RecordedResponse(resp.path("status").asInt(0), type, size, "", "");
+    }
+
+    /**
+     * The bytes of a text that claims base64 (RFC 4648 §4, line breaks allowed); the text's UTF-8 bytes, noted, when
+     * it is not base64.
+     */
+    private static byte[] base64OrText(String text, String what, List<String> notes) {
+        try {
+            return Base64.getDecoder().decode(text.replaceAll("\\s+", ""));
+        } catch (IllegalArgumentException e) {
+            notes.add(what + ": encoding base64 but not base64 (kept as text)");
+            return text.getBytes(StandardCharsets.UTF_8);
+        }
+    }
+
+    /** {@code name=value&...} in order, each URL-encoded as {@code application/x-www-form-urlencoded} (WHATWG URL). */
+    static String formEncode(JsonNode params) {
+        StringBuilder b = new StringBuilder();
+        for (JsonNode p : params) {
+            if (!b.isEmpty()) {
+                b.append('&');
+            }
+            b.append(URLEncoder.encode(p.path("name").asText(""), StandardCharsets.UTF_8)).append('=')
+                    .append(URLEncoder.encode(p.path("value").asText(""), StandardCharsets.UTF_8));
+        }
+        return b.toString();
+    }
+
+    private static boolean isGzip(String contentEncoding) {
+        return contentEncoding.toLowerCase(Locale.ROOT).contains("gzip");
+    }
+
+    private static boolean looksGzip(byte[] b) {
+        return b.length >= 2 && (b[0] & 0xff) == 0x1f && (b[1] & 0xff) == 0x8b;
+    }
+
+    private static boolean inflates(byte[] b) {
+        try (var in = new GZIPInputStream(new ByteArrayInputStream(b))) {
+            in.transferTo(java.io.OutputStream.nullOutputStream());
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** The first value of a header of a HAR request or response, or empty. */
+    static String header(JsonNode message, String name) {
+        for (JsonNode h : message.path("headers")) {
+            if (h.path("name").asText("").equalsIgnoreCase(name)) {
+                return h.path("value").asText("");
+            }
+        }
+        return "";
+    }
+
+    /** {@code host[:port]} of an absolute URL, lower case, the port only when it is not the scheme's default. */
+    static String host(URI uri) {
+        String host = uri.getHost() == null ? "" : uri.getHost().toLowerCase(Locale.ROOT);
+        int port = uri.getPort();
+        boolean defaultPort = port < 0 || (port == 80 && "http".equalsIgnoreCase(uri.getScheme()))
+                || (port == 443 && "https".equalsIgnoreCase(uri.getScheme()));
+        return defaultPort ? host : host + ":" + port;
+    }
+
+    /** Path and query of a URL as recorded (raw, percent-encoding kept); {@code /} for an empty path. */
+    static String target(URI uri) {
+        String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
+        return uri.getRawQuery() == null ? path : path + "?" + uri.getRawQuery();
+    }
+
+    /** Browsers record URLs with characters {@link URI} refuses (e.g. {@code |}, spaces): percent-encode them. */
+    private static URI lenientUri(String url) {
+        StringBuilder b = new StringBuilder();
+        for (byte c : url.getBytes(StandardCharsets.UTF_8)) {
+            int v = c & 0xff;
+            if (v <= 32 || v >= 127 || "\"<>\\^`{|}".indexOf(v) >= 0) {
+                b.append('%').append(String.format("%02X", v));
+            } else {
+                b.append((char) v);
+            }
+        }
+        try {
+            return new URI(b.toString());
+        } catch (URISyntaxException e) {
+            return null;
+        }
+    }
+
+    static void count(Map<String, Integer> counts, String reason) {
+        counts.merge(reason, 1, Integer::sum);
+    }
+}

@@ -1,0 +1,144 @@
+package dev.richter.data.traffic;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * nginx, Apache, custom {@code log_format} and ALB access logs. Corpus counts were taken by reading each file: one
+ * request a line, except lines whose request is {@code "-"} or {@code ""} (a connection that sent no request, logged
+ * with 408 or 400), which are skipped as {@code no-request-line}.
+ */
+class AccessLogImportTest {
+
+    /** file, format, lines, imported, skipped (no request line), endpoints. */
+    @ParameterizedTest
+    @CsvSource({
+            // GET / twice, favicon, notfound, hmm; line 3 is "-" 408
+            "accesslog/apache-darwin-2.4.23.log, apache, 6, 5, 1, 4",
+            // lines 3 and 6 are "-" 408; line 7 starts with a virtual host (vhost_combined)
+            "accesslog/apache-test.log, apache, 7, 5, 2, 5",
+            // 13 GETs: / four times (two 304s), favicon, test and test1 twice each
+            "accesslog/nginx-access.log, nginx, 13, 13, 0, 7",
+            // /ocelot three times (two behind forwarded chains), a quoted X-Forwarded-For chain first; line 7 is "" 400
+            "accesslog/nginx-test.log, nginx, 7, 6, 1, 4"})
+    void everyCorpusLogImports(String file, String format, int lines, int imported, int skipped, int endpoints) {
+        TrafficSet set = TrafficImporter.importFile(TrafficImporter.Format.parse(format), file, Corpus.bytes(file), null);
+        assertEquals(new TrafficSet.Counts(lines, imported, skipped, 0, 0, 0), set.counts(), file);
+        assertEquals(skipped == 0 ? Map.of() : Map.of("no-request-line", skipped), set.skipped(), file);
+        assertEquals(endpoints, set.endpoints().size(), file);
+    }
+
+    @Test
+    void nginxWeightsComeFromFrequencies() {
+        TrafficSet set = TrafficImporter.importFile(TrafficImporter.Format.NGINX, "nginx-access.log",
+                Corpus.bytes("accesslog/nginx-access.log"), null);
+        var top = set.endpoints().get(0);
+        assertEquals("GET /", top.method() + " " + top.pathTemplate());
+        assertEquals(4, top.count());
+        assertEquals(0.307692, top.weight());
+        var ua = top.samples().get(0).headers();
+        assertEquals(List.of(new Header("User-Agent", "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_12_0) AppleWebKit/537.36 "
+                + "(KHTML, like Gecko) Chrome/54.0.2840.59 Safari/537.36")), ua, "the referer '-' is absent");
+        assertEquals(200, top.samples().get(0).response().status());
+        assertEquals(612, top.samples().get(0).response().bodyBytes());
+        assertEquals("nginx-access.log:1", top.samples().get(0).source());
+    }
+
+    @Test
+    void aBadLineIsReportedByFileAndLineAndTheImportGoesOn() {
+        String log = new String(Corpus.bytes("accesslog/apache-darwin-2.4.23.log"), StandardCharsets.UTF_8)
+                .replaceFirst("\n", "\nthis line is not a log line\n");
+        TrafficSet set = TrafficImporter.importFile(TrafficImporter.Format.APACHE, "access.log",
+                log.getBytes(StandardCharsets.UTF_8), null);
+        assertEquals(new TrafficSet.Counts(7, 5, 1, 1, 0, 0), set.counts());
+        assertEquals(List.of(new ImportProblem("access.log:2", "does not match the combined or common format")), set.problems());
+        assertEquals("access.log:2: does not match the combined or common format", set.problems().get(0).toString());
+    }
+
+    @Test
+    void escapedBytesAreDecodedAndDashesAreAbsent() {
+        String line = "127.0.0.1 - - [07/Dec/2016:11:05:07 +0100] \"GET /search?q=\\x22caf\\xC3\\xA9\\x22 HTTP/1.1\" 200 5 "
+                + "\"-\" \"agent \\\"quoted\\\" \\\\ back\"\n";
+        TrafficSet set = TrafficImporter.importFile(TrafficImporter.Format.NGINX, "esc.log", line.getBytes(StandardCharsets.UTF_8), null);
+        var s = set.endpoints().get(0).samples().get(0);
+        assertEquals("/search?q=\"café\"", s.target());
+        assertEquals(List.of(new Header("User-Agent", "agent \"quoted\" \\ back")), s.headers());
+    }
+
+    @Test
+    void aLineOfOnlyBadLinesIsRefusedWithEachLine() {
+        var e = assertThrows(TrafficFormatException.class, () -> TrafficImporter.importFile(TrafficImporter.Format.NGINX,
+                "bad.log", "one\n\nGET / HTTP/1.1\n".getBytes(StandardCharsets.UTF_8), null));
+        assertEquals(List.of(new ImportProblem("bad.log:1", "does not match the combined or common format"),
+                new ImportProblem("bad.log:3", "does not match the combined or common format")), e.problems());
+    }
+
+    @Test
+    void aCustomLogFormatDirectiveIsTheLineGrammar() {
+        String directive = "log_format api escape=default '$remote_addr - [$time_local] \"$request_method $request_uri\" '\n"
+                + "    '$status $request_time \"$http_authorization\" \"$content_type\" \"$request_body\" $host';";
+        TrafficSet set = TrafficImporter.importFile(TrafficImporter.Format.NGINX, "nginx-api.log",
+                Corpus.fixture("nginx-api-access-log.txt"), directive);
+        assertEquals(new TrafficSet.Counts(4, 3, 0, 1, 3, 0), set.counts());
+        assertEquals(List.of(new ImportProblem("nginx-api.log:4", "does not match the api format")), set.problems());
+        assertEquals(List.of("shop.example.com GET /orders/{id} 2 0.666667", "shop.example.com POST /orders 1 0.333333"),
+                set.endpoints().stream().map(e -> e.host() + " " + e.method() + " " + e.pathTemplate() + " " + e.count() + " " + e.weight()).toList());
+        var post = HarImportTest.sample(set, "/orders?");
+        assertEquals("/orders?token={{slot:query.token}}", post.target());
+        assertEquals(List.of(new Header("Authorization", "{{slot:header.authorization}}")), post.headers());
+        assertEquals("application/json", post.contentType());
+        assertEquals("{\"email\":\"{{slot:email}}\",\"sku\":\"A-1\"}", post.body());
+        assertEquals(201, post.response().status());
+        var get = HarImportTest.sample(set, "/orders/981");
+        assertEquals(List.of(), get.headers());
+        assertEquals("none", get.bodyEncoding());
+        assertEquals("", get.contentType());
+    }
+
+    @Test
+    void aLogFormatWithoutTheRequestIsRefused() {
+        var e = assertThrows(TrafficFormatException.class, () -> LogFormat.parseDirective("log_format x '$remote_addr $status';"));
+        assertEquals(List.of(new ImportProblem("logFormat",
+                "the format logs no request: it needs $request, or $request_method with $request_uri or $uri")), e.problems());
+        var unterminated = assertThrows(TrafficFormatException.class, () -> LogFormat.parseDirective("log_format x '$request"));
+        assertEquals("logFormat", unterminated.problems().get(0).position());
+    }
+
+    @Test
+    void combinedIsTheNginxPredefinedFormatWrittenAsADirective() {
+        LogFormat f = LogFormat.parseDirective("log_format combined '$remote_addr - $remote_user [$time_local] '\n"
+                + "                    '\"$request\" $status $body_bytes_sent '\n"
+                + "                    '\"$http_referer\" \"$http_user_agent\"';");
+        assertEquals(List.of("remote_addr", "remote_user", "time_local", "request", "status", "body_bytes_sent",
+                "http_referer", "http_user_agent"), f.variables());
+        TrafficSet set = TrafficImporter.importFile(TrafficImporter.Format.NGINX, "nginx-access.log",
+                Corpus.bytes("accesslog/nginx-access.log"), f.template());
+        // written out, the format is strict: the line that starts with a virtual host no longer matches
+        assertEquals(12, set.counts().imported());
+        assertEquals(List.of(new ImportProblem("nginx-access.log:13", "does not match the custom format")), set.problems());
+    }
+
+    @Test
+    void albLogs() {
+        TrafficSet set = TrafficImporter.importFile(TrafficImporter.Format.ALB, "alb.log", Corpus.fixture("alb-access-log.txt"), null);
+        assertEquals(new TrafficSet.Counts(7, 3, 2, 2, 1, 0), set.counts());
+        assertEquals(Map.of("websocket", 1, "malformed-request", 1), set.skipped());
+        assertEquals(List.of(new ImportProblem("alb.log:6", "type 'this' is not one of grpcs, h2, http, https, ws, wss"),
+                new ImportProblem("alb.log:7", "expected at least 14 fields of the ALB access log format, found 3")), set.problems());
+        assertEquals(List.of("www.example.com GET /users/{id} 2 0.666667", "10.0.2.105:773 POST /orders 1 0.333333"),
+                set.endpoints().stream().map(e -> e.host() + " " + e.method() + " " + e.pathTemplate() + " " + e.count() + " " + e.weight()).toList());
+        var first = set.endpoints().get(0).samples();
+        assertEquals("/users/42?api_key={{slot:query.api_key}}&page=1", first.get(0).target());
+        assertEquals(List.of(new Header("User-Agent", "curl/7.46.0")), first.get(0).headers());
+        assertEquals(List.of(new Header("User-Agent", "Mozilla/5.0 (X11) \"quoted\"")), first.get(1).headers());
+        assertEquals(200, first.get(1).response().status());
+        assertEquals(57, first.get(1).response().bodyBytes());
+    }
+}

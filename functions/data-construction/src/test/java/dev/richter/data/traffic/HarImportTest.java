@@ -1,0 +1,175 @@
+package dev.richter.data.traffic;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * HAR 1.2 import over every corpus HAR and the bug cases. Expected counts were taken by reading each file's
+ * {@code log.entries}: one request per entry in all of them (no redirect chain, websocket or data: URL in the
+ * corpus; those are in this module's {@code shop-session.har} fixture).
+ */
+class HarImportTest {
+
+    /** file, entries, imported, endpoints, decode errors. */
+    @ParameterizedTest
+    @CsvSource({
+            "har/charles.har, 1, 1, 1, 0",
+            // mitmproxy.org/ (304), www.google.com/ (aborted: status 0, still a request that was sent) and the logo
+            "har/chrome.har, 3, 3, 3, 0",
+            // 14 GETs to mitmproxy.org and S3; github-btn.html twice with different queries is one endpoint
+            "har/firefox.har, 14, 14, 13, 0",
+            "har/head-content-length.har, 1, 1, 1, 0",
+            "har/insomnia.har, 1, 1, 1, 0",
+            "har/mitmproxy-export-corrupted_gzip_body.har, 1, 1, 1, 1",
+            "har/mitmproxy-export-error_log.har, 2, 2, 2, 0",
+            // two event-stream GETs whose last path segment is the same base64url token: one endpoint /meval/{token}
+            "har/mitmproxy-export-event_stream.har, 2, 2, 1, 0",
+            "har/postdata.har, 1, 1, 1, 0",
+            "har/with-bom.har, 1, 1, 1, 0",
+            "bugs/09-har-corrupted-gzip-body.har, 2, 2, 2, 1",
+            "bugs/31-har-postdata-params-only.har, 1, 1, 1, 0"})
+    void everyCorpusHarImports(String file, int entries, int imported, int endpoints, int decodeErrors) {
+        TrafficSet set = Corpus.har(file);
+        assertEquals(entries, set.counts().entriesRead(), file);
+        assertEquals(imported, set.counts().imported(), file);
+        assertEquals(0, set.counts().skipped(), file);
+        assertEquals(0, set.counts().problems(), file);
+        assertEquals(endpoints, set.endpoints().size(), file);
+        assertEquals(decodeErrors, set.counts().decodeErrors(), file);
+        assertEquals(imported, set.endpoints().stream().mapToInt(TrafficSet.Endpoint::count).sum(), file);
+    }
+
+    @Test
+    void chromeGroupsByHostAndScrubsTheCookie() {
+        TrafficSet set = Corpus.har("har/chrome.har");
+        assertEquals(List.of("mitmproxy.org GET /", "www.google.com GET /",
+                        "www.google.com GET /images/branding/googlelogo/2x/googlelogo_light_color_272x92dp.png"),
+                set.endpoints().stream().map(e -> e.host() + " " + e.method() + " " + e.pathTemplate()).sorted().toList());
+        // the logo request carries a Cookie header (REDACTED in the corpus): it becomes a slot
+        var logo = set.endpoints().stream().filter(e -> e.pathTemplate().endsWith(".png")).findFirst().orElseThrow().samples().get(0);
+        assertEquals(List.of("header.cookie"), logo.slots());
+        assertEquals("{{slot:header.cookie}}", logo.headers().stream().filter(h -> h.name().equalsIgnoreCase("cookie"))
+                .findFirst().orElseThrow().value());
+        assertEquals(List.of(0.333333, 0.333333, 0.333333), set.endpoints().stream().map(TrafficSet.Endpoint::weight).toList());
+    }
+
+    @Test
+    void eventStreamTokensAreOneEndpointAndAuthorizationIsASlot() {
+        TrafficSet set = Corpus.har("har/mitmproxy-export-event_stream.har");
+        TrafficSet.Endpoint e = set.endpoints().get(0);
+        assertEquals("clientstream.launchdarkly.com", e.host());
+        assertEquals("/meval/{token}", e.pathTemplate());
+        assertEquals(2, e.count());
+        assertEquals(1.0, e.weight());
+        assertEquals(List.of("header.authorization"), e.samples().get(0).slots());
+        assertEquals(2, set.counts().scrubbedValues());
+    }
+
+    @Test
+    void bug09CorruptedGzipKeepsTheRawBodyAndMarksADecodeError() {
+        TrafficSet set = Corpus.har("bugs/09-har-corrupted-gzip-body.har");
+        var ok = sample(set, "/ok");
+        assertEquals("", ok.response().decodeError());
+        assertEquals("", ok.response().rawBody());
+        assertEquals(List.of(), ok.notes());
+        var broken = sample(set, "/broken");
+        assertEquals(200, broken.response().status());
+        assertEquals("Content-Encoding gzip but not valid gzip", broken.response().decodeError());
+        assertEquals("H4sIAAAAAAAAA3RoaXMtaXMtbm90LWRlZmxhdGU=", broken.response().rawBody());
+        assertEquals(List.of("response body: Content-Encoding gzip but not valid gzip (raw body kept)"), broken.notes());
+        assertEquals("GET", broken.method());
+    }
+
+    @Test
+    void bug31FormParamsOnlyBecomeTheUrlEncodedBodyInOrder() {
+        TrafficSet set = Corpus.har("bugs/31-har-postdata-params-only.har");
+        assertEquals(1, set.counts().imported());
+        TrafficSet.Endpoint e = set.endpoints().get(0);
+        assertEquals("shop.example.com", e.host());
+        assertEquals("POST", e.method());
+        assertEquals("/login", e.pathTemplate());
+        var s = e.samples().get(0);
+        assertEquals("/login", s.target());
+        assertEquals("application/x-www-form-urlencoded", s.contentType());
+        assertEquals("user=alice&next=%2Fcart%3Fid%3D7", s.body());
+        assertEquals(32, s.body().getBytes(StandardCharsets.UTF_8).length);
+        assertEquals("text", s.bodyEncoding());
+        assertEquals(List.of(), s.notes());
+        // the 302 has no following entry: nothing is skipped
+        assertEquals(Map.of(), set.skipped());
+    }
+
+    @Test
+    void withBomReadsLikeWithout() {
+        assertEquals(Corpus.har("har/postdata.har").endpoints().get(0).samples().get(0).body(),
+                Corpus.har("har/with-bom.har").endpoints().get(0).samples().get(0).body());
+    }
+
+    @Test
+    void redirectsWebsocketsDataUrlsBadBase64AndBadEntries() {
+        TrafficSet set = TrafficImporter.importFile(TrafficImporter.Format.HAR, "shop-session.har",
+                Corpus.fixture("shop-session.har"), null);
+        assertEquals(new TrafficSet.Counts(10, 5, 4, 1, 9, 1), set.counts());
+        assertEquals(Map.of("redirect-hop", 1, "websocket", 1, "data-url", 1, "non-http-scheme", 1), set.skipped());
+        assertEquals(List.of(new ImportProblem("shop-session.har:$.log.entries[7].request.url", "missing")), set.problems());
+        assertEquals(List.of("PUT /users/{id} 2 0.4", "GET /items/{uuid} 1 0.2", "POST /login 1 0.2", "POST /orders 1 0.2"),
+                set.endpoints().stream().map(e -> e.method() + " " + e.pathTemplate() + " " + e.count() + " " + e.weight())
+                        .sorted((a, b) -> a.startsWith("PUT") ? -1 : b.startsWith("PUT") ? 1 : a.compareTo(b)).toList());
+
+        var login = sample(set, "/login");
+        assertEquals("/login?next=%2Faccount", login.target());
+        assertEquals("user={{slot:email}}&password={{slot:form.password}}", login.body());
+        assertEquals(List.of("form.password", "email"), login.slots());
+        assertEquals(List.of("Content-Type"), login.headers().stream().map(Header::name).toList());
+        assertEquals("shop-session.har:$.log.entries[0]", login.source());
+
+        var user = sample(set, "/users/123");
+        assertEquals("/users/123?access_token={{slot:query.access_token}}&page=2", user.target());
+        assertEquals(List.of("Authorization: {{slot:header.authorization}}", "Cookie: {{slot:header.cookie}}",
+                "Content-Type: application/json"), user.headers().stream().map(h -> h.name() + ": " + h.value()).toList());
+        assertEquals("{\"email\":\"{{slot:email}}\",\"backup\":\"{{slot:email_2}}\",\"phone\":\"{{slot:phone}}\","
+                + "\"card\":\"{{slot:card}}\",\"order\":\"1234567890123\",\"when\":\"2026-11-30 10:00:01\"}", user.body());
+        assertEquals(List.of("header.authorization", "header.cookie", "query.access_token", "card", "email", "email_2", "phone"),
+                user.slots());
+
+        var orders = sample(set, "/orders");
+        assertEquals("not base64 at all!", orders.body());
+        assertEquals(List.of("request body: encoding base64 but not base64 (kept as text)"), orders.notes());
+    }
+
+    @Test
+    void notJsonIsRefusedWithItsLineAndColumn() {
+        var e = assertThrows(TrafficFormatException.class, () -> TrafficImporter.importFile(TrafficImporter.Format.HAR,
+                "cut.har", "{\"log\": {\"entries\": [\n  {\"request\": ,}]}}".getBytes(StandardCharsets.UTF_8), null));
+        assertEquals("cut.har:line 2, column 15", e.problems().get(0).position());
+        assertTrue(e.problems().get(0).reason().startsWith("not valid JSON (Unexpected character (','"), e.getMessage());
+    }
+
+    @Test
+    void aHarWithoutEntriesIsRefusedAtItsJsonPath() {
+        var e = assertThrows(TrafficFormatException.class, () -> TrafficImporter.importFile(TrafficImporter.Format.HAR,
+                "x.har", "{\"log\": {\"version\": \"1.2\"}}".getBytes(StandardCharsets.UTF_8), null));
+        assertEquals(List.of(new ImportProblem("x.har:$.log.entries", "missing or not an array")), e.problems());
+    }
+
+    @Test
+    void aHarWhoseEveryEntryIsBadIsRefusedWithEachPath() {
+        var e = assertThrows(TrafficFormatException.class, () -> TrafficImporter.importFile(TrafficImporter.Format.HAR,
+                "x.har", "{\"log\": {\"entries\": [{\"request\": {\"url\": \"https://a/\"}}, {}]}}".getBytes(StandardCharsets.UTF_8), null));
+        assertEquals(List.of(new ImportProblem("x.har:$.log.entries[0].request.method", "missing or not an HTTP method"),
+                new ImportProblem("x.har:$.log.entries[1].request", "missing or not an object")), e.problems());
+    }
+
+    static TrafficSet.Sample sample(TrafficSet set, String pathPrefix) {
+        return set.endpoints().stream().flatMap(e -> e.samples().stream()).filter(s -> s.target().startsWith(pathPrefix))
+                .findFirst().orElseThrow(() -> new AssertionError("no sample " + pathPrefix));
+    }
+}
