@@ -106,6 +106,15 @@ public final class RichterMetrics {
             this.metrics = metrics;
         }
 
+        /**
+         * Sets the time of the line's data points (default: when it is flushed), e.g. the second a load-driver window
+         * describes. CloudWatch accepts 14 days back to 2 hours ahead.
+         */
+        public Emission timestamp(java.time.Instant at) {
+            metrics.setTimestamp(at);
+            return this;
+        }
+
         /** Adds a metric with unit {@code Count}. */
         public Emission count(String name, double value) {
             return metric(name, value, MetricUnit.COUNT);

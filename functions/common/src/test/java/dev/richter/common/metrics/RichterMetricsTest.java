@@ -29,8 +29,8 @@ class RichterMetricsTest {
             assertEquals("dev", line.path("Stage").asText());
             assertEquals(42.5, line.path("ProbeRoundDuration").asDouble());
             assertEquals(2.0, line.path("FailedProbes").asDouble());
-            assertEquals("Milliseconds", unit(directive, "ProbeRoundDuration"));
-            assertEquals("Count", unit(directive, "FailedProbes"));
+            assertEquals("Milliseconds", MetricsCapture.unit(directive, "ProbeRoundDuration"));
+            assertEquals("Count", MetricsCapture.unit(directive, "FailedProbes"));
             // team and run are EMF properties: top-level fields that no dimension set names
             assertEquals("r-1", line.path("runId").asText());
             assertEquals("t-1", line.path("teamId").asText());
@@ -44,16 +44,6 @@ class RichterMetricsTest {
             new RichterMetrics("probe", "dev", false).emission().property("runId", "r").flush();
             assertTrue(capture.lines().isEmpty());
         }
-    }
-
-    /** The unit of {@code metric} in an EMF directive. */
-    public static String unit(JsonNode directive, String metric) {
-        for (JsonNode m : directive.path("Metrics")) {
-            if (m.path("Name").asText().equals(metric)) {
-                return m.path("Unit").asText();
-            }
-        }
-        throw new AssertionError("no metric " + metric + " in " + directive);
     }
 
     private static List<String> names(JsonNode array) {

@@ -6,7 +6,10 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
-/** Keeps the EMF lines written outside Lambda while open (tests). */
+/**
+ * Keeps, while open, the EMF lines {@link RichterMetrics} writes outside Lambda (tests and tools that check what a
+ * function emitted). Closing it restores the previous sink. JVM-wide: do not open two at once.
+ */
 public final class MetricsCapture implements AutoCloseable {
     private final List<String> lines = new CopyOnWriteArrayList<>();
     private final Consumer<String> previous;
@@ -15,7 +18,7 @@ public final class MetricsCapture implements AutoCloseable {
         previous = RichterMetrics.captureOutsideLambda(lines::add);
     }
 
-    /** The lines written so far, parsed. */
+    /** The lines written so far, parsed, in order. */
     public List<JsonNode> lines() {
         return lines.stream().map(l -> {
             try {
@@ -24,6 +27,20 @@ public final class MetricsCapture implements AutoCloseable {
                 throw new IllegalStateException(e);
             }
         }).toList();
+    }
+
+    /**
+     * The unit of {@code metric} in an EMF directive ({@code _aws.CloudWatchMetrics[i]}).
+     *
+     * @throws IllegalArgumentException when the directive has no such metric
+     */
+    public static String unit(JsonNode directive, String metric) {
+        for (JsonNode m : directive.path("Metrics")) {
+            if (m.path("Name").asText().equals(metric)) {
+                return m.path("Unit").asText();
+            }
+        }
+        throw new IllegalArgumentException("no metric " + metric + " in " + directive);
     }
 
     @Override
