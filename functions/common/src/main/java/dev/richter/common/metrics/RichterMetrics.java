@@ -48,6 +48,7 @@ public final class RichterMetrics {
     private final String function;
     private final String stage;
     private final boolean inLambda;
+    private final boolean enabled;
 
     /**
      * @param function the emitting function's name (the {@value #FUNCTION} dimension), e.g. {@code probe}
@@ -55,9 +56,22 @@ public final class RichterMetrics {
      * @param inLambda true to print through Powertools' Lambda environment (stdout), false for the installed sink
      */
     RichterMetrics(String function, String stage, boolean inLambda) {
+        this(function, stage, inLambda, true);
+    }
+
+    private RichterMetrics(String function, String stage, boolean inLambda, boolean enabled) {
         this.function = Objects.requireNonNull(function, "function");
         this.stage = Objects.requireNonNull(stage, "stage");
         this.inLambda = inLambda;
+        this.enabled = enabled;
+    }
+
+    /**
+     * Metrics that are never written (benchmarks and tests of logic that is not about metrics): every emission's
+     * {@link Emission#flush()} does nothing.
+     */
+    public static RichterMetrics disabled() {
+        return new RichterMetrics("disabled", "disabled", false, false);
     }
 
     /**
@@ -92,7 +106,7 @@ public final class RichterMetrics {
                 : new EmfMetricsLogger(new SinkEnvironmentProvider(), new MetricsContext());
         metrics.setNamespace(NAMESPACE);
         metrics.setDefaultDimensions(DimensionSet.of(FUNCTION, function, STAGE, stage));
-        return new Emission(metrics);
+        return new Emission(metrics, enabled);
     }
 
     /**
@@ -100,10 +114,12 @@ public final class RichterMetrics {
      */
     public static final class Emission {
         private final Metrics metrics;
+        private final boolean enabled;
         private boolean empty = true;
 
-        private Emission(Metrics metrics) {
+        private Emission(Metrics metrics, boolean enabled) {
             this.metrics = metrics;
+            this.enabled = enabled;
         }
 
         /**
@@ -151,11 +167,11 @@ public final class RichterMetrics {
         }
 
         /**
-         * Writes the line; an emission with no metric writes nothing. A failure to write is never thrown to the caller:
+         * Writes the line; an emission with no metric, or of {@link #disabled()} metrics, writes nothing. A failure to write is never thrown to the caller:
          * metrics must not fail a run.
          */
         public void flush() {
-            if (empty) {
+            if (empty || !enabled) {
                 return;
             }
             try {
