@@ -167,6 +167,9 @@ class LoadTestRunIT extends LocalAwsStackTestSupport {
         JsonNode reportLine = lines.stream().filter(n -> n.path("Function").asText().equals("report")).findFirst()
                 .orElseThrow(() -> new AssertionError("no report metrics of " + runId));
         assertEquals(1, reportLine.path("RunsAborted").asLong());
+        assertEquals(1, reportLine.path("RunsCompleted").asLong());
+        assertEquals(1, lines.stream().filter(n -> n.path("Function").asText().equals("plan-api"))
+                .mapToLong(n -> n.path("RunsStarted").asLong()).sum(), "the run's start, counted once");
         assertEquals(formalStep.path("endedAtMs").asLong() - abortRequestedAtMs, reportLine.path("AbortLatency").asLong(),
                 "abort latency = the step's last aborted worker's end - the flag's time");
         assertTrue(MetricsSummary.of(stack.metricsFile(), runId).lines().stream().anyMatch(l -> l.startsWith("abort latency:")));

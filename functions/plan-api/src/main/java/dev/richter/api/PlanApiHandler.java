@@ -33,8 +33,9 @@ import software.amazon.awssdk.services.sfn.SfnClient;
  * {@code Requests2xx}, {@code Requests3xx}, {@code Requests4xx}, {@code Requests5xx} (Count, 1 for the answer's
  * status class, 0 for the others), with the route key ({@code routeKey}, e.g. {@code POST /plans/{planId}/runs};
  * {@code $default} for unknown routes: a bounded set) and {@code status} as properties; a started run (202 on
- * {@code POST /plans/{planId}/runs}, not an idempotent replay) adds {@code RunsStarted} (Count). Log lines carry the
- * caller's {@code teamId} and the path's {@code runId} ({@link RunLogContext}); bodies and headers are never logged.
+ * {@code POST /plans/{planId}/runs}, not an idempotent replay) adds {@code RunsStarted} (Count) and its {@code runId}.
+ * Log lines carry the caller's {@code teamId} and the path's {@code runId} ({@link RunLogContext}); bodies and headers
+ * are never logged.
  */
 public final class PlanApiHandler extends JsonStreamHandler<JsonNode, Map<String, Object>> {
     private static final Logger LOG = LogManager.getLogger(PlanApiHandler.class);
@@ -101,6 +102,11 @@ public final class PlanApiHandler extends JsonStreamHandler<JsonNode, Map<String
         if (routeKey.equals(START_RUN_ROUTE) && response.status() == 202
                 && !"true".equals(String.valueOf(response.headers().get("Idempotent-Replayed")))) {
             e.count("RunsStarted", 1);
+            try {
+                e.property("runId", Json.MAPPER.readTree(response.body()).path("runId").asText(null));
+            } catch (java.io.IOException | RuntimeException ignored) {
+                // the count stands without the run id
+            }
         }
         e.flush();
     }
