@@ -4,17 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
-import org.apache.logging.log4j.core.LogEvent;
-import org.apache.logging.log4j.core.LoggerContext;
-import org.apache.logging.log4j.core.appender.AbstractAppender;
-import org.apache.logging.log4j.core.config.Configuration;
-import org.apache.logging.log4j.core.config.Property;
 import org.junit.jupiter.api.Test;
 
 /** Lines written while a run's context is open carry its fields, through the functions' own Log4j2 JSON layout. */
@@ -23,28 +15,13 @@ class RunLogContextTest {
 
     @Test
     void everyLineOfARunCarriesItsFieldsAsTopLevelJsonAndNoneAfterItCloses() throws Exception {
-        List<String> lines = new CopyOnWriteArrayList<>();
-        LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
-        Configuration config = ctx.getConfiguration();
-        // the layout of log4j2.xml's Lambda appender: LambdaLayout.json (Lambda's JSON log format)
-        var layout = config.getAppender("Lambda").getLayout();
-        AbstractAppender capture = new AbstractAppender("capture", null, layout, true, Property.EMPTY_ARRAY) {
-            @Override
-            public void append(LogEvent event) {
-                lines.add(new String(getLayout().toByteArray(event), StandardCharsets.UTF_8));
-            }
-        };
-        capture.start();
-        config.getRootLogger().addAppender(capture, Level.ALL, null);
-        ctx.updateLoggers();
-        try {
+        List<String> lines;
+        try (LogCapture capture = new LogCapture()) {
             try (RunLogContext ignored = RunLogContext.open("run-7", "team-a", "formal", 3)) {
                 LOG.info("step started");
             }
             LOG.info("after the run");
-        } finally {
-            config.getRootLogger().removeAppender("capture");
-            ctx.updateLoggers();
+            lines = capture.lines();
         }
         assertEquals(2, lines.size(), lines.toString());
         JsonNode during = Json.MAPPER.readTree(lines.get(0));

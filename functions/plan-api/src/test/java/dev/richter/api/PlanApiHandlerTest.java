@@ -194,6 +194,34 @@ class PlanApiHandlerTest {
     }
 
     @Test
+    void anUnhandledErrorIsLoggedWithTheTeamAndRouteButNeverTheRequestsBodyOrHeaders() throws Exception {
+        var h = handler(() -> Quotas.AWS);
+        String planId = body(call(h, event("POST /plans", "t1", Map.of(), demoPlan()))).path("planId").asText();
+        // this test's DynamoDB has no lease operations: starting a run fails inside the API, a logged 500
+        ObjectNode start = (ObjectNode) event("POST /plans/{planId}/runs", "t1", Map.of("planId", planId),
+                "{\"note\":\"body-secret-4711\"}");
+        ((ObjectNode) start.path("headers")).put("authorization", "Bearer header-secret-0815").put("idempotency-key", "key-secret-42");
+        List<String> lines;
+        try (var capture = new dev.richter.common.LogCapture()) {
+            assertEquals(500, call(h, start).get("statusCode"));
+            lines = capture.lines();
+        }
+        List<JsonNode> errors = new java.util.ArrayList<>();
+        for (String line : lines) {
+            JsonNode n = Json.MAPPER.readTree(line);
+            assertEquals("t1", n.path("teamId").asText(), "every line of the request names the caller's team: " + line);
+            for (String secret : List.of("body-secret-4711", "header-secret-0815", "key-secret-42", "x-richter-team")) {
+                assertTrue(!line.contains(secret), "a request's body or header in the log: " + line);
+            }
+            if (n.path("level").asText().equals("ERROR")) {
+                errors.add(n);
+            }
+        }
+        assertEquals(1, errors.size(), lines.toString());
+        assertEquals("unhandled error on POST /plans/{planId}/runs", errors.get(0).path("message").asText());
+    }
+
+    @Test
     void unknownRoutesAndMethodsAndTooLargeBodiesAnswerTheOneErrorShape() throws Exception {
         var h = handler(() -> Quotas.AWS);
         ObjectNode unknown = (ObjectNode) event("$default", "t1", Map.of(), null);
