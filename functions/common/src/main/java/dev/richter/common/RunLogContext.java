@@ -38,6 +38,23 @@ public final class RunLogContext implements AutoCloseable {
         return new RunLogContext();
     }
 
+    /**
+     * Opens the context of a state machine task's event: {@code runId}, {@code teamId}, {@code stage},
+     * {@code stepIndex} at its top level, or in its {@code step} object (a step reference); absent fields stay unset.
+     */
+    public static RunLogContext open(com.fasterxml.jackson.databind.JsonNode event) {
+        com.fasterxml.jackson.databind.JsonNode step = event.path("step");
+        return open(text(event, step, "runId"), text(event, step, "teamId"), text(event, step, "stage"),
+                event.path("stepIndex").isInt() ? Integer.valueOf(event.path("stepIndex").asInt())
+                        : step.path("stepIndex").isInt() ? Integer.valueOf(step.path("stepIndex").asInt()) : null);
+    }
+
+    private static String text(com.fasterxml.jackson.databind.JsonNode event, com.fasterxml.jackson.databind.JsonNode step,
+                               String field) {
+        String top = event.path(field).isTextual() ? event.path(field).asText() : null;
+        return top != null && !top.isEmpty() ? top : step.path(field).isTextual() ? step.path(field).asText() : null;
+    }
+
     private static void put(String key, String value) {
         if (value == null) {
             ThreadContext.remove(key);

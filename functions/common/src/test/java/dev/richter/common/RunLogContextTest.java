@@ -46,4 +46,22 @@ class RunLogContextTest {
         }
         assertFalse(org.apache.logging.log4j.ThreadContext.containsKey("runId"));
     }
+
+    @Test
+    void aTaskEventGivesItsFieldsFromTheTopLevelOrItsStepReference() throws Exception {
+        JsonNode startStep = Json.MAPPER.readTree(
+                "{\"action\":\"start-step\",\"step\":{\"runId\":\"run-9\",\"stage\":\"pre-test\",\"stepIndex\":0}}");
+        try (RunLogContext ignored = RunLogContext.open(startStep)) {
+            assertEquals("run-9", org.apache.logging.log4j.ThreadContext.get("runId"));
+            assertEquals("pre-test", org.apache.logging.log4j.ThreadContext.get("stage"));
+            assertEquals("0", org.apache.logging.log4j.ThreadContext.get("stepIndex"));
+            assertFalse(org.apache.logging.log4j.ThreadContext.containsKey("teamId"));
+        }
+        try (RunLogContext ignored = RunLogContext.open(Json.MAPPER.readTree("{\"runId\":\"run-10\",\"teamId\":\"t\"}"))) {
+            assertEquals("run-10", org.apache.logging.log4j.ThreadContext.get("runId"));
+            assertEquals("t", org.apache.logging.log4j.ThreadContext.get("teamId"));
+            assertFalse(org.apache.logging.log4j.ThreadContext.containsKey("stepIndex"));
+        }
+        assertFalse(org.apache.logging.log4j.ThreadContext.containsKey("runId"));
+    }
 }
