@@ -21,9 +21,10 @@ import software.amazon.lambda.powertools.metrics.provider.EmfMetricsProvider;
  * <p>Every metric is in namespace {@value #NAMESPACE} with exactly two dimensions: {@value #FUNCTION} (the function,
  * e.g. {@code load-driver}) and {@value #STAGE} (the deployment stage, template parameter {@code StageName}, read from
  * {@code RICHTER_STAGE}; {@code local} when unset). Both sets are bounded, so the number of billed custom metrics is
- * (metric names × functions × stages). Team, run, the run's stage and step are EMF metadata
- * ({@link Emission#property}: top-level fields of the EMF line, searchable in Logs Insights), never dimensions: each distinct dimension combination is a billed custom metric, and
- * run ids are unbounded. Metric names and units: {@code docs/DESIGN.md} section "Richter's own metrics".
+ * (metric names × functions × stages). Team, run, the run's stage and step are EMF properties
+ * ({@link Emission#property}: top-level fields of the EMF line, searchable in Logs Insights), never dimensions: each
+ * distinct dimension combination is a billed custom metric, and run ids are unbounded. Metric names and units:
+ * {@code docs/DESIGN.md} section 11, "Richter's own metrics, logs and traces".
  *
  * <p>Where the lines go: in Lambda ({@code AWS_LAMBDA_FUNCTION_NAME} set) Powertools' {@link EmfMetricsProvider}
  * prints them to stdout, where CloudWatch Logs extracts the metrics. Elsewhere (the local stack, tests) each line is
