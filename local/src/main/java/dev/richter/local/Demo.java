@@ -85,7 +85,8 @@ public final class Demo {
     }
 
     /**
-     * Runs the main job against a started stack and a shop started with {@link #shopEnv}.
+     * Runs the main job against a started stack and a shop started with {@link #shopEnv}, then prints the run's own
+     * metrics ({@link MetricsSummary}: rate error, probe round p99, abort latency when aborted).
      *
      * @param reports where the report's file copy goes: {@code <reports>/<runId>/report.{json,html}} (the demo's
      *                {@link #REPORTS_DIR}; tests pass a folder under their own {@code target/})
@@ -96,9 +97,12 @@ public final class Demo {
         // a real token of the demo team, verified by the local API's JWT authorizer like any client's
         String token = stack.identity().token(TEAM, CALLER, java.time.Duration.ofHours(2), com.nimbusds.jose.JWSAlgorithm.RS256);
         System.out.println("authenticating as " + CALLER + " of team " + TEAM + " (a JWT of the local identity provider, RS256)");
-        return run(root, new ApiClient(LocalAwsStack.apiBaseUrl(), token), "127.0.0.1",
+        Path dir = run(root, new ApiClient(LocalAwsStack.apiBaseUrl(), token), "127.0.0.1",
                 () -> "events on the bus: " + stack.eventBus().events().stream().map(e -> e.path("detail-type").asText()).toList(),
                 reports);
+        System.out.println("Richter's own metrics (" + stack.metricsFile() + "):");
+        MetricsSummary.of(stack.metricsFile(), dir.getFileName().toString()).lines().forEach(l -> System.out.println("  " + l));
+        return dir;
     }
 
     /**

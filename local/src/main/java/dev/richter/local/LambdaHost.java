@@ -106,6 +106,9 @@ public final class LambdaHost implements AutoCloseable {
     private final ExecutorService executor = Executors.newCachedThreadPool();
     private HttpServer lambdaServer;
     private HttpServer apiServer;
+    /** The EMF file's writer while {@link #writeMetricsTo} is in effect, and the sink it replaced. */
+    private java.io.BufferedWriter metricsFile;
+    private Consumer<String> previousMetricsSink;
 
     /**
      * A host with AWS's invocation payload limit ({@link LocalLimits#AWS_INVOKE_PAYLOAD_BYTES}) whose routes with an
@@ -521,6 +524,46 @@ public final class LambdaHost implements AutoCloseable {
         }
         executor.shutdownNow();
         running.forEach(Thread::interrupt);
+        synchronized (this) {
+            if (metricsFile != null) {
+                dev.richter.common.metrics.RichterMetrics.captureOutsideLambda(previousMetricsSink);
+                try {
+                    metricsFile.close();
+                } catch (IOException e) {
+                    log.accept("metrics file not closed cleanly: " + e);
+                }
+                metricsFile = null;
+            }
+        }
+    }
+
+    /**
+     * Appends every CloudWatch EMF line the functions print (one JSON object per line, as Lambda would put it in the
+     * function's log stream, {@link dev.richter.common.metrics.RichterMetrics}) to {@code file}, flushed per line,
+     * until {@link #close()}. The functions run in this JVM, so the capture is JVM-wide.
+     *
+     * @param file the JSON-lines file (created with its directories; appended to)
+     * @throws IOException when the file cannot be opened
+     */
+    public synchronized void writeMetricsTo(java.nio.file.Path file) throws IOException {
+        java.nio.file.Files.createDirectories(file.toAbsolutePath().getParent());
+        java.io.BufferedWriter out = java.nio.file.Files.newBufferedWriter(file, StandardCharsets.UTF_8,
+                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+        metricsFile = out;
+        Consumer<String> previous = dev.richter.common.metrics.RichterMetrics.captureOutsideLambda(line -> {
+            synchronized (out) {
+                try {
+                    out.write(line);
+                    out.newLine();
+                    out.flush();
+                } catch (IOException e) {
+                    log.accept("EMF line not written to " + file + ": " + e);
+                }
+            }
+        });
+        if (previousMetricsSink == null) {
+            previousMetricsSink = previous;
+        }
     }
 
     /**

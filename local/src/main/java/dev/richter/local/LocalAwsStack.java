@@ -177,6 +177,8 @@ public final class LocalAwsStack implements AutoCloseable {
             if (!verbose) {
                 log.accept("Lambda invocations: " + invocations + " (--verbose prints them here)");
             }
+            lambdaHost.writeMetricsTo(metricsFile());
+            log.accept("Richter's own metrics (EMF): " + metricsFile());
             lambdaHost.start(lambdaPort, apiPort);
 
             Path config = writeSfnConfig(sfnPort);
@@ -189,6 +191,14 @@ public final class LocalAwsStack implements AutoCloseable {
             close();
             throw e;
         }
+    }
+
+    /**
+     * Where the Lambda host appends the CloudWatch EMF lines the functions print ({@code <workDir>/metrics.jsonl}, one
+     * JSON object per line; {@code build/local/metrics.jsonl} for {@code ./richter demo} and {@code ./richter stack}).
+     */
+    public Path metricsFile() {
+        return workDir.resolve("metrics.jsonl");
     }
 
     /** The local identity provider whose tokens the HTTP API accepts (keys in {@code <workDir>/idp}). */

@@ -170,7 +170,72 @@ class LoadTestRunIT extends LocalAwsStackTestSupport {
                     "workers finished within 1 s poll + 1 s request deadline of the abort");
             assertEquals(409, api.post("/runs/" + runId + "/abort", "").status(), "a finished run cannot be aborted");
             assertTrue(System.currentTimeMillis() - abortAt < 60_000);
+            assertRunMetricsMatchTheStoredFigures(runId, step);
         }
+    }
+
+    /**
+     * Richter's own metrics of an aborted run, read from {@code metrics.jsonl} (the EMF lines the Lambda host captured),
+     * against the run's stored figures: the abort latency is the formal step's end (its last aborted worker) less the
+     * time the abort flag was set (runs table); every load-driver window's Sent is the stored window's, and its
+     * RateError is {@code 100 × (sent − due) / due} with {@code due} counted here from the stored step plan's schedule.
+     */
+    private static void assertRunMetricsMatchTheStoredFigures(String runId, JsonNode formalStep) throws Exception {
+        var repositories = dev.richter.common.Repositories.fromEnv();
+        var ddb = repositories.dynamoDb();
+        var key = java.util.Map.of("runId", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS(runId));
+        var runItem = ddb.getItem(b -> b.tableName(repositories.tables().runs()).key(key).consistentRead(true)).item();
+        long abortRequestedAtMs = Long.parseLong(runItem.get("abortRequestedAtMs").n());
+
+        List<JsonNode> lines = new java.util.ArrayList<>();
+        for (String line : java.nio.file.Files.readAllLines(stack.metricsFile())) {
+            JsonNode n = dev.richter.common.Json.MAPPER.readTree(line);
+            if (runId.equals(n.path("runId").asText())) {
+                lines.add(n);
+            }
+        }
+        JsonNode reportLine = lines.stream().filter(n -> n.path("Function").asText().equals("report")).findFirst()
+                .orElseThrow(() -> new AssertionError("no report metrics of " + runId));
+        assertEquals(1, reportLine.path("RunsAborted").asLong());
+        assertEquals(1, reportLine.path("RunsCompleted").asLong());
+        assertEquals(1, lines.stream().filter(n -> n.path("Function").asText().equals("plan-api"))
+                .mapToLong(n -> n.path("RunsStarted").asLong()).sum(), "the run's start, counted once");
+        assertEquals(formalStep.path("endedAtMs").asLong() - abortRequestedAtMs, reportLine.path("AbortLatency").asLong(),
+                "abort latency = the step's last aborted worker's end - the flag's time");
+        assertTrue(MetricsSummary.of(stack.metricsFile(), runId).lines().stream().anyMatch(l -> l.startsWith("abort latency:")));
+
+        var plan = new dev.richter.common.RunMetricsRepository(ddb, repositories.tables().runMetrics())
+                .stepPlan(runId, "formal", 0).orElseThrow();
+        var stored = new java.util.HashMap<String, Long>();
+        ddb.queryPaginator(b -> b.tableName(repositories.tables().runMetrics()).consistentRead(true)
+                        .keyConditionExpression("runId = :r AND begins_with(sk, :p)")
+                        .expressionAttributeValues(java.util.Map.of(
+                                ":r", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS(runId),
+                                ":p", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("window#formal#000#"))))
+                .items().forEach(i -> stored.put(i.get("sk").s(), Long.parseLong(i.get("sent").n())));
+        int checked = 0;
+        for (JsonNode n : lines) {
+            if (!n.path("Function").asText().equals("load-driver") || !n.path("runStage").asText().equals("formal")) {
+                continue;
+            }
+            long second = n.path("epochSecond").asLong();
+            int worker = n.path("workerIndex").asInt();
+            String sk = dev.richter.common.model.WindowKey.sortKey("formal", 0, second, worker, n.path("legIndex").asInt());
+            assertEquals(stored.get(sk), n.path("Sent").asLong(), "Sent of " + sk);
+            var schedule = new dev.richter.loaddriver.ConstantArrivalSchedule(plan.qps(), plan.durationS(), worker, plan.workerCount());
+            long due = 0;
+            for (long i = 0; i < schedule.count(); i++) {
+                long dueMs = plan.stepStartMs() + schedule.dueOffsetNanos(i) / 1_000_000;
+                due += Math.floorDiv(dueMs, 1000) == second ? 1 : 0;
+            }
+            if (due > 0) {
+                assertEquals(100.0 * (stored.get(sk) - due) / due, n.path("RateError").asDouble(), 1e-9, "RateError of " + sk);
+                checked++;
+            } else {
+                assertTrue(n.path("RateError").isMissingNode(), "no RateError for a second with nothing due: " + n);
+            }
+        }
+        assertTrue(checked > 0, "the formal step's windows carry a RateError");
     }
 
     @Test

@@ -62,5 +62,22 @@ class MainJobIT extends LocalAwsStackTestSupport {
         assertTrue(!tree.path("nodes").toString().contains("\"node\":\"payment\""),
                 "marked traffic never reached the real payment exit: " + tree);
         assertEquals(200, api.get("/runs/" + report.path("runId").asText() + "/report?format=html").status());
+
+        // Richter's own metrics of the run (metrics.jsonl): the windows' Sent add up to the report's counts, every
+        // request due was sent in its second, and the probe rounds were measured
+        String runId = report.path("runId").asText();
+        long emfSent = 0;
+        for (String line : Files.readAllLines(stack.metricsFile())) {
+            JsonNode n = Json.MAPPER.readTree(line);
+            if (runId.equals(n.path("runId").asText()) && n.path("Function").asText().equals("load-driver")) {
+                emfSent += n.path("Sent").asLong();
+            }
+        }
+        assertEquals(expectedCounts.stream().mapToLong(Long::longValue).sum(), emfSent);
+        MetricsSummary metrics = MetricsSummary.of(stack.metricsFile(), runId);
+        assertTrue(metrics.probeRounds() > 0 && metrics.probeRoundP99Ms().isPresent(), metrics.toString());
+        assertTrue(metrics.rateErrorPercent().isPresent(), metrics.toString());
+        assertEquals(0.0, metrics.rateErrorPercent().getAsDouble(), 1e-9, "exact counts: no request lost, " + metrics);
+        assertTrue(metrics.abortLatencyMs().isEmpty(), "a run that was not aborted has no abort latency");
     }
 }

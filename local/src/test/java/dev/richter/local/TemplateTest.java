@@ -335,4 +335,107 @@ class TemplateTest {
         assertEquals("{\"Ref\":\"ReportsBucket\"}", doc.path("Resources").path("PlanApiFunction").path("Properties")
                 .path("Environment").path("Variables").path("REPORTS_BUCKET").toString(), "the API reads the whole report from the bucket");
     }
+
+    private static JsonNode realTemplate() throws IOException {
+        return Json.MAPPER.readTree(new com.fasterxml.jackson.dataformat.yaml.YAMLFactory().createParser(ROOT.resolve("template.yaml").toFile()));
+    }
+
+    private static Map<String, JsonNode> resourcesOfType(JsonNode doc, String type) {
+        Map<String, JsonNode> out = new java.util.TreeMap<>();
+        doc.path("Resources").properties().forEach(e -> {
+            if (type.equals(e.getValue().path("Type").asText())) {
+                out.put(e.getKey(), e.getValue());
+            }
+        });
+        return out;
+    }
+
+    @Test
+    void functionsAndStateMachinesAreTracedAndMetricsHaveTheStageOfTheDeployment() throws IOException {
+        JsonNode doc = realTemplate();
+        assertEquals("Active", doc.path("Globals").path("Function").path("Tracing").asText());
+        resourcesOfType(doc, "AWS::Serverless::StateMachine").forEach((id, sm) ->
+                assertTrue(sm.path("Properties").path("Tracing").path("Enabled").asBoolean(), id + " is not traced"));
+        assertEquals("Richter", doc.path("Globals").path("Function").path("Environment").path("Variables")
+                .path("POWERTOOLS_METRICS_NAMESPACE").asText());
+        // the local stack reads the same file, alarms and dashboard included, and resolves the Stage dimension
+        Template local = Template.load(ROOT, LocalAwsStack.LOCAL_PARAMETER_DEFAULTS);
+        assertEquals(resourcesOfType(doc, "AWS::Serverless::Function").size(), local.functions().size());
+        assertEquals("dev", function(local, "LoadDriverFunction").environment().get("RICHTER_STAGE"));
+    }
+
+    @Test
+    void errorAndThrottleAlarmsWatchEveryFunctionAndEveryAlarmPagesOnCall() throws IOException {
+        JsonNode doc = realTemplate();
+        Map<String, JsonNode> alarms = resourcesOfType(doc, "AWS::CloudWatch::Alarm");
+        assertEquals(Set.of("AbortLatencyAlarm", "FunctionErrorsAlarm", "FunctionThrottlesAlarm", "LoadDriverRateErrorAlarm"),
+                alarms.keySet());
+        alarms.forEach((id, a) -> assertEquals("[{\"Ref\":\"OnCallTopic\"}]", a.path("Properties").path("AlarmActions").toString(), id));
+        Set<String> functions = resourcesOfType(doc, "AWS::Serverless::Function").keySet();
+        for (String[] alarm : List.of(new String[] {"FunctionErrorsAlarm", "Errors"}, new String[] {"FunctionThrottlesAlarm", "Throttles"})) {
+            Set<String> watched = new TreeSet<>();
+            for (JsonNode m : alarms.get(alarm[0]).path("Properties").path("Metrics")) {
+                JsonNode metric = m.path("MetricStat").path("Metric");
+                if (!metric.isMissingNode()) {
+                    assertEquals("AWS/Lambda", metric.path("Namespace").asText());
+                    assertEquals(alarm[1], metric.path("MetricName").asText());
+                    watched.add(metric.path("Dimensions").get(0).path("Value").path("Ref").asText());
+                }
+            }
+            assertEquals(new TreeSet<>(functions), watched, alarm[0] + " watches every function");
+            assertTrue(alarms.get(alarm[0]).path("Properties").path("Metrics").size() <= 10, "CloudWatch's limit of 10 metrics an alarm");
+        }
+        JsonNode rate = alarms.get("LoadDriverRateErrorAlarm").path("Properties");
+        assertEquals(1, rate.path("Threshold").asDouble());
+        assertEquals(3, rate.path("EvaluationPeriods").asInt());
+        assertEquals(3, rate.path("DatapointsToAlarm").asInt());
+        assertEquals("ABS(rateError)", rate.path("Metrics").get(0).path("Expression").asText());
+        JsonNode rateMetric = rate.path("Metrics").get(1).path("MetricStat").path("Metric");
+        assertEquals("RateError", rateMetric.path("MetricName").asText());
+        assertEquals("Richter", rateMetric.path("Namespace").asText());
+        JsonNode abort = alarms.get("AbortLatencyAlarm").path("Properties");
+        assertEquals("AbortLatency", abort.path("MetricName").asText());
+        assertEquals(2000, abort.path("Threshold").asDouble());
+        assertEquals("Milliseconds", abort.path("Unit").asText());
+        // a custom topic policy must let CloudWatch publish the alarms
+        assertTrue(doc.path("Resources").path("OnCallTopicPolicy").toString().contains("cloudwatch.amazonaws.com"));
+    }
+
+    @Test
+    void everyRichterMetricOfTheDashboardAndAlarmsIsOneAFunctionWrites() throws IOException {
+        JsonNode doc = realTemplate();
+        String body = doc.path("Resources").path("RichterDashboard").path("Properties").path("DashboardBody").path("Fn::Sub").asText();
+        JsonNode dashboard = Json.MAPPER.readTree(body.replaceAll("\\$\\{[^}]+}", "x"));
+        assertTrue(dashboard.path("widgets").size() >= 8, "a widget per concern");
+        Set<String> names = new TreeSet<>();
+        Matcher m = Pattern.compile("\\[\"Richter\", \"(\\w+)\"").matcher(body);
+        while (m.find()) {
+            names.add(m.group(1));
+        }
+        Matcher dot = Pattern.compile("\\[\"\\.\", \"(\\w+)\"").matcher(body);
+        while (dot.find()) {
+            if (!Set.of("Errors", "Throttles").contains(dot.group(1))) {
+                names.add(dot.group(1));
+            }
+        }
+        names.add(resourcesOfType(doc, "AWS::CloudWatch::Alarm").get("AbortLatencyAlarm").path("Properties").path("MetricName").asText());
+        assertTrue(names.containsAll(Set.of("Sent", "RateError", "ProbeRoundDuration", "EvidenceToVerdict", "AbortLatency",
+                "RunsStarted", "Requests5xx")), names.toString());
+        String sources;
+        try (var files = Files.walk(ROOT.resolve("functions"))) {
+            sources = files.filter(f -> f.toString().endsWith(".java") && f.toString().contains("/src/main/"))
+                    .map(f -> {
+                        try {
+                            return Files.readString(f);
+                        } catch (IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    }).collect(Collectors.joining("\n"));
+        }
+        for (String name : names) {
+            // names made of a literal prefix and a kind, a state or a status class: FailedProbesHttp, Requests5xx, ...
+            String literal = name.replaceFirst("^(FailedProbes|VerdictChanges)\\w+$", "$1").replaceFirst("^Requests\\dxx$", "Requests");
+            assertTrue(sources.contains("\"" + literal + "\""), name + " is on the dashboard but no function writes it");
+        }
+    }
 }

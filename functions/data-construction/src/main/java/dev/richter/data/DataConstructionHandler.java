@@ -55,6 +55,13 @@ public final class DataConstructionHandler extends dev.richter.common.JsonStream
 
     @Override
     protected Object handle(JsonNode input, Context context) {
+        try (dev.richter.common.RunLogContext ignored = dev.richter.common.RunLogContext.open(input)) {
+            return handleInRun(input, context);
+        }
+    }
+
+    /** {@link #handle} with the run's fields in the log context. */
+    private Object handleInRun(JsonNode input, Context context) {
         String action = input.path("action").asText();
         return switch (action) {
             case "prepare" -> prepare(input.path("runId").asText());

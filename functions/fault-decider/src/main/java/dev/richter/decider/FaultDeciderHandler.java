@@ -5,12 +5,15 @@ import dev.richter.common.AwsClients;
 import dev.richter.common.EventPublisher;
 import dev.richter.common.JsonStreamHandler;
 import dev.richter.common.RunFlags;
+import dev.richter.common.RunLogContext;
 import dev.richter.common.TableNames;
+import dev.richter.common.metrics.RichterMetrics;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 
 /**
  * Lambda entry of the monitor loop's decide task: {@link DecideRequest} in, {@link DecideResult} out
- * ({@code $.continue} drives the loop's Choice). Collaborators are built once per container.
+ * ({@code $.continue} drives the loop's Choice). Collaborators are built once per container. Each round writes one EMF
+ * line ({@link FaultDeciderService}) and its log lines carry the run's fields ({@link RunLogContext}).
  */
 public final class FaultDeciderHandler extends JsonStreamHandler<DecideRequest, DecideResult> {
     private static final class Holder {
@@ -53,11 +56,14 @@ public final class FaultDeciderHandler extends JsonStreamHandler<DecideRequest, 
         };
         return new FaultDeciderService(new DynamoDecisionRulesRepository(ddb, t.registry()),
                 new DynamoVerdictRepository(ddb, t.verdicts()), new DynamoRunMetricsRepository(ddb, t.runMetrics()),
-                abort, detail -> publisher.publish(VerdictEvents.VERDICT_CHANGED, detail), System::currentTimeMillis);
+                abort, detail -> publisher.publish(VerdictEvents.VERDICT_CHANGED, detail), System::currentTimeMillis,
+                RichterMetrics.forFunction("fault-decider"));
     }
 
     @Override
     protected DecideResult handle(DecideRequest input, Context context) {
-        return service.decide(input);
+        try (RunLogContext ignored = RunLogContext.open(input.runId(), input.teamId(), input.stage(), input.stepIndex())) {
+            return service.decide(input);
+        }
     }
 }

@@ -1,5 +1,6 @@
 package dev.richter.decider;
 
+import dev.richter.common.metrics.RichterMetrics;
 import dev.richter.common.model.Verdict;
 import dev.richter.common.sizing.Quotas;
 import java.util.LinkedHashMap;
@@ -17,6 +18,13 @@ import java.util.function.LongSupplier;
  * <p>Order of effects: state and verdicts are stored before events are emitted and before the abort
  * flag is set, so a retried invocation (Step Functions Retry) sees the new state and does not emit
  * the same change twice.
+ *
+ * <p>Each round writes one EMF line when metrics are enabled ({@link RichterMetrics}, function {@code fault-decider}):
+ * {@code Decisions} (Count, 1 per round), {@code VerdictChangesHealthy}, {@code VerdictChangesSuspect},
+ * {@code VerdictChangesDamaged} (Count: modules whose verdict changed to that state this round), {@code AbortsSet}
+ * (Count, 1 when this round set the abort flag) and {@code EvidenceToVerdict} (Milliseconds, from the probe round's
+ * start, {@code round.observedAtMs}, to this decision; absent for a round without a start time), with
+ * {@code runId}, {@code teamId}, {@code runStage}, {@code stepIndex} as properties.
  */
 public final class FaultDeciderService {
     private final DecisionRulesRepository rules;
@@ -25,11 +33,22 @@ public final class FaultDeciderService {
     private final AbortFlag abortFlag;
     private final VerdictEvents events;
     private final LongSupplier clockMs;
+    private final RichterMetrics metrics;
     private final FaultDecider decider = new FaultDecider();
 
-    /** All collaborators injected; {@code clockMs} gives epoch milliseconds (a virtual clock in the bench). */
+    /**
+     * All collaborators injected, metrics not written; {@code clockMs} gives epoch milliseconds (a virtual clock in the
+     * bench).
+     */
     public FaultDeciderService(DecisionRulesRepository rules, VerdictRepository verdicts, RunMetricsRepository runMetrics,
                                AbortFlag abortFlag, VerdictEvents events, LongSupplier clockMs) {
+        this(rules, verdicts, runMetrics, abortFlag, events, clockMs, RichterMetrics.disabled());
+    }
+
+    /** All collaborators injected, with the metrics each round writes. */
+    public FaultDeciderService(DecisionRulesRepository rules, VerdictRepository verdicts, RunMetricsRepository runMetrics,
+                               AbortFlag abortFlag, VerdictEvents events, LongSupplier clockMs, RichterMetrics metrics) {
+        this.metrics = metrics;
         this.rules = rules;
         this.verdicts = verdicts;
         this.runMetrics = runMetrics;
@@ -54,14 +73,35 @@ public final class FaultDeciderService {
         Decision d = decider.decide(in, r, prior, passive);
 
         verdicts.save(req.runId(), d.modules());
+        Map<Verdict.State, Integer> changesTo = new java.util.EnumMap<>(Verdict.State.class);
+        for (Verdict.State state : Verdict.State.values()) {
+            changesTo.put(state, 0);
+        }
         for (ModuleDecision m : d.modules()) {
-            if (m.changed()) events.verdictChanged(detail(req, m));
+            if (m.changed()) {
+                events.verdictChanged(detail(req, m));
+                changesTo.merge(m.verdict().state(), 1, Integer::sum);
+            }
         }
         boolean aborted = abortFlag.isAbortRequested(req.runId());
+        boolean abortSet = false;
         if (!aborted && d.abortRequested()) {
             abortFlag.requestAbort(req.runId(), d.abortReason());
             aborted = true;
+            abortSet = true;
         }
+        RichterMetrics.Emission e = metrics.emission()
+                .count("Decisions", 1)
+                .count("AbortsSet", abortSet ? 1 : 0)
+                .property("runId", req.runId())
+                .property("teamId", req.teamId())
+                .property("runStage", req.stage())
+                .property("stepIndex", req.stepIndex());
+        changesTo.forEach((state, n) -> e.count("VerdictChanges" + stateWord(state), n));
+        if (req.round().observedAtMs() > 0) {
+            e.milliseconds("EvidenceToVerdict", Math.max(0, clockMs.getAsLong() - req.round().observedAtMs()));
+        }
+        e.flush();
         boolean cont = now < req.stepEndsAtMs() && !aborted;
         List<Verdict> vs = FaultDecider.verdicts(d);
         return new DecideResult(cont, aborted, vs, (int) (nextWaitMs(d) / 1000));
@@ -77,6 +117,11 @@ public final class FaultDeciderService {
                 || !m.evidence().failingKinds().isEmpty() || !m.evidence().breaches().isEmpty()
                 || m.evidence().consecutiveFailures() > 0);
         return alert ? Quotas.MONITOR_ALERT_WAIT_MS : Quotas.MONITOR_WAIT_MS;
+    }
+
+    /** {@code HEALTHY} → {@code Healthy}. */
+    private static String stateWord(Verdict.State state) {
+        return state.name().charAt(0) + state.name().substring(1).toLowerCase(java.util.Locale.ROOT);
     }
 
     private static Map<String, Object> detail(DecideRequest req, ModuleDecision m) {

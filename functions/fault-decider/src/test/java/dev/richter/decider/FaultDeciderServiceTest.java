@@ -62,6 +62,37 @@ class FaultDeciderServiceTest {
     }
 
     @Test
+    void everyRoundWritesOneEmfLineWithDecisionsVerdictChangesByStateAndTimeFromEvidence() {
+        var metered = new FaultDeciderService(rules, verdicts, metrics, abort, events, clock::get,
+                dev.richter.common.metrics.RichterMetrics.forFunction("fault-decider"));
+        try (var capture = new dev.richter.common.metrics.MetricsCapture()) {
+            long observedAtMs = clock.get() - 850;   // the probe round started 850 ms before this decision
+            metered.decide(new DecideRequest("run-1", "team-a", "formal", 2, clock.get() + 60_000, List.of("order"),
+                    new DecideRequest.Round("run-1", observedAtMs, List.of(http("order", false), tcp("order", false)))));
+            var lines = capture.lines();
+            assertEquals(1, lines.size());
+            var line = lines.getFirst();
+            var directive = line.path("_aws").path("CloudWatchMetrics").get(0);
+            assertEquals("Richter", directive.path("Namespace").asText());
+            assertEquals("[[\"Function\",\"Stage\"]]", directive.path("Dimensions").toString());
+            assertEquals("fault-decider", line.path("Function").asText());
+            for (String name : List.of("Decisions", "AbortsSet", "VerdictChangesHealthy", "VerdictChangesSuspect",
+                    "VerdictChangesDamaged")) {
+                assertEquals("Count", dev.richter.common.metrics.MetricsCapture.unit(directive, name));
+            }
+            assertEquals("Milliseconds", dev.richter.common.metrics.MetricsCapture.unit(directive, "EvidenceToVerdict"));
+            assertEquals(1, line.path("Decisions").asLong());
+            assertEquals(1, line.path("VerdictChangesDamaged").asLong(), "order: HEALTHY -> DAMAGED");
+            assertEquals(0, line.path("VerdictChangesSuspect").asLong());
+            assertEquals(0, line.path("VerdictChangesHealthy").asLong());
+            assertEquals(1, line.path("AbortsSet").asLong(), "a DAMAGED core module aborts the run");
+            assertEquals(850, line.path("EvidenceToVerdict").asLong());
+            assertEquals("run-1", line.path("runId").asText());
+            assertEquals(2, line.path("stepIndex").asInt());
+        }
+    }
+
+    @Test
     void theRunsOwnAbortPolicyReplacesTheTeams() {
         var never = new AbortPolicy(List.of());
         var r = service.decide(new DecideRequest("run-1", "team-a", "formal", 0, clock.get() + 60_000, List.of("order"),

@@ -7,7 +7,9 @@ import dev.richter.common.Json;
 import dev.richter.common.JsonStreamHandler;
 import dev.richter.common.Repositories;
 import dev.richter.common.RunFlags;
+import dev.richter.common.RunLogContext;
 import dev.richter.common.TableNames;
+import dev.richter.common.metrics.RichterMetrics;
 import dev.richter.common.model.WorkerResult;
 import dev.richter.common.model.WorkerTask;
 import dev.richter.common.run.RunPreparation;
@@ -28,9 +30,15 @@ import java.util.function.Function;
  * and result are stored before Lambda's {@code Timeout} ends it; a leg laid out by {@link StepLayout} always fits.
  * It stores per-second windows and the full {@link WorkerResult} in the run-metrics table and returns the result
  * without histograms. Clients are built once per container.
+ *
+ * <p>Every flushed window is also written as one EMF line ({@link MeteredResultSink}: sent, ok, errors by kind,
+ * dropped, late and the rate error against the worker's target), and every log line of the invocation's thread carries
+ * the run's {@code runId}, {@code teamId}, {@code stage} and {@code stepIndex} ({@link RunLogContext}).
  */
 public final class LoadDriverHandler extends JsonStreamHandler<JsonNode, WorkerResult> {
     private final LoadDriver loadDriver;
+    /** The metering sink the driver stores through; null for a driver built by the caller (not metered). */
+    private final MeteredResultSink metered;
     private final Function<RunPreparation.WorkerRef, WorkerTask> tasks;
     private final Quotas quotas;
 
@@ -42,7 +50,32 @@ public final class LoadDriverHandler extends JsonStreamHandler<JsonNode, WorkerR
      * not win consistently on http:// and needs prior knowledge of the target, so it is not chosen here.
      */
     public LoadDriverHandler() {
-        this(defaultLoadDriver(), WorkerTasks.fromEnv()::resolve, Quotas.fromEnv());
+        this(defaultTransport(), defaultSink(), defaultAbortFlag(), RichterMetrics.forFunction("load-driver"),
+                WorkerTasks.fromEnv()::resolve, Quotas.fromEnv());
+    }
+
+    /**
+     * A metered driver: windows go to {@code sink} through a {@link MeteredResultSink} writing {@code metrics}.
+     *
+     * @param transport the HTTP transport toward the system under test
+     * @param sink      where windows, results and 429/503 records are stored
+     * @param abortFlag the run's abort flag
+     * @param metrics   the load driver's metrics
+     * @param tasks     resolves a worker reference to its task
+     * @param quotas    the leg margin kept free at the end of the invocation ({@link StepLayout#drainMs})
+     */
+    public LoadDriverHandler(HttpTransport transport, ResultSink sink, LoadDriver.AbortFlag abortFlag,
+                             RichterMetrics metrics, Function<RunPreparation.WorkerRef, WorkerTask> tasks, Quotas quotas) {
+        this(new MeteredResultSink(sink, metrics), transport, abortFlag, tasks, quotas);
+    }
+
+    private LoadDriverHandler(MeteredResultSink metered, HttpTransport transport, LoadDriver.AbortFlag abortFlag,
+                              Function<RunPreparation.WorkerRef, WorkerTask> tasks, Quotas quotas) {
+        super(JsonNode.class);
+        this.loadDriver = new LoadDriver(transport, metered, abortFlag);
+        this.metered = metered;
+        this.tasks = tasks;
+        this.quotas = quotas;
     }
 
     /** Test constructor for full tasks only (a reference fails). */
@@ -53,7 +86,7 @@ public final class LoadDriverHandler extends JsonStreamHandler<JsonNode, WorkerR
     }
 
     /**
-     * Test constructor.
+     * Test constructor: a driver built by the caller, not metered.
      *
      * @param loadDriver  the driver
      * @param tasks       resolves a worker reference to its task
@@ -62,26 +95,35 @@ public final class LoadDriverHandler extends JsonStreamHandler<JsonNode, WorkerR
     public LoadDriverHandler(LoadDriver loadDriver, Function<RunPreparation.WorkerRef, WorkerTask> tasks, Quotas quotas) {
         super(JsonNode.class);
         this.loadDriver = loadDriver;
+        this.metered = null;
         this.tasks = tasks;
         this.quotas = quotas;
     }
 
-    private static LoadDriver defaultLoadDriver() {
-        TableNames tables = TableNames.fromEnv();
-        RunFlags runFlags = new RunFlags(AwsClients.dynamoDb(), tables.runs());
-        HttpTransport transport = new NettyHttpTransport(1, NettyHttpTransport.Options.DEFAULT
-                .withTls(NettyHttpTransport.Protocol.HTTP_2));
-        return new LoadDriver(transport, new RunMetricsRepository(AwsClients.dynamoDb(), tables.runMetrics()),
-                runFlags::isAbortRequested);
+    private static HttpTransport defaultTransport() {
+        return new NettyHttpTransport(1, NettyHttpTransport.Options.DEFAULT.withTls(NettyHttpTransport.Protocol.HTTP_2));
+    }
+
+    private static ResultSink defaultSink() {
+        return new RunMetricsRepository(AwsClients.dynamoDb(), TableNames.fromEnv().runMetrics());
+    }
+
+    private static LoadDriver.AbortFlag defaultAbortFlag() {
+        return new RunFlags(AwsClients.dynamoDb(), TableNames.fromEnv().runs())::isAbortRequested;
     }
 
     @Override
     protected WorkerResult handle(JsonNode input, Context context) {
         WorkerTask task = input.has("scenarios") ? Json.MAPPER.convertValue(input, WorkerTask.class)
                 : tasks.apply(Json.MAPPER.convertValue(input, RunPreparation.WorkerRef.class));
-        long sendUntilEpochMs = context == null ? Long.MAX_VALUE
-                : System.currentTimeMillis() + context.getRemainingTimeInMillis() - StepLayout.drainMs(task.requestTimeoutMs(), quotas);
-        return LoadDriver.withoutHistograms(loadDriver.run(task, sendUntilEpochMs));
+        try (RunLogContext ignored = RunLogContext.open(task.runId(), task.teamId(), task.stage(), task.stepIndex())) {
+            long sendUntilEpochMs = context == null ? Long.MAX_VALUE
+                    : System.currentTimeMillis() + context.getRemainingTimeInMillis() - StepLayout.drainMs(task.requestTimeoutMs(), quotas);
+            if (metered != null) {
+                metered.begin(task, sendUntilEpochMs);
+            }
+            return LoadDriver.withoutHistograms(loadDriver.run(task, sendUntilEpochMs));
+        }
     }
 
     /** Resolves worker references from the run-metrics table (step), the plans table and the registry. */

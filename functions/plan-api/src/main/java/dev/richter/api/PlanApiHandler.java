@@ -6,6 +6,8 @@ import dev.richter.common.AwsClients;
 import dev.richter.common.Json;
 import dev.richter.common.JsonStreamHandler;
 import dev.richter.common.Repositories;
+import dev.richter.common.RunLogContext;
+import dev.richter.common.metrics.RichterMetrics;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.LinkedHashMap;
@@ -26,10 +28,21 @@ import software.amazon.awssdk.services.sfn.SfnClient;
  * isBase64Encoded}}. Every failure has the API's one error shape {@code {"error", "message", "errors"?}}: an
  * {@link ApiException} its own status, a body over {@link PlanApi#MAX_BODY_BYTES} 413 {@code PayloadTooLarge},
  * anything else a logged 500 {@code InternalError} that does not leak internals.
+ *
+ * <p>Every request writes one EMF line ({@link RichterMetrics}, function {@code plan-api}): {@code Requests} and one of
+ * {@code Requests2xx}, {@code Requests3xx}, {@code Requests4xx}, {@code Requests5xx} (Count, 1 for the answer's
+ * status class, 0 for the others), with the route key ({@code routeKey}, e.g. {@code POST /plans/{planId}/runs};
+ * {@code $default} for unknown routes: a bounded set) and {@code status} as properties; a started run (202 on
+ * {@code POST /plans/{planId}/runs}, not an idempotent replay) adds {@code RunsStarted} (Count) and its {@code runId}.
+ * Log lines carry the caller's {@code teamId} and the path's {@code runId} ({@link RunLogContext}); bodies and headers
+ * are never logged.
  */
 public final class PlanApiHandler extends JsonStreamHandler<JsonNode, Map<String, Object>> {
     private static final Logger LOG = LogManager.getLogger(PlanApiHandler.class);
+    /** The route that starts a run. */
+    static final String START_RUN_ROUTE = "POST /plans/{planId}/runs";
     private final PlanApi api;
+    private final RichterMetrics metrics;
 
     /** Lambda's constructor: clients and configuration from the environment, built once. */
     public PlanApiHandler() {
@@ -44,23 +57,30 @@ public final class PlanApiHandler extends JsonStreamHandler<JsonNode, Map<String
                 dev.richter.common.sizing.Quotas::fromEnv, dev.richter.report.ReportRepository.fromEnv(repositories)));
     }
 
-    /** For tests. */
+    /** For tests: metrics of function {@code plan-api}. */
     public PlanApiHandler(PlanApi api) {
         super(JsonNode.class);
         this.api = api;
+        this.metrics = RichterMetrics.forFunction("plan-api");
     }
 
     @Override
     protected Map<String, Object> handle(JsonNode event, Context context) {
+        String routeKey = event.path("routeKey").asText();
+        String team = event.path("requestContext").path("authorizer").path("jwt").path("claims").path("team").asText(null);
+        String runId = event.path("pathParameters").path("runId").asText(null);
         ApiResponse response;
-        try {
-            response = api.handle(toRequest(event));
-        } catch (ApiException e) {
-            response = error(e);
-        } catch (RuntimeException e) {
-            LOG.error("unhandled error on {}", event.path("routeKey").asText(), e);
-            response = error(new ApiException(500, "InternalError", "internal error; see the function's logs"));
+        try (RunLogContext ignored = RunLogContext.open(runId, team, null, null)) {
+            try {
+                response = api.handle(toRequest(event));
+            } catch (ApiException e) {
+                response = error(e);
+            } catch (RuntimeException e) {
+                LOG.error("unhandled error on {}", routeKey, e);
+                response = error(new ApiException(500, "InternalError", "internal error; see the function's logs"));
+            }
         }
+        emit(routeKey, response);
         Map<String, Object> headers = new LinkedHashMap<>(response.headers());
         headers.put("content-type", response.contentType());
         Map<String, Object> out = new LinkedHashMap<>();
@@ -69,6 +89,26 @@ public final class PlanApiHandler extends JsonStreamHandler<JsonNode, Map<String
         out.put("body", response.body());
         out.put("isBase64Encoded", false);
         return out;
+    }
+
+    private void emit(String routeKey, ApiResponse response) {
+        int statusClass = response.status() / 100;
+        RichterMetrics.Emission e = metrics.emission().count("Requests", 1)
+                .property("route", routeKey)
+                .property("status", response.status());
+        for (int c = 2; c <= 5; c++) {
+            e.count("Requests" + c + "xx", c == statusClass ? 1 : 0);
+        }
+        if (routeKey.equals(START_RUN_ROUTE) && response.status() == 202
+                && !"true".equals(String.valueOf(response.headers().get("Idempotent-Replayed")))) {
+            e.count("RunsStarted", 1);
+            try {
+                e.property("runId", Json.MAPPER.readTree(response.body()).path("runId").asText(null));
+            } catch (java.io.IOException | RuntimeException ignored) {
+                // the count stands without the run id
+            }
+        }
+        e.flush();
     }
 
     /** The API's one error shape. */

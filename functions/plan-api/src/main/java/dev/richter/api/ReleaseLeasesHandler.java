@@ -38,6 +38,13 @@ public final class ReleaseLeasesHandler extends JsonStreamHandler<JsonNode, Map<
 
     @Override
     protected Map<String, Object> handle(JsonNode input, Context context) {
+        try (dev.richter.common.RunLogContext ignored = dev.richter.common.RunLogContext.open(input)) {
+            return handleInRun(input, context);
+        }
+    }
+
+    /** {@link #handle} with the run's fields in the log context. */
+    private Map<String, Object> handleInRun(JsonNode input, Context context) {
         String runId = input.path("runId").asText("");
         if (runId.isBlank()) {
             throw new IllegalArgumentException("input needs a runId");

@@ -316,4 +316,40 @@ class ProbesTest {
         assertEquals(List.of("http", "tcp", "prometheus", "grpc"), result.reports().stream().map(HealthReport::kind).toList());
         assertTrue(result.reports().stream().allMatch(HealthReport::ok), result.reports().toString());
     }
+
+    @Test
+    void handlerWritesOneEmfLinePerRoundWithItsDurationAndFailedProbesByKind() throws Exception {
+        String event = """
+                {"runId":"run-9","teamId":"team-a","stage":"pre-test","stepIndex":0,"targets":[
+                 {"module":"order","kind":"http","url":"%s/up","timeoutMs":1000},
+                 {"module":"stock","kind":"http","url":"%s/down503","timeoutMs":1000},
+                 {"module":"order","kind":"tcp","host":"127.0.0.1","port":%d,"timeoutMs":2000}]}
+                """.formatted(base, base, http.getAddress().getPort());
+        try (var capture = new dev.richter.common.metrics.MetricsCapture()) {
+            long t0 = System.nanoTime();
+            new ProbeHandler(prober).handleRequest(new ByteArrayInputStream(event.getBytes(StandardCharsets.UTF_8)),
+                    new ByteArrayOutputStream(), null);
+            double elapsedMs = (System.nanoTime() - t0) / 1e6;
+            var lines = capture.lines();
+            assertEquals(1, lines.size());
+            var line = lines.get(0);
+            var directive = line.path("_aws").path("CloudWatchMetrics").get(0);
+            assertEquals("Richter", directive.path("Namespace").asText());
+            assertEquals("[[\"Function\",\"Stage\"]]", directive.path("Dimensions").toString());
+            assertEquals("probe", line.path("Function").asText());
+            assertEquals("Milliseconds", dev.richter.common.metrics.MetricsCapture.unit(directive, "ProbeRoundDuration"));
+            double duration = line.path("ProbeRoundDuration").asDouble();
+            assertTrue(duration > 0 && duration <= elapsedMs, duration + " ms of a handler call of " + elapsedMs + " ms");
+            for (String name : List.of("FailedProbes", "FailedProbesHttp", "FailedProbesTcp", "MissingEvidence")) {
+                assertEquals("Count", dev.richter.common.metrics.MetricsCapture.unit(directive, name));
+            }
+            assertEquals(1, line.path("FailedProbes").asLong());
+            assertEquals(1, line.path("FailedProbesHttp").asLong(), "the 503 OUT_OF_SERVICE answer");
+            assertEquals(0, line.path("FailedProbesTcp").asLong());
+            assertEquals(0, line.path("MissingEvidence").asLong());
+            assertEquals("run-9", line.path("runId").asText());
+            assertEquals("team-a", line.path("teamId").asText());
+            assertEquals("pre-test", line.path("runStage").asText());
+        }
+    }
 }

@@ -7,6 +7,9 @@ import dev.richter.common.Env;
 import dev.richter.common.EventPublisher;
 import dev.richter.common.Json;
 import dev.richter.common.JsonStreamHandler;
+import dev.richter.common.RunFlags;
+import dev.richter.common.RunLogContext;
+import dev.richter.common.metrics.RichterMetrics;
 import dev.richter.common.Repositories;
 import dev.richter.common.RunMetricsRepository;
 import dev.richter.common.model.CheckResult;
@@ -38,6 +41,12 @@ import software.amazon.awssdk.services.s3.S3Client;
  *
  * <p>Reads the plans, runs, run-metrics, verdicts, registry (services, safety configuration) and links tables, and the
  * team's trace source (X-Ray on AWS).
+ *
+ * <p>Writes one EMF line per run ({@link RichterMetrics}, function {@code report}): {@code RunsCompleted} (Count, 1),
+ * {@code RunsAborted} (Count, 1 when the outcome is {@code ABORTED}, else 0) and, for an aborted run,
+ * {@code AbortLatency} (Milliseconds, {@link #abortLatencyMs}: from the abort flag being set to the last aborted worker
+ * stopping), with {@code runId}, {@code teamId}, {@code planId} and {@code outcome} as properties. Log lines of the
+ * invocation carry the run's {@code runId} and {@code teamId} ({@link RunLogContext}).
  */
 public final class ReportHandler extends JsonStreamHandler<JsonNode, Map<String, Object>> {
     private static final Logger LOG = LogManager.getLogger(ReportHandler.class);
@@ -49,6 +58,8 @@ public final class ReportHandler extends JsonStreamHandler<JsonNode, Map<String,
     private final ReportRepository reports;
     private final EvidenceLoader loader;
     private final EventPublisher events;
+    private final RunFlags flags;
+    private final RichterMetrics runMetrics = RichterMetrics.forFunction("report");
 
     /**
      * For Lambda: tables, trace sources, the event bus and the reports bucket ({@code REPORTS_BUCKET}, none when
@@ -94,12 +105,19 @@ public final class ReportHandler extends JsonStreamHandler<JsonNode, Map<String,
                 new LinkRepository(repositories.dynamoDb(), repositories.tables().links()), repositories::listServices,
                 TraceSourceSpec::open);
         this.events = events;
+        this.flags = new RunFlags(repositories.dynamoDb(), repositories.tables().runs());
     }
 
     @Override
     protected Map<String, Object> handle(JsonNode input, Context context) {
         String runId = input.path("runId").asText();
         Run run = repositories.getRun(runId).orElseThrow(() -> new IllegalArgumentException("unknown run " + runId));
+        try (RunLogContext ignored = RunLogContext.open(runId, run.teamId(), null, null)) {
+            return report(input, context, runId, run);
+        }
+    }
+
+    private Map<String, Object> report(JsonNode input, Context context, String runId, Run run) {
         Plan plan = repositories.getPlan(run.planId()).orElseThrow(() -> new IllegalArgumentException("unknown plan " + run.planId()));
         List<WorkerResult> results = metrics.workerResults(runId);
         List<CheckResult> dynamicChecks = metrics.checks(runId, "dynamic");
@@ -131,7 +149,39 @@ public final class ReportHandler extends JsonStreamHandler<JsonNode, Map<String,
             events.publish("Run Aborted", Map.of("runId", runId, "teamId", plan.teamId(), "reason", run.abortReason()));
         }
         events.publish("Run Completed", detail);
+        emit(run, plan, report.outcome(), results);
         return Map.of("runId", runId, "outcome", report.outcome(), "outcomeReason", report.outcomeReason());
+    }
+
+    private void emit(Run run, Plan plan, String outcome, List<WorkerResult> results) {
+        boolean aborted = outcome.equals("ABORTED");
+        RichterMetrics.Emission e = runMetrics.emission()
+                .count("RunsCompleted", 1)
+                .count("RunsAborted", aborted ? 1 : 0)
+                .property("runId", run.runId())
+                .property("teamId", plan.teamId())
+                .property("planId", plan.planId())
+                .property("outcome", outcome);
+        if (aborted) {
+            abortLatencyMs(flags.abortRequestedAtMs(run.runId()), results).ifPresent(ms -> e.milliseconds("AbortLatency", ms));
+        }
+        e.flush();
+    }
+
+    /**
+     * Abort latency of a run, milliseconds: from the abort flag being set ({@code abortRequestedAtMs}, epoch ms) to the
+     * last worker that stopped because of it ({@link WorkerResult#endedAtMs()} of the results with
+     * {@link WorkerResult#aborted()}), at least 0.
+     *
+     * @return empty when the flag's time is unknown or no worker was aborted
+     */
+    static java.util.OptionalLong abortLatencyMs(java.util.OptionalLong abortRequestedAtMs, List<WorkerResult> results) {
+        java.util.OptionalLong lastStop = results.stream().filter(WorkerResult::aborted)
+                .mapToLong(WorkerResult::endedAtMs).max();
+        if (abortRequestedAtMs.isEmpty() || lastStop.isEmpty()) {
+            return java.util.OptionalLong.empty();
+        }
+        return java.util.OptionalLong.of(Math.max(0, lastStop.getAsLong() - abortRequestedAtMs.getAsLong()));
     }
 
     /**

@@ -65,4 +65,61 @@ class ReportHandlerTest {
         JsonNode completed = Json.MAPPER.readTree(events.get(1).entries().get(0).detail());
         assertTrue(completed.path("capacityMeasured").asBoolean());
     }
+
+    @Test
+    void anAbortedRunWritesOneEmfLineWithTheAbortLatencyFromTheFlagToTheLastAbortedWorker() throws Exception {
+        FakeDynamo ddb = new FakeDynamo();
+        Repositories repositories = new Repositories(ddb.client, TABLES);
+        repositories.putPlan(Fixtures.PLAN);
+        repositories.createRun(new Run("run-2", "plan-1", "t1", "RUNNING", "", "formal", 1, 1, true, "requested by alice", ""));
+        List<WorkerResult> stored = new ArrayList<>(Fixtures.healthyUpTo(2));
+        WorkerResult last = stored.remove(stored.size() - 1);
+        // the last step's worker stopped 640 ms after the flag was set
+        long abortAtMs = last.endedAtMs() - 640;
+        stored.add(new WorkerResult("run-2", last.stage(), last.stepIndex(), last.workerIndex(), last.workerCount(),
+                last.targetQps(), last.startedAtMs(), last.endedAtMs(), last.counters(), last.latencyFromIntendedHist(),
+                last.latencyFromSendHist(), true, last.legIndex(), last.startLagMs(), last.unsentAtTimeLimit()));
+        for (WorkerResult r : stored) {
+            ddb.put(TABLES.runMetrics(), Map.of("runId", AttributeValue.fromS("run-2"), "sk", AttributeValue.fromS(r.sortKey()),
+                    "result", AttributeValue.fromS(Json.write(r))));
+        }
+        var runItem = new java.util.HashMap<>(ddb.find(TABLES.runs(), Map.of("runId", AttributeValue.fromS("run-2"))));
+        runItem.put("abortRequestedAtMs", AttributeValue.fromN(Long.toString(abortAtMs)));
+        ddb.put(TABLES.runs(), runItem);
+        EventBridgeClient bus = (EventBridgeClient) Proxy.newProxyInstance(EventBridgeClient.class.getClassLoader(),
+                new Class<?>[] {EventBridgeClient.class},
+                (proxy, method, args) -> PutEventsResponse.builder().failedEntryCount(0).build());
+        ReportHandler handler = new ReportHandler(repositories, new EventPublisher(bus, "richter"));
+
+        try (var capture = new dev.richter.common.metrics.MetricsCapture()) {
+            Map<String, Object> out = handler.handle(Json.MAPPER.readTree("{\"action\":\"report\",\"runId\":\"run-2\",\"state\":{}}"), null);
+            assertEquals("ABORTED", out.get("outcome"));
+            var lines = capture.lines();
+            assertEquals(1, lines.size());
+            JsonNode line = lines.get(0);
+            JsonNode directive = line.path("_aws").path("CloudWatchMetrics").get(0);
+            assertEquals("Richter", directive.path("Namespace").asText());
+            assertEquals("[[\"Function\",\"Stage\"]]", directive.path("Dimensions").toString());
+            assertEquals("report", line.path("Function").asText());
+            assertEquals("Count", dev.richter.common.metrics.MetricsCapture.unit(directive, "RunsCompleted"));
+            assertEquals("Count", dev.richter.common.metrics.MetricsCapture.unit(directive, "RunsAborted"));
+            assertEquals("Milliseconds", dev.richter.common.metrics.MetricsCapture.unit(directive, "AbortLatency"));
+            assertEquals(1, line.path("RunsCompleted").asLong());
+            assertEquals(1, line.path("RunsAborted").asLong());
+            assertEquals(640, line.path("AbortLatency").asLong());
+            assertEquals("run-2", line.path("runId").asText());
+            assertEquals("ABORTED", line.path("outcome").asText());
+        }
+    }
+
+    @Test
+    void abortLatencyNeedsTheFlagsTimeAndAnAbortedWorker() {
+        WorkerResult done = Fixtures.healthyUpTo(1).get(1);
+        assertTrue(ReportHandler.abortLatencyMs(java.util.OptionalLong.of(1), List.of(done)).isEmpty(), "no aborted worker");
+        WorkerResult aborted = new WorkerResult("r", "formal", 0, 0, 1, 10, 0, 5_000, done.counters(), null, null, true);
+        assertTrue(ReportHandler.abortLatencyMs(java.util.OptionalLong.empty(), List.of(aborted)).isEmpty(), "no flag time");
+        assertEquals(300, ReportHandler.abortLatencyMs(java.util.OptionalLong.of(4_700), List.of(aborted, done)).getAsLong());
+        assertEquals(0, ReportHandler.abortLatencyMs(java.util.OptionalLong.of(6_000), List.of(aborted)).getAsLong(),
+                "a worker that ended before the flag was set stopped at once");
+    }
 }

@@ -1,0 +1,137 @@
+package dev.richter.loaddriver;
+
+import dev.richter.common.metrics.RichterMetrics;
+import dev.richter.common.model.OverloadResponses;
+import dev.richter.common.model.WorkerResult;
+import dev.richter.common.model.WorkerTask;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A {@link ResultSink} that stores through its delegate and, for every flushed {@link Window}, writes one EMF line of
+ * the worker's second ({@link RichterMetrics}, function {@code load-driver}), timestamped at that second:
+ * <ul>
+ *   <li>{@code Sent}, {@code Ok}, {@code Http4xx}, {@code Http5xx}, {@code Timeouts}, {@code ConnectErrors},
+ *       {@code Dropped}, {@code Late}: the window's counts (Count; {@code Ok} = outcomes − failed outcomes);</li>
+ *   <li>{@code RateError} (Percent): achieved against target, {@code 100 × (sent − due) / due}, where {@code due} is
+ *       the number of this worker's requests of its leg due in that second by its schedule (the same
+ *       {@link ConstantArrivalSchedule} and {@link LegSchedule} the driver runs, cut at the invocation's send limit).
+ *       Negative: fewer sent than due (dropped, or stopped by an abort in that second). Written only for a second with
+ *       at least one due request and when the step has a fixed start ({@code stepStartEpochMs} &gt; 0).</li>
+ * </ul>
+ * Properties: {@code runId}, {@code teamId}, {@code runStage}, {@code stepIndex}, {@code legIndex},
+ * {@code workerIndex}, {@code epochSecond}, {@code dueRequests}, {@code workerTargetQps} (the step's rate over its
+ * workers, requests per second).
+ *
+ * <p>{@link #begin} tells the sink which task the following windows belong to; a Lambda instance runs one worker at a
+ * time, so one current task suffices. A window of another run, stage or step than the current task gets its counts but
+ * no {@code RateError}.
+ */
+final class MeteredResultSink implements ResultSink {
+    private final ResultSink delegate;
+    private final RichterMetrics metrics;
+    private volatile Target target;
+
+    /**
+     * @param delegate where windows, results and 429/503 records are stored
+     * @param metrics  the load driver's metrics
+     */
+    MeteredResultSink(ResultSink delegate, RichterMetrics metrics) {
+        this.delegate = Objects.requireNonNull(delegate, "delegate");
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
+    }
+
+    /**
+     * Sets the task whose windows follow.
+     *
+     * @param task             the worker's task
+     * @param sendUntilEpochMs the last moment the worker may send, epoch ms ({@link Long#MAX_VALUE}: none)
+     */
+    void begin(WorkerTask task, long sendUntilEpochMs) {
+        ArrivalSchedule step = new ConstantArrivalSchedule(task.qps(), task.durationS(), task.workerIndex(),
+                task.workerCount());
+        long to = task.legEndOffsetMs() == Long.MAX_VALUE ? Long.MAX_VALUE : task.legEndOffsetMs() * 1_000_000L;
+        target = new Target(task, LegSchedule.of(step, task.legStartOffsetMs() * 1_000_000L, to), sendUntilEpochMs);
+    }
+
+    @Override
+    public void putWindows(List<Window> windows) {
+        try {
+            delegate.putWindows(windows);
+        } finally {
+            Target t = target;
+            for (Window w : windows) {
+                emit(w, t);
+            }
+        }
+    }
+
+    @Override
+    public void putResult(WorkerResult result) {
+        delegate.putResult(result);
+    }
+
+    @Override
+    public void putOverload(OverloadResponses overload) {
+        delegate.putOverload(overload);
+    }
+
+    private void emit(Window w, Target t) {
+        RichterMetrics.Emission e = metrics.emission()
+                .timestamp(Instant.ofEpochSecond(w.epochSecond()))
+                .count("Sent", w.sent())
+                .count("Ok", w.count() - w.errors())
+                .count("Http4xx", w.http4xx())
+                .count("Http5xx", w.http5xx())
+                .count("Timeouts", w.timeouts())
+                .count("ConnectErrors", w.connectErrors())
+                .count("Dropped", w.dropped())
+                .count("Late", w.late())
+                .property("runId", w.runId())
+                .property("runStage", w.stage())
+                .property("stepIndex", w.stepIndex())
+                .property("legIndex", w.legIndex())
+                .property("workerIndex", w.workerIndex())
+                .property("epochSecond", w.epochSecond());
+        if (t != null && t.owns(w)) {
+            e.property("teamId", t.task().teamId());
+            e.property("workerTargetQps", t.task().qps() / t.task().workerCount());
+            long due = t.dueIn(w.epochSecond());
+            if (due > 0) {
+                e.percent("RateError", rateErrorPercent(w.sent(), due)).property("dueRequests", due);
+            }
+        }
+        e.flush();
+    }
+
+    /** {@code 100 × (sent − due) / due}: the achieved rate's error against the target in one window, percent. */
+    static double rateErrorPercent(long sent, long due) {
+        return 100.0 * (sent - due) / due;
+    }
+
+    /** The current task, its leg schedule and its send limit. */
+    private record Target(WorkerTask task, ArrivalSchedule leg, long sendUntilEpochMs) {
+        boolean owns(Window w) {
+            return task.runId().equals(w.runId()) && task.stage().equals(w.stage()) && task.stepIndex() == w.stepIndex()
+                    && task.workerIndex() == w.workerIndex() && task.legIndex() == w.legIndex();
+        }
+
+        /** Requests of the leg due in {@code [second, second + 1 s)}, none after the send limit; 0 without a fixed start. */
+        long dueIn(long epochSecond) {
+            long t0 = task.stepStartEpochMs();
+            if (t0 <= 0) {
+                return 0;
+            }
+            long fromMs = epochSecond * 1000 - t0;
+            long toMs = Math.min((epochSecond + 1) * 1000, sendUntilEpochMs == Long.MAX_VALUE ? Long.MAX_VALUE
+                    : sendUntilEpochMs + 1) - t0;
+            if (toMs <= 0 || toMs <= fromMs) {
+                return 0;
+            }
+            long from = LegSchedule.firstAtOrAfter(leg, Math.max(0, fromMs) * 1_000_000L);
+            long to = LegSchedule.firstAtOrAfter(leg, toMs * 1_000_000L);
+            return to - from;
+        }
+    }
+}
