@@ -218,8 +218,9 @@ public final class LocalAwsStack implements AutoCloseable {
 
     /**
      * The system properties the stack sets for its functions: every function's template environment
-     * (names the process environment sets excluded, and {@link #JVM_LAUNCHER_VARIABLES}) and the limits'
-     * {@link LocalLimits#systemProperties()}.
+     * (names the process environment sets excluded, and {@link #JVM_LAUNCHER_VARIABLES}), the limits'
+     * {@link LocalLimits#systemProperties()}, and the load driver's collection before a step turned off (one JVM
+     * holds every worker here, so one worker's collection would pause the others).
      *
      * @throws IllegalStateException naming the variable, both functions and both values when two
      *                               functions give one name different values (one JVM cannot hold both)
@@ -259,6 +260,8 @@ public final class LocalAwsStack implements AutoCloseable {
             }
         });
         out.putAll(limits.systemProperties());
+        // one JVM runs every worker here: a worker's collection before its step would pause the others mid-step
+        out.put(dev.richter.loaddriver.LoadDriver.Config.COLLECT_BEFORE_STEP_ENV, "false");
         return out;
     }
 

@@ -30,6 +30,8 @@ class LocalAwsStackPropertiesTest {
         assertFalse(props.containsKey("FROM_ENV"), "the real process environment wins");
         assertEquals("400", props.get("RICHTER_HISTORY_EVENT_LIMIT"));
         assertEquals("6291456", props.get("RICHTER_INVOKE_PAYLOAD_BYTES"));
+        assertEquals("false", props.get(dev.richter.loaddriver.LoadDriver.Config.COLLECT_BEFORE_STEP_ENV),
+                "one JVM holds every worker: no worker collects before its step");
     }
 
     @Test

@@ -77,12 +77,33 @@ public final class LoadDriver {
      * @param windowFlushIntervalMs how often finished windows go to the sink, milliseconds; default 1000
      * @param maxParkSliceNanos     longest scheduler park, bounds abort latency at low rates; default 50 ms
      * @param inFlightGraceMs       after the last send, wait up to request deadline + this for responses; default 1000
+     * @param collectBeforeStep     whether a worker with {@link #PRE_STEP_GC_LEAD_NANOS} of lead runs a full garbage
+     *                              collection before its first send; default true. Only right when the JVM holds this
+     *                              one worker, as a Lambda does: in a JVM of many workers the collection pauses them all
      */
     public record Config(long abortPollIntervalMs, long windowFlushIntervalMs, long maxParkSliceNanos,
-                         long inFlightGraceMs) {
-        /** 500 ms abort poll, 1 s window flush, 50 ms park slices, 1 s in-flight grace. */
+                         long inFlightGraceMs, boolean collectBeforeStep) {
+        /** 500 ms abort poll, 1 s window flush, 50 ms park slices, 1 s in-flight grace, collection before the step. */
         public static final Config DEFAULT = new Config(500, 1000, ArrivalScheduler.DEFAULT_MAX_PARK_SLICE_NANOS,
-                dev.richter.common.sizing.StepLayout.IN_FLIGHT_GRACE_MS);
+                dev.richter.common.sizing.StepLayout.IN_FLIGHT_GRACE_MS, true);
+
+        /**
+         * Environment variable that turns the collection before the step off ({@code false}); the local stack sets it,
+         * since its one JVM runs every worker.
+         */
+        public static final String COLLECT_BEFORE_STEP_ENV = "RICHTER_COLLECT_BEFORE_STEP";
+
+        /** The given tunables, with the collection before the step. */
+        public Config(long abortPollIntervalMs, long windowFlushIntervalMs, long maxParkSliceNanos, long inFlightGraceMs) {
+            this(abortPollIntervalMs, windowFlushIntervalMs, maxParkSliceNanos, inFlightGraceMs, true);
+        }
+
+        /** {@link #DEFAULT}, without the collection before the step when {@value #COLLECT_BEFORE_STEP_ENV} is {@code false}. */
+        public static Config fromEnv() {
+            boolean collect = !"false".equalsIgnoreCase(dev.richter.common.Env.get(COLLECT_BEFORE_STEP_ENV).orElse("true").strip());
+            return new Config(DEFAULT.abortPollIntervalMs(), DEFAULT.windowFlushIntervalMs(), DEFAULT.maxParkSliceNanos(),
+                    DEFAULT.inFlightGraceMs(), collect);
+        }
 
         /** @throws IllegalArgumentException when a value is not positive or the abort poll exceeds 1 s */
         public Config {
@@ -130,9 +151,9 @@ public final class LoadDriver {
         this.observer = observer;
     }
 
-    /** System clocks (park only), default config, no observer. */
+    /** System clocks (park only), the config of {@link Config#fromEnv()}, no observer. */
     public LoadDriver(HttpTransport transport, ResultSink sink, AbortFlag abortFlag) {
-        this(transport, sink, abortFlag, Clock.system(), System::currentTimeMillis, Config.DEFAULT, SendObserver.NONE);
+        this(transport, sink, abortFlag, Clock.system(), System::currentTimeMillis, Config.fromEnv(), SendObserver.NONE);
     }
 
     /** The same result with both histogram fields null (for the Step Functions payload). */
@@ -175,7 +196,8 @@ public final class LoadDriver {
      * dropped and {@code unsentAtTimeLimit}, never silently lost.
      *
      * <p>A worker that starts {@link #PRE_STEP_GC_LEAD_NANOS} or more before its first due time (on the system clock)
-     * runs a full garbage collection first, so that no collection of its start-up objects falls inside the leg.
+     * runs a full garbage collection first, so that no collection of its start-up objects falls inside the leg
+     * (unless {@link Config#collectBeforeStep()} is off).
      *
      * @param task             the worker's task (rate fields are not used: {@code schedule} decides arrivals)
      * @param schedule         this worker's arrivals
@@ -204,7 +226,7 @@ public final class LoadDriver {
             LOG.info("run {} abort flag set before {} started", task.runId(), task.workerName());
             return finish(task, recorder, startedAtMs, epochMsClock.getAsLong(), true, 0, 0);
         }
-        if (schedule.count() > 0 && clock instanceof Clock.SystemClock
+        if (config.collectBeforeStep() && schedule.count() > 0 && clock instanceof Clock.SystemClock
                 && t0Nanos + schedule.dueOffsetNanos(0) - clock.nanoTime() > PRE_STEP_GC_LEAD_NANOS) {
             // Collect while there is time: the objects of the worker's start-up (clients, classes' statics, the traffic
             // mix) are tenured now, not copied by the first young collections inside the leg, which paused 15-40 ms
