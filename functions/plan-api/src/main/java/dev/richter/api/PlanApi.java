@@ -14,6 +14,13 @@ import dev.richter.common.run.RunLeases;
 import dev.richter.common.sizing.Prices;
 import dev.richter.common.sizing.Quotas;
 import dev.richter.common.sizing.RunEstimate;
+import dev.richter.common.model.Marker;
+import dev.richter.data.flow.DataSetStore;
+import dev.richter.data.flow.Expressions;
+import dev.richter.data.flow.Flow;
+import dev.richter.data.flow.FlowRunner;
+import dev.richter.data.flow.FlowService;
+import dev.richter.data.flow.FlowValidator;
 import dev.richter.data.traffic.TrafficFormatException;
 import dev.richter.data.traffic.TrafficImporter;
 import dev.richter.data.traffic.TrafficSet;
@@ -122,6 +129,15 @@ public final class PlanApi {
      * it 5.6 MB, under the 6 MB invocation payload limit, so a body under this limit always reaches the function.
      */
     public static final int MAX_BODY_BYTES = 4 * 1024 * 1024;
+    /**
+     * How long {@code POST /flows/{flowId}/runs} starts rows, milliseconds from the request: with
+     * {@link #FLOW_CALL_TIMEOUT_MS} per call, the last row's calls end by 23 s and the data set is stored within the
+     * function's 29 s timeout (API Gateway's integration limit is 30 s). Larger data sets run in the
+     * data-construction function's {@code run-flow} action and resume with the same {@code dataSetId}.
+     */
+    public static final long FLOW_RUN_BUDGET_MS = 18_000;
+    /** The longest one HTTP call of a flow may take in the API, milliseconds. */
+    public static final long FLOW_CALL_TIMEOUT_MS = 5_000;
     /** The longest {@code Idempotency-Key}, characters. */
     static final int MAX_IDEMPOTENCY_KEY_LENGTH = 200;
 
@@ -138,6 +154,7 @@ public final class PlanApi {
     private final Supplier<Quotas> quotas;
     private final PlanStore store;
     private final TrafficSetStore trafficSets;
+    private final FlowService flows;
     private final RunLeases leases;
     private final Clock clock = Clock.systemUTC();
     private final String openApi = resource("/openapi.json");
@@ -189,6 +206,10 @@ public final class PlanApi {
         this.links = new LinkService(repositories.dynamoDb(), repositories.tables().links());
         this.store = new PlanStore(repositories);
         this.trafficSets = new TrafficSetStore(repositories.dynamoDb(), repositories.tables().registry());
+        this.flows = new FlowService(new DataSetStore(repositories.dynamoDb(), repositories.tables().registry()),
+                new FlowRunner(java.net.http.HttpClient.newBuilder().connectTimeout(java.time.Duration.ofSeconds(2)).build(),
+                        Expressions.DEFAULT, Marker.DEFAULT, java.time.Duration.ofMillis(FLOW_CALL_TIMEOUT_MS), clock::millis),
+                clock::millis);
         this.leases = new RunLeases(repositories.dynamoDb(), repositories.tables().leases(), clock);
     }
 
@@ -223,6 +244,10 @@ public final class PlanApi {
             case "POST /traffic-sets" -> importTraffic(req);
             case "GET /traffic-sets" -> listTrafficSets(req);
             case "GET /traffic-sets/{setId}" -> getTrafficSet(req);
+            case "POST /flows" -> createFlow(req);
+            case "GET /flows/{flowId}" -> getFlow(req);
+            case "POST /flows/{flowId}/runs" -> runFlow(req);
+            case "GET /data-sets/{dataSetId}" -> getDataSet(req);
             case "PUT /safety" -> putSafetyConfig(req);
             case "GET /safety" -> getSafetyConfig(req);
             case "GET /safety/mocks" -> getSafetyMocks(req);
@@ -418,6 +443,80 @@ public final class PlanApi {
         String setId = req.path("setId");
         return ApiResponse.json(200, trafficSets.get(req.teamId(), setId)
                 .orElseThrow(() -> ApiException.notFound("traffic set", setId)));
+    }
+
+    // ------------------------------------------------------------------ flows and data sets
+
+    /**
+     * {@code POST /flows}: validates a flow ({@code FlowInput} in openapi.json, then {@link FlowValidator}: unknown
+     * slots, cycles, type mismatches, JSONata syntax) and stores it under a new id. Server fields ({@code flowId},
+     * {@code teamId}, {@code createdAtMs}) in the body are ignored.
+     *
+     * @return 201 with the stored flow, {@code Location: /flows/<flowId>}
+     * @throws ApiException 400 {@code ValidationFailed} with every {@code {path, reason}} (e.g.
+     *                      {@code $.units[2].inputs.token}); nothing is stored then
+     */
+    ApiResponse createFlow(ApiRequest req) {
+        JsonNode doc = validator.parse("FlowInput", req.body());
+        Flow flow;
+        try {
+            flow = flows.create(req.teamId(), Json.MAPPER.convertValue(doc, Flow.class));
+        } catch (FlowValidator.InvalidFlowException e) {
+            throw invalid(e);
+        }
+        audit.record(req.teamId(), req.caller(), "CreateFlow", flow.flowId(), null, flow);
+        return new ApiResponse(201, "application/json", Json.write(flow), Map.of("Location", "/flows/" + flow.flowId()));
+    }
+
+    /** {@code GET /flows/{flowId}}: the team's flow; another team's is a 404. */
+    ApiResponse getFlow(ApiRequest req) {
+        String flowId = req.path("flowId");
+        return ApiResponse.json(200, flows.get(req.teamId(), flowId).orElseThrow(() -> ApiException.notFound("flow", flowId)));
+    }
+
+    /**
+     * {@code POST /flows/{flowId}/runs} {@code {rows, concurrency?, dataSetId?, inputs?, marker?}}: runs the flow
+     * synchronously, rows starting for at most {@link #FLOW_RUN_BUDGET_MS} ({@link FlowService#run}). Every HTTP call
+     * carries the marker ({@code marker}, default {@code baggage: richter-loadtest=1}). Answers 201 with the result
+     * ({@code FlowRunResult}) and {@code Location: /data-sets/<id>} when every row was attempted and the data set is
+     * stored; 202 with the result when rows are still pending: post again with the same {@code dataSetId} to resume
+     * (rows already {@code ok} are skipped, so none is created twice).
+     *
+     * @throws ApiException 400 {@code ValidationFailed} ({@code FlowRunRequest}; {@code $.inputs.<name>},
+     *                      {@code $.dataSetId}); 404 for an unknown flow
+     */
+    ApiResponse runFlow(ApiRequest req) {
+        String flowId = req.path("flowId");
+        long startMs = clock.millis();
+        JsonNode doc = validator.parse("FlowRunRequest", req.body());
+        Map<String, JsonNode> inputs = new LinkedHashMap<>();
+        doc.path("inputs").properties().forEach(e -> inputs.put(e.getKey(), e.getValue()));
+        Marker marker = doc.has("marker") ? Json.MAPPER.convertValue(doc.get("marker"), Marker.class) : Marker.DEFAULT;
+        FlowRunner.Result result;
+        try {
+            result = flows.run(req.teamId(), flowId, doc.path("dataSetId").isTextual() ? doc.path("dataSetId").asText() : null,
+                    new FlowRunner.Request(doc.path("rows").asInt(), doc.path("concurrency").asInt(8), inputs), marker,
+                    startMs + FLOW_RUN_BUDGET_MS).orElseThrow(() -> ApiException.notFound("flow", flowId));
+        } catch (FlowValidator.InvalidFlowException e) {
+            throw invalid(e);
+        }
+        audit.record(req.teamId(), req.caller(), "RunFlow", flowId, null, Map.of("dataSetId", result.dataSetId(),
+                "rows", result.rows(), "ok", result.ok(), "failed", result.failed(), "pending", result.pending()));
+        return result.complete()
+                ? new ApiResponse(201, "application/json", Json.write(result), Map.of("Location", "/data-sets/" + result.dataSetId()))
+                : ApiResponse.json(202, result);
+    }
+
+    /** {@code GET /data-sets/{dataSetId}}: the team's complete data set with its rows; absent or half-written is a 404. */
+    ApiResponse getDataSet(ApiRequest req) {
+        String dataSetId = req.path("dataSetId");
+        return ApiResponse.json(200, flows.dataSet(req.teamId(), dataSetId)
+                .orElseThrow(() -> ApiException.notFound("data set", dataSetId)));
+    }
+
+    private static ApiException invalid(FlowValidator.InvalidFlowException e) {
+        List<Map<String, String>> errors = e.problems().stream().map(p -> Map.of("path", p.path(), "reason", p.reason())).toList();
+        return new ApiException(400, "ValidationFailed", e.getMessage(), errors);
     }
 
     // ------------------------------------------------------------------ plans

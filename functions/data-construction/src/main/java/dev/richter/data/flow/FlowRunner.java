@@ -108,6 +108,11 @@ public final class FlowRunner {
         this.clockMs = clockMs;
     }
 
+    /** This runner with another marker (a run's own). */
+    public FlowRunner withMarker(Marker other) {
+        return new FlowRunner(http, expressions, other, callTimeout, clockMs);
+    }
+
     /** The marker every HTTP call of this runner carries. */
     public Marker marker() {
         return marker;

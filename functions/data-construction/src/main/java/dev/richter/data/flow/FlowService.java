@@ -65,6 +65,13 @@ public final class FlowService {
      */
     public Optional<FlowRunner.Result> run(String teamId, String flowId, String dataSetId, FlowRunner.Request request,
                                            long deadlineMs) {
+        return run(teamId, flowId, dataSetId, request, runner.marker(), deadlineMs);
+    }
+
+    /** {@link #run(String, String, String, FlowRunner.Request, long)} with the run's own marker on every call. */
+    public Optional<FlowRunner.Result> run(String teamId, String flowId, String dataSetId, FlowRunner.Request request,
+                                           dev.richter.common.model.Marker marker, long deadlineMs) {
+        FlowRunner runner = this.runner.withMarker(marker);
         Optional<Flow> flow = store.getFlow(teamId, flowId);
         if (flow.isEmpty()) {
             return Optional.empty();
