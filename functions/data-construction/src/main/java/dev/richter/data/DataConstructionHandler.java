@@ -12,6 +12,14 @@ import dev.richter.common.model.Plan;
 import dev.richter.common.model.Run;
 import dev.richter.common.run.PlanNotRunnableException;
 import dev.richter.common.run.RunPreparation;
+import dev.richter.common.model.Marker;
+import dev.richter.data.flow.DataSetStore;
+import dev.richter.data.flow.Expressions;
+import dev.richter.data.flow.FlowRunner;
+import dev.richter.data.flow.FlowService;
+import dev.richter.data.flow.FlowValidator;
+import java.net.http.HttpClient;
+import java.time.Duration;
 import java.util.Map;
 
 /**
@@ -24,14 +32,29 @@ import java.util.Map;
  *   <li>{@code start-step} {@code {step: StepRef}} → {@link RunPreparation.StartedStep} (legs and worker indexes, laid
  *       out against {@link Quotas#fromEnv()}); stores the step for its workers ({@link RunPreparation.StepPlan}) and
  *       records the run's current stage/step.</li>
+ *   <li>{@code run-flow} {@code {teamId, flowId, rows, concurrency?, dataSetId?, inputs?, marker?}} →
+ *       {@link FlowRunner.Result}: runs (or resumes) a stored flow into a data set ({@link FlowService#run}), starting
+ *       rows until {@link #FLOW_MARGIN_MS} before the invocation's own timeout; when rows are still pending
+ *       ({@code complete: false}), call again with the same {@code dataSetId}. This is where large data sets are built
+ *       (the plan API's synchronous run stops starting rows after 18 s). Throws
+ *       {@link FlowValidator.InvalidFlowException} for bad inputs and {@link IllegalArgumentException} for an unknown
+ *       flow.</li>
  * </ul>
  */
 public final class DataConstructionHandler extends dev.richter.common.JsonStreamHandler<JsonNode, Object> {
+    /**
+     * Time kept back from the invocation's remaining time when a flow runs, milliseconds: rows stop starting this long
+     * before the timeout, so their calls ({@link #FLOW_CALL_TIMEOUT_MS} each) end and the data set is stored in time.
+     */
+    public static final long FLOW_MARGIN_MS = 20_000;
+    /** The longest one HTTP call of a flow may take, milliseconds. */
+    public static final long FLOW_CALL_TIMEOUT_MS = 5_000;
     private final Repositories repositories;
     private final RunFlags runFlags;
     private final EventPublisher events;
     private final RunMetricsRepository runMetrics;
     private final Quotas quotas;
+    private final FlowService flows;
 
     /** Lambda's constructor: clients from the environment, built once per container. */
     public DataConstructionHandler() {
@@ -51,6 +74,10 @@ public final class DataConstructionHandler extends dev.richter.common.JsonStream
         this.events = events;
         this.runMetrics = new RunMetricsRepository(repositories.dynamoDb(), repositories.tables().runMetrics());
         this.quotas = quotas;
+        this.flows = new FlowService(new DataSetStore(repositories.dynamoDb(), repositories.tables().registry()),
+                new FlowRunner(HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build(), Expressions.DEFAULT,
+                        Marker.DEFAULT, Duration.ofMillis(FLOW_CALL_TIMEOUT_MS), System::currentTimeMillis),
+                System::currentTimeMillis);
     }
 
     @Override
@@ -59,8 +86,22 @@ public final class DataConstructionHandler extends dev.richter.common.JsonStream
         return switch (action) {
             case "prepare" -> prepare(input.path("runId").asText());
             case "start-step" -> startStep(Json.MAPPER.convertValue(input.path("step"), RunPreparation.StepRef.class));
+            case "run-flow" -> runFlow(input, context == null ? 15 * 60_000L : context.getRemainingTimeInMillis());
             default -> throw new IllegalArgumentException("unknown action '" + action + "'");
         };
+    }
+
+    private FlowRunner.Result runFlow(JsonNode input, long remainingMs) {
+        String teamId = input.path("teamId").asText();
+        String flowId = input.path("flowId").asText();
+        Map<String, JsonNode> inputs = new java.util.LinkedHashMap<>();
+        input.path("inputs").properties().forEach(e -> inputs.put(e.getKey(), e.getValue()));
+        Marker marker = input.has("marker") ? Json.MAPPER.convertValue(input.get("marker"), Marker.class) : Marker.DEFAULT;
+        String dataSetId = input.path("dataSetId").isTextual() ? input.path("dataSetId").asText() : null;
+        return flows.run(teamId, flowId, dataSetId,
+                        new FlowRunner.Request(input.path("rows").asInt(), input.path("concurrency").asInt(8), inputs), marker,
+                        System.currentTimeMillis() + Math.max(0, remainingMs - FLOW_MARGIN_MS))
+                .orElseThrow(() -> new IllegalArgumentException("team " + teamId + " has no flow " + flowId));
     }
 
     private RunPreparation.Stages prepare(String runId) {
