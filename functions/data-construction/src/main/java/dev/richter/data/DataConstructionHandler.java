@@ -28,7 +28,8 @@ import java.util.Map;
  * <p>Actions (field {@code action}):
  * <ul>
  *   <li>{@code prepare} {@code {runId}} → {@link RunPreparation.Stages}; marks the run RUNNING, emits {@code Run Started};
- *       throws {@link PlanNotRunnableException} (a Task failure the state machine catches into the report).</li>
+ *       throws {@link PlanNotRunnableException} (a Task failure the state machine catches into the report), also when a
+ *       traffic set or data set a scenario names is no longer stored.</li>
  *   <li>{@code start-step} {@code {step: StepRef}} → {@link RunPreparation.StartedStep} (legs and worker indexes, laid
  *       out against {@link Quotas#fromEnv()}); stores the step for its workers ({@link RunPreparation.StepPlan}) and
  *       records the run's current stage/step.</li>
@@ -55,6 +56,7 @@ public final class DataConstructionHandler extends dev.richter.common.JsonStream
     private final RunMetricsRepository runMetrics;
     private final Quotas quotas;
     private final FlowService flows;
+    private final dev.richter.common.run.StoredSets storedSets;
 
     /** Lambda's constructor: clients from the environment, built once per container. */
     public DataConstructionHandler() {
@@ -74,6 +76,7 @@ public final class DataConstructionHandler extends dev.richter.common.JsonStream
         this.events = events;
         this.runMetrics = new RunMetricsRepository(repositories.dynamoDb(), repositories.tables().runMetrics());
         this.quotas = quotas;
+        this.storedSets = new dev.richter.common.run.StoredSets(repositories.dynamoDb(), repositories.tables().registry());
         this.flows = new FlowService(new DataSetStore(repositories.dynamoDb(), repositories.tables().registry()),
                 new FlowRunner(HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build(), Expressions.DEFAULT,
                         Marker.DEFAULT, Duration.ofMillis(FLOW_CALL_TIMEOUT_MS), System::currentTimeMillis),
@@ -109,6 +112,18 @@ public final class DataConstructionHandler extends dev.richter.common.JsonStream
         Plan plan = repositories.getPlan(run.planId())
                 .orElseThrow(() -> new PlanNotRunnableException("run " + runId + " refers to unknown plan " + run.planId()));
         RunPreparation.Stages stages = RunPreparation.prepare(runId, plan, name -> repositories.getService(plan.teamId(), name));
+        for (Plan.ScenarioSpec s : plan.scenarios()) {
+            if (s.trafficSetId() != null && storedSets.manifest(plan.teamId(), "trafficset#" + s.trafficSetId()).isEmpty()) {
+                throw new PlanNotRunnableException("scenario '" + s.name() + "' replays traffic set '" + s.trafficSetId()
+                        + "', which team '" + plan.teamId() + "' no longer stores");
+            }
+            for (Plan.DataBinding b : s.data()) {
+                if (storedSets.manifest(plan.teamId(), "dataset#" + b.dataSetId()).isEmpty()) {
+                    throw new PlanNotRunnableException("scenario '" + s.name() + "' draws from data set '" + b.dataSetId()
+                            + "', which team '" + plan.teamId() + "' no longer stores");
+                }
+            }
+        }
         repositories.updateRun(runId, Map.of("status", "RUNNING"));
         events.publish("Run Started", Map.of("runId", runId, "planId", plan.planId(), "teamId", plan.teamId()));
         return stages;

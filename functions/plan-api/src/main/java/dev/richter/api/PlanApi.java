@@ -155,6 +155,7 @@ public final class PlanApi {
     private final PlanStore store;
     private final TrafficSetStore trafficSets;
     private final FlowService flows;
+    private final dev.richter.common.run.StoredSets storedSets;
     private final RunLeases leases;
     private final Clock clock = Clock.systemUTC();
     private final String openApi = resource("/openapi.json");
@@ -206,6 +207,7 @@ public final class PlanApi {
         this.links = new LinkService(repositories.dynamoDb(), repositories.tables().links());
         this.store = new PlanStore(repositories);
         this.trafficSets = new TrafficSetStore(repositories.dynamoDb(), repositories.tables().registry());
+        this.storedSets = new dev.richter.common.run.StoredSets(repositories.dynamoDb(), repositories.tables().registry());
         this.flows = new FlowService(new DataSetStore(repositories.dynamoDb(), repositories.tables().registry()),
                 new FlowRunner(java.net.http.HttpClient.newBuilder().connectTimeout(java.time.Duration.ofSeconds(2)).build(),
                         Expressions.DEFAULT, Marker.DEFAULT, java.time.Duration.ofMillis(FLOW_CALL_TIMEOUT_MS), clock::millis),
@@ -630,6 +632,9 @@ public final class PlanApi {
                         "reason", "service '" + service + "' is not registered by team '" + req.teamId() + "'"));
             }
         }
+        for (int i = 0; i < scenarios.size(); i++) {
+            checkSets(req.teamId(), scenarios.get(i), "$.scenarios[" + i + "]", problems);
+        }
         JsonNode core = doc.path("coreModules");
         for (int i = 0; i < core.size(); i++) {
             String module = core.get(i).asText();
@@ -651,6 +656,67 @@ public final class PlanApi {
         }
         return plan;
     }
+
+    /**
+     * A scenario's stored sets: its traffic set and every bound data set are stored by the team (a manifest exists),
+     * no data set is bound twice, and every {@code {{data.<id>.<column>}}} in its inline requests and slot templates
+     * names a bound data set and one of its columns. Problems at {@code $.scenarios[i].trafficSetId},
+     * {@code $.scenarios[i].data[j].dataSetId}, {@code $.scenarios[i].requests[j].path|headers.<name>|body},
+     * {@code $.scenarios[i].slots.<name>}.
+     */
+    private void checkSets(String teamId, JsonNode scenario, String at, List<Map<String, String>> problems) {
+        if (scenario.hasNonNull("trafficSetId") && storedSets.manifest(teamId, "trafficset#" + scenario.get("trafficSetId").asText()).isEmpty()) {
+            problems.add(Map.of("path", at + ".trafficSetId", "reason", "traffic set '" + scenario.get("trafficSetId").asText()
+                    + "' is not stored by team '" + teamId + "' (POST /traffic-sets)"));
+        }
+        Map<String, List<String>> columns = new LinkedHashMap<>();
+        JsonNode data = scenario.path("data");
+        for (int j = 0; j < data.size(); j++) {
+            String id = data.get(j).path("dataSetId").asText();
+            var manifest = storedSets.manifest(teamId, "dataset#" + id);
+            if (manifest.isEmpty()) {
+                problems.add(Map.of("path", at + ".data[" + j + "].dataSetId", "reason", "data set '" + id
+                        + "' is not stored by team '" + teamId + "' (POST /flows/{flowId}/runs)"));
+                continue;
+            }
+            if (columns.containsKey(id)) {
+                problems.add(Map.of("path", at + ".data[" + j + "].dataSetId", "reason", "data set '" + id + "' is bound twice"));
+            }
+            List<String> cols = new ArrayList<>();
+            manifest.get().path("columns").forEach(c -> cols.add(c.asText()));
+            columns.put(id, cols);
+        }
+        java.util.function.BiConsumer<String, String> placeholders = (path, text) -> {
+            java.util.regex.Matcher m = DATA_PLACEHOLDER.matcher(text);
+            while (m.find()) {
+                boolean bound = false;
+                for (JsonNode b : data) {
+                    bound |= b.path("dataSetId").asText().equals(m.group(1));
+                }
+                if (!bound) {
+                    problems.add(Map.of("path", path, "reason", m.group() + ": the scenario binds no data set '" + m.group(1) + "' (data)"));
+                } else if (columns.containsKey(m.group(1)) && !columns.get(m.group(1)).contains(m.group(2))) {
+                    problems.add(Map.of("path", path, "reason", m.group() + ": data set '" + m.group(1) + "' has no column '"
+                            + m.group(2) + "' (columns: " + String.join(", ", columns.get(m.group(1))) + ")"));
+                }
+            }
+        };
+        JsonNode requests = scenario.path("requests");
+        for (int j = 0; j < requests.size(); j++) {
+            JsonNode r = requests.get(j);
+            String rp = at + ".requests[" + j + "]";
+            placeholders.accept(rp + ".path", r.path("path").asText());
+            r.path("headers").properties().forEach(h -> placeholders.accept(rp + ".headers." + h.getKey(), h.getValue().asText()));
+            if (r.hasNonNull("body")) {
+                placeholders.accept(rp + ".body", r.get("body").asText());
+            }
+        }
+        scenario.path("slots").properties().forEach(e -> placeholders.accept(at + ".slots." + e.getKey(), e.getValue().asText()));
+    }
+
+    /** {@code {{data.<dataSetId>.<column>}}} in a request template (the load driver's {@code RequestTemplate}). */
+    private static final java.util.regex.Pattern DATA_PLACEHOLDER =
+            java.util.regex.Pattern.compile("\\{\\{\\s*data\\.([A-Za-z0-9_-]+)\\.([^}\\s]+)\\s*}}");
 
     /** The team's registered service {@code name}, from {@code seen} or the registry (then remembered in {@code seen}). */
     private java.util.Optional<RegisteredService> lookUp(String teamId, String name, Map<String, RegisteredService> seen) {
@@ -695,8 +761,13 @@ public final class PlanApi {
                         r.hasNonNull("body") ? r.get("body").asText() : null,
                         r.hasNonNull("bodyBase64") ? r.get("bodyBase64").asText() : null));
             }
+            List<Plan.DataBinding> data = new ArrayList<>();
+            s.path("data").forEach(b -> data.add(new Plan.DataBinding(b.path("dataSetId").asText(), b.path("mode").asText("unique"))));
+            Map<String, String> slots = new TreeMap<>();
+            s.path("slots").properties().forEach(e -> slots.put(e.getKey(), e.getValue().asText()));
             scenarios.add(new Plan.ScenarioSpec(s.path("name").asText(), s.path("service").asText(),
-                    s.path("weight").asDouble(1.0), requests));
+                    s.path("weight").asDouble(1.0), requests,
+                    s.hasNonNull("trafficSetId") ? s.get("trafficSetId").asText() : null, data, slots));
         }
         List<Plan.StepSpec> formal = new ArrayList<>();
         doc.path("formal").path("steps").forEach(st -> formal.add(step(st)));
