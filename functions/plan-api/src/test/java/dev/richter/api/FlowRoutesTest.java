@@ -60,6 +60,9 @@ class FlowRoutesTest {
             });
 
     private static String key(String table, Map<String, AttributeValue> item) {
+        if (table.equals("plans")) {
+            return table + "\u0000\u0000" + item.get("planId").s();
+        }
         String sk = item.containsKey("itemKey") ? item.get("itemKey").s() : item.get("sk").s();
         return table + "\u0000" + item.get("teamId").s() + "\u0000" + sk;
     }
@@ -88,7 +91,7 @@ class FlowRoutesTest {
 
     private QueryResponse query(QueryRequest r) {
         String team = r.expressionAttributeValues().get(":t").s();
-        String prefix = r.expressionAttributeValues().get(":p").s();
+        String prefix = r.expressionAttributeValues().containsKey(":p") ? r.expressionAttributeValues().get(":p").s() : null;
         String after = r.exclusiveStartKey() == null || r.exclusiveStartKey().isEmpty() ? null : key(r.tableName(), r.exclusiveStartKey());
         List<Map<String, AttributeValue>> out = new ArrayList<>();
         Map<String, AttributeValue> last = null;
@@ -96,7 +99,7 @@ class FlowRoutesTest {
         for (var e : items.entrySet()) {
             var item = e.getValue();
             if (!e.getKey().startsWith(r.tableName() + "\u0000") || !item.get("teamId").s().equals(team)
-                    || !item.get("itemKey").s().startsWith(prefix) || (after != null && e.getKey().compareTo(after) <= 0)) {
+                    || (prefix != null && !item.get("itemKey").s().startsWith(prefix)) || (after != null && e.getKey().compareTo(after) <= 0)) {
                 continue;
             }
             if (out.size() == limit) {
@@ -239,5 +242,45 @@ class FlowRoutesTest {
         assertEquals("$.inputs.baseUrl", body(noInput).path("errors").get(0).path("path").asText());
         assertEquals(404, call("POST /flows/{flowId}/runs", "t2", Map.of("flowId", flowId), Map.of(), json("{\"rows\": 1}")).get("statusCode"));
         assertTrue(markers.isEmpty());
+    }
+
+    @Test
+    void aPlanDrawsFromAStoredDataSetAndNamesOnlyStoredSets() {
+        assertEquals(201, call("POST /services", "t1", Map.of(), Map.of(), json("{\"name\": \"shop\", \"baseUrl\": \"" + base + "\"}"))
+                .get("statusCode"));
+        String flowId = body(call("POST /flows", "t1", Map.of(), Map.of(), json(FLOW))).path("flowId").asText();
+        assertEquals(201, call("POST /flows/{flowId}/runs", "t1", Map.of("flowId", flowId), Map.of(),
+                json("{\"rows\": 2, \"dataSetId\": \"buyers\", \"inputs\": {\"baseUrl\": \"" + base + "\"}}")).get("statusCode"));
+        String plan = """
+                {"name": "orders", "preTest": {"qps": 1, "durationS": 5}, "formal": {"steps": [{"qps": 2, "durationS": 5}]},
+                 "scenarios": [{"name": "order", "service": "shop", "data": [{"dataSetId": "buyers", "mode": "unique"}],
+                   "requests": [{"method": "POST", "path": "/orders/{{data.buyers.buyerId}}?ref={{gen.uuid}}",
+                                 "headers": {"x-cart": "{{data.buyers.%s}}"}, "body": "{}"}]}]}
+                """;
+        var created = call("POST /plans", "t1", Map.of(), Map.of(), json(plan.formatted("buyerId")));
+        assertEquals(201, created.get("statusCode"), String.valueOf(created.get("body")));
+        JsonNode stored = body(created);
+        assertConforms("Plan", stored);
+        assertEquals("buyers", stored.path("scenarios").get(0).path("data").get(0).path("dataSetId").asText());
+        assertEquals("unique", stored.path("scenarios").get(0).path("data").get(0).path("mode").asText());
+
+        var badColumn = call("POST /plans", "t1", Map.of(), Map.of(), json(plan.formatted("phone")));
+        assertEquals(400, badColumn.get("statusCode"));
+        assertEquals("$.scenarios[0].requests[0].headers.x-cart", body(badColumn).path("errors").get(0).path("path").asText());
+        assertEquals("{{data.buyers.phone}}: data set 'buyers' has no column 'phone' (columns: buyerId)",
+                body(badColumn).path("errors").get(0).path("reason").asText());
+
+        String missing = """
+                {"name": "replay", "preTest": {"qps": 1, "durationS": 5}, "formal": {"steps": [{"qps": 2, "durationS": 5}]},
+                 "scenarios": [{"name": "r", "service": "shop", "trafficSetId": "ts-none", "data": [{"dataSetId": "carts"}],
+                                "slots": {"email": "{{data.buyers.buyerId}}"}}]}
+                """;
+        var bad = call("POST /plans", "t1", Map.of(), Map.of(), json(missing));
+        assertEquals(400, bad.get("statusCode"));
+        List<String> paths = new ArrayList<>();
+        body(bad).path("errors").forEach(e -> paths.add(e.path("path").asText()));
+        assertEquals(List.of("$.scenarios[0].trafficSetId", "$.scenarios[0].data[0].dataSetId", "$.scenarios[0].slots.email"), paths);
+        var neither = call("POST /plans", "t1", Map.of(), Map.of(), json(missing.replace("\"trafficSetId\": \"ts-none\", ", "")));
+        assertEquals(400, neither.get("statusCode"), "a scenario needs requests or a traffic set");
     }
 }
