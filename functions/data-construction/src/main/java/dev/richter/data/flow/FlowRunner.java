@@ -52,8 +52,8 @@ public final class FlowRunner {
     /**
      * One run.
      *
-     * @param rows        how many rows the data set has (1..1 000 000)
-     * @param concurrency rows running at once (1..256)
+     * @param rows        how many rows the data set has (1..{@link FlowService#MAX_ROWS})
+     * @param concurrency rows running at once (1..{@link FlowService#MAX_CONCURRENCY})
      * @param inputs      the flow's inputs by name
      */
     public record Request(int rows, int concurrency, Map<String, JsonNode> inputs) {
@@ -291,9 +291,13 @@ public final class FlowRunner {
             throw new UnitFailure("a header the client sets itself or an invalid header: " + e.getMessage());
         }
         req.method(unit.method(), body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
-        HttpResponse<byte[]> response;
+        HttpResponse<java.io.InputStream> response;
+        byte[] responseBody;
         try {
-            response = http.send(req.build(), HttpResponse.BodyHandlers.ofByteArray());
+            response = http.send(req.build(), HttpResponse.BodyHandlers.ofInputStream());
+            try (java.io.InputStream stream = response.body()) {
+                responseBody = stream.readNBytes(expressions.maxInputBytes() + 1);
+            }
         } catch (java.io.IOException e) {
             throw new UnitFailure(unit.method() + " " + url + " failed: " + e.getClass().getSimpleName()
                     + (e.getMessage() == null ? "" : " " + e.getMessage()));
@@ -312,7 +316,11 @@ public final class FlowRunner {
                 h.put(name.toLowerCase(java.util.Locale.ROOT), list.get(0));
             }
         });
-        String text = new String(response.body(), java.nio.charset.StandardCharsets.UTF_8);
+        if (responseBody.length > expressions.maxInputBytes()) {
+            throw new UnitFailure("the response body of " + unit.method() + " " + url + " is over "
+                    + expressions.maxInputBytes() + " bytes (the expressions' input budget); it was not read further");
+        }
+        String text = new String(responseBody, java.nio.charset.StandardCharsets.UTF_8);
         JsonNode parsed;
         try {
             parsed = text.isBlank() ? TextNode.valueOf(text) : Json.MAPPER.readTree(text);

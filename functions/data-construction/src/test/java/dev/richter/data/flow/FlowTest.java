@@ -71,6 +71,10 @@ class FlowTest {
             seen(ex);
             reply(ex, 200, "{\"items\":[{\"sku\":\"SKU-0\",\"stock\":0},{\"sku\":\"SKU-7\",\"stock\":12}]}");
         });
+        server.createContext("/big", ex -> {
+            seen(ex);
+            reply(ex, 200, "{\"pad\":\"" + "x".repeat(300_000) + "\"}");
+        });
         server.setExecutor(java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
         server.start();
         base = "http://127.0.0.1:" + server.getAddress().getPort();
@@ -264,5 +268,17 @@ class FlowTest {
         assertEquals(List.of(1, 0), FlowValidator.validate(reversed).order());
         var ignored = new ArrayList<>();
         assertTrue(ignored.isEmpty());
+    }
+
+    @Test
+    void aResponseOverTheInputBudgetFailsTheRowWithoutReadingItAll() {
+        Flow flow = service.create("t1", new Flow(null, null, "big", Map.of("baseUrl", "string"), List.of(new Flow.Step("get",
+                LogicUnit.http(Map.of("baseUrl", "string"), Map.of("pad", "string"), "GET", "{{baseUrl}}/big", Map.of(), null,
+                        Map.of("pad", "body.pad")), Map.of("baseUrl", "input.baseUrl"))), Map.of("pad", "get.pad"), 0));
+        var r = service.run("t1", flow.flowId(), "big", new FlowRunner.Request(1, 1, Map.of("baseUrl", TextNode.valueOf(base))),
+                System.currentTimeMillis() + 5000).orElseThrow();
+        assertEquals(1, r.failed());
+        assertEquals("unit get: the response body of GET " + base + "/big is over 262144 bytes (the expressions' input budget); "
+                + "it was not read further", service.dataSet("t1", "big").orElseThrow().rows().get(0).error());
     }
 }
