@@ -26,8 +26,10 @@ import java.util.Map;
  * checks time and depth when a node is entered or left); this class installs its own entry and exit callbacks in its
  * place, which also check each node's result against the size budget, so a runaway range, a string doubled in a loop
  * or a deep recursion stops at the next node with an {@link ExpressionException}. Ranges over 10 000 000 items are
- * refused by the library itself ({@code D2014}). A single built-in call is not interrupted while it runs, so the
- * largest single allocation is bounded by what it can build from inputs within the size budget.
+ * refused by the library itself ({@code D2014}, whose message says 1e6). A single built-in call is not interrupted
+ * while it runs: the built-ins whose result can outgrow their inputs ({@code $pad}, {@code $join}, {@code $replace})
+ * are shadowed by versions that compute the result's length first ({@link #bindBoundedBuiltins}); every other
+ * built-in's result is at most a small multiple of inputs already within the budget.
  *
  * @param timeBudgetMs    wall time one evaluation may take, milliseconds
  * @param maxDepth        deepest nesting of evaluated nodes (recursion)
@@ -81,6 +83,7 @@ public record Expressions(long timeBudgetMs, int maxDepth, int maxInputBytes, in
         frame.bind("eval", Jsonata.function("eval", (Jsonata.FnVarArgs<Object>) args -> {
             throw new JException("T1010", -1, "$eval is not allowed");
         }, null));
+        bindBoundedBuiltins(frame);
         Object result;
         try {
             result = compiled.evaluate(Json.MAPPER.convertValue(input, Object.class), frame);
@@ -109,6 +112,69 @@ public record Expressions(long timeBudgetMs, int maxDepth, int maxInputBytes, in
             throw new ExpressionException("size budget of " + maxOutputBytes + " bytes exceeded: the result has " + outBytes + " bytes");
         }
         return out;
+    }
+
+    /**
+     * Built-ins whose result size is not bounded by their inputs' sizes, shadowed by versions that compute the result's
+     * length first and refuse one over {@link #maxOutputBytes} before allocating it: {@code $pad} (the width is a
+     * number), {@code $join} (a long separator between many items) and {@code $replace} with a string replacement
+     * (every match of a short pattern replaced by a long string). They keep the library's signatures and delegate to
+     * its implementations ({@code com.dashjoin.jsonata.Functions}).
+     */
+    private void bindBoundedBuiltins(Jsonata.Frame frame) {
+        frame.bind("pad", Jsonata.function("pad", (Jsonata.FnVarArgs<Object>) args -> {
+            Object width = arg(args, 1);
+            if (width instanceof Number n && Math.abs(n.doubleValue()) > maxOutputBytes) {
+                throw new BudgetExceeded("size budget of " + maxOutputBytes + " bytes exceeded: $pad to " + n.longValue() + " characters");
+            }
+            return com.dashjoin.jsonata.Functions.pad((String) arg(args, 0), (Number) width, (String) arg(args, 2));
+        }, "<s-ns?:s>"));
+        frame.bind("join", Jsonata.function("join", (Jsonata.FnVarArgs<Object>) args -> {
+            Object list = arg(args, 0);
+            String separator = (String) arg(args, 1);
+            if (list instanceof List<?> items) {
+                long length = items.isEmpty() ? 0 : (long) (items.size() - 1) * (separator == null ? 0 : separator.length());
+                for (Object item : items) {
+                    length += item instanceof String str ? str.length() : 0;
+                }
+                if (length > maxOutputBytes) {
+                    throw new BudgetExceeded("size budget of " + maxOutputBytes + " bytes exceeded: $join of " + length + " characters");
+                }
+            }
+            @SuppressWarnings("unchecked")
+            List<String> strings = list instanceof List<?> l ? (List<String>) l : list == null ? null : List.of((String) list);
+            return com.dashjoin.jsonata.Functions.join(strings, separator);
+        }, "<a<s>s?:s>"));
+        frame.bind("replace", Jsonata.function("replace", (Jsonata.FnVarArgs<Object>) args -> {
+            String str = (String) arg(args, 0);
+            Object pattern = arg(args, 1);
+            Object replacement = arg(args, 2);
+            Object limit = arg(args, 3);
+            if (str != null && replacement instanceof String rep && rep.length() > 1) {
+                long matches = 0;
+                long max = limit instanceof Number n ? n.longValue() : Long.MAX_VALUE;
+                if (pattern instanceof String p && !p.isEmpty()) {
+                    for (int at = str.indexOf(p); at >= 0 && matches < max; at = str.indexOf(p, at + p.length())) {
+                        matches++;
+                    }
+                } else if (pattern instanceof java.util.regex.Pattern p) {
+                    var m = p.matcher(str);
+                    while (matches < max && m.find()) {
+                        matches++;
+                    }
+                }
+                long length = str.length() + matches * rep.length();
+                if (length > maxOutputBytes) {
+                    throw new BudgetExceeded("size budget of " + maxOutputBytes + " bytes exceeded: $replace giving up to " + length + " characters");
+                }
+            }
+            return com.dashjoin.jsonata.Functions.replace(str, pattern, replacement, limit instanceof Number n ? n.intValue() : null);
+        }, "<s-(sf)(sf)n?:s>"));
+    }
+
+    private static Object arg(List<?> args, int i) {
+        Object v = i < args.size() ? args.get(i) : null;
+        return v == Jsonata.NULL_VALUE ? null : v;
     }
 
     private JsonNode toJson(Object value) {
