@@ -56,6 +56,7 @@ public record DataSet(String dataSetId, String teamId, String flowId, long creat
             values = values == null ? Map.of() : new LinkedHashMap<>(values);
         }
 
+        /** Whether every unit of the row succeeded. */
         public boolean ok() {
             return "ok".equals(status);
         }

@@ -148,26 +148,13 @@ public final class DataSetStore {
         });
     }
 
-    /** The team's whole set with its rows, or empty when it has no manifest or its chunks are incomplete. */
+    /**
+     * The team's whole set with its rows, or empty when it has no manifest or its chunks are incomplete (read as the
+     * workers read it, {@link dev.richter.common.run.StoredSets#dataSetJson}).
+     */
     public Optional<DataSet> get(String teamId, String dataSetId) {
-        var manifest = item(teamId, MANIFEST + dataSetId);
-        if (manifest.isEmpty()) {
-            return Optional.empty();
-        }
-        int chunks = Integer.parseInt(manifest.get().get("chunks").n());
-        StringBuilder json = new StringBuilder();
-        for (int i = 0; i < chunks; i++) {
-            var item = item(teamId, chunkKey(dataSetId, manifest.get().get("writeId").s(), i));
-            if (item.isEmpty() || !item.get().containsKey("part")) {
-                return Optional.empty();
-            }
-            json.append(item.get().get("part").s());
-        }
-        String text = json.toString();
-        if (!TrafficSetStore.sha256(text).equals(manifest.get().get("sha256").s())) {
-            return Optional.empty();
-        }
-        return Optional.of(Json.read(text, DataSet.class));
+        return new dev.richter.common.run.StoredSets(dynamoDb, table).dataSetJson(teamId, dataSetId)
+                .map(json -> Json.MAPPER.convertValue(json, DataSet.class));
     }
 
     private Optional<Map<String, AttributeValue>> item(String teamId, String itemKey) {

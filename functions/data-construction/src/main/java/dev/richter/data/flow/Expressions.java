@@ -249,6 +249,7 @@ public record Expressions(long timeBudgetMs, int maxDepth, int maxInputBytes, in
 
     /** A failed parse or evaluation; the message names the rule or the library's error code, never a stack. */
     public static final class ExpressionException extends RuntimeException {
+        /** @param message the rule or the library's code and position, e.g. {@code time budget of 200 ms exceeded} */
         public ExpressionException(String message) {
             super(message);
         }

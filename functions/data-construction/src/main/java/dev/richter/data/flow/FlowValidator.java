@@ -42,12 +42,14 @@ public final class FlowValidator {
     public static final class InvalidFlowException extends RuntimeException {
         private final List<Problem> problems;
 
+        /** @param problems at least one; the message names the first and how many more */
         public InvalidFlowException(List<Problem> problems) {
             super(problems.get(0).path() + ": " + problems.get(0).reason()
                     + (problems.size() > 1 ? " (and " + (problems.size() - 1) + " more)" : ""));
             this.problems = List.copyOf(problems);
         }
 
+        /** Every problem, in the order found (document order, then cycles). */
         public List<Problem> problems() {
             return problems;
         }
