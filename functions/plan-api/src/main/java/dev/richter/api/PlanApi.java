@@ -632,8 +632,17 @@ public final class PlanApi {
                         "reason", "service '" + service + "' is not registered by team '" + req.teamId() + "'"));
             }
         }
+        double totalWeight = 0;
+        for (JsonNode sc : scenarios) {
+            totalWeight += sc.path("weight").asDouble(1.0);
+        }
+        double mostRequests = doc.path("preTest").path("qps").asDouble() * doc.path("preTest").path("durationS").asDouble();
+        for (JsonNode st : doc.path("formal").path("steps")) {
+            mostRequests = Math.max(mostRequests, st.path("qps").asDouble() * st.path("durationS").asDouble());
+        }
         for (int i = 0; i < scenarios.size(); i++) {
-            checkSets(req.teamId(), scenarios.get(i), "$.scenarios[" + i + "]", problems);
+            long stepRequests = (long) Math.ceil(mostRequests * scenarios.get(i).path("weight").asDouble(1.0) / totalWeight);
+            checkSets(req.teamId(), scenarios.get(i), "$.scenarios[" + i + "]", stepRequests, problems);
         }
         JsonNode core = doc.path("coreModules");
         for (int i = 0; i < core.size(); i++) {
@@ -662,9 +671,11 @@ public final class PlanApi {
      * no data set is bound twice, and every {@code {{data.<id>.<column>}}} in its inline requests and slot templates
      * names a bound data set and one of its columns. Problems at {@code $.scenarios[i].trafficSetId},
      * {@code $.scenarios[i].data[j].dataSetId}, {@code $.scenarios[i].requests[j].path|headers.<name>|body},
-     * {@code $.scenarios[i].slots.<name>}.
+     * {@code $.scenarios[i].slots.<name>}. A {@code unique} data set needs at least as many {@code ok} rows as the
+     * scenario sends in its largest step ({@code stepRequests}: qps × durationS × its weight share), else rows would be
+     * sent twice.
      */
-    private void checkSets(String teamId, JsonNode scenario, String at, List<Map<String, String>> problems) {
+    private void checkSets(String teamId, JsonNode scenario, String at, long stepRequests, List<Map<String, String>> problems) {
         if (scenario.hasNonNull("trafficSetId") && storedSets.manifest(teamId, "trafficset#" + scenario.get("trafficSetId").asText()).isEmpty()) {
             problems.add(Map.of("path", at + ".trafficSetId", "reason", "traffic set '" + scenario.get("trafficSetId").asText()
                     + "' is not stored by team '" + teamId + "' (POST /traffic-sets)"));
@@ -681,6 +692,12 @@ public final class PlanApi {
             }
             if (columns.containsKey(id)) {
                 problems.add(Map.of("path", at + ".data[" + j + "].dataSetId", "reason", "data set '" + id + "' is bound twice"));
+            }
+            long okRows = manifest.get().path("counts").path("ok").asLong();
+            if (data.get(j).path("mode").asText("unique").equals("unique") && okRows < stepRequests) {
+                problems.add(Map.of("path", at + ".data[" + j + "].dataSetId", "reason", "data set '" + id + "' has " + okRows
+                        + " ok rows but the scenario's largest step sends " + stepRequests + " requests, each needing a row of "
+                        + "its own (mode unique): build more rows, or use mode sequential or random"));
             }
             List<String> cols = new ArrayList<>();
             manifest.get().path("columns").forEach(c -> cols.add(c.asText()));

@@ -257,6 +257,13 @@ class FlowRoutesTest {
                    "requests": [{"method": "POST", "path": "/orders/{{data.buyers.buyerId}}?ref={{gen.uuid}}",
                                  "headers": {"x-cart": "{{data.buyers.%s}}"}, "body": "{}"}]}]}
                 """;
+        var tooFew = call("POST /plans", "t1", Map.of(), Map.of(), json(plan.formatted("buyerId")));
+        assertEquals(400, tooFew.get("statusCode"));
+        assertEquals("$.scenarios[0].data[0].dataSetId", body(tooFew).path("errors").get(0).path("path").asText());
+        assertEquals("data set 'buyers' has 2 ok rows but the scenario's largest step sends 10 requests, each needing a row of its own "
+                + "(mode unique): build more rows, or use mode sequential or random", body(tooFew).path("errors").get(0).path("reason").asText());
+        assertEquals(201, call("POST /flows/{flowId}/runs", "t1", Map.of("flowId", flowId), Map.of(),
+                json("{\"rows\": 10, \"dataSetId\": \"buyers\", \"inputs\": {\"baseUrl\": \"" + base + "\"}}")).get("statusCode"));
         var created = call("POST /plans", "t1", Map.of(), Map.of(), json(plan.formatted("buyerId")));
         assertEquals(201, created.get("statusCode"), String.valueOf(created.get("body")));
         JsonNode stored = body(created);
