@@ -34,7 +34,8 @@ import java.util.Map;
  *       out against {@link Quotas#fromEnv()}); stores the step for its workers ({@link RunPreparation.StepPlan}) and
  *       records the run's current stage/step.</li>
  *   <li>{@code run-flow} {@code {teamId, flowId, rows, concurrency?, dataSetId?, inputs?, marker?}} →
- *       {@link FlowRunner.Result}: runs (or resumes) a stored flow into a data set ({@link FlowService#run}), starting
+ *       {@link FlowRunner.Result}: runs (or resumes) a stored flow into a data set ({@link FlowService#run}; calls only
+ *       under the base URLs of the team's registered services), starting
  *       rows until {@link #FLOW_MARGIN_MS} before the invocation's own timeout; when rows are still pending
  *       ({@code complete: false}), call again with the same {@code dataSetId}. This is where large data sets are built
  *       (the plan API's synchronous run stops starting rows after 18 s). Throws
@@ -102,7 +103,8 @@ public final class DataConstructionHandler extends dev.richter.common.JsonStream
         Marker marker = input.has("marker") ? Json.MAPPER.convertValue(input.get("marker"), Marker.class) : Marker.DEFAULT;
         String dataSetId = input.path("dataSetId").isTextual() ? input.path("dataSetId").asText() : null;
         return flows.run(teamId, flowId, dataSetId,
-                        new FlowRunner.Request(input.path("rows").asInt(), input.path("concurrency").asInt(8), inputs), marker,
+                        new FlowRunner.Request(input.path("rows").asInt(), input.path("concurrency").asInt(8), inputs,
+                                repositories.listServices(teamId).stream().map(dev.richter.common.model.RegisteredService::baseUrl).toList()), marker,
                         System.currentTimeMillis() + Math.max(0, remainingMs - FLOW_MARGIN_MS))
                 .orElseThrow(() -> new IllegalArgumentException("team " + teamId + " has no flow " + flowId));
     }

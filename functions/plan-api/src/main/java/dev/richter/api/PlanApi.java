@@ -479,7 +479,8 @@ public final class PlanApi {
     /**
      * {@code POST /flows/{flowId}/runs} {@code {rows, concurrency?, dataSetId?, inputs?, marker?}}: runs the flow
      * synchronously, rows starting for at most {@link #FLOW_RUN_BUDGET_MS} ({@link FlowService#run}). Every HTTP call
-     * carries the marker ({@code marker}, default {@code baggage: richter-loadtest=1}). Answers 201 with the result
+     * carries the marker ({@code marker}, default {@code baggage: richter-loadtest=1}) and goes only to URLs under the
+     * base URLs of the team's registered services (a call elsewhere fails its row unsent). Answers 201 with the result
      * ({@code FlowRunResult}) and {@code Location: /data-sets/<id>} when every row was attempted and the data set is
      * stored; 202 with the result when rows are still pending: post again with the same {@code dataSetId} to resume
      * (rows already {@code ok} are skipped, so none is created twice).
@@ -497,7 +498,8 @@ public final class PlanApi {
         FlowRunner.Result result;
         try {
             result = flows.run(req.teamId(), flowId, doc.path("dataSetId").isTextual() ? doc.path("dataSetId").asText() : null,
-                    new FlowRunner.Request(doc.path("rows").asInt(), doc.path("concurrency").asInt(8), inputs), marker,
+                    new FlowRunner.Request(doc.path("rows").asInt(), doc.path("concurrency").asInt(8), inputs,
+                            repositories.listServices(req.teamId()).stream().map(RegisteredService::baseUrl).toList()), marker,
                     startMs + FLOW_RUN_BUDGET_MS).orElseThrow(() -> ApiException.notFound("flow", flowId));
         } catch (FlowValidator.InvalidFlowException e) {
             throw invalid(e);

@@ -54,6 +54,8 @@ class FlowRoutesTest {
                 case "getItem" -> get((GetItemRequest) args[0]);
                 case "deleteItem" -> delete((DeleteItemRequest) args[0]);
                 case "query" -> query((QueryRequest) args[0]);
+                case "queryPaginator" -> new software.amazon.awssdk.services.dynamodb.paginators.QueryIterable(
+                        (DynamoDbClient) proxy, (QueryRequest) args[0]);
                 case "close" -> null;
                 case "serviceName" -> "dynamodb";
                 default -> throw new UnsupportedOperationException(method.getName());
@@ -187,6 +189,8 @@ class FlowRoutesTest {
 
     @Test
     void createRunAndReadADataSet() {
+        assertEquals(201, call("POST /services", "t1", Map.of(), Map.of(), json("{\"name\": \"shop\", \"baseUrl\": \"" + base + "\"}"))
+                .get("statusCode"));
         var created = call("POST /flows", "t1", Map.of(), Map.of(), json(FLOW));
         assertEquals(201, created.get("statusCode"), String.valueOf(created.get("body")));
         JsonNode flow = body(created);

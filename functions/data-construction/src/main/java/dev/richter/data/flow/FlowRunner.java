@@ -33,7 +33,8 @@ import java.util.regex.Matcher;
  * <p>Each row runs the flow's units in order, on its own virtual thread; at most {@code concurrency} rows run at
  * once (a semaphore). Every HTTP call carries the load-test marker (for {@code baggage}, the member {@code key=value}
  * first, other members kept; any other header set to the marker's value, as the load driver does) so the service
- * under test writes what it creates to shadow storage, and {@code Idempotency-Key: <dataSetId>#<row>#<unitId>}.
+ * under test writes what it creates to shadow storage, and {@code Idempotency-Key: <dataSetId>#<row>#<unitId>}; a call
+ * goes only to a URL under the base URL of a service the team registered ({@link Request#allowedBaseUrls}).
  * A row that fails (a status outside 200-299, a connection error, an expression error or a budget, an output of the
  * wrong type) is kept with its error, naming the unit. Each row is recorded in the {@link RowLedger} as it ends; a
  * run of the same data set skips rows the ledger has as {@code ok} (resume without duplicates) and runs failed and
@@ -52,14 +53,45 @@ public final class FlowRunner {
     /**
      * One run.
      *
-     * @param rows        how many rows the data set has (1..{@link FlowService#MAX_ROWS})
-     * @param concurrency rows running at once (1..{@link FlowService#MAX_CONCURRENCY})
-     * @param inputs      the flow's inputs by name
+     * @param rows            how many rows the data set has (1..{@link FlowService#MAX_ROWS})
+     * @param concurrency     rows running at once (1..{@link FlowService#MAX_CONCURRENCY})
+     * @param inputs          the flow's inputs by name
+     * @param allowedBaseUrls the only places HTTP units may call: the base URLs of the team's registered services
+     *                        (DESIGN.md §7, load goes only to registered services); a call whose URL is under none of
+     *                        them (same scheme, host and port, path below the base path) fails its row unsent
      */
-    public record Request(int rows, int concurrency, Map<String, JsonNode> inputs) {
+    public record Request(int rows, int concurrency, Map<String, JsonNode> inputs, List<String> allowedBaseUrls) {
         public Request {
             inputs = inputs == null ? Map.of() : Map.copyOf(inputs);
+            allowedBaseUrls = allowedBaseUrls == null ? List.of() : List.copyOf(allowedBaseUrls);
         }
+    }
+
+    /** Whether {@code uri} is under one of {@code baseUrls} (scheme, host case-insensitive, port, path prefix). */
+    static boolean allowed(URI uri, List<String> baseUrls) {
+        for (String b : baseUrls) {
+            URI base;
+            try {
+                base = URI.create(b);
+            } catch (IllegalArgumentException e) {
+                continue;
+            }
+            if (base.getScheme() == null || base.getHost() == null || uri.getScheme() == null || uri.getHost() == null) {
+                continue;
+            }
+            String basePath = base.getRawPath() == null || base.getRawPath().isEmpty() ? "/" : base.getRawPath();
+            String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
+            boolean under = path.equals(basePath) || path.startsWith(basePath.endsWith("/") ? basePath : basePath + "/");
+            if (base.getScheme().equalsIgnoreCase(uri.getScheme()) && base.getHost().equalsIgnoreCase(uri.getHost())
+                    && port(base) == port(uri) && under) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static int port(URI u) {
+        return u.getPort() >= 0 ? u.getPort() : "https".equalsIgnoreCase(u.getScheme()) ? 443 : 80;
     }
 
     /**
@@ -178,7 +210,7 @@ public final class FlowRunner {
                 int attempts = prior == null ? 1 : prior.attempts() + 1;
                 pool.submit(() -> {
                     try {
-                        DataSet.Row result = runRow(checked, dataSetId, index, attempts, request.inputs(), deadlineMs);
+                        DataSet.Row result = runRow(checked, dataSetId, index, attempts, request.inputs(), request.allowedBaseUrls(), deadlineMs);
                         ran.incrementAndGet();
                         try {
                             ledger.record(result);
@@ -221,7 +253,7 @@ public final class FlowRunner {
     }
 
     private DataSet.Row runRow(FlowValidator.Checked checked, String dataSetId, int row, int attempts,
-                               Map<String, JsonNode> inputs, long deadlineMs) {
+                               Map<String, JsonNode> inputs, List<String> allowedBaseUrls, long deadlineMs) {
         Flow flow = checked.flow();
         Map<String, JsonNode> values = new HashMap<>();
         inputs.forEach((k, v) -> values.put("input." + k, v));
@@ -235,7 +267,7 @@ public final class FlowRunner {
             step.inputs().forEach((slot, src) -> in.set(slot, values.get(src)));
             try {
                 Map<String, JsonNode> out = switch (step.unit().kind()) {
-                    case "http" -> call(step, in, key + "#" + step.id(), deadlineMs);
+                    case "http" -> call(step, in, key + "#" + step.id(), deadlineMs, allowedBaseUrls);
                     case "transform" -> transform(step, in);
                     default -> throw new IllegalStateException("unknown kind " + step.unit().kind());
                 };
@@ -260,15 +292,21 @@ public final class FlowRunner {
         return out;
     }
 
-    private Map<String, JsonNode> call(Flow.Step step, ObjectNode in, String idempotencyKey, long deadlineMs) {
+    private Map<String, JsonNode> call(Flow.Step step, ObjectNode in, String idempotencyKey, long deadlineMs, List<String> allowedBaseUrls) {
         LogicUnit unit = step.unit();
         String url = render(unit.url(), in);
         long leftMs = Math.max(1, Math.min(callTimeout.toMillis(), deadlineMs + callTimeout.toMillis() - clockMs.getAsLong()));
         HttpRequest.Builder req;
+        URI uri;
         try {
-            req = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofMillis(leftMs));
+            uri = URI.create(url);
+            req = HttpRequest.newBuilder(uri).timeout(Duration.ofMillis(leftMs));
         } catch (IllegalArgumentException e) {
             throw new UnitFailure("URL '" + url + "' is not valid: " + e.getMessage());
+        }
+        if (!allowed(uri, allowedBaseUrls)) {
+            throw new UnitFailure(unit.method() + " " + url + " not sent: it is under no base URL of a service the team "
+                    + "registered (POST /services)");
         }
         Map<String, String> headers = new LinkedHashMap<>();
         unit.headers().forEach((name, template) -> headers.put(name, render(template, in)));

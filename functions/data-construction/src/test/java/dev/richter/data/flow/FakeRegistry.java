@@ -31,6 +31,8 @@ final class FakeRegistry {
                 case "getItem" -> get((GetItemRequest) args[0]);
                 case "deleteItem" -> delete((DeleteItemRequest) args[0]);
                 case "query" -> query((QueryRequest) args[0]);
+                case "queryPaginator" -> new software.amazon.awssdk.services.dynamodb.paginators.QueryIterable(
+                        (DynamoDbClient) proxy, (QueryRequest) args[0]);
                 case "close" -> null;
                 case "serviceName" -> "dynamodb";
                 default -> throw new UnsupportedOperationException(method.getName());

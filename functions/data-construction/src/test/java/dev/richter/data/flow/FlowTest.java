@@ -97,6 +97,11 @@ class FlowTest {
         ex.close();
     }
 
+    /** A run request whose calls may go to the test server only. */
+    private FlowRunner.Request req(int rows, int concurrency, Map<String, ? extends JsonNode> inputs) {
+        return new FlowRunner.Request(rows, concurrency, Map.copyOf(inputs), List.of(base));
+    }
+
     static Flow buyersFlow() {
         return new Flow(null, null, "shadow buyers", Map.of("baseUrl", "string"), List.of(
                 new Flow.Step("pickSku", LogicUnit.http(Map.of("baseUrl", "string"), Map.of("sku", "string"), "GET",
@@ -127,7 +132,7 @@ class FlowTest {
     void runsMarkedRowsKeepsTheFailedOneAndResumesWithoutDuplicates() {
         Flow flow = service.create("t1", buyersFlow());
         assertTrue(flow.flowId().startsWith("flow-"));
-        var request = new FlowRunner.Request(12, 4, Map.of("baseUrl", TextNode.valueOf(base)));
+        var request = req(12, 4, Map.of("baseUrl", TextNode.valueOf(base)));
         long deadline = System.currentTimeMillis() + 20_000;
 
         FlowRunner.Result first = service.run("t1", flow.flowId(), "buyers-1", request, deadline).orElseThrow();
@@ -189,7 +194,7 @@ class FlowTest {
     @Test
     void rowsNotStartedByTheDeadlineArePendingAndNothingIsStored() {
         Flow flow = service.create("t1", buyersFlow());
-        var r = service.run("t1", flow.flowId(), "late", new FlowRunner.Request(5, 2, Map.of("baseUrl", TextNode.valueOf(base))),
+        var r = service.run("t1", flow.flowId(), "late", req(5, 2, Map.of("baseUrl", TextNode.valueOf(base))),
                 System.currentTimeMillis() - 1).orElseThrow();
         assertFalse(r.complete());
         assertEquals(5, r.pending());
@@ -202,7 +207,7 @@ class FlowTest {
     void anotherTeamSeesNeitherFlowNorDataSet() {
         Flow flow = service.create("t1", buyersFlow());
         assertTrue(service.get("t2", flow.flowId()).isEmpty());
-        assertTrue(service.run("t2", flow.flowId(), null, new FlowRunner.Request(1, 1, Map.of("baseUrl", TextNode.valueOf(base))),
+        assertTrue(service.run("t2", flow.flowId(), null, req(1, 1, Map.of("baseUrl", TextNode.valueOf(base))),
                 System.currentTimeMillis() + 5000).isEmpty());
         assertEquals(0, creates.get());
     }
@@ -211,10 +216,10 @@ class FlowTest {
     void badRunInputsAreReportedByPath() {
         Flow flow = service.create("t1", buyersFlow());
         var e = assertThrows(FlowValidator.InvalidFlowException.class, () -> service.run("t1", flow.flowId(), "bad id!",
-                new FlowRunner.Request(0, 500, Map.of("baseUrl", TextNode.valueOf(base))), System.currentTimeMillis() + 5000));
+                req(0, 500, Map.of("baseUrl", TextNode.valueOf(base))), System.currentTimeMillis() + 5000));
         assertEquals(List.of("$.dataSetId", "$.rows", "$.concurrency"), e.problems().stream().map(FlowValidator.Problem::path).toList());
         var e2 = assertThrows(FlowValidator.InvalidFlowException.class, () -> service.run("t1", flow.flowId(), null,
-                new FlowRunner.Request(1, 1, Map.of("baseUrl", Json.MAPPER.valueToTree(3), "extra", TextNode.valueOf("x"))), System.currentTimeMillis() + 5000));
+                req(1, 1, Map.of("baseUrl", (JsonNode) com.fasterxml.jackson.databind.node.IntNode.valueOf(3), "extra", TextNode.valueOf("x"))), System.currentTimeMillis() + 5000));
         assertEquals(List.of(new FlowValidator.Problem("$.inputs.baseUrl", "type mismatch: a number, the flow takes a string"),
                 new FlowValidator.Problem("$.inputs.extra", "unknown slot: the flow declares no input 'extra'")), e2.problems());
     }
@@ -225,7 +230,7 @@ class FlowTest {
                 LogicUnit.transform(Map.of(), Map.of("n", "number"), "{\"n\": $count([1..5000000].($ * 2))}"), Map.of())),
                 Map.of("n", "big.n"), 0);
         Flow stored = service.create("t1", flow);
-        var r = service.run("t1", stored.flowId(), "runaway", new FlowRunner.Request(1, 1, Map.of()), System.currentTimeMillis() + 5000).orElseThrow();
+        var r = service.run("t1", stored.flowId(), "runaway", req(1, 1, Map.of()), System.currentTimeMillis() + 5000).orElseThrow();
         assertEquals(1, r.failed());
         String error = service.dataSet("t1", "runaway").orElseThrow().rows().get(0).error();
         assertTrue(error.startsWith("unit big: ") && error.contains("budget"), error);
@@ -275,10 +280,26 @@ class FlowTest {
         Flow flow = service.create("t1", new Flow(null, null, "big", Map.of("baseUrl", "string"), List.of(new Flow.Step("get",
                 LogicUnit.http(Map.of("baseUrl", "string"), Map.of("pad", "string"), "GET", "{{baseUrl}}/big", Map.of(), null,
                         Map.of("pad", "body.pad")), Map.of("baseUrl", "input.baseUrl"))), Map.of("pad", "get.pad"), 0));
-        var r = service.run("t1", flow.flowId(), "big", new FlowRunner.Request(1, 1, Map.of("baseUrl", TextNode.valueOf(base))),
+        var r = service.run("t1", flow.flowId(), "big", req(1, 1, Map.of("baseUrl", TextNode.valueOf(base))),
                 System.currentTimeMillis() + 5000).orElseThrow();
         assertEquals(1, r.failed());
         assertEquals("unit get: the response body of GET " + base + "/big is over 262144 bytes (the expressions' input budget); "
                 + "it was not read further", service.dataSet("t1", "big").orElseThrow().rows().get(0).error());
+    }
+
+    @Test
+    void callsGoOnlyUnderTheTeamsRegisteredBaseUrls() {
+        Flow flow = service.create("t1", buyersFlow());
+        var r = service.run("t1", flow.flowId(), "elsewhere", new FlowRunner.Request(2, 1, Map.of("baseUrl", TextNode.valueOf(base)),
+                List.of("http://127.0.0.1:1/", base + "/api")), System.currentTimeMillis() + 5000).orElseThrow();
+        assertEquals(2, r.failed());
+        assertEquals("unit pickSku: GET " + base + "/inventory not sent: it is under no base URL of a service the team registered "
+                + "(POST /services)", service.dataSet("t1", "elsewhere").orElseThrow().rows().get(0).error());
+        assertEquals(0, markers.size(), "nothing reached the server");
+        assertTrue(FlowRunner.allowed(java.net.URI.create("http://Shop:80/api/x"), List.of("http://shop/api")));
+        assertTrue(FlowRunner.allowed(java.net.URI.create("https://shop/api/orders"), List.of("https://shop:443/api/")));
+        assertFalse(FlowRunner.allowed(java.net.URI.create("http://shop/apix"), List.of("http://shop/api")));
+        assertFalse(FlowRunner.allowed(java.net.URI.create("http://shop.evil/api"), List.of("http://shop/api")));
+        assertFalse(FlowRunner.allowed(java.net.URI.create("http://shop:8080/api"), List.of("http://shop/api")));
     }
 }

@@ -43,9 +43,11 @@ class RunFlowActionTest {
                     List.of(new Flow.Step("token", LogicUnit.http(Map.of("baseUrl", "string"), Map.of("token", "string"), "POST",
                             "{{baseUrl}}/tokens", Map.of(), null, Map.of("token", "body.access_token")), Map.of("baseUrl", "input.baseUrl"))),
                     Map.of("token", "token.token"), 0));
-            var handler = new DataConstructionHandler(new Repositories(registry.client,
-                    new TableNames("registry", "plans", "runs", "run-metrics", "verdicts", "links", "reports", "audit")),
-                    new EventPublisher(null, "bus"), Quotas.AWS);
+            Repositories repositories = new Repositories(registry.client,
+                    new TableNames("registry", "plans", "runs", "run-metrics", "verdicts", "links", "reports", "audit"));
+            repositories.putService(new dev.richter.common.model.RegisteredService("t1", "tokens",
+                    "http://127.0.0.1:" + server.getAddress().getPort(), "/health", "/metrics", List.of()));
+            var handler = new DataConstructionHandler(repositories, new EventPublisher(null, "bus"), Quotas.AWS);
             ObjectNode event = Json.MAPPER.createObjectNode().put("action", "run-flow").put("teamId", "t1")
                     .put("flowId", flow.flowId()).put("rows", 4).put("concurrency", 2).put("dataSetId", "tok");
             event.putObject("inputs").put("baseUrl", "http://127.0.0.1:" + server.getAddress().getPort());
