@@ -126,7 +126,11 @@ public final class LoadDriverHandler extends JsonStreamHandler<JsonNode, WorkerR
         }
     }
 
-    /** Resolves worker references from the run-metrics table (step), the plans table and the registry. */
+    /**
+     * Resolves worker references from the run-metrics table (step), the plans table and the registry, loading the
+     * traffic sets and data sets the plan's scenarios name by id ({@link dev.richter.common.run.StoredSets}): the
+     * state machine passes only ids, whatever the sets' size.
+     */
     static final class WorkerTasks {
         private final Repositories repositories;
         private final dev.richter.common.RunMetricsRepository runMetrics;
@@ -152,7 +156,8 @@ public final class LoadDriverHandler extends JsonStreamHandler<JsonNode, WorkerR
             var plan = repositories.getPlan(step.teamId(), step.planId())
                     .orElseThrow(() -> new IllegalStateException("plan " + step.planId() + " of run " + ref.runId()
                             + " is not stored"));
-            return RunPreparation.workerTask(step, ref, plan, repositories.listServices(step.teamId()));
+            return RunPreparation.workerTask(step, ref, plan, repositories.listServices(step.teamId()),
+                    new dev.richter.common.run.StoredSets(repositories.dynamoDb(), repositories.tables().registry()));
         }
     }
 }

@@ -19,6 +19,12 @@ import java.util.Optional;
  * any window of {@code W} picks each scenario gets its weight share to within one request, with no
  * randomness to skew a short step. Within a scenario requests are replayed round-robin. Not
  * thread-safe: used only by the scheduler thread.
+ *
+ * <p>A scenario that draws from data sets, or whose requests hold generators ({@link RequestTemplate}), has its
+ * requests parsed once here and rendered per send: for each bound data set one row is drawn per request
+ * ({@code unique} and {@code sequential}: the next row of the worker's rows, starting over at the end, counted in
+ * {@link #rowsReused()} for {@code unique}; {@code random}: a uniformly random row), then the rendered request is
+ * prepared. Scenarios without placeholders are prepared once, as before, and allocate nothing per send.
  */
 public final class TrafficMix {
     /** A prepared request and its scenario's name. */
@@ -30,6 +36,25 @@ public final class TrafficMix {
     private final double totalWeight;
     private final List<List<HttpTransport.PreparedRequest>> prepared = new ArrayList<>();
     private final int[] nextRequest;
+    private final HttpTransport transport;
+    /** Per scenario: its templates and row cursors, or null for a scenario prepared once. */
+    private final List<Templated> templated = new ArrayList<>();
+    private long rowsReused;
+
+    /** A scenario rendered per send. */
+    private static final class Templated {
+        final List<RequestTemplate> requests;
+        final List<Scenario.DataRows> data;
+        final int[] cursor;
+        final java.util.SplittableRandom random = new java.util.SplittableRandom();
+        long seq;
+
+        Templated(List<RequestTemplate> requests, List<Scenario.DataRows> data) {
+            this.requests = requests;
+            this.data = data;
+            this.cursor = new int[data.size()];
+        }
+    }
 
     /**
      * @param scenarios        scenarios with weight &gt; 0 and at least one request (others are ignored)
@@ -40,15 +65,25 @@ public final class TrafficMix {
      *                                  request is malformed (bad URI, bad base64 body)
      */
     public TrafficMix(List<Scenario> scenarios, Marker marker, int requestTimeoutMs, HttpTransport transport) {
+        this.transport = transport;
         List<Double> ws = new ArrayList<>();
         for (Scenario s : scenarios) {
             if (!(s.weight() > 0) || s.requests().isEmpty()) {
                 continue;
             }
             List<HttpTransport.PreparedRequest> ps = new ArrayList<>();
+            boolean templatedScenario = !s.data().isEmpty() || s.requests().stream().anyMatch(RequestTemplate::isTemplated);
+            List<RequestTemplate> templates = new ArrayList<>();
             for (ReplayRequest r : s.requests()) {
-                ps.add(transport.prepare(toOutbound(s.targetBaseUrl(), r, marker, requestTimeoutMs)));
+                if (templatedScenario) {
+                    RequestTemplate t = RequestTemplate.parse(s, r, marker, requestTimeoutMs);
+                    templates.add(t);
+                    ps.add(transport.prepare(t.render(List.of(), 0, 0))); // for sendLoop(): the transport's loop
+                } else {
+                    ps.add(transport.prepare(toOutbound(s.targetBaseUrl(), r, marker, requestTimeoutMs)));
+                }
             }
+            templated.add(templatedScenario ? new Templated(templates, s.data()) : null);
             names.add(s.name());
             ws.add(s.weight());
             prepared.add(ps);
@@ -75,7 +110,44 @@ public final class TrafficMix {
         List<HttpTransport.PreparedRequest> ps = prepared.get(best);
         int i = nextRequest[best];
         nextRequest[best] = (i + 1) % ps.size();
-        return new Entry(names.get(best), ps.get(i));
+        Templated t = templated.get(best);
+        if (t == null) {
+            return new Entry(names.get(best), ps.get(i));
+        }
+        return new Entry(names.get(best), transport.prepare(t.requests.get(i).render(draw(t), t.seq++, System.currentTimeMillis())));
+    }
+
+    /** One row of each bound data set for the next request of {@code t}. */
+    private List<List<String>> draw(Templated t) {
+        List<List<String>> values = new ArrayList<>(t.data.size());
+        for (int b = 0; b < t.data.size(); b++) {
+            Scenario.DataRows rows = t.data.get(b);
+            int n = rows.rows().size();
+            if (n == 0) {
+                values.add(null);
+                continue;
+            }
+            int row;
+            if (rows.mode().equals("random")) {
+                row = t.random.nextInt(n);
+            } else {
+                row = t.cursor[b] % n;
+                if (t.cursor[b] >= n && rows.mode().equals("unique")) {
+                    rowsReused++;
+                }
+                t.cursor[b]++;
+            }
+            values.add(rows.rows().get(row));
+        }
+        return values;
+    }
+
+    /**
+     * Sends that reused a row of a {@code unique} data set because this worker's rows ran out (the set was smaller
+     * than the step's requests); 0 when every unique row went out at most once.
+     */
+    public long rowsReused() {
+        return rowsReused;
     }
 
     /**

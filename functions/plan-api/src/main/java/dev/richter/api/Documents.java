@@ -36,7 +36,7 @@ final class Documents {
             sm.put("name", s.name());
             sm.put("service", s.service());
             sm.put("weight", s.weight());
-            sm.put("requests", s.requests().stream().map(r -> {
+            List<Map<String, Object>> requests = s.requests().stream().map(r -> {
                 Map<String, Object> rm = new LinkedHashMap<>();
                 rm.put("method", r.method());
                 rm.put("path", r.path());
@@ -50,7 +50,19 @@ final class Documents {
                     rm.put("bodyBase64", r.bodyBase64());
                 }
                 return rm;
-            }).toList());
+            }).toList();
+            if (!requests.isEmpty() || s.trafficSetId() == null) {
+                sm.put("requests", requests); // a traffic-set scenario has none
+            }
+            if (s.trafficSetId() != null) {
+                sm.put("trafficSetId", s.trafficSetId());
+            }
+            if (!s.data().isEmpty()) {
+                sm.put("data", s.data().stream().map(b -> Map.of("dataSetId", b.dataSetId(), "mode", b.mode())).toList());
+            }
+            if (!s.slots().isEmpty()) {
+                sm.put("slots", s.slots());
+            }
             return sm;
         }).toList());
         m.put("preTest", step(p.preTest()));

@@ -14,6 +14,13 @@ import dev.richter.common.run.RunLeases;
 import dev.richter.common.sizing.Prices;
 import dev.richter.common.sizing.Quotas;
 import dev.richter.common.sizing.RunEstimate;
+import dev.richter.common.model.Marker;
+import dev.richter.data.flow.DataSetStore;
+import dev.richter.data.flow.Expressions;
+import dev.richter.data.flow.Flow;
+import dev.richter.data.flow.FlowRunner;
+import dev.richter.data.flow.FlowService;
+import dev.richter.data.flow.FlowValidator;
 import dev.richter.data.traffic.TrafficFormatException;
 import dev.richter.data.traffic.TrafficImporter;
 import dev.richter.data.traffic.TrafficSet;
@@ -122,6 +129,15 @@ public final class PlanApi {
      * it 5.6 MB, under the 6 MB invocation payload limit, so a body under this limit always reaches the function.
      */
     public static final int MAX_BODY_BYTES = 4 * 1024 * 1024;
+    /**
+     * How long {@code POST /flows/{flowId}/runs} starts rows, milliseconds from the request: with
+     * {@link #FLOW_CALL_TIMEOUT_MS} per call, the last row's calls end by 23 s and the data set is stored within the
+     * function's 29 s timeout (API Gateway's integration limit is 30 s). Larger data sets run in the
+     * data-construction function's {@code run-flow} action and resume with the same {@code dataSetId}.
+     */
+    public static final long FLOW_RUN_BUDGET_MS = 18_000;
+    /** The longest one HTTP call of a flow may take in the API, milliseconds. */
+    public static final long FLOW_CALL_TIMEOUT_MS = 5_000;
     /** The longest {@code Idempotency-Key}, characters. */
     static final int MAX_IDEMPOTENCY_KEY_LENGTH = 200;
 
@@ -138,6 +154,8 @@ public final class PlanApi {
     private final Supplier<Quotas> quotas;
     private final PlanStore store;
     private final TrafficSetStore trafficSets;
+    private final FlowService flows;
+    private final dev.richter.common.run.StoredSets storedSets;
     private final RunLeases leases;
     private final Clock clock = Clock.systemUTC();
     private final String openApi = resource("/openapi.json");
@@ -189,6 +207,11 @@ public final class PlanApi {
         this.links = new LinkService(repositories.dynamoDb(), repositories.tables().links());
         this.store = new PlanStore(repositories);
         this.trafficSets = new TrafficSetStore(repositories.dynamoDb(), repositories.tables().registry());
+        this.storedSets = new dev.richter.common.run.StoredSets(repositories.dynamoDb(), repositories.tables().registry());
+        this.flows = new FlowService(new DataSetStore(repositories.dynamoDb(), repositories.tables().registry()),
+                new FlowRunner(java.net.http.HttpClient.newBuilder().connectTimeout(java.time.Duration.ofSeconds(2)).build(),
+                        Expressions.DEFAULT, Marker.DEFAULT, java.time.Duration.ofMillis(FLOW_CALL_TIMEOUT_MS), clock::millis),
+                clock::millis);
         this.leases = new RunLeases(repositories.dynamoDb(), repositories.tables().leases(), clock);
     }
 
@@ -223,6 +246,10 @@ public final class PlanApi {
             case "POST /traffic-sets" -> importTraffic(req);
             case "GET /traffic-sets" -> listTrafficSets(req);
             case "GET /traffic-sets/{setId}" -> getTrafficSet(req);
+            case "POST /flows" -> createFlow(req);
+            case "GET /flows/{flowId}" -> getFlow(req);
+            case "POST /flows/{flowId}/runs" -> runFlow(req);
+            case "GET /data-sets/{dataSetId}" -> getDataSet(req);
             case "PUT /safety" -> putSafetyConfig(req);
             case "GET /safety" -> getSafetyConfig(req);
             case "GET /safety/mocks" -> getSafetyMocks(req);
@@ -420,6 +447,82 @@ public final class PlanApi {
                 .orElseThrow(() -> ApiException.notFound("traffic set", setId)));
     }
 
+    // ------------------------------------------------------------------ flows and data sets
+
+    /**
+     * {@code POST /flows}: validates a flow ({@code FlowInput} in openapi.json, then {@link FlowValidator}: unknown
+     * slots, cycles, type mismatches, JSONata syntax) and stores it under a new id. Server fields ({@code flowId},
+     * {@code teamId}, {@code createdAtMs}) in the body are ignored.
+     *
+     * @return 201 with the stored flow, {@code Location: /flows/<flowId>}
+     * @throws ApiException 400 {@code ValidationFailed} with every {@code {path, reason}} (e.g.
+     *                      {@code $.units[2].inputs.token}); nothing is stored then
+     */
+    ApiResponse createFlow(ApiRequest req) {
+        JsonNode doc = validator.parse("FlowInput", req.body());
+        Flow flow;
+        try {
+            flow = flows.create(req.teamId(), Json.MAPPER.convertValue(doc, Flow.class));
+        } catch (FlowValidator.InvalidFlowException e) {
+            throw invalid(e);
+        }
+        audit.record(req.teamId(), req.caller(), "CreateFlow", flow.flowId(), null, flow);
+        return new ApiResponse(201, "application/json", Json.write(flow), Map.of("Location", "/flows/" + flow.flowId()));
+    }
+
+    /** {@code GET /flows/{flowId}}: the team's flow; another team's is a 404. */
+    ApiResponse getFlow(ApiRequest req) {
+        String flowId = req.path("flowId");
+        return ApiResponse.json(200, flows.get(req.teamId(), flowId).orElseThrow(() -> ApiException.notFound("flow", flowId)));
+    }
+
+    /**
+     * {@code POST /flows/{flowId}/runs} {@code {rows, concurrency?, dataSetId?, inputs?, marker?}}: runs the flow
+     * synchronously, rows starting for at most {@link #FLOW_RUN_BUDGET_MS} ({@link FlowService#run}). Every HTTP call
+     * carries the marker ({@code marker}, default {@code baggage: richter-loadtest=1}) and goes only to URLs under the
+     * base URLs of the team's registered services (a call elsewhere fails its row unsent). Answers 201 with the result
+     * ({@code FlowRunResult}) and {@code Location: /data-sets/<id>} when every row was attempted and the data set is
+     * stored; 202 with the result when rows are still pending: post again with the same {@code dataSetId} to resume
+     * (rows already {@code ok} are skipped, so none is created twice).
+     *
+     * @throws ApiException 400 {@code ValidationFailed} ({@code FlowRunRequest}; {@code $.inputs.<name>},
+     *                      {@code $.dataSetId}); 404 for an unknown flow
+     */
+    ApiResponse runFlow(ApiRequest req) {
+        String flowId = req.path("flowId");
+        long startMs = clock.millis();
+        JsonNode doc = validator.parse("FlowRunRequest", req.body());
+        Map<String, JsonNode> inputs = new LinkedHashMap<>();
+        doc.path("inputs").properties().forEach(e -> inputs.put(e.getKey(), e.getValue()));
+        Marker marker = doc.has("marker") ? Json.MAPPER.convertValue(doc.get("marker"), Marker.class) : Marker.DEFAULT;
+        FlowRunner.Result result;
+        try {
+            result = flows.run(req.teamId(), flowId, doc.path("dataSetId").isTextual() ? doc.path("dataSetId").asText() : null,
+                    new FlowRunner.Request(doc.path("rows").asInt(), doc.path("concurrency").asInt(8), inputs,
+                            repositories.listServices(req.teamId()).stream().map(RegisteredService::baseUrl).toList()), marker,
+                    startMs + FLOW_RUN_BUDGET_MS).orElseThrow(() -> ApiException.notFound("flow", flowId));
+        } catch (FlowValidator.InvalidFlowException e) {
+            throw invalid(e);
+        }
+        audit.record(req.teamId(), req.caller(), "RunFlow", flowId, null, Map.of("dataSetId", result.dataSetId(),
+                "rows", result.rows(), "ok", result.ok(), "failed", result.failed(), "pending", result.pending()));
+        return result.complete()
+                ? new ApiResponse(201, "application/json", Json.write(result), Map.of("Location", "/data-sets/" + result.dataSetId()))
+                : ApiResponse.json(202, result);
+    }
+
+    /** {@code GET /data-sets/{dataSetId}}: the team's complete data set with its rows; absent or half-written is a 404. */
+    ApiResponse getDataSet(ApiRequest req) {
+        String dataSetId = req.path("dataSetId");
+        return ApiResponse.json(200, flows.dataSet(req.teamId(), dataSetId)
+                .orElseThrow(() -> ApiException.notFound("data set", dataSetId)));
+    }
+
+    private static ApiException invalid(FlowValidator.InvalidFlowException e) {
+        List<Map<String, String>> errors = e.problems().stream().map(p -> Map.of("path", p.path(), "reason", p.reason())).toList();
+        return new ApiException(400, "ValidationFailed", e.getMessage(), errors);
+    }
+
     // ------------------------------------------------------------------ plans
 
     /**
@@ -531,6 +634,18 @@ public final class PlanApi {
                         "reason", "service '" + service + "' is not registered by team '" + req.teamId() + "'"));
             }
         }
+        double totalWeight = 0;
+        for (JsonNode sc : scenarios) {
+            totalWeight += sc.path("weight").asDouble(1.0);
+        }
+        double mostRequests = doc.path("preTest").path("qps").asDouble() * doc.path("preTest").path("durationS").asDouble();
+        for (JsonNode st : doc.path("formal").path("steps")) {
+            mostRequests = Math.max(mostRequests, st.path("qps").asDouble() * st.path("durationS").asDouble());
+        }
+        for (int i = 0; i < scenarios.size(); i++) {
+            long stepRequests = (long) Math.ceil(mostRequests * scenarios.get(i).path("weight").asDouble(1.0) / totalWeight);
+            checkSets(req.teamId(), scenarios.get(i), "$.scenarios[" + i + "]", stepRequests, problems);
+        }
         JsonNode core = doc.path("coreModules");
         for (int i = 0; i < core.size(); i++) {
             String module = core.get(i).asText();
@@ -552,6 +667,75 @@ public final class PlanApi {
         }
         return plan;
     }
+
+    /**
+     * A scenario's stored sets: its traffic set and every bound data set are stored by the team (a manifest exists),
+     * no data set is bound twice, and every {@code {{data.<id>.<column>}}} in its inline requests and slot templates
+     * names a bound data set and one of its columns. Problems at {@code $.scenarios[i].trafficSetId},
+     * {@code $.scenarios[i].data[j].dataSetId}, {@code $.scenarios[i].requests[j].path|headers.<name>|body},
+     * {@code $.scenarios[i].slots.<name>}. A {@code unique} data set needs at least as many {@code ok} rows as the
+     * scenario sends in its largest step ({@code stepRequests}: qps × durationS × its weight share), else rows would be
+     * sent twice.
+     */
+    private void checkSets(String teamId, JsonNode scenario, String at, long stepRequests, List<Map<String, String>> problems) {
+        if (scenario.hasNonNull("trafficSetId") && storedSets.manifest(teamId, "trafficset#" + scenario.get("trafficSetId").asText()).isEmpty()) {
+            problems.add(Map.of("path", at + ".trafficSetId", "reason", "traffic set '" + scenario.get("trafficSetId").asText()
+                    + "' is not stored by team '" + teamId + "' (POST /traffic-sets)"));
+        }
+        Map<String, List<String>> columns = new LinkedHashMap<>();
+        JsonNode data = scenario.path("data");
+        for (int j = 0; j < data.size(); j++) {
+            String id = data.get(j).path("dataSetId").asText();
+            var manifest = storedSets.manifest(teamId, "dataset#" + id);
+            if (manifest.isEmpty()) {
+                problems.add(Map.of("path", at + ".data[" + j + "].dataSetId", "reason", "data set '" + id
+                        + "' is not stored by team '" + teamId + "' (POST /flows/{flowId}/runs)"));
+                continue;
+            }
+            if (columns.containsKey(id)) {
+                problems.add(Map.of("path", at + ".data[" + j + "].dataSetId", "reason", "data set '" + id + "' is bound twice"));
+            }
+            long okRows = manifest.get().path("counts").path("ok").asLong();
+            if (data.get(j).path("mode").asText("unique").equals("unique") && okRows < stepRequests) {
+                problems.add(Map.of("path", at + ".data[" + j + "].dataSetId", "reason", "data set '" + id + "' has " + okRows
+                        + " ok rows but the scenario's largest step sends " + stepRequests + " requests, each needing a row of "
+                        + "its own (mode unique): build more rows, or use mode sequential or random"));
+            }
+            List<String> cols = new ArrayList<>();
+            manifest.get().path("columns").forEach(c -> cols.add(c.asText()));
+            columns.put(id, cols);
+        }
+        java.util.function.BiConsumer<String, String> placeholders = (path, text) -> {
+            java.util.regex.Matcher m = DATA_PLACEHOLDER.matcher(text);
+            while (m.find()) {
+                boolean bound = false;
+                for (JsonNode b : data) {
+                    bound |= b.path("dataSetId").asText().equals(m.group(1));
+                }
+                if (!bound) {
+                    problems.add(Map.of("path", path, "reason", m.group() + ": the scenario binds no data set '" + m.group(1) + "' (data)"));
+                } else if (columns.containsKey(m.group(1)) && !columns.get(m.group(1)).contains(m.group(2))) {
+                    problems.add(Map.of("path", path, "reason", m.group() + ": data set '" + m.group(1) + "' has no column '"
+                            + m.group(2) + "' (columns: " + String.join(", ", columns.get(m.group(1))) + ")"));
+                }
+            }
+        };
+        JsonNode requests = scenario.path("requests");
+        for (int j = 0; j < requests.size(); j++) {
+            JsonNode r = requests.get(j);
+            String rp = at + ".requests[" + j + "]";
+            placeholders.accept(rp + ".path", r.path("path").asText());
+            r.path("headers").properties().forEach(h -> placeholders.accept(rp + ".headers." + h.getKey(), h.getValue().asText()));
+            if (r.hasNonNull("body")) {
+                placeholders.accept(rp + ".body", r.get("body").asText());
+            }
+        }
+        scenario.path("slots").properties().forEach(e -> placeholders.accept(at + ".slots." + e.getKey(), e.getValue().asText()));
+    }
+
+    /** {@code {{data.<dataSetId>.<column>}}} in a request template (the load driver's {@code RequestTemplate}). */
+    private static final java.util.regex.Pattern DATA_PLACEHOLDER =
+            java.util.regex.Pattern.compile("\\{\\{\\s*data\\.([A-Za-z0-9_-]+)\\.([^}\\s]+)\\s*}}");
 
     /** The team's registered service {@code name}, from {@code seen} or the registry (then remembered in {@code seen}). */
     private java.util.Optional<RegisteredService> lookUp(String teamId, String name, Map<String, RegisteredService> seen) {
@@ -596,8 +780,13 @@ public final class PlanApi {
                         r.hasNonNull("body") ? r.get("body").asText() : null,
                         r.hasNonNull("bodyBase64") ? r.get("bodyBase64").asText() : null));
             }
+            List<Plan.DataBinding> data = new ArrayList<>();
+            s.path("data").forEach(b -> data.add(new Plan.DataBinding(b.path("dataSetId").asText(), b.path("mode").asText("unique"))));
+            Map<String, String> slots = new TreeMap<>();
+            s.path("slots").properties().forEach(e -> slots.put(e.getKey(), e.getValue().asText()));
             scenarios.add(new Plan.ScenarioSpec(s.path("name").asText(), s.path("service").asText(),
-                    s.path("weight").asDouble(1.0), requests));
+                    s.path("weight").asDouble(1.0), requests,
+                    s.hasNonNull("trafficSetId") ? s.get("trafficSetId").asText() : null, data, slots));
         }
         List<Plan.StepSpec> formal = new ArrayList<>();
         doc.path("formal").path("steps").forEach(st -> formal.add(step(st)));

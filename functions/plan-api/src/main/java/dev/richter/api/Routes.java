@@ -14,7 +14,8 @@ public final class Routes {
             "POST /plans", "GET /plans", "GET /plans/{planId}", "PUT /plans/{planId}", "DELETE /plans/{planId}",
             "GET /plans/{planId}/estimate", "POST /plans/{planId}/runs", "GET /plans/{planId}/runs",
             "GET /runs/{runId}", "POST /runs/{runId}/abort", "GET /runs/{runId}/report",
-            "POST /traces", "POST /traffic-sets", "GET /traffic-sets", "GET /traffic-sets/{setId}", "PUT /safety", "GET /safety", "GET /safety/mocks", "GET /audit", "GET /openapi.json");
+            "POST /traces", "POST /traffic-sets", "GET /traffic-sets", "GET /traffic-sets/{setId}",
+            "POST /flows", "GET /flows/{flowId}", "POST /flows/{flowId}/runs", "GET /data-sets/{dataSetId}", "PUT /safety", "GET /safety", "GET /safety/mocks", "GET /audit", "GET /openapi.json");
 
     /** Routes that need no team (no authorizer on AWS). */
     public static final List<String> PUBLIC = List.of("GET /openapi.json");

@@ -31,16 +31,47 @@ public record Plan(String planId, String teamId, String name, List<ScenarioSpec>
     }
 
     /**
-     * One scenario as the user wrote it.
+     * One scenario as the user wrote it: inline requests, or a stored traffic set by id; either may draw values from
+     * data sets. Request paths, header values and text bodies are templates: {@code {{data.<dataSetId>.<column>}}}
+     * takes the column of the row drawn from that bound data set for the request (all placeholders of one set in one
+     * request share the row), {@code {{gen.uuid}}} a random UUID, {@code {{gen.timestampMs}}} the send time (epoch
+     * milliseconds), {@code {{gen.seq}}} the worker's request counter of the scenario (from 0).
      *
-     * @param name     scenario name
-     * @param service  registered service name the traffic goes to (load goes only to the team's registered services)
-     * @param weight   share of the plan's QPS, &gt; 0
-     * @param requests the inline traffic set
+     * @param name         scenario name
+     * @param service      registered service name the traffic goes to (load goes only to the team's registered services)
+     * @param weight       share of the plan's QPS, &gt; 0
+     * @param requests     the inline traffic set (empty when {@code trafficSetId} is given)
+     * @param trafficSetId a stored traffic set of the team, replayed by its endpoints' weights, or null
+     * @param data         data sets the templates draw from, each with how its rows are used
+     * @param slots        for a traffic set: slot name → template filling each {@code {{slot:<name>}}} the import put
+     *                     where it scrubbed a value (e.g. {@code "header.authorization": "Bearer {{data.buyers.token}}"})
      */
-    public record ScenarioSpec(String name, String service, double weight, List<RequestSpec> requests) {
+    public record ScenarioSpec(String name, String service, double weight, List<RequestSpec> requests,
+                               String trafficSetId, List<DataBinding> data, Map<String, String> slots) {
         public ScenarioSpec {
             requests = requests == null ? List.of() : List.copyOf(requests);
+            data = data == null ? List.of() : List.copyOf(data);
+            slots = slots == null ? Map.of() : Map.copyOf(slots);
+        }
+
+        /** A scenario of inline requests and no data sets. */
+        public ScenarioSpec(String name, String service, double weight, List<RequestSpec> requests) {
+            this(name, service, weight, requests, null, List.of(), Map.of());
+        }
+    }
+
+    /**
+     * A data set a scenario draws values from.
+     *
+     * @param dataSetId a stored data set of the team (only its {@code ok} rows are used)
+     * @param mode      {@code unique}: each row at most once per step, the rows partitioned over the step's workers
+     *                  and legs (worker k of n in leg l of L uses the rows whose index {@code % (n × L) == l × n + k});
+     *                  {@code sequential}: every worker goes through all rows in order, starting at its own index, and
+     *                  starts over; {@code random}: a uniformly random row for each request. Default {@code unique}.
+     */
+    public record DataBinding(String dataSetId, String mode) {
+        public DataBinding {
+            mode = mode == null || mode.isBlank() ? "unique" : mode;
         }
     }
 

@@ -151,7 +151,7 @@ public final class TrafficSetStore {
     public record Page(List<TrafficSet> items, Map<String, AttributeValue> lastKey) {}
 
     /** Splits {@code text} into slices of at most {@code maxBytes} UTF-8 bytes, never inside a character. */
-    static List<String> split(String text, int maxBytes) {
+    public static List<String> split(String text, int maxBytes) {
         List<String> out = new ArrayList<>();
         int start = 0;
         int bytes = 0;
@@ -175,7 +175,8 @@ public final class TrafficSetStore {
         return CHUNK + setId + "#" + writeId + "#" + String.format("%05d", index);
     }
 
-    private static String sha256(String text) {
+    /** SHA-256 of {@code text}'s UTF-8 bytes, lower-case hex (the manifests' {@code sha256}). */
+    public static String sha256(String text) {
         try {
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
         } catch (NoSuchAlgorithmException e) {
