@@ -368,22 +368,26 @@ class TemplateTest {
     void errorAndThrottleAlarmsWatchEveryFunctionAndEveryAlarmPagesOnCall() throws IOException {
         JsonNode doc = realTemplate();
         Map<String, JsonNode> alarms = resourcesOfType(doc, "AWS::CloudWatch::Alarm");
-        assertEquals(Set.of("AbortLatencyAlarm", "FunctionErrorsAlarm", "FunctionThrottlesAlarm", "LoadDriverRateErrorAlarm"),
-                alarms.keySet());
+        assertEquals(Set.of("AbortLatencyAlarm", "FunctionErrorsAlarm", "ApiFunctionErrorsAlarm", "FunctionThrottlesAlarm",
+                "ApiFunctionThrottlesAlarm", "LoadDriverRateErrorAlarm"), alarms.keySet());
         alarms.forEach((id, a) -> assertEquals("[{\"Ref\":\"OnCallTopic\"}]", a.path("Properties").path("AlarmActions").toString(), id));
         Set<String> functions = resourcesOfType(doc, "AWS::Serverless::Function").keySet();
-        for (String[] alarm : List.of(new String[] {"FunctionErrorsAlarm", "Errors"}, new String[] {"FunctionThrottlesAlarm", "Throttles"})) {
-            Set<String> watched = new TreeSet<>();
-            for (JsonNode m : alarms.get(alarm[0]).path("Properties").path("Metrics")) {
-                JsonNode metric = m.path("MetricStat").path("Metric");
-                if (!metric.isMissingNode()) {
-                    assertEquals("AWS/Lambda", metric.path("Namespace").asText());
-                    assertEquals(alarm[1], metric.path("MetricName").asText());
-                    watched.add(metric.path("Dimensions").get(0).path("Value").path("Ref").asText());
+        for (String[] pair : List.of(new String[] {"Errors", "FunctionErrorsAlarm", "ApiFunctionErrorsAlarm"},
+                new String[] {"Throttles", "FunctionThrottlesAlarm", "ApiFunctionThrottlesAlarm"})) {
+            List<String> watched = new ArrayList<>();
+            for (String alarm : List.of(pair[1], pair[2])) {
+                for (JsonNode m : alarms.get(alarm).path("Properties").path("Metrics")) {
+                    JsonNode metric = m.path("MetricStat").path("Metric");
+                    if (!metric.isMissingNode()) {
+                        assertEquals("AWS/Lambda", metric.path("Namespace").asText());
+                        assertEquals(pair[0], metric.path("MetricName").asText());
+                        watched.add(metric.path("Dimensions").get(0).path("Value").path("Ref").asText());
+                    }
                 }
+                assertTrue(alarms.get(alarm).path("Properties").path("Metrics").size() <= 10, "CloudWatch's limit of 10 metrics an alarm");
             }
-            assertEquals(new TreeSet<>(functions), watched, alarm[0] + " watches every function");
-            assertTrue(alarms.get(alarm[0]).path("Properties").path("Metrics").size() <= 10, "CloudWatch's limit of 10 metrics an alarm");
+            assertEquals(new TreeSet<>(functions), new TreeSet<>(watched), pair[0] + ": every function is watched");
+            assertEquals(functions.size(), watched.size(), pair[0] + ": no function is watched twice");
         }
         JsonNode rate = alarms.get("LoadDriverRateErrorAlarm").path("Properties");
         assertEquals(1, rate.path("Threshold").asDouble());

@@ -92,7 +92,7 @@ import software.amazon.awssdk.services.sfn.model.StartExecutionRequest;
  *  "executions": {"total", "parent", "legs", "workers"},
  *  "maxHistoryEvents", "maxHistoryExecution", "historyEvents": {"parent", "largestLeg", "worker", "limit"},
  *  "peakConcurrentWorkers", "peakConcurrentLambdas", "maxMapConcurrency",
- *  "lambdaInvocations": {"data-construction", "checks", "load-driver", "probe", "fault-decider", "report"},
+ *  "lambdaInvocations": {"run-preparation", "checks", "load-driver", "probe", "fault-decider", "report"},
  *  "statePayloads": {"largestBytes", "largestState", "startedStepBytes", "legInputBytes", "parentStateBytes",
  *                    "planItemBytes", "limitBytes"},
  *  "longestInvocationS", "stateTransitions",

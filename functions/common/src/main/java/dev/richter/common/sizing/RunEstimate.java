@@ -88,7 +88,7 @@ import java.util.Set;
  * @param peakConcurrentLambdas the most Lambda executions at once: peak workers + 2 (probe, fault decider)
  * @param maxMapConcurrency     the most children any Distributed Map runs at once (a step's workers per leg, or its
  *                              legs when more)
- * @param lambdaInvocations     invocations per function ({@code data-construction}, {@code checks},
+ * @param lambdaInvocations     invocations per function ({@code run-preparation}, {@code checks},
  *                              {@code load-driver}, {@code probe}, {@code fault-decider}, {@code report}); probe
  *                              and fault-decider at their upper bound (every leg monitored to its end)
  * @param statePayloads         state payload sizes, bytes of UTF-8 JSON
@@ -139,8 +139,8 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
     public static final long PROBE_INVOCATION_MS = 1_000;
     /** Assumed duration of one fault-decider round, ms. */
     public static final long DECIDER_INVOCATION_MS = 500;
-    /** Assumed duration of a data-construction call (prepare, start-step), ms. */
-    public static final long DATA_CONSTRUCTION_INVOCATION_MS = 1_000;
+    /** Assumed duration of a run-preparation call (prepare, start-step), ms. */
+    public static final long RUN_PREPARATION_INVOCATION_MS = 1_000;
     /** Assumed duration of a checks call (static, dynamic), ms. */
     public static final long CHECKS_INVOCATION_MS = 5_000;
     /** Assumed duration of the report call, ms. */
@@ -452,7 +452,7 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
 
         int stepCount = steps.size();
         Map<String, Long> invocations = new LinkedHashMap<>();
-        invocations.put("data-construction", 1L + stepCount);
+        invocations.put("run-preparation", 1L + stepCount);
         invocations.put("checks", 2L);
         invocations.put("load-driver", workerExecutions);
         invocations.put("probe", monitorRoundsTotal);
@@ -466,7 +466,7 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
         DynamoDbUse dynamo = new DynamoDbUse(windowItems, resultItems, verdictItems, stepCount, writeUnits, readUnits);
 
         double otherGbS = (OTHER_FUNCTION_MEMORY_MB / 1024.0) / 1000.0 * (monitorRoundsTotal * PROBE_INVOCATION_MS
-                + monitorRoundsTotal * DECIDER_INVOCATION_MS + (1L + stepCount) * DATA_CONSTRUCTION_INVOCATION_MS
+                + monitorRoundsTotal * DECIDER_INVOCATION_MS + (1L + stepCount) * RUN_PREPARATION_INVOCATION_MS
                 + 2 * CHECKS_INVOCATION_MS + REPORT_INVOCATION_MS);
         Cost cost = cost(loadDriverGbS, otherGbS, requests, transitions, writeUnits, readUnits, prices);
 
@@ -742,8 +742,8 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
                 "every leg is monitored to its end (probe and fault-decider rounds at their upper bound)",
                 "load-driver duration is billed to its bound: worker lead + leg + request timeout + in-flight grace + margin",
                 "other functions run at " + OTHER_FUNCTION_MEMORY_MB + " MB for: probe " + PROBE_INVOCATION_MS
-                        + " ms, fault-decider " + DECIDER_INVOCATION_MS + " ms, data-construction "
-                        + DATA_CONSTRUCTION_INVOCATION_MS + " ms, checks " + CHECKS_INVOCATION_MS + " ms, report "
+                        + " ms, fault-decider " + DECIDER_INVOCATION_MS + " ms, run-preparation "
+                        + RUN_PREPARATION_INVOCATION_MS + " ms, checks " + CHECKS_INVOCATION_MS + " ms, report "
                         + REPORT_INVOCATION_MS + " ms per invocation",
                 "a per-second load window item is ~" + WINDOW_ITEM_BYTES + " bytes (a compressed histogram of 1-2 KB): "
                         + ceilDiv(WINDOW_ITEM_BYTES, 1024) + " WRU; a worker result ~" + RESULT_ITEM_BYTES + " bytes: "

@@ -63,8 +63,8 @@ class RunEstimateTest {
         assertEquals(4, e.peakConcurrentLambdas());
         assertEquals(3, e.maxMapConcurrency(), "formal step 1 runs 3 legs at once");
         assertEquals(13.0, e.longestInvocationS(), "15 s of Lambda time less the 2 s margin kept for the last flush");
-        // invocations: data-construction 1 + 3 steps; probe and decider 15 + 21 + 9 = 45 rounds
-        assertEquals(Map.of("data-construction", 4L, "checks", 2L, "load-driver", 7L, "probe", 45L,
+        // invocations: run-preparation 1 + 3 steps; probe and decider 15 + 21 + 9 = 45 rounds
+        assertEquals(Map.of("run-preparation", 4L, "checks", 2L, "load-driver", 7L, "probe", 45L,
                 "fault-decider", 45L, "report", 1L, "release-leases", 1L), e.lambdaInvocations());
         // transitions: parent 14 + 4*3 = 26; legs 6*6 + 4*45 = 216; workers 7 -> 249
         assertEquals(249, e.stateTransitions());
@@ -196,7 +196,7 @@ class RunEstimateTest {
         // workers 1 357 -> 59 857
         assertEquals(59_857, e.stateTransitions());
         assertEquals(8L * 1813 + 71, e.lambdaInvocations().get("probe"));
-        assertEquals(10L, e.lambdaInvocations().get("data-construction"));
+        assertEquals(10L, e.lambdaInvocations().get("run-preparation"));
         assertEquals(452L * 1800 + 60, e.dynamoDb().windowItems());
         assertTrue(e.statePayloads().largestBytes() < 262_144);
         assertEquals(List.of(), e.violations());

@@ -7,11 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpServer;
-import dev.richter.common.EventPublisher;
 import dev.richter.common.Json;
 import dev.richter.common.Repositories;
 import dev.richter.common.TableNames;
-import dev.richter.common.sizing.Quotas;
 import dev.richter.data.DataConstructionHandler;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -47,7 +45,7 @@ class RunFlowActionTest {
                     new TableNames("registry", "plans", "runs", "run-metrics", "verdicts", "links", "reports", "audit"));
             repositories.putService(new dev.richter.common.model.RegisteredService("t1", "tokens",
                     "http://127.0.0.1:" + server.getAddress().getPort(), "/health", "/metrics", List.of()));
-            var handler = new DataConstructionHandler(repositories, new EventPublisher(null, "bus"), Quotas.AWS);
+            var handler = new DataConstructionHandler(repositories);
             ObjectNode event = Json.MAPPER.createObjectNode().put("action", "run-flow").put("teamId", "t1")
                     .put("flowId", flow.flowId()).put("rows", 4).put("concurrency", 2).put("dataSetId", "tok");
             event.putObject("inputs").put("baseUrl", "http://127.0.0.1:" + server.getAddress().getPort());
