@@ -84,8 +84,19 @@ public final class ApiClient {
      * @param headers extra headers (e.g. {@code Idempotency-Key})
      */
     public Response send(String method, String path, String body, Map<String, String> headers) throws IOException, InterruptedException {
+        return sendBytes(method, path, body == null ? null : body.getBytes(java.nio.charset.StandardCharsets.UTF_8), headers);
+    }
+
+    /**
+     * Sends any request with a body of bytes (a file as it is on disk).
+     *
+     * @param body    the body, {@code application/json} unless {@code headers} name another {@code content-type} (null:
+     *                no body)
+     * @param headers extra headers
+     */
+    public Response sendBytes(String method, String path, byte[] body, Map<String, String> headers) throws IOException, InterruptedException {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(Duration.ofSeconds(30))
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
         Map<String, String> sent = new LinkedHashMap<>();
         if (body != null) {
             sent.put("content-type", "application/json");
@@ -103,7 +114,7 @@ public final class ApiClient {
         Response response = new Response(r.statusCode(), r.body(), json, r.headers());
         Consumer<Exchange> o = observer;
         if (o != null) {
-            o.accept(new Exchange(method, path, sent, body == null ? "" : body, response));
+            o.accept(new Exchange(method, path, sent, body == null ? "" : new String(body, java.nio.charset.StandardCharsets.UTF_8), response));
         }
         return response;
     }
