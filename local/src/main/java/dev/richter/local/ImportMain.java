@@ -123,7 +123,10 @@ public final class ImportMain implements Callable<Integer> {
         return 0;
     }
 
-    /** What a person reads after an import: the set's id, counts, endpoints by weight, skips and problems. */
+    /**
+     * What a person reads after an import: the set's id, counts, endpoints by weight (with their host when the recording
+     * names one: the same path on two hosts is two endpoints), skips and problems.
+     */
     static String summary(JsonNode set) {
         JsonNode c = set.path("counts");
         StringBuilder b = new StringBuilder();
@@ -133,8 +136,9 @@ public final class ImportMain implements Callable<Integer> {
                 .append(set.path("endpoints").size()).append(" endpoints; ").append(c.path("scrubbedValues").asInt())
                 .append(" values scrubbed into slots\n");
         for (JsonNode e : set.path("endpoints")) {
-            b.append(String.format(java.util.Locale.ROOT, "  %5.1f %%  %s %s%n", 100 * e.path("weight").asDouble(),
-                    e.path("method").asText(), e.path("pathTemplate").asText()));
+            String host = e.path("host").asText("");
+            b.append(String.format(java.util.Locale.ROOT, "  %5.1f %%  %s %s%s%n", 100 * e.path("weight").asDouble(),
+                    e.path("method").asText(), host.isEmpty() ? "" : host, e.path("pathTemplate").asText()));
         }
         set.path("skipped").properties().forEach(s -> b.append("  skipped ").append(s.getValue().asInt()).append(": ")
                 .append(s.getKey()).append('\n'));

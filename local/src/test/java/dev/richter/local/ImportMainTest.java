@@ -76,7 +76,8 @@ class ImportMainTest {
         answer = """
                 {"setId":"ts-1","teamId":"t","name":"access log.txt","format":"nginx","createdAtMs":1,
                  "counts":{"entriesRead":2,"imported":1,"skipped":0,"problems":1,"scrubbedValues":0,"decodeErrors":0},
-                 "endpoints":[{"host":"","method":"GET","pathTemplate":"/users/{id}","count":1,"weight":1.0,"samples":[]}],
+                 "endpoints":[{"host":"","method":"GET","pathTemplate":"/users/{id}","count":1,"weight":0.5,"samples":[]},
+                              {"host":"api.example.com","method":"GET","pathTemplate":"/users/{id}","count":1,"weight":0.5,"samples":[]}],
                  "skipped":{},"problems":[{"position":"access log.txt:2","reason":"not a combined log line"}]}""";
         assertEquals(0, run("--format", "nginx", "--api", api(), "--log-format", "log_format x '$request';", log.toString()));
         String[] r = request.get();
@@ -85,8 +86,8 @@ class ImportMainTest {
         assertEquals("text/plain; charset=utf-8", r[2]);
         assertEquals("Bearer tok-1", r[3]);
         assertArrayEquals(bytes, requestBody.get(), "the file's bytes as they are on disk");
-        assertEquals(List.of("traffic set ts-1 (nginx, access log.txt): 1 of 2 entries imported into 1 endpoints; 0 values scrubbed into slots",
-                "  100.0 %  GET /users/{id}", "  access log.txt:2: not a combined log line"),
+        assertEquals(List.of("traffic set ts-1 (nginx, access log.txt): 1 of 2 entries imported into 2 endpoints; 0 values scrubbed into slots",
+                "   50.0 %  GET /users/{id}", "   50.0 %  GET api.example.com/users/{id}", "  access log.txt:2: not a combined log line"),
                 out.toString(StandardCharsets.UTF_8).lines().toList());
     }
 
