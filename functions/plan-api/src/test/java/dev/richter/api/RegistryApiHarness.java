@@ -1,0 +1,139 @@
+package dev.richter.api;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.richter.common.Json;
+import dev.richter.common.Repositories;
+import dev.richter.common.TableNames;
+import dev.richter.common.sizing.Quotas;
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.DeleteItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.DeleteItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.PutItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
+import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
+import software.amazon.awssdk.services.sfn.SfnClient;
+
+/**
+ * The plan API's Lambda handler (payload 2.0 events in, {@code {statusCode, body}} out) on an in-memory registry,
+ * plans and audit table (items keyed by table, team and sort key; queries page by {@code Limit}), for route tests.
+ * {@link #failPutsWithPrefix} makes the n-th put of a traffic-set manifest fail, to show nothing is half-written.
+ */
+final class RegistryApiHarness {
+    /** table NUL teamId NUL sort key -> item. */
+    final TreeMap<String, Map<String, AttributeValue>> items = new TreeMap<>();
+    /** Fail the n-th put of a traffic-set manifest (0: never). */
+    int failPutsWithPrefix;
+    final InputValidator schemas = new InputValidator();
+
+    private final DynamoDbClient ddb = (DynamoDbClient) Proxy.newProxyInstance(getClass().getClassLoader(),
+            new Class<?>[] {DynamoDbClient.class}, (proxy, method, args) -> switch (method.getName()) {
+                case "putItem" -> put((PutItemRequest) args[0]);
+                case "getItem" -> get((GetItemRequest) args[0]);
+                case "deleteItem" -> delete((DeleteItemRequest) args[0]);
+                case "query" -> query((QueryRequest) args[0]);
+                case "queryPaginator" -> new software.amazon.awssdk.services.dynamodb.paginators.QueryIterable(
+                        (DynamoDbClient) proxy, (QueryRequest) args[0]);
+                case "close" -> null;
+                case "serviceName" -> "dynamodb";
+                default -> throw new UnsupportedOperationException(method.getName());
+            });
+
+    private static String key(String table, Map<String, AttributeValue> item) {
+        if (table.equals("plans")) {
+            return table + "\u0000\u0000" + item.get("planId").s();
+        }
+        String sk = item.containsKey("itemKey") ? item.get("itemKey").s() : item.get("sk").s();
+        return table + "\u0000" + item.get("teamId").s() + "\u0000" + sk;
+    }
+
+    private PutItemResponse put(PutItemRequest r) {
+        if (failPutsWithPrefix > 0 && r.item().containsKey("itemKey") && r.item().get("itemKey").s().startsWith("trafficset#")
+                && --failPutsWithPrefix == 0) {
+            throw new IllegalStateException("induced DynamoDB failure");
+        }
+        if ("attribute_not_exists(itemKey)".equals(r.conditionExpression()) && items.containsKey(key(r.tableName(), r.item()))) {
+            throw ConditionalCheckFailedException.builder().message("exists").build();
+        }
+        items.put(key(r.tableName(), r.item()), r.item());
+        return PutItemResponse.builder().build();
+    }
+
+    private GetItemResponse get(GetItemRequest r) {
+        var item = items.get(key(r.tableName(), r.key()));
+        return item == null ? GetItemResponse.builder().build() : GetItemResponse.builder().item(item).build();
+    }
+
+    private DeleteItemResponse delete(DeleteItemRequest r) {
+        items.remove(key(r.tableName(), r.key()));
+        return DeleteItemResponse.builder().build();
+    }
+
+    private QueryResponse query(QueryRequest r) {
+        String team = r.expressionAttributeValues().get(":t").s();
+        String prefix = r.expressionAttributeValues().containsKey(":p") ? r.expressionAttributeValues().get(":p").s() : null;
+        String after = r.exclusiveStartKey() == null || r.exclusiveStartKey().isEmpty() ? null : key(r.tableName(), r.exclusiveStartKey());
+        List<Map<String, AttributeValue>> out = new ArrayList<>();
+        Map<String, AttributeValue> last = null;
+        int limit = r.limit() == null ? Integer.MAX_VALUE : r.limit();
+        for (var e : items.entrySet()) {
+            var item = e.getValue();
+            if (!e.getKey().startsWith(r.tableName() + "\u0000") || !item.get("teamId").s().equals(team)
+                    || (prefix != null && !item.get("itemKey").s().startsWith(prefix)) || (after != null && e.getKey().compareTo(after) <= 0)) {
+                continue;
+            }
+            if (out.size() == limit) {
+                break;
+            }
+            out.add(item);
+            last = Map.of("teamId", item.get("teamId"), "itemKey", item.get("itemKey"));
+        }
+        return QueryResponse.builder().items(out).lastEvaluatedKey(out.size() == limit ? last : null).build();
+    }
+
+    private final SfnClient sfn = (SfnClient) Proxy.newProxyInstance(getClass().getClassLoader(),
+            new Class<?>[] {SfnClient.class}, (proxy, method, args) -> {
+                throw new UnsupportedOperationException(method.getName());
+            });
+
+    private final PlanApiHandler handler = new PlanApiHandler(new PlanApi(new Repositories(ddb,
+            new TableNames("registry", "plans", "runs", "run-metrics", "verdicts", "links", "reports", "audit")),
+            sfn, "arn:aws:states:us-east-1:1:stateMachine:run", 100_000, () -> Quotas.AWS));
+
+    Map<String, Object> call(String routeKey, String team, Map<String, String> path, Map<String, String> query, byte[] body) {
+        ObjectNode e = Json.MAPPER.createObjectNode();
+        e.put("routeKey", routeKey);
+        ObjectNode claims = e.putObject("requestContext").putObject("authorizer").putObject("jwt").putObject("claims");
+        claims.put("team", team);
+        claims.put("sub", "user-of-" + team);
+        e.set("pathParameters", Json.MAPPER.valueToTree(path));
+        e.set("queryStringParameters", Json.MAPPER.valueToTree(query));
+        if (body != null) {
+            e.put("body", Base64.getEncoder().encodeToString(body));
+            e.put("isBase64Encoded", true);
+        }
+        return handler.handle(e, null);
+    }
+
+    static JsonNode body(Map<String, Object> response) {
+        return Json.read((String) response.get("body"), JsonNode.class);
+    }
+
+    void assertConforms(String schema, JsonNode doc) {
+        var problems = schemas.schema(schema).validate(doc);
+        assertTrue(problems.isEmpty(), schema + ": " + problems);
+    }
+}
