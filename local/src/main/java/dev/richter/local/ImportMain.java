@@ -110,9 +110,14 @@ public final class ImportMain implements Callable<Integer> {
         }
         if (r.status() != 201 || r.json() == null) {
             JsonNode j = r.json();
-            err.println("not imported: HTTP " + r.status() + (j == null ? " " + r.body()
-                    : " " + j.path("error").asText() + ": " + j.path("message").asText()));
-            if (j != null) {
+            if (j == null) {
+                err.println("not imported: HTTP " + r.status() + " " + r.body());
+            } else if (j.path("errors").isEmpty()) {
+                err.println("not imported: HTTP " + r.status() + " " + j.path("error").asText() + ": " + j.path("message").asText());
+            } else {
+                // the problems by position; the message repeats the first of them
+                err.println("not imported: HTTP " + r.status() + " " + j.path("error").asText() + " (is --format " + format
+                        + " the file's format?)");
                 for (JsonNode e : j.path("errors")) {
                     err.println("  " + e.path("path").asText() + ": " + e.path("reason").asText());
                 }

@@ -100,7 +100,7 @@ class ImportMainTest {
                 + "\"errors\":[{\"path\":\"broken.har:line 1, column 9\",\"reason\":\"unexpected end of input\"}]}";
         assertEquals(1, run("--format", "har", "--api", api() + "/", har.toString()));
         assertEquals("application/json", request.get()[2]);
-        assertEquals(List.of("not imported: HTTP 400 InvalidTrafficFile: broken.har is not HAR",
+        assertEquals(List.of("not imported: HTTP 400 InvalidTrafficFile (is --format har the file's format?)",
                 "  broken.har:line 1, column 9: unexpected end of input"), err.toString(StandardCharsets.UTF_8).lines().toList());
         assertEquals("", out.toString(StandardCharsets.UTF_8));
     }
