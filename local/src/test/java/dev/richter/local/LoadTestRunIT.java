@@ -65,8 +65,12 @@ class LoadTestRunIT extends LocalAwsStackTestSupport {
             int none = target.shedNone.get();
             assertTrue(seconds > 0 && dates > 0 && none > 0, "the target shed in every form: " + seconds + "/" + dates + "/" + none);
             assertEquals("WEAK", shedding.path("status").asText(), line);
-            assertTrue(line.contains("valid Retry-After on " + (seconds + dates) + " of " + (seconds + dates + none) + " ("
-                    + seconds + " delay-seconds, " + dates + " HTTP-date; 120 s), 0 invalid, " + none + " without"), line);
+            // the JDK HttpServer stamps its own Date when it sends the headers, which can fall a second after the one the
+            // target's Retry-After date was computed from: the driver then reads 119 s for some, correctly
+            String counts = "valid Retry-After on " + (seconds + dates) + " of " + (seconds + dates + none) + " ("
+                    + seconds + " delay-seconds, " + dates + " HTTP-date; ";
+            String tail = "), 0 invalid, " + none + " without";
+            assertTrue(line.contains(counts + "120 s" + tail) || line.contains(counts + "119..120 s" + tail), line);
 
             Map<String, Double> byKind = new java.util.TreeMap<>();
             report.path("timeSeries").path("errorsByKindPerS").fields().forEachRemaining(e -> {

@@ -1,6 +1,7 @@
 package dev.richter.loaddriver;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.richter.common.model.Counters;
 import dev.richter.common.model.Marker;
@@ -64,7 +65,10 @@ class SheddingEvidenceTest {
             assertEquals(10, o.retryAfterDate(), "Retry-After as an HTTP-date, 120 s after Date");
             assertEquals(10, o.retryAfterAbsent());
             assertEquals(0, o.retryAfterInvalid());
-            assertEquals(List.of(120L, 120L), List.of(o.minDelayS(), o.maxDelayS()));
+            // 120 s as sent; the JDK HttpServer stamps its own Date when it sends the headers, which can fall in the second
+            // after the one the Retry-After date was computed from: the delay read is then 119 s, correctly
+            assertTrue(o.minDelayS() >= 119 && o.minDelayS() <= o.maxDelayS() && o.maxDelayS() == 120,
+                    o.minDelayS() + ".." + o.maxDelayS());
 
             List<Window> windows = sink.windows();
             assertEquals(40, windows.stream().mapToLong(Window::sent).sum(), "every send in its due second");
