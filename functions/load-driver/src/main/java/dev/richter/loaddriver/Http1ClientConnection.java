@@ -95,7 +95,7 @@ final class Http1ClientConnection extends SimpleChannelInboundHandler<HttpObject
         if (msg instanceof HttpResponse r) {
             status = r.status().code();
             keepAlive = HttpUtil.isKeepAlive(r);
-            response = HttpTransport.Response.of(status, r.headers()::get);
+            response = HttpTransport.Response.of(status, r.headers(), io.netty.handler.codec.http.HttpHeaders::get);
         }
         if (msg instanceof LastHttpContent) {
             HttpTransport.Response code = response != null ? response : HttpTransport.Response.of(status);

@@ -176,8 +176,8 @@ final class Http2ClientConnection extends Http2ConnectionHandler implements Nett
             }
             if (ex.status == 0) {
                 ex.status = status;
-                ex.response = HttpTransport.Response.of(status, name -> {
-                    CharSequence v = headers.get(name);
+                ex.response = HttpTransport.Response.of(status, headers, (h, name) -> {
+                    CharSequence v = h.get(name);
                     return v == null ? null : v.toString();
                 });
             }

@@ -68,13 +68,15 @@ public interface HttpTransport extends AutoCloseable {
          * The response of {@code status}, keeping {@code retryAfter} and {@code date} only when
          * {@link dev.richter.common.model.OverloadResponses#isOverloadStatus} holds.
          *
-         * @param headers reads one header value by lower-case name (null when absent); called only for 429/503
+         * @param headers the response's headers, as the client holds them
+         * @param read    reads one header value by lower-case name (null when absent); called only for 429/503. Pass a
+         *                method reference or lambda that captures nothing, so no response allocates one
          */
-        public static Response of(int status, java.util.function.Function<String, String> headers) {
+        public static <H> Response of(int status, H headers, java.util.function.BiFunction<H, String, String> read) {
             if (!dev.richter.common.model.OverloadResponses.isOverloadStatus(status)) {
                 return of(status);
             }
-            return new Response(status, headers.apply("retry-after"), headers.apply("date"));
+            return new Response(status, read.apply(headers, "retry-after"), read.apply(headers, "date"));
         }
     }
 }
