@@ -77,8 +77,12 @@ const mapRuns = new Map();
  *   Invoke API; log: one stderr line; verbose: log every library event.
  * @returns {object} the effective limits. Throws on an unknown key, a non-integer or a value above AWS's.
  */
+/** Called with the record of every top-level execution that closes (options.onExecutionEnded). */
+let onExecutionEnded = () => {};
+
 function configure(options) {
   limits = resolveLimits(options.limits);
+  onExecutionEnded = options.onExecutionEnded || (() => {});
   lambdaEndpoint = options.lambdaEndpoint.replace(/\/+$/, '');
   log = options.log;
   verbose = options.verbose;
@@ -307,6 +311,8 @@ function finish(record, status, { output, error, cause }) {
   log(`${record.label} ${status}${error ? ` ${error}: ${truncate(cause)}` : ''}`);
   record.scope.abort();
   record.closed();
+  // A Distributed Map's children are not top-level executions: their status changes are not sent here.
+  if (record.mapRunArn === undefined) onExecutionEnded(record);
   return true;
 }
 

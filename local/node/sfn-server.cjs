@@ -57,7 +57,7 @@ const config = JSON.parse(fs.readFileSync(args.config, 'utf8'));
 const port = Number(args.port || config.port || 4583);
 let limits;
 try {
-  limits = runtime.configure({ limits: config.limits, lambdaEndpoint, log, verbose: !args.quiet });
+  limits = runtime.configure({ limits: config.limits, lambdaEndpoint, log, verbose: !args.quiet, onExecutionEnded: sendStatusChange });
 } catch (err) {
   fail(`${args.config}: ${err.message}`);
 }
@@ -282,6 +282,40 @@ server.listen(port, args.host, () => {
     `${process.env.AWS_ENDPOINT_URL_LAMBDA || process.env.AWS_ENDPOINT_URL}`);
   process.stdout.write(`READY sfn ${server.address().port}\n`);
 });
+
+// ---- status-change events ----------------------------------------------------------------
+
+// As Step Functions does for Standard workflows, every top-level execution that ends sends a
+// "Step Functions Execution Status Change" event (source aws.states) to the default bus
+// (docs.aws.amazon.com/step-functions/latest/dg/eventbridge-integration.html), through the
+// local EventBridge at AWS_ENDPOINT_URL_EVENTBRIDGE (PutEvents, AWS JSON 1.1). AWS also sends
+// one for RUNNING; this server sends the terminal ones (SUCCEEDED, FAILED, TIMED_OUT, ABORTED).
+// Without AWS_ENDPOINT_URL_EVENTBRIDGE no event is sent. A failed send is logged, not retried.
+const eventsEndpoint = (process.env.AWS_ENDPOINT_URL_EVENTBRIDGE || '').replace(/\/+$/, '');
+
+function statusChangeDetail(e) {
+  return {
+    executionArn: e.executionArn, stateMachineArn: e.stateMachineArn, name: e.name, status: e.status,
+    startDate: Math.round(e.startDate * 1000), stopDate: e.stopDate === undefined ? null : Math.round(e.stopDate * 1000),
+    input: e.input, inputDetails: { included: true },
+    output: e.output === undefined ? null : e.output, outputDetails: e.output === undefined ? null : { included: true },
+    error: e.error === undefined ? null : e.error, cause: e.cause === undefined ? null : e.cause,
+  };
+}
+
+function sendStatusChange(e) {
+  if (!eventsEndpoint) return;
+  const body = JSON.stringify({ Entries: [{
+    Source: 'aws.states', DetailType: 'Step Functions Execution Status Change', EventBusName: 'default',
+    Resources: [e.executionArn], Detail: JSON.stringify(statusChangeDetail(e)),
+  }] });
+  fetch(`${eventsEndpoint}/`, {
+    method: 'POST', body,
+    headers: { 'Content-Type': 'application/x-amz-json-1.1', 'X-Amz-Target': 'AWSEvents.PutEvents' },
+  }).then((res) => {
+    if (res.status !== 200) log(`status-change event of ${e.name} not sent: HTTP ${res.status}`);
+  }, (err) => log(`status-change event of ${e.name} not sent: ${err.message}`));
+}
 
 // ---- helpers ---------------------------------------------------------------------------
 

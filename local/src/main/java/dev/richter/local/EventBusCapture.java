@@ -28,6 +28,7 @@ public final class EventBusCapture implements AutoCloseable {
     private final List<JsonNode> events = new CopyOnWriteArrayList<>();
     private final Path file;
     private HttpServer server;
+    private final List<java.util.function.Consumer<JsonNode>> listeners = new CopyOnWriteArrayList<>();
 
     /** @param file JSON-lines file every event is appended to */
     public EventBusCapture(Path file) {
@@ -40,6 +41,11 @@ public final class EventBusCapture implements AutoCloseable {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 64);
         server.createContext("/", this::serve);
         server.start();
+    }
+
+    /** Calls {@code listener} with every event received from now on, after it is recorded (e.g. rule delivery). */
+    public void addListener(java.util.function.Consumer<JsonNode> listener) {
+        listeners.add(listener);
     }
 
     /** Every event received so far, in order, in the shape EventBridge delivers to targets. */
@@ -65,7 +71,9 @@ public final class EventBusCapture implements AutoCloseable {
                     delivered.put("account", Template.ACCOUNT);
                     delivered.put("time", Instant.now().toString());
                     delivered.put("region", Template.REGION);
-                    delivered.put("resources", List.of());
+                    List<String> resources = new ArrayList<>();
+                    entry.path("Resources").forEach(r -> resources.add(r.asText()));
+                    delivered.put("resources", resources);
                     delivered.put("event-bus-name", entry.path("EventBusName").asText("default"));
                     delivered.put("detail", Json.MAPPER.readTree(entry.path("Detail").asText("{}")));
                     JsonNode node = Json.MAPPER.valueToTree(delivered);
@@ -73,6 +81,7 @@ public final class EventBusCapture implements AutoCloseable {
                     Files.writeString(file, Json.write(node) + "\n", StandardCharsets.UTF_8,
                             StandardOpenOption.CREATE, StandardOpenOption.APPEND);
                     results.add(Map.of("EventId", id));
+                    listeners.forEach(l -> l.accept(node));
                 }
                 body = Json.write(Map.of("FailedEntryCount", 0, "Entries", results)).getBytes(StandardCharsets.UTF_8);
             } else {

@@ -67,6 +67,7 @@ public final class LocalAwsStack implements AutoCloseable {
     private final Map<String, String> previousProperties = new LinkedHashMap<>();
     private LambdaHost lambdaHost;
     private EventBusCapture eventBus;
+    private EventRuleDelivery ruleDelivery;
     private Template template;
     private LocalIdentityProvider identity;
     private boolean insecureDevAuth;
@@ -180,10 +181,17 @@ public final class LocalAwsStack implements AutoCloseable {
             lambdaHost.writeMetricsTo(metricsFile());
             log.accept("Richter's own metrics (EMF): " + metricsFile());
             lambdaHost.start(lambdaPort, apiPort);
+            ruleDelivery = new EventRuleDelivery(template.eventRules(), lambdaHost, line -> {
+                synchronized (invocationFile) {
+                    invocationFile.println(java.time.Instant.now() + " " + line);
+                }
+            });
+            eventBus.addListener(ruleDelivery);
 
             Path config = writeSfnConfig(sfnPort);
             startNode("sfn", List.of("sfn-server.cjs", "--config", config.toString(), "--port", String.valueOf(sfnPort)),
-                    Map.of("AWS_ENDPOINT_URL_LAMBDA", "http://127.0.0.1:" + lambdaPort));
+                    Map.of("AWS_ENDPOINT_URL_LAMBDA", "http://127.0.0.1:" + lambdaPort,
+                            "AWS_ENDPOINT_URL_EVENTBRIDGE", "http://127.0.0.1:" + eventsPort));
             log.accept("local stack up: dynamodb :" + dynamoPort + ", sfn :" + sfnPort + ", lambda :" + lambdaPort
                     + ", events :" + eventsPort + ", api http://127.0.0.1:" + apiPort);
             return this;
@@ -432,6 +440,9 @@ public final class LocalAwsStack implements AutoCloseable {
         processes.clear();
         if (lambdaHost != null) {
             lambdaHost.close();
+        }
+        if (ruleDelivery != null) {
+            ruleDelivery.close();
         }
         if (eventBus != null) {
             eventBus.close();

@@ -450,6 +450,61 @@ public final class Template {
         return out;
     }
 
+    /**
+     * One {@code AWS::Events::Rule} that targets Lambda functions, as the local EventBridge delivers it.
+     *
+     * @param logicalId       the rule's logical id
+     * @param eventBusName    the bus it listens on ({@code default} when the rule names none, as on AWS)
+     * @param pattern         the event pattern as JSON text, intrinsics ({@code Ref}, {@code Fn::GetAtt},
+     *                        {@code Fn::Sub}) resolved to their local values
+     * @param functionTargets logical ids of the functions among its targets (other targets, e.g. SNS, are not
+     *                        delivered locally)
+     */
+    public record EventRule(String logicalId, String eventBusName, String pattern, List<String> functionTargets) {}
+
+    /** Every {@code AWS::Events::Rule} with at least one Lambda function target. */
+    public List<EventRule> eventRules() {
+        List<EventRule> out = new ArrayList<>();
+        resources("AWS::Events::Rule").forEach((id, p) -> {
+            String where = id + ".Properties";
+            List<String> functions = new ArrayList<>();
+            for (JsonNode target : p.path("Targets")) {
+                String arn = text(target.path("Arn"), where + ".Targets");
+                int fn = arn == null ? -1 : arn.indexOf(":function:");
+                if (fn >= 0) {
+                    functions.add(arn.substring(fn + ":function:".length()));
+                }
+            }
+            if (!functions.isEmpty()) {
+                String bus = p.has("EventBusName") ? text(p.get("EventBusName"), where + ".EventBusName") : "default";
+                out.add(new EventRule(id, bus, resolveTree(p.path("EventPattern"), where + ".EventPattern").toString(),
+                        List.copyOf(functions)));
+            }
+        });
+        return out;
+    }
+
+    /** {@code node} with every intrinsic function object replaced by its local text value. */
+    private JsonNode resolveTree(JsonNode node, String where) {
+        if (node.isObject() && node.size() == 1) {
+            String key = node.fieldNames().next();
+            if (key.equals("Ref") || key.startsWith("Fn::")) {
+                return com.fasterxml.jackson.databind.node.TextNode.valueOf(text(node, where));
+            }
+        }
+        if (node.isObject()) {
+            var copy = dev.richter.common.Json.MAPPER.createObjectNode();
+            node.fields().forEachRemaining(e -> copy.set(e.getKey(), resolveTree(e.getValue(), where + "." + e.getKey())));
+            return copy;
+        }
+        if (node.isArray()) {
+            var copy = dev.richter.common.Json.MAPPER.createArrayNode();
+            node.forEach(v -> copy.add(resolveTree(v, where)));
+            return copy;
+        }
+        return node;
+    }
+
     /** The local physical name of a table logical id ({@code RunMetricsTable} → {@code richter-run-metrics}). */
     public static String localTableName(String logicalId) {
         String base = logicalId.endsWith("Table") ? logicalId.substring(0, logicalId.length() - 5) : logicalId;
@@ -620,6 +675,7 @@ public final class Template {
             case "AWS::DynamoDB::Table.Arn" -> "arn:aws:dynamodb:" + REGION + ":" + ACCOUNT + ":table/" + localTableName(id);
             case "AWS::Events::EventBus.Arn" -> "arn:aws:events:" + REGION + ":" + ACCOUNT + ":event-bus/" + id;
             case "AWS::Events::EventBus.Name" -> id;
+            case "AWS::Events::Rule.Arn" -> "arn:aws:events:" + REGION + ":" + ACCOUNT + ":rule/" + id;
             default -> throw new IllegalStateException("template.yaml: " + where + ": Fn::GetAtt " + id + "." + attribute
                     + " (" + type + ") is not resolved by the local stack");
         };

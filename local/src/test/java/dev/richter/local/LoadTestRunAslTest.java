@@ -63,4 +63,54 @@ class LoadTestRunAslTest {
         assertTrue(states.path("Report").path("Catch").toString().contains("ReleaseLeasesAfterReportFailed"),
                 "a failed report still releases");
     }
+
+    /**
+     * Fail safe, in both state machines: every monitor task (probe, fault-decider) is caught, unretried, into
+     * {@code MonitoringLost}, which sets the abort flag through the run-preparation function, and whose own failure
+     * still ends the branch as aborted (the workers' heartbeat watch stops them then).
+     */
+    @Test
+    void aMonitorThatFailsSetsTheAbortFlagInBothStateMachines() throws Exception {
+        for (String file : List.of("load-test-run.asl.json", "nightly-check.asl.json")) {
+            JsonNode root = Json.MAPPER.readTree(ASL.resolveSibling(file).toFile());
+            List<JsonNode> scopes = new ArrayList<>();
+            collectScopes(root, scopes);
+            int monitorTasks = 0;
+            for (JsonNode scope : scopes) {
+                JsonNode states = scope.path("States");
+                for (var e : (Iterable<java.util.Map.Entry<String, JsonNode>>) states::fields) {
+                    String resource = e.getValue().path("Resource").asText();
+                    if (!resource.equals("${ProbeFunctionArn}") && !resource.equals("${FaultDeciderFunctionArn}")) {
+                        continue;
+                    }
+                    monitorTasks++;
+                    String where = file + " " + e.getKey();
+                    assertTrue(e.getValue().path("Retry").isMissingNode(), where + ": a retry leaves the load unwatched");
+                    JsonNode c = e.getValue().path("Catch").get(0);
+                    assertEquals("[\"States.ALL\"]", c.path("ErrorEquals").toString(), where);
+                    JsonNode lostPass = states.path(c.path("Next").asText());
+                    assertEquals(e.getKey(), lostPass.path("Parameters").path("state").asText(), where);
+                    JsonNode lost = states.path(lostPass.path("Next").asText());
+                    assertEquals("${RunPreparationFunctionArn}", lost.path("Resource").asText(), where);
+                    assertEquals("monitoring-lost", lost.path("Parameters").path("action").asText(), where);
+                    JsonNode unrecorded = states.path(lost.path("Catch").get(0).path("Next").asText());
+                    assertTrue(unrecorded.path("Result").path("abortRequested").asBoolean(), where + ": " + unrecorded);
+                    assertEquals("Succeed", states.path(lost.path("Next").asText()).path("Type").asText(), where);
+                }
+            }
+            assertEquals(2, monitorTasks, file + ": one probe and one decide task");
+        }
+    }
+
+    /** Every state list ({@code {StartAt, States}}) of a definition, nested Map and Parallel ones included. */
+    private static void collectScopes(JsonNode node, List<JsonNode> out) {
+        if (node.has("States") && node.has("StartAt")) {
+            out.add(node);
+        }
+        node.forEach(child -> {
+            if (child.isContainerNode()) {
+                collectScopes(child, out);
+            }
+        });
+    }
 }

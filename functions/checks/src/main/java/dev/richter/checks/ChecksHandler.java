@@ -29,7 +29,7 @@ import java.util.Map;
  * safety checks ({@link SafetyGate}: mocks, shadow storage, queues, middleware; on the pre-test's spans from
  * the team's trace source: marker propagation, mocked exits, link comparison).
  * Nightly: {@code nightly-scopes}, {@code nightly-static}, {@code nightly-dynamic},
- * {@code nightly-compare} with {@code {scope}} (see {@link NightlyCheck}).
+ * {@code nightly-compare} and {@code nightly-failed} with {@code {scope}} (see {@link NightlyCheck}).
  */
 public final class ChecksHandler extends JsonStreamHandler<JsonNode, Object> {
     /** A gate's answer: the worst outcome and every result. */
@@ -75,6 +75,8 @@ public final class ChecksHandler extends JsonStreamHandler<JsonNode, Object> {
                 return nightly.staticChecks(input.path("scope"), now);
             case "nightly-dynamic":
                 return nightly.dynamicChecks(input.path("scope"));
+            case "nightly-failed":
+                return nightly.failed(input.path("scope"));
             case "nightly-compare":
                 return nightly.compare(input.path("scope"));
             default:

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.EventPublisher;
 import dev.richter.common.Json;
 import dev.richter.common.Repositories;
+import dev.richter.common.RunFlags;
 import dev.richter.common.RunMetricsRepository;
 import dev.richter.common.sizing.Quotas;
 import dev.richter.common.model.CheckResult;
@@ -43,13 +44,14 @@ public final class NightlyCheck {
     private final Repositories repositories;
     private final RunMetricsRepository metrics;
     private final EventPublisher events;
-
+    private final RunFlags flags;
     private final SafetyInputs safety;
 
     NightlyCheck(Repositories repositories, EventPublisher events, SafetyInputs safety) {
         this.repositories = repositories;
         this.metrics = new RunMetricsRepository(repositories.dynamoDb(), repositories.tables().runMetrics());
         this.events = events;
+        this.flags = new RunFlags(repositories.dynamoDb(), repositories.tables().runs());
         this.safety = safety;
     }
 
@@ -78,6 +80,7 @@ public final class NightlyCheck {
         repositories.createRun(new Run(runId, plan.planId(), team, "RUNNING", "", STAGE, 0, nowMs, false, "", ""));
         metrics.putChecks(runId, "static", results);
         List<?> workers = List.of();
+        Map<String, Object> monitor = Map.of();
         if (CheckResult.worst(results) != CheckResult.Outcome.FAIL) {
             Plan replay = new Plan(plan.planId(), team, plan.name(), plan.scenarios(), plan.preTest(), plan.formal(),
                     plan.abortPolicy(), plan.coreModules(), REPLAY_QPS, plan.requestTimeoutMs(), plan.createdAtMs());
@@ -86,8 +89,32 @@ public final class NightlyCheck {
             metrics.putStepPlan(RunPreparation.stepPlan(started, replay));
             workers = started.legs().stream().flatMap(leg -> started.workerIndexes().stream().map(k ->
                     new RunPreparation.WorkerRef(runId, team, STAGE, 0, leg.legIndex(), k))).toList();
+            RunPreparation.LegItem first = started.legs().get(0);
+            monitor = Map.of("probeTargets", started.probeTargets(), "coreModules", started.coreModules(),
+                    "abortPolicy", started.abortPolicy(), "startAt", first.startAt(),
+                    "endMs", started.legs().get(started.legs().size() - 1).endMs());
         }
-        return Map.of("outcome", CheckResult.worst(results), "results", results, "workers", workers);
+        return Map.of("outcome", CheckResult.worst(results), "results", results, "workers", workers,
+                "replay", !workers.isEmpty(), "monitor", monitor);
+    }
+
+    /**
+     * Ends a scope whose nightly check failed in one of its states ({@code nightly-failed}): the run's abort flag is
+     * set (its replay's workers stop within their abort poll) and the run is marked {@code FAILED} with the error, so
+     * no nightly run stays {@code RUNNING}.
+     *
+     * @param scope the scope ({@code runId}) and the caught error ({@code error: {Error, Cause}})
+     * @return {@code {runId, status: "FAILED", reason}}
+     */
+    public Map<String, Object> failed(JsonNode scope) {
+        String runId = scope.path("runId").asText();
+        JsonNode error = scope.path("error");
+        String reason = "nightly check failed: " + error.path("Error").asText("unknown error");
+        if (repositories.getRun(runId).isPresent()) {
+            flags.requestAbort(runId, reason);
+            repositories.updateRun(runId, Map.of("status", "FAILED", "outcome", "ERROR", "failureReason", reason));
+        }
+        return Map.of("runId", runId, "status", "FAILED", "reason", reason);
     }
 
     /**
@@ -108,8 +135,15 @@ public final class NightlyCheck {
                     "nightly replay", sent + " requests sent, " + expected + " planned (" + REPLAY_QPS + " QPS x " + REPLAY_DURATION_S + " s)"));
             results.addAll(safety.dynamicChecks(team, repositories.listServices(team), replay, "nightly replay"));
         }
+        var run = repositories.getRun(runId);
+        if (run.isPresent() && run.get().abortRequested()) {
+            results.add(new CheckResult("aborted", CheckResult.Outcome.FAIL, "nightly replay",
+                    "the replay was aborted: " + run.get().abortReason()));
+        }
         metrics.putChecks(runId, "dynamic", results);
-        repositories.updateRun(runId, Map.of("status", "COMPLETED"));
+        boolean aborted = run.isPresent() && run.get().abortRequested();
+        repositories.updateRun(runId, aborted ? Map.of("status", "COMPLETED", "outcome", "ABORTED")
+                : Map.of("status", "COMPLETED"));
         return Map.of("outcome", CheckResult.worst(results), "results", results);
     }
 

@@ -157,6 +157,17 @@ public final class Repositories {
                 str(item, "abortReason"), str(item, "executionArn")));
     }
 
+    /**
+     * The services a run leased: its item's {@code leasedServices} (comma-separated, {@code RunLeases}); empty for an
+     * unknown run or one that leased none.
+     */
+    public List<String> leasedServices(String runId) {
+        var item = dynamoDb.getItem(GetItemRequest.builder().tableName(tables.runs())
+                .key(Map.of("runId", s(runId))).projectionExpression("leasedServices").consistentRead(true).build()).item();
+        String leased = item == null || !item.containsKey("leasedServices") ? "" : item.get("leasedServices").s();
+        return leased == null || leased.isEmpty() ? List.of() : List.of(leased.split(","));
+    }
+
     /** The run with this id if it belongs to {@code teamId}. */
     public Optional<Run> getRun(String teamId, String runId) {
         return getRun(runId).filter(r -> r.teamId().equals(teamId));

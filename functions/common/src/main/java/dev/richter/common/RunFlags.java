@@ -11,6 +11,10 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * BOOL, {@code abortReason} S and {@code abortRequestedAtMs} N, epoch ms when the flag was first set: the start of the
  * abort latency the report measures). Workers poll {@link #isAbortRequested} at least once a second;
  * the API and the fault decider set it with {@link #requestAbort}.
+ *
+ * <p>The same item carries the monitor's heartbeat, {@code monitorBeatAtMs} N (epoch ms of the fault decider's last
+ * decision, {@link #beat}), which workers read with the flag in one request ({@link #watch}) to stop when the run is
+ * no longer watched ({@link MonitorHeartbeat}).
  */
 public final class RunFlags {
     private final DynamoDbClient dynamoDb;
@@ -32,6 +36,48 @@ public final class RunFlags {
                 .build()).item();
         AttributeValue v = item == null ? null : item.get("abortRequested");
         return v != null && Boolean.TRUE.equals(v.bool());
+    }
+
+    /**
+     * What a worker reads each poll: the abort flag and the monitor's last heartbeat.
+     *
+     * @param abortRequested  the abort flag
+     * @param monitorBeatAtMs epoch ms of the last decision, empty before the first
+     */
+    public record Watch(boolean abortRequested, java.util.OptionalLong monitorBeatAtMs) {}
+
+    /**
+     * The abort flag and the monitor's heartbeat in one strongly consistent read; an unknown run reads as not aborted,
+     * no heartbeat.
+     */
+    public Watch watch(String runId) {
+        var item = dynamoDb.getItem(GetItemRequest.builder()
+                .tableName(runsTable)
+                .key(Map.of("runId", AttributeValue.fromS(runId)))
+                .projectionExpression("abortRequested, monitorBeatAtMs")
+                .consistentRead(true)
+                .build()).item();
+        AttributeValue flag = item == null ? null : item.get("abortRequested");
+        AttributeValue beat = item == null ? null : item.get("monitorBeatAtMs");
+        return new Watch(flag != null && Boolean.TRUE.equals(flag.bool()),
+                beat == null || beat.n() == null ? java.util.OptionalLong.empty()
+                        : java.util.OptionalLong.of(Long.parseLong(beat.n())));
+    }
+
+    /**
+     * Records a monitor decision at {@code atMs} (epoch ms) as the run's heartbeat; conditional on the run item
+     * existing.
+     *
+     * @throws software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException for an unknown run
+     */
+    public void beat(String runId, long atMs) {
+        dynamoDb.updateItem(UpdateItemRequest.builder()
+                .tableName(runsTable)
+                .key(Map.of("runId", AttributeValue.fromS(runId)))
+                .conditionExpression("attribute_exists(runId)")
+                .updateExpression("SET monitorBeatAtMs = :at")
+                .expressionAttributeValues(Map.of(":at", AttributeValue.fromN(Long.toString(atMs))))
+                .build());
     }
 
     /**

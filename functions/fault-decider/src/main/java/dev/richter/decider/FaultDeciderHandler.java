@@ -53,6 +53,15 @@ public final class FaultDeciderHandler extends JsonStreamHandler<DecideRequest, 
                     // The run item does not exist (deleted or never created): nothing left to abort.
                 }
             }
+
+            @Override
+            public void beat(String runId, long atMs) {
+                try {
+                    flags.beat(runId, atMs);
+                } catch (ConditionalCheckFailedException e) {
+                    // The run item does not exist: nothing watches it.
+                }
+            }
         };
         return new FaultDeciderService(new DynamoDecisionRulesRepository(ddb, t.registry()),
                 new DynamoVerdictRepository(ddb, t.verdicts()), new DynamoRunMetricsRepository(ddb, t.runMetrics()),

@@ -7,26 +7,30 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.LongSupplier;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
 
 /**
  * One decision round end to end, with its collaborators behind interfaces: reload the team's rules
  * (the run's own abort policy, when the request carries one, replaces the team's),
  * load module states, read the passive windows, run {@link FaultDecider}, store states and verdicts,
- * emit {@code Verdict Changed} for every change, set the abort flag when the policy says so, and answer
+ * set the abort flag when the policy says so, emit {@code Verdict Changed} for every change, record the monitor's
+ * heartbeat ({@link AbortFlag#beat}, read by the workers: {@code dev.richter.common.MonitorHeartbeat}), and answer
  * whether the monitor loop continues.
  *
- * <p>Order of effects: state and verdicts are stored before events are emitted and before the abort
- * flag is set, so a retried invocation (Step Functions Retry) sees the new state and does not emit
- * the same change twice.
+ * <p>Order of effects: state and verdicts are stored first, then the abort flag is set, then events are emitted: the
+ * abort never waits on, or depends on, the event bus. An event the bus refuses is logged and counted
+ * ({@code EventsFailed}), and the round goes on. The heartbeat is written last: it says a whole decision was made.
  *
  * <p>Each round writes one EMF line when metrics are enabled ({@link RichterMetrics}, function {@code fault-decider}):
  * {@code Decisions} (Count, 1 per round), {@code VerdictChangesHealthy}, {@code VerdictChangesSuspect},
  * {@code VerdictChangesDamaged} (Count: modules whose verdict changed to that state this round), {@code AbortsSet}
- * (Count, 1 when this round set the abort flag) and {@code EvidenceToVerdict} (Milliseconds, from the probe round's
+ * (Count, 1 when this round set the abort flag), {@code EventsFailed} (Count, verdict changes the bus refused) and {@code EvidenceToVerdict} (Milliseconds, from the probe round's
  * start, {@code round.observedAtMs}, to this decision; absent for a round without a start time), with
  * {@code runId}, {@code teamId}, {@code runStage}, {@code stepIndex} as properties.
  */
 public final class FaultDeciderService {
+    private static final Logger LOG = LogManager.getLogger(FaultDeciderService.class);
     private final DecisionRulesRepository rules;
     private final VerdictRepository verdicts;
     private final RunMetricsRepository runMetrics;
@@ -57,7 +61,10 @@ public final class FaultDeciderService {
         this.clockMs = clockMs;
     }
 
-    /** Decides one round; exceptions from repositories propagate (the state machine retries). */
+    /**
+     * Decides one round; exceptions from repositories propagate: the state machine's {@code MonitoringLost} state then
+     * sets the abort flag.
+     */
     public DecideResult decide(DecideRequest req) {
         long now = clockMs.getAsLong();
         DecisionRules teamRules = rules.load(req.teamId());
@@ -73,16 +80,6 @@ public final class FaultDeciderService {
         Decision d = decider.decide(in, r, prior, passive);
 
         verdicts.save(req.runId(), d.modules());
-        Map<Verdict.State, Integer> changesTo = new java.util.EnumMap<>(Verdict.State.class);
-        for (Verdict.State state : Verdict.State.values()) {
-            changesTo.put(state, 0);
-        }
-        for (ModuleDecision m : d.modules()) {
-            if (m.changed()) {
-                events.verdictChanged(detail(req, m));
-                changesTo.merge(m.verdict().state(), 1, Integer::sum);
-            }
-        }
         boolean aborted = abortFlag.isAbortRequested(req.runId());
         boolean abortSet = false;
         if (!aborted && d.abortRequested()) {
@@ -90,9 +87,29 @@ public final class FaultDeciderService {
             aborted = true;
             abortSet = true;
         }
+        Map<Verdict.State, Integer> changesTo = new java.util.EnumMap<>(Verdict.State.class);
+        for (Verdict.State state : Verdict.State.values()) {
+            changesTo.put(state, 0);
+        }
+        int eventsFailed = 0;
+        for (ModuleDecision m : d.modules()) {
+            if (m.changed()) {
+                changesTo.merge(m.verdict().state(), 1, Integer::sum);
+                try {
+                    events.verdictChanged(detail(req, m));
+                } catch (RuntimeException busFailed) {
+                    // the decision and the abort never depend on the bus: the lost event is logged and counted
+                    eventsFailed++;
+                    LOG.error("run {}: Verdict Changed for {} ({}) not published: {}", req.runId(), m.verdict().module(),
+                            m.verdict().state(), busFailed.toString());
+                }
+            }
+        }
+        abortFlag.beat(req.runId(), clockMs.getAsLong());
         RichterMetrics.Emission e = metrics.emission()
                 .count("Decisions", 1)
                 .count("AbortsSet", abortSet ? 1 : 0)
+                .count("EventsFailed", eventsFailed)
                 .property("runId", req.runId())
                 .property("teamId", req.teamId())
                 .property("runStage", req.stage())

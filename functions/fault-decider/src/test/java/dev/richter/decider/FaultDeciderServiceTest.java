@@ -62,6 +62,30 @@ class FaultDeciderServiceTest {
     }
 
     @Test
+    void aBusThatRefusesCostsTheEventNeverTheAbortAndTheRoundStillBeats() {
+        VerdictEvents refusing = detail -> {
+            throw new IllegalStateException("PutEvents failed: InternalFailure");
+        };
+        var service = new FaultDeciderService(rules, verdicts, metrics, abort, refusing, clock::get);
+        long decidedAt = clock.get();
+        var r = service.decide(new DecideRequest("run-1", "team-a", "formal", 0, clock.get() + 60_000, List.of("order"),
+                new DecideRequest.Round("run-1", clock.get(), List.of(http("order", false), tcp("order", false)))));
+        assertEquals(Verdict.State.DAMAGED, r.verdicts().getFirst().state());
+        assertTrue(r.abortRequested());
+        assertTrue(abort.reasons.get("run-1").contains("DAMAGED core module order"), abort.reasons.toString());
+        assertEquals(decidedAt, abort.beats.get("run-1"), "the decision was made: the monitor's heartbeat is recorded");
+    }
+
+    @Test
+    void everyRoundRecordsTheMonitorsHeartbeat() {
+        long first = clock.get();
+        decide(List.of(), http("order", true), tcp("order", true));
+        assertEquals(first, abort.beats.get("run-1"));
+        decide(List.of(), http("order", true), tcp("order", true));
+        assertEquals(first + 2000, abort.beats.get("run-1"));
+    }
+
+    @Test
     void everyRoundWritesOneEmfLineWithDecisionsVerdictChangesByStateAndTimeFromEvidence() {
         var metered = new FaultDeciderService(rules, verdicts, metrics, abort, events, clock::get,
                 dev.richter.common.metrics.RichterMetrics.forFunction("fault-decider"));

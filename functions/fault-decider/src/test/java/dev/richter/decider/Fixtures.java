@@ -77,6 +77,12 @@ final class Fixtures {
 
     static final class FakeAbort implements AbortFlag {
         final Map<String, String> reasons = new HashMap<>();
+        final Map<String, Long> beats = new HashMap<>();
+
+        @Override
+        public void beat(String runId, long atMs) {
+            beats.put(runId, atMs);
+        }
 
         @Override
         public boolean isAbortRequested(String runId) {

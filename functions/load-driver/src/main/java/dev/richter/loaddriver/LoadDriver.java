@@ -1,5 +1,6 @@
 package dev.richter.loaddriver;
 
+import dev.richter.common.MonitorHeartbeat;
 import dev.richter.common.model.Counters;
 import dev.richter.common.model.WorkerResult;
 import dev.richter.common.model.WorkerTask;
@@ -49,11 +50,29 @@ public final class LoadDriver {
     private static final Logger LOG = LogManager.getLogger(LoadDriver.class);
     private static final long IN_FLIGHT_POLL_NANOS = 10_000_000L;
 
-    /** Source of the run's abort flag, e.g. {@code RunFlags::isAbortRequested}. */
+    /**
+     * Source of the run's abort flag, e.g. {@code RunFlags::isAbortRequested}. A poll may throw: a failed poll is logged
+     * and the worker goes on, unless every poll has failed for {@link MonitorHeartbeat#UNREADABLE_AFTER_MS}, when it
+     * stops (a flag it cannot read is a flag nobody can set) and tries {@link #requestAbort} with
+     * {@link MonitorHeartbeat#unreadable}.
+     */
     @FunctionalInterface
     public interface AbortFlag {
-        /** True when the run must stop. May throw; a failed poll is logged and treated as "not aborted". */
+        /** True when the run must stop. May throw. */
         boolean isAbortRequested(String runId);
+
+        /**
+         * Why this worker must stop at {@code nowMs} (epoch ms), or empty to go on; may throw. By default, the abort
+         * flag alone. The load-driver function's flag also stops a worker whose monitor has gone silent
+         * ({@link MonitorHeartbeat#late}).
+         */
+        default Optional<String> stopReason(WorkerTask task, long nowMs) {
+            return isAbortRequested(task.runId()) ? Optional.of("abort flag set") : Optional.empty();
+        }
+
+        /** Sets the run's abort flag with {@code reason}, best effort (may throw). By default does nothing. */
+        default void requestAbort(String runId, String reason) {
+        }
     }
 
     /** Instrumentation hook called on the scheduler thread right before each send (the benchmark's jitter). */
@@ -222,8 +241,9 @@ public final class LoadDriver {
 
         long stopNanos = sendUntilEpochMs == Long.MAX_VALUE ? Long.MAX_VALUE
                 : nowNanos + Math.min(Long.MAX_VALUE / 4, (sendUntilEpochMs - nowEpochMs) * 1_000_000L);
-        if (pollAbort(task.runId())) {
-            LOG.info("run {} abort flag set before {} started", task.runId(), task.workerName());
+        AbortPolls polls = new AbortPolls(task, Math.max(nowEpochMs, startedAtMs));
+        if (polls.stop()) {
+            LOG.info("run {}: {} stops before its first send: {}", task.runId(), task.workerName(), polls.reason);
             return finish(task, recorder, startedAtMs, epochMsClock.getAsLong(), true, 0, 0);
         }
         if (config.collectBeforeStep() && schedule.count() > 0 && clock instanceof Clock.SystemClock
@@ -251,7 +271,7 @@ public final class LoadDriver {
         LongToEpochSecond epochSecondOf = n -> Math.floorDiv(epochMsAtT0 + Math.floorDiv(n - t0Nanos, 1_000_000L), 1000L);
         try {
             background.scheduleAtFixedRate(() -> {
-                if (pollAbort(task.runId())) {
+                if (polls.stop()) {
                     abort.set(true);
                 }
             }, config.abortPollIntervalMs(), config.abortPollIntervalMs(), TimeUnit.MILLISECONDS);
@@ -358,12 +378,47 @@ public final class LoadDriver {
         return StepRecorder.Outcome.CONNECT_ERROR;
     }
 
-    private boolean pollAbort(String runId) {
-        try {
-            return abortFlag.isAbortRequested(runId);
-        } catch (RuntimeException e) {
-            LOG.warn("abort-flag poll failed for run {}: {}", runId, e.toString());
-            return false;
+    /**
+     * One worker's abort polls: the flag, the monitor's heartbeat ({@link AbortFlag#stopReason}), and the time since
+     * the last poll that could be read. Called from one thread at a time.
+     */
+    private final class AbortPolls {
+        private final WorkerTask task;
+        private long readAtMs;
+        private volatile String reason;
+
+        /** @param fromMs epoch ms from which unreadable polls count (the worker's first due time, or now if later) */
+        AbortPolls(WorkerTask task, long fromMs) {
+            this.task = task;
+            this.readAtMs = fromMs;
+        }
+
+        /** True when the worker must stop; the reason is kept in {@link #reason}. */
+        boolean stop() {
+            long nowMs = epochMsClock.getAsLong();
+            try {
+                Optional<String> r = abortFlag.stopReason(task, nowMs);
+                readAtMs = nowMs;
+                if (r.isPresent()) {
+                    reason = r.get();
+                    return true;
+                }
+                return false;
+            } catch (RuntimeException e) {
+                long unreadableMs = nowMs - readAtMs;
+                if (unreadableMs < MonitorHeartbeat.UNREADABLE_AFTER_MS) {
+                    LOG.warn("abort-flag poll failed for run {}: {}", task.runId(), e.toString());
+                    return false;
+                }
+                reason = MonitorHeartbeat.unreadable(unreadableMs, e.toString());
+                LOG.error("run {}: {} stops: {}", task.runId(), task.workerName(), reason);
+                try {
+                    abortFlag.requestAbort(task.runId(), reason);
+                } catch (RuntimeException notSet) {
+                    LOG.error("run {}: abort flag not set either: {}", task.runId(), notSet.toString());
+                }
+                return true;
+            }
         }
     }
 

@@ -285,6 +285,58 @@ class LoadDriverTest {
         }
     }
 
+    @Test
+    void aFlagUnreadableForTwoSecondsStopsTheWorkerAndSetsTheFlagWithWhy() throws Exception {
+        try (TestServer server = new TestServer(0); JdkHttpTransport transport = new JdkHttpTransport()) {
+            List<String> reasons = new java.util.concurrent.CopyOnWriteArrayList<>();
+            LoadDriver.AbortFlag unreadable = new LoadDriver.AbortFlag() {
+                @Override
+                public boolean isAbortRequested(String runId) {
+                    throw new IllegalStateException("ProvisionedThroughputExceededException");
+                }
+
+                @Override
+                public void requestAbort(String runId, String reason) {
+                    reasons.add(reason);
+                }
+            };
+            long t0 = System.nanoTime();
+            WorkerResult r = driver(transport, new ResultSink.InMemory(), unreadable, Clock.system())
+                    .run(task(server.baseUrl(), 10, 6, 0, 1, 0, 2000, 64, 50));
+            long tookMs = (System.nanoTime() - t0) / MS;
+            assertTrue(r.aborted());
+            // unreadable for 2 s (polls every 500 ms): stopped after 2.0-2.5 s of a 6 s leg, never sent the rest
+            assertTrue(tookMs >= 2000 && tookMs < 3500, "stopped after " + tookMs + " ms");
+            assertTrue(r.counters().sent() >= 19 && r.counters().sent() <= 27, "sent " + r.counters().sent());
+            assertEquals(1, reasons.size(), reasons.toString());
+            assertTrue(reasons.get(0).startsWith("monitoring lost: abort flag: unreadable for 2."), reasons.get(0));
+            assertTrue(reasons.get(0).endsWith("ProvisionedThroughputExceededException"), reasons.get(0));
+        }
+    }
+
+    @Test
+    void aStopReasonOfTheWatchStopsTheWorker() throws Exception {
+        try (TestServer server = new TestServer(0); JdkHttpTransport transport = new JdkHttpTransport()) {
+            long t0Ms = System.currentTimeMillis();
+            LoadDriver.AbortFlag watch = new LoadDriver.AbortFlag() {
+                @Override
+                public boolean isAbortRequested(String runId) {
+                    return false;
+                }
+
+                @Override
+                public java.util.Optional<String> stopReason(WorkerTask task, long nowMs) {
+                    // the monitor's last decision was at the start; the bound is 1 s
+                    return dev.richter.common.MonitorHeartbeat.late(nowMs, t0Ms, java.util.OptionalLong.of(t0Ms), 1_000);
+                }
+            };
+            WorkerResult r = driver(transport, new ResultSink.InMemory(), watch, Clock.system())
+                    .run(task(server.baseUrl(), 10, 5, 0, 1, 0, 2000, 64, 50));
+            assertTrue(r.aborted());
+            assertTrue(r.counters().sent() >= 10 && r.counters().sent() <= 17, "sent " + r.counters().sent());
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("transports")
     void connectionRefusedIsCountedAsConnectError(Supplier<HttpTransport> transports) throws Exception {

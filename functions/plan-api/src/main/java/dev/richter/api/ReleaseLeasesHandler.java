@@ -9,8 +9,6 @@ import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
 
 /**
  * Lambda handler that releases a run's leases on its target services ({@link RunLeases}): the state machine's
@@ -49,11 +47,9 @@ public final class ReleaseLeasesHandler extends JsonStreamHandler<JsonNode, Map<
         if (runId.isBlank()) {
             throw new IllegalArgumentException("input needs a runId");
         }
-        Map<String, AttributeValue> item = repositories.dynamoDb().getItem(GetItemRequest.builder()
-                .tableName(repositories.tables().runs()).key(Map.of("runId", AttributeValue.fromS(runId))).consistentRead(true)
-                .build()).item();
-        List<String> released = item == null || item.isEmpty() ? List.of()
-                : leases.release(Documents.text(item, "teamId"), runId, Documents.leasedServices(item));
+        List<String> released = repositories.getRun(runId)
+                .map(run -> leases.release(run.teamId(), runId, repositories.leasedServices(runId)))
+                .orElse(List.of());
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("runId", runId);
         out.put("released", released);

@@ -2,79 +2,43 @@ package dev.richter.report;
 
 import com.amazonaws.services.lambda.runtime.Context;
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.richter.common.AwsClients;
-import dev.richter.common.Env;
 import dev.richter.common.EventPublisher;
-import dev.richter.common.Json;
 import dev.richter.common.JsonStreamHandler;
-import dev.richter.common.RunFlags;
-import dev.richter.common.RunLogContext;
-import dev.richter.common.metrics.RichterMetrics;
 import dev.richter.common.Repositories;
-import dev.richter.common.RunMetricsRepository;
-import dev.richter.common.model.CheckResult;
-import dev.richter.common.model.Plan;
-import dev.richter.common.model.Run;
-import dev.richter.common.model.WorkerResult;
-import dev.richter.links.source.TraceSourceSpec;
-import dev.richter.links.store.LinkRepository;
-import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import org.apache.logging.log4j.LogManager;
-import org.apache.logging.log4j.Logger;
-import software.amazon.awssdk.core.exception.SdkException;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * Lambda handler of the report function: the last state of every run, whatever happened before.
- *
- * <p>Input {@code {action: "report", runId, state}} where {@code state} is the execution's state
- * (its {@code error} field, when present, is the caught failure). Reads the run's results, checks and verdicts, and
- * the optional evidence ({@link EvidenceLoader}: windows, 429/503 records, traces, links), stores the report (JSON +
- * HTML, fitted to one DynamoDB item; whole, as {@code reports/<runId>/report.json} and {@code report.html}, in the
- * reports bucket when {@code REPORTS_BUCKET} is set; a bucket that refuses is logged, the table item is still written),
- * marks the run COMPLETED with its outcome, emits {@code Run Aborted} when it was
- * aborted and always {@code Run Completed}. Returns {@code {runId, outcome, outcomeReason}}.
- *
- * <p>Reads the plans, runs, run-metrics, verdicts, registry (services, safety configuration) and links tables, and the
- * team's trace source (X-Ray on AWS).
- *
- * <p>Writes one EMF line per run ({@link RichterMetrics}, function {@code report}): {@code RunsCompleted} (Count, 1),
- * {@code RunsAborted} (Count, 1 when the outcome is {@code ABORTED}, else 0) and, for an aborted run,
- * {@code AbortLatency} (Milliseconds, {@link #abortLatencyMs}: from the abort flag being set to the last aborted worker
- * stopping), with {@code runId}, {@code teamId}, {@code planId} and {@code outcome} as properties. Log lines of the
- * invocation carry the run's {@code runId} and {@code teamId} ({@link RunLogContext}).
+ * Lambda handler of the report function. Two inputs:
+ * <ul>
+ *   <li>{@code {action: "report", runId, state}} from the state machine's {@code Report} state, where {@code state} is
+ *       the execution's state (its {@code error} field, when present, is the caught failure): the run's report
+ *       ({@link RunReporter}); returns {@code {runId, outcome, outcomeReason}};</li>
+ *   <li>EventBridge's {@code Step Functions Execution Status Change} event of an execution that failed, timed out or
+ *       was stopped (the template's {@code ExecutionEndedRule}): the run is reaped ({@link RunReaper}: abort flag,
+ *       report, leases); returns {@code {status, reaped}}.</li>
+ * </ul>
+ * Collaborators are built once per container.
  */
 public final class ReportHandler extends JsonStreamHandler<JsonNode, Map<String, Object>> {
-    private static final Logger LOG = LogManager.getLogger(ReportHandler.class);
-    /** Time kept back from the Lambda's remaining time for rendering and storing, milliseconds. */
-    static final long RENDER_RESERVE_MS = 30_000;
-
-    private final Repositories repositories;
-    private final RunMetricsRepository metrics;
-    private final ReportRepository reports;
-    private final EvidenceLoader loader;
-    private final EventPublisher events;
-    private final RunFlags flags;
-    private final RichterMetrics runMetrics = RichterMetrics.forFunction("report");
+    private final RunReporter reporter;
+    private final RunReaper reaper;
 
     /**
      * For Lambda: tables, trace sources, the event bus and the reports bucket ({@code REPORTS_BUCKET}, none when
-     * unset) from the environment, built once per container.
+     * unset) from the environment.
      */
     public ReportHandler() {
         this(Repositories.fromEnv());
     }
 
     private ReportHandler(Repositories repositories) {
-        this(repositories, EventPublisher.fromEnv(), ReportRepository.fromEnv(repositories));
+        this(repositories, new RunReporter(repositories, EventPublisher.fromEnv(), ReportRepository.fromEnv(repositories)),
+                RunReaper::sleep);
     }
 
     /**
-     * For tests and the local stack.
+     * For tests and the local stack: no reports bucket.
      *
      * @param repositories the tables (plans, runs, run-metrics, verdicts, reports, registry, links) and their client
      * @param events       where {@code Run Aborted} and {@code Run Completed} go
@@ -92,143 +56,22 @@ public final class ReportHandler extends JsonStreamHandler<JsonNode, Map<String,
      * @param bucket       the reports bucket; blank: the report lives in the reports table only
      */
     public ReportHandler(Repositories repositories, EventPublisher events, S3Client s3, String bucket) {
-        this(repositories, events, new ReportRepository(repositories.dynamoDb(), repositories.tables().reports(),
-                repositories.tables().verdicts(), s3, bucket));
+        this(repositories, new RunReporter(repositories, events, new ReportRepository(repositories.dynamoDb(),
+                repositories.tables().reports(), repositories.tables().verdicts(), s3, bucket)), RunReaper::sleep);
     }
 
-    private ReportHandler(Repositories repositories, EventPublisher events, ReportRepository reports) {
+    private ReportHandler(Repositories repositories, RunReporter reporter, java.util.function.LongConsumer sleeper) {
         super(JsonNode.class);
-        this.repositories = repositories;
-        this.metrics = new RunMetricsRepository(repositories.dynamoDb(), repositories.tables().runMetrics());
-        this.reports = reports;
-        this.loader = new EvidenceLoader(new RunEvidenceRepository(repositories),
-                new LinkRepository(repositories.dynamoDb(), repositories.tables().links()), repositories::listServices,
-                TraceSourceSpec::open);
-        this.events = events;
-        this.flags = new RunFlags(repositories.dynamoDb(), repositories.tables().runs());
+        this.reporter = reporter;
+        this.reaper = new RunReaper(repositories, reporter, sleeper);
     }
 
     @Override
     protected Map<String, Object> handle(JsonNode input, Context context) {
-        String runId = input.path("runId").asText();
-        Run run = repositories.getRun(runId).orElseThrow(() -> new IllegalArgumentException("unknown run " + runId));
-        try (RunLogContext ignored = RunLogContext.open(runId, run.teamId(), null, null)) {
-            return report(input, context, runId, run);
-        }
-    }
-
-    private Map<String, Object> report(JsonNode input, Context context, String runId, Run run) {
-        Plan plan = repositories.getPlan(run.planId()).orElseThrow(() -> new IllegalArgumentException("unknown plan " + run.planId()));
-        List<WorkerResult> results = metrics.workerResults(runId);
-        List<CheckResult> dynamicChecks = metrics.checks(runId, "dynamic");
         long remainingMs = context == null ? 120_000 : context.getRemainingTimeInMillis();
-        ReportEvidence evidence = loader.load(run, plan, results, dynamicChecks,
-                System.currentTimeMillis() + Math.max(5_000, remainingMs - RENDER_RESERVE_MS));
-        Report report = ReportBuilder.build(run, plan, results, metrics.checks(runId, "static"), dynamicChecks,
-                reports.verdicts(runId), reports.missingEvidence(runId), evidence, errorOf(input.path("state").path("error")),
-                System.currentTimeMillis());
-        Fitted fitted = fit(report);
-        if (reports.hasBucket()) {
-            // the whole report, before the table item that marks it ready; a bucket that refuses costs the copy, not the run's report
-            try {
-                reports.putFiles(runId, Json.write(report), fitted.report() == report ? fitted.html() : HtmlReport.render(report));
-            } catch (SdkException e) {
-                LOG.error("report of {} not written to the reports bucket (the reports table has it): {}", runId, e.toString());
-            }
+        if (RunReaper.DETAIL_TYPE.equals(input.path("detail-type").asText())) {
+            return reaper.reap(input, remainingMs);
         }
-        reports.put(fitted.report(), fitted.html());
-        repositories.updateRun(runId, Map.of("status", "COMPLETED", "outcome", report.outcome()));
-        Map<String, Object> detail = new LinkedHashMap<>();
-        detail.put("runId", runId);
-        detail.put("planId", plan.planId());
-        detail.put("teamId", plan.teamId());
-        detail.put("outcome", report.outcome());
-        detail.put("maxSustainableQps", report.capacity().maxSustainableQps());
-        detail.put("capacityMeasured", report.capacity().measured());
-        if (report.outcome().equals("ABORTED")) {
-            events.publish("Run Aborted", Map.of("runId", runId, "teamId", plan.teamId(), "reason", run.abortReason()));
-        }
-        events.publish("Run Completed", detail);
-        emit(run, plan, report.outcome(), results);
-        return Map.of("runId", runId, "outcome", report.outcome(), "outcomeReason", report.outcomeReason());
-    }
-
-    private void emit(Run run, Plan plan, String outcome, List<WorkerResult> results) {
-        boolean aborted = outcome.equals("ABORTED");
-        RichterMetrics.Emission e = runMetrics.emission()
-                .count("RunsCompleted", 1)
-                .count("RunsAborted", aborted ? 1 : 0)
-                .property("runId", run.runId())
-                .property("teamId", plan.teamId())
-                .property("planId", plan.planId())
-                .property("outcome", outcome);
-        if (aborted) {
-            abortLatencyMs(flags.abortRequestedAtMs(run.runId()), results).ifPresent(ms -> e.milliseconds("AbortLatency", ms));
-        }
-        e.flush();
-    }
-
-    /**
-     * Abort latency of a run, milliseconds: from the abort flag being set ({@code abortRequestedAtMs}, epoch ms) to the
-     * last worker that stopped because of it ({@link WorkerResult#endedAtMs()} of the results with
-     * {@link WorkerResult#aborted()}), at least 0.
-     *
-     * @return empty when the flag's time is unknown or no worker was aborted
-     */
-    static java.util.OptionalLong abortLatencyMs(java.util.OptionalLong abortRequestedAtMs, List<WorkerResult> results) {
-        java.util.OptionalLong lastStop = results.stream().filter(WorkerResult::aborted)
-                .mapToLong(WorkerResult::endedAtMs).max();
-        if (abortRequestedAtMs.isEmpty() || lastStop.isEmpty()) {
-            return java.util.OptionalLong.empty();
-        }
-        return java.util.OptionalLong.of(Math.max(0, lastStop.getAsLong() - abortRequestedAtMs.getAsLong()));
-    }
-
-    /**
-     * A report and its page that fit one reports-table item together.
-     *
-     * @param report the report as stored (JSON)
-     * @param html   its page
-     */
-    record Fitted(Report report, String html) {}
-
-    /**
-     * The report and page as they fit {@link ReportRepository#MAX_ITEM_BYTES}: whole when they do; else without the
-     * time series in the JSON (the page keeps it); else without it on the page either (the note says so).
-     */
-    static Fitted fit(Report report) {
-        String html = HtmlReport.render(report);
-        if (bytes(Json.write(report)) + bytes(html) <= ReportRepository.MAX_ITEM_BYTES) {
-            return new Fitted(report, html);
-        }
-        String note = "the time series was left out of the stored JSON to fit the 400 KB item; the HTML page has it";
-        Report lean = report.withTimeSeries(TimeSeries.EMPTY.withNote(note));
-        if (bytes(Json.write(lean)) + bytes(html) <= ReportRepository.MAX_ITEM_BYTES) {
-            return new Fitted(lean, html);
-        }
-        return new Fitted(lean, HtmlReport.render(report.withTimeSeries(TimeSeries.EMPTY.withNote(
-                "the time series was left out: the report would not fit its 400 KB item"))));
-    }
-
-
-    private static int bytes(String s) {
-        return s.getBytes(StandardCharsets.UTF_8).length;
-    }
-
-    /** The caught error as one line ({@code Error: Cause}), null when there was none. */
-    static String errorOf(JsonNode error) {
-        if (error == null || error.isMissingNode() || error.isNull()) {
-            return null;
-        }
-        String cause = error.path("Cause").asText("");
-        try {
-            JsonNode parsed = dev.richter.common.Json.MAPPER.readTree(cause);
-            if (parsed != null && parsed.has("errorMessage")) {
-                cause = parsed.get("errorMessage").asText();
-            }
-        } catch (Exception notJson) {
-            // the cause is plain text: keep it
-        }
-        return error.path("Error").asText("Error") + ": " + cause;
+        return reporter.report(input.path("runId").asText(), input.path("state").path("error"), remainingMs);
     }
 }

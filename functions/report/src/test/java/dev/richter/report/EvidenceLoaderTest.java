@@ -180,7 +180,7 @@ class EvidenceLoaderTest {
         TimeSeries big = new TimeSeries(1, t, v, v, v, v, v, v, Map.of(), "completed", List.of(), "");
         Report r = ReportBuilder.build(Fixtures.RUN, Fixtures.PLAN, Fixtures.healthyUpTo(3), List.of(), Fixtures.CLEAN_DYNAMIC,
                 List.of(), List.of(), new ReportEvidence(List.of(), big, List.of(), null, null), null, 1);
-        ReportHandler.Fitted fitted = ReportHandler.fit(r);
+        RunReporter.Fitted fitted = RunReporter.fit(r);
         assertTrue(fitted.report().timeSeries().isEmpty());
         assertTrue(fitted.report().timeSeries().note().startsWith("the time series was left out of the stored JSON"));
         assertTrue(fitted.html().contains("\"t\":[1796000000,"), "the page keeps it");
@@ -188,6 +188,6 @@ class EvidenceLoaderTest {
         assertTrue(bytes <= ReportRepository.MAX_ITEM_BYTES, bytes + " bytes");
         Report small = ReportBuilder.build(Fixtures.RUN, Fixtures.PLAN, Fixtures.healthyUpTo(3), List.of(), Fixtures.CLEAN_DYNAMIC,
                 List.of(), null, 1);
-        assertEquals(small, ReportHandler.fit(small).report());
+        assertEquals(small, RunReporter.fit(small).report());
     }
 }

@@ -115,11 +115,11 @@ class ReportHandlerTest {
     @Test
     void abortLatencyNeedsTheFlagsTimeAndAnAbortedWorker() {
         WorkerResult done = Fixtures.healthyUpTo(1).get(1);
-        assertTrue(ReportHandler.abortLatencyMs(java.util.OptionalLong.of(1), List.of(done)).isEmpty(), "no aborted worker");
+        assertTrue(RunReporter.abortLatencyMs(java.util.OptionalLong.of(1), List.of(done)).isEmpty(), "no aborted worker");
         WorkerResult aborted = new WorkerResult("r", "formal", 0, 0, 1, 10, 0, 5_000, done.counters(), null, null, true);
-        assertTrue(ReportHandler.abortLatencyMs(java.util.OptionalLong.empty(), List.of(aborted)).isEmpty(), "no flag time");
-        assertEquals(300, ReportHandler.abortLatencyMs(java.util.OptionalLong.of(4_700), List.of(aborted, done)).getAsLong());
-        assertEquals(0, ReportHandler.abortLatencyMs(java.util.OptionalLong.of(6_000), List.of(aborted)).getAsLong(),
+        assertTrue(RunReporter.abortLatencyMs(java.util.OptionalLong.empty(), List.of(aborted)).isEmpty(), "no flag time");
+        assertEquals(300, RunReporter.abortLatencyMs(java.util.OptionalLong.of(4_700), List.of(aborted, done)).getAsLong());
+        assertEquals(0, RunReporter.abortLatencyMs(java.util.OptionalLong.of(6_000), List.of(aborted)).getAsLong(),
                 "a worker that ended before the flag was set stopped at once");
     }
 }

@@ -4,6 +4,7 @@ import com.amazonaws.services.lambda.runtime.Context;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.EventPublisher;
 import dev.richter.common.Json;
+import dev.richter.common.MonitorHeartbeat;
 import dev.richter.common.Repositories;
 import dev.richter.common.RunFlags;
 import dev.richter.common.RunLogContext;
@@ -15,6 +16,8 @@ import dev.richter.common.run.RunPreparation;
 import dev.richter.common.run.StoredSets;
 import dev.richter.common.sizing.Quotas;
 import java.util.Map;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
 
 /**
  * Lambda handler of the run-preparation function, called by the load-test-run state machine before the run and at the
@@ -28,11 +31,16 @@ import java.util.Map;
  *   <li>{@code start-step} {@code {step: StepRef}} → {@link RunPreparation.StartedStep} (legs and worker indexes, laid
  *       out against {@link Quotas#fromEnv()}); stores the step for its workers ({@link RunPreparation.StepPlan}) and
  *       records the run's current stage/step.</li>
+ *   <li>{@code monitoring-lost} {@code {runId, state, error: {Error, Cause}}} → {@code {continue: false,
+ *       abortRequested: true, reason}}: a leg's monitor state failed, so the run's abort flag is set with
+ *       {@link MonitorHeartbeat#failed} ({@code monitoring lost: <state>: <error>}); the leg's workers stop within their
+ *       abort poll and no later step starts. The first reason is kept when the flag was already set.</li>
  * </ul>
  * Any other action is an {@link IllegalArgumentException}. Building data (traffic sets, flows, data sets) is the
  * data-construction function's.
  */
 public final class RunPreparationHandler extends dev.richter.common.JsonStreamHandler<JsonNode, Object> {
+    private static final Logger LOG = LogManager.getLogger(RunPreparationHandler.class);
     private final Repositories repositories;
     private final RunFlags runFlags;
     private final EventPublisher events;
@@ -68,6 +76,8 @@ public final class RunPreparationHandler extends dev.richter.common.JsonStreamHa
             return switch (action) {
                 case "prepare" -> prepare(input.path("runId").asText());
                 case "start-step" -> startStep(Json.MAPPER.convertValue(input.path("step"), RunPreparation.StepRef.class));
+                case "monitoring-lost" -> monitoringLost(input.path("runId").asText(), input.path("state").asText(),
+                        input.path("error"));
                 default -> throw new IllegalArgumentException("unknown action '" + action + "'");
             };
         }
@@ -107,5 +117,15 @@ public final class RunPreparationHandler extends dev.richter.common.JsonStreamHa
                     "stepQps", step.qps(), "stepEndsAtMs", started.stepEndsAtMs()));
         }
         return started;
+    }
+
+    private Map<String, Object> monitoringLost(String runId, String state, JsonNode error) {
+        if (runId.isBlank() || state.isBlank()) {
+            throw new IllegalArgumentException("monitoring-lost needs runId and state");
+        }
+        String reason = MonitorHeartbeat.failed(state, error.path("Error").asText(null), error.path("Cause").asText(null));
+        LOG.error("run {}: {}; abort flag set", runId, reason);
+        runFlags.requestAbort(runId, reason);
+        return Map.of("continue", false, "abortRequested", true, "reason", reason);
     }
 }

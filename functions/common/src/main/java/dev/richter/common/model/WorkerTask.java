@@ -27,11 +27,14 @@ import java.util.List;
  * @param legStartOffsetMs    the first due offset of the leg, milliseconds after {@code stepStartEpochMs}
  * @param legEndOffsetMs      where the leg's due offsets end (exclusive), milliseconds; {@link Long#MAX_VALUE} for the
  *                            step's last leg. The worker sends only its requests due in the leg, on the step's schedule.
+ * @param monitorStaleAfterMs the leg's monitor must decide at least this often, milliseconds, or the worker stops
+ *                            ({@link dev.richter.common.MonitorHeartbeat}); 0 for a worker no monitor loop watches (a
+ *                            task run by hand or by a bench)
  */
 public record WorkerTask(String runId, String teamId, String stage, int stepIndex, double qps, int durationS,
                          int workerIndex, int workerCount, long stepStartEpochMs, int requestTimeoutMs,
                          int maxInFlight, int latenessToleranceMs, Marker marker, List<Scenario> scenarios,
-                         int legIndex, long legStartOffsetMs, long legEndOffsetMs) {
+                         int legIndex, long legStartOffsetMs, long legEndOffsetMs, long monitorStaleAfterMs) {
     public WorkerTask {
         scenarios = scenarios == null ? List.of() : List.copyOf(scenarios);
         if (marker == null) {
@@ -40,6 +43,21 @@ public record WorkerTask(String runId, String teamId, String stage, int stepInde
         if (legEndOffsetMs == 0 && legStartOffsetMs == 0) {
             legEndOffsetMs = Long.MAX_VALUE; // absent in JSON: the whole step
         }
+    }
+
+    /** A task of one leg that no monitor watches ({@code monitorStaleAfterMs} 0). */
+    public WorkerTask(String runId, String teamId, String stage, int stepIndex, double qps, int durationS,
+                      int workerIndex, int workerCount, long stepStartEpochMs, int requestTimeoutMs,
+                      int maxInFlight, int latenessToleranceMs, Marker marker, List<Scenario> scenarios,
+                      int legIndex, long legStartOffsetMs, long legEndOffsetMs) {
+        this(runId, teamId, stage, stepIndex, qps, durationS, workerIndex, workerCount, stepStartEpochMs,
+                requestTimeoutMs, maxInFlight, latenessToleranceMs, marker, scenarios, legIndex, legStartOffsetMs,
+                legEndOffsetMs, 0);
+    }
+
+    /** When the leg's monitor loop starts, epoch ms: the leg's first due time. */
+    public long watchedFromEpochMs() {
+        return stepStartEpochMs + legStartOffsetMs;
     }
 
     /** A task for the whole step (one leg). */

@@ -1,5 +1,6 @@
 package dev.richter.common.run;
 
+import dev.richter.common.MonitorHeartbeat;
 import dev.richter.common.model.Marker;
 import dev.richter.common.model.Plan;
 import dev.richter.common.model.RegisteredService;
@@ -197,7 +198,8 @@ public final class RunPreparation {
         return new WorkerTask(step.runId(), step.teamId(), step.stage(), step.stepIndex(), step.qps(), step.durationS(),
                 ref.workerIndex(), step.workerCount(), step.stepStartMs(), step.requestTimeoutMs(), step.maxInFlight(),
                 step.latenessToleranceMs(), Marker.DEFAULT, scenarios(plan, services), ref.legIndex(),
-                leg.startOffsetMs(), ref.legIndex() == step.legCount() - 1 ? Long.MAX_VALUE : leg.endOffsetMs());
+                leg.startOffsetMs(), ref.legIndex() == step.legCount() - 1 ? Long.MAX_VALUE : leg.endOffsetMs(),
+                MonitorHeartbeat.STALE_AFTER_MS);
     }
 
     /** Where workers load the stored sets their scenarios name ({@link StoredSets} on DynamoDB). */
@@ -276,7 +278,8 @@ public final class RunPreparation {
         }
         return new WorkerTask(task.runId(), task.teamId(), task.stage(), task.stepIndex(), task.qps(), task.durationS(),
                 task.workerIndex(), task.workerCount(), task.stepStartEpochMs(), task.requestTimeoutMs(), task.maxInFlight(),
-                task.latenessToleranceMs(), task.marker(), resolved, task.legIndex(), task.legStartOffsetMs(), task.legEndOffsetMs());
+                task.latenessToleranceMs(), task.marker(), resolved, task.legIndex(), task.legStartOffsetMs(), task.legEndOffsetMs(),
+                task.monitorStaleAfterMs());
     }
 
     /**

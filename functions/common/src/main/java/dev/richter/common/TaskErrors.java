@@ -1,0 +1,28 @@
+package dev.richter.common;
+
+/**
+ * Reading the errors Step Functions hands a {@code Catch} or an EventBridge status-change event: {@code Error} (a name
+ * such as {@code States.Timeout} or a function's {@code errorType}) and {@code Cause} (for a Lambda function error,
+ * the JSON text of {@code {errorType, errorMessage, stackTrace}}; otherwise plain text)
+ * (https://docs.aws.amazon.com/step-functions/latest/dg/concepts-error-handling.html).
+ */
+public final class TaskErrors {
+    private TaskErrors() {
+    }
+
+    /** The cause's {@code errorMessage} when it is a function error's JSON, else the cause as it is; "" for null. */
+    public static String causeMessage(String cause) {
+        if (cause == null) {
+            return "";
+        }
+        try {
+            var parsed = Json.MAPPER.readTree(cause);
+            if (parsed != null && parsed.has("errorMessage")) {
+                return parsed.get("errorMessage").asText();
+            }
+        } catch (Exception notJson) {
+            // plain text
+        }
+        return cause.strip();
+    }
+}

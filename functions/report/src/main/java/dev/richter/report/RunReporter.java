@@ -1,0 +1,217 @@
+package dev.richter.report;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.richter.common.AwsClients;
+import dev.richter.common.Env;
+import dev.richter.common.EventPublisher;
+import dev.richter.common.Json;
+import dev.richter.common.RunFlags;
+import dev.richter.common.RunLogContext;
+import dev.richter.common.TaskErrors;
+import dev.richter.common.metrics.RichterMetrics;
+import dev.richter.common.Repositories;
+import dev.richter.common.RunMetricsRepository;
+import dev.richter.common.model.CheckResult;
+import dev.richter.common.model.Plan;
+import dev.richter.common.model.Run;
+import dev.richter.common.model.WorkerResult;
+import dev.richter.links.source.TraceSourceSpec;
+import dev.richter.links.store.LinkRepository;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * The report use case: the last thing every run does, whatever happened before.
+ *
+ * <p>Reads the run's results, checks and verdicts, and
+ * the optional evidence ({@link EvidenceLoader}: windows, 429/503 records, traces, links), stores the report (JSON +
+ * HTML, fitted to one DynamoDB item; whole, as {@code reports/<runId>/report.json} and {@code report.html}, in the
+ * reports bucket when {@code REPORTS_BUCKET} is set; a bucket that refuses is logged, the table item is still written),
+ * marks the run COMPLETED with its outcome, emits {@code Run Aborted} when it was
+ * aborted and always {@code Run Completed} (an event the bus refuses is logged and counted as {@code EventsFailed}; the
+ * report stands).
+ *
+ * <p>Reads the plans, runs, run-metrics, verdicts, registry (services, safety configuration) and links tables, and the
+ * team's trace source (X-Ray on AWS).
+ *
+ * <p>Writes one EMF line per run ({@link RichterMetrics}, function {@code report}): {@code RunsCompleted} (Count, 1),
+ * {@code RunsAborted} (Count, 1 when the outcome is {@code ABORTED}, else 0), {@code EventsFailed} (Count) and, for an aborted run,
+ * {@code AbortLatency} (Milliseconds, {@link #abortLatencyMs}: from the abort flag being set to the last aborted worker
+ * stopping), with {@code runId}, {@code teamId}, {@code planId} and {@code outcome} as properties. Log lines of the
+ * invocation carry the run's {@code runId} and {@code teamId} ({@link RunLogContext}).
+ */
+public final class RunReporter {
+    private static final Logger LOG = LogManager.getLogger(RunReporter.class);
+    /** Time kept back from the Lambda's remaining time for rendering and storing, milliseconds. */
+    static final long RENDER_RESERVE_MS = 30_000;
+
+    private final Repositories repositories;
+    private final RunMetricsRepository metrics;
+    private final ReportRepository reports;
+    private final EvidenceLoader loader;
+    private final EventPublisher events;
+    private final RunFlags flags;
+    private final RichterMetrics runMetrics = RichterMetrics.forFunction("report");
+
+
+    /**
+     * @param repositories the tables (plans, runs, run-metrics, verdicts, reports, registry, links) and their client
+     * @param events       where {@code Run Aborted} and {@code Run Completed} go
+     * @param reports      the reports table and, when configured, the reports bucket
+     */
+    public RunReporter(Repositories repositories, EventPublisher events, ReportRepository reports) {
+        this.repositories = repositories;
+        this.metrics = new RunMetricsRepository(repositories.dynamoDb(), repositories.tables().runMetrics());
+        this.reports = reports;
+        this.loader = new EvidenceLoader(new RunEvidenceRepository(repositories),
+                new LinkRepository(repositories.dynamoDb(), repositories.tables().links()), repositories::listServices,
+                TraceSourceSpec::open);
+        this.events = events;
+        this.flags = new RunFlags(repositories.dynamoDb(), repositories.tables().runs());
+    }
+
+    /**
+     * Reports one run.
+     *
+     * @param runId       the run
+     * @param error       the caught failure as Step Functions hands it over ({@code {Error, Cause}}), or a missing node
+     * @param remainingMs the invocation's time left, milliseconds (evidence loading stops in time to render and store)
+     * @return {@code {runId, outcome, outcomeReason}}
+     * @throws IllegalArgumentException for an unknown run or plan
+     */
+    public Map<String, Object> report(String runId, JsonNode error, long remainingMs) {
+        Run run = repositories.getRun(runId).orElseThrow(() -> new IllegalArgumentException("unknown run " + runId));
+        try (RunLogContext ignored = RunLogContext.open(runId, run.teamId(), null, null)) {
+            return report(runId, run, error, remainingMs);
+        }
+    }
+
+    private Map<String, Object> report(String runId, Run run, JsonNode error, long remainingMs) {
+        Plan plan = repositories.getPlan(run.planId()).orElseThrow(() -> new IllegalArgumentException("unknown plan " + run.planId()));
+        List<WorkerResult> results = metrics.workerResults(runId);
+        List<CheckResult> dynamicChecks = metrics.checks(runId, "dynamic");
+        ReportEvidence evidence = loader.load(run, plan, results, dynamicChecks,
+                System.currentTimeMillis() + Math.max(5_000, remainingMs - RENDER_RESERVE_MS));
+        Report report = ReportBuilder.build(run, plan, results, metrics.checks(runId, "static"), dynamicChecks,
+                reports.verdicts(runId), reports.missingEvidence(runId), evidence, errorOf(error),
+                System.currentTimeMillis());
+        Fitted fitted = fit(report);
+        if (reports.hasBucket()) {
+            // the whole report, before the table item that marks it ready; a bucket that refuses costs the copy, not the run's report
+            try {
+                reports.putFiles(runId, Json.write(report), fitted.report() == report ? fitted.html() : HtmlReport.render(report));
+            } catch (SdkException e) {
+                LOG.error("report of {} not written to the reports bucket (the reports table has it): {}", runId, e.toString());
+            }
+        }
+        reports.put(fitted.report(), fitted.html());
+        repositories.updateRun(runId, Map.of("status", "COMPLETED", "outcome", report.outcome()));
+        Map<String, Object> detail = new LinkedHashMap<>();
+        detail.put("runId", runId);
+        detail.put("planId", plan.planId());
+        detail.put("teamId", plan.teamId());
+        detail.put("outcome", report.outcome());
+        detail.put("maxSustainableQps", report.capacity().maxSustainableQps());
+        detail.put("capacityMeasured", report.capacity().measured());
+        int eventsFailed = 0;
+        if (report.outcome().equals("ABORTED")) {
+            eventsFailed += publish("Run Aborted", Map.of("runId", runId, "teamId", plan.teamId(), "reason", run.abortReason()));
+        }
+        eventsFailed += publish("Run Completed", detail);
+        emit(run, plan, report.outcome(), results, eventsFailed);
+        return Map.of("runId", runId, "outcome", report.outcome(), "outcomeReason", report.outcomeReason());
+    }
+
+    /**
+     * Publishes one event; a bus that refuses costs the event, never the report (the run is already reported and
+     * COMPLETED): the failure is logged and counted. Returns 1 when the event was not published, else 0.
+     */
+    private int publish(String detailType, Map<String, ?> detail) {
+        try {
+            events.publish(detailType, detail);
+            return 0;
+        } catch (RuntimeException busFailed) {
+            LOG.error("{} of run {} not published: {}", detailType, detail.get("runId"), busFailed.toString());
+            return 1;
+        }
+    }
+
+    private void emit(Run run, Plan plan, String outcome, List<WorkerResult> results, int eventsFailed) {
+        boolean aborted = outcome.equals("ABORTED");
+        RichterMetrics.Emission e = runMetrics.emission()
+                .count("RunsCompleted", 1)
+                .count("RunsAborted", aborted ? 1 : 0)
+                .count("EventsFailed", eventsFailed)
+                .property("runId", run.runId())
+                .property("teamId", plan.teamId())
+                .property("planId", plan.planId())
+                .property("outcome", outcome);
+        if (aborted) {
+            abortLatencyMs(flags.abortRequestedAtMs(run.runId()), results).ifPresent(ms -> e.milliseconds("AbortLatency", ms));
+        }
+        e.flush();
+    }
+
+    /**
+     * Abort latency of a run, milliseconds: from the abort flag being set ({@code abortRequestedAtMs}, epoch ms) to the
+     * last worker that stopped because of it ({@link WorkerResult#endedAtMs()} of the results with
+     * {@link WorkerResult#aborted()}), at least 0.
+     *
+     * @return empty when the flag's time is unknown or no worker was aborted
+     */
+    static java.util.OptionalLong abortLatencyMs(java.util.OptionalLong abortRequestedAtMs, List<WorkerResult> results) {
+        java.util.OptionalLong lastStop = results.stream().filter(WorkerResult::aborted)
+                .mapToLong(WorkerResult::endedAtMs).max();
+        if (abortRequestedAtMs.isEmpty() || lastStop.isEmpty()) {
+            return java.util.OptionalLong.empty();
+        }
+        return java.util.OptionalLong.of(Math.max(0, lastStop.getAsLong() - abortRequestedAtMs.getAsLong()));
+    }
+
+    /**
+     * A report and its page that fit one reports-table item together.
+     *
+     * @param report the report as stored (JSON)
+     * @param html   its page
+     */
+    record Fitted(Report report, String html) {}
+
+    /**
+     * The report and page as they fit {@link ReportRepository#MAX_ITEM_BYTES}: whole when they do; else without the
+     * time series in the JSON (the page keeps it); else without it on the page either (the note says so).
+     */
+    static Fitted fit(Report report) {
+        String html = HtmlReport.render(report);
+        if (bytes(Json.write(report)) + bytes(html) <= ReportRepository.MAX_ITEM_BYTES) {
+            return new Fitted(report, html);
+        }
+        String note = "the time series was left out of the stored JSON to fit the 400 KB item; the HTML page has it";
+        Report lean = report.withTimeSeries(TimeSeries.EMPTY.withNote(note));
+        if (bytes(Json.write(lean)) + bytes(html) <= ReportRepository.MAX_ITEM_BYTES) {
+            return new Fitted(lean, html);
+        }
+        return new Fitted(lean, HtmlReport.render(report.withTimeSeries(TimeSeries.EMPTY.withNote(
+                "the time series was left out: the report would not fit its 400 KB item"))));
+    }
+
+
+    private static int bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8).length;
+    }
+
+    /** The caught error as one line ({@code Error: Cause}), null when there was none. */
+    static String errorOf(JsonNode error) {
+        if (error == null || error.isMissingNode() || error.isNull()) {
+            return null;
+        }
+        String cause = TaskErrors.causeMessage(error.path("Cause").asText(""));
+        return error.path("Error").asText("Error") + ": " + cause;
+    }
+}
