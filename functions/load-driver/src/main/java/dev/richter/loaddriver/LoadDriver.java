@@ -179,7 +179,7 @@ public final class LoadDriver {
     public static WorkerResult withoutHistograms(WorkerResult r) {
         return new WorkerResult(r.runId(), r.stage(), r.stepIndex(), r.workerIndex(), r.workerCount(), r.targetQps(),
                 r.startedAtMs(), r.endedAtMs(), r.counters(), null, null, r.aborted(), r.legIndex(), r.startLagMs(),
-                r.unsentAtTimeLimit());
+                r.unsentAtTimeLimit(), r.unstoredWindowSeconds());
     }
 
     /** Runs {@code task}'s leg of its constant-rate step schedule with no time limit; see {@link #run(WorkerTask, long)}. */
@@ -244,7 +244,7 @@ public final class LoadDriver {
         AbortPolls polls = new AbortPolls(task, Math.max(nowEpochMs, startedAtMs));
         if (polls.stop()) {
             LOG.info("run {}: {} stops before its first send: {}", task.runId(), task.workerName(), polls.reason);
-            return finish(task, recorder, startedAtMs, epochMsClock.getAsLong(), true, 0, 0);
+            return finish(task, recorder, startedAtMs, epochMsClock.getAsLong(), true, 0, 0, List.of());
         }
         if (config.collectBeforeStep() && schedule.count() > 0 && clock instanceof Clock.SystemClock
                 && t0Nanos + schedule.dueOffsetNanos(0) - clock.nanoTime() > PRE_STEP_GC_LEAD_NANOS) {
@@ -261,6 +261,7 @@ public final class LoadDriver {
         }
 
         AtomicBoolean abort = new AtomicBoolean();
+        List<Window> unstored = new java.util.ArrayList<>();
         long unsent = 0;
         AtomicInteger inFlight = new AtomicInteger();
         ScheduledExecutorService background = Executors.newScheduledThreadPool(2, r -> {
@@ -275,7 +276,7 @@ public final class LoadDriver {
                     abort.set(true);
                 }
             }, config.abortPollIntervalMs(), config.abortPollIntervalMs(), TimeUnit.MILLISECONDS);
-            background.scheduleAtFixedRate(() -> flushWindows(task, recorder, epochSecondOf.of(clock.nanoTime())),
+            background.scheduleAtFixedRate(() -> flushWindows(task, recorder, epochSecondOf.of(clock.nanoTime()), unstored),
                     config.windowFlushIntervalMs(), config.windowFlushIntervalMs(), TimeUnit.MILLISECONDS);
 
             long lateNanos = task.latenessToleranceMs() * 1_000_000L;
@@ -327,8 +328,19 @@ public final class LoadDriver {
             LOG.warn("run {} worker {}: {} requests still in flight after their deadline", task.runId(),
                     task.workerIndex(), inFlight.get());
         }
-        flushWindows(task, recorder, Long.MAX_VALUE);
-        return finish(task, recorder, startedAtMs, epochMsClock.getAsLong(), abort.get(), startLagMs, unsent);
+        flushWindows(task, recorder, Long.MAX_VALUE, unstored);
+        if (!unstored.isEmpty()) {
+            flushWindows(task, recorder, Long.MAX_VALUE, unstored);   // one last offer of what the step's flushes kept
+        }
+        if (!unstored.isEmpty()) {
+            LOG.error("run {}: {}: {} windows could not be stored; the result names their seconds", task.runId(),
+                    task.workerName(), unstored.size());
+        }
+        if (abort.get() && polls.reason != null) {
+            LOG.info("run {}: {} stopped: {}", task.runId(), task.workerName(), polls.reason);
+        }
+        List<Long> unstoredSeconds = unstored.stream().map(Window::epochSecond).sorted().distinct().toList();
+        return finish(task, recorder, startedAtMs, epochMsClock.getAsLong(), abort.get(), startLagMs, unsent, unstoredSeconds);
     }
 
     @FunctionalInterface
@@ -337,11 +349,11 @@ public final class LoadDriver {
     }
 
     private WorkerResult finish(WorkerTask task, StepRecorder recorder, long startedAtMs, long endedAtMs, boolean aborted,
-                                long startLagMs, long unsent) {
+                                long startLagMs, long unsent, List<Long> unstoredWindowSeconds) {
         Counters counters = recorder.counters();
         WorkerResult result = new WorkerResult(task.runId(), task.stage(), task.stepIndex(), task.workerIndex(),
                 task.workerCount(), task.qps(), startedAtMs, endedAtMs, counters, recorder.encodedFromDue(),
-                recorder.encodedFromSend(), aborted, task.legIndex(), startLagMs, unsent);
+                recorder.encodedFromSend(), aborted, task.legIndex(), startLagMs, unsent, unstoredWindowSeconds);
         recorder.overload(task.runId(), task.stage(), task.stepIndex(), task.legIndex(), task.workerIndex())
                 .ifPresent(sink::putOverload);
         sink.putResult(result);
@@ -422,18 +434,38 @@ public final class LoadDriver {
         }
     }
 
-    private void flushWindows(WorkerTask task, StepRecorder recorder, long beforeEpochSecond) {
-        List<Window> windows = recorder.drainWindowsBefore(beforeEpochSecond, task.runId(), task.stage(),
-                task.stepIndex(), task.workerIndex(), task.legIndex());
+    /**
+     * Offers the windows ended before {@code beforeEpochSecond}, and those a previous flush could not store
+     * ({@code unstored}), to the sink; what it does not store stays in {@code unstored} for the next flush.
+     */
+    private void flushWindows(WorkerTask task, StepRecorder recorder, long beforeEpochSecond, List<Window> unstored) {
+        List<Window> windows;
+        synchronized (unstored) {
+            windows = new java.util.ArrayList<>(unstored);
+            unstored.clear();
+        }
+        windows.addAll(recorder.drainWindowsBefore(beforeEpochSecond, task.runId(), task.stage(),
+                task.stepIndex(), task.workerIndex(), task.legIndex()));
         if (windows.isEmpty()) {
             return;
         }
+        List<Window> failed;
+        RuntimeException error;
         try {
             sink.putWindows(windows);
+            return;
+        } catch (ResultSink.WindowsNotStoredException e) {
+            failed = e.unstored();
+            error = e;
         } catch (RuntimeException e) {
-            LOG.warn("run {} worker {}: {} windows not stored: {}", task.runId(), task.workerIndex(), windows.size(),
-                    e.toString());
+            failed = windows;
+            error = e;
         }
+        synchronized (unstored) {
+            unstored.addAll(failed);
+        }
+        LOG.warn("run {} worker {}: {} windows not stored yet (offered again at the next flush): {}", task.runId(),
+                task.workerIndex(), failed.size(), error.toString());
     }
 
     /**

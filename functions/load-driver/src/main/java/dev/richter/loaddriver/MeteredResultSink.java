@@ -32,6 +32,8 @@ final class MeteredResultSink implements ResultSink {
     private final ResultSink delegate;
     private final RichterMetrics metrics;
     private volatile Target target;
+    /** Sort keys of the windows already emitted since {@link #begin}: a window retried after a failed write is emitted once. */
+    private final java.util.Set<String> emitted = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /**
      * @param delegate where windows, results and 429/503 records are stored
@@ -53,6 +55,7 @@ final class MeteredResultSink implements ResultSink {
                 task.workerCount());
         long to = task.legEndOffsetMs() == Long.MAX_VALUE ? Long.MAX_VALUE : task.legEndOffsetMs() * 1_000_000L;
         target = new Target(task, LegSchedule.of(step, task.legStartOffsetMs() * 1_000_000L, to), sendUntilEpochMs);
+        emitted.clear();
     }
 
     @Override
@@ -62,7 +65,9 @@ final class MeteredResultSink implements ResultSink {
         } finally {
             Target t = target;
             for (Window w : windows) {
-                emit(w, t);
+                if (emitted.add(w.sortKey())) {
+                    emit(w, t);
+                }
             }
         }
     }

@@ -10,10 +10,31 @@ import java.util.List;
  */
 public interface ResultSink {
     /**
-     * Stores finished per-second windows; called about once a second during the step and once at
-     * its end. A failure is logged by the caller and does not stop the step.
+     * Stores finished per-second windows; called about once a second during the step and once at its end. Writing a
+     * window again stores the same item (its key is its worker and second), so a retry never counts twice. A failure
+     * does not stop the step: the caller keeps the windows not stored and offers them again at the next call, and those
+     * still not stored at the end are named in the worker's result ({@code unstoredWindowSeconds}).
+     *
+     * @throws WindowsNotStoredException naming the windows not stored when only some were
+     * @throws RuntimeException          when none may have been stored
      */
     void putWindows(List<Window> windows);
+
+    /** Some windows of a {@link #putWindows} call were not stored (after the sink's own retries). */
+    final class WindowsNotStoredException extends RuntimeException {
+        private final List<Window> unstored;
+
+        /** @param unstored the windows not stored; {@code cause} the last failure, or null */
+        public WindowsNotStoredException(List<Window> unstored, Throwable cause) {
+            super(unstored.size() + " windows not stored" + (cause == null ? "" : ": " + cause), cause);
+            this.unstored = List.copyOf(unstored);
+        }
+
+        /** The windows not stored. */
+        public List<Window> unstored() {
+            return unstored;
+        }
+    }
 
     /**
      * Stores the worker's result with both histograms encoded; called once at the end of the step.

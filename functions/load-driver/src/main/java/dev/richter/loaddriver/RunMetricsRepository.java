@@ -67,20 +67,35 @@ public final class RunMetricsRepository implements ResultSink {
 
     @Override
     public void putWindows(List<Window> windows) {
+        List<Window> unstored = new ArrayList<>();
+        RuntimeException last = null;
         for (int from = 0; from < windows.size(); from += BATCH_SIZE) {
+            List<Window> slice = windows.subList(from, Math.min(windows.size(), from + BATCH_SIZE));
+            Map<String, Window> bySortKey = new java.util.HashMap<>();
             List<WriteRequest> batch = new ArrayList<>();
-            for (Window w : windows.subList(from, Math.min(windows.size(), from + BATCH_SIZE))) {
+            for (Window w : slice) {
+                bySortKey.put(w.sortKey(), w);
                 batch.add(WriteRequest.builder().putRequest(PutRequest.builder().item(item(w)).build()).build());
             }
             Map<String, List<WriteRequest>> pending = Map.of(runMetricsTable, batch);
-            for (int round = 0; !pending.isEmpty() && round <= MAX_UNPROCESSED_ROUNDS; round++) {
-                if (round > 0) {
-                    sleepFullJitter(round);
+            try {
+                for (int round = 0; !pending.isEmpty() && round <= MAX_UNPROCESSED_ROUNDS; round++) {
+                    if (round > 0) {
+                        sleepFullJitter(round);
+                    }
+                    Map<String, List<WriteRequest>> requestItems = pending;
+                    BatchWriteItemResponse resp = dynamoDb.batchWriteItem(b -> b.requestItems(requestItems));
+                    pending = resp.hasUnprocessedItems() ? resp.unprocessedItems() : Map.of();
                 }
-                Map<String, List<WriteRequest>> requestItems = pending;
-                BatchWriteItemResponse resp = dynamoDb.batchWriteItem(b -> b.requestItems(requestItems));
-                pending = resp.hasUnprocessedItems() ? resp.unprocessedItems() : Map.of();
+            } catch (RuntimeException e) {
+                last = e;
             }
+            for (WriteRequest w : pending.getOrDefault(runMetricsTable, List.of())) {
+                unstored.add(bySortKey.get(w.putRequest().item().get("sk").s()));
+            }
+        }
+        if (!unstored.isEmpty()) {
+            throw new WindowsNotStoredException(unstored, last);
         }
     }
 

@@ -314,6 +314,68 @@ class LoadDriverTest {
         }
     }
 
+    /** A sink whose window writes fail while {@code failing} says so; what it stores is kept by sort key. */
+    private static final class FlakySink implements ResultSink {
+        final java.util.function.IntPredicate failing;
+        final java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        final Map<String, Window> stored = new java.util.concurrent.ConcurrentHashMap<>();
+        final List<String> writes = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final List<WorkerResult> results = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        FlakySink(java.util.function.IntPredicate failing) {
+            this.failing = failing;
+        }
+
+        @Override
+        public void putWindows(List<Window> windows) {
+            if (failing.test(calls.incrementAndGet())) {
+                throw new IllegalStateException("ProvisionedThroughputExceededException");
+            }
+            windows.forEach(w -> {
+                stored.put(w.sortKey(), w);
+                writes.add(w.sortKey());
+            });
+        }
+
+        @Override
+        public void putResult(WorkerResult result) {
+            results.add(result);
+        }
+
+        @Override
+        public void putOverload(dev.richter.common.model.OverloadResponses overload) {
+        }
+    }
+
+    @Test
+    void windowsAFlushCouldNotStoreAreOfferedAgainAndStoredOnce() throws Exception {
+        try (TestServer server = new TestServer(0); JdkHttpTransport transport = new JdkHttpTransport()) {
+            FlakySink sink = new FlakySink(call -> call <= 2);   // the first two flushes fail
+            WorkerResult r = driver(transport, sink, id -> false, Clock.system())
+                    .run(task(server.baseUrl(), 10, 4, 0, 1, 0, 2000, 64, 200));
+            assertEquals(40, r.counters().sent());
+            assertEquals(List.of(), r.unstoredWindowSeconds());
+            assertEquals(40, sink.stored.values().stream().mapToLong(Window::sent).sum(), "every send is in a stored window");
+            assertEquals(sink.writes.size(), new java.util.HashSet<>(sink.writes).size(), "no window written twice");
+        }
+    }
+
+    @Test
+    void windowsThatCannotBeStoredAreNamedInTheResultWhoseCountsStayExact() throws Exception {
+        try (TestServer server = new TestServer(0); JdkHttpTransport transport = new JdkHttpTransport()) {
+            FlakySink sink = new FlakySink(call -> true);
+            WorkerResult r = driver(transport, sink, id -> false, Clock.system())
+                    .run(task(server.baseUrl(), 10, 3, 0, 1, 0, 2000, 64, 200));
+            assertEquals(30, r.counters().sent());
+            assertEquals(30, r.counters().ok());
+            assertTrue(r.unstoredWindowSeconds().size() >= 3 && r.unstoredWindowSeconds().size() <= 5,
+                    "the 3 s leg's seconds (plus the response tail): " + r.unstoredWindowSeconds());
+            long first = r.startedAtMs() / 1000;
+            assertEquals(first, r.unstoredWindowSeconds().get(0));
+            assertEquals(r.unstoredWindowSeconds(), sink.results.get(0).unstoredWindowSeconds(), "stored with the result");
+        }
+    }
+
     @Test
     void aStopReasonOfTheWatchStopsTheWorker() throws Exception {
         try (TestServer server = new TestServer(0); JdkHttpTransport transport = new JdkHttpTransport()) {

@@ -70,7 +70,8 @@ public final class EvidenceLoader {
      */
     public ReportEvidence load(Run run, Plan plan, List<WorkerResult> results, List<CheckResult> dynamicChecks, long deadlineMs) {
         List<RunPreparation.StepPlan> started = attempt("started steps", () -> evidence.startedSteps(run.runId()), List.of());
-        TimeSeries series = attempt("windows", () -> timeSeries(run.runId(), plan, results, deadlineMs),
+        Map<String, Long> sentByWorker = new java.util.concurrent.ConcurrentHashMap<>();
+        TimeSeries series = attempt("windows", () -> timeSeries(run.runId(), plan, results, deadlineMs, sentByWorker),
                 TimeSeries.EMPTY);
         var overload = attempt("429/503 records", () -> evidence.overload(run.runId()), List.<dev.richter.common.model.OverloadResponses>of());
         RunEvidenceRepository.Safety safety = attempt("safety configuration", () -> evidence.safety(plan.teamId()), null);
@@ -86,11 +87,16 @@ public final class EvidenceLoader {
         if (graph == null) {
             graph = CallGraph.notRead("the links table could not be read (see the report function's log)");
         }
-        return new ReportEvidence(started, series, overload, traces, graph);
+        return new ReportEvidence(started, series, overload, traces, graph, sentByWorker);
     }
 
     /** The series of the run's windows, one bucket per {@link TimeSeries#bucketSFor} seconds of the run. */
     TimeSeries timeSeries(String runId, Plan plan, List<WorkerResult> results, long deadlineMs) {
+        return timeSeries(runId, plan, results, deadlineMs, new java.util.HashMap<>());
+    }
+
+    /** {@link #timeSeries(String, Plan, List, long)}, adding each worker's window sends to {@code sentByWorker}. */
+    TimeSeries timeSeries(String runId, Plan plan, List<WorkerResult> results, long deadlineMs, Map<String, Long> sentByWorker) {
         long from = results.stream().mapToLong(WorkerResult::startedAtMs).filter(t -> t > 0).min().orElse(0);
         long to = results.stream().mapToLong(WorkerResult::endedAtMs).max().orElse(from);
         Map<String, Double> targets = new LinkedHashMap<>();
@@ -99,7 +105,7 @@ public final class EvidenceLoader {
             targets.put(RunPreparation.FORMAL + "#" + i, plan.formal().get(i).qps());
         }
         TimeSeries.Builder b = new TimeSeries.Builder(TimeSeries.bucketSFor(Math.max(1, (to - from) / 1000)), targets);
-        boolean complete = evidence.windows(runId, deadlineMs, b::add);
+        boolean complete = evidence.windows(runId, deadlineMs, b::add, (worker, sent) -> sentByWorker.merge(worker, sent, Long::sum));
         TimeSeries ts = b.build();
         if (!complete && !ts.isEmpty()) {
             ts = new TimeSeries(ts.bucketS(), ts.epochS(), ts.targetQps(), ts.achievedQps(), ts.p50Ms(), ts.p90Ms(), ts.p99Ms(),

@@ -1,5 +1,6 @@
 package dev.richter.report;
 
+import dev.richter.common.model.WorkerResult;
 import static dev.richter.common.model.CheckResult.Outcome.FAIL;
 import static dev.richter.common.model.CheckResult.Outcome.WARN;
 
@@ -152,5 +153,53 @@ public final class Problems {
                     + " next run" : "add requests to the traffic set that exercise this edge";
         }
         return NEXT_BY_CHECK.getOrDefault(c.name(), DEFAULT_NEXT);
+    }
+
+    /** {@code first} then {@code more}, as one list. */
+    static List<Report.Problem> with(List<Report.Problem> first, List<Report.Problem> more) {
+        List<Report.Problem> out = new ArrayList<>(first);
+        out.addAll(more);
+        return out;
+    }
+
+    /**
+     * Where the report's request counts and the target's own count can differ, named: windows a worker could not
+     * store (its counts are exact, the time series misses those seconds), and requests sent by workers that stored no
+     * result (their stored windows show them; the step's counts do not include them).
+     *
+     * @param results            the stored worker results
+     * @param windowSentByWorker requests sent per worker from its stored windows, keyed by
+     *                           {@link WorkerResult#workerName}
+     */
+    static List<Report.Problem> accounting(List<WorkerResult> results, Map<String, Long> windowSentByWorker) {
+        List<Report.Problem> out = new ArrayList<>();
+        for (WorkerResult r : results) {
+            List<Long> seconds = r.unstoredWindowSeconds();
+            if (!seconds.isEmpty()) {
+                out.add(new Report.Problem(WARN, "windows", r.workerName(), seconds.size() + " per-second windows not stored"
+                        + " (epoch seconds " + seconds.get(0) + (seconds.size() > 1 ? " to " + seconds.get(seconds.size() - 1) : "")
+                        + "): the step's counts are exact (the worker's result holds them); the time series and Richter's"
+                        + " EMF metrics miss those seconds", "read LoadDriverFunction's log for the DynamoDB errors at those"
+                        + " times (throttling of the run-metrics table)"));
+            }
+        }
+        java.util.Set<String> reported = new java.util.HashSet<>();
+        results.forEach(r -> reported.add(r.workerName()));
+        Map<String, Long> unreported = new java.util.TreeMap<>();
+        windowSentByWorker.forEach((worker, sent) -> {
+            if (!reported.contains(worker) && sent > 0) {
+                unreported.put(worker, sent);
+            }
+        });
+        if (!unreported.isEmpty()) {
+            long total = unreported.values().stream().mapToLong(Long::longValue).sum();
+            out.add(new Report.Problem(FAIL, "worker", "requests not counted", total + " requests were sent by workers that"
+                    + " stored no result (" + unreported.entrySet().stream().map(e -> e.getKey() + ": " + e.getValue())
+                    .collect(java.util.stream.Collectors.joining(", ")) + ", from their stored windows; a worker's last"
+                    + " second may be missing too): the step's counts do not include them, so the target received at"
+                    + " least that many more requests than the report counts", "read LoadDriverFunction's log for those"
+                    + " invocations (crash, timeout, out of memory); compare with the target's own request count"));
+        }
+        return out;
     }
 }

@@ -146,8 +146,8 @@ public final class ReportBuilder {
         return new Report(run.runId(), plan.planId(), plan.teamId(), plan.name(), outcome, reason, nowMs,
                 staticChecks, dynamicChecks, pre, formal, plan.formal().size(), ordered, capacity,
                 ResilienceVerdict.failureMode(formal, resilience), confidence, missingEvidence,
-                Problems.of(staticChecks, dynamicChecks, ordered, all, missingEvidence, evidence.callGraph(),
-                        distinctRequests(plan), resilience),
+                Problems.with(Problems.of(staticChecks, dynamicChecks, ordered, all, missingEvidence, evidence.callGraph(),
+                        distinctRequests(plan), resilience), Problems.accounting(results, evidence.windowSentByWorker())),
                 resilience, evidence.timeSeries().withMarks(marks(all, ordered)), LatencyCurves.of(all),
                 evidence.callGraph(), Report.INDEXING);
     }

@@ -14,9 +14,18 @@ import java.util.List;
  * @param overload     the load driver's 429/503 records of the run (empty when it recorded none)
  * @param traces       the marked traces per step and entry
  * @param callGraph    the links below the plan's entries
+ * @param windowSentByWorker requests sent per worker according to its stored windows, keyed by
+ *                     {@code WorkerResult.workerName} (what names the sends of a worker that stored no result)
  */
 public record ReportEvidence(List<RunPreparation.StepPlan> startedSteps, TimeSeries timeSeries,
-                             List<OverloadResponses> overload, TraceEvidence traces, CallGraph callGraph) {
+                             List<OverloadResponses> overload, TraceEvidence traces, CallGraph callGraph,
+                             java.util.Map<String, Long> windowSentByWorker) {
+    /** Evidence without per-worker window sums. */
+    public ReportEvidence(List<RunPreparation.StepPlan> startedSteps, TimeSeries timeSeries,
+                          List<OverloadResponses> overload, TraceEvidence traces, CallGraph callGraph) {
+        this(startedSteps, timeSeries, overload, traces, callGraph, java.util.Map.of());
+    }
+
     /** Nothing beyond results, checks and verdicts. */
     public static final ReportEvidence NONE = new ReportEvidence(List.of(), TimeSeries.EMPTY, List.of(),
             TraceEvidence.notRead("not read"), CallGraph.notRead("not read"));
@@ -27,5 +36,6 @@ public record ReportEvidence(List<RunPreparation.StepPlan> startedSteps, TimeSer
         overload = overload == null ? List.of() : List.copyOf(overload);
         traces = traces == null ? TraceEvidence.notRead("not read") : traces;
         callGraph = callGraph == null ? CallGraph.notRead("not read") : callGraph;
+        windowSentByWorker = windowSentByWorker == null ? java.util.Map.of() : java.util.Map.copyOf(windowSentByWorker);
     }
 }

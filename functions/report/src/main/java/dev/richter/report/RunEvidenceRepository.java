@@ -41,6 +41,15 @@ public final class RunEvidenceRepository {
      * @return true when every window was read, false when the deadline cut the reading short
      */
     public boolean windows(String runId, long deadlineMs, Consumer<TimeSeries.Window> sink) {
+        return windows(runId, deadlineMs, sink, (worker, sent) -> { });
+    }
+
+    /**
+     * {@link #windows(String, long, Consumer)}, also handing each window's requests sent to {@code sentByWorker} with
+     * its worker's name ({@code WorkerResult.workerName}: stage, step, leg, worker from the window's key).
+     */
+    public boolean windows(String runId, long deadlineMs, Consumer<TimeSeries.Window> sink,
+                           java.util.function.ObjLongConsumer<String> sentByWorker) {
         Map<String, AttributeValue> start = null;
         do {
             if (System.currentTimeMillis() > deadlineMs) {
@@ -58,6 +67,10 @@ public final class RunEvidenceRepository {
                 }
                 if (item.containsKey(WindowAttributes.SENT)) {
                     optional.put(WindowAttributes.SENT, num(item.get(WindowAttributes.SENT)));
+                    if (parts.length >= 6) {
+                        sentByWorker.accept(dev.richter.common.model.WorkerResult.workerName(parts[1], Integer.parseInt(parts[2]),
+                                Integer.parseInt(parts[5]), Integer.parseInt(parts[4])), num(item.get(WindowAttributes.SENT)));
+                    }
                 }
                 sink.accept(new TimeSeries.Window(parts[1], Integer.parseInt(parts[2]), WindowKey.epochSecond(sk),
                         num(item.get(WindowAttributes.COUNT)), num(item.get(WindowAttributes.ERRORS)),

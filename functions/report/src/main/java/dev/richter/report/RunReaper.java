@@ -124,8 +124,10 @@ public final class RunReaper {
                 int timeoutMs = repositories.getPlan(run.planId()).map(p -> p.requestTimeoutMs()).orElse(0);
                 sleeper.accept(settleMs(timeoutMs));
                 try {
-                    ObjectNodeError error = new ObjectNodeError(errorName(status, detail), reason);
-                    reporter.report(runId, error.node(), Math.max(0, remainingMs - settleMs(timeoutMs)));
+                    // stopped from outside: the run is ABORTED with the flag's reason; failed or timed out: an ERROR
+                    JsonNode error = status.equals("ABORTED") ? com.fasterxml.jackson.databind.node.MissingNode.getInstance()
+                            : new ObjectNodeError(errorName(status, detail), reason).node();
+                    reporter.report(runId, error, Math.max(0, remainingMs - settleMs(timeoutMs)));
                 } catch (RuntimeException e) {
                     LOG.error("run {}: no report could be written: {}", runId, e.toString());
                     repositories.updateRun(runId, Map.of("status", "FAILED", "outcome", "ERROR",

@@ -1,5 +1,7 @@
 package dev.richter.common.model;
 
+import java.util.List;
+
 /**
  * What one load-driver worker measured in one step; stored in the run-metrics table
  * (pk {@code runId}, sk {@link #sortKey()}) and merged by the report.
@@ -23,11 +25,27 @@ package dev.richter.common.model;
  *                                  the report names it
  * @param unsentAtTimeLimit         requests of the leg not sent because the invocation's time ran out (counted
  *                                  dropped too); 0 when the leg fitted its Lambda timeout
+ * @param unstoredWindowSeconds     epoch seconds of this worker's per-second windows that could not be stored after
+ *                                  every retry (ascending); the counters above still count their requests, the time
+ *                                  series and the EMF lines miss them, and the report names them
  */
 public record WorkerResult(String runId, String stage, int stepIndex, int workerIndex, int workerCount,
                            double targetQps, long startedAtMs, long endedAtMs, Counters counters,
                            String latencyFromIntendedHist, String latencyFromSendHist, boolean aborted,
-                           int legIndex, long startLagMs, long unsentAtTimeLimit) {
+                           int legIndex, long startLagMs, long unsentAtTimeLimit, List<Long> unstoredWindowSeconds) {
+
+    public WorkerResult {
+        unstoredWindowSeconds = unstoredWindowSeconds == null ? List.of() : List.copyOf(unstoredWindowSeconds);
+    }
+
+    /** A result whose windows were all stored. */
+    public WorkerResult(String runId, String stage, int stepIndex, int workerIndex, int workerCount,
+                        double targetQps, long startedAtMs, long endedAtMs, Counters counters,
+                        String latencyFromIntendedHist, String latencyFromSendHist, boolean aborted,
+                        int legIndex, long startLagMs, long unsentAtTimeLimit) {
+        this(runId, stage, stepIndex, workerIndex, workerCount, targetQps, startedAtMs, endedAtMs, counters,
+                latencyFromIntendedHist, latencyFromSendHist, aborted, legIndex, startLagMs, unsentAtTimeLimit, List.of());
+    }
 
     /** A result of a one-leg step that started on time. */
     public WorkerResult(String runId, String stage, int stepIndex, int workerIndex, int workerCount,
