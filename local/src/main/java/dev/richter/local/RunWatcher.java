@@ -55,7 +55,7 @@ public final class RunWatcher {
                 out.accept(String.format(Locale.ROOT, "[%4ds] %s", elapsedS, line));
                 last = line;
             }
-            if (body.path("reportReady").asBoolean(false)) {
+            if (body.path("reportReady").asBoolean(false) || body.path("run").path("status").asText().equals("FAILED")) {
                 return body;
             }
             Thread.sleep(2_000);

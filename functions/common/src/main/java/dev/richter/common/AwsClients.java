@@ -16,6 +16,10 @@ import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
 public final class AwsClients {
     private static volatile DynamoDbClient dynamoDb;
     private static volatile EventBridgeClient eventBridge;
+    private static volatile DynamoDbClient dynamoDbForPolls;
+
+    /** Deadline of one abort-flag poll, all attempts included, milliseconds: shorter than the 500 ms poll period. */
+    public static final long POLL_CALL_TIMEOUT_MS = 400;
 
     private AwsClients() {}
 
@@ -38,6 +42,30 @@ public final class AwsClients {
             }
         }
         return dynamoDb;
+    }
+
+    /**
+     * The container's DynamoDB client for the load driver's abort-flag polls: each call ends within
+     * {@value #POLL_CALL_TIMEOUT_MS} ms (two attempts of at most 180 ms), so a throttled or hanging table makes the
+     * poll fail at once instead of blocking in the SDK's backoff, and the worker's fail-safe
+     * ({@code MonitorHeartbeat.UNREADABLE_AFTER_MS}) can count the time the flag was unreadable.
+     */
+    public static DynamoDbClient dynamoDbForPolls() {
+        if (dynamoDbForPolls == null) {
+            synchronized (AwsClients.class) {
+                if (dynamoDbForPolls == null) {
+                    dynamoDbForPolls = DynamoDbClient.builder()
+                            .region(region())
+                            .httpClientBuilder(UrlConnectionHttpClient.builder())
+                            .overrideConfiguration(c -> c
+                                    .apiCallTimeout(java.time.Duration.ofMillis(POLL_CALL_TIMEOUT_MS))
+                                    .apiCallAttemptTimeout(java.time.Duration.ofMillis(180))
+                                    .retryStrategy(b -> b.maxAttempts(2)))
+                            .build();
+                }
+            }
+        }
+        return dynamoDbForPolls;
     }
 
     /** The container's shared EventBridge client. */

@@ -109,7 +109,7 @@ public final class LoadDriverHandler extends JsonStreamHandler<JsonNode, WorkerR
     }
 
     private static LoadDriver.AbortFlag defaultAbortFlag() {
-        return new WatchedRunFlag(new RunFlags(AwsClients.dynamoDb(), TableNames.fromEnv().runs()));
+        return new WatchedRunFlag(new RunFlags(AwsClients.dynamoDbForPolls(), TableNames.fromEnv().runs()));
     }
 
     @Override

@@ -948,10 +948,14 @@ public final class PlanApi {
     ApiResponse getRun(ApiRequest req) {
         String runId = req.path("runId");
         Run run = repositories.getRun(req.teamId(), runId).orElseThrow(() -> ApiException.notFound("run", runId));
-        long planVersion = Documents.number(store.runItem(runId), "planVersion", 1);
+        var runItem = store.runItem(runId);
+        long planVersion = Documents.number(runItem, "planVersion", 1);
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("run", run);
         body.put("planVersion", planVersion);
+        if (!Documents.text(runItem, "failureReason").isEmpty()) {
+            body.put("failureReason", Documents.text(runItem, "failureReason"));
+        }
         if (!run.executionArn().isBlank()) {
             try {
                 var ex = sfn.describeExecution(DescribeExecutionRequest.builder().executionArn(run.executionArn()).build());
@@ -1025,7 +1029,7 @@ public final class PlanApi {
     ApiResponse abortRun(ApiRequest req) {
         String runId = req.path("runId");
         Run run = repositories.getRun(req.teamId(), runId).orElseThrow(() -> ApiException.notFound("run", runId));
-        if (run.status().equals("COMPLETED") || run.status().equals("FAILED_TO_START")) {
+        if (run.status().equals("COMPLETED") || run.status().equals("FAILED") || run.status().equals("FAILED_TO_START")) {
             throw new ApiException(409, "RunFinished", "run " + runId + " is " + run.status() + ": nothing to abort");
         }
         String reason = "";

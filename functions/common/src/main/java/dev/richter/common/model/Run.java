@@ -6,7 +6,8 @@ package dev.richter.common.model;
  * @param runId          run id, {@code run-<epochMs>-<random>}
  * @param planId         plan run
  * @param teamId         owning team
- * @param status         {@code STARTING}, {@code RUNNING}, {@code COMPLETED}, {@code FAILED_TO_START}
+ * @param status         {@code STARTING}, {@code RUNNING}, {@code COMPLETED} (reported), {@code FAILED} (ended with no
+ *                       report: the run item's {@code failureReason} says why), {@code FAILED_TO_START}
  * @param outcome        once reported: {@code PASSED}, {@code STATIC_CHECKS_FAILED}, {@code PRE_TEST_FAILED},
  *                       {@code ABORTED}, {@code ERROR}; empty before
  * @param stage          current stage ({@code pre-test}, {@code formal}) or empty
