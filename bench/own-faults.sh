@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Richter's own faults, as a matrix on the local stack (bench/own-faults/OwnFaultsBench.java): each fault kind (monitor
+# function error, monitor throttle, load-driver crash, DynamoDB throttle on windows, on results and on the abort flag,
+# report failure, EventBridge PutEvents failure, an external StopExecution), injected in the pre-test and in a formal
+# step, one run per cell against its own target on loopback. One line per cell: end state, time from the fault to the
+# target's last request, report written, lease held, requests counted (+ named as not counted) vs the target's count.
+# Last line: cells=<n> ended=<n> stuck=<n> leases_held=<n> miscounted=<n> max_load_after_monitor_loss_s=<x>
+# Goal: stuck=0 leases_held=0 miscounted=0 and max_load_after_monitor_loss_s <= 2.
+# Settings: CELLS (comma-separated fault or cell names, e.g. monitor-error,stop-execution/formal; default all),
+# SEED (default 7). Takes about 12 minutes on 2 cores. Uses its own ports (3xxxx), so it runs beside the tests.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
+if ! "$JAVA_HOME/bin/java" -version 2>&1 | grep -qE 'version "(2[1-9]|[3-9][0-9])'; then
+  JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
+fi
+export PATH="$JAVA_HOME/bin:$PATH"
+WORK="$(mktemp -d /tmp/richter-own-faults.XXXXXX)"
+trap 'rm -rf "$WORK"' EXIT
+[ -d local/node/node_modules/aws-local-stepfunctions ] || (cd local/node && npm ci --no-audit --no-fund --loglevel=error)
+
+build() {
+  mvn -q "$@" install -DskipTests && mvn -q "$@" -pl local dependency:build-classpath -Dmdep.outputFile="$WORK/cp.txt"
+}
+if ! build -o >"$WORK/build.log" 2>&1 && ! build >>"$WORK/build.log" 2>&1; then
+  grep -v '^WARNING' "$WORK/build.log" >&2
+  echo "build failed" >&2
+  exit 2
+fi
+CP="$ROOT/local/target/classes:$(cat "$WORK/cp.txt")"
+
+export AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local
+export AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:34567 AWS_ENDPOINT_URL_SFN=http://127.0.0.1:34583
+export AWS_ENDPOINT_URL_EVENTBRIDGE=http://127.0.0.1:34010 AWS_ENDPOINT_URL_LAMBDA=http://127.0.0.1:34001
+export RICHTER_API_PORT=33000 EVENT_BUS_NAME=richter-local
+export LOAD_TEST_RUN_STATE_MACHINE_ARN=arn:aws:states:us-east-1:123456789012:stateMachine:LoadTestRunStateMachine
+# compressed AWS limits: legs of a 15 s load-driver invocation
+export RICHTER_LOCAL_LIMITS="${RICHTER_LOCAL_LIMITS:-param.LoadDriverTimeoutSeconds=15}"
+unset RICHTER_LOCAL_FAULTS
+mkdir -p build
+echo "functions' log: build/own-faults-bench.log" >&2
+
+java --enable-native-access=ALL-UNNAMED -Dio.netty.noUnsafe=true -Xmx3g \
+  -Dlog4j2.configurationFile="$ROOT/bench/own-faults/log4j2.xml" \
+  -Dbench.cells="${CELLS:-}" -Dbench.seed="${SEED:-7}" \
+  -cp "$CP" bench/own-faults/OwnFaultsBench.java 2>"$ROOT/build/own-faults-bench.log"

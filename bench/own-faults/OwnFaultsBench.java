@@ -1,0 +1,283 @@
+import com.fasterxml.jackson.databind.JsonNode;
+import com.nimbusds.jose.JWSAlgorithm;
+import com.sun.net.httpserver.HttpServer;
+import dev.richter.common.AwsClients;
+import dev.richter.common.Json;
+import dev.richter.common.TableNames;
+import dev.richter.common.run.RunLeases;
+import dev.richter.local.ApiClient;
+import dev.richter.local.LocalAwsStack;
+import dev.richter.local.LocalFaults;
+import dev.richter.local.LocalLimits;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.services.sfn.SfnClient;
+import software.amazon.awssdk.services.sfn.model.StopExecutionRequest;
+
+/**
+ * Richter's own faults, cell by cell, on the local stack under compressed limits (bench/own-faults.sh).
+ *
+ * <p>Every cell runs one plan against its own target on loopback (pre-test 2 QPS × 5 s, formal 10 → 10 → 10 QPS × 6 s,
+ * 5 QPS per worker, so 2 workers per formal step), arms one fault of the local stack ({@code LocalFaults}) in the
+ * pre-test or in the first formal step, and waits for the run to end. Per cell it prints: the run's end state
+ * (status/outcome and reason), the time from the fault's first firing (the local stack's {@code faults.jsonl}) to the
+ * target's last request, whether a report was written, whether the run still holds a lease, and the requests the
+ * report counts (plus those it names as not counted) against the target's own count.
+ *
+ * <p>Goal (issue "Fail safe under Richter's own faults"): {@code stuck=0 leases_held=0 miscounted=0} and
+ * {@code max_load_after_monitor_loss_s ≤ 2}, over the cells where monitoring is lost (monitor errors and throttles, an
+ * unreadable abort flag, a stopped execution). Settings (system properties): {@code bench.cells} (comma-separated
+ * cell names, default all), {@code bench.seed} (default 7).
+ */
+public class OwnFaultsBench {
+    /**
+     * @param name        cell name
+     * @param spec        the fault ({@code RICHTER_LOCAL_FAULTS} syntax), null for an external StopExecution
+     * @param faultForMs  how long the fault stays armed, ms; 0 until the run ends
+     * @param monitorLoss whether the cell loses the run's monitoring (its load-after-fault counts toward the goal)
+     * @param armBefore   arm when the stage before starts (a crash of the stage's first worker), not inside it
+     */
+    record Fault(String name, String spec, long faultForMs, boolean monitorLoss, boolean armBefore) {}
+
+    static final List<Fault> FAULTS = List.of(
+            new Fault("monitor-error", "lambda.FaultDeciderFunction=error", 0, true, false),
+            new Fault("monitor-throttle", "lambda.ProbeFunction=throttle", 0, true, false),
+            new Fault("load-driver-crash", "lambda.LoadDriverFunction=crash:2500@nth:1", 0, false, true),
+            new Fault("ddb-throttle-windows", "dynamodb.RunMetricsTable.BatchWriteItem=throttle@p:0.6", 6_000, false, false),
+            new Fault("ddb-throttle-results", "dynamodb.RunMetricsTable.PutItem=throttle", 8_000, false, false),
+            new Fault("ddb-throttle-abort-flag", "dynamodb.RunsTable.GetItem=throttle", 6_000, true, false),
+            new Fault("report-failure", "lambda.ReportFunction=error@nth:1", 0, false, false),
+            new Fault("putevents-failure", "events.PutEvents=fail", 0, false, false),
+            new Fault("stop-execution", null, 0, true, false));
+
+    /** A real HTTP target on loopback that counts what it receives. */
+    static final class Target implements AutoCloseable {
+        final List<Long> arrivalsMs = new CopyOnWriteArrayList<>();
+        final HttpServer server;
+
+        Target() throws Exception {
+            server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 512);
+            server.setExecutor(Executors.newCachedThreadPool());
+            server.createContext("/orders", ex -> {
+                try (ex) {
+                    arrivalsMs.add(System.currentTimeMillis());
+                    ex.getRequestBody().readAllBytes();
+                    byte[] body = "{\"orderId\":\"o-1\"}".getBytes(StandardCharsets.UTF_8);
+                    ex.sendResponseHeaders(201, body.length);
+                    ex.getResponseBody().write(body);
+                }
+            });
+            server.createContext("/actuator/health", ex -> {
+                try (ex) {
+                    byte[] body = "{\"status\":\"UP\"}".getBytes(StandardCharsets.UTF_8);
+                    ex.getResponseHeaders().set("Content-Type", "application/vnd.spring-boot.actuator.v3+json");
+                    ex.sendResponseHeaders(200, body.length);
+                    ex.getResponseBody().write(body);
+                }
+            });
+            server.start();
+        }
+
+        String baseUrl() {
+            return "http://127.0.0.1:" + server.getAddress().getPort();
+        }
+
+        long lastMs() {
+            return arrivalsMs.stream().mapToLong(Long::longValue).max().orElse(0);
+        }
+
+        @Override
+        public void close() {
+            server.stop(0);
+        }
+    }
+
+    record Outcome(String cell, String status, String outcome, String reason, double loadAfterFaultS, boolean faultFired,
+                   boolean report, boolean leaseHeld, long reportSent, long named, long targetCount, boolean miscounted,
+                   boolean stuck, boolean monitorLoss) {}
+
+    public static void main(String[] args) throws Exception {
+        Path root = Path.of("").toAbsolutePath();
+        Path work = Files.createTempDirectory("richter-own-faults");
+        long seed = Long.getLong("bench.seed", 7);
+        String only = System.getProperty("bench.cells", "");
+        LocalLimits limits = LocalLimits.fromEnv();
+        List<Outcome> outcomes = new ArrayList<>();
+        try (LocalAwsStack stack = new LocalAwsStack(root, work, limits, line -> { }).start();
+             SfnClient sfn = SfnClient.builder().region(AwsClients.region())
+                     .httpClientBuilder(UrlConnectionHttpClient.builder()).build()) {
+            RunLeases leases = new RunLeases(AwsClients.dynamoDb(), TableNames.fromEnv().leases(), Clock.systemUTC());
+            int n = 0;
+            for (Fault f : FAULTS) {
+                for (String stage : List.of("pre-test", "formal")) {
+                    String cell = f.name() + "/" + stage;
+                    if (!only.isEmpty() && !List.of(only.split(",")).contains(f.name()) && !List.of(only.split(",")).contains(cell)) {
+                        continue;
+                    }
+                    n++;
+                    Outcome o = runCell(stack, sfn, leases, work, f, stage, "bench-faults-" + n, seed);
+                    outcomes.add(o);
+                    System.out.println(line(o));
+                }
+            }
+        }
+        long ended = outcomes.stream().filter(o -> !o.stuck()).count();
+        long stuck = outcomes.stream().filter(Outcome::stuck).count();
+        long held = outcomes.stream().filter(Outcome::leaseHeld).count();
+        long miscounted = outcomes.stream().filter(Outcome::miscounted).count();
+        double maxLoad = outcomes.stream().filter(Outcome::monitorLoss).mapToDouble(Outcome::loadAfterFaultS).max().orElse(0);
+        System.out.printf(Locale.ROOT, "cells=%d ended=%d stuck=%d leases_held=%d miscounted=%d max_load_after_monitor_loss_s=%.2f%n",
+                outcomes.size(), ended, stuck, held, miscounted, maxLoad);
+    }
+
+    static String line(Outcome o) {
+        return String.format(Locale.ROOT, "cell %-32s end=%s/%s load_after_fault_s=%s report=%s lease_held=%s sent=%d+%d target=%d%s%s  reason: %s",
+                o.cell(), o.status(), o.outcome().isEmpty() ? "-" : o.outcome(),
+                o.faultFired() ? String.format(Locale.ROOT, "%.2f", o.loadAfterFaultS()) : "n/a(fault never fired)",
+                o.report() ? "yes" : "no", o.leaseHeld() ? "YES" : "no", o.reportSent(), o.named(), o.targetCount(),
+                o.miscounted() ? " MISCOUNTED" : "", o.stuck() ? " STUCK" : "", o.reason());
+    }
+
+    static Outcome runCell(LocalAwsStack stack, SfnClient sfn, RunLeases leases, Path work, Fault f, String stage,
+                           String team, long seed) throws Exception {
+        try (Target target = new Target()) {
+            ApiClient api = new ApiClient(LocalAwsStack.apiBaseUrl(),
+                    stack.identity().token(team, "bench@" + team, Duration.ofHours(1), JWSAlgorithm.RS256));
+            String svc = "svc";
+            check(api.post("/services", Json.write(Map.of("name", svc, "baseUrl", target.baseUrl(), "healthPath", "/actuator/health"))));
+            String plan = Json.write(Map.of("name", "own faults", "scenarios", List.of(Map.of("name", "orders", "service", svc,
+                            "requests", List.of(Map.of("method", "POST", "path", "/orders", "headers", Map.of("content-type", "application/json"),
+                                    "body", "{\"sku\":\"A1\"}")))),
+                    "preTest", Map.of("qps", 2, "durationS", 5),
+                    "formal", Map.of("steps", List.of(Map.of("qps", 10, "durationS", 6), Map.of("qps", 10, "durationS", 6),
+                            Map.of("qps", 10, "durationS", 6))),
+                    "coreModules", List.of(svc), "perWorkerQps", 5, "requestTimeoutMs", 1000));
+            String planId = check(api.post("/plans", plan)).json().path("planId").asText();
+            String fullSpec = f.spec() == null ? null : "seed=" + seed + "," + f.spec();
+            boolean armFirst = f.armBefore() && stage.equals("pre-test");
+            long armedAt = 0;
+            if (armFirst) {
+                armedAt = System.currentTimeMillis();
+                stack.faults().set(LocalFaults.parse(fullSpec));
+            }
+            String runId = check(api.post("/plans/" + planId + "/runs", "")).json().path("runId").asText();
+            if (!armFirst) {
+                if (f.armBefore()) {
+                    awaitStage(api, runId, "pre-test", 1_000);     // the pre-test's worker started: the next one is formal's
+                } else {
+                    awaitStage(api, runId, stage, stage.equals("pre-test") ? 1_500 : 2_500);
+                }
+                armedAt = System.currentTimeMillis();
+                if (fullSpec == null) {
+                    sfn.stopExecution(StopExecutionRequest.builder()
+                            .executionArn("arn:aws:states:us-east-1:123456789012:execution:LoadTestRunStateMachine:" + runId)
+                            .cause("bench: stopped from outside").build());
+                } else {
+                    stack.faults().set(LocalFaults.parse(fullSpec));
+                }
+            }
+            long clearAt = f.faultForMs() > 0 ? armedAt + f.faultForMs() : Long.MAX_VALUE;
+            long deadline = System.currentTimeMillis() + 180_000;
+            JsonNode run = null;
+            boolean stuck = true;
+            while (System.currentTimeMillis() < deadline) {
+                if (System.currentTimeMillis() >= clearAt) {
+                    stack.faults().clear();
+                    clearAt = Long.MAX_VALUE;
+                }
+                var r = api.get("/runs/" + runId);
+                run = r.json();
+                String status = run.path("run").path("status").asText();
+                if ((status.equals("COMPLETED") && run.path("reportReady").asBoolean(false)) || status.equals("FAILED")) {
+                    stuck = false;
+                    break;
+                }
+                Thread.sleep(500);
+            }
+            stack.faults().clear();
+            Thread.sleep(3_000);   // the leases are released after the report; stragglers would arrive by now
+            long faultAt = fullSpec == null ? armedAt : firstFiring(stack.faultsFile(), armedAt);
+            boolean fired = faultAt > 0;
+            long last = target.lastMs();
+            double after = fired && last > faultAt ? (last - faultAt) / 1000.0 : 0;
+            var report = api.get("/runs/" + runId + "/report");
+            boolean hasReport = report.status() == 200;
+            long sent = 0;
+            long named = 0;
+            String reason = run == null ? "" : run.path("run").path("abortReason").asText("");
+            if (hasReport) {
+                JsonNode rep = report.json();
+                for (String s : List.of("preTest", "formal")) {
+                    for (JsonNode step : rep.path(s)) {
+                        sent += step.path("counters").path("sent").asLong();
+                    }
+                }
+                for (JsonNode p : rep.path("problems")) {
+                    if (p.path("subject").asText().equals("requests not counted")) {
+                        named += Long.parseLong(p.path("problem").asText().split(" ")[0]);
+                    }
+                }
+                reason = rep.path("outcomeReason").asText();
+            } else if (run != null) {
+                reason = run.path("failureReason").asText(reason);
+            }
+            long count = target.arrivalsMs.size();
+            boolean miscounted = hasReport && count != sent && !(named > 0 && count >= sent + named);
+            boolean held = leases.holder(team, svc).map(l -> l.runId().equals(runId)).orElse(false);
+            String status = run == null ? "?" : run.path("run").path("status").asText();
+            String outcome = run == null ? "" : run.path("run").path("outcome").asText("");
+            return new Outcome(f.name() + "/" + stage, status, outcome, reason.length() > 160 ? reason.substring(0, 160) + "…" : reason,
+                    after, fired, hasReport, held, sent, named, count, miscounted, stuck, f.monitorLoss());
+        }
+    }
+
+    static ApiClient.Response check(ApiClient.Response r) {
+        if (r.status() >= 300) {
+            throw new IllegalStateException(r.status() + " " + r.body());
+        }
+        return r;
+    }
+
+    /** Waits until the run is in {@code stage} (its first step), then {@code extraMs} more. */
+    static void awaitStage(ApiClient api, String runId, String stage, long extraMs) throws Exception {
+        long deadline = System.currentTimeMillis() + 90_000;
+        while (System.currentTimeMillis() < deadline) {
+            JsonNode run = api.get("/runs/" + runId).json().path("run");
+            if (run.path("stage").asText().equals(stage)) {
+                Thread.sleep(extraMs);
+                return;
+            }
+            Thread.sleep(200);
+        }
+        throw new IllegalStateException("run " + runId + " never reached " + stage);
+    }
+
+    /** The first fault that fired at or after {@code fromMs}, epoch ms, from the stack's faults.jsonl; 0 when none. */
+    static long firstFiring(Path file, long fromMs) throws Exception {
+        if (!Files.exists(file)) {
+            return 0;
+        }
+        long first = 0;
+        for (String l : Files.readAllLines(file)) {
+            if (l.isBlank()) {
+                continue;
+            }
+            long at = Json.MAPPER.readTree(l).path("atMs").asLong();
+            if (at >= fromMs && (first == 0 || at < first)) {
+                first = at;
+            }
+        }
+        return first;
+    }
+}
