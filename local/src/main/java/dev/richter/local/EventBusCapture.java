@@ -23,16 +23,33 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * {@code EventBridgeClient} sends it through {@code AWS_ENDPOINT_URL_EVENTBRIDGE}) and keeps every
  * event as the bus would deliver it ({@code {version, id, detail-type, source, account, time, region,
  * resources, detail}}), in memory and appended to a JSON-lines file.
+ *
+ * <p>Faults ({@link LocalFaults}, rule {@code events.PutEvents}): {@code fail} answers HTTP 500
+ * {@code {"__type":"InternalException","message":"..."}} and delivers nothing; {@code partial} answers HTTP 200 with the
+ * first entry and every second one after it failed ({@code {"ErrorCode":"InternalFailure","ErrorMessage":"..."}}, not
+ * delivered) and {@code FailedEntryCount} their number, as EventBridge reports entries it could not ingest
+ * (https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-putevents.html). The fault's target is the first entry's
+ * {@code EventBusName} ({@code default} when absent).
  */
 public final class EventBusCapture implements AutoCloseable {
     private final List<JsonNode> events = new CopyOnWriteArrayList<>();
     private final Path file;
+    private final FaultInjector faults;
     private HttpServer server;
     private final List<java.util.function.Consumer<JsonNode>> listeners = new CopyOnWriteArrayList<>();
 
     /** @param file JSON-lines file every event is appended to */
     public EventBusCapture(Path file) {
+        this(file, FaultInjector.none());
+    }
+
+    /**
+     * @param file   JSON-lines file every delivered event is appended to
+     * @param faults whose {@code events} rules this bus applies
+     */
+    public EventBusCapture(Path file, FaultInjector faults) {
         this.file = file;
+        this.faults = java.util.Objects.requireNonNull(faults, "faults");
     }
 
     /** Starts on loopback {@code port}. */
@@ -59,9 +76,27 @@ public final class EventBusCapture implements AutoCloseable {
             JsonNode req = Json.MAPPER.readTree(ex.getRequestBody());
             byte[] body;
             int status = 200;
-            if ("AWSEvents.PutEvents".equals(target)) {
+            FaultInjector.Selected fault = "AWSEvents.PutEvents".equals(target)
+                    ? faults.select(LocalFaults.Component.EVENTS, req.path("Entries").path(0).path("EventBusName").asText("default"), "PutEvents")
+                            .orElse(null)
+                    : null;
+            if (fault != null) {
+                faults.fire(fault, "PutEvents");
+            }
+            if (fault != null && fault.rule().kind() == LocalFaults.Kind.FAIL) {
+                status = 500;
+                body = Json.write(Map.of("__type", "InternalException", "message", "fault injected by the local stack (" + fault.rule() + ")"))
+                        .getBytes(StandardCharsets.UTF_8);
+            } else if ("AWSEvents.PutEvents".equals(target)) {
                 List<Map<String, String>> results = new ArrayList<>();
+                int failed = 0;
                 for (JsonNode entry : req.path("Entries")) {
+                    if (fault != null && results.size() % 2 == 0) {
+                        results.add(Map.of("ErrorCode", "InternalFailure",
+                                "ErrorMessage", "fault injected by the local stack (" + fault.rule() + ")"));
+                        failed++;
+                        continue;
+                    }
                     String id = UUID.randomUUID().toString();
                     Map<String, Object> delivered = new LinkedHashMap<>();
                     delivered.put("version", "0");
@@ -83,7 +118,7 @@ public final class EventBusCapture implements AutoCloseable {
                     results.add(Map.of("EventId", id));
                     listeners.forEach(l -> l.accept(node));
                 }
-                body = Json.write(Map.of("FailedEntryCount", 0, "Entries", results)).getBytes(StandardCharsets.UTF_8);
+                body = Json.write(Map.of("FailedEntryCount", failed, "Entries", results)).getBytes(StandardCharsets.UTF_8);
             } else {
                 status = 400;
                 body = Json.write(Map.of("__type", "UnknownOperationException", "message", "unsupported " + target))

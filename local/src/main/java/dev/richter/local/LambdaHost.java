@@ -72,6 +72,10 @@ import java.util.function.Consumer;
  * A cold instance's construction (AWS's init phase) does not count against the timeout, but an init
  * longer than {@value #INIT_LIMIT_S} s does, as on AWS
  * (https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html).
+ *
+ * <p>Faults: the {@link LocalFaults} Lambda rules of its {@link FaultInjector} ({@code error}, {@code timeout},
+ * {@code throttle}, {@code crash:<ms>}) are applied in {@link #invoke}, after the function is found and the request
+ * size checked, so the Invoke API and the HTTP API alike get them; see {@link LocalFaults} for each answer.
  */
 public final class LambdaHost implements AutoCloseable {
     private static final String INVOKE_PREFIX = "/2015-03-31/functions/";
@@ -95,6 +99,7 @@ public final class LambdaHost implements AutoCloseable {
     private final ApiAuth auth;
     private final int maxApiBodyBytes;
     private final Consumer<String> log;
+    private final FaultInjector faults;
     /** Handler threads still running (timed-out ones included), interrupted by {@link #close()}. */
     private final Set<Thread> running = ConcurrentHashMap.newKeySet();
     private final AtomicLong threadSeq = new AtomicLong();
@@ -140,6 +145,15 @@ public final class LambdaHost implements AutoCloseable {
      * @throws IllegalArgumentException when {@code invokePayloadBytes} or {@code maxApiBodyBytes} is below 1
      */
     public LambdaHost(Template template, int invokePayloadBytes, ApiAuth auth, int maxApiBodyBytes, Consumer<String> log) {
+        this(template, invokePayloadBytes, auth, maxApiBodyBytes, FaultInjector.none(), log);
+    }
+
+    /**
+     * A host that applies the Lambda faults {@code faults} arms (see {@link LocalFaults}); the other parameters as in
+     * {@link #LambdaHost(Template, int, ApiAuth, int, Consumer)}.
+     */
+    public LambdaHost(Template template, int invokePayloadBytes, ApiAuth auth, int maxApiBodyBytes, FaultInjector faults,
+                      Consumer<String> log) {
         if (invokePayloadBytes < 1 || maxApiBodyBytes < 1) {
             throw new IllegalArgumentException("invokePayloadBytes and maxApiBodyBytes must be positive, were "
                     + invokePayloadBytes + " and " + maxApiBodyBytes);
@@ -149,7 +163,13 @@ public final class LambdaHost implements AutoCloseable {
         this.invokePayloadBytes = invokePayloadBytes;
         this.auth = java.util.Objects.requireNonNull(auth, "auth");
         this.maxApiBodyBytes = maxApiBodyBytes;
+        this.faults = java.util.Objects.requireNonNull(faults, "faults");
         this.log = log;
+    }
+
+    /** The fault injector whose Lambda rules this host applies. */
+    public FaultInjector faults() {
+        return faults;
     }
 
     /** Starts the Invoke API on {@code lambdaPort} and the HTTP API on {@code apiPort} (loopback). */
@@ -180,8 +200,8 @@ public final class LambdaHost implements AutoCloseable {
      *
      * @param functionName the function's name (logical id), ARN, or ARN/name with a {@code :qualifier}
      * @param payload      the event, JSON bytes
-     * @return the answer as the Invoke API gives it (see the class comment); never throws for a
-     *         function's failure
+     * @return the answer as the Invoke API gives it (see the class comment), or an armed fault's
+     *         ({@link LocalFaults}); never throws for a function's failure
      */
     public Invocation invoke(String functionName, byte[] payload) {
         String id = functionName;
@@ -204,10 +224,51 @@ public final class LambdaHost implements AutoCloseable {
             return new Invocation(413, null, userError("Request must be smaller than " + invokePayloadBytes
                     + " bytes for the InvokeFunction operation"), "RequestEntityTooLargeException", null);
         }
-        return run(def, payload, UUID.randomUUID().toString());
+        String requestId = UUID.randomUUID().toString();
+        FaultInjector.Selected fault = faults.select(LocalFaults.Component.LAMBDA, id, "Invoke").orElse(null);
+        return fault == null || fault.rule().kind() == LocalFaults.Kind.CRASH ? run(def, payload, requestId, fault)
+                : injected(def, fault, requestId);
     }
 
-    private Invocation run(Template.FunctionDef def, byte[] payload, String requestId) {
+    /**
+     * The answer of an {@code error}, {@code timeout} or {@code throttle} fault, the handler not run (see
+     * {@link LocalFaults}); the fault is recorded first, so its faults.jsonl time is when the invocation began.
+     */
+    private Invocation injected(Template.FunctionDef def, FaultInjector.Selected fault, String requestId) {
+        faults.fire(fault, "Invoke");
+        log.accept(String.format("lambda %s FAULT injected: %s (rule %s, request %s); the handler does not run",
+                def.logicalId(), fault.rule().kind().id(), fault.rule(), requestId));
+        return switch (fault.rule().kind()) {
+            case THROTTLE -> {
+                Map<String, Object> body = new LinkedHashMap<>();
+                body.put("Type", "User");
+                body.put("message", "Rate Exceeded.");
+                body.put("Reason", "ReservedFunctionConcurrentInvocationLimitExceeded");
+                yield new Invocation(429, null, Json.write(body).getBytes(StandardCharsets.UTF_8), "TooManyRequestsException", null);
+            }
+            case TIMEOUT -> {
+                try {
+                    Thread.sleep(TimeUnit.SECONDS.toMillis(def.timeoutS()));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                yield timedOut(def, requestId);
+            }
+            default -> {
+                Map<String, Object> err = new LinkedHashMap<>();
+                err.put("errorType", LocalFaults.INJECTED_ERROR_TYPE);
+                err.put("errorMessage", "RequestId: " + requestId + " Error: fault injected by the local stack (" + fault.rule() + ")");
+                err.put("stackTrace", List.of());
+                yield unhandled(err, requestId);
+            }
+        };
+    }
+
+    /**
+     * Runs the handler; with {@code crash} (a {@code crash:<ms>} fault), cuts it {@code ms} after it started if it
+     * still runs: interrupts its thread, discards its instance and answers {@code Runtime.ExitError}.
+     */
+    private Invocation run(Template.FunctionDef def, byte[] payload, String requestId, FaultInjector.Selected crash) {
         String id = def.logicalId();
         Queue<RequestStreamHandler> pool = warm.computeIfAbsent(id, k -> new ConcurrentLinkedQueue<>());
         RequestStreamHandler pooled = pool.poll();
@@ -250,12 +311,19 @@ public final class LambdaHost implements AutoCloseable {
             } catch (ExecutionException e) {
                 return failed(id, t0, e.getCause(), requestId);
             }
+            long cutNanos = crash == null ? deadline : deadline - timeoutNanos + TimeUnit.MILLISECONDS.toNanos(crash.rule().crashAfterMs());
+            boolean cut = cutNanos - deadline < 0;
             byte[] out;
             try {
-                out = result.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                out = result.get(Math.max(0, (cut ? cutNanos : deadline) - System.nanoTime()), TimeUnit.NANOSECONDS);
             } catch (ExecutionException e) {
                 pool.offer(instance.get());
                 return failed(id, t0, e.getCause(), requestId);
+            } catch (TimeoutException e) {
+                if (!cut) {
+                    throw e;
+                }
+                return crashed(def, thread, crash, requestId);
             }
             int responseLimit = invokePayloadBytes + RESPONSE_ALLOWANCE_BYTES;
             if (out.length > responseLimit) {
@@ -269,16 +337,45 @@ public final class LambdaHost implements AutoCloseable {
             return new Invocation(200, null, out, null, requestId);
         } catch (TimeoutException e) {
             thread.interrupt();
-            String seconds = String.format(Locale.ROOT, "%.2f", (double) def.timeoutS());
             log.accept(String.format("lambda %s TIMED OUT: Timeout %d s passed (request %s); handler thread interrupted, instance discarded",
                     id, def.timeoutS(), requestId));
-            return functionError("Sandbox.Timedout", "RequestId: " + requestId + " Error: Task timed out after " + seconds + " seconds",
-                    requestId);
+            return timedOut(def, requestId);
         } catch (InterruptedException e) {
             thread.interrupt();
             Thread.currentThread().interrupt();
             return failed(id, t0, e, requestId);
         }
+    }
+
+    /** Lambda's answer when the function's {@code Timeout} passed. */
+    private static Invocation timedOut(Template.FunctionDef def, String requestId) {
+        String seconds = String.format(Locale.ROOT, "%.2f", (double) def.timeoutS());
+        return functionError("Sandbox.Timedout", "RequestId: " + requestId + " Error: Task timed out after " + seconds + " seconds",
+                requestId);
+    }
+
+    /**
+     * Cuts a running handler as a killed runtime: interrupts its thread (its instance is not returned to the pool),
+     * records the fault and answers {@code Runtime.ExitError}. What the handler started on other threads and that does
+     * not watch its thread's interrupt keeps running (one JVM holds every function); a watcher logs it when the
+     * handler thread itself is still alive 5 s later.
+     */
+    private Invocation crashed(Template.FunctionDef def, Thread thread, FaultInjector.Selected crash, String requestId) {
+        thread.interrupt();
+        faults.fire(crash, "Invoke");
+        log.accept(String.format("lambda %s FAULT injected: crash %d ms after the handler started (rule %s, request %s);"
+                + " handler thread interrupted, instance discarded", def.logicalId(), crash.rule().crashAfterMs(), crash.rule(), requestId));
+        Thread.ofVirtual().name("lambda-crash-watch-" + def.logicalId()).start(() -> {
+            try {
+                if (!thread.join(java.time.Duration.ofSeconds(5))) {
+                    log.accept(String.format("lambda %s: the crashed handler thread %s still runs 5 s after the cut (request %s):"
+                            + " it does not honour interrupts", def.logicalId(), thread.getName(), requestId));
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        return functionError("Runtime.ExitError", "RequestId: " + requestId + " Error: Runtime exited with error: signal: killed", requestId);
     }
 
     /** The handler's exception as Lambda answers it. */

@@ -40,6 +40,13 @@ import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
  * "distributedMapMaxConcurrency": n, "historyEventsPerExecution": n, "statePayloadBytes": n}}); the
  * template is read with the limits' parameter overrides.
  *
+ * <p>Faults: off unless {@link LocalFaults} (default {@link LocalFaults#fromEnv()}, {@code RICHTER_LOCAL_FAULTS}) sets
+ * some, and replaceable while the stack runs ({@code stack.faults().set(LocalFaults.parse("..."))},
+ * {@code stack.faults().clear()}): Lambda faults in {@link LambdaHost}, DynamoDB faults in dynalite (armed at its
+ * control endpoint, tables named by logical id or physical name), EventBridge faults in {@link EventBusCapture}. Each
+ * fault that fires is logged and appended to {@link #faultsFile()}; {@code faults().fired()} counts them per rule. A
+ * rule naming a function or table the template lacks stops {@link #start()}.
+ *
  * <p>Function environment: every function runs in this one JVM, so {@link #start()} sets a JVM
  * system property for each variable of each function's template {@code Environment} (functions read
  * them through {@code dev.richter.common.Env}), except names the real process environment already
@@ -62,6 +69,7 @@ public final class LocalAwsStack implements AutoCloseable {
     private final Path workDir;
     private final Consumer<String> log;
     private final LocalLimits limits;
+    private final FaultInjector faults;
     private final List<Process> processes = new ArrayList<>();
     /** System properties {@link #start()} set, with their previous values (null: unset), to restore. */
     private final Map<String, String> previousProperties = new LinkedHashMap<>();
@@ -76,28 +84,45 @@ public final class LocalAwsStack implements AutoCloseable {
     private java.io.PrintWriter invocationLog;
 
     /**
-     * A stack with the limits of {@link LocalLimits#fromEnv()} ({@code RICHTER_LOCAL_LIMITS}, else AWS's).
+     * A stack with the limits of {@link LocalLimits#fromEnv()} ({@code RICHTER_LOCAL_LIMITS}, else AWS's) and the faults
+     * of {@link LocalFaults#fromEnv()} ({@code RICHTER_LOCAL_FAULTS}, else none).
      *
      * @param root    the repository root (holds {@code template.yaml}, {@code local/node})
      * @param workDir where generated definitions, logs and captured events go
      * @param log     progress lines
-     * @throws IllegalArgumentException naming the key when {@code RICHTER_LOCAL_LIMITS} is malformed
+     * @throws IllegalArgumentException naming the key when {@code RICHTER_LOCAL_LIMITS} or {@code RICHTER_LOCAL_FAULTS}
+     *                                  is malformed
      */
     public LocalAwsStack(Path root, Path workDir, Consumer<String> log) {
         this(root, workDir, LocalLimits.fromEnv(), log);
     }
 
     /**
+     * A stack with the faults of {@link LocalFaults#fromEnv()} ({@code RICHTER_LOCAL_FAULTS}, else none).
+     *
      * @param root    the repository root (holds {@code template.yaml}, {@code local/node})
      * @param workDir where generated definitions, logs and captured events go
      * @param limits  the limits to enforce and the template parameter overrides
      * @param log     progress lines
+     * @throws IllegalArgumentException naming the key when {@code RICHTER_LOCAL_FAULTS} is malformed
      */
     public LocalAwsStack(Path root, Path workDir, LocalLimits limits, Consumer<String> log) {
+        this(root, workDir, limits, LocalFaults.fromEnv(), log);
+    }
+
+    /**
+     * @param root    the repository root (holds {@code template.yaml}, {@code local/node})
+     * @param workDir where generated definitions, logs and captured events go
+     * @param limits  the limits to enforce and the template parameter overrides
+     * @param faults  the faults armed at start ({@link LocalFaults#NONE} for none); {@link #faults()} replaces them later
+     * @param log     progress lines
+     */
+    public LocalAwsStack(Path root, Path workDir, LocalLimits limits, LocalFaults faults, Consumer<String> log) {
         this.root = root.toAbsolutePath().normalize();
         this.workDir = workDir.toAbsolutePath().normalize();
         this.limits = java.util.Objects.requireNonNull(limits, "limits");
         this.log = log;
+        this.faults = new FaultInjector(java.util.Objects.requireNonNull(faults, "faults"), faultsFile(), log);
     }
 
     /**
@@ -147,15 +172,20 @@ public final class LocalAwsStack implements AutoCloseable {
             overrides.putAll(limits.parameterOverrides());
             template = Template.load(root, overrides);
             log.accept("local limits: " + limits.describe());
+            faults.targets(template.functions().stream().map(Template.FunctionDef::logicalId).collect(java.util.stream.Collectors.toSet()),
+                    template.tableNames());
+            logFaults(faults.current());
             log.accept("template parameters set here: " + overrides + " (WorkerLeadMs defaults to "
                     + LOCAL_PARAMETER_DEFAULTS.get("WorkerLeadMs") + " locally: no cold starts; 10000 on AWS)");
             setFunctionProperties(template);
             ensureNodeModules();
 
-            startNode("dynamodb", List.of("dynalite.cjs", "--port", String.valueOf(dynamoPort)), Map.of());
+            startNode("dynamodb", List.of("dynalite.cjs", "--port", String.valueOf(dynamoPort),
+                    "--faults-log", faultsFile().toString()), Map.of());
             createTables(dynamoPort);
+            faults.attachDynamoDb(URI.create("http://127.0.0.1:" + dynamoPort));   // after the tables: a fault may hit CreateTable
 
-            eventBus = new EventBusCapture(workDir.resolve("events.jsonl"));
+            eventBus = new EventBusCapture(workDir.resolve("events.jsonl"), faults);
             eventBus.start(eventsPort);
             identity = LocalIdentityProvider.loadOrCreate(workDir.resolve("idp"));
             ApiAuth auth = ApiAuth.of(template, identity);
@@ -166,7 +196,7 @@ public final class LocalAwsStack implements AutoCloseable {
             invocationLog = new java.io.PrintWriter(Files.newBufferedWriter(invocations, StandardCharsets.UTF_8,
                     java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND), true);
             java.io.PrintWriter invocationFile = invocationLog;
-            lambdaHost = new LambdaHost(template, limits.invokePayloadBytes(), auth, dev.richter.api.PlanApi.MAX_BODY_BYTES,
+            lambdaHost = new LambdaHost(template, limits.invokePayloadBytes(), auth, dev.richter.api.PlanApi.MAX_BODY_BYTES, faults,
                     line -> {
                         synchronized (invocationFile) {
                             invocationFile.println(java.time.Instant.now() + " " + line);
@@ -207,6 +237,35 @@ public final class LocalAwsStack implements AutoCloseable {
      */
     public Path metricsFile() {
         return workDir.resolve("metrics.jsonl");
+    }
+
+    /**
+     * Where every fault that fires is appended, one JSON object per line ({@code <workDir>/faults.jsonl}; the line format is
+     * {@link FaultInjector}'s), by this JVM (Lambda, EventBridge) and by dynalite (DynamoDB).
+     */
+    public Path faultsFile() {
+        return workDir.resolve("faults.jsonl");
+    }
+
+    /**
+     * The faults armed now, replaceable while the stack runs: {@code faults().set(LocalFaults.parse("..."))},
+     * {@code faults().clear()}; {@code faults().fired()} counts the faults fired per rule.
+     */
+    public FaultInjector faults() {
+        return faults;
+    }
+
+    /** Logs the armed faults: one line, and a loud banner when there are some. */
+    private void logFaults(LocalFaults armed) {
+        log.accept("local faults: " + armed.describe());
+        if (!armed.isEmpty()) {
+            String bar = "!".repeat(100);
+            log.accept(bar);
+            log.accept("!! FAULTS ARMED (" + LocalFaults.ENV_VAR + "): the local stack fails on purpose:");
+            armed.rules().forEach(r -> log.accept("!!   " + r));
+            log.accept("!! each fault that fires is logged and appended to " + faultsFile());
+            log.accept(bar);
+        }
     }
 
     /** The local identity provider whose tokens the HTTP API accepts (keys in {@code <workDir>/idp}). */
@@ -421,10 +480,12 @@ public final class LocalAwsStack implements AutoCloseable {
 
     /**
      * Stops the Node processes (SIGTERM, then SIGKILL after 5 s, descendants included) and the
-     * in-process servers, and restores the system properties {@link #start()} set.
+     * in-process servers, and restores the system properties {@link #start()} set. {@link #faults()}'s counts stay
+     * readable.
      */
     @Override
     public void close() {
+        faults.detachDynamoDb();
         for (Process p : processes.reversed()) {
             p.descendants().forEach(ProcessHandle::destroy);
             p.destroy();

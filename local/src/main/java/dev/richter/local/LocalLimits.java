@@ -137,11 +137,7 @@ public record LocalLimits(
      * @throws IllegalArgumentException naming the key when the value is malformed
      */
     public static LocalLimits fromEnv() {
-        String v = System.getenv(ENV_VAR);
-        if (v == null || v.isBlank()) {
-            v = System.getProperty(ENV_VAR);
-        }
-        return v == null || v.isBlank() ? AWS : parse(v);
+        return KeyValueSpec.fromEnv(ENV_VAR).map(LocalLimits::parse).orElse(AWS);
     }
 
     /**
@@ -158,20 +154,9 @@ public record LocalLimits(
     public static LocalLimits parse(String spec) {
         LocalLimits out = AWS;
         Map<String, String> params = new LinkedHashMap<>();
-        java.util.Set<String> seen = new java.util.HashSet<>();
-        for (String pair : spec.split(",")) {
-            if (pair.isBlank()) {
-                continue;
-            }
-            int eq = pair.indexOf('=');
-            String key = (eq < 0 ? pair : pair.substring(0, eq)).trim();
-            if (eq < 0) {
-                throw new IllegalArgumentException(ENV_VAR + ": '" + key + "' has no '=<value>'");
-            }
-            String value = pair.substring(eq + 1).trim();
-            if (!seen.add(key)) {
-                throw new IllegalArgumentException(ENV_VAR + ": '" + key + "' is given twice");
-            }
+        for (var pair : KeyValueSpec.pairs(ENV_VAR, spec).entrySet()) {
+            String key = pair.getKey();
+            String value = pair.getValue();
             if (key.startsWith(PARAM_PREFIX) && key.length() > PARAM_PREFIX.length()) {
                 params.put(key.substring(PARAM_PREFIX.length()), value);
                 continue;

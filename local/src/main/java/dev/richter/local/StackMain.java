@@ -15,7 +15,8 @@ import java.util.concurrent.CountDownLatch;
  *
  * <p>Limits are AWS's unless {@code RICHTER_LOCAL_LIMITS} lowers them or sets template parameters,
  * e.g. {@code RICHTER_LOCAL_LIMITS=historyEventsPerExecution=400,param.StageName=dev ./richter stack}
- * (see {@link LocalLimits#parse(String)}); the stack prints the effective limits when it starts.
+ * (see {@link LocalLimits#parse(String)}); the stack prints the effective limits when it starts. Faults are off
+ * unless {@code RICHTER_LOCAL_FAULTS} arms some (see {@link LocalFaults#parse(String)}); the stack then says so loudly.
  */
 public final class StackMain {
     private StackMain() {}

@@ -511,6 +511,13 @@ public final class Template {
         return "richter-" + base.replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
     }
 
+    /** Every {@code AWS::DynamoDB::Table}'s logical id → its local physical name ({@link #localTableName}), in template order. */
+    public Map<String, String> tableNames() {
+        Map<String, String> out = new LinkedHashMap<>();
+        resources("AWS::DynamoDB::Table").keySet().forEach(id -> out.put(id, localTableName(id)));
+        return out;
+    }
+
     /** A CreateTable request for every {@code AWS::DynamoDB::Table}, with its GSIs. */
     public List<CreateTableRequest> tables() {
         List<CreateTableRequest> out = new ArrayList<>();

@@ -82,4 +82,19 @@ class LocalAwsStackPropertiesTest {
             System.clearProperty("RICHTER_TEST_MODE");
         }
     }
+
+    @Test
+    void theStackArmsTheFaultsItIsGivenAndLogsEachFiredOneToItsFaultsFile(@TempDir Path dir) throws Exception {
+        java.util.List<String> log = new java.util.concurrent.CopyOnWriteArrayList<>();
+        LocalAwsStack stack = new LocalAwsStack(dir, dir.resolve("work"), LocalLimits.AWS, LocalFaults.parse("lambda.ProbeFunction=error"),
+                log::add);
+        assertEquals(dir.resolve("work/faults.jsonl"), stack.faultsFile());
+        assertEquals(LocalFaults.parse("lambda.ProbeFunction=error"), stack.faults().current());
+        stack.faults().fire(stack.faults().select(LocalFaults.Component.LAMBDA, "ProbeFunction", "Invoke").orElseThrow(), "Invoke");
+        assertEquals(1, Files.readAllLines(stack.faultsFile()).size());
+        assertEquals(Map.of("lambda.ProbeFunction", 1L), stack.faults().fired());
+        stack.faults().clear();
+        assertTrue(stack.faults().current().isEmpty());
+        assertEquals(LocalFaults.NONE, new LocalAwsStack(dir, dir, LocalLimits.AWS, LocalFaults.NONE, log::add).faults().current());
+    }
 }

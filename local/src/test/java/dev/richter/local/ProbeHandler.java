@@ -17,16 +17,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A handler for {@link LambdaHostTest}, driven by its event {@code {sleepMs, responseBytes, fail}}:
  * sleeps {@code sleepMs}, then answers {@code responseBytes} bytes of {@code x} when given, else
  * {@code {requestId, memoryMb, remainingAtStartMs, remainingAtEndMs, instance}}; {@code fail} throws.
- * Counts constructed instances and records whether a sleep was interrupted.
+ * Counts constructed instances and invocations, and records whether a sleep was interrupted.
  */
 public final class ProbeHandler implements RequestStreamHandler {
     static final AtomicInteger INSTANCES = new AtomicInteger();
+    static final AtomicInteger INVOCATIONS = new AtomicInteger();
     static volatile CountDownLatch interrupted = new CountDownLatch(1);
 
     private final int instance = INSTANCES.incrementAndGet();
 
     @Override
     public void handleRequest(InputStream input, OutputStream output, Context context) throws IOException {
+        INVOCATIONS.incrementAndGet();
         JsonNode event = Json.MAPPER.readTree(input);
         int remainingAtStart = context.getRemainingTimeInMillis();
         if (event.path("fail").asBoolean(false)) {

@@ -291,6 +291,8 @@ class TemplateTest {
             assertTrue(local.contains(name), name + " in " + local);
         }
         assertEquals("richter-run-metrics", Template.localTableName("RunMetricsTable"));
+        assertEquals("richter-run-metrics", t.tableNames().get("RunMetricsTable"), "a fault may name a table either way");
+        assertEquals(local, Set.copyOf(t.tableNames().values()));
     }
 
     @Test

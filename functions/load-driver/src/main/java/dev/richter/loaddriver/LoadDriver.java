@@ -9,6 +9,7 @@ import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpTimeoutException;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -38,6 +39,11 @@ import org.apache.logging.log4j.Logger;
  * The abort flag is polled on a separate scheduled thread every {@code abortPollIntervalMs} (and once
  * before the first request); after it turns true no request is sent (within one park slice, 50 ms),
  * in-flight requests are awaited up to their deadline, and the result is kept with {@code aborted=true}.
+ *
+ * <p>An interrupt of the thread that called {@link #run} (Lambda ending the invocation: a timeout, a crash in the local
+ * stack) also stops the sending within one park slice, wherever the arrivals run; {@code run} then throws
+ * {@link CancellationException} without waiting for in-flight requests or storing its last windows and result, as a
+ * sandbox that is gone stores nothing. Windows flushed before stay stored.
  *
  * <p>Where the arrivals are scheduled: when every prepared request offers the same send loop
  * ({@link HttpTransport.PreparedRequest#sendLoop}, Netty on epoll) and the clock is the system clock, the
@@ -225,6 +231,7 @@ public final class LoadDriver {
      * @throws IllegalArgumentException on an invalid task (no usable scenario, maxInFlight or
      *                                  requestTimeoutMs &lt; 1)
      * @throws RuntimeException         when the sink fails to store the result
+     * @throws CancellationException    when the calling thread is interrupted while sending (nothing more is sent or stored)
      */
     public WorkerResult run(WorkerTask task, ArrivalSchedule schedule, long sendUntilEpochMs) {
         if (task.maxInFlight() < 1 || task.requestTimeoutMs() < 1) {
@@ -281,8 +288,12 @@ public final class LoadDriver {
 
             long lateNanos = task.latenessToleranceMs() * 1_000_000L;
             int maxInFlight = task.maxInFlight();
-            BooleanSupplier stop = stopNanos == Long.MAX_VALUE ? abort::get
-                    : () -> abort.get() || clock.nanoTime() - stopNanos >= 0;
+            // the calling thread's interrupt stops the arrivals too: read directly when they run on this thread, through
+            // `cut` when they run on the send loop (the wait for the loop sets it; the interrupt flag reads false meanwhile)
+            Thread caller = Thread.currentThread();
+            AtomicBoolean cut = new AtomicBoolean();
+            BooleanSupplier stop = stopNanos == Long.MAX_VALUE ? () -> abort.get() || cut.get() || caller.isInterrupted()
+                    : () -> abort.get() || cut.get() || caller.isInterrupted() || clock.nanoTime() - stopNanos >= 0;
             ArrivalScheduler.Dispatch dispatch = (index, dueNanos, wokeNanos) -> {
                 if (inFlight.get() >= maxInFlight) {
                     recorder.dropped(epochSecondOf.of(dueNanos));
@@ -309,8 +320,13 @@ public final class LoadDriver {
             ArrivalScheduler scheduler = new ArrivalScheduler(clock, config.maxParkSliceNanos());
             Optional<ArrivalScheduler.TimerLoop> sendLoop = clock instanceof Clock.SystemClock ? mix.sendLoop() : Optional.empty();
             long dispatched = sendLoop.isPresent()
-                    ? join(scheduler.runOn(sendLoop.get(), schedule, t0Nanos, stop, dispatch))
+                    ? await(scheduler.runOn(sendLoop.get(), schedule, t0Nanos, stop, dispatch), cut)
                     : scheduler.run(schedule, t0Nanos, stop, dispatch);
+            if (caller.isInterrupted()) {
+                LOG.warn("run {}: {} interrupted after {} of {} requests: stopped sending; its last windows and its result are"
+                        + " not stored", task.runId(), task.workerName(), dispatched, schedule.count());
+                throw new CancellationException(task.workerName() + " interrupted: its invocation was cut");
+            }
             if (!abort.get() && dispatched < schedule.count()) {
                 unsent = schedule.count() - dispatched;
                 recorder.unsent(unsent);
@@ -480,6 +496,29 @@ public final class LoadDriver {
                 return;
             }
             clock.parkUntil(Math.min(deadlineNanos, nowNanos + IN_FLIGHT_POLL_NANOS));
+        }
+    }
+
+    /**
+     * Waits for the send loop's schedule; an interrupt meanwhile sets {@code cut} (the loop then stops at its next tick)
+     * and is kept on the thread.
+     */
+    private static long await(CompletableFuture<Long> scheduled, AtomicBoolean cut) {
+        boolean interrupted = false;
+        try {
+            scheduled.get();
+        } catch (InterruptedException e) {
+            cut.set(true);
+            interrupted = true;
+        } catch (ExecutionException e) {
+            // rethrown by join below
+        }
+        try {
+            return join(scheduled);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

@@ -261,6 +261,48 @@ class LoadDriverTest {
         }
     }
 
+    /**
+     * An interrupted worker thread (the local Lambda host cuts a crashed or timed-out invocation so) stops sending within
+     * one park slice, whether the arrivals run on its thread or on the transport's send loop, and stores no result: the
+     * invocation it would return to is gone.
+     */
+    @ParameterizedTest
+    @MethodSource("transports")
+    void anInterruptedWorkerStopsSendingAndStoresNothingMore(Supplier<HttpTransport> transports) throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean cleanup = new java.util.concurrent.atomic.AtomicBoolean();
+        try (TestServer server = new TestServer(0); HttpTransport transport = transports.get()) {
+            ResultSink.InMemory sink = new ResultSink.InMemory();
+            java.util.concurrent.atomic.AtomicReference<Throwable> thrown = new java.util.concurrent.atomic.AtomicReference<>();
+            Thread worker = new Thread(() -> {
+                try {
+                    driver(transport, sink, id -> cleanup.get(), Clock.system())
+                            .run(task(server.baseUrl(), 50, 10, 0, 1, 0, 2000, 64, 50));
+                } catch (Throwable t) {
+                    thrown.set(t);
+                }
+            }, "worker");
+            worker.start();
+            long waitUntil = System.nanoTime() + 10_000 * MS;
+            while (server.seen.size() < 25 && System.nanoTime() < waitUntil) {
+                Thread.sleep(20);
+            }
+            worker.interrupt();
+            Thread.sleep(200);   // one 50 ms park slice, with room for a loaded machine
+            int atStop = server.seen.size();
+            Thread.sleep(500);
+            boolean onSendLoop = transport instanceof NettyHttpTransport n && n.nativeTransport();
+            assertTrue(server.seen.size() <= atStop + 1, "no sends after the interrupt (send loop: " + onSendLoop + "): "
+                    + atStop + " then " + server.seen.size());
+            assertTrue(atStop >= 25 && atStop < 100, "sent until the interrupt: " + atStop);
+            worker.join(5000);
+            assertFalse(worker.isAlive(), "the worker returned (send loop: " + onSendLoop + ")");
+            assertTrue(thrown.get() instanceof java.util.concurrent.CancellationException, String.valueOf(thrown.get()));
+            assertEquals(0, sink.results().size(), "no result stored");
+        } finally {
+            cleanup.set(true);
+        }
+    }
+
     @Test
     void abortFlagIsCheckedBeforeStarting() throws Exception {
         try (TestServer server = new TestServer(0); JdkHttpTransport transport = new JdkHttpTransport()) {
