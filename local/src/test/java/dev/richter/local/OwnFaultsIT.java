@@ -32,6 +32,64 @@ class OwnFaultsIT extends LocalAwsStackTestSupport {
         throw new AssertionError("run " + runId + " never reached formal step " + stepIndex);
     }
 
+    /**
+     * The fault decider fails in the middle of formal step 1 of 3 (every invocation from then on, as the local stack's
+     * {@code lambda.FaultDeciderFunction=error}): the monitor is lost, so the abort flag is set with the failed state's
+     * name, the workers stop within their poll, step 2 never runs, and the run ends ABORTED with that reason.
+     */
+    @Test
+    void aFaultDeciderThatFailsInStep1Of3StopsTheLoadWithin2SecondsAndAbortsTheRun() throws Exception {
+        try (FakeTarget target = new FakeTarget()) {
+            ApiClient api = api("team-monitor-lost");
+            register(api, "watched-svc", target.baseUrl());
+            String runId = startRun(api, plan("watched-svc", 2, 2,
+                    List.of(new double[] {10, 20}, new double[] {10, 20}, new double[] {10, 20})));
+            awaitFormalStep(api, runId, 0, 4_000);
+            long armedAt = System.currentTimeMillis();
+            stack.faults().set(LocalFaults.parse("lambda.FaultDeciderFunction=error"));
+            JsonNode report;
+            try {
+                report = awaitReport(api, runId, 90_000);
+            } finally {
+                stack.faults().clear();
+            }
+            long faultAt = firstFiring(stack.faultsFile(), armedAt);
+            assertTrue(faultAt > 0, "the fault fired");
+
+            assertEquals("ABORTED", report.path("outcome").asText(), report.path("outcomeReason").asText());
+            assertTrue(report.path("outcomeReason").asText().startsWith("aborted: monitoring lost: Decide: Richter.InjectedFault"),
+                    report.path("outcomeReason").asText());
+            assertEquals(1, report.path("formal").size(), "steps 2 and 3 never ran: " + report.path("formal"));
+            assertTrue(report.path("formal").get(0).path("aborted").asBoolean());
+            long last = target.arrivalsMs.stream().mapToLong(Long::longValue).max().orElseThrow();
+            assertTrue(last - faultAt <= 2_000, "the target's last request came " + (last - faultAt) + " ms after the fault");
+            long sent = 0;
+            for (String stage : List.of("preTest", "formal")) {
+                for (JsonNode step : report.path(stage)) {
+                    sent += step.path("counters").path("sent").asLong();
+                }
+            }
+            assertEquals(target.arrivalsMs.size(), sent, "the report counts what the target received");
+        }
+    }
+
+    /** The first fault of the local stack's faults.jsonl that fired at or after {@code fromMs}, epoch ms; 0 when none. */
+    static long firstFiring(java.nio.file.Path file, long fromMs) throws Exception {
+        if (!java.nio.file.Files.exists(file)) {
+            return 0;
+        }
+        long first = 0;
+        for (String line : java.nio.file.Files.readAllLines(file)) {
+            if (!line.isBlank()) {
+                long at = dev.richter.common.Json.MAPPER.readTree(line).path("atMs").asLong();
+                if (at >= fromMs && (first == 0 || at < first)) {
+                    first = at;
+                }
+            }
+        }
+        return first;
+    }
+
     @Test
     void anExecutionStoppedFromOutsideIsReapedItsLoadStopsAndItsLeasesAreFree() throws Exception {
         try (FakeTarget target = new FakeTarget();
