@@ -126,12 +126,14 @@ public final class ReportBuilder {
         } else if (CheckResult.worst(staticChecks) == CheckResult.Outcome.FAIL) {
             outcome = "STATIC_CHECKS_FAILED";
             reason = failures(staticChecks);
+        } else if (run.abortRequested()) {
+            // before the pre-test's gate: an abort during the pre-test fails its gate (run-not-aborted) too, but the
+            // abort is what happened
+            outcome = "ABORTED";
+            reason = "aborted: " + run.abortReason();
         } else if (CheckResult.worst(dynamicChecks) == CheckResult.Outcome.FAIL) {
             outcome = "PRE_TEST_FAILED";
             reason = failures(dynamicChecks);
-        } else if (run.abortRequested()) {
-            outcome = "ABORTED";
-            reason = "aborted: " + run.abortReason();
         } else {
             outcome = "PASSED";
             reason = "all gates passed; " + formal.stream().filter(ResilienceVerdict::ran).count() + " of "

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.richter.common.model.CheckResult;
+import dev.richter.common.model.Run;
 import dev.richter.common.model.Counters;
 import dev.richter.common.model.HistogramCodec;
 import dev.richter.common.model.MissingEvidence;
@@ -85,6 +86,18 @@ class ReportBuilderTest {
                 new ReportEvidence(List.of(), null, List.of(), null, graph), null, 1);
         assertEquals(0.9, noTraces.confidence().score(), 1e-9, noTraces.confidence().reasons().toString());
         assertTrue(noTraces.problems().stream().anyMatch(p -> p.kind().equals("coverage")), noTraces.problems().toString());
+    }
+
+    @Test
+    void anAbortDuringThePreTestReadsAbortedWithItsReasonNotAFailedGate() {
+        Run aborted = new Run(RUN.runId(), RUN.planId(), RUN.teamId(), "RUNNING", "", "pre-test", 0, 1, true,
+                "monitoring lost: Decide: Richter.InjectedFault", "");
+        var gate = List.of(new CheckResult("run-not-aborted", CheckResult.Outcome.FAIL, "pre-test",
+                "run aborted: monitoring lost: Decide: Richter.InjectedFault"));
+        Report r = ReportBuilder.build(aborted, PLAN, healthyUpTo(0), List.of(), gate, List.of(), null, 1);
+        assertEquals("ABORTED", r.outcome());
+        assertEquals("aborted: monitoring lost: Decide: Richter.InjectedFault", r.outcomeReason());
+        assertEquals("not measured: the run was aborted before the formal stage", r.capacity().limitedBy());
     }
 
     @Test
