@@ -53,7 +53,7 @@ public class OwnFaultsBench {
     static final List<Fault> FAULTS = List.of(
             new Fault("monitor-error", "lambda.FaultDeciderFunction=error", 0, true, false),
             new Fault("monitor-throttle", "lambda.ProbeFunction=throttle", 0, true, false),
-            new Fault("load-driver-crash", "lambda.LoadDriverFunction=crash:2500@nth:1", 0, false, true),
+            new Fault("load-driver-crash", "lambda.LoadDriverFunction=crash:5000@nth:1", 0, false, true),
             new Fault("ddb-throttle-windows", "dynamodb.RunMetricsTable.BatchWriteItem=throttle@p:0.6", 6_000, false, false),
             new Fault("ddb-throttle-results", "dynamodb.RunMetricsTable.PutItem=throttle", 8_000, false, false),
             new Fault("ddb-throttle-abort-flag", "dynamodb.RunsTable.GetItem=throttle", 6_000, true, false),
@@ -105,7 +105,7 @@ public class OwnFaultsBench {
 
     record Outcome(String cell, String status, String outcome, String reason, double loadAfterFaultS, boolean faultFired,
                    boolean report, boolean leaseHeld, long reportSent, long named, long targetCount, boolean miscounted,
-                   boolean stuck, boolean monitorLoss) {}
+                   boolean stuck, boolean monitorLoss, int missingWorkers) {}
 
     public static void main(String[] args) throws Exception {
         Path root = Path.of("").toAbsolutePath();
@@ -142,10 +142,10 @@ public class OwnFaultsBench {
     }
 
     static String line(Outcome o) {
-        return String.format(Locale.ROOT, "cell %-32s end=%s/%s load_after_fault_s=%s report=%s lease_held=%s sent=%d+%d target=%d%s%s  reason: %s",
+        return String.format(Locale.ROOT, "cell %-30s end=%s/%s load_after_fault_s=%s report=%s lease_held=%s missing_workers=%d sent=%d+%d target=%d%s%s  reason: %s",
                 o.cell(), o.status(), o.outcome().isEmpty() ? "-" : o.outcome(),
                 o.faultFired() ? String.format(Locale.ROOT, "%.2f", o.loadAfterFaultS()) : "n/a(fault never fired)",
-                o.report() ? "yes" : "no", o.leaseHeld() ? "YES" : "no", o.reportSent(), o.named(), o.targetCount(),
+                o.report() ? "yes" : "no", o.leaseHeld() ? "YES" : "no", o.missingWorkers(), o.reportSent(), o.named(), o.targetCount(),
                 o.miscounted() ? " MISCOUNTED" : "", o.stuck() ? " STUCK" : "", o.reason());
     }
 
@@ -215,12 +215,14 @@ public class OwnFaultsBench {
             boolean hasReport = report.status() == 200;
             long sent = 0;
             long named = 0;
+            int missing = 0;
             String reason = run == null ? "" : run.path("run").path("abortReason").asText("");
             if (hasReport) {
                 JsonNode rep = report.json();
                 for (String s : List.of("preTest", "formal")) {
                     for (JsonNode step : rep.path(s)) {
                         sent += step.path("counters").path("sent").asLong();
+                        missing += step.path("missingWorkers").size();
                     }
                 }
                 for (JsonNode p : rep.path("problems")) {
@@ -238,7 +240,7 @@ public class OwnFaultsBench {
             String status = run == null ? "?" : run.path("run").path("status").asText();
             String outcome = run == null ? "" : run.path("run").path("outcome").asText("");
             return new Outcome(f.name() + "/" + stage, status, outcome, reason.length() > 160 ? reason.substring(0, 160) + "…" : reason,
-                    after, fired, hasReport, held, sent, named, count, miscounted, stuck, f.monitorLoss());
+                    after, fired, hasReport, held, sent, named, count, miscounted, stuck, f.monitorLoss(), missing);
         }
     }
 

@@ -15,6 +15,7 @@ import software.amazon.awssdk.services.sfn.model.StopExecutionRequest;
  * Richter's own faults on the local stack, against real targets on loopback: whatever fails inside Richter, the load
  * stops within seconds, the run ends with a report saying why, and its leases are free.
  */
+@org.junit.jupiter.api.TestMethodOrder(org.junit.jupiter.api.MethodOrderer.OrderAnnotation.class)
 class OwnFaultsIT extends LocalAwsStackTestSupport {
     static final String EXECUTION_PREFIX = "arn:aws:states:us-east-1:123456789012:execution:LoadTestRunStateMachine:";
 
@@ -33,11 +34,60 @@ class OwnFaultsIT extends LocalAwsStackTestSupport {
     }
 
     /**
+     * The nightly check's replay is watched as a run's legs are: its fault decider failing sets the replay's abort flag
+     * ({@code monitoring lost: Decide: ...}), the replay stops within 2 s, and the nightly run is ABORTED, its checks
+     * saying so. First, so that its team is the only one a nightly check replays.
+     */
+    @Test
+    @org.junit.jupiter.api.Order(1)
+    void aNightlyReplayWhoseMonitorFailsStopsWithin2SecondsAndIsAborted() throws Exception {
+        try (FakeTarget target = new FakeTarget();
+             SfnClient sfn = SfnClient.builder().region(AwsClients.region())
+                     .httpClientBuilder(UrlConnectionHttpClient.builder()).build()) {
+            ApiClient api = api("team-nightly-lost");
+            register(api, "nightly-svc", target.baseUrl());
+            assertEquals(201, api.post("/plans", plan("nightly-svc", 2, 2, List.of(new double[] {10, 10}))).status());
+            long armedAt = System.currentTimeMillis();
+            stack.faults().set(LocalFaults.parse("lambda.FaultDeciderFunction=error"));
+            String arn;
+            try {
+                arn = sfn.startExecution(software.amazon.awssdk.services.sfn.model.StartExecutionRequest.builder()
+                        .stateMachineArn("arn:aws:states:us-east-1:123456789012:stateMachine:NightlyCheckStateMachine")
+                        .input("{\"trigger\":\"it\"}").build()).executionArn();
+                long deadline = System.currentTimeMillis() + 120_000;
+                String status = "RUNNING";
+                while (status.equals("RUNNING") && System.currentTimeMillis() < deadline) {
+                    Thread.sleep(1_000);
+                    status = sfn.describeExecution(software.amazon.awssdk.services.sfn.model.DescribeExecutionRequest.builder()
+                            .executionArn(arn).build()).statusAsString();
+                }
+                assertEquals("SUCCEEDED", status, "the nightly check ends, its scope aborted");
+            } finally {
+                stack.faults().clear();
+            }
+            long faultAt = firstFiring(stack.faultsFile(), armedAt);
+            assertTrue(faultAt > 0, "the fault fired");
+            var runs = AwsClients.dynamoDb().scan(b -> b.tableName(dev.richter.common.TableNames.fromEnv().runs())).items()
+                    .stream().filter(i -> i.get("runId").s().startsWith("nightly-team-nightly-lost-")).toList();
+            assertEquals(1, runs.size(), runs.toString());
+            var run = runs.get(0);
+            assertTrue(run.get("abortRequested").bool(), run.toString());
+            assertTrue(run.get("abortReason").s().startsWith("monitoring lost: Decide: Richter.InjectedFault"), run.get("abortReason").s());
+            assertEquals("ABORTED", run.get("outcome").s());
+            assertEquals("COMPLETED", run.get("status").s());
+            long last = target.arrivalsMs.stream().mapToLong(Long::longValue).max().orElse(faultAt);
+            assertTrue(last - faultAt <= 2_000, "the replay's last request came " + (last - faultAt) + " ms after the fault");
+            assertTrue(target.arrivalsMs.size() < 20, "the 20-request replay was cut short: " + target.arrivalsMs.size());
+        }
+    }
+
+    /**
      * The fault decider fails in the middle of formal step 1 of 3 (every invocation from then on, as the local stack's
      * {@code lambda.FaultDeciderFunction=error}): the monitor is lost, so the abort flag is set with the failed state's
      * name, the workers stop within their poll, step 2 never runs, and the run ends ABORTED with that reason.
      */
     @Test
+    @org.junit.jupiter.api.Order(2)
     void aFaultDeciderThatFailsInStep1Of3StopsTheLoadWithin2SecondsAndAbortsTheRun() throws Exception {
         try (FakeTarget target = new FakeTarget()) {
             ApiClient api = api("team-monitor-lost");
@@ -91,6 +141,7 @@ class OwnFaultsIT extends LocalAwsStackTestSupport {
     }
 
     @Test
+    @org.junit.jupiter.api.Order(3)
     void anExecutionStoppedFromOutsideIsReapedItsLoadStopsAndItsLeasesAreFree() throws Exception {
         try (FakeTarget target = new FakeTarget();
              SfnClient sfn = SfnClient.builder().region(AwsClients.region())

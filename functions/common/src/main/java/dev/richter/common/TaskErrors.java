@@ -10,7 +10,11 @@ public final class TaskErrors {
     private TaskErrors() {
     }
 
-    /** The cause's {@code errorMessage} when it is a function error's JSON, else the cause as it is; "" for null. */
+    /**
+     * The cause's {@code errorMessage} when it is a function error's JSON, its {@code message} when it is a Lambda API
+     * error's JSON (e.g. a throttle: {@code {"Type":"User","message":"Rate Exceeded.","Reason":"..."}}, with the
+     * {@code Reason} after it), else the cause as it is; "" for null.
+     */
     public static String causeMessage(String cause) {
         if (cause == null) {
             return "";
@@ -19,6 +23,9 @@ public final class TaskErrors {
             var parsed = Json.MAPPER.readTree(cause);
             if (parsed != null && parsed.has("errorMessage")) {
                 return parsed.get("errorMessage").asText();
+            }
+            if (parsed != null && parsed.has("message")) {
+                return parsed.get("message").asText() + (parsed.has("Reason") ? " " + parsed.get("Reason").asText() : "");
             }
         } catch (Exception notJson) {
             // plain text

@@ -42,6 +42,10 @@ class MonitorHeartbeatTest {
         assertEquals("monitoring lost: Probe: Lambda.TooManyRequestsException (Rate Exceeded.)",
                 MonitorHeartbeat.failed("Probe", "Lambda.TooManyRequestsException", "Rate Exceeded."));
         assertEquals("monitoring lost: Probe: States.Timeout", MonitorHeartbeat.failed("Probe", "States.Timeout", null));
+        assertEquals("monitoring lost: Probe: Lambda.TooManyRequestsException (Rate Exceeded."
+                        + " ReservedFunctionConcurrentInvocationLimitExceeded)",
+                MonitorHeartbeat.failed("Probe", "Lambda.TooManyRequestsException", "{\"Type\":\"User\",\"message\":\"Rate Exceeded.\","
+                        + "\"Reason\":\"ReservedFunctionConcurrentInvocationLimitExceeded\"}"));
         String longCause = "x".repeat(500);
         assertTrue(MonitorHeartbeat.failed("Decide", "E", longCause).length() < 240);
     }
