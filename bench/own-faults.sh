@@ -28,7 +28,9 @@ if ! build -o >"$WORK/build.log" 2>&1 && ! build >>"$WORK/build.log" 2>&1; then
   echo "build failed" >&2
   exit 2
 fi
-CP="$ROOT/local/target/classes:$(cat "$WORK/cp.txt")"
+# run from a private copy: a build in another terminal must not swap classes under the running stack
+mkdir -p "$WORK/lib" && tr ':' '\n' <"$WORK/cp.txt" | xargs -I{} cp {} "$WORK/lib/" && cp -r local/target/classes "$WORK/classes"
+CP="$WORK/classes:$WORK/lib/*"
 
 export AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local
 export AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:34567 AWS_ENDPOINT_URL_SFN=http://127.0.0.1:34583

@@ -155,6 +155,23 @@ public final class Problems {
         return NEXT_BY_CHECK.getOrDefault(c.name(), DEFAULT_NEXT);
     }
 
+    /**
+     * Seconds of a worker's last sends that may never reach a stored window when it dies: the window being filled and
+     * the one waiting for the next 1 s flush.
+     */
+    static final int UNFLUSHED_S = 2;
+
+    /** The most requests a worker of {@code workerName}'s step sends in {@link #UNFLUSHED_S}; 0 when its step is unknown. */
+    static long unflushedBound(String workerName, List<dev.richter.common.run.RunPreparation.StepPlan> started) {
+        String[] parts = workerName.split("/");
+        if (parts.length < 2 || !parts[1].startsWith("step ")) {
+            return 0;
+        }
+        int stepIndex = Integer.parseInt(parts[1].substring("step ".length())) - 1;
+        return started.stream().filter(s -> s.stage().equals(parts[0]) && s.stepIndex() == stepIndex).findFirst()
+                .map(s -> (long) Math.ceil(UNFLUSHED_S * s.qps() / Math.max(1, s.workerCount()))).orElse(0L);
+    }
+
     /** {@code first} then {@code more}, as one list. */
     static List<Report.Problem> with(List<Report.Problem> first, List<Report.Problem> more) {
         List<Report.Problem> out = new ArrayList<>(first);
@@ -170,8 +187,10 @@ public final class Problems {
      * @param results            the stored worker results
      * @param windowSentByWorker requests sent per worker from its stored windows, keyed by
      *                           {@link WorkerResult#workerName}
+     * @param started            the started steps (their rate and workers bound what a worker's unflushed windows held)
      */
-    static List<Report.Problem> accounting(List<WorkerResult> results, Map<String, Long> windowSentByWorker) {
+    static List<Report.Problem> accounting(List<WorkerResult> results, Map<String, Long> windowSentByWorker,
+                                           List<dev.richter.common.run.RunPreparation.StepPlan> started) {
         List<Report.Problem> out = new ArrayList<>();
         for (WorkerResult r : results) {
             List<Long> seconds = r.unstoredWindowSeconds();
@@ -193,12 +212,16 @@ public final class Problems {
         });
         if (!unreported.isEmpty()) {
             long total = unreported.values().stream().mapToLong(Long::longValue).sum();
+            long upTo = total;
+            for (String worker : unreported.keySet()) {
+                upTo += unflushedBound(worker, started);
+            }
             out.add(new Report.Problem(FAIL, "worker", "requests not counted", total + " requests were sent by workers that"
                     + " stored no result (" + unreported.entrySet().stream().map(e -> e.getKey() + ": " + e.getValue())
-                    .collect(java.util.stream.Collectors.joining(", ")) + ", from their stored windows; a worker's last"
-                    + " second may be missing too): the step's counts do not include them, so the target received at"
-                    + " least that many more requests than the report counts", "read LoadDriverFunction's log for those"
-                    + " invocations (crash, timeout, out of memory); compare with the target's own request count"));
+                    .collect(java.util.stream.Collectors.joining(", ")) + ", from their stored windows; up to "
+                    + UNFLUSHED_S + " s of each worker's last sends were never flushed): the target received between "
+                    + total + " and " + upTo + " more requests than the step's counts", "read LoadDriverFunction's log for"
+                    + " those invocations (crash, timeout, out of memory); compare with the target's own request count"));
         }
         return out;
     }

@@ -149,7 +149,7 @@ public final class ReportBuilder {
                 staticChecks, dynamicChecks, pre, formal, plan.formal().size(), ordered, capacity,
                 ResilienceVerdict.failureMode(formal, resilience), confidence, missingEvidence,
                 Problems.with(Problems.of(staticChecks, dynamicChecks, ordered, all, missingEvidence, evidence.callGraph(),
-                        distinctRequests(plan), resilience), Problems.accounting(results, evidence.windowSentByWorker())),
+                        distinctRequests(plan), resilience), Problems.accounting(results, evidence.windowSentByWorker(), evidence.startedSteps())),
                 resilience, evidence.timeSeries().withMarks(marks(all, ordered)), LatencyCurves.of(all),
                 evidence.callGraph(), Report.INDEXING);
     }

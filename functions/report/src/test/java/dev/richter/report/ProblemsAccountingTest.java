@@ -19,7 +19,7 @@ class ProblemsAccountingTest {
 
     @Test
     void windowsNotStoredAreAWarningThatKeepsTheCountsExact() {
-        List<Report.Problem> p = Problems.accounting(List.of(result(0, List.of(1000L, 1001L, 1004L)), result(1, List.of())), Map.of());
+        List<Report.Problem> p = Problems.accounting(List.of(result(0, List.of(1000L, 1001L, 1004L)), result(1, List.of())), Map.of(), List.of());
         assertEquals(1, p.size());
         assertEquals(CheckResult.Outcome.WARN, p.get(0).severity());
         assertEquals("formal/step 1/leg 1/worker 0", p.get(0).subject());
@@ -30,15 +30,20 @@ class ProblemsAccountingTest {
     void requestsOfAWorkerWithoutAResultAreNamedFromItsWindows() {
         // worker 1 crashed: its windows show 37 sends, the step's counts (from results) miss them
         Map<String, Long> windows = Map.of("formal/step 1/leg 1/worker 0", 50L, "formal/step 1/leg 1/worker 1", 37L);
-        List<Report.Problem> p = Problems.accounting(List.of(result(0, List.of())), windows);
+        var step = new dev.richter.common.run.RunPreparation.StepPlan("run-1", "t1", "plan-1", "formal", 0, 10, 6, 5, 2,
+                1_000_000, 6_000, 1, 1000, 2000, 100);
+        List<Report.Problem> p = Problems.accounting(List.of(result(0, List.of())), windows, List.of(step));
         assertEquals(1, p.size());
         assertEquals(CheckResult.Outcome.FAIL, p.get(0).severity());
         assertTrue(p.get(0).problem().startsWith("37 requests were sent by workers that stored no result"
                 + " (formal/step 1/leg 1/worker 1: 37,"), p.get(0).problem());
+        // 10 QPS over 2 workers: up to 2 s x 5 QPS = 10 more never reached a window
+        assertTrue(p.get(0).problem().endsWith("the target received between 37 and 47 more requests than the step's counts"),
+                p.get(0).problem());
     }
 
     @Test
     void nothingToNameWhenEveryWorkerStoredEverything() {
-        assertEquals(List.of(), Problems.accounting(List.of(result(0, List.of())), Map.of("formal/step 1/leg 1/worker 0", 50L)));
+        assertEquals(List.of(), Problems.accounting(List.of(result(0, List.of())), Map.of("formal/step 1/leg 1/worker 0", 50L), List.of()));
     }
 }
