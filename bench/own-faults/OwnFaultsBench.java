@@ -126,7 +126,15 @@ public class OwnFaultsBench {
                         continue;
                     }
                     n++;
-                    Outcome o = runCell(stack, sfn, leases, work, f, stage, "bench-faults-" + n, seed);
+                    Outcome o;
+                    try {
+                        o = runCell(stack, sfn, leases, work, f, stage, "bench-faults-" + n, seed);
+                    } catch (Exception e) {
+                        // a cell the bench could not drive counts against the goal, as a run that did not end would
+                        stack.faults().clear();
+                        o = new Outcome(cell, "BENCH-ERROR", "", e.toString(), 0, false, false, false, 0, 0, 0, false,
+                                true, f.monitorLoss(), 0, 0);
+                    }
                     outcomes.add(o);
                     System.out.println(line(o));
                 }

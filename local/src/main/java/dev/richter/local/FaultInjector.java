@@ -170,18 +170,25 @@ public final class FaultInjector {
             return;
         }
         String body = Json.write(faults.dynamoDbConfig(tables));
-        try {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(dynalite.resolve(DYNALITE_CONTROL_PATH))
-                    .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
-            if (r.statusCode() != 200) {
-                throw new IllegalStateException("dynalite refused the faults (" + r.statusCode() + "): " + r.body());
+        // The whole configuration is sent each time (idempotent), so a pooled connection that Node closed while idle
+        // (its 5 s keep-alive timeout: "connection reset", "header parser received no bytes") is simply sent again.
+        for (int attempt = 1; ; attempt++) {
+            try {
+                HttpResponse<String> r = http.send(HttpRequest.newBuilder(dynalite.resolve(DYNALITE_CONTROL_PATH))
+                        .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() != 200) {
+                    throw new IllegalStateException("dynalite refused the faults (" + r.statusCode() + "): " + r.body());
+                }
+                return;
+            } catch (IOException e) {
+                if (attempt >= 3) {
+                    throw new IllegalStateException("dynalite's fault endpoint did not answer: " + e, e);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while arming dynalite's faults", e);
             }
-        } catch (IOException e) {
-            throw new IllegalStateException("dynalite's fault endpoint did not answer: " + e, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while arming dynalite's faults", e);
         }
     }
 
