@@ -81,7 +81,8 @@ class DynamoRepositoriesTest {
                 "rules", AttributeValue.fromS("{\"damagedAfterConsecutiveFailures\":6}"))).build());
         assertEquals(6, repo.load("team-a").damagedAfterConsecutiveFailures());
         assertEquals(5, repo.load("team-a").suspectAfterConsecutiveFailures());
-        repo.save("team-b", DecisionRules.defaults().withThresholds(new Thresholds(0.99, 10, 2000, 1.5, 50, 0.9, 4, 0.85, 0.3, 3, 0.9, 5, 30, 3, 0.15, 10, 5)));
+        repo.save("team-b", DecisionRules.defaults().withThresholds(Thresholds.builder().minSuccessRate(0.99).p99MaxMs(2000)
+                .p99OverBaselineRatio(1.5).connectionsInUseMaxRatio(0.9).heapUsedMaxRatio(0.85).cpuMaxRatio(0.9).build()));
         assertEquals(0.85, repo.load("team-b").thresholds().heapUsedMaxRatio());
     }
 

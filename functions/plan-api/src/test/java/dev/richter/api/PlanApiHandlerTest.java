@@ -259,7 +259,7 @@ class PlanApiHandlerTest {
     @Test
     void aStepOverTheAccountsLambdaConcurrencyIsRefusedAtItsQpsAndNothingIsStored() throws Exception {
         // 2 000 QPS / 50 per worker = 40 workers in one 15 s leg, + probe + decider = 42 > 20
-        Quotas q = new Quotas(900, 1769, 10_000, 5_000, 25_000, 262_144, 40, 10_000, 20, 2_000);
+        Quotas q = Quotas.builder().lambdaConcurrency(20).build();
         var h = handler(() -> q);
         var response = call(h, event("POST /plans", "t1", Map.of(), demoPlanWithLastStep(2000)));
         assertEquals(400, response.get("statusCode"));
@@ -277,7 +277,8 @@ class PlanApiHandlerTest {
     @Test
     void aRequestTimeoutTheLoadDriverCannotFitIsRefusedAtRequestTimeoutMs() throws Exception {
         // a 15 s load driver with 3 s lead and 2 s margin leaves 15 000 - 3 000 - 9 000 - 1 000 - 2 000 = 0 ms
-        Quotas q = new Quotas(15, 1769, 3000, 2000, 400, 262144, 4, 10000, 1000, 2000);
+        Quotas q = Quotas.builder().loadDriverTimeoutS(15).workerLeadMs(3000).legMarginMs(2000)
+                .historyEventsPerExecution(400).inlineMapMaxConcurrency(4).build();
         ObjectNode plan = (ObjectNode) Json.MAPPER.readTree(demoPlan());
         plan.put("requestTimeoutMs", 9000);
         var response = call(handler(() -> q), event("POST /plans", "t1", Map.of(), Json.write(plan)));

@@ -82,7 +82,8 @@ class RunPreparationTest {
     @Test
     void aLongStepIsCutIntoLegsThatLaunchBeforeTheyAreDueAndCoverTheStep() {
         // 15 s Lambda timeout, 3 s lead, 1 s request timeout, 1 s grace, 2 s margin: 8 s legs
-        Quotas q = new Quotas(15, 1769, 3_000, 2_000, 400, 262_144, 4, 10_000, 1_000, 2_000);
+        Quotas q = Quotas.builder().loadDriverTimeoutS(15).workerLeadMs(3_000).legMarginMs(2_000)
+                .historyEventsPerExecution(400).inlineMapMaxConcurrency(4).build();
         Plan plan = new Plan("plan-1", "t1", "p", plan("order").scenarios(), new Plan.StepSpec(2, 10),
                 List.of(new Plan.StepSpec(20, 20)), null, List.of("order"), 5, 1000, 0);
         var started = RunPreparation.start(new RunPreparation.StepRef("run-1", "t1", "formal", 0, 20, 20), plan,

@@ -17,8 +17,9 @@ import org.junit.jupiter.api.Test;
  * stack's kind) and on AWS's.
  */
 class RunEstimateTest {
-    /** 15 s load driver, 3 s lead, 2 s margin, 400 history events, 256 KiB, 4 inline, 10 000 map, 1 000 Lambda, 2 s wait. */
-    private static final Quotas COMPRESSED = new Quotas(15, 1769, 3000, 2000, 400, 262144, 4, 10000, 1000, 2000);
+    /** 15 s load driver, 3 s lead, 2 s margin, 400 history events, 4 inline; AWS's 256 KiB, 10 000 map, 1 000 Lambda, 2 s wait. */
+    private static final Quotas COMPRESSED = Quotas.builder().loadDriverTimeoutS(15).workerLeadMs(3000).legMarginMs(2000)
+            .historyEventsPerExecution(400).inlineMapMaxConcurrency(4).build();
     private static final RegisteredService ORDER = new RegisteredService("t1", "order", "http://127.0.0.1:18081",
             "/actuator/health", "/actuator/prometheus", List.of());
 
@@ -102,7 +103,7 @@ class RunEstimateTest {
     void aHistoryLimitBelowALegsEventsIsReportedAtTheStepsDuration() {
         // same plan, history limit 150: the 174-event first legs of the pre-test and formal step 1 break it;
         // formal step 2's leg (146) and the parent (100) fit
-        Quotas q = new Quotas(15, 1769, 3000, 2000, 150, 262144, 4, 10000, 1000, 2000);
+        Quotas q = COMPRESSED.toBuilder().historyEventsPerExecution(150).build();
         RunEstimate e = RunEstimate.of(twoStepPlan(), List.of(ORDER), q, Prices.US_EAST_1);
         assertEquals(List.of("$.preTest.durationS", "$.formal.steps[0].durationS"),
                 e.violations().stream().map(RunEstimate.Violation::path).toList());
@@ -115,7 +116,7 @@ class RunEstimateTest {
     @Test
     void tooManyWorkersBreakLambdaConcurrencyAndTheDistributedMap() {
         // formal step 2 at 200 QPS / 50 = 4 workers, 15 s = 3 legs: 4 x 2 + 2 = 10 Lambdas > 5; 4 workers > map 3
-        Quotas q = new Quotas(15, 1769, 3000, 2000, 400, 262144, 4, 3, 5, 2000);
+        Quotas q = COMPRESSED.toBuilder().distributedMapMaxConcurrency(3).lambdaConcurrency(5).build();
         Plan plan = plan(new Plan.StepSpec(2, 10), List.of(new Plan.StepSpec(20, 5), new Plan.StepSpec(200, 15)), 50, 2000);
         RunEstimate e = RunEstimate.of(plan, List.of(ORDER), q, Prices.US_EAST_1);
         assertEquals(8, e.peakConcurrentWorkers());
@@ -145,7 +146,7 @@ class RunEstimateTest {
     @Test
     void aStartedStepOverThePayloadLimitIsReportedAtTheStepsQps() {
         // 25 000 QPS / 50 = 500 workers: the index list alone is 2 + 499 + 10 + 180 + 1200 = 1 891 characters
-        Quotas q = new Quotas(15, 1769, 3000, 2000, 400, 1024, 4, 10000, 1000, 2000);
+        Quotas q = COMPRESSED.toBuilder().statePayloadBytes(1024).build();
         Plan plan = plan(new Plan.StepSpec(2, 5), List.of(new Plan.StepSpec(25_000, 5)), 50, 2000);
         RunEstimate e = RunEstimate.of(plan, List.of(ORDER), q, Prices.US_EAST_1);
         var paths = e.violations().stream().map(RunEstimate.Violation::path).toList();

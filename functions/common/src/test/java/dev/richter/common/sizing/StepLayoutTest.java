@@ -38,7 +38,8 @@ class StepLayoutTest {
 
     @Test
     void aTimeoutTooShortForTheLeadAndTheRequestDeadlineIsRefusedWithTheReason() {
-        Quotas q = new Quotas(15, 1769, 3_000, 2_000, 400, 262_144, 4, 10_000, 1_000, 2_000);
+        Quotas q = Quotas.builder().loadDriverTimeoutS(15).workerLeadMs(3_000).legMarginMs(2_000)
+                .historyEventsPerExecution(400).inlineMapMaxConcurrency(4).build();
         var e = assertThrows(IllegalArgumentException.class, () -> StepLayout.of(20, 20, 5, 9_000, q));
         assertTrue(e.getMessage().contains("9000 ms request timeout"), e.getMessage());
         assertEquals(8_000, StepLayout.legMs(1_000, q), "15 s − 3 s − 1 s − 1 s − 2 s");
