@@ -45,5 +45,5 @@ echo "functions' log: build/own-faults-bench.log" >&2
 
 java --enable-native-access=ALL-UNNAMED -Dio.netty.noUnsafe=true -Xmx3g \
   -Dlog4j2.configurationFile="$ROOT/bench/own-faults/log4j2.xml" \
-  -Dbench.cells="${CELLS:-}" -Dbench.seed="${SEED:-7}" \
+  -Dbench.cells="${CELLS:-}" -Dbench.seed="${SEED:-7}" -Dbench.debug="${BENCH_DEBUG:-false}" \
   -cp "$CP" bench/own-faults/OwnFaultsBench.java 2>"$ROOT/build/own-faults-bench.log"

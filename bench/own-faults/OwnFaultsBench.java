@@ -29,7 +29,8 @@ import software.amazon.awssdk.services.sfn.model.StopExecutionRequest;
  * Richter's own faults, cell by cell, on the local stack under compressed limits (bench/own-faults.sh).
  *
  * <p>Every cell runs one plan against its own target on loopback (pre-test 2 QPS × 5 s, formal 10 → 10 → 10 QPS × 6 s,
- * 5 QPS per worker, so 2 workers per formal step), arms one fault of the local stack ({@code LocalFaults}) in the
+ * 5 QPS per worker, so 2 workers per formal step; 14 s and 16 s for a hung monitor, so the steps outlast the workers'
+ * 6 s heartbeat bound), arms one fault of the local stack ({@code LocalFaults}) in the
  * pre-test or in the first formal step, and waits for the run to end. Per cell it prints: the run's end state
  * (status/outcome and reason), the time from the fault's first firing (the local stack's {@code faults.jsonl}) to the
  * target's last request, whether a report was written, whether the run still holds a lease, and the requests the
@@ -48,11 +49,17 @@ public class OwnFaultsBench {
      * @param monitorLoss whether the cell loses the run's monitoring (its load-after-fault counts toward the goal)
      * @param armBefore   arm when the stage before starts (a crash of the stage's first worker), not inside it
      */
-    record Fault(String name, String spec, long faultForMs, boolean monitorLoss, boolean armBefore) {}
+    record Fault(String name, String spec, long faultForMs, boolean monitorLoss, boolean armBefore) {
+        /** A hung monitor is lost only when its bound passes: its load counts from the abort flag, not the fault. */
+        boolean fromFlag() {
+            return spec != null && spec.contains("=timeout");
+        }
+    }
 
     static final List<Fault> FAULTS = List.of(
             new Fault("monitor-error", "lambda.FaultDeciderFunction=error", 0, true, false),
             new Fault("monitor-throttle", "lambda.ProbeFunction=throttle", 0, true, false),
+            new Fault("monitor-hang", "lambda.ProbeFunction=timeout", 0, true, false),
             new Fault("load-driver-crash", "lambda.LoadDriverFunction=crash:5000@nth:1", 0, false, true),
             new Fault("ddb-throttle-windows", "dynamodb.RunMetricsTable.BatchWriteItem=throttle@p:0.6", 6_000, false, false),
             new Fault("ddb-throttle-results", "dynamodb.RunMetricsTable.PutItem=throttle", 8_000, false, false),
@@ -163,13 +170,15 @@ public class OwnFaultsBench {
             ApiClient api = new ApiClient(LocalAwsStack.apiBaseUrl(),
                     stack.identity().token(team, "bench@" + team, Duration.ofHours(1), JWSAlgorithm.RS256));
             String svc = "svc";
+            // a hung monitor is caught by the workers' heartbeat bound (6 s): its steps outlast it
+            int stepS = f.fromFlag() ? 16 : 6;
             check(api.post("/services", Json.write(Map.of("name", svc, "baseUrl", target.baseUrl(), "healthPath", "/actuator/health"))));
             String plan = Json.write(Map.of("name", "own faults", "scenarios", List.of(Map.of("name", "orders", "service", svc,
                             "requests", List.of(Map.of("method", "POST", "path", "/orders", "headers", Map.of("content-type", "application/json"),
                                     "body", "{\"sku\":\"A1\"}")))),
-                    "preTest", Map.of("qps", 2, "durationS", 5),
-                    "formal", Map.of("steps", List.of(Map.of("qps", 10, "durationS", 6), Map.of("qps", 10, "durationS", 6),
-                            Map.of("qps", 10, "durationS", 6))),
+                    "preTest", Map.of("qps", 2, "durationS", f.fromFlag() ? 14 : 5),
+                    "formal", Map.of("steps", List.of(Map.of("qps", 10, "durationS", stepS), Map.of("qps", 10, "durationS", stepS),
+                            Map.of("qps", 10, "durationS", stepS))),
                     "coreModules", List.of(svc), "perWorkerQps", 5, "requestTimeoutMs", 1000));
             String planId = check(api.post("/plans", plan)).json().path("planId").asText();
             String fullSpec = f.spec() == null ? null : "seed=" + seed + "," + f.spec();
@@ -216,8 +225,23 @@ public class OwnFaultsBench {
             stack.faults().clear();
             Thread.sleep(3_000);   // the leases are released after the report; stragglers would arrive by now
             long faultAt = fullSpec == null ? armedAt : firstFiring(stack.faultsFile(), armedAt);
+            if (f.fromFlag()) {
+                // the probe hangs (its Task ends only at the function's 30 s Timeout): the run is no longer watched once
+                // MonitorHeartbeat's bound passed, when a worker sets the flag
+                var item = AwsClients.dynamoDb().getItem(b -> b.tableName(TableNames.fromEnv().runs())
+                        .key(Map.of("runId", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS(runId)))).item();
+                var at = item == null ? null : item.get("abortRequestedAtMs");
+                System.out.printf(Locale.ROOT, "  (%s: fault at +0 ms, abort flag at +%d ms)%n", f.name() + "/" + stage,
+                        at == null || faultAt == 0 ? -1 : Long.parseLong(at.n()) - faultAt);
+                faultAt = at == null ? 0 : Long.parseLong(at.n());
+            }
             boolean fired = faultAt > 0;
             long last = target.lastMs();
+            if (Boolean.getBoolean("bench.debug") && fired) {
+                long fa = faultAt;
+                System.out.println("  arrivals after the fault (ms): " + target.arrivalsMs.stream().filter(a -> a >= fa)
+                        .map(a -> a - fa).toList());
+            }
             double after = fired && last > faultAt ? (last - faultAt) / 1000.0 : 0;
             var report = api.get("/runs/" + runId + "/report");
             boolean hasReport = report.status() == 200;
