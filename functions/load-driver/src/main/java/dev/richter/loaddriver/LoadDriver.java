@@ -249,7 +249,7 @@ public final class LoadDriver {
         long stopNanos = sendUntilEpochMs == Long.MAX_VALUE ? Long.MAX_VALUE
                 : nowNanos + Math.min(Long.MAX_VALUE / 4, (sendUntilEpochMs - nowEpochMs) * 1_000_000L);
         AbortPolls polls = new AbortPolls(task, Math.max(nowEpochMs, startedAtMs));
-        if (polls.stop()) {
+        if (polls.stopBeforeFirstSend()) {
             LOG.info("run {}: {} stops before its first send: {}", task.runId(), task.workerName(), polls.reason);
             return finish(task, recorder, startedAtMs, epochMsClock.getAsLong(), true, 0, 0, List.of());
         }
@@ -411,6 +411,8 @@ public final class LoadDriver {
      * the last poll that could be read. Called from one thread at a time.
      */
     private final class AbortPolls {
+        /** Period of the reads before the first send while the flag is unreadable, milliseconds. */
+        static final long FIRST_READ_RETRY_MS = 100;
         private final WorkerTask task;
         private long readAtMs;
         private volatile String reason;
@@ -419,6 +421,47 @@ public final class LoadDriver {
         AbortPolls(WorkerTask task, long fromMs) {
             this.task = task;
             this.readAtMs = fromMs;
+        }
+
+        /**
+         * Before the first send the flag must have been read once: a worker that starts while the flag is unreadable
+         * (a throttled runs table) does not send on trust. Reads every {@value #FIRST_READ_RETRY_MS} ms until a read
+         * succeeds (true when it says stop) or the flag has been unreadable for
+         * {@link MonitorHeartbeat#UNREADABLE_AFTER_MS} since the first due time (true: stop, the flag set if possible).
+         * The requests due meanwhile are sent late, and counted late.
+         */
+        boolean stopBeforeFirstSend() {
+            while (true) {
+                long nowMs = epochMsClock.getAsLong();
+                try {
+                    Optional<String> r = abortFlag.stopReason(task, nowMs);
+                    readAtMs = Math.max(readAtMs, nowMs);
+                    reason = r.orElse(null);
+                    return r.isPresent();
+                } catch (RuntimeException e) {
+                    long unreadableMs = nowMs - readAtMs;
+                    if (unreadableMs >= MonitorHeartbeat.UNREADABLE_AFTER_MS) {
+                        return unreadable(unreadableMs, e);
+                    }
+                    LOG.warn("run {}: {} cannot read the abort flag yet, so it does not send: {}", task.runId(),
+                            task.workerName(), e.toString());
+                    clock.parkUntil(clock.nanoTime() + FIRST_READ_RETRY_MS * 1_000_000L);
+                    if (Thread.currentThread().isInterrupted()) {
+                        return unreadable(unreadableMs, e);
+                    }
+                }
+            }
+        }
+
+        private boolean unreadable(long unreadableMs, RuntimeException e) {
+            reason = MonitorHeartbeat.unreadable(Math.max(0, unreadableMs), e.toString());
+            LOG.error("run {}: {} stops: {}", task.runId(), task.workerName(), reason);
+            try {
+                abortFlag.requestAbort(task.runId(), reason);
+            } catch (RuntimeException notSet) {
+                LOG.error("run {}: abort flag not set either: {}", task.runId(), notSet.toString());
+            }
+            return true;
         }
 
         /** True when the worker must stop; the reason is kept in {@link #reason}. */
@@ -438,14 +481,7 @@ public final class LoadDriver {
                     LOG.warn("abort-flag poll failed for run {}: {}", task.runId(), e.toString());
                     return false;
                 }
-                reason = MonitorHeartbeat.unreadable(unreadableMs, e.toString());
-                LOG.error("run {}: {} stops: {}", task.runId(), task.workerName(), reason);
-                try {
-                    abortFlag.requestAbort(task.runId(), reason);
-                } catch (RuntimeException notSet) {
-                    LOG.error("run {}: abort flag not set either: {}", task.runId(), notSet.toString());
-                }
-                return true;
+                return unreadable(unreadableMs, e);
             }
         }
     }

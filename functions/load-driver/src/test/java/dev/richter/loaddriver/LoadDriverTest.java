@@ -317,13 +317,42 @@ class LoadDriverTest {
     }
 
     @Test
-    void aFailingAbortPollIsNotAnAbort() throws Exception {
+    void aPollThatFailsAfterTheFlagWasReadIsNotAnAbort() throws Exception {
         try (TestServer server = new TestServer(0); JdkHttpTransport transport = new JdkHttpTransport()) {
+            java.util.concurrent.atomic.AtomicInteger polls = new java.util.concurrent.atomic.AtomicInteger();
             WorkerResult r = driver(transport, new ResultSink.InMemory(), id -> {
-                throw new IllegalStateException("dynamodb down");
+                if (polls.incrementAndGet() > 1) {
+                    throw new IllegalStateException("dynamodb down");
+                }
+                return false;
             }, Clock.system()).run(task(server.baseUrl(), 10, 1, 0, 1, 0, 2000, 64, 50));
-            assertFalse(r.aborted());
+            assertFalse(r.aborted(), "1 s of failed polls is within the 2 s a worker tolerates");
             assertEquals(10, r.counters().ok());
+        }
+    }
+
+    @Test
+    void aWorkerThatCannotReadTheFlagWhenItStartsNeverSends() throws Exception {
+        try (TestServer server = new TestServer(0); JdkHttpTransport transport = new JdkHttpTransport()) {
+            List<String> reasons = new java.util.concurrent.CopyOnWriteArrayList<>();
+            LoadDriver.AbortFlag unreadable = new LoadDriver.AbortFlag() {
+                @Override
+                public boolean isAbortRequested(String runId) {
+                    throw new IllegalStateException("ProvisionedThroughputExceededException");
+                }
+
+                @Override
+                public void requestAbort(String runId, String reason) {
+                    reasons.add(reason);
+                }
+            };
+            WorkerResult r = driver(transport, new ResultSink.InMemory(), unreadable, Clock.system())
+                    .run(task(server.baseUrl(), 10, 5, 0, 1, 0, 2000, 64, 50));
+            assertTrue(r.aborted());
+            assertEquals(0, r.counters().sent());
+            assertEquals(0, server.seen.size(), "nothing reached the target");
+            assertEquals(1, reasons.size(), reasons.toString());
+            assertTrue(reasons.get(0).startsWith("monitoring lost: abort flag: unreadable for 2."), reasons.get(0));
         }
     }
 
@@ -331,10 +360,14 @@ class LoadDriverTest {
     void aFlagUnreadableForTwoSecondsStopsTheWorkerAndSetsTheFlagWithWhy() throws Exception {
         try (TestServer server = new TestServer(0); JdkHttpTransport transport = new JdkHttpTransport()) {
             List<String> reasons = new java.util.concurrent.CopyOnWriteArrayList<>();
+            java.util.concurrent.atomic.AtomicInteger polls = new java.util.concurrent.atomic.AtomicInteger();
             LoadDriver.AbortFlag unreadable = new LoadDriver.AbortFlag() {
                 @Override
                 public boolean isAbortRequested(String runId) {
-                    throw new IllegalStateException("ProvisionedThroughputExceededException");
+                    if (polls.incrementAndGet() > 1) {   // read once before the first send, then throttled
+                        throw new IllegalStateException("ProvisionedThroughputExceededException");
+                    }
+                    return false;
                 }
 
                 @Override
