@@ -22,8 +22,12 @@ import java.util.OptionalLong;
 public final class MonitorHeartbeat {
     /** The longest time without a decision before a worker stops, milliseconds. */
     public static final long STALE_AFTER_MS = 6_000;
-    /** The longest time a worker keeps sending while every abort-flag poll fails, milliseconds. */
-    public static final long UNREADABLE_AFTER_MS = 2_000;
+    /**
+     * The longest time since a worker's last successful abort-flag read (or its first due time, before any) after which
+     * a failed poll stops it, milliseconds. With polls every 500 ms a worker stops 1.5-2 s after the flag became
+     * unreadable: within the 2 s in which load must stop once Richter loses its eyes.
+     */
+    public static final long UNREADABLE_AFTER_MS = 1_500;
     /** Every monitoring-lost abort reason starts with this. */
     public static final String REASON_PREFIX = "monitoring lost: ";
 

@@ -417,7 +417,10 @@ public final class LoadDriver {
         private long readAtMs;
         private volatile String reason;
 
-        /** @param fromMs epoch ms from which unreadable polls count (the worker's first due time, or now if later) */
+        /**
+         * @param fromMs epoch ms from which unreadable polls count until a read succeeds (the worker's first due time, or
+         *               now if later); after that, from the last successful read
+         */
         AbortPolls(WorkerTask task, long fromMs) {
             this.task = task;
             this.readAtMs = fromMs;
@@ -428,6 +431,7 @@ public final class LoadDriver {
          * (a throttled runs table) does not send on trust. Reads every {@value #FIRST_READ_RETRY_MS} ms until a read
          * succeeds (true when it says stop) or the flag has been unreadable for
          * {@link MonitorHeartbeat#UNREADABLE_AFTER_MS} since the first due time (true: stop, the flag set if possible).
+         * A failed poll after a successful one counts from that read, lead time included.
          * The requests due meanwhile are sent late, and counted late.
          */
         boolean stopBeforeFirstSend() {
@@ -435,7 +439,7 @@ public final class LoadDriver {
                 long nowMs = epochMsClock.getAsLong();
                 try {
                     Optional<String> r = abortFlag.stopReason(task, nowMs);
-                    readAtMs = Math.max(readAtMs, nowMs);
+                    readAtMs = nowMs;
                     reason = r.orElse(null);
                     return r.isPresent();
                 } catch (RuntimeException e) {

@@ -326,7 +326,7 @@ class LoadDriverTest {
                 }
                 return false;
             }, Clock.system()).run(task(server.baseUrl(), 10, 1, 0, 1, 0, 2000, 64, 50));
-            assertFalse(r.aborted(), "1 s of failed polls is within the 2 s a worker tolerates");
+            assertFalse(r.aborted(), "1 s of failed polls is within the 1.5 s a worker tolerates");
             assertEquals(10, r.counters().ok());
         }
     }
@@ -352,7 +352,7 @@ class LoadDriverTest {
             assertEquals(0, r.counters().sent());
             assertEquals(0, server.seen.size(), "nothing reached the target");
             assertEquals(1, reasons.size(), reasons.toString());
-            assertTrue(reasons.get(0).startsWith("monitoring lost: abort flag: unreadable for 2."), reasons.get(0));
+            assertTrue(reasons.get(0).startsWith("monitoring lost: abort flag: unreadable for 1."), reasons.get(0));
         }
     }
 
@@ -380,11 +380,11 @@ class LoadDriverTest {
                     .run(task(server.baseUrl(), 10, 6, 0, 1, 0, 2000, 64, 50));
             long tookMs = (System.nanoTime() - t0) / MS;
             assertTrue(r.aborted());
-            // unreadable for 2 s (polls every 500 ms): stopped after 2.0-2.5 s of a 6 s leg, never sent the rest
-            assertTrue(tookMs >= 2000 && tookMs < 3500, "stopped after " + tookMs + " ms");
-            assertTrue(r.counters().sent() >= 19 && r.counters().sent() <= 27, "sent " + r.counters().sent());
+            // unreadable since the read before the first send (polls every 500 ms): stopped 1.5-2.0 s into a 6 s leg
+            assertTrue(tookMs >= 1500 && tookMs < 3000, "stopped after " + tookMs + " ms");
+            assertTrue(r.counters().sent() >= 14 && r.counters().sent() <= 22, "sent " + r.counters().sent());
             assertEquals(1, reasons.size(), reasons.toString());
-            assertTrue(reasons.get(0).startsWith("monitoring lost: abort flag: unreadable for 2."), reasons.get(0));
+            assertTrue(reasons.get(0).matches("monitoring lost: abort flag: unreadable for (1\\.[5-9]|2\\.0) s: .*"), reasons.get(0));
             assertTrue(reasons.get(0).endsWith("ProvisionedThroughputExceededException"), reasons.get(0));
         }
     }
