@@ -279,7 +279,9 @@ public final class LoadDriver {
         LongToEpochSecond epochSecondOf = n -> Math.floorDiv(epochMsAtT0 + Math.floorDiv(n - t0Nanos, 1_000_000L), 1000L);
         try {
             background.scheduleAtFixedRate(() -> {
-                if (polls.stop()) {
+                if (abort.get()) {
+                    polls.reportStale();
+                } else if (polls.stop()) {
                     abort.set(true);
                 }
             }, config.abortPollIntervalMs(), config.abortPollIntervalMs(), TimeUnit.MILLISECONDS);
@@ -292,8 +294,16 @@ public final class LoadDriver {
             // `cut` when they run on the send loop (the wait for the loop sets it; the interrupt flag reads false meanwhile)
             Thread caller = Thread.currentThread();
             AtomicBoolean cut = new AtomicBoolean();
-            BooleanSupplier stop = stopNanos == Long.MAX_VALUE ? () -> abort.get() || cut.get() || caller.isInterrupted()
-                    : () -> abort.get() || cut.get() || caller.isInterrupted() || clock.nanoTime() - stopNanos >= 0;
+            // the flag's age is checked at every send and park slice (50 ms), not only when a poll returns: a poll that
+            // hangs in the SDK does not stretch the time a worker sends on an unread flag
+            BooleanSupplier unread = () -> {
+                if (polls.unreadTooLong()) {
+                    abort.set(true);
+                }
+                return abort.get();
+            };
+            BooleanSupplier stop = stopNanos == Long.MAX_VALUE ? () -> unread.getAsBoolean() || cut.get() || caller.isInterrupted()
+                    : () -> unread.getAsBoolean() || cut.get() || caller.isInterrupted() || clock.nanoTime() - stopNanos >= 0;
             ArrivalScheduler.Dispatch dispatch = (index, dueNanos, wokeNanos) -> {
                 if (inFlight.get() >= maxInFlight) {
                     recorder.dropped(epochSecondOf.of(dueNanos));
@@ -353,6 +363,7 @@ public final class LoadDriver {
                     task.workerName(), unstored.size());
         }
         if (abort.get() && polls.reason != null) {
+            polls.reportStale();
             LOG.info("run {}: {} stopped: {}", task.runId(), task.workerName(), polls.reason);
         }
         List<Long> unstoredSeconds = unstored.stream().map(Window::epochSecond).sorted().distinct().toList();
@@ -414,8 +425,12 @@ public final class LoadDriver {
         /** Period of the reads before the first send while the flag is unreadable, milliseconds. */
         static final long FIRST_READ_RETRY_MS = 100;
         private final WorkerTask task;
-        private long readAtMs;
+        private volatile long readAtMs;
+        /** {@link System#nanoTime()} of the last successful read: polls run on real time, whatever the run's clock. */
+        private volatile long readAtNanos = System.nanoTime();
+        private volatile String lastError = "no abort-flag read succeeded";
         private volatile String reason;
+        private volatile boolean staleReported;
 
         /**
          * @param fromMs epoch ms from which unreadable polls count until a read succeeds (the worker's first due time, or
@@ -440,9 +455,11 @@ public final class LoadDriver {
                 try {
                     Optional<String> r = abortFlag.stopReason(task, nowMs);
                     readAtMs = nowMs;
+                    readAtNanos = System.nanoTime();
                     reason = r.orElse(null);
                     return r.isPresent();
                 } catch (RuntimeException e) {
+                    lastError = e.toString();
                     long unreadableMs = nowMs - readAtMs;
                     if (unreadableMs >= MonitorHeartbeat.UNREADABLE_AFTER_MS) {
                         return unreadable(unreadableMs, e);
@@ -458,29 +475,58 @@ public final class LoadDriver {
         }
 
         private boolean unreadable(long unreadableMs, RuntimeException e) {
-            reason = MonitorHeartbeat.unreadable(Math.max(0, unreadableMs), e.toString());
-            LOG.error("run {}: {} stops: {}", task.runId(), task.workerName(), reason);
-            try {
-                abortFlag.requestAbort(task.runId(), reason);
-            } catch (RuntimeException notSet) {
-                LOG.error("run {}: abort flag not set either: {}", task.runId(), notSet.toString());
+            if (reason == null) {
+                reason = MonitorHeartbeat.unreadable(Math.max(0, unreadableMs), e.toString());
+            }
+            reportStale();
+            return true;
+        }
+
+        /**
+         * True when the last successful read is {@link MonitorHeartbeat#UNREADABLE_AFTER_MS} old (no I/O: called from the
+         * send loop); the next poll, or the worker's end, sets the run's flag with the reason.
+         */
+        boolean unreadTooLong() {
+            long ageMs = (System.nanoTime() - readAtNanos) / 1_000_000L;
+            if (ageMs < MonitorHeartbeat.UNREADABLE_AFTER_MS) {
+                return false;
+            }
+            if (reason == null) {
+                reason = MonitorHeartbeat.unreadable(ageMs, lastError);
             }
             return true;
         }
 
-        /** True when the worker must stop; the reason is kept in {@link #reason}. */
+        /** Sets the run's flag once when this worker stopped on an unread flag (from a poll thread or the worker's end). */
+        void reportStale() {
+            if (!staleReported && reason != null && reason.startsWith(MonitorHeartbeat.REASON_PREFIX + "abort flag")) {
+                staleReported = true;
+                LOG.error("run {}: {} stops: {}", task.runId(), task.workerName(), reason);
+                try {
+                    abortFlag.requestAbort(task.runId(), reason);
+                } catch (RuntimeException notSet) {
+                    LOG.error("run {}: abort flag not set either: {}", task.runId(), notSet.toString());
+                }
+            }
+        }
+
+        /**
+         * One periodic poll: true when the worker must stop (the flag, the monitor's heartbeat, or every read failing
+         * for {@link MonitorHeartbeat#UNREADABLE_AFTER_MS}); the reason is kept in {@link #reason}.
+         */
         boolean stop() {
             long nowMs = epochMsClock.getAsLong();
             try {
                 Optional<String> r = abortFlag.stopReason(task, nowMs);
-                readAtMs = nowMs;
+                readAtNanos = System.nanoTime();
                 if (r.isPresent()) {
                     reason = r.get();
                     return true;
                 }
                 return false;
             } catch (RuntimeException e) {
-                long unreadableMs = nowMs - readAtMs;
+                lastError = e.toString();
+                long unreadableMs = (System.nanoTime() - readAtNanos) / 1_000_000L;
                 if (unreadableMs < MonitorHeartbeat.UNREADABLE_AFTER_MS) {
                     LOG.warn("abort-flag poll failed for run {}: {}", task.runId(), e.toString());
                     return false;
