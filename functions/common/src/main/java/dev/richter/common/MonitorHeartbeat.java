@@ -10,8 +10,7 @@ import java.util.OptionalLong;
  * <p>The monitor loop of a leg (probe, then fault-decider) decides every 1-2 s; each decision records a heartbeat on
  * the run's item ({@link RunFlags#beat}). A worker reads the heartbeat with the abort flag on every poll
  * ({@link RunFlags#watch}) and stops, setting the abort flag, when the monitor has made no decision for longer than
- * {@link #STALE_AFTER_MS} since the later of its last heartbeat and the leg's start (the loop's first round starts at
- * the leg's start). A worker also stops when the flag itself cannot be read for {@link #UNREADABLE_AFTER_MS}: a flag
+ * {@link #STALE_AFTER_MS} since the later of its last heartbeat and its step's start ({@link #late}). A worker also stops when the flag itself cannot be read for {@link #UNREADABLE_AFTER_MS}: a flag
  * it cannot read is a flag nobody can set.
  *
  * <p>Why 6 s: a round is a wait of at most 2 s ({@code nextRoundInS}), a probe round bounded by its 1 s probe deadlines
@@ -35,19 +34,24 @@ public final class MonitorHeartbeat {
     }
 
     /**
-     * Whether the monitor is late.
+     * Whether the monitor is late. The clock starts at the later of the last decision and the step's start: a step's
+     * first decision must come within the bound of its start, and after that decisions must keep coming, across its
+     * legs (each leg's monitor loop takes over from the previous one, so a new leg is no evidence of a live monitor).
+     * Before the worker's own leg starts (its lead time, no sends) nothing is late.
      *
      * @param nowMs          now, epoch ms
-     * @param watchedFromMs  when the leg's monitor loop starts, epoch ms
+     * @param legStartMs     when the worker's leg starts sending, epoch ms
+     * @param stepStartMs    when the worker's step started, epoch ms (a decision before it belongs to an earlier step)
      * @param lastBeatMs     the last decision's time, epoch ms, empty before the first
      * @param staleAfterMs   the bound, milliseconds; 0 or less: the worker is not monitored (a task run by hand)
      * @return the abort reason when the monitor is later than the bound, else empty
      */
-    public static Optional<String> late(long nowMs, long watchedFromMs, OptionalLong lastBeatMs, long staleAfterMs) {
-        if (staleAfterMs <= 0 || nowMs < watchedFromMs) {
+    public static Optional<String> late(long nowMs, long legStartMs, long stepStartMs, OptionalLong lastBeatMs,
+                                        long staleAfterMs) {
+        if (staleAfterMs <= 0 || nowMs < legStartMs) {
             return Optional.empty();
         }
-        long since = Math.max(watchedFromMs, lastBeatMs.orElse(Long.MIN_VALUE));
+        long since = Math.max(stepStartMs, lastBeatMs.orElse(Long.MIN_VALUE));
         long silentMs = nowMs - since;
         if (silentMs <= staleAfterMs) {
             return Optional.empty();

@@ -13,25 +13,38 @@ class MonitorHeartbeatTest {
 
     @Test
     void aMonitorThatDecidesInTimeIsNotLate() {
-        assertEquals(Optional.empty(), MonitorHeartbeat.late(LEG_START + 5_000, LEG_START, OptionalLong.empty(), 6_000));
-        assertEquals(Optional.empty(), MonitorHeartbeat.late(LEG_START + 9_000, LEG_START, OptionalLong.of(LEG_START + 3_000), 6_000));
-        assertEquals(Optional.empty(), MonitorHeartbeat.late(LEG_START - 60_000, LEG_START, OptionalLong.empty(), 6_000),
+        assertEquals(Optional.empty(), MonitorHeartbeat.late(LEG_START + 5_000, LEG_START, LEG_START, OptionalLong.empty(), 6_000));
+        assertEquals(Optional.empty(), MonitorHeartbeat.late(LEG_START + 9_000, LEG_START, LEG_START, OptionalLong.of(LEG_START + 3_000), 6_000));
+        assertEquals(Optional.empty(), MonitorHeartbeat.late(LEG_START - 60_000, LEG_START, LEG_START, OptionalLong.empty(), 6_000),
                 "before the leg starts nothing is watched yet");
     }
 
     @Test
-    void noDecisionForLongerThanTheBoundSinceTheLaterOfBeatAndLegStartIsLate() {
+    void noDecisionForLongerThanTheBoundSinceTheLaterOfBeatAndStepStartIsLate() {
         assertEquals(Optional.of("monitoring lost: late round: no decision for 6.5 s (bound 6.0 s)"),
-                MonitorHeartbeat.late(LEG_START + 6_500, LEG_START, OptionalLong.empty(), 6_000));
+                MonitorHeartbeat.late(LEG_START + 6_500, LEG_START, LEG_START, OptionalLong.empty(), 6_000));
         assertEquals(Optional.of("monitoring lost: late round: no decision for 7.0 s (bound 6.0 s)"),
-                MonitorHeartbeat.late(LEG_START + 10_000, LEG_START, OptionalLong.of(LEG_START + 3_000), 6_000));
-        // a beat of the previous leg does not count against this one: its monitor starts at the leg's start
-        assertEquals(Optional.empty(), MonitorHeartbeat.late(LEG_START + 2_000, LEG_START, OptionalLong.of(LEG_START - 20_000), 6_000));
+                MonitorHeartbeat.late(LEG_START + 10_000, LEG_START, LEG_START, OptionalLong.of(LEG_START + 3_000), 6_000));
+        // a decision of an earlier step does not count: the step's first decision is due within the bound of its start
+        assertEquals(Optional.empty(), MonitorHeartbeat.late(LEG_START + 2_000, LEG_START, LEG_START, OptionalLong.of(LEG_START - 20_000), 6_000));
+    }
+
+    @Test
+    void aNewLegIsNoEvidenceOfALiveMonitor() {
+        long stepStart = LEG_START - 8_000;   // the worker's leg is the step's second, 8 s in
+        // the first leg's monitor decided 1 s into the step, then hung: the second leg's workers are late at once
+        assertEquals(Optional.of("monitoring lost: late round: no decision for 7.0 s (bound 6.0 s)"),
+                MonitorHeartbeat.late(LEG_START, LEG_START, stepStart, OptionalLong.of(stepStart + 1_000), 6_000));
+        // no decision at all in the step: counted from the step's start, not the leg's
+        assertEquals(Optional.of("monitoring lost: late round: no decision for 8.0 s (bound 6.0 s)"),
+                MonitorHeartbeat.late(LEG_START, LEG_START, stepStart, OptionalLong.empty(), 6_000));
+        // decisions kept coming across the legs: not late
+        assertEquals(Optional.empty(), MonitorHeartbeat.late(LEG_START + 500, LEG_START, stepStart, OptionalLong.of(LEG_START - 1_500), 6_000));
     }
 
     @Test
     void aTaskWithoutABoundIsNeverLate() {
-        assertEquals(Optional.empty(), MonitorHeartbeat.late(LEG_START + 600_000, LEG_START, OptionalLong.empty(), 0));
+        assertEquals(Optional.empty(), MonitorHeartbeat.late(LEG_START + 600_000, LEG_START, LEG_START, OptionalLong.empty(), 0));
     }
 
     @Test

@@ -29,8 +29,8 @@ final class WatchedRunFlag implements LoadDriver.AbortFlag {
         if (watch.abortRequested()) {
             return Optional.of("abort flag set");
         }
-        Optional<String> late = MonitorHeartbeat.late(nowMs, task.watchedFromEpochMs(), watch.monitorBeatAtMs(),
-                task.monitorStaleAfterMs());
+        Optional<String> late = MonitorHeartbeat.late(nowMs, task.watchedFromEpochMs(), task.stepStartEpochMs(),
+                watch.monitorBeatAtMs(), task.monitorStaleAfterMs());
         late.ifPresent(reason -> flags.requestAbort(task.runId(), reason));
         return late;
     }

@@ -464,7 +464,7 @@ class LoadDriverTest {
                 @Override
                 public java.util.Optional<String> stopReason(WorkerTask task, long nowMs) {
                     // the monitor's last decision was at the start; the bound is 1 s
-                    return dev.richter.common.MonitorHeartbeat.late(nowMs, t0Ms, java.util.OptionalLong.of(t0Ms), 1_000);
+                    return dev.richter.common.MonitorHeartbeat.late(nowMs, t0Ms, t0Ms, java.util.OptionalLong.of(t0Ms), 1_000);
                 }
             };
             WorkerResult r = driver(transport, new ResultSink.InMemory(), watch, Clock.system())
