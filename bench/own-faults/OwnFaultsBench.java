@@ -231,8 +231,9 @@ public class OwnFaultsBench {
                 var item = AwsClients.dynamoDb().getItem(b -> b.tableName(TableNames.fromEnv().runs())
                         .key(Map.of("runId", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS(runId)))).item();
                 var at = item == null ? null : item.get("abortRequestedAtMs");
-                System.out.printf(Locale.ROOT, "  (%s: fault at +0 ms, abort flag at +%d ms)%n", f.name() + "/" + stage,
-                        at == null || faultAt == 0 ? -1 : Long.parseLong(at.n()) - faultAt);
+                System.out.printf(Locale.ROOT, "  (%s: the probe hung at +0 ms, the abort flag was set at +%d ms, the target's"
+                                + " last request came at +%d ms)%n", f.name() + "/" + stage,
+                        at == null || faultAt == 0 ? -1 : Long.parseLong(at.n()) - faultAt, faultAt == 0 ? -1 : target.lastMs() - faultAt);
                 faultAt = at == null ? 0 : Long.parseLong(at.n());
             }
             boolean fired = faultAt > 0;
