@@ -8,11 +8,13 @@ import dev.richter.common.JsonStreamHandler;
 import dev.richter.common.Repositories;
 import dev.richter.common.RunFlags;
 import dev.richter.common.RunLogContext;
+import dev.richter.common.RunMetricsRepository;
 import dev.richter.common.TableNames;
 import dev.richter.common.metrics.RichterMetrics;
 import dev.richter.common.model.WorkerResult;
 import dev.richter.common.model.WorkerTask;
 import dev.richter.common.run.RunPreparation;
+import dev.richter.common.run.StoredSets;
 import dev.richter.common.sizing.Quotas;
 import dev.richter.common.sizing.StepLayout;
 import java.util.function.Function;
@@ -105,7 +107,7 @@ public final class LoadDriverHandler extends JsonStreamHandler<JsonNode, WorkerR
     }
 
     private static ResultSink defaultSink() {
-        return new RunMetricsRepository(AwsClients.dynamoDb(), TableNames.fromEnv().runMetrics());
+        return new DynamoResultSink(AwsClients.dynamoDb(), TableNames.fromEnv().runMetrics());
     }
 
     private static LoadDriver.AbortFlag defaultAbortFlag() {
@@ -128,21 +130,21 @@ public final class LoadDriverHandler extends JsonStreamHandler<JsonNode, WorkerR
 
     /**
      * Resolves worker references from the run-metrics table (step), the plans table and the registry, loading the
-     * traffic sets and data sets the plan's scenarios name by id ({@link dev.richter.common.run.StoredSets}): the
+     * traffic sets and data sets the plan's scenarios name by id ({@link StoredSets}): the
      * state machine passes only ids, whatever the sets' size.
      */
     static final class WorkerTasks {
         private final Repositories repositories;
-        private final dev.richter.common.RunMetricsRepository runMetrics;
+        private final RunMetricsRepository runMetrics;
 
-        WorkerTasks(Repositories repositories, dev.richter.common.RunMetricsRepository runMetrics) {
+        WorkerTasks(Repositories repositories, RunMetricsRepository runMetrics) {
             this.repositories = repositories;
             this.runMetrics = runMetrics;
         }
 
         static WorkerTasks fromEnv() {
             Repositories repositories = Repositories.fromEnv();
-            return new WorkerTasks(repositories, new dev.richter.common.RunMetricsRepository(repositories.dynamoDb(),
+            return new WorkerTasks(repositories, new RunMetricsRepository(repositories.dynamoDb(),
                     repositories.tables().runMetrics()));
         }
 
@@ -157,7 +159,7 @@ public final class LoadDriverHandler extends JsonStreamHandler<JsonNode, WorkerR
                     .orElseThrow(() -> new IllegalStateException("plan " + step.planId() + " of run " + ref.runId()
                             + " is not stored"));
             return RunPreparation.workerTask(step, ref, plan, repositories.listServices(step.teamId()),
-                    new dev.richter.common.run.StoredSets(repositories.dynamoDb(), repositories.tables().registry()));
+                    new StoredSets(repositories.dynamoDb(), repositories.tables().registry()));
         }
     }
 }

@@ -5,7 +5,7 @@ import dev.richter.common.model.WorkerResult;
 import java.util.List;
 
 /**
- * Where a worker's measurements go. {@link RunMetricsRepository} writes them to the run-metrics
+ * Where a worker's measurements go. {@link DynamoResultSink} writes them to the run-metrics
  * table; tests and the benchmark keep them in memory.
  */
 public interface ResultSink {

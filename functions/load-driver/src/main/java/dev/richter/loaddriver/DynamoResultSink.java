@@ -27,7 +27,7 @@ import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
  * </ul>
  * Transport retries are the SDK's own (one retry layer, DESIGN §6).
  */
-public final class RunMetricsRepository implements ResultSink {
+public final class DynamoResultSink implements ResultSink {
     static final int MAX_UNPROCESSED_ROUNDS = 3;
     private static final int BATCH_SIZE = 25;
     private static final long BACKOFF_BASE_MS = 50;
@@ -39,7 +39,7 @@ public final class RunMetricsRepository implements ResultSink {
      * @param dynamoDb        client (built once per container)
      * @param runMetricsTable table name, e.g. {@code TableNames.fromEnv().runMetrics()}
      */
-    public RunMetricsRepository(DynamoDbClient dynamoDb, String runMetricsTable) {
+    public DynamoResultSink(DynamoDbClient dynamoDb, String runMetricsTable) {
         this.dynamoDb = dynamoDb;
         this.runMetricsTable = runMetricsTable;
     }
