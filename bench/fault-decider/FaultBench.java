@@ -12,7 +12,7 @@ import dev.richter.decider.FaultDeciderService;
 import dev.richter.decider.LoadWindow;
 import dev.richter.decider.ModuleDecision;
 import dev.richter.decider.ModuleState;
-import dev.richter.decider.RunMetricsRepository;
+import dev.richter.decider.WindowReader;
 import dev.richter.decider.VerdictRepository;
 import dev.richter.probe.ProbeRound;
 import dev.richter.probe.ProbeRoundResult;
@@ -243,7 +243,7 @@ public final class FaultBench {
     }
 
     /** In-memory run-metrics table. */
-    static final class MemMetrics implements RunMetricsRepository {
+    static final class MemMetrics implements WindowReader {
         final List<LoadWindow> windows = new CopyOnWriteArrayList<>();
         final Map<String, String> stepOf = new ConcurrentHashMap<>();
 

@@ -33,7 +33,7 @@ public final class FaultDeciderService {
     private static final Logger LOG = LogManager.getLogger(FaultDeciderService.class);
     private final DecisionRulesRepository rules;
     private final VerdictRepository verdicts;
-    private final RunMetricsRepository runMetrics;
+    private final WindowReader runMetrics;
     private final AbortFlag abortFlag;
     private final VerdictEvents events;
     private final LongSupplier clockMs;
@@ -44,13 +44,13 @@ public final class FaultDeciderService {
      * All collaborators injected, metrics not written; {@code clockMs} gives epoch milliseconds (a virtual clock in the
      * bench).
      */
-    public FaultDeciderService(DecisionRulesRepository rules, VerdictRepository verdicts, RunMetricsRepository runMetrics,
+    public FaultDeciderService(DecisionRulesRepository rules, VerdictRepository verdicts, WindowReader runMetrics,
                                AbortFlag abortFlag, VerdictEvents events, LongSupplier clockMs) {
         this(rules, verdicts, runMetrics, abortFlag, events, clockMs, RichterMetrics.disabled());
     }
 
     /** All collaborators injected, with the metrics each round writes. */
-    public FaultDeciderService(DecisionRulesRepository rules, VerdictRepository verdicts, RunMetricsRepository runMetrics,
+    public FaultDeciderService(DecisionRulesRepository rules, VerdictRepository verdicts, WindowReader runMetrics,
                                AbortFlag abortFlag, VerdictEvents events, LongSupplier clockMs, RichterMetrics metrics) {
         this.metrics = metrics;
         this.rules = rules;
