@@ -103,9 +103,9 @@ public final class EventBusCapture implements AutoCloseable {
                     delivered.put("id", id);
                     delivered.put("detail-type", entry.path("DetailType").asText());
                     delivered.put("source", entry.path("Source").asText());
-                    delivered.put("account", Template.ACCOUNT);
+                    delivered.put("account", SamTemplate.ACCOUNT);
                     delivered.put("time", Instant.now().toString());
-                    delivered.put("region", Template.REGION);
+                    delivered.put("region", SamTemplate.REGION);
                     List<String> resources = new ArrayList<>();
                     entry.path("Resources").forEach(r -> resources.add(r.asText()));
                     delivered.put("resources", resources);

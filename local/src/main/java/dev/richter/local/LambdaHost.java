@@ -92,9 +92,9 @@ public final class LambdaHost implements AutoCloseable {
     /** AWS Lambda's init phase limit, in seconds, for on-demand functions. */
     public static final int INIT_LIMIT_S = 10;
 
-    private final Map<String, Template.FunctionDef> functions = new LinkedHashMap<>();
+    private final Map<String, SamTemplate.FunctionDef> functions = new LinkedHashMap<>();
     private final Map<String, Queue<RequestStreamHandler>> warm = new ConcurrentHashMap<>();
-    private final List<Template.Route> routes;
+    private final List<SamTemplate.Route> routes;
     private final int invokePayloadBytes;
     private final ApiAuth auth;
     private final int maxApiBodyBytes;
@@ -122,7 +122,7 @@ public final class LambdaHost implements AutoCloseable {
      * @param template the parsed template (parameter overrides applied)
      * @param log      where one line per invocation goes
      */
-    public LambdaHost(Template template, Consumer<String> log) {
+    public LambdaHost(SamTemplate template, Consumer<String> log) {
         this(template, LocalLimits.AWS_INVOKE_PAYLOAD_BYTES, log);
     }
 
@@ -130,7 +130,7 @@ public final class LambdaHost implements AutoCloseable {
      * A host whose routes with an authorizer refuse every request ({@link ApiAuth#none()}), with API Gateway's body
      * limit ({@value #API_GATEWAY_MAX_BODY_BYTES} bytes).
      */
-    public LambdaHost(Template template, int invokePayloadBytes, Consumer<String> log) {
+    public LambdaHost(SamTemplate template, int invokePayloadBytes, Consumer<String> log) {
         this(template, invokePayloadBytes, ApiAuth.none(), API_GATEWAY_MAX_BODY_BYTES, log);
     }
 
@@ -144,15 +144,15 @@ public final class LambdaHost implements AutoCloseable {
      * @param log                where one line per invocation goes
      * @throws IllegalArgumentException when {@code invokePayloadBytes} or {@code maxApiBodyBytes} is below 1
      */
-    public LambdaHost(Template template, int invokePayloadBytes, ApiAuth auth, int maxApiBodyBytes, Consumer<String> log) {
+    public LambdaHost(SamTemplate template, int invokePayloadBytes, ApiAuth auth, int maxApiBodyBytes, Consumer<String> log) {
         this(template, invokePayloadBytes, auth, maxApiBodyBytes, FaultInjector.none(), log);
     }
 
     /**
      * A host that applies the Lambda faults {@code faults} arms (see {@link LocalFaults}); the other parameters as in
-     * {@link #LambdaHost(Template, int, ApiAuth, int, Consumer)}.
+     * {@link #LambdaHost(SamTemplate, int, ApiAuth, int, Consumer)}.
      */
-    public LambdaHost(Template template, int invokePayloadBytes, ApiAuth auth, int maxApiBodyBytes, FaultInjector faults,
+    public LambdaHost(SamTemplate template, int invokePayloadBytes, ApiAuth auth, int maxApiBodyBytes, FaultInjector faults,
                       Consumer<String> log) {
         if (invokePayloadBytes < 1 || maxApiBodyBytes < 1) {
             throw new IllegalArgumentException("invokePayloadBytes and maxApiBodyBytes must be positive, were "
@@ -185,7 +185,7 @@ public final class LambdaHost implements AutoCloseable {
     }
 
     /** The function definitions this host serves, by logical id. */
-    public Map<String, Template.FunctionDef> functions() {
+    public Map<String, SamTemplate.FunctionDef> functions() {
         return Collections.unmodifiableMap(functions);
     }
 
@@ -213,9 +213,9 @@ public final class LambdaHost implements AutoCloseable {
         if (colon >= 0) {
             id = id.substring(0, colon);
         }
-        Template.FunctionDef def = functions.get(id);
+        SamTemplate.FunctionDef def = functions.get(id);
         if (def == null) {
-            return new Invocation(404, null, userError("Function not found: " + Template.functionArn(id)),
+            return new Invocation(404, null, userError("Function not found: " + SamTemplate.functionArn(id)),
                     "ResourceNotFoundException", null);
         }
         if (payload.length > invokePayloadBytes) {
@@ -234,7 +234,7 @@ public final class LambdaHost implements AutoCloseable {
      * The answer of an {@code error}, {@code timeout} or {@code throttle} fault, the handler not run (see
      * {@link LocalFaults}); the fault is recorded first, so its faults.jsonl time is when the invocation began.
      */
-    private Invocation injected(Template.FunctionDef def, FaultInjector.Selected fault, String requestId) {
+    private Invocation injected(SamTemplate.FunctionDef def, FaultInjector.Selected fault, String requestId) {
         faults.fire(fault, "Invoke");
         log.accept(String.format("lambda %s FAULT injected: %s (rule %s, request %s); the handler does not run",
                 def.logicalId(), fault.rule().kind().id(), fault.rule(), requestId));
@@ -268,7 +268,7 @@ public final class LambdaHost implements AutoCloseable {
      * Runs the handler; with {@code crash} (a {@code crash:<ms>} fault), cuts it {@code ms} after it started if it
      * still runs: interrupts its thread, discards its instance and answers {@code Runtime.ExitError}.
      */
-    private Invocation run(Template.FunctionDef def, byte[] payload, String requestId, FaultInjector.Selected crash) {
+    private Invocation run(SamTemplate.FunctionDef def, byte[] payload, String requestId, FaultInjector.Selected crash) {
         String id = def.logicalId();
         Queue<RequestStreamHandler> pool = warm.computeIfAbsent(id, k -> new ConcurrentLinkedQueue<>());
         RequestStreamHandler pooled = pool.poll();
@@ -348,7 +348,7 @@ public final class LambdaHost implements AutoCloseable {
     }
 
     /** Lambda's answer when the function's {@code Timeout} passed. */
-    private static Invocation timedOut(Template.FunctionDef def, String requestId) {
+    private static Invocation timedOut(SamTemplate.FunctionDef def, String requestId) {
         String seconds = String.format(Locale.ROOT, "%.2f", (double) def.timeoutS());
         return functionError("Sandbox.Timedout", "RequestId: " + requestId + " Error: Task timed out after " + seconds + " seconds",
                 requestId);
@@ -360,7 +360,7 @@ public final class LambdaHost implements AutoCloseable {
      * not watch its thread's interrupt keeps running (one JVM holds every function); a watcher logs it when the
      * handler thread itself is still alive 5 s later.
      */
-    private Invocation crashed(Template.FunctionDef def, Thread thread, FaultInjector.Selected crash, String requestId) {
+    private Invocation crashed(SamTemplate.FunctionDef def, Thread thread, FaultInjector.Selected crash, String requestId) {
         thread.interrupt();
         faults.fire(crash, "Invoke");
         log.accept(String.format("lambda %s FAULT injected: crash %d ms after the handler started (rule %s, request %s);"
@@ -465,9 +465,9 @@ public final class LambdaHost implements AutoCloseable {
         try (ex) {
             String method = ex.getRequestMethod();
             String rawPath = ex.getRequestURI().getRawPath();
-            Template.Route route = null;
+            SamTemplate.Route route = null;
             Map<String, String> params = null;
-            for (Template.Route r : routes) {
+            for (SamTemplate.Route r : routes) {
                 Map<String, String> p = r.isDefault() ? null : match(r.path(), rawPath);
                 if (p != null && (r.method().equals(method) || r.method().equals("ANY"))) {
                     route = r;
@@ -476,7 +476,7 @@ public final class LambdaHost implements AutoCloseable {
                 }
             }
             if (route == null) {
-                route = routes.stream().filter(Template.Route::isDefault).findFirst().orElse(null);
+                route = routes.stream().filter(SamTemplate.Route::isDefault).findFirst().orElse(null);
                 params = Map.of();
             }
             if (route == null) {
@@ -554,7 +554,7 @@ public final class LambdaHost implements AutoCloseable {
      * The API Gateway HTTP API payload format 2.0 event of one request; {@code claims} (null on an open route) go to
      * {@code requestContext.authorizer.jwt.claims}, as the JWT authorizer hands them over.
      */
-    private static ObjectNode event(HttpExchange ex, Template.Route route, Map<String, String> params, Map<String, String> requestHeaders,
+    private static ObjectNode event(HttpExchange ex, SamTemplate.Route route, Map<String, String> params, Map<String, String> requestHeaders,
                                     byte[] body, Map<String, String> claims) {
         ObjectNode e = Json.MAPPER.createObjectNode();
         e.put("version", "2.0");
@@ -668,11 +668,11 @@ public final class LambdaHost implements AutoCloseable {
      * time left until its deadline (deadline − now, never negative).
      */
     private static final class LocalContext implements Context {
-        private final Template.FunctionDef def;
+        private final SamTemplate.FunctionDef def;
         private final String requestId;
         private final long deadlineNanos;
 
-        LocalContext(Template.FunctionDef def, String requestId, long deadlineNanos) {
+        LocalContext(SamTemplate.FunctionDef def, String requestId, long deadlineNanos) {
             this.def = def;
             this.requestId = requestId;
             this.deadlineNanos = deadlineNanos;

@@ -76,7 +76,7 @@ public final class LocalAwsStack implements AutoCloseable {
     private LambdaHost lambdaHost;
     private EventBusCapture eventBus;
     private EventRuleDelivery ruleDelivery;
-    private Template template;
+    private SamTemplate template;
     private LocalIdentityProvider identity;
     private boolean insecureDevAuth;
     private boolean verbose;
@@ -170,9 +170,9 @@ public final class LocalAwsStack implements AutoCloseable {
             int apiPort = Integer.parseInt(requireEnv("RICHTER_API_PORT"));
             Map<String, String> overrides = new java.util.LinkedHashMap<>(LOCAL_PARAMETER_DEFAULTS);
             overrides.putAll(limits.parameterOverrides());
-            template = Template.load(root, overrides);
+            template = SamTemplate.load(root, overrides);
             log.accept("local limits: " + limits.describe());
-            faults.targets(template.functions().stream().map(Template.FunctionDef::logicalId).collect(java.util.stream.Collectors.toSet()),
+            faults.targets(template.functions().stream().map(SamTemplate.FunctionDef::logicalId).collect(java.util.stream.Collectors.toSet()),
                     template.tableNames());
             logFaults(faults.current());
             log.accept("template parameters set here: " + overrides + " (WorkerLeadMs defaults to "
@@ -274,7 +274,7 @@ public final class LocalAwsStack implements AutoCloseable {
     }
 
     /** The parsed template, with the limits' parameter overrides. */
-    public Template template() {
+    public SamTemplate template() {
         return template;
     }
 
@@ -299,11 +299,11 @@ public final class LocalAwsStack implements AutoCloseable {
      */
     static final java.util.Set<String> JVM_LAUNCHER_VARIABLES = java.util.Set.of("JAVA_TOOL_OPTIONS");
 
-    static Map<String, String> functionProperties(List<Template.FunctionDef> functions, LocalLimits limits,
+    static Map<String, String> functionProperties(List<SamTemplate.FunctionDef> functions, LocalLimits limits,
                                                   java.util.function.Function<String, String> processEnv) {
         Map<String, String> values = new LinkedHashMap<>();
         Map<String, String> setBy = new LinkedHashMap<>();
-        for (Template.FunctionDef f : functions) {
+        for (SamTemplate.FunctionDef f : functions) {
             for (var e : f.environment().entrySet()) {
                 if (JVM_LAUNCHER_VARIABLES.contains(e.getKey())) {
                     continue;
@@ -333,7 +333,7 @@ public final class LocalAwsStack implements AutoCloseable {
     }
 
     /** Sets {@link #functionProperties} of {@code t}, remembering previous values for {@link #close()}. */
-    void setFunctionProperties(Template t) {
+    void setFunctionProperties(SamTemplate t) {
         Map<String, String> props = functionProperties(t.functions(), limits, System::getenv);
         props.forEach((k, v) -> {
             if (!previousProperties.containsKey(k)) {
@@ -452,7 +452,7 @@ public final class LocalAwsStack implements AutoCloseable {
         Path dir = workDir.resolve("statemachines");
         Files.createDirectories(dir);
         List<Map<String, String>> machines = new ArrayList<>();
-        for (Template.StateMachineDef sm : template.stateMachines()) {
+        for (SamTemplate.StateMachineDef sm : template.stateMachines()) {
             Path file = dir.resolve(sm.logicalId() + ".json");
             Files.writeString(file, template.substitutedDefinition(sm));
             machines.add(Map.of("arn", sm.arn(), "definitionFile", file.toString()));

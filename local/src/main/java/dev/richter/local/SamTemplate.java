@@ -50,7 +50,7 @@ import software.amazon.awssdk.services.dynamodb.model.Projection;
  * other intrinsic is an {@link IllegalStateException} naming where it is. The template must use
  * long-form intrinsics: a short tag ({@code !Ref X}) reads as the plain text {@code X}.
  */
-public final class Template {
+public final class SamTemplate {
     /** Account and region of every local ARN. */
     public static final String ACCOUNT = "123456789012";
     public static final String REGION = "us-east-1";
@@ -177,7 +177,7 @@ public final class Template {
     /** Every parameter's effective value: override, else Default. */
     private final Map<String, String> parameters;
 
-    private Template(Path root, JsonNode doc, Map<String, String> overrides) {
+    private SamTemplate(Path root, JsonNode doc, Map<String, String> overrides) {
         this.root = root;
         this.doc = doc;
         this.overrides = Collections.unmodifiableMap(new LinkedHashMap<>(overrides));
@@ -190,7 +190,7 @@ public final class Template {
      * @throws IOException              when unreadable or not YAML
      * @throws IllegalArgumentException when a parameter has no {@code Default}
      */
-    public static Template load(Path root) throws IOException {
+    public static SamTemplate load(Path root) throws IOException {
         return load(root, Map.of());
     }
 
@@ -204,9 +204,9 @@ public final class Template {
      *                                  {@code AllowedValues}, {@code AllowedPattern}, {@code Min/MaxValue},
      *                                  {@code Min/MaxLength}) or a parameter has neither value nor Default
      */
-    public static Template load(Path root, Map<String, String> parameterOverrides) throws IOException {
+    public static SamTemplate load(Path root, Map<String, String> parameterOverrides) throws IOException {
         JsonNode doc = new ObjectMapper(new YAMLFactory()).readTree(root.resolve("template.yaml").toFile());
-        return new Template(root, doc, parameterOverrides);
+        return new SamTemplate(root, doc, parameterOverrides);
     }
 
     /**
@@ -214,8 +214,8 @@ public final class Template {
      *
      * @throws IllegalArgumentException as {@link #load(Path, Map)}
      */
-    public Template withParameterOverrides(Map<String, String> parameterOverrides) {
-        return new Template(root, doc, parameterOverrides);
+    public SamTemplate withParameterOverrides(Map<String, String> parameterOverrides) {
+        return new SamTemplate(root, doc, parameterOverrides);
     }
 
     /** The parameter overrides this template was loaded with (name → value). */
