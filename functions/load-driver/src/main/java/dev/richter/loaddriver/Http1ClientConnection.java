@@ -41,7 +41,7 @@ final class Http1ClientConnection extends SimpleChannelInboundHandler<HttpObject
             @Override
             protected boolean isContentAlwaysEmpty(HttpMessage msg) {
                 NettyHttpTransport.Exchange ex = c.current;
-                return (ex != null && ex.template.head) || super.isContentAlwaysEmpty(msg);
+                return (ex != null && ex.request.head) || super.isContentAlwaysEmpty(msg);
             }
         }, c);
         return c;
@@ -74,7 +74,7 @@ final class Http1ClientConnection extends SimpleChannelInboundHandler<HttpObject
         status = 0;
         response = null;
         keepAlive = true;
-        channel.writeAndFlush(ex.template.http1.retainedDuplicate(), channel.voidPromise());
+        channel.writeAndFlush(ex.request.http1.retainedDuplicate(), channel.voidPromise());
     }
 
     @Override

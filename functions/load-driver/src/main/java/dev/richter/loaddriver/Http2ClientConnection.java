@@ -89,7 +89,7 @@ final class Http2ClientConnection extends Http2ConnectionHandler implements Nett
             attempt.pool.dispatch(ex);
             return;
         }
-        NettyHttpTransport.Template t = ex.template;
+        NettyHttpTransport.EncodedRequest t = ex.request;
         ex.connection = this;
         ex.streamId = id;
         encoder().writeHeaders(ctx, id, t.http2Headers, 0, t.http2Body == null, ctx.newPromise());

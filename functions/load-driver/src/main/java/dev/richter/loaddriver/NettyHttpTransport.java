@@ -283,11 +283,11 @@ public final class NettyHttpTransport implements HttpTransport {
                 .writeBytes(headBytes).writeBytes(body).asReadOnly());
         ByteBuf h2Body = body.length == 0 ? null
                 : Unpooled.unreleasableBuffer(Unpooled.directBuffer(body.length).writeBytes(body).asReadOnly());
-        return new Template(pool, h1, h2, h2Body, method.equals("HEAD"), request.timeoutMs());
+        return new EncodedRequest(pool, h1, h2, h2Body, method.equals("HEAD"), request.timeoutMs());
     }
 
     /** A prepared request: its pool and its encodings. */
-    final class Template implements PreparedRequest {
+    final class EncodedRequest implements PreparedRequest {
         final HostPool pool;
         final ByteBuf http1;
         final Http2Headers http2Headers;
@@ -295,7 +295,7 @@ public final class NettyHttpTransport implements HttpTransport {
         final boolean head;
         final long timeoutMs;
 
-        Template(HostPool pool, ByteBuf http1, Http2Headers http2Headers, ByteBuf http2Body, boolean head, long timeoutMs) {
+        EncodedRequest(HostPool pool, ByteBuf http1, Http2Headers http2Headers, ByteBuf http2Body, boolean head, long timeoutMs) {
             this.pool = pool;
             this.http1 = http1;
             this.http2Headers = http2Headers;
@@ -318,7 +318,7 @@ public final class NettyHttpTransport implements HttpTransport {
     /** One request from send to outcome, confined to its pool's loop; {@link #run()} is its deadline. */
     static final class Exchange implements Runnable {
         final CompletableFuture<Response> result = new CompletableFuture<>();
-        final Template template;
+        final EncodedRequest request;
         final long deadlineNanos;
         ScheduledFuture<?> timeout;
         Connection connection;
@@ -328,8 +328,8 @@ public final class NettyHttpTransport implements HttpTransport {
         Response response;
         boolean done;
 
-        Exchange(Template template, long deadlineNanos) {
-            this.template = template;
+        Exchange(EncodedRequest request, long deadlineNanos) {
+            this.request = request;
             this.deadlineNanos = deadlineNanos;
         }
 
@@ -340,7 +340,7 @@ public final class NettyHttpTransport implements HttpTransport {
                 return;
             }
             done = true;
-            result.completeExceptionally(new HttpTimeoutException("request timed out after " + template.timeoutMs + " ms"));
+            result.completeExceptionally(new HttpTimeoutException("request timed out after " + request.timeoutMs + " ms"));
             if (connection != null) {
                 connection.cancel(this);
             }
@@ -442,7 +442,7 @@ public final class NettyHttpTransport implements HttpTransport {
             }
         }
 
-        CompletableFuture<Response> send(Template t) {
+        CompletableFuture<Response> send(EncodedRequest t) {
             Exchange ex = new Exchange(t, System.nanoTime() + t.timeoutMs * 1_000_000L);
             if (loop.inEventLoop()) {
                 begin(ex);
