@@ -86,8 +86,8 @@ public final class LoadDriver {
     public interface SendObserver {
         /**
          * @param index     worker's request index
-         * @param dueNanos  due time, {@link Clock} nanos
-         * @param sendNanos time of the send call, {@link Clock} nanos
+         * @param dueNanos  due time, {@link MonotonicClock} nanos
+         * @param sendNanos time of the send call, {@link MonotonicClock} nanos
          */
         void onSend(long index, long dueNanos, long sendNanos);
 
@@ -151,7 +151,7 @@ public final class LoadDriver {
     private final HttpTransport transport;
     private final ResultSink sink;
     private final AbortFlag abortFlag;
-    private final Clock clock;
+    private final MonotonicClock clock;
     private final LongSupplier epochMsClock;
     private final Config config;
     private final SendObserver observer;
@@ -165,7 +165,7 @@ public final class LoadDriver {
      * @param config       tunables
      * @param observer     send hook (use {@link SendObserver#NONE})
      */
-    public LoadDriver(HttpTransport transport, ResultSink sink, AbortFlag abortFlag, Clock clock,
+    public LoadDriver(HttpTransport transport, ResultSink sink, AbortFlag abortFlag, MonotonicClock clock,
                       LongSupplier epochMsClock, Config config, SendObserver observer) {
         this.transport = transport;
         this.sink = sink;
@@ -178,7 +178,7 @@ public final class LoadDriver {
 
     /** System clocks (park only), the config of {@link Config#fromEnv()}, no observer. */
     public LoadDriver(HttpTransport transport, ResultSink sink, AbortFlag abortFlag) {
-        this(transport, sink, abortFlag, Clock.system(), System::currentTimeMillis, Config.fromEnv(), SendObserver.NONE);
+        this(transport, sink, abortFlag, MonotonicClock.system(), System::currentTimeMillis, Config.fromEnv(), SendObserver.NONE);
     }
 
     /** The same result with both histogram fields null (for the Step Functions payload). */
@@ -253,7 +253,7 @@ public final class LoadDriver {
             LOG.info("run {}: {} stops before its first send: {}", task.runId(), task.workerName(), polls.reason);
             return finish(task, recorder, startedAtMs, epochMsClock.getAsLong(), true, 0, 0, List.of());
         }
-        if (config.collectBeforeStep() && schedule.count() > 0 && clock instanceof Clock.SystemClock
+        if (config.collectBeforeStep() && schedule.count() > 0 && clock instanceof MonotonicClock.SystemClock
                 && t0Nanos + schedule.dueOffsetNanos(0) - clock.nanoTime() > PRE_STEP_GC_LEAD_NANOS) {
             // Collect while there is time: the objects of the worker's start-up (clients, classes' statics, the traffic
             // mix) are tenured now, not copied by the first young collections inside the leg, which paused 15-40 ms
@@ -318,7 +318,7 @@ public final class LoadDriver {
                 });
             };
             ArrivalScheduler scheduler = new ArrivalScheduler(clock, config.maxParkSliceNanos());
-            Optional<ArrivalScheduler.TimerLoop> sendLoop = clock instanceof Clock.SystemClock ? mix.sendLoop() : Optional.empty();
+            Optional<ArrivalScheduler.TimerLoop> sendLoop = clock instanceof MonotonicClock.SystemClock ? mix.sendLoop() : Optional.empty();
             long dispatched = sendLoop.isPresent()
                     ? await(scheduler.runOn(sendLoop.get(), schedule, t0Nanos, stop, dispatch), cut)
                     : scheduler.run(schedule, t0Nanos, stop, dispatch);
@@ -485,7 +485,7 @@ public final class LoadDriver {
     }
 
     /**
-     * Waits on the {@link Clock} (10 ms slices, so virtual clocks work) until nothing is in flight or
+     * Waits on the {@link MonotonicClock} (10 ms slices, so virtual clocks work) until nothing is in flight or
      * {@code maxWaitMs} passed.
      */
     private void awaitInFlight(AtomicInteger inFlight, long maxWaitMs) {

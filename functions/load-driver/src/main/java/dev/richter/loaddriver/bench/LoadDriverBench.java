@@ -6,7 +6,7 @@ import dev.richter.common.model.Scenario;
 import dev.richter.common.model.WorkerResult;
 import dev.richter.common.model.WorkerTask;
 import dev.richter.loaddriver.ArrivalScheduler;
-import dev.richter.loaddriver.Clock;
+import dev.richter.loaddriver.MonotonicClock;
 import dev.richter.loaddriver.ConstantArrivalSchedule;
 import dev.richter.loaddriver.HttpTransport;
 import dev.richter.loaddriver.JdkHttpTransport;
@@ -56,8 +56,8 @@ public final class LoadDriverBench {
      * {@code -Dbench.scheduler=thread} runs the arrival scheduler on the driver's calling thread even where the
      * transport offers a send loop (the load driver's behaviour before issue 10), for comparisons in one build.
      */
-    private static final Clock CLOCK = "thread".equals(System.getProperty("bench.scheduler"))
-            ? new Clock() { // the system clock, but not Clock.SystemClock: LoadDriver then parks its own thread
+    private static final MonotonicClock CLOCK = "thread".equals(System.getProperty("bench.scheduler"))
+            ? new MonotonicClock() { // the system clock, but not MonotonicClock.SystemClock: LoadDriver then parks its own thread
                 @Override
                 public long nanoTime() {
                     return System.nanoTime();
@@ -65,10 +65,10 @@ public final class LoadDriverBench {
 
                 @Override
                 public void parkUntil(long deadlineNanos) {
-                    Clock.system().parkUntil(deadlineNanos);
+                    MonotonicClock.system().parkUntil(deadlineNanos);
                 }
             }
-            : Clock.system();
+            : MonotonicClock.system();
 
     /** The accuracy trials start their workers as AWS does, ahead of the step (the leg's WaitForLaunch lead), ms. */
     private static final long ACCURACY_LEAD_MS = 1500;
@@ -274,11 +274,11 @@ public final class LoadDriverBench {
                 long[] wokeNanos = new long[5000];
                 int[] n = {0};
                 ArrivalScheduler.Dispatch noOp = (i, due, now) -> wokeNanos[n[0]++] = now;
-                ArrivalScheduler scheduler = new ArrivalScheduler(Clock.system());
+                ArrivalScheduler scheduler = new ArrivalScheduler(MonotonicClock.system());
                 try (HttpTransport transport = transport()) {
                     Optional<ArrivalScheduler.TimerLoop> loop = transport.prepare(new OutboundRequest(URI.create(url),
                             "GET", Map.of(), new byte[0], 2000)).sendLoop();
-                    if (loop.isPresent() && CLOCK instanceof Clock.SystemClock) {
+                    if (loop.isPresent() && CLOCK instanceof MonotonicClock.SystemClock) {
                         scheduler.runOn(loop.get(), ConstantArrivalSchedule.single(1000, 5), System.nanoTime(),
                                 () -> false, noOp).join();
                     } else {
