@@ -757,7 +757,7 @@ public final class PlanApi {
 
     /**
      * The plan a schema-valid {@code POST /plans} body describes, with a new id ({@code plan-<uuid>}), the caller's
-     * team, the creation time and the defaults applied: scenario weight 1, {@link Plan.AbortPolicy#DEFAULT},
+     * team, the creation time and the defaults applied: scenario weight 1, {@link Plan.AbortSettings#DEFAULT},
      * {@code perWorkerQps} {@value #DEFAULT_PER_WORKER_QPS}, {@code requestTimeoutMs} {@value #DEFAULT_REQUEST_TIMEOUT_MS}.
      * Public so that tools reading plan files (bench/scale.sh) apply the same defaults.
      *
@@ -791,8 +791,8 @@ public final class PlanApi {
         List<Plan.StepSpec> formal = new ArrayList<>();
         doc.path("formal").path("steps").forEach(st -> formal.add(step(st)));
         JsonNode ap = doc.path("abortPolicy");
-        Plan.AbortPolicy d = Plan.AbortPolicy.DEFAULT;
-        Plan.AbortPolicy policy = new Plan.AbortPolicy(ap.path("abortOnDamagedCoreModule").asBoolean(d.abortOnDamagedCoreModule()),
+        Plan.AbortSettings d = Plan.AbortSettings.DEFAULT;
+        Plan.AbortSettings policy = new Plan.AbortSettings(ap.path("abortOnDamagedCoreModule").asBoolean(d.abortOnDamagedCoreModule()),
                 ap.path("maxErrorRatePct").asDouble(d.maxErrorRatePct()), ap.path("errorRateWindowS").asInt(d.errorRateWindowS()));
         List<String> core = new ArrayList<>();
         doc.path("coreModules").forEach(c -> core.add(c.asText()));

@@ -362,8 +362,8 @@ public final class RunPreparation {
         return new Stages(runId, plan.planId(), plan.teamId(), List.of(pre), formal);
     }
 
-    /** The plan's abort policy as the fault decider's condition list. */
-    static Map<String, Object> abortPolicy(Plan.AbortPolicy p) {
+    /** The plan's abort settings as the fault decider's condition list. */
+    static Map<String, Object> abortPolicy(Plan.AbortSettings p) {
         List<Map<String, Object>> conditions = new ArrayList<>();
         if (p.abortOnDamagedCoreModule()) {
             conditions.add(Map.of("type", "anyDamagedCoreModule"));
