@@ -33,7 +33,7 @@ import java.util.Map;
  */
 public final class ChecksHandler extends JsonStreamHandler<JsonNode, Object> {
     /** A gate's answer: the worst outcome and every result. */
-    public record Outcome(CheckResult.Outcome outcome, List<CheckResult> results) {}
+    public record GateResult(CheckResult.Outcome outcome, List<CheckResult> results) {}
 
     private final Repositories repositories;
     private final RunMetricsRepository metrics;
@@ -84,7 +84,7 @@ public final class ChecksHandler extends JsonStreamHandler<JsonNode, Object> {
         }
     }
 
-    private Outcome gate(String action, JsonNode input) {
+    private GateResult gate(String action, JsonNode input) {
         String runId = input.path("runId").asText();
         Run run = repositories.getRun(runId).orElseThrow(() -> new IllegalArgumentException("unknown run " + runId));
         Plan plan = repositories.getPlan(run.planId()).orElseThrow(() -> new IllegalArgumentException("unknown plan " + run.planId()));
@@ -110,7 +110,7 @@ public final class ChecksHandler extends JsonStreamHandler<JsonNode, Object> {
             default -> throw new IllegalArgumentException("unknown action '" + action + "'");
         }
         metrics.putChecks(runId, action, results);
-        return new Outcome(CheckResult.worst(results), results);
+        return new GateResult(CheckResult.worst(results), results);
     }
 
     private static int expectedWorkers(Plan plan, String stage) {

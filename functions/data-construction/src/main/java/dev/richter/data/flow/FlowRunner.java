@@ -117,7 +117,7 @@ public final class FlowRunner {
      * @param result what the run did
      * @param rows   every row by index when {@code result.complete()}, else empty
      */
-    public record Outcome(Result result, List<DataSet.Row> rows) {}
+    public record RunOutcome(Result result, List<DataSet.Row> rows) {}
 
     private final HttpClient http;
     private final Expressions expressions;
@@ -156,18 +156,18 @@ public final class FlowRunner {
      * @throws FlowValidator.InvalidFlowException at {@code $.inputs.<name>} for a missing, undeclared or mistyped input
      */
     public static void checkInputs(Flow flow, Map<String, JsonNode> inputs) {
-        List<FlowValidator.Problem> problems = new ArrayList<>();
+        List<FlowValidator.FieldProblem> problems = new ArrayList<>();
         flow.inputs().forEach((name, type) -> {
             JsonNode v = inputs.get(name);
             SlotType t = SlotType.parse(type).orElseThrow();
             if (v == null || v.isNull()) {
-                problems.add(new FlowValidator.Problem("$.inputs." + name, "required: the flow declares input '" + name + "' (" + type + ")"));
+                problems.add(new FlowValidator.FieldProblem("$.inputs." + name, "required: the flow declares input '" + name + "' (" + type + ")"));
             } else if (!t.holds(v)) {
-                problems.add(new FlowValidator.Problem("$.inputs." + name, "type mismatch: a " + SlotType.kindOf(v) + ", the flow takes a " + type));
+                problems.add(new FlowValidator.FieldProblem("$.inputs." + name, "type mismatch: a " + SlotType.kindOf(v) + ", the flow takes a " + type));
             }
         });
         inputs.keySet().stream().filter(k -> !flow.inputs().containsKey(k))
-                .forEach(k -> problems.add(new FlowValidator.Problem("$.inputs." + k, "unknown slot: the flow declares no input '" + k + "'")));
+                .forEach(k -> problems.add(new FlowValidator.FieldProblem("$.inputs." + k, "unknown slot: the flow declares no input '" + k + "'")));
         if (!problems.isEmpty()) {
             throw new FlowValidator.InvalidFlowException(problems);
         }
@@ -179,7 +179,7 @@ public final class FlowRunner {
      * @param deadlineMs epoch milliseconds after which no row starts
      * @throws FlowValidator.InvalidFlowException for bad inputs ({@link #checkInputs}); nothing ran then
      */
-    public Outcome run(FlowValidator.Checked checked, String dataSetId, Request request, RowLedger ledger, long deadlineMs) {
+    public RunOutcome run(FlowValidator.Checked checked, String dataSetId, Request request, RowLedger ledger, long deadlineMs) {
         checkInputs(checked.flow(), request.inputs());
         long startMs = clockMs.getAsLong();
         Map<Integer, DataSet.Row> before = ledger.load();
@@ -249,7 +249,7 @@ public final class FlowRunner {
         int pending = request.rows() - rows.size();
         Result result = new Result(dataSetId, pending == 0, request.rows(), ok, failed, resumed, ran.get(), pending,
                 durationMs, Math.round(ran.get() * 1000.0 / durationMs * 10) / 10.0);
-        return new Outcome(result, pending == 0 ? rows : List.of());
+        return new RunOutcome(result, pending == 0 ? rows : List.of());
     }
 
     private DataSet.Row runRow(FlowValidator.Checked checked, String dataSetId, int row, int attempts,

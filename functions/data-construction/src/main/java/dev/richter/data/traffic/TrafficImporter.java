@@ -102,7 +102,7 @@ public final class TrafficImporter {
         endpoints.sort(Comparator.comparingInt(TrafficSet.Endpoint::count).reversed());
         int skipped = read.skipped().values().stream().mapToInt(Integer::intValue).sum();
         return new TrafficSet("", "", file, format.wireName(), 0,
-                new TrafficSet.Counts(read.entriesRead(), imported, skipped, read.problems().size(), scrubbed, decodeErrors),
+                new TrafficSet.ImportCounts(read.entriesRead(), imported, skipped, read.problems().size(), scrubbed, decodeErrors),
                 endpoints, read.skipped(), read.problems().subList(0, Math.min(MAX_PROBLEMS, read.problems().size())));
     }
 

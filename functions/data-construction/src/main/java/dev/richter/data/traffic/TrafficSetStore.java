@@ -135,20 +135,20 @@ public final class TrafficSetStore {
      * @param limit at most this many
      * @param start the previous page's {@code lastKey}, or null for the first page
      */
-    public Page list(String teamId, int limit, Map<String, AttributeValue> start) {
+    public SummaryPage list(String teamId, int limit, Map<String, AttributeValue> start) {
         QueryResponse r = dynamoDb.query(QueryRequest.builder().tableName(table)
                 .keyConditionExpression("teamId = :t AND begins_with(itemKey, :p)")
                 .expressionAttributeValues(Map.of(":t", s(teamId), ":p", s(MANIFEST)))
                 .limit(limit).exclusiveStartKey(start).build());
         List<TrafficSet> items = r.items().stream().map(i -> Json.read(i.get("doc").s(), TrafficSet.class)).toList();
-        return new Page(items, r.hasLastEvaluatedKey() && !r.lastEvaluatedKey().isEmpty() ? r.lastEvaluatedKey() : null);
+        return new SummaryPage(items, r.hasLastEvaluatedKey() && !r.lastEvaluatedKey().isEmpty() ? r.lastEvaluatedKey() : null);
     }
 
     /**
      * @param items   summaries of the sets
      * @param lastKey where the next page starts, or null on the last page
      */
-    public record Page(List<TrafficSet> items, Map<String, AttributeValue> lastKey) {}
+    public record SummaryPage(List<TrafficSet> items, Map<String, AttributeValue> lastKey) {}
 
     /** Splits {@code text} into slices of at most {@code maxBytes} UTF-8 bytes, never inside a character. */
     public static List<String> split(String text, int maxBytes) {
