@@ -293,7 +293,7 @@ public final class FaultDecider {
         long since = next == prev && s.verdictSinceMs() > 0 ? s.verdictSinceMs() : now;
         ModuleState nextState = new ModuleState(module, next, since, failures, successes, lastFailure, voteRounds,
                 s.stepKey(), s.connections(), s.heap(), s.p99BaselineMs(), s.heapTrend());
-        Evidence ev = new Evidence(rule, fraction, failingKinds, breaches, failures, successes, used, missing);
+        VerdictEvidence ev = new VerdictEvidence(rule, fraction, failingKinds, breaches, failures, successes, used, missing);
         return new ModuleDecision(new Verdict(module, next, reason, now), prev, nextState, ev);
     }
 
@@ -334,7 +334,7 @@ public final class FaultDecider {
         long since = s.verdictSinceMs() > 0 ? s.verdictSinceMs() : in.nowMs();
         ModuleState next = new ModuleState(module, prev, since, s.consecutiveFailures(), s.consecutiveSuccesses(),
                 s.lastFailureAtMs(), s.voteRounds(), s.stepKey(), s.connections(), s.heap(), s.p99BaselineMs(), s.heapTrend());
-        Evidence ev = new Evidence("no-evidence", 0, List.of(), breaches, s.consecutiveFailures(),
+        VerdictEvidence ev = new VerdictEvidence("no-evidence", 0, List.of(), breaches, s.consecutiveFailures(),
                 s.consecutiveSuccesses(), List.of(), missing);
         return new ModuleDecision(new Verdict(module, prev, reason, in.nowMs()), prev, next, ev);
     }
