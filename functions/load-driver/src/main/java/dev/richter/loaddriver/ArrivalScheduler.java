@@ -90,8 +90,8 @@ public final class ArrivalScheduler {
      * @return requests dispatched (= {@code schedule.count()} unless stopped)
      */
     public long run(ArrivalSchedule schedule, long t0Nanos, BooleanSupplier stop, Dispatch dispatch) {
-        Cursor cursor = new Cursor(schedule, t0Nanos, stop, dispatch);
-        for (long wakeNanos = cursor.advance(); wakeNanos != Cursor.DONE; wakeNanos = cursor.advance()) {
+        SchedulePosition cursor = new SchedulePosition(schedule, t0Nanos, stop, dispatch);
+        for (long wakeNanos = cursor.advance(); wakeNanos != SchedulePosition.DONE; wakeNanos = cursor.advance()) {
             clock.parkUntil(wakeNanos);
         }
         return cursor.dispatched;
@@ -113,13 +113,13 @@ public final class ArrivalScheduler {
     public CompletableFuture<Long> runOn(TimerLoop loop, ArrivalSchedule schedule, long t0Nanos,
                                          BooleanSupplier stop, Dispatch dispatch) {
         CompletableFuture<Long> done = new CompletableFuture<>();
-        Cursor cursor = new Cursor(schedule, t0Nanos, stop, dispatch);
+        SchedulePosition cursor = new SchedulePosition(schedule, t0Nanos, stop, dispatch);
         Runnable tick = new Runnable() {
             @Override
             public void run() {
                 try {
                     long wakeNanos = cursor.advance();
-                    if (wakeNanos == Cursor.DONE) {
+                    if (wakeNanos == SchedulePosition.DONE) {
                         done.complete(cursor.dispatched);
                     } else {
                         loop.scheduleAt(this, wakeNanos);
@@ -134,7 +134,7 @@ public final class ArrivalScheduler {
     }
 
     /** Position in a schedule; {@link #advance} is the one rule both ways of waiting share. */
-    private final class Cursor {
+    private final class SchedulePosition {
         static final long DONE = Long.MIN_VALUE;
         final ArrivalSchedule schedule;
         final long t0Nanos;
@@ -144,7 +144,7 @@ public final class ArrivalScheduler {
         long next;
         long dispatched;
 
-        Cursor(ArrivalSchedule schedule, long t0Nanos, BooleanSupplier stop, Dispatch dispatch) {
+        SchedulePosition(ArrivalSchedule schedule, long t0Nanos, BooleanSupplier stop, Dispatch dispatch) {
             this.schedule = schedule;
             this.t0Nanos = t0Nanos;
             this.stop = stop;

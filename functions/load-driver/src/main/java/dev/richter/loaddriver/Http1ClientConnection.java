@@ -24,10 +24,10 @@ final class Http1ClientConnection extends SimpleChannelInboundHandler<HttpObject
 
     private final NettyHttpTransport.Attempt attempt;
     private Channel channel;
-    private NettyHttpTransport.Exchange current;
+    private NettyHttpTransport.PendingRequest current;
     private int status;
     /** The response being read (status, and Retry-After / Date for 429 and 503). */
-    private HttpTransport.Response response;
+    private HttpTransport.ResponseHead response;
     private boolean keepAlive;
 
     private Http1ClientConnection(NettyHttpTransport.Attempt attempt) {
@@ -40,7 +40,7 @@ final class Http1ClientConnection extends SimpleChannelInboundHandler<HttpObject
         pipeline.addLast(new HttpResponseDecoder(DECODER) {
             @Override
             protected boolean isContentAlwaysEmpty(HttpMessage msg) {
-                NettyHttpTransport.Exchange ex = c.current;
+                NettyHttpTransport.PendingRequest ex = c.current;
                 return (ex != null && ex.request.head) || super.isContentAlwaysEmpty(msg);
             }
         }, c);
@@ -68,7 +68,7 @@ final class Http1ClientConnection extends SimpleChannelInboundHandler<HttpObject
     }
 
     @Override
-    public void start(NettyHttpTransport.Exchange ex) {
+    public void start(NettyHttpTransport.PendingRequest ex) {
         current = ex;
         ex.connection = this;
         status = 0;
@@ -78,7 +78,7 @@ final class Http1ClientConnection extends SimpleChannelInboundHandler<HttpObject
     }
 
     @Override
-    public void cancel(NettyHttpTransport.Exchange ex) {
+    public void cancel(NettyHttpTransport.PendingRequest ex) {
         if (current == ex) {
             current = null;
             channel.close();
@@ -87,7 +87,7 @@ final class Http1ClientConnection extends SimpleChannelInboundHandler<HttpObject
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, HttpObject msg) {
-        NettyHttpTransport.Exchange ex = current;
+        NettyHttpTransport.PendingRequest ex = current;
         if (ex == null || ex.done) {
             ctx.close(); // unsolicited data or a response after the deadline
             return;
@@ -95,10 +95,10 @@ final class Http1ClientConnection extends SimpleChannelInboundHandler<HttpObject
         if (msg instanceof HttpResponse r) {
             status = r.status().code();
             keepAlive = HttpUtil.isKeepAlive(r);
-            response = HttpTransport.Response.of(status, r.headers(), io.netty.handler.codec.http.HttpHeaders::get);
+            response = HttpTransport.ResponseHead.of(status, r.headers(), io.netty.handler.codec.http.HttpHeaders::get);
         }
         if (msg instanceof LastHttpContent) {
-            HttpTransport.Response code = response != null ? response : HttpTransport.Response.of(status);
+            HttpTransport.ResponseHead code = response != null ? response : HttpTransport.ResponseHead.of(status);
             response = null;
             current = null;
             if (keepAlive) {
@@ -123,7 +123,7 @@ final class Http1ClientConnection extends SimpleChannelInboundHandler<HttpObject
     }
 
     private void fail(Throwable error) {
-        NettyHttpTransport.Exchange ex = current;
+        NettyHttpTransport.PendingRequest ex = current;
         current = null;
         if (ex != null) {
             ex.fail(error);

@@ -27,7 +27,7 @@ import org.apache.logging.log4j.Logger;
 /**
  * One load-driver worker for one step: open-model arrivals (DESIGN §5), coordinated-omission-corrected
  * latency, per-second windows, abort polling. No AWS types: results go to a {@link ResultSink}, the abort
- * flag comes from an {@link AbortFlag}, requests go through an {@link HttpTransport}.
+ * flag comes from an {@link AbortSource}, requests go through an {@link HttpTransport}.
  *
  * <p>Per request {@code i} due at {@code d_i} (see {@link ConstantArrivalSchedule}):
  * <ul>
@@ -63,7 +63,7 @@ public final class LoadDriver {
      * {@link MonitorHeartbeat#unreadable}.
      */
     @FunctionalInterface
-    public interface AbortFlag {
+    public interface AbortSource {
         /** True when the run must stop. May throw. */
         boolean isAbortRequested(String runId);
 
@@ -150,7 +150,7 @@ public final class LoadDriver {
 
     private final HttpTransport transport;
     private final ResultSink sink;
-    private final AbortFlag abortFlag;
+    private final AbortSource abortFlag;
     private final MonotonicClock clock;
     private final LongSupplier epochMsClock;
     private final Config config;
@@ -165,7 +165,7 @@ public final class LoadDriver {
      * @param config       tunables
      * @param observer     send hook (use {@link SendObserver#NONE})
      */
-    public LoadDriver(HttpTransport transport, ResultSink sink, AbortFlag abortFlag, MonotonicClock clock,
+    public LoadDriver(HttpTransport transport, ResultSink sink, AbortSource abortFlag, MonotonicClock clock,
                       LongSupplier epochMsClock, Config config, SendObserver observer) {
         this.transport = transport;
         this.sink = sink;
@@ -177,7 +177,7 @@ public final class LoadDriver {
     }
 
     /** System clocks (park only), the config of {@link Config#fromEnv()}, no observer. */
-    public LoadDriver(HttpTransport transport, ResultSink sink, AbortFlag abortFlag) {
+    public LoadDriver(HttpTransport transport, ResultSink sink, AbortSource abortFlag) {
         this(transport, sink, abortFlag, MonotonicClock.system(), System::currentTimeMillis, Config.fromEnv(), SendObserver.NONE);
     }
 
@@ -304,7 +304,7 @@ public final class LoadDriver {
                 long sendNanos = clock.nanoTime();
                 observer.onSend(index, dueNanos, sendNanos);
                 recorder.sent(sendNanos - dueNanos > lateNanos, true, epochSecondOf.of(dueNanos));
-                CompletableFuture<HttpTransport.Response> response;
+                CompletableFuture<HttpTransport.ResponseHead> response;
                 try {
                     response = request.send();
                 } catch (RuntimeException e) {
@@ -376,11 +376,11 @@ public final class LoadDriver {
         return result;
     }
 
-    private static void record(StepRecorder recorder, HttpTransport.Response answer, Throwable error, long fromDueUs,
+    private static void record(StepRecorder recorder, HttpTransport.ResponseHead answer, Throwable error, long fromDueUs,
                                long fromSendUs, long epochSecond, long nowEpochMs) {
         if (error == null) {
             int status = answer.status();
-            StepRecorder.Outcome o = status >= 400 ? StepRecorder.Outcome.HTTP_ERROR : StepRecorder.Outcome.OK;
+            StepRecorder.RequestOutcome o = status >= 400 ? StepRecorder.RequestOutcome.HTTP_ERROR : StepRecorder.RequestOutcome.OK;
             recorder.outcome(o, status, fromDueUs, fromSendUs, epochSecond);
             recorder.response(answer, fromSendUs, nowEpochMs);
         } else {
@@ -392,22 +392,22 @@ public final class LoadDriver {
      * Timeout for {@link HttpTimeoutException} (not its connect subclass) and {@link TimeoutException};
      * connect error for everything else (connection refused/reset, DNS, TLS, client failures).
      */
-    static StepRecorder.Outcome classify(Throwable error) {
+    static StepRecorder.RequestOutcome classify(Throwable error) {
         Throwable e = error;
         while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
             e = e.getCause();
         }
         if (e instanceof HttpConnectTimeoutException || e instanceof ConnectException) {
-            return StepRecorder.Outcome.CONNECT_ERROR;
+            return StepRecorder.RequestOutcome.CONNECT_ERROR;
         }
         if (e instanceof HttpTimeoutException || e instanceof TimeoutException) {
-            return StepRecorder.Outcome.TIMEOUT;
+            return StepRecorder.RequestOutcome.TIMEOUT;
         }
-        return StepRecorder.Outcome.CONNECT_ERROR;
+        return StepRecorder.RequestOutcome.CONNECT_ERROR;
     }
 
     /**
-     * One worker's abort polls: the flag, the monitor's heartbeat ({@link AbortFlag#stopReason}), and the time since
+     * One worker's abort polls: the flag, the monitor's heartbeat ({@link AbortSource#stopReason}), and the time since
      * the last poll that could be read. Called from one thread at a time.
      */
     private final class AbortPolls {

@@ -66,12 +66,12 @@ public final class LoadDriverHandler extends JsonStreamHandler<JsonNode, WorkerR
      * @param tasks     resolves a worker reference to its task
      * @param quotas    the leg margin kept free at the end of the invocation ({@link StepLayout#drainMs})
      */
-    public LoadDriverHandler(HttpTransport transport, ResultSink sink, LoadDriver.AbortFlag abortFlag,
+    public LoadDriverHandler(HttpTransport transport, ResultSink sink, LoadDriver.AbortSource abortFlag,
                              RichterMetrics metrics, Function<RunPreparation.WorkerRef, WorkerTask> tasks, Quotas quotas) {
         this(new MeteredResultSink(sink, metrics), transport, abortFlag, tasks, quotas);
     }
 
-    private LoadDriverHandler(MeteredResultSink metered, HttpTransport transport, LoadDriver.AbortFlag abortFlag,
+    private LoadDriverHandler(MeteredResultSink metered, HttpTransport transport, LoadDriver.AbortSource abortFlag,
                               Function<RunPreparation.WorkerRef, WorkerTask> tasks, Quotas quotas) {
         super(JsonNode.class);
         this.loadDriver = new LoadDriver(transport, metered, abortFlag);
@@ -110,7 +110,7 @@ public final class LoadDriverHandler extends JsonStreamHandler<JsonNode, WorkerR
         return new DynamoResultSink(AwsClients.dynamoDb(), TableNames.fromEnv().runMetrics());
     }
 
-    private static LoadDriver.AbortFlag defaultAbortFlag() {
+    private static LoadDriver.AbortSource defaultAbortFlag() {
         return new WatchedRunFlag(new RunFlags(AwsClients.dynamoDbForPolls(), TableNames.fromEnv().runs()));
     }
 

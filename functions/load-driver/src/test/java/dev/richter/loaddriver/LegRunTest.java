@@ -42,10 +42,10 @@ class LegRunTest {
         @Override
         public PreparedRequest prepare(OutboundRequest request) {
             return () -> {
-                CompletableFuture<HttpTransport.Response> f = new CompletableFuture<>();
+                CompletableFuture<HttpTransport.ResponseHead> f = new CompletableFuture<>();
                 long now = clock.nanoTime();
                 atNanos.add(now);
-                clock.at(now + 5 * MS, () -> f.complete(HttpTransport.Response.of(200)));
+                clock.at(now + 5 * MS, () -> f.complete(HttpTransport.ResponseHead.of(200)));
                 return f;
             };
         }

@@ -44,7 +44,7 @@ class LoadDriverTest {
         return Stream.of(JdkHttpTransport::new, () -> new NettyHttpTransport(1, Duration.ofSeconds(2)));
     }
 
-    private static LoadDriver driver(HttpTransport transport, ResultSink sink, LoadDriver.AbortFlag abort, MonotonicClock clock) {
+    private static LoadDriver driver(HttpTransport transport, ResultSink sink, LoadDriver.AbortSource abort, MonotonicClock clock) {
         return new LoadDriver(transport, sink, abort, clock, System::currentTimeMillis, LoadDriver.Config.DEFAULT,
                 LoadDriver.SendObserver.NONE);
     }
@@ -63,10 +63,10 @@ class LoadDriverTest {
         @Override
         public PreparedRequest prepare(OutboundRequest request) {
             return () -> {
-                CompletableFuture<HttpTransport.Response> f = new CompletableFuture<>();
+                CompletableFuture<HttpTransport.ResponseHead> f = new CompletableFuture<>();
                 long now = clock.nanoTime();
                 starts.add(now);
-                clock.at(now + latencyNanos, () -> f.complete(HttpTransport.Response.of(200)));
+                clock.at(now + latencyNanos, () -> f.complete(HttpTransport.ResponseHead.of(200)));
                 return f;
             };
         }
@@ -248,7 +248,7 @@ class LoadDriverTest {
         try (TestServer server = new TestServer(0); JdkHttpTransport transport = new JdkHttpTransport()) {
             ResultSink.InMemory sink = new ResultSink.InMemory();
             long t0 = System.nanoTime();
-            LoadDriver.AbortFlag flag = id -> System.nanoTime() - t0 > 1000 * MS;
+            LoadDriver.AbortSource flag = id -> System.nanoTime() - t0 > 1000 * MS;
             WorkerResult r = driver(transport, sink, flag, MonotonicClock.system())
                     .run(task(server.baseUrl(), 10, 10, 0, 1, 0, 2000, 64, 50));
             long tookMs = (System.nanoTime() - t0) / MS;
@@ -331,7 +331,7 @@ class LoadDriverTest {
     void aFlagUnreadableForTwoSecondsStopsTheWorkerAndSetsTheFlagWithWhy() throws Exception {
         try (TestServer server = new TestServer(0); JdkHttpTransport transport = new JdkHttpTransport()) {
             List<String> reasons = new java.util.concurrent.CopyOnWriteArrayList<>();
-            LoadDriver.AbortFlag unreadable = new LoadDriver.AbortFlag() {
+            LoadDriver.AbortSource unreadable = new LoadDriver.AbortSource() {
                 @Override
                 public boolean isAbortRequested(String runId) {
                     throw new IllegalStateException("ProvisionedThroughputExceededException");
@@ -422,7 +422,7 @@ class LoadDriverTest {
     void aStopReasonOfTheWatchStopsTheWorker() throws Exception {
         try (TestServer server = new TestServer(0); JdkHttpTransport transport = new JdkHttpTransport()) {
             long t0Ms = System.currentTimeMillis();
-            LoadDriver.AbortFlag watch = new LoadDriver.AbortFlag() {
+            LoadDriver.AbortSource watch = new LoadDriver.AbortSource() {
                 @Override
                 public boolean isAbortRequested(String runId) {
                     return false;
