@@ -40,7 +40,7 @@ public final class RunEvidenceRepository {
      * @param deadlineMs epoch ms after which reading stops (the Lambda's time is running out)
      * @return true when every window was read, false when the deadline cut the reading short
      */
-    public boolean windows(String runId, long deadlineMs, Consumer<TimeSeries.Window> sink) {
+    public boolean windows(String runId, long deadlineMs, Consumer<TimeSeries.StoredWindow> sink) {
         return windows(runId, deadlineMs, sink, (worker, sent) -> { });
     }
 
@@ -48,7 +48,7 @@ public final class RunEvidenceRepository {
      * {@link #windows(String, long, Consumer)}, also handing each window's requests sent to {@code sentByWorker} with
      * its worker's name ({@code WorkerResult.workerName}: stage, step, leg, worker from the window's key).
      */
-    public boolean windows(String runId, long deadlineMs, Consumer<TimeSeries.Window> sink,
+    public boolean windows(String runId, long deadlineMs, Consumer<TimeSeries.StoredWindow> sink,
                            java.util.function.ObjLongConsumer<String> sentByWorker) {
         Map<String, AttributeValue> start = null;
         do {
@@ -72,7 +72,7 @@ public final class RunEvidenceRepository {
                                 Integer.parseInt(parts[5]), Integer.parseInt(parts[4])), num(item.get(WindowAttributes.SENT)));
                     }
                 }
-                sink.accept(new TimeSeries.Window(parts[1], Integer.parseInt(parts[2]), WindowKey.epochSecond(sk),
+                sink.accept(new TimeSeries.StoredWindow(parts[1], Integer.parseInt(parts[2]), WindowKey.epochSecond(sk),
                         num(item.get(WindowAttributes.COUNT)), num(item.get(WindowAttributes.ERRORS)),
                         item.containsKey(WindowAttributes.HIST) ? item.get(WindowAttributes.HIST).s() : "", optional));
             }

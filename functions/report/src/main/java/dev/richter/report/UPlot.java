@@ -47,11 +47,11 @@ public final class UPlot {
         return s;
     }
 
-    private interface Reader<T> {
+    private interface ResourceReader<T> {
         T read(InputStream in) throws IOException;
     }
 
-    private static <T> T load(String resource, Reader<T> reader) {
+    private static <T> T load(String resource, ResourceReader<T> reader) {
         try (InputStream in = UPlot.class.getClassLoader().getResourceAsStream(resource)) {
             if (in == null) {
                 throw new IllegalStateException(resource + " is not on the classpath: the report needs the"
