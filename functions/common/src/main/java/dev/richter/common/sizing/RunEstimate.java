@@ -8,6 +8,7 @@ import dev.richter.common.model.RegisteredService;
 import dev.richter.common.run.RunPreparation;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -163,7 +164,7 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
     /** Copies the lists and the map (unmodifiable; the invocation map keeps its order). */
     public RunEstimate {
         steps = List.copyOf(steps);
-        lambdaInvocations = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(lambdaInvocations));
+        lambdaInvocations = Collections.unmodifiableMap(new LinkedHashMap<>(lambdaInvocations));
         assumptions = List.copyOf(assumptions);
         violations = List.copyOf(violations);
     }
