@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.EventPublisher;
 import dev.richter.common.JsonStreamHandler;
 import dev.richter.common.Repositories;
+import dev.richter.common.RunLogContext;
 import dev.richter.common.RunMetricsRepository;
 import dev.richter.common.VerdictRounds;
 import dev.richter.common.model.CheckResult;
@@ -59,7 +60,7 @@ public final class ChecksHandler extends JsonStreamHandler<JsonNode, Object> {
 
     @Override
     protected Object handle(JsonNode input, Context context) {
-        try (dev.richter.common.RunLogContext ignored = dev.richter.common.RunLogContext.open(input)) {
+        try (RunLogContext ignored = RunLogContext.open(input)) {
             return handleInRun(input, context);
         }
     }

@@ -7,15 +7,19 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.richter.common.Json;
 import dev.richter.common.model.Marker;
+import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -314,9 +318,9 @@ public final class FlowRunner {
         if (unit.body() != null) {
             JsonNode b = expressions.evaluate(unit.body(), in);
             if (b.isTextual()) {
-                body = b.asText().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                body = b.asText().getBytes(StandardCharsets.UTF_8);
             } else {
-                body = Json.write(b).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                body = Json.write(b).getBytes(StandardCharsets.UTF_8);
                 if (headers.keySet().stream().noneMatch(h -> h.equalsIgnoreCase("content-type"))) {
                     headers.put("content-type", "application/json");
                 }
@@ -329,14 +333,14 @@ public final class FlowRunner {
             throw new UnitFailure("a header the client sets itself or an invalid header: " + e.getMessage());
         }
         req.method(unit.method(), body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
-        HttpResponse<java.io.InputStream> response;
+        HttpResponse<InputStream> response;
         byte[] responseBody;
         try {
             response = http.send(req.build(), HttpResponse.BodyHandlers.ofInputStream());
-            try (java.io.InputStream stream = response.body()) {
+            try (InputStream stream = response.body()) {
                 responseBody = stream.readNBytes(expressions.maxInputBytes() + 1);
             }
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new UnitFailure(unit.method() + " " + url + " failed: " + e.getClass().getSimpleName()
                     + (e.getMessage() == null ? "" : " " + e.getMessage()));
         } catch (InterruptedException e) {
@@ -351,18 +355,18 @@ public final class FlowRunner {
         ObjectNode h = view.putObject("headers");
         response.headers().map().forEach((name, list) -> {
             if (!list.isEmpty()) {
-                h.put(name.toLowerCase(java.util.Locale.ROOT), list.get(0));
+                h.put(name.toLowerCase(Locale.ROOT), list.get(0));
             }
         });
         if (responseBody.length > expressions.maxInputBytes()) {
             throw new UnitFailure("the response body of " + unit.method() + " " + url + " is over "
                     + expressions.maxInputBytes() + " bytes (the expressions' input budget); it was not read further");
         }
-        String text = new String(responseBody, java.nio.charset.StandardCharsets.UTF_8);
+        String text = new String(responseBody, StandardCharsets.UTF_8);
         JsonNode parsed;
         try {
             parsed = text.isBlank() ? TextNode.valueOf(text) : Json.MAPPER.readTree(text);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             parsed = TextNode.valueOf(text);
         }
         view.set("body", parsed);

@@ -1,5 +1,8 @@
 package dev.richter.data.flow;
 
+import dev.richter.common.model.Marker;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.LongSupplier;
@@ -73,13 +76,13 @@ public final class FlowService {
 
     /** {@link #run(String, String, String, FlowRunner.Request, long)} with the run's own marker on every call. */
     public Optional<FlowRunner.Result> run(String teamId, String flowId, String dataSetId, FlowRunner.Request request,
-                                           dev.richter.common.model.Marker marker, long deadlineMs) {
+                                           Marker marker, long deadlineMs) {
         FlowRunner runner = this.runner.withMarker(marker);
         Optional<Flow> flow = store.getFlow(teamId, flowId);
         if (flow.isEmpty()) {
             return Optional.empty();
         }
-        java.util.List<FlowValidator.FieldProblem> problems = new java.util.ArrayList<>();
+        List<FlowValidator.FieldProblem> problems = new ArrayList<>();
         if (dataSetId != null && !dataSetId.matches("[A-Za-z0-9_-]{1,100}")) {
             problems.add(new FlowValidator.FieldProblem("$.dataSetId", "must be 1-100 characters of A-Z, a-z, 0-9, _ and -"));
         }

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.PriorityQueue;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -244,7 +245,7 @@ public final class FlowValidator {
             }
         }
         List<Integer> order = new ArrayList<>();
-        java.util.PriorityQueue<Integer> ready = new java.util.PriorityQueue<>();
+        PriorityQueue<Integer> ready = new PriorityQueue<>();
         for (int i = 0; i < n; i++) {
             if (pending[i] == 0) {
                 ready.add(i);

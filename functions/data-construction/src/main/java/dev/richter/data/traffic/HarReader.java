@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.Json;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLEncoder;
@@ -244,7 +245,7 @@ public final class HarReader {
 
     private static boolean inflates(byte[] b) {
         try (var in = new GZIPInputStream(new ByteArrayInputStream(b))) {
-            in.transferTo(java.io.OutputStream.nullOutputStream());
+            in.transferTo(OutputStream.nullOutputStream());
             return true;
         } catch (IOException e) {
             return false;

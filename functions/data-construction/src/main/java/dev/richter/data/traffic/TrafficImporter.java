@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Imports one recording into a {@link TrafficSet}: reads it ({@link HarReader}, {@link AccessLogReader},
@@ -74,7 +75,7 @@ public final class TrafficImporter {
                 throw new TrafficFormatException(read.problems().subList(0, Math.min(MAX_PROBLEMS, read.problems().size())));
             }
             throw new TrafficFormatException(file, "no replayable request in " + read.entriesRead() + " entries"
-                    + (read.skipped().isEmpty() ? "" : " (skipped: " + new java.util.TreeMap<>(read.skipped()) + ")"));
+                    + (read.skipped().isEmpty() ? "" : " (skipped: " + new TreeMap<>(read.skipped()) + ")"));
         }
         Map<String, List<TrafficSet.Sample>> samples = new LinkedHashMap<>();
         Map<String, Integer> counts = new LinkedHashMap<>();

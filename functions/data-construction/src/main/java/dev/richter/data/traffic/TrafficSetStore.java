@@ -1,9 +1,11 @@
 package dev.richter.data.traffic;
 
 import dev.richter.common.Json;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
@@ -42,7 +44,7 @@ public final class TrafficSetStore {
     static final String MANIFEST = "trafficset#";
     static final String CHUNK = "trafficchunk#";
 
-    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final DynamoDbClient dynamoDb;
     private final String table;
@@ -72,7 +74,7 @@ public final class TrafficSetStore {
         }
         String json = Json.write(set);
         List<String> parts = split(json, chunkBytes);
-        String writeId = HexFormat.of().formatHex(java.nio.ByteBuffer.allocate(8).putLong(RANDOM.nextLong()).array());
+        String writeId = HexFormat.of().formatHex(ByteBuffer.allocate(8).putLong(RANDOM.nextLong()).array());
         List<String> written = new ArrayList<>();
         try {
             for (int i = 0; i < parts.size(); i++) {
