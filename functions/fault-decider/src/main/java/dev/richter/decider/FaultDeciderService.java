@@ -3,8 +3,10 @@ package dev.richter.decider;
 import dev.richter.common.metrics.RichterMetrics;
 import dev.richter.common.model.Verdict;
 import dev.richter.common.sizing.Quotas;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.LongSupplier;
 import org.apache.logging.log4j.LogManager;
@@ -87,7 +89,7 @@ public final class FaultDeciderService {
             aborted = true;
             abortSet = true;
         }
-        Map<Verdict.State, Integer> changesTo = new java.util.EnumMap<>(Verdict.State.class);
+        Map<Verdict.State, Integer> changesTo = new EnumMap<>(Verdict.State.class);
         for (Verdict.State state : Verdict.State.values()) {
             changesTo.put(state, 0);
         }
@@ -138,7 +140,7 @@ public final class FaultDeciderService {
 
     /** {@code HEALTHY} → {@code Healthy}. */
     private static String stateWord(Verdict.State state) {
-        return state.name().charAt(0) + state.name().substring(1).toLowerCase(java.util.Locale.ROOT);
+        return state.name().charAt(0) + state.name().substring(1).toLowerCase(Locale.ROOT);
     }
 
     private static Map<String, Object> detail(DecideRequest req, ModuleDecision m) {

@@ -5,6 +5,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpResponse;
@@ -95,7 +96,7 @@ final class Http1ClientConnection extends SimpleChannelInboundHandler<HttpObject
         if (msg instanceof HttpResponse r) {
             status = r.status().code();
             keepAlive = HttpUtil.isKeepAlive(r);
-            response = HttpTransport.ResponseHead.of(status, r.headers(), io.netty.handler.codec.http.HttpHeaders::get);
+            response = HttpTransport.ResponseHead.of(status, r.headers(), HttpHeaders::get);
         }
         if (msg instanceof LastHttpContent) {
             HttpTransport.ResponseHead code = response != null ? response : HttpTransport.ResponseHead.of(status);

@@ -1,7 +1,9 @@
 package dev.richter.loaddriver;
 
+import dev.richter.common.model.OverloadResponses;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiFunction;
 
 /**
  * The HTTP client behind the load driver. Requests are prepared once per traffic-set entry and sent
@@ -66,14 +68,14 @@ public interface HttpTransport extends AutoCloseable {
 
         /**
          * The response of {@code status}, keeping {@code retryAfter} and {@code date} only when
-         * {@link dev.richter.common.model.OverloadResponses#isOverloadStatus} holds.
+         * {@link OverloadResponses#isOverloadStatus} holds.
          *
          * @param headers the response's headers, as the client holds them
          * @param read    reads one header value by lower-case name (null when absent); called only for 429/503. Pass a
          *                method reference or lambda that captures nothing, so no response allocates one
          */
-        public static <H> ResponseHead of(int status, H headers, java.util.function.BiFunction<H, String, String> read) {
-            if (!dev.richter.common.model.OverloadResponses.isOverloadStatus(status)) {
+        public static <H> ResponseHead of(int status, H headers, BiFunction<H, String, String> read) {
+            if (!OverloadResponses.isOverloadStatus(status)) {
                 return of(status);
             }
             return new ResponseHead(status, read.apply(headers, "retry-after"), read.apply(headers, "date"));

@@ -1,12 +1,15 @@
 package dev.richter.loaddriver;
 
+import dev.richter.common.Env;
 import dev.richter.common.MonitorHeartbeat;
 import dev.richter.common.model.Counters;
 import dev.richter.common.model.WorkerResult;
 import dev.richter.common.model.WorkerTask;
+import dev.richter.common.sizing.StepLayout;
 import java.net.ConnectException;
 import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpTimeoutException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
@@ -110,7 +113,7 @@ public final class LoadDriver {
                          long inFlightGraceMs, boolean collectBeforeStep) {
         /** 500 ms abort poll, 1 s window flush, 50 ms park slices, 1 s in-flight grace, collection before the step. */
         public static final Config DEFAULT = new Config(500, 1000, ArrivalScheduler.DEFAULT_MAX_PARK_SLICE_NANOS,
-                dev.richter.common.sizing.StepLayout.IN_FLIGHT_GRACE_MS, true);
+                StepLayout.IN_FLIGHT_GRACE_MS, true);
 
         /**
          * Environment variable that turns the collection before the step off ({@code false}); the local stack sets it,
@@ -125,7 +128,7 @@ public final class LoadDriver {
 
         /** {@link #DEFAULT}, without the collection before the step when {@value #COLLECT_BEFORE_STEP_ENV} is {@code false}. */
         public static Config fromEnv() {
-            boolean collect = !"false".equalsIgnoreCase(dev.richter.common.Env.get(COLLECT_BEFORE_STEP_ENV).orElse("true").strip());
+            boolean collect = !"false".equalsIgnoreCase(Env.get(COLLECT_BEFORE_STEP_ENV).orElse("true").strip());
             return new Config(DEFAULT.abortPollIntervalMs(), DEFAULT.windowFlushIntervalMs(), DEFAULT.maxParkSliceNanos(),
                     DEFAULT.inFlightGraceMs(), collect);
         }
@@ -268,7 +271,7 @@ public final class LoadDriver {
         }
 
         AtomicBoolean abort = new AtomicBoolean();
-        List<Window> unstored = new java.util.ArrayList<>();
+        List<Window> unstored = new ArrayList<>();
         long unsent = 0;
         AtomicInteger inFlight = new AtomicInteger();
         ScheduledExecutorService background = Executors.newScheduledThreadPool(2, r -> {
@@ -457,7 +460,7 @@ public final class LoadDriver {
     private void flushWindows(WorkerTask task, StepRecorder recorder, long beforeEpochSecond, List<Window> unstored) {
         List<Window> windows;
         synchronized (unstored) {
-            windows = new java.util.ArrayList<>(unstored);
+            windows = new ArrayList<>(unstored);
             unstored.clear();
         }
         windows.addAll(recorder.drainWindowsBefore(beforeEpochSecond, task.runId(), task.stage(),

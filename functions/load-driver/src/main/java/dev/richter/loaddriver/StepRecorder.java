@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import org.HdrHistogram.Histogram;
 
@@ -151,9 +152,9 @@ final class StepRecorder {
     }
 
     /** The 429/503 responses of this worker, or empty when it received none. */
-    java.util.Optional<OverloadResponses> overload(String runId, String stage, int stepIndex, int legIndex, int workerIndex) {
-        return overload.any() ? java.util.Optional.of(overload.snapshot(runId, stage, stepIndex, legIndex, workerIndex))
-                : java.util.Optional.empty();
+    Optional<OverloadResponses> overload(String runId, String stage, int stepIndex, int legIndex, int workerIndex) {
+        return overload.any() ? Optional.of(overload.snapshot(runId, stage, stepIndex, legIndex, workerIndex))
+                : Optional.empty();
     }
 
     private WindowAcc dueWindow(long dueEpochSecond) {

@@ -1,5 +1,7 @@
 package dev.richter.loaddriver.bench;
 
+import com.sun.management.OperatingSystemMXBean;
+import dev.richter.common.model.HistogramCodec;
 import dev.richter.common.model.Marker;
 import dev.richter.common.model.ReplayRequest;
 import dev.richter.common.model.Scenario;
@@ -173,7 +175,7 @@ public final class LoadDriverBench {
     }
 
     private static long processCpuNanos() {
-        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+        return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     private static void print(String fmt, Object... args) {
@@ -234,7 +236,7 @@ public final class LoadDriverBench {
         var c = t.result().counters();
         double countErrPct = 100.0 * Math.abs(c.sent() - t.target()) / Math.max(1, t.target());
         double rateErrPct = t.qps() > 0 && t.sends().n >= 2 ? 100.0 * Math.abs(t.sendRateQps() - t.qps()) / t.qps() : 0;
-        Histogram fromDue = dev.richter.common.model.HistogramCodec.decode(t.result().latencyFromIntendedHist());
+        Histogram fromDue = HistogramCodec.decode(t.result().latencyFromIntendedHist());
         print("%s qps=%.0f duration_s=%.0f target=%d sent=%d ok=%d dropped=%d errors=%d late=%d achieved_qps=%.1f "
                         + "timeouts=%d connect_errors=%d http_errors=%s send_rate_qps=%.2f count_err_pct=%.3f rate_err_pct=%.3f p99_from_due_ms=%.2f peak_heap_mb=%.1f cpu_us_per_req=%.1f sustained=%s",
                 label, t.qps(), t.durationS(), t.target(), c.sent(), c.ok(), c.dropped(), c.errors(), c.late(),
