@@ -3,11 +3,14 @@ package dev.richter.report;
 import dev.richter.common.model.HistogramCodec;
 import dev.richter.common.model.WindowAttributes;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -114,7 +117,7 @@ public record TimeSeries(int bucketS, List<Long> epochS, List<Double> targetQps,
         private final Map<String, Double> targetByStep;
         private final LinkedHashMap<String, OpenBucket> open = new LinkedHashMap<>();
         private final TreeMap<Long, BucketRow> rows = new TreeMap<>();
-        private final java.util.Set<String> kindsSeen = new java.util.TreeSet<>();
+        private final Set<String> kindsSeen = new TreeSet<>();
         private int overlapping;
 
         /**
@@ -221,7 +224,7 @@ public record TimeSeries(int bucketS, List<Long> epochS, List<Double> targetQps,
         final int stepIndex;
         final long start;
         final Histogram hist = HistogramCodec.newLatencyHistogramUs();
-        final java.util.Set<Long> seconds = new java.util.HashSet<>();
+        final Set<Long> seconds = new HashSet<>();
         final Map<String, long[]> kinds = new TreeMap<>();
         long count;
         long errors;

@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -43,7 +44,7 @@ public record TraceEvidence(boolean read, String source, String note, List<StepT
     }
 
     /** The step's traces, if any were seen. */
-    public java.util.Optional<StepTraces> step(String stage, int stepIndex) {
+    public Optional<StepTraces> step(String stage, int stepIndex) {
         return steps.stream().filter(s -> s.stage().equals(stage) && s.stepIndex() == stepIndex).findFirst();
     }
 
