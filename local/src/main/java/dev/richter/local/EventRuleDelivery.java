@@ -1,6 +1,7 @@
 package dev.richter.local;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.richter.common.Json;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -48,7 +49,7 @@ final class EventRuleDelivery implements Consumer<JsonNode>, AutoCloseable {
     @Override
     public void accept(JsonNode event) {
         String bus = event.path("event-bus-name").asText("default");
-        com.fasterxml.jackson.databind.node.ObjectNode delivered = event.deepCopy();
+        ObjectNode delivered = event.deepCopy();
         delivered.remove("event-bus-name");
         String json = Json.write(delivered);
         List<String> matched;

@@ -10,20 +10,28 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.richter.common.Json;
+import dev.richter.common.metrics.RichterMetrics;
+import java.io.BufferedWriter;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.lang.reflect.InvocationTargetException;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.Base64;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Queue;
 import java.util.Set;
 import java.util.UUID;
@@ -112,7 +120,7 @@ public final class LambdaHost implements AutoCloseable {
     private HttpServer lambdaServer;
     private HttpServer apiServer;
     /** The EMF file's writer while {@link #writeMetricsTo} is in effect, and the sink it replaced. */
-    private java.io.BufferedWriter metricsFile;
+    private BufferedWriter metricsFile;
     private Consumer<String> previousMetricsSink;
 
     /**
@@ -161,9 +169,9 @@ public final class LambdaHost implements AutoCloseable {
         template.functions().forEach(f -> functions.put(f.logicalId(), f));
         this.routes = template.routes();
         this.invokePayloadBytes = invokePayloadBytes;
-        this.auth = java.util.Objects.requireNonNull(auth, "auth");
+        this.auth = Objects.requireNonNull(auth, "auth");
         this.maxApiBodyBytes = maxApiBodyBytes;
-        this.faults = java.util.Objects.requireNonNull(faults, "faults");
+        this.faults = Objects.requireNonNull(faults, "faults");
         this.log = log;
     }
 
@@ -367,7 +375,7 @@ public final class LambdaHost implements AutoCloseable {
                 + " handler thread interrupted, instance discarded", def.logicalId(), crash.rule().crashAfterMs(), crash.rule(), requestId));
         Thread.ofVirtual().name("lambda-crash-watch-" + def.logicalId()).start(() -> {
             try {
-                if (!thread.join(java.time.Duration.ofSeconds(5))) {
+                if (!thread.join(Duration.ofSeconds(5))) {
                     log.accept(String.format("lambda %s: the crashed handler thread %s still runs 5 s after the cut (request %s):"
                             + " it does not honour interrupts", def.logicalId(), thread.getName(), requestId));
                 }
@@ -380,7 +388,7 @@ public final class LambdaHost implements AutoCloseable {
 
     /** The handler's exception as Lambda answers it. */
     private Invocation failed(String id, long t0, Throwable e, String requestId) {
-        Throwable cause = e instanceof java.lang.reflect.InvocationTargetException ite && ite.getCause() != null ? ite.getCause() : e;
+        Throwable cause = e instanceof InvocationTargetException ite && ite.getCause() != null ? ite.getCause() : e;
         StringWriter trace = new StringWriter();
         cause.printStackTrace(new PrintWriter(trace));
         log.accept(String.format("lambda %s FAILED %d ms: %s", id, (System.nanoTime() - t0) / 1_000_000,
@@ -623,7 +631,7 @@ public final class LambdaHost implements AutoCloseable {
         running.forEach(Thread::interrupt);
         synchronized (this) {
             if (metricsFile != null) {
-                dev.richter.common.metrics.RichterMetrics.captureOutsideLambda(previousMetricsSink);
+                RichterMetrics.captureOutsideLambda(previousMetricsSink);
                 try {
                     metricsFile.close();
                 } catch (IOException e) {
@@ -636,18 +644,18 @@ public final class LambdaHost implements AutoCloseable {
 
     /**
      * Appends every CloudWatch EMF line the functions print (one JSON object per line, as Lambda would put it in the
-     * function's log stream, {@link dev.richter.common.metrics.RichterMetrics}) to {@code file}, flushed per line,
+     * function's log stream, {@link RichterMetrics}) to {@code file}, flushed per line,
      * until {@link #close()}. The functions run in this JVM, so the capture is JVM-wide.
      *
      * @param file the JSON-lines file (created with its directories; appended to)
      * @throws IOException when the file cannot be opened
      */
-    public synchronized void writeMetricsTo(java.nio.file.Path file) throws IOException {
-        java.nio.file.Files.createDirectories(file.toAbsolutePath().getParent());
-        java.io.BufferedWriter out = java.nio.file.Files.newBufferedWriter(file, StandardCharsets.UTF_8,
-                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+    public synchronized void writeMetricsTo(Path file) throws IOException {
+        Files.createDirectories(file.toAbsolutePath().getParent());
+        BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.UTF_8,
+                StandardOpenOption.CREATE, StandardOpenOption.APPEND);
         metricsFile = out;
-        Consumer<String> previous = dev.richter.common.metrics.RichterMetrics.captureOutsideLambda(line -> {
+        Consumer<String> previous = RichterMetrics.captureOutsideLambda(line -> {
             synchronized (out) {
                 try {
                     out.write(line);

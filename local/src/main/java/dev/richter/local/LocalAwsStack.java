@@ -1,20 +1,31 @@
 package dev.richter.local;
 
+import dev.richter.api.PlanApi;
 import dev.richter.common.Json;
+import dev.richter.loaddriver.LoadDriver;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.PrintWriter;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
@@ -81,7 +92,7 @@ public final class LocalAwsStack implements AutoCloseable {
     private boolean insecureDevAuth;
     private boolean verbose;
     /** The Lambda host's per-invocation lines ({@code <workDir>/logs/lambda.log}), open while the stack runs. */
-    private java.io.PrintWriter invocationLog;
+    private PrintWriter invocationLog;
 
     /**
      * A stack with the limits of {@link LocalLimits#fromEnv()} ({@code RICHTER_LOCAL_LIMITS}, else AWS's) and the faults
@@ -120,9 +131,9 @@ public final class LocalAwsStack implements AutoCloseable {
     public LocalAwsStack(Path root, Path workDir, LocalLimits limits, LocalFaults faults, Consumer<String> log) {
         this.root = root.toAbsolutePath().normalize();
         this.workDir = workDir.toAbsolutePath().normalize();
-        this.limits = java.util.Objects.requireNonNull(limits, "limits");
+        this.limits = Objects.requireNonNull(limits, "limits");
         this.log = log;
-        this.faults = new FaultInjector(java.util.Objects.requireNonNull(faults, "faults"), faultsFile(), log);
+        this.faults = new FaultInjector(Objects.requireNonNull(faults, "faults"), faultsFile(), log);
     }
 
     /**
@@ -168,11 +179,11 @@ public final class LocalAwsStack implements AutoCloseable {
             int eventsPort = port("AWS_ENDPOINT_URL_EVENTBRIDGE");
             int lambdaPort = port("AWS_ENDPOINT_URL_LAMBDA");
             int apiPort = Integer.parseInt(requireEnv("RICHTER_API_PORT"));
-            Map<String, String> overrides = new java.util.LinkedHashMap<>(LOCAL_PARAMETER_DEFAULTS);
+            Map<String, String> overrides = new LinkedHashMap<>(LOCAL_PARAMETER_DEFAULTS);
             overrides.putAll(limits.parameterOverrides());
             template = SamTemplate.load(root, overrides);
             log.accept("local limits: " + limits.describe());
-            faults.targets(template.functions().stream().map(SamTemplate.FunctionDef::logicalId).collect(java.util.stream.Collectors.toSet()),
+            faults.targets(template.functions().stream().map(SamTemplate.FunctionDef::logicalId).collect(Collectors.toSet()),
                     template.tableNames());
             logFaults(faults.current());
             log.accept("template parameters set here: " + overrides + " (WorkerLeadMs defaults to "
@@ -193,13 +204,13 @@ public final class LocalAwsStack implements AutoCloseable {
                 auth = auth.insecureDevHeaders();
             }
             Path invocations = workDir.resolve("logs/lambda.log");
-            invocationLog = new java.io.PrintWriter(Files.newBufferedWriter(invocations, StandardCharsets.UTF_8,
-                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND), true);
-            java.io.PrintWriter invocationFile = invocationLog;
-            lambdaHost = new LambdaHost(template, limits.invokePayloadBytes(), auth, dev.richter.api.PlanApi.MAX_BODY_BYTES, faults,
+            invocationLog = new PrintWriter(Files.newBufferedWriter(invocations, StandardCharsets.UTF_8,
+                    StandardOpenOption.CREATE, StandardOpenOption.APPEND), true);
+            PrintWriter invocationFile = invocationLog;
+            lambdaHost = new LambdaHost(template, limits.invokePayloadBytes(), auth, PlanApi.MAX_BODY_BYTES, faults,
                     line -> {
                         synchronized (invocationFile) {
-                            invocationFile.println(java.time.Instant.now() + " " + line);
+                            invocationFile.println(Instant.now() + " " + line);
                         }
                         if (verbose) {
                             log.accept("  " + line);
@@ -213,7 +224,7 @@ public final class LocalAwsStack implements AutoCloseable {
             lambdaHost.start(lambdaPort, apiPort);
             ruleDelivery = new EventRuleDelivery(template.eventRules(), lambdaHost, line -> {
                 synchronized (invocationFile) {
-                    invocationFile.println(java.time.Instant.now() + " " + line);
+                    invocationFile.println(Instant.now() + " " + line);
                 }
             });
             eventBus.addListener(ruleDelivery);
@@ -297,10 +308,10 @@ public final class LocalAwsStack implements AutoCloseable {
      * {@code JAVA_TOOL_OPTIONS}: one function's JIT and heap flags). The in-JVM host starts no JVM per function, so it
      * cannot apply them and does not pass them on.
      */
-    static final java.util.Set<String> JVM_LAUNCHER_VARIABLES = java.util.Set.of("JAVA_TOOL_OPTIONS");
+    static final Set<String> JVM_LAUNCHER_VARIABLES = Set.of("JAVA_TOOL_OPTIONS");
 
     static Map<String, String> functionProperties(List<SamTemplate.FunctionDef> functions, LocalLimits limits,
-                                                  java.util.function.Function<String, String> processEnv) {
+                                                  Function<String, String> processEnv) {
         Map<String, String> values = new LinkedHashMap<>();
         Map<String, String> setBy = new LinkedHashMap<>();
         for (SamTemplate.FunctionDef f : functions) {
@@ -328,7 +339,7 @@ public final class LocalAwsStack implements AutoCloseable {
         });
         out.putAll(limits.systemProperties());
         // one JVM runs every worker here: a worker's collection before its step would pause the others mid-step
-        out.put(dev.richter.loaddriver.LoadDriver.Config.COLLECT_BEFORE_STEP_ENV, "false");
+        out.put(LoadDriver.Config.COLLECT_BEFORE_STEP_ENV, "false");
         return out;
     }
 
@@ -415,7 +426,7 @@ public final class LocalAwsStack implements AutoCloseable {
         String line;
         try {
             line = ready.get(60, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        } catch (ExecutionException | TimeoutException e) {
             line = null;
         }
         if (line == null) {

@@ -2,7 +2,10 @@ package dev.richter.local;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.TextNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.richter.common.Json;
+import dev.richter.common.sizing.Quotas;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.file.Files;
@@ -14,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -63,7 +67,7 @@ public final class SamTemplate {
      */
     public static final int AWS_DEFAULT_TIMEOUT_S = 3;
     /** The largest Lambda timeout: 900 s (same page). */
-    public static final int AWS_MAX_TIMEOUT_S = dev.richter.common.sizing.Quotas.LAMBDA_MAX_TIMEOUT_S;
+    public static final int AWS_MAX_TIMEOUT_S = Quotas.LAMBDA_MAX_TIMEOUT_S;
     /**
      * A function's memory when neither it nor {@code Globals.Function} sets {@code MemorySize}: 128 MB,
      * also the smallest allowed (https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html).
@@ -342,7 +346,7 @@ public final class SamTemplate {
                     env.put(v.getKey(), text(v.getValue(), "Globals.Function.Environment.Variables." + v.getKey())));
             p.path("Environment").path("Variables").fields().forEachRemaining(v ->
                     env.put(v.getKey(), text(v.getValue(), id + ".Environment.Variables." + v.getKey())));
-            env.values().removeIf(java.util.Objects::isNull);
+            env.values().removeIf(Objects::isNull);
             out.add(new FunctionDef(id, sep < 0 ? handler : handler.substring(0, sep), timeoutS, memoryMb, env));
         });
         return out;
@@ -489,16 +493,16 @@ public final class SamTemplate {
         if (node.isObject() && node.size() == 1) {
             String key = node.fieldNames().next();
             if (key.equals("Ref") || key.startsWith("Fn::")) {
-                return com.fasterxml.jackson.databind.node.TextNode.valueOf(text(node, where));
+                return TextNode.valueOf(text(node, where));
             }
         }
         if (node.isObject()) {
-            var copy = dev.richter.common.Json.MAPPER.createObjectNode();
+            var copy = Json.MAPPER.createObjectNode();
             node.fields().forEachRemaining(e -> copy.set(e.getKey(), resolveTree(e.getValue(), where + "." + e.getKey())));
             return copy;
         }
         if (node.isArray()) {
-            var copy = dev.richter.common.Json.MAPPER.createArrayNode();
+            var copy = Json.MAPPER.createArrayNode();
             node.forEach(v -> copy.add(resolveTree(v, where)));
             return copy;
         }
