@@ -44,7 +44,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.Histogram;
 
 /**
- * Fault-injection harness for the probe + fault-decider pair (issue 5).
+ * Fault-injection harness for the probe + fault-decider pair.
  *
  * <p>Each trial starts its own scripted target (a JDK {@link HttpServer} on loopback with
  * {@code /actuator/health}, {@code /actuator/prometheus} and a business endpoint {@code /work}), runs the

@@ -33,7 +33,7 @@ import java.util.TreeSet;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
- * Link governance (issue 4): builds each team's call graph from traces, keeps its closure table
+ * Link governance: builds each team's call graph from traces, keeps its closure table
  * current, and answers tree, upstream, exits and comparison questions. plan-api calls it
  * in-process; {@link LinkBuilderHandler} exposes it as a Lambda.
  *

@@ -47,8 +47,8 @@ public final class LoadDriverHandler extends JsonStreamHandler<JsonNode, WorkerR
     /**
      * Lambda constructor: DynamoDB client, tables from the environment, and one Netty transport for both schemes:
      * HTTP/1.1 on {@code http://}, ALPN {@code h2, http/1.1} on {@code https://} ({@code bench/load-driver.sh}
-     * {@code PROTOCOL=h2}: h2 sustained 14–22× the rate per core of the JDK client's HTTP/1.1 over TLS, which served
-     * https before, and 2.4× HTTP/1.1 over Netty's TLS; see {@link NettyHttpTransport.Protocol#HTTP_2}). h2c did
+     * {@code PROTOCOL=h2}: h2 sustained 14–22× the rate per core of the JDK client's HTTP/1.1 over TLS, and 2.4×
+     * HTTP/1.1 over Netty's TLS; see {@link NettyHttpTransport.Protocol#HTTP_2}). h2c did
      * not win consistently on http:// and needs prior knowledge of the target, so it is not chosen here.
      */
     public LoadDriverHandler() {

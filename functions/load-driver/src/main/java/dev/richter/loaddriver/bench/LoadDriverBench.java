@@ -56,7 +56,7 @@ public final class LoadDriverBench {
     private static final String TRANSPORT = System.getProperty("bench.transport", "jdk");
     /**
      * {@code -Dbench.scheduler=thread} runs the arrival scheduler on the driver's calling thread even where the
-     * transport offers a send loop (the load driver's behaviour before issue 10), for comparisons in one build.
+     * transport offers a send loop, to measure in one build what scheduling on the transport's I/O thread gains.
      */
     private static final MonotonicClock CLOCK = "thread".equals(System.getProperty("bench.scheduler"))
             ? new MonotonicClock() { // the system clock, but not MonotonicClock.SystemClock: LoadDriver then parks its own thread
