@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fault-injection harness for probe + fault-decider (issue 5): builds both modules, compiles
+# Fault-injection harness for probe + fault-decider: builds both modules, compiles
 # bench/fault-decider/FaultBench.java against them and runs it. Everything stays on loopback.
 # Settings: TRIALS (per fault kind), FP_TRIALS, FP_ROUNDS, PARALLEL, PEER_TRIALS, SEED, RULES_JSON, BENCH_DEBUG
 # (see FaultBench). Takes about 4 minutes on 2 cores with the defaults.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Load-driver benchmark (issue 3; issue 10 part 4): the real LoadDriver (in-memory sink) against a local nginx,
+# Load-driver benchmark: the real LoadDriver (in-memory sink) against a local nginx,
 # compared with a peer load generator measured in the same run, on the same core.
 #
 # PROTOCOL=h1 (default) — HTTP/1.1 on http://, peer wrk:
@@ -18,7 +18,7 @@
 #   Last line: ratio_vs_h2load=<h2c / h2load> h2c_vs_h1=<driver h2c / driver HTTP/1.1> h2load_vs_wrk=<peers>
 # PROTOCOL=h2 — https:// (self-signed certificate made here, trusted by the driver's JVM), peer h2load over TLS
 #   (ALPN h2): max rate of the driver's Netty offering h2 (ALPN picks h2), Netty offering http/1.1 only, and the
-#   JDK HttpClient (HTTP/1.1 over TLS, the driver's https transport before issue 10).
+#   JDK HttpClient (HTTP/1.1 over TLS, what SchemeRoutingTransport can route https to).
 #   Last line: ratio_vs_h2load=<h2 / h2load> h2_vs_tls_h1=<h2 / Netty TLS HTTP/1.1> h2_vs_jdk=<h2 / JDK>
 # Every max rate is measured the same way: see LoadDriverBench (maxrate). This host is shared: compare runs made
 # back to back, and look at cpu us/request too (robust to neighbours; max rates are not).
@@ -26,7 +26,7 @@
 # Usage: bench/load-driver.sh            (from anywhere; ~3-4 minutes a run)
 #        RUNS=3 bench/load-driver.sh     (the whole measurement three times; the last 3 lines are the runs' last lines)
 #        PROTOCOL=h2c bench/load-driver.sh, PROTOCOL=h2 bench/load-driver.sh
-#        BENCH_JAVA_OPTS="-Dbench.scheduler=thread" bench/load-driver.sh   (A/B: the pre-issue-10 scheduling)
+#        BENCH_JAVA_OPTS="-Dbench.scheduler=thread" bench/load-driver.sh   (A/B: scheduler on the driver's thread)
 #        BENCH_JAVA_OPTS="-Dbench.gaps=true" bench/load-driver.sh   (lists each send gap off by >= 0.3 ms, by offset)
 set -euo pipefail
 
@@ -128,7 +128,7 @@ done
 JVM_OPTS=(-Xms256m -Xmx512m -XX:+UseSerialGC -XX:ActiveProcessorCount=1 -XX:+AlwaysPreTouch
           -Dlog4j2.configurationFile="$ROOT/bench/load-driver/log4j2.xml")
 [[ "$PROTOCOL" == h2 ]] && JVM_OPTS+=(-Djavax.net.ssl.trustStore="$WORK/trust.p12" -Djavax.net.ssl.trustStorePassword=changeit)
-# e.g. BENCH_JAVA_OPTS="-Dbench.scheduler=thread" (scheduler on the driver's thread, as before issue 10) or
+# e.g. BENCH_JAVA_OPTS="-Dbench.scheduler=thread" (scheduler on the driver's thread, not the transport's send loop) or
 # "-Dbench.spinNanos=50000" (send loop polls 50 us before each send): A/B comparisons with one build
 read -r -a EXTRA <<<"${BENCH_JAVA_OPTS:-}"
 JVM_OPTS+=("${EXTRA[@]}")

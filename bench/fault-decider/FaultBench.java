@@ -12,7 +12,7 @@ import dev.richter.decider.FaultDeciderService;
 import dev.richter.decider.LoadWindow;
 import dev.richter.decider.ModuleDecision;
 import dev.richter.decider.ModuleState;
-import dev.richter.decider.RunMetricsRepository;
+import dev.richter.decider.WindowReader;
 import dev.richter.decider.VerdictRepository;
 import dev.richter.probe.ProbeRound;
 import dev.richter.probe.ProbeRoundResult;
@@ -44,7 +44,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.Histogram;
 
 /**
- * Fault-injection harness for the probe + fault-decider pair (issue 5).
+ * Fault-injection harness for the probe + fault-decider pair.
  *
  * <p>Each trial starts its own scripted target (a JDK {@link HttpServer} on loopback with
  * {@code /actuator/health}, {@code /actuator/prometheus} and a business endpoint {@code /work}), runs the
@@ -243,7 +243,7 @@ public final class FaultBench {
     }
 
     /** In-memory run-metrics table. */
-    static final class MemMetrics implements RunMetricsRepository {
+    static final class MemMetrics implements WindowReader {
         final List<LoadWindow> windows = new CopyOnWriteArrayList<>();
         final Map<String, String> stepOf = new ConcurrentHashMap<>();
 

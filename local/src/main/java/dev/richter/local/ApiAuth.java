@@ -6,7 +6,7 @@ import java.util.Map;
 
 /**
  * How the local HTTP API authorizes a request on a route that has an authorizer in {@code template.yaml}, standing in
- * for API Gateway's JWT authorizer: each of the template's JWT authorizers ({@link Template#jwtAuthorizers()}, issuer
+ * for API Gateway's JWT authorizer: each of the template's JWT authorizers ({@link SamTemplate#jwtAuthorizers()}, issuer
  * and audience from the template parameters) verifies tokens with the local identity provider's keys.
  *
  * <p>With {@link #insecureDevHeaders()} (the stack's {@code --insecure-dev-auth}), a request that sends no token is
@@ -33,7 +33,7 @@ public final class ApiAuth {
     }
 
     /** The template's JWT authorizers, verifying with {@code identity}'s keys. */
-    public static ApiAuth of(Template template, LocalIdentityProvider identity) {
+    public static ApiAuth of(SamTemplate template, LocalIdentityProvider identity) {
         Map<String, JwtAuthorizer> authorizers = new LinkedHashMap<>();
         Map<String, String> headers = new LinkedHashMap<>();
         template.jwtAuthorizers().forEach((name, def) -> {

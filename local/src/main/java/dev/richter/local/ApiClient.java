@@ -8,8 +8,10 @@ import java.net.http.HttpClient;
 import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -84,7 +86,7 @@ public final class ApiClient {
      * @param headers extra headers (e.g. {@code Idempotency-Key})
      */
     public Response send(String method, String path, String body, Map<String, String> headers) throws IOException, InterruptedException {
-        return sendBytes(method, path, body == null ? null : body.getBytes(java.nio.charset.StandardCharsets.UTF_8), headers);
+        return sendBytes(method, path, body == null ? null : body.getBytes(StandardCharsets.UTF_8), headers);
     }
 
     /**
@@ -104,7 +106,7 @@ public final class ApiClient {
         if (!token.isEmpty()) {
             sent.put("authorization", "Bearer " + token);
         }
-        headers.forEach((k, v) -> sent.put(k.toLowerCase(java.util.Locale.ROOT), v));
+        headers.forEach((k, v) -> sent.put(k.toLowerCase(Locale.ROOT), v));
         sent.forEach(b::header);
         HttpResponse<String> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
         JsonNode json = null;
@@ -114,7 +116,7 @@ public final class ApiClient {
         Response response = new Response(r.statusCode(), r.body(), json, r.headers());
         Consumer<Exchange> o = observer;
         if (o != null) {
-            o.accept(new Exchange(method, path, sent, body == null ? "" : new String(body, java.nio.charset.StandardCharsets.UTF_8), response));
+            o.accept(new Exchange(method, path, sent, body == null ? "" : new String(body, StandardCharsets.UTF_8), response));
         }
         return response;
     }

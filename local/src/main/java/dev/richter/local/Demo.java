@@ -1,12 +1,18 @@
 package dev.richter.local;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.nimbusds.jose.JWSAlgorithm;
+import dev.richter.api.PlanApi;
 import dev.richter.common.Json;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * Richter's main job, end to end on the local stack (README command 1): starts the local stack
@@ -29,7 +35,7 @@ public final class Demo {
      * ({@code PlanApi.MAX_BODY_BYTES}, itself under the 6 MB Lambda invoke payload) with room for a trace that
      * overshoots the budget.
      */
-    static final int INGEST_CHUNK_BYTES = dev.richter.api.PlanApi.MAX_BODY_BYTES * 3 / 4;
+    static final int INGEST_CHUNK_BYTES = PlanApi.MAX_BODY_BYTES * 3 / 4;
 
     private Demo() {}
 
@@ -80,8 +86,8 @@ public final class Demo {
      */
     public static Map<String, String> shopEnv(LocalAwsStack stack) {
         return Map.of("SHOP_MOCKS_URL", LocalAwsStack.apiBaseUrl() + "/safety/mocks", "SHOP_MOCKS_REFRESH_MS", "1000",
-                "SHOP_MOCKS_TOKEN", stack.identity().token(TEAM, "shop-inventory", java.time.Duration.ofHours(2),
-                        com.nimbusds.jose.JWSAlgorithm.RS256));
+                "SHOP_MOCKS_TOKEN", stack.identity().token(TEAM, "shop-inventory", Duration.ofHours(2),
+                        JWSAlgorithm.RS256));
     }
 
     /**
@@ -95,7 +101,7 @@ public final class Demo {
      */
     public static Path run(Path root, LocalAwsStack stack, Path reports) throws IOException, InterruptedException {
         // a real token of the demo team, verified by the local API's JWT authorizer like any client's
-        String token = stack.identity().token(TEAM, CALLER, java.time.Duration.ofHours(2), com.nimbusds.jose.JWSAlgorithm.RS256);
+        String token = stack.identity().token(TEAM, CALLER, Duration.ofHours(2), JWSAlgorithm.RS256);
         System.out.println("authenticating as " + CALLER + " of team " + TEAM + " (a JWT of the local identity provider, RS256)");
         Path dir = run(root, new ApiClient(LocalAwsStack.apiBaseUrl(), token), "127.0.0.1",
                 () -> "events on the bus: " + stack.eventBus().events().stream().map(e -> e.path("detail-type").asText()).toList(),
@@ -136,7 +142,7 @@ public final class Demo {
      * @return the directory holding {@code report.json} and {@code report.html}
      * @throws IllegalStateException when the API answers unexpectedly or the run does not finish
      */
-    static Path run(Path root, ApiClient api, String shopHost, java.util.function.Supplier<String> events, Path reports)
+    static Path run(Path root, ApiClient api, String shopHost, Supplier<String> events, Path reports)
             throws IOException, InterruptedException {
         for (String service : List.of("order", "inventory")) {
             int port = service.equals("order") ? Shop.ORDER_PORT : Shop.INVENTORY_PORT;
@@ -198,11 +204,11 @@ public final class Demo {
      * resilience findings, confidence, the number of problems to follow, and the report's files.
      */
     static List<String> summary(JsonNode report, Path dir) {
-        List<String> out = new java.util.ArrayList<>();
+        List<String> out = new ArrayList<>();
         out.add("outcome:      " + report.path("outcome").asText() + " — " + report.path("outcomeReason").asText());
         JsonNode capacity = report.path("capacity");
         out.add("capacity:     " + (capacity.path("measured").asBoolean(false)
-                ? String.format(java.util.Locale.ROOT, "%.1f QPS (%s)", capacity.path("maxSustainableQps").asDouble(),
+                ? String.format(Locale.ROOT, "%.1f QPS (%s)", capacity.path("maxSustainableQps").asDouble(),
                         capacity.path("limitedBy").asText())
                 : "not measured (" + capacity.path("limitedBy").asText() + ")"));
         JsonNode mode = report.path("failureMode");
@@ -210,10 +216,10 @@ public final class Demo {
                 : " — " + mode.path("evidence").asText()));
         out.add("resilience:");
         for (JsonNode f : report.path("resilience").path("findings")) {
-            out.add(String.format(java.util.Locale.ROOT, "  %-20s %-12s %s", f.path("defence").asText(),
+            out.add(String.format(Locale.ROOT, "  %-20s %-12s %s", f.path("defence").asText(),
                     f.path("status").asText(), f.path("line").asText()));
         }
-        out.add(String.format(java.util.Locale.ROOT, "confidence:   %.2f", report.path("confidence").path("score").asDouble()));
+        out.add(String.format(Locale.ROOT, "confidence:   %.2f", report.path("confidence").path("score").asDouble()));
         int problems = report.path("problems").size();
         out.add("problems to follow: " + problems + (problems == 0 ? "" : " (listed at the top of report.html)"));
         out.add("report: " + dir.resolve("report.html"));

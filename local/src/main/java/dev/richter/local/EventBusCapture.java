@@ -15,8 +15,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
 /**
  * The local EventBridge: answers {@code AWSEvents.PutEvents} (AWS JSON 1.1, as the SDK's
@@ -36,7 +38,7 @@ public final class EventBusCapture implements AutoCloseable {
     private final Path file;
     private final FaultInjector faults;
     private HttpServer server;
-    private final List<java.util.function.Consumer<JsonNode>> listeners = new CopyOnWriteArrayList<>();
+    private final List<Consumer<JsonNode>> listeners = new CopyOnWriteArrayList<>();
 
     /** @param file JSON-lines file every event is appended to */
     public EventBusCapture(Path file) {
@@ -49,7 +51,7 @@ public final class EventBusCapture implements AutoCloseable {
      */
     public EventBusCapture(Path file, FaultInjector faults) {
         this.file = file;
-        this.faults = java.util.Objects.requireNonNull(faults, "faults");
+        this.faults = Objects.requireNonNull(faults, "faults");
     }
 
     /** Starts on loopback {@code port}. */
@@ -61,7 +63,7 @@ public final class EventBusCapture implements AutoCloseable {
     }
 
     /** Calls {@code listener} with every event received from now on, after it is recorded (e.g. rule delivery). */
-    public void addListener(java.util.function.Consumer<JsonNode> listener) {
+    public void addListener(Consumer<JsonNode> listener) {
         listeners.add(listener);
     }
 
@@ -103,9 +105,9 @@ public final class EventBusCapture implements AutoCloseable {
                     delivered.put("id", id);
                     delivered.put("detail-type", entry.path("DetailType").asText());
                     delivered.put("source", entry.path("Source").asText());
-                    delivered.put("account", Template.ACCOUNT);
+                    delivered.put("account", SamTemplate.ACCOUNT);
                     delivered.put("time", Instant.now().toString());
-                    delivered.put("region", Template.REGION);
+                    delivered.put("region", SamTemplate.REGION);
                     List<String> resources = new ArrayList<>();
                     entry.path("Resources").forEach(r -> resources.add(r.asText()));
                     delivered.put("resources", resources);

@@ -1,6 +1,7 @@
 package dev.richter.local;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.richter.common.Json;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -10,7 +11,7 @@ import java.util.function.Consumer;
 import software.amazon.event.ruler.Machine;
 
 /**
- * The local EventBridge's rules with Lambda targets ({@link Template#eventRules()}): each event the bus receives is
+ * The local EventBridge's rules with Lambda targets ({@link SamTemplate#eventRules()}): each event the bus receives is
  * matched against every rule of its bus with event-ruler (the matcher EventBridge's patterns follow), and every
  * matching rule's functions are invoked asynchronously with the event as delivered
  * ({@code {version, id, detail-type, source, account, time, region, resources, detail}}), as EventBridge invokes a
@@ -18,7 +19,7 @@ import software.amazon.event.ruler.Machine;
  * (EventBridge would retry it for up to 24 h; locally the event is not retried).
  */
 final class EventRuleDelivery implements Consumer<JsonNode>, AutoCloseable {
-    private final List<Template.EventRule> rules;
+    private final List<SamTemplate.EventRule> rules;
     private final Machine machine = new Machine();
     private final LambdaHost lambdas;
     private final Consumer<String> log;
@@ -31,11 +32,11 @@ final class EventRuleDelivery implements Consumer<JsonNode>, AutoCloseable {
     /**
      * @throws IllegalArgumentException when a rule's pattern is not a valid event pattern
      */
-    EventRuleDelivery(List<Template.EventRule> rules, LambdaHost lambdas, Consumer<String> log) {
+    EventRuleDelivery(List<SamTemplate.EventRule> rules, LambdaHost lambdas, Consumer<String> log) {
         this.rules = List.copyOf(rules);
         this.lambdas = lambdas;
         this.log = log;
-        for (Template.EventRule rule : rules) {
+        for (SamTemplate.EventRule rule : rules) {
             try {
                 machine.addRule(rule.logicalId(), rule.pattern());
             } catch (Exception e) {
@@ -48,7 +49,7 @@ final class EventRuleDelivery implements Consumer<JsonNode>, AutoCloseable {
     @Override
     public void accept(JsonNode event) {
         String bus = event.path("event-bus-name").asText("default");
-        com.fasterxml.jackson.databind.node.ObjectNode delivered = event.deepCopy();
+        ObjectNode delivered = event.deepCopy();
         delivered.remove("event-bus-name");
         String json = Json.write(delivered);
         List<String> matched;
@@ -58,7 +59,7 @@ final class EventRuleDelivery implements Consumer<JsonNode>, AutoCloseable {
             log.accept("eventbridge: event not matched against rules: " + e.getMessage());
             return;
         }
-        for (Template.EventRule rule : rules) {
+        for (SamTemplate.EventRule rule : rules) {
             if (!matched.contains(rule.logicalId()) || !rule.eventBusName().equals(bus)) {
                 continue;
             }

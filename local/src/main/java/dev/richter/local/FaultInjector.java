@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
@@ -157,7 +158,7 @@ public final class FaultInjector {
         for (LocalFaults.Rule r : faults.rulesOf(LocalFaults.Component.LAMBDA)) {
             if (functions != null && !LocalFaults.ANY.equals(r.target()) && !functions.contains(r.target())) {
                 throw new IllegalArgumentException(LocalFaults.ENV_VAR + ": '" + r.key() + "' names no function of template.yaml (known: "
-                        + String.join(", ", new java.util.TreeSet<>(functions)) + ")");
+                        + String.join(", ", new TreeSet<>(functions)) + ")");
             }
         }
         if (functions != null) {

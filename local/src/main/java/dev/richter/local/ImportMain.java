@@ -1,8 +1,10 @@
 package dev.richter.local;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.nimbusds.jose.JWSAlgorithm;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.net.ConnectException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -10,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -74,8 +77,8 @@ public final class ImportMain implements Callable<Integer> {
 
     /** Parses {@code args} into {@code command} and runs it; returns the exit status. */
     static int run(ImportMain command, String[] args) {
-        return new CommandLine(command).setOut(new java.io.PrintWriter(command.out, true))
-                .setErr(new java.io.PrintWriter(command.err, true)).execute(args);
+        return new CommandLine(command).setOut(new PrintWriter(command.out, true))
+                .setErr(new PrintWriter(command.err, true)).execute(args);
     }
 
     @Override
@@ -93,7 +96,7 @@ public final class ImportMain implements Callable<Integer> {
         if (token.isBlank()) {
             token = LocalIdentityProvider.loadOrCreate(LocalAwsStack.rootFromEnv().resolve("build/local/idp"))
                     .token(team, env.getOrDefault("USER", "local-user"), Duration.ofMinutes(10),
-                            com.nimbusds.jose.JWSAlgorithm.RS256);
+                            JWSAlgorithm.RS256);
         }
         StringBuilder query = new StringBuilder("/traffic-sets?format=").append(encode(format))
                 .append("&file=").append(encode(file.getFileName().toString()));
@@ -142,7 +145,7 @@ public final class ImportMain implements Callable<Integer> {
                 .append(" values scrubbed into slots\n");
         for (JsonNode e : set.path("endpoints")) {
             String host = e.path("host").asText("");
-            b.append(String.format(java.util.Locale.ROOT, "  %5.1f %%  %s %s%s%n", 100 * e.path("weight").asDouble(),
+            b.append(String.format(Locale.ROOT, "  %5.1f %%  %s %s%s%n", 100 * e.path("weight").asDouble(),
                     e.path("method").asText(), host.isEmpty() ? "" : host, e.path("pathTemplate").asText()));
         }
         set.path("skipped").properties().forEach(s -> b.append("  skipped ").append(s.getValue().asInt()).append(": ")

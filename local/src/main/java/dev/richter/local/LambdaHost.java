@@ -10,20 +10,28 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.richter.common.Json;
+import dev.richter.common.metrics.RichterMetrics;
+import java.io.BufferedWriter;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.lang.reflect.InvocationTargetException;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.Base64;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Queue;
 import java.util.Set;
 import java.util.UUID;
@@ -92,9 +100,9 @@ public final class LambdaHost implements AutoCloseable {
     /** AWS Lambda's init phase limit, in seconds, for on-demand functions. */
     public static final int INIT_LIMIT_S = 10;
 
-    private final Map<String, Template.FunctionDef> functions = new LinkedHashMap<>();
+    private final Map<String, SamTemplate.FunctionDef> functions = new LinkedHashMap<>();
     private final Map<String, Queue<RequestStreamHandler>> warm = new ConcurrentHashMap<>();
-    private final List<Template.Route> routes;
+    private final List<SamTemplate.Route> routes;
     private final int invokePayloadBytes;
     private final ApiAuth auth;
     private final int maxApiBodyBytes;
@@ -112,7 +120,7 @@ public final class LambdaHost implements AutoCloseable {
     private HttpServer lambdaServer;
     private HttpServer apiServer;
     /** The EMF file's writer while {@link #writeMetricsTo} is in effect, and the sink it replaced. */
-    private java.io.BufferedWriter metricsFile;
+    private BufferedWriter metricsFile;
     private Consumer<String> previousMetricsSink;
 
     /**
@@ -122,7 +130,7 @@ public final class LambdaHost implements AutoCloseable {
      * @param template the parsed template (parameter overrides applied)
      * @param log      where one line per invocation goes
      */
-    public LambdaHost(Template template, Consumer<String> log) {
+    public LambdaHost(SamTemplate template, Consumer<String> log) {
         this(template, LocalLimits.AWS_INVOKE_PAYLOAD_BYTES, log);
     }
 
@@ -130,7 +138,7 @@ public final class LambdaHost implements AutoCloseable {
      * A host whose routes with an authorizer refuse every request ({@link ApiAuth#none()}), with API Gateway's body
      * limit ({@value #API_GATEWAY_MAX_BODY_BYTES} bytes).
      */
-    public LambdaHost(Template template, int invokePayloadBytes, Consumer<String> log) {
+    public LambdaHost(SamTemplate template, int invokePayloadBytes, Consumer<String> log) {
         this(template, invokePayloadBytes, ApiAuth.none(), API_GATEWAY_MAX_BODY_BYTES, log);
     }
 
@@ -144,15 +152,15 @@ public final class LambdaHost implements AutoCloseable {
      * @param log                where one line per invocation goes
      * @throws IllegalArgumentException when {@code invokePayloadBytes} or {@code maxApiBodyBytes} is below 1
      */
-    public LambdaHost(Template template, int invokePayloadBytes, ApiAuth auth, int maxApiBodyBytes, Consumer<String> log) {
+    public LambdaHost(SamTemplate template, int invokePayloadBytes, ApiAuth auth, int maxApiBodyBytes, Consumer<String> log) {
         this(template, invokePayloadBytes, auth, maxApiBodyBytes, FaultInjector.none(), log);
     }
 
     /**
      * A host that applies the Lambda faults {@code faults} arms (see {@link LocalFaults}); the other parameters as in
-     * {@link #LambdaHost(Template, int, ApiAuth, int, Consumer)}.
+     * {@link #LambdaHost(SamTemplate, int, ApiAuth, int, Consumer)}.
      */
-    public LambdaHost(Template template, int invokePayloadBytes, ApiAuth auth, int maxApiBodyBytes, FaultInjector faults,
+    public LambdaHost(SamTemplate template, int invokePayloadBytes, ApiAuth auth, int maxApiBodyBytes, FaultInjector faults,
                       Consumer<String> log) {
         if (invokePayloadBytes < 1 || maxApiBodyBytes < 1) {
             throw new IllegalArgumentException("invokePayloadBytes and maxApiBodyBytes must be positive, were "
@@ -161,9 +169,9 @@ public final class LambdaHost implements AutoCloseable {
         template.functions().forEach(f -> functions.put(f.logicalId(), f));
         this.routes = template.routes();
         this.invokePayloadBytes = invokePayloadBytes;
-        this.auth = java.util.Objects.requireNonNull(auth, "auth");
+        this.auth = Objects.requireNonNull(auth, "auth");
         this.maxApiBodyBytes = maxApiBodyBytes;
-        this.faults = java.util.Objects.requireNonNull(faults, "faults");
+        this.faults = Objects.requireNonNull(faults, "faults");
         this.log = log;
     }
 
@@ -185,7 +193,7 @@ public final class LambdaHost implements AutoCloseable {
     }
 
     /** The function definitions this host serves, by logical id. */
-    public Map<String, Template.FunctionDef> functions() {
+    public Map<String, SamTemplate.FunctionDef> functions() {
         return Collections.unmodifiableMap(functions);
     }
 
@@ -213,9 +221,9 @@ public final class LambdaHost implements AutoCloseable {
         if (colon >= 0) {
             id = id.substring(0, colon);
         }
-        Template.FunctionDef def = functions.get(id);
+        SamTemplate.FunctionDef def = functions.get(id);
         if (def == null) {
-            return new Invocation(404, null, userError("Function not found: " + Template.functionArn(id)),
+            return new Invocation(404, null, userError("Function not found: " + SamTemplate.functionArn(id)),
                     "ResourceNotFoundException", null);
         }
         if (payload.length > invokePayloadBytes) {
@@ -234,7 +242,7 @@ public final class LambdaHost implements AutoCloseable {
      * The answer of an {@code error}, {@code timeout} or {@code throttle} fault, the handler not run (see
      * {@link LocalFaults}); the fault is recorded first, so its faults.jsonl time is when the invocation began.
      */
-    private Invocation injected(Template.FunctionDef def, FaultInjector.Selected fault, String requestId) {
+    private Invocation injected(SamTemplate.FunctionDef def, FaultInjector.Selected fault, String requestId) {
         faults.fire(fault, "Invoke");
         log.accept(String.format("lambda %s FAULT injected: %s (rule %s, request %s); the handler does not run",
                 def.logicalId(), fault.rule().kind().id(), fault.rule(), requestId));
@@ -268,7 +276,7 @@ public final class LambdaHost implements AutoCloseable {
      * Runs the handler; with {@code crash} (a {@code crash:<ms>} fault), cuts it {@code ms} after it started if it
      * still runs: interrupts its thread, discards its instance and answers {@code Runtime.ExitError}.
      */
-    private Invocation run(Template.FunctionDef def, byte[] payload, String requestId, FaultInjector.Selected crash) {
+    private Invocation run(SamTemplate.FunctionDef def, byte[] payload, String requestId, FaultInjector.Selected crash) {
         String id = def.logicalId();
         Queue<RequestStreamHandler> pool = warm.computeIfAbsent(id, k -> new ConcurrentLinkedQueue<>());
         RequestStreamHandler pooled = pool.poll();
@@ -348,7 +356,7 @@ public final class LambdaHost implements AutoCloseable {
     }
 
     /** Lambda's answer when the function's {@code Timeout} passed. */
-    private static Invocation timedOut(Template.FunctionDef def, String requestId) {
+    private static Invocation timedOut(SamTemplate.FunctionDef def, String requestId) {
         String seconds = String.format(Locale.ROOT, "%.2f", (double) def.timeoutS());
         return functionError("Sandbox.Timedout", "RequestId: " + requestId + " Error: Task timed out after " + seconds + " seconds",
                 requestId);
@@ -360,14 +368,14 @@ public final class LambdaHost implements AutoCloseable {
      * not watch its thread's interrupt keeps running (one JVM holds every function); a watcher logs it when the
      * handler thread itself is still alive 5 s later.
      */
-    private Invocation crashed(Template.FunctionDef def, Thread thread, FaultInjector.Selected crash, String requestId) {
+    private Invocation crashed(SamTemplate.FunctionDef def, Thread thread, FaultInjector.Selected crash, String requestId) {
         thread.interrupt();
         faults.fire(crash, "Invoke");
         log.accept(String.format("lambda %s FAULT injected: crash %d ms after the handler started (rule %s, request %s);"
                 + " handler thread interrupted, instance discarded", def.logicalId(), crash.rule().crashAfterMs(), crash.rule(), requestId));
         Thread.ofVirtual().name("lambda-crash-watch-" + def.logicalId()).start(() -> {
             try {
-                if (!thread.join(java.time.Duration.ofSeconds(5))) {
+                if (!thread.join(Duration.ofSeconds(5))) {
                     log.accept(String.format("lambda %s: the crashed handler thread %s still runs 5 s after the cut (request %s):"
                             + " it does not honour interrupts", def.logicalId(), thread.getName(), requestId));
                 }
@@ -380,7 +388,7 @@ public final class LambdaHost implements AutoCloseable {
 
     /** The handler's exception as Lambda answers it. */
     private Invocation failed(String id, long t0, Throwable e, String requestId) {
-        Throwable cause = e instanceof java.lang.reflect.InvocationTargetException ite && ite.getCause() != null ? ite.getCause() : e;
+        Throwable cause = e instanceof InvocationTargetException ite && ite.getCause() != null ? ite.getCause() : e;
         StringWriter trace = new StringWriter();
         cause.printStackTrace(new PrintWriter(trace));
         log.accept(String.format("lambda %s FAILED %d ms: %s", id, (System.nanoTime() - t0) / 1_000_000,
@@ -465,9 +473,9 @@ public final class LambdaHost implements AutoCloseable {
         try (ex) {
             String method = ex.getRequestMethod();
             String rawPath = ex.getRequestURI().getRawPath();
-            Template.Route route = null;
+            SamTemplate.Route route = null;
             Map<String, String> params = null;
-            for (Template.Route r : routes) {
+            for (SamTemplate.Route r : routes) {
                 Map<String, String> p = r.isDefault() ? null : match(r.path(), rawPath);
                 if (p != null && (r.method().equals(method) || r.method().equals("ANY"))) {
                     route = r;
@@ -476,7 +484,7 @@ public final class LambdaHost implements AutoCloseable {
                 }
             }
             if (route == null) {
-                route = routes.stream().filter(Template.Route::isDefault).findFirst().orElse(null);
+                route = routes.stream().filter(SamTemplate.Route::isDefault).findFirst().orElse(null);
                 params = Map.of();
             }
             if (route == null) {
@@ -554,7 +562,7 @@ public final class LambdaHost implements AutoCloseable {
      * The API Gateway HTTP API payload format 2.0 event of one request; {@code claims} (null on an open route) go to
      * {@code requestContext.authorizer.jwt.claims}, as the JWT authorizer hands them over.
      */
-    private static ObjectNode event(HttpExchange ex, Template.Route route, Map<String, String> params, Map<String, String> requestHeaders,
+    private static ObjectNode event(HttpExchange ex, SamTemplate.Route route, Map<String, String> params, Map<String, String> requestHeaders,
                                     byte[] body, Map<String, String> claims) {
         ObjectNode e = Json.MAPPER.createObjectNode();
         e.put("version", "2.0");
@@ -623,7 +631,7 @@ public final class LambdaHost implements AutoCloseable {
         running.forEach(Thread::interrupt);
         synchronized (this) {
             if (metricsFile != null) {
-                dev.richter.common.metrics.RichterMetrics.captureOutsideLambda(previousMetricsSink);
+                RichterMetrics.captureOutsideLambda(previousMetricsSink);
                 try {
                     metricsFile.close();
                 } catch (IOException e) {
@@ -636,18 +644,18 @@ public final class LambdaHost implements AutoCloseable {
 
     /**
      * Appends every CloudWatch EMF line the functions print (one JSON object per line, as Lambda would put it in the
-     * function's log stream, {@link dev.richter.common.metrics.RichterMetrics}) to {@code file}, flushed per line,
+     * function's log stream, {@link RichterMetrics}) to {@code file}, flushed per line,
      * until {@link #close()}. The functions run in this JVM, so the capture is JVM-wide.
      *
      * @param file the JSON-lines file (created with its directories; appended to)
      * @throws IOException when the file cannot be opened
      */
-    public synchronized void writeMetricsTo(java.nio.file.Path file) throws IOException {
-        java.nio.file.Files.createDirectories(file.toAbsolutePath().getParent());
-        java.io.BufferedWriter out = java.nio.file.Files.newBufferedWriter(file, StandardCharsets.UTF_8,
-                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+    public synchronized void writeMetricsTo(Path file) throws IOException {
+        Files.createDirectories(file.toAbsolutePath().getParent());
+        BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.UTF_8,
+                StandardOpenOption.CREATE, StandardOpenOption.APPEND);
         metricsFile = out;
-        Consumer<String> previous = dev.richter.common.metrics.RichterMetrics.captureOutsideLambda(line -> {
+        Consumer<String> previous = RichterMetrics.captureOutsideLambda(line -> {
             synchronized (out) {
                 try {
                     out.write(line);
@@ -668,11 +676,11 @@ public final class LambdaHost implements AutoCloseable {
      * time left until its deadline (deadline − now, never negative).
      */
     private static final class LocalContext implements Context {
-        private final Template.FunctionDef def;
+        private final SamTemplate.FunctionDef def;
         private final String requestId;
         private final long deadlineNanos;
 
-        LocalContext(Template.FunctionDef def, String requestId, long deadlineNanos) {
+        LocalContext(SamTemplate.FunctionDef def, String requestId, long deadlineNanos) {
             this.def = def;
             this.requestId = requestId;
             this.deadlineNanos = deadlineNanos;

@@ -1,20 +1,31 @@
 package dev.richter.local;
 
+import dev.richter.api.PlanApi;
 import dev.richter.common.Json;
+import dev.richter.loaddriver.LoadDriver;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.PrintWriter;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
@@ -76,12 +87,12 @@ public final class LocalAwsStack implements AutoCloseable {
     private LambdaHost lambdaHost;
     private EventBusCapture eventBus;
     private EventRuleDelivery ruleDelivery;
-    private Template template;
+    private SamTemplate template;
     private LocalIdentityProvider identity;
     private boolean insecureDevAuth;
     private boolean verbose;
     /** The Lambda host's per-invocation lines ({@code <workDir>/logs/lambda.log}), open while the stack runs. */
-    private java.io.PrintWriter invocationLog;
+    private PrintWriter invocationLog;
 
     /**
      * A stack with the limits of {@link LocalLimits#fromEnv()} ({@code RICHTER_LOCAL_LIMITS}, else AWS's) and the faults
@@ -120,9 +131,9 @@ public final class LocalAwsStack implements AutoCloseable {
     public LocalAwsStack(Path root, Path workDir, LocalLimits limits, LocalFaults faults, Consumer<String> log) {
         this.root = root.toAbsolutePath().normalize();
         this.workDir = workDir.toAbsolutePath().normalize();
-        this.limits = java.util.Objects.requireNonNull(limits, "limits");
+        this.limits = Objects.requireNonNull(limits, "limits");
         this.log = log;
-        this.faults = new FaultInjector(java.util.Objects.requireNonNull(faults, "faults"), faultsFile(), log);
+        this.faults = new FaultInjector(Objects.requireNonNull(faults, "faults"), faultsFile(), log);
     }
 
     /**
@@ -168,11 +179,11 @@ public final class LocalAwsStack implements AutoCloseable {
             int eventsPort = port("AWS_ENDPOINT_URL_EVENTBRIDGE");
             int lambdaPort = port("AWS_ENDPOINT_URL_LAMBDA");
             int apiPort = Integer.parseInt(requireEnv("RICHTER_API_PORT"));
-            Map<String, String> overrides = new java.util.LinkedHashMap<>(LOCAL_PARAMETER_DEFAULTS);
+            Map<String, String> overrides = new LinkedHashMap<>(LOCAL_PARAMETER_DEFAULTS);
             overrides.putAll(limits.parameterOverrides());
-            template = Template.load(root, overrides);
+            template = SamTemplate.load(root, overrides);
             log.accept("local limits: " + limits.describe());
-            faults.targets(template.functions().stream().map(Template.FunctionDef::logicalId).collect(java.util.stream.Collectors.toSet()),
+            faults.targets(template.functions().stream().map(SamTemplate.FunctionDef::logicalId).collect(Collectors.toSet()),
                     template.tableNames());
             logFaults(faults.current());
             log.accept("template parameters set here: " + overrides + " (WorkerLeadMs defaults to "
@@ -193,13 +204,13 @@ public final class LocalAwsStack implements AutoCloseable {
                 auth = auth.insecureDevHeaders();
             }
             Path invocations = workDir.resolve("logs/lambda.log");
-            invocationLog = new java.io.PrintWriter(Files.newBufferedWriter(invocations, StandardCharsets.UTF_8,
-                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND), true);
-            java.io.PrintWriter invocationFile = invocationLog;
-            lambdaHost = new LambdaHost(template, limits.invokePayloadBytes(), auth, dev.richter.api.PlanApi.MAX_BODY_BYTES, faults,
+            invocationLog = new PrintWriter(Files.newBufferedWriter(invocations, StandardCharsets.UTF_8,
+                    StandardOpenOption.CREATE, StandardOpenOption.APPEND), true);
+            PrintWriter invocationFile = invocationLog;
+            lambdaHost = new LambdaHost(template, limits.invokePayloadBytes(), auth, PlanApi.MAX_BODY_BYTES, faults,
                     line -> {
                         synchronized (invocationFile) {
-                            invocationFile.println(java.time.Instant.now() + " " + line);
+                            invocationFile.println(Instant.now() + " " + line);
                         }
                         if (verbose) {
                             log.accept("  " + line);
@@ -213,7 +224,7 @@ public final class LocalAwsStack implements AutoCloseable {
             lambdaHost.start(lambdaPort, apiPort);
             ruleDelivery = new EventRuleDelivery(template.eventRules(), lambdaHost, line -> {
                 synchronized (invocationFile) {
-                    invocationFile.println(java.time.Instant.now() + " " + line);
+                    invocationFile.println(Instant.now() + " " + line);
                 }
             });
             eventBus.addListener(ruleDelivery);
@@ -274,7 +285,7 @@ public final class LocalAwsStack implements AutoCloseable {
     }
 
     /** The parsed template, with the limits' parameter overrides. */
-    public Template template() {
+    public SamTemplate template() {
         return template;
     }
 
@@ -297,13 +308,13 @@ public final class LocalAwsStack implements AutoCloseable {
      * {@code JAVA_TOOL_OPTIONS}: one function's JIT and heap flags). The in-JVM host starts no JVM per function, so it
      * cannot apply them and does not pass them on.
      */
-    static final java.util.Set<String> JVM_LAUNCHER_VARIABLES = java.util.Set.of("JAVA_TOOL_OPTIONS");
+    static final Set<String> JVM_LAUNCHER_VARIABLES = Set.of("JAVA_TOOL_OPTIONS");
 
-    static Map<String, String> functionProperties(List<Template.FunctionDef> functions, LocalLimits limits,
-                                                  java.util.function.Function<String, String> processEnv) {
+    static Map<String, String> functionProperties(List<SamTemplate.FunctionDef> functions, LocalLimits limits,
+                                                  Function<String, String> processEnv) {
         Map<String, String> values = new LinkedHashMap<>();
         Map<String, String> setBy = new LinkedHashMap<>();
-        for (Template.FunctionDef f : functions) {
+        for (SamTemplate.FunctionDef f : functions) {
             for (var e : f.environment().entrySet()) {
                 if (JVM_LAUNCHER_VARIABLES.contains(e.getKey())) {
                     continue;
@@ -328,12 +339,12 @@ public final class LocalAwsStack implements AutoCloseable {
         });
         out.putAll(limits.systemProperties());
         // one JVM runs every worker here: a worker's collection before its step would pause the others mid-step
-        out.put(dev.richter.loaddriver.LoadDriver.Config.COLLECT_BEFORE_STEP_ENV, "false");
+        out.put(LoadDriver.Config.COLLECT_BEFORE_STEP_ENV, "false");
         return out;
     }
 
     /** Sets {@link #functionProperties} of {@code t}, remembering previous values for {@link #close()}. */
-    void setFunctionProperties(Template t) {
+    void setFunctionProperties(SamTemplate t) {
         Map<String, String> props = functionProperties(t.functions(), limits, System::getenv);
         props.forEach((k, v) -> {
             if (!previousProperties.containsKey(k)) {
@@ -415,7 +426,7 @@ public final class LocalAwsStack implements AutoCloseable {
         String line;
         try {
             line = ready.get(60, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        } catch (ExecutionException | TimeoutException e) {
             line = null;
         }
         if (line == null) {
@@ -452,7 +463,7 @@ public final class LocalAwsStack implements AutoCloseable {
         Path dir = workDir.resolve("statemachines");
         Files.createDirectories(dir);
         List<Map<String, String>> machines = new ArrayList<>();
-        for (Template.StateMachineDef sm : template.stateMachines()) {
+        for (SamTemplate.StateMachineDef sm : template.stateMachines()) {
             Path file = dir.resolve(sm.logicalId() + ".json");
             Files.writeString(file, template.substitutedDefinition(sm));
             machines.add(Map.of("arn", sm.arn(), "definitionFile", file.toString()));

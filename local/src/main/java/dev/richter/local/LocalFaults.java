@@ -1,11 +1,14 @@
 package dev.richter.local;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Faults the local stack injects on demand, so Richter can be tested against the failures of the services it runs on.
@@ -224,9 +227,9 @@ public record LocalFaults(long seed, List<Rule> rules) {
          *                                  for another kind)
          */
         public Rule {
-            java.util.Objects.requireNonNull(component, "component");
-            java.util.Objects.requireNonNull(kind, "kind");
-            java.util.Objects.requireNonNull(trigger, "trigger");
+            Objects.requireNonNull(component, "component");
+            Objects.requireNonNull(kind, "kind");
+            Objects.requireNonNull(trigger, "trigger");
             if (!kind.appliesTo(component)) {
                 throw new IllegalArgumentException("'" + kind.id() + "' is not a " + component.id() + " fault (known: "
                         + kindsOf(component) + ")");
@@ -241,7 +244,7 @@ public record LocalFaults(long seed, List<Rule> rules) {
             };
             if (!opOk) {
                 throw new IllegalArgumentException("'" + operation + "' is not a " + component.id() + " operation"
-                        + (component == Component.DYNAMODB ? " (known: *, " + String.join(", ", new java.util.TreeSet<>(DYNAMODB_OPERATIONS)) + ")" : ""));
+                        + (component == Component.DYNAMODB ? " (known: *, " + String.join(", ", new TreeSet<>(DYNAMODB_OPERATIONS)) + ")" : ""));
             }
             if (crashAfterMs < 0 || (kind != Kind.CRASH && crashAfterMs != 0)) {
                 throw new IllegalArgumentException("crash milliseconds must be >= 0 and only given for crash, was " + crashAfterMs);
@@ -300,7 +303,7 @@ public record LocalFaults(long seed, List<Rule> rules) {
      * @throws IllegalArgumentException naming the key when two rules have the same {@link Rule#key()}
      */
     public LocalFaults {
-        Set<String> keys = new java.util.HashSet<>();
+        Set<String> keys = new HashSet<>();
         for (Rule r : rules) {
             if (!keys.add(r.key())) {
                 throw new IllegalArgumentException(ENV_VAR + ": '" + r.key() + "' is given twice");
@@ -497,8 +500,8 @@ public record LocalFaults(long seed, List<Rule> rules) {
                 table = tables.get(table);
             } else if (!tables.isEmpty() && !ANY.equals(table) && !tables.containsValue(table)) {
                 throw new IllegalArgumentException(ENV_VAR + ": '" + r.key() + "' names no table of template.yaml (logical ids: "
-                        + String.join(", ", new java.util.TreeSet<>(tables.keySet())) + "; or their physical names: "
-                        + String.join(", ", new java.util.TreeSet<>(tables.values())) + ")");
+                        + String.join(", ", new TreeSet<>(tables.keySet())) + "; or their physical names: "
+                        + String.join(", ", new TreeSet<>(tables.values())) + ")");
             }
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("key", r.key());

@@ -1,6 +1,7 @@
 package dev.richter.local;
 
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -23,7 +24,7 @@ public final class StackMain {
 
     public static void main(String[] args) throws Exception {
         Path root = LocalAwsStack.rootFromEnv();
-        boolean insecure = java.util.Arrays.asList(args).contains("--insecure-dev-auth");
+        boolean insecure = Arrays.asList(args).contains("--insecure-dev-auth");
         for (String a : args) {
             if (!a.equals("--insecure-dev-auth") && !a.equals("--verbose")) {
                 System.err.println("unknown option " + a + " (./richter stack [--insecure-dev-auth] [--verbose])");
@@ -34,7 +35,7 @@ public final class StackMain {
         if (insecure) {
             stack.insecureDevAuth();
         }
-        if (java.util.Arrays.asList(args).contains("--verbose")) {
+        if (Arrays.asList(args).contains("--verbose")) {
             stack.verbose();
         }
         stack.start();

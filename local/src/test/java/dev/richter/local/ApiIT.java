@@ -122,7 +122,7 @@ class ApiIT extends LocalAwsStackTestSupport {
         var noToken = new ApiClient(LocalAwsStack.apiBaseUrl(), null).post("/services", "{\"name\":\"x\",\"baseUrl\":\"http://127.0.0.1:9\"}");
         assertEquals(401, noToken.status(), noToken.body());
         assertEquals("Unauthorized", noToken.json().path("error").asText(), noToken.body());
-        // the header that used to name the team is ignored without --insecure-dev-auth
+        // a team named in a header is ignored without --insecure-dev-auth: the team comes from the token
         var header = new ApiClient(LocalAwsStack.apiBaseUrl(), null).send("GET", "/services", null, java.util.Map.of("x-richter-team", "team-core"));
         assertEquals(401, header.status(), header.body());
 

@@ -17,7 +17,7 @@ import software.amazon.event.ruler.Machine;
  */
 class EventPatternTest {
     static Machine onCall() throws Exception {
-        Template t = Template.load(LocalAwsStack.rootFromEnv(), LocalAwsStack.LOCAL_PARAMETER_DEFAULTS);
+        SamTemplate t = SamTemplate.load(LocalAwsStack.rootFromEnv(), LocalAwsStack.LOCAL_PARAMETER_DEFAULTS);
         String pattern = t.eventRulePatterns().get("OnCallRule");
         Machine m = new Machine();
         m.addRule("OnCallRule", pattern);
@@ -30,9 +30,9 @@ class EventPatternTest {
         e.put("id", "1");
         e.put("detail-type", detailType);
         e.put("source", "richter");
-        e.put("account", Template.ACCOUNT);
+        e.put("account", SamTemplate.ACCOUNT);
         e.put("time", "2026-11-30T00:00:00Z");
-        e.put("region", Template.REGION);
+        e.put("region", SamTemplate.REGION);
         e.put("resources", List.of());
         e.put("detail", detail);
         return Json.write(e);

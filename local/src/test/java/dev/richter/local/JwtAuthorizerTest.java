@@ -104,7 +104,7 @@ class JwtAuthorizerTest {
     @Test
     void theTeamHeaderCountsOnlyBehindInsecureDevAuth() throws Exception {
         LocalIdentityProvider idp = LocalIdentityProvider.loadOrCreate(dir);
-        Template t = Template.load(LocalAwsStack.rootFromEnv(), LocalAwsStack.LOCAL_PARAMETER_DEFAULTS);
+        SamTemplate t = SamTemplate.load(LocalAwsStack.rootFromEnv(), LocalAwsStack.LOCAL_PARAMETER_DEFAULTS);
         ApiAuth secure = ApiAuth.of(t, idp);
         Map<String, String> headers = Map.of("x-richter-team", "t1", "x-richter-user", "bob");
         assertThrows(JwtAuthorizer.Rejected.class, () -> secure.authorize("OidcAuthorizer", headers));

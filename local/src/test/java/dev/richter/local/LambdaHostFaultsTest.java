@@ -42,7 +42,7 @@ class LambdaHostFaultsTest {
     @BeforeEach
     void setUp() throws Exception {
         Files.writeString(dir.resolve("template.yaml"), LambdaHostTest.TEMPLATE);
-        Template template = Template.load(dir);
+        SamTemplate template = SamTemplate.load(dir);
         faults = new FaultInjector(LocalFaults.NONE, dir.resolve("faults.jsonl"), stackLog::add);
         faults.targets(java.util.Set.of("ProbeFunction"), Map.of());
         host = new LambdaHost(template, LambdaHostTest.LIMIT, ApiAuth.none(), LambdaHost.API_GATEWAY_MAX_BODY_BYTES, faults, log::add);
@@ -59,7 +59,7 @@ class LambdaHostFaultsTest {
 
     private HttpResponse<String> invoke(Map<String, Object> event) throws Exception {
         URI uri = URI.create("http://127.0.0.1:" + lambdaPort + "/2015-03-31/functions/"
-                + Template.functionArn("ProbeFunction") + "/invocations");
+                + SamTemplate.functionArn("ProbeFunction") + "/invocations");
         return http.send(HttpRequest.newBuilder(uri).POST(HttpRequest.BodyPublishers.ofString(Json.write(event))).build(),
                 HttpResponse.BodyHandlers.ofString());
     }

@@ -56,7 +56,7 @@ class LambdaHostTest {
     @BeforeEach
     void setUp() throws IOException {
         Files.writeString(dir.resolve("template.yaml"), TEMPLATE);
-        host = new LambdaHost(Template.load(dir), LIMIT, log::add);
+        host = new LambdaHost(SamTemplate.load(dir), LIMIT, log::add);
         ProbeHandler.interrupted = new CountDownLatch(1);
     }
 
@@ -108,7 +108,7 @@ class LambdaHostTest {
         assertTrue(start > 900 && start <= 1000, "starts near the 1 s timeout: " + start);
         assertTrue(start - end >= 290 && end > 0, "decreases with the time spent: " + start + " -> " + end);
         assertEquals(256, first.path("memoryMb").asInt(), "Globals.Function.MemorySize");
-        assertEquals(Template.functionArn("ProbeFunction"), first.path("functionArn").asText());
+        assertEquals(SamTemplate.functionArn("ProbeFunction"), first.path("functionArn").asText());
 
         JsonNode second = json(host.invoke("ProbeFunction", event(Map.of())));
         assertNotEquals(first.path("requestId").asText(), second.path("requestId").asText());
@@ -117,7 +117,7 @@ class LambdaHostTest {
 
     @Test
     void aTimeoutFromAParameterOverrideIsEnforced() throws Exception {
-        LambdaHost longer = new LambdaHost(Template.load(dir, Map.of("ProbeTimeoutSeconds", "2")), LIMIT, log::add);
+        LambdaHost longer = new LambdaHost(SamTemplate.load(dir, Map.of("ProbeTimeoutSeconds", "2")), LIMIT, log::add);
         try {
             LambdaHost.Invocation inv = longer.invoke("ProbeFunction", event(Map.of("sleepMs", 1200)));
             assertNull(inv.functionError(), "1.2 s fits a 2 s timeout");
@@ -160,7 +160,7 @@ class LambdaHostTest {
 
     @Test
     void awsDefaultLimitsAreTheDocumentedNumbers() throws Exception {
-        LambdaHost aws = new LambdaHost(Template.load(dir), log::add);
+        LambdaHost aws = new LambdaHost(SamTemplate.load(dir), log::add);
         try {
             assertEquals(6_291_456, aws.invokePayloadBytes());
             assertEquals(6_291_556, aws.invokePayloadBytes() + LambdaHost.RESPONSE_ALLOWANCE_BYTES);
@@ -189,7 +189,7 @@ class LambdaHostTest {
         host.start(lambdaPort, apiPort);
         HttpClient http = HttpClient.newHttpClient();
         URI uri = URI.create("http://127.0.0.1:" + lambdaPort + "/2015-03-31/functions/"
-                + Template.functionArn("ProbeFunction") + "/invocations");
+                + SamTemplate.functionArn("ProbeFunction") + "/invocations");
 
         HttpResponse<String> tooLarge = http.send(HttpRequest.newBuilder(uri)
                 .POST(HttpRequest.BodyPublishers.ofByteArray(event(Map.of("pad", "p".repeat(LIMIT))))).build(),

@@ -19,7 +19,7 @@ class LinksIT extends LocalAwsStackTestSupport {
     private static JsonNode invoke(String event) throws Exception {
         byte[] payload = Files.readAllBytes(root.resolve("events/link-builder/" + event));
         LambdaHost.Invocation inv = stack.lambdaHost().invoke(
-                new Template.FunctionDef("LinkBuilderFunction", "").arn(), payload);
+                new SamTemplate.FunctionDef("LinkBuilderFunction", "").arn(), payload);
         assertEquals(null, inv.functionError(), new String(inv.payload()));
         return Json.MAPPER.readTree(inv.payload());
     }

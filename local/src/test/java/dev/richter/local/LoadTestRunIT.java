@@ -45,7 +45,7 @@ class LoadTestRunIT extends LocalAwsStackTestSupport {
     }
 
     /**
-     * End to end over real sockets (issue 13): a target that sheds above 14 requests a second with fast 429/503, in turn
+     * End to end over real sockets: a target that sheds above 14 requests a second with fast 429/503, in turn
      * with Retry-After in seconds, as an HTTP-date (bug 28) and without it. The load driver records each form, the
      * windows record errors by kind, and the report's shedding verdict reads them: WEAK, since a third carry no
      * Retry-After, with each form counted as the target counted it.
@@ -87,7 +87,7 @@ class LoadTestRunIT extends LocalAwsStackTestSupport {
     }
 
     /**
-     * End to end (issue 13): a target with no deadline of its own, one request at a time at 60 ms each (about 16 a
+     * End to end: a target with no deadline of its own, one request at a time at 60 ms each (about 16 a
      * second). At 5 QPS it keeps up; at 30 QPS its queue grows until the 1 s client deadline cuts requests off, so the
      * report's deadline verdict FAILS with the timeouts counted by the load driver.
      */

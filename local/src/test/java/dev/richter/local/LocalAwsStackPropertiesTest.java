@@ -19,9 +19,9 @@ import org.junit.jupiter.api.io.TempDir;
 class LocalAwsStackPropertiesTest {
     @Test
     void everyFunctionsEnvironmentAndTheLimitsBecomePropertiesExceptWhatTheProcessEnvironmentSets() {
-        List<Template.FunctionDef> fns = List.of(
-                new Template.FunctionDef("A", "a.A", 3, 128, Map.of("SHARED", "1", "A_ONLY", "a", "FROM_ENV", "template")),
-                new Template.FunctionDef("B", "b.B", 3, 128, Map.of("SHARED", "1", "B_ONLY", "b")));
+        List<SamTemplate.FunctionDef> fns = List.of(
+                new SamTemplate.FunctionDef("A", "a.A", 3, 128, Map.of("SHARED", "1", "A_ONLY", "a", "FROM_ENV", "template")),
+                new SamTemplate.FunctionDef("B", "b.B", 3, 128, Map.of("SHARED", "1", "B_ONLY", "b")));
         Map<String, String> props = LocalAwsStack.functionProperties(fns, LocalLimits.AWS.withHistoryEventsPerExecution(400),
                 name -> name.equals("FROM_ENV") ? "process" : null);
         assertEquals("1", props.get("SHARED"));
@@ -36,9 +36,9 @@ class LocalAwsStackPropertiesTest {
 
     @Test
     void twoFunctionsGivingOneNameDifferentValuesFailsNamingBoth() {
-        List<Template.FunctionDef> fns = List.of(
-                new Template.FunctionDef("A", "a.A", 3, 128, Map.of("MODE", "fast")),
-                new Template.FunctionDef("B", "b.B", 3, 128, Map.of("MODE", "slow")));
+        List<SamTemplate.FunctionDef> fns = List.of(
+                new SamTemplate.FunctionDef("A", "a.A", 3, 128, Map.of("MODE", "fast")),
+                new SamTemplate.FunctionDef("B", "b.B", 3, 128, Map.of("MODE", "slow")));
         var e = assertThrows(IllegalStateException.class, () -> LocalAwsStack.functionProperties(fns, LocalLimits.AWS, n -> null));
         assertTrue(e.getMessage().contains("MODE") && e.getMessage().contains("'fast' for A") && e.getMessage().contains("'slow' for B"),
                 e.getMessage());
@@ -47,9 +47,9 @@ class LocalAwsStackPropertiesTest {
     /** Per-function JVM flags (the load driver's heap pre-touch) are for Lambda's JVM launcher, not the function's code. */
     @Test
     void jvmLauncherVariablesAreNotHandedOver() {
-        List<Template.FunctionDef> fns = List.of(
-                new Template.FunctionDef("A", "a.A", 3, 128, Map.of("JAVA_TOOL_OPTIONS", "-XX:TieredStopAtLevel=1")),
-                new Template.FunctionDef("B", "b.B", 3, 128, Map.of("JAVA_TOOL_OPTIONS", "-XX:+AlwaysPreTouch")));
+        List<SamTemplate.FunctionDef> fns = List.of(
+                new SamTemplate.FunctionDef("A", "a.A", 3, 128, Map.of("JAVA_TOOL_OPTIONS", "-XX:TieredStopAtLevel=1")),
+                new SamTemplate.FunctionDef("B", "b.B", 3, 128, Map.of("JAVA_TOOL_OPTIONS", "-XX:+AlwaysPreTouch")));
         assertFalse(LocalAwsStack.functionProperties(fns, LocalLimits.AWS, n -> null).containsKey("JAVA_TOOL_OPTIONS"));
     }
 
@@ -70,7 +70,7 @@ class LocalAwsStackPropertiesTest {
         try {
             LocalLimits limits = LocalLimits.AWS.withStatePayloadBytes(4096).withParameterOverride("Mode", "quick");
             LocalAwsStack stack = new LocalAwsStack(dir, dir.resolve("work"), limits, line -> {});
-            stack.setFunctionProperties(Template.load(dir, limits.parameterOverrides()));
+            stack.setFunctionProperties(SamTemplate.load(dir, limits.parameterOverrides()));
             assertEquals("quick", Env.get("RICHTER_TEST_MODE").orElseThrow());
             assertEquals("x", Env.get("RICHTER_TEST_NEW").orElseThrow());
             assertEquals(4096, Env.intValue("RICHTER_STATE_PAYLOAD_BYTES", 0));

@@ -23,7 +23,7 @@ import software.amazon.awssdk.services.sfn.model.ExecutionListItem;
 import software.amazon.awssdk.services.sfn.model.HistoryEvent;
 
 /**
- * Issue 9 on the local stack with compressed AWS limits: 15 s load-driver invocations, an inline Map limit of 4
+ * Production-size steps (docs/production-size.md) on the local stack with compressed AWS limits: 15 s load-driver invocations, an inline Map limit of 4
  * and a history limit of {@value #HISTORY_LIMIT} events per execution. A plan whose formal steps each last three
  * legs and need more workers than the Map limit runs to PASSED with exact counts, one report and an even rate in
  * every second; the same plan with one mechanism switched off fails on the limit it breaks:

@@ -24,7 +24,7 @@ import software.amazon.awssdk.services.sfn.model.DescribeExecutionRequest;
 import software.amazon.awssdk.services.sfn.model.StartExecutionRequest;
 
 /**
- * Issue 6 end to end: the safety checks gate real runs of the demo shop (with the OpenTelemetry agent) on the
+ * End to end: the safety checks gate real runs of the demo shop (with the OpenTelemetry agent) on the
  * local stack. The team's safety configuration goes through {@code PUT /safety}; its trace source is the shop's
  * run directory (the agent's span log lines). Variants: real payment for marked traffic (mock-required exit
  * reached), the async hop that drops the marker, the SDK answering marked payment calls from Richter's

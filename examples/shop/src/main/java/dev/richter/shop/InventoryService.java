@@ -8,6 +8,7 @@ import dev.richter.sdk.MockResponse;
 import io.opentelemetry.api.trace.Span;
 import java.io.IOException;
 import java.net.URI;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -147,7 +148,7 @@ public final class InventoryService implements AutoCloseable {
     ExitMocks mocks = null;
     if (!mocksUrl.isBlank()) {
       mocks = ExitMocks.start(ExitMocksConfig.of(URI.create(mocksUrl))
-          .withRefreshInterval(java.time.Duration.ofMillis(Env.integer("SHOP_MOCKS_REFRESH_MS", 30_000)))
+          .withRefreshInterval(Duration.ofMillis(Env.integer("SHOP_MOCKS_REFRESH_MS", 30_000)))
           .withMarker(settings.marker().key(), settings.marker().value())
           .withAuthorization(Env.str("SHOP_MOCKS_TOKEN", "").isBlank() ? "" : "Bearer " + Env.str("SHOP_MOCKS_TOKEN", "")));
       System.out.println("inventory: exit mocks from " + mocksUrl + ": " + mocks.state());

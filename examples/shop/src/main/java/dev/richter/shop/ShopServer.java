@@ -10,6 +10,7 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -277,8 +278,8 @@ final class ShopServer implements AutoCloseable {
 
   /** Prometheus text exposition (format 0.0.4) of this process's metrics. */
   private String prometheus() {
-    var heap = java.lang.management.ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
-    var nonHeap = java.lang.management.ManagementFactory.getMemoryMXBean().getNonHeapMemoryUsage();
+    var heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+    var nonHeap = ManagementFactory.getMemoryMXBean().getNonHeapMemoryUsage();
     PrometheusText p = new PrometheusText();
     p.family("jvm_memory_used_bytes", "gauge", "The amount of used memory, in bytes");
     p.sample("jvm_memory_used_bytes", "area=\"heap\"", heap.getUsed());

@@ -9,6 +9,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -93,7 +94,7 @@ public final class SpanExport {
       System.err.println("usage: SpanExport <outfile> <logfile>...");
       System.exit(2);
     }
-    List<Path> logs = java.util.Arrays.stream(args).skip(1).map(Path::of).toList();
+    List<Path> logs = Arrays.stream(args).skip(1).map(Path::of).toList();
     ObjectNode doc = collect(logs);
     Path out = Path.of(args[0]);
     try (OutputStream os = Files.newOutputStream(out)) {

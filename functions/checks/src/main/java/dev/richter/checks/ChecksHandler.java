@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.EventPublisher;
 import dev.richter.common.JsonStreamHandler;
 import dev.richter.common.Repositories;
+import dev.richter.common.RunLogContext;
 import dev.richter.common.RunMetricsRepository;
 import dev.richter.common.VerdictRounds;
 import dev.richter.common.model.CheckResult;
@@ -33,7 +34,7 @@ import java.util.Map;
  */
 public final class ChecksHandler extends JsonStreamHandler<JsonNode, Object> {
     /** A gate's answer: the worst outcome and every result. */
-    public record Outcome(CheckResult.Outcome outcome, List<CheckResult> results) {}
+    public record GateResult(CheckResult.Outcome outcome, List<CheckResult> results) {}
 
     private final Repositories repositories;
     private final RunMetricsRepository metrics;
@@ -59,7 +60,7 @@ public final class ChecksHandler extends JsonStreamHandler<JsonNode, Object> {
 
     @Override
     protected Object handle(JsonNode input, Context context) {
-        try (dev.richter.common.RunLogContext ignored = dev.richter.common.RunLogContext.open(input)) {
+        try (RunLogContext ignored = RunLogContext.open(input)) {
             return handleInRun(input, context);
         }
     }
@@ -84,7 +85,7 @@ public final class ChecksHandler extends JsonStreamHandler<JsonNode, Object> {
         }
     }
 
-    private Outcome gate(String action, JsonNode input) {
+    private GateResult gate(String action, JsonNode input) {
         String runId = input.path("runId").asText();
         Run run = repositories.getRun(runId).orElseThrow(() -> new IllegalArgumentException("unknown run " + runId));
         Plan plan = repositories.getPlan(run.planId()).orElseThrow(() -> new IllegalArgumentException("unknown plan " + run.planId()));
@@ -110,7 +111,7 @@ public final class ChecksHandler extends JsonStreamHandler<JsonNode, Object> {
             default -> throw new IllegalArgumentException("unknown action '" + action + "'");
         }
         metrics.putChecks(runId, action, results);
-        return new Outcome(CheckResult.worst(results), results);
+        return new GateResult(CheckResult.worst(results), results);
     }
 
     private static int expectedWorkers(Plan plan, String stage) {

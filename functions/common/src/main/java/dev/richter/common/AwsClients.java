@@ -1,5 +1,6 @@
 package dev.richter.common;
 
+import java.time.Duration;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -58,8 +59,8 @@ public final class AwsClients {
                             .region(region())
                             .httpClientBuilder(UrlConnectionHttpClient.builder())
                             .overrideConfiguration(c -> c
-                                    .apiCallTimeout(java.time.Duration.ofMillis(POLL_CALL_TIMEOUT_MS))
-                                    .apiCallAttemptTimeout(java.time.Duration.ofMillis(180))
+                                    .apiCallTimeout(Duration.ofMillis(POLL_CALL_TIMEOUT_MS))
+                                    .apiCallAttemptTimeout(Duration.ofMillis(180))
                                     .retryStrategy(b -> b.maxAttempts(2)))
                             .build();
                 }

@@ -8,12 +8,15 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
+import software.amazon.awssdk.services.dynamodb.model.ScanRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 /**
@@ -81,9 +84,9 @@ public final class Repositories {
     // ------------------------------------------------------------------ services
 
     /** Every team that registered at least one service (a scan: nightly scale, not request scale). */
-    public java.util.SortedSet<String> teamsWithServices() {
-        java.util.SortedSet<String> teams = new java.util.TreeSet<>();
-        dynamoDb.scanPaginator(software.amazon.awssdk.services.dynamodb.model.ScanRequest.builder()
+    public SortedSet<String> teamsWithServices() {
+        SortedSet<String> teams = new TreeSet<>();
+        dynamoDb.scanPaginator(ScanRequest.builder()
                         .tableName(tables.registry()).projectionExpression("teamId, itemKey").build())
                 .items().forEach(i -> {
                     if (i.get("itemKey").s().startsWith("service#")) {

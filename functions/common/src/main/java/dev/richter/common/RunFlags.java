@@ -1,6 +1,7 @@
 package dev.richter.common;
 
 import java.util.Map;
+import java.util.OptionalLong;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
@@ -44,7 +45,7 @@ public final class RunFlags {
      * @param abortRequested  the abort flag
      * @param monitorBeatAtMs epoch ms of the last decision, empty before the first
      */
-    public record Watch(boolean abortRequested, java.util.OptionalLong monitorBeatAtMs) {}
+    public record Watch(boolean abortRequested, OptionalLong monitorBeatAtMs) {}
 
     /**
      * The abort flag and the monitor's heartbeat in one strongly consistent read; an unknown run reads as not aborted,
@@ -60,8 +61,8 @@ public final class RunFlags {
         AttributeValue flag = item == null ? null : item.get("abortRequested");
         AttributeValue beat = item == null ? null : item.get("monitorBeatAtMs");
         return new Watch(flag != null && Boolean.TRUE.equals(flag.bool()),
-                beat == null || beat.n() == null ? java.util.OptionalLong.empty()
-                        : java.util.OptionalLong.of(Long.parseLong(beat.n())));
+                beat == null || beat.n() == null ? OptionalLong.empty()
+                        : OptionalLong.of(Long.parseLong(beat.n())));
     }
 
     /**
@@ -84,7 +85,7 @@ public final class RunFlags {
      * When the run's abort flag was first set, epoch ms; empty when it is not set, or was set before this attribute
      * was written.
      */
-    public java.util.OptionalLong abortRequestedAtMs(String runId) {
+    public OptionalLong abortRequestedAtMs(String runId) {
         var item = dynamoDb.getItem(GetItemRequest.builder()
                 .tableName(runsTable)
                 .key(Map.of("runId", AttributeValue.fromS(runId)))
@@ -92,7 +93,7 @@ public final class RunFlags {
                 .consistentRead(true)
                 .build()).item();
         AttributeValue v = item == null ? null : item.get("abortRequestedAtMs");
-        return v == null || v.n() == null ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(Long.parseLong(v.n()));
+        return v == null || v.n() == null ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(v.n()));
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.richter.common;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.List;
 import org.apache.logging.log4j.ThreadContext;
 
 /**
@@ -42,14 +44,14 @@ public final class RunLogContext implements AutoCloseable {
      * Opens the context of a state machine task's event: {@code runId}, {@code teamId}, {@code stage},
      * {@code stepIndex} at its top level, or in its {@code step} object (a step reference); absent fields stay unset.
      */
-    public static RunLogContext open(com.fasterxml.jackson.databind.JsonNode event) {
-        com.fasterxml.jackson.databind.JsonNode step = event.path("step");
+    public static RunLogContext open(JsonNode event) {
+        JsonNode step = event.path("step");
         return open(text(event, step, "runId"), text(event, step, "teamId"), text(event, step, "stage"),
                 event.path("stepIndex").isInt() ? Integer.valueOf(event.path("stepIndex").asInt())
                         : step.path("stepIndex").isInt() ? Integer.valueOf(step.path("stepIndex").asInt()) : null);
     }
 
-    private static String text(com.fasterxml.jackson.databind.JsonNode event, com.fasterxml.jackson.databind.JsonNode step,
+    private static String text(JsonNode event, JsonNode step,
                                String field) {
         String top = event.path(field).isTextual() ? event.path(field).asText() : null;
         return top != null && !top.isEmpty() ? top : step.path(field).isTextual() ? step.path(field).asText() : null;
@@ -66,6 +68,6 @@ public final class RunLogContext implements AutoCloseable {
     /** Removes the four keys from the calling thread's context. */
     @Override
     public void close() {
-        ThreadContext.removeAll(java.util.List.of(RUN_ID, TEAM_ID, STAGE, STEP_INDEX));
+        ThreadContext.removeAll(List.of(RUN_ID, TEAM_ID, STAGE, STEP_INDEX));
     }
 }

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
@@ -41,12 +42,12 @@ public final class RunMetricsRepository {
     }
 
     /** The stored step of a run's stage, empty when the step has not started. */
-    public java.util.Optional<RunPreparation.StepPlan> stepPlan(String runId, String stage, int stepIndex) {
+    public Optional<RunPreparation.StepPlan> stepPlan(String runId, String stage, int stepIndex) {
         var item = dynamoDb.getItem(b -> b.tableName(table).consistentRead(true).key(Map.of(
                 "runId", AttributeValue.fromS(runId),
                 "sk", AttributeValue.fromS(RunPreparation.StepPlan.sortKey(stage, stepIndex))))).item();
-        return item == null || !item.containsKey("step") ? java.util.Optional.empty()
-                : java.util.Optional.of(Json.read(item.get("step").s(), RunPreparation.StepPlan.class));
+        return item == null || !item.containsKey("step") ? Optional.empty()
+                : Optional.of(Json.read(item.get("step").s(), RunPreparation.StepPlan.class));
     }
 
     /** Stores the check results of one phase ({@code static}, {@code dynamic}), replacing earlier ones. */

@@ -21,15 +21,15 @@ public final class VerdictRounds {
      *
      * @param sinceMs only rounds decided at or after this epoch ms (0 for all)
      */
-    public static List<MissingEvidence.Round> read(DynamoDbClient dynamoDb, String verdictsTable, String runId, long sinceMs) {
-        List<MissingEvidence.Round> out = new ArrayList<>();
+    public static List<MissingEvidence.DecisionRound> read(DynamoDbClient dynamoDb, String verdictsTable, String runId, long sinceMs) {
+        List<MissingEvidence.DecisionRound> out = new ArrayList<>();
         dynamoDb.queryPaginator(QueryRequest.builder().tableName(verdictsTable).consistentRead(true)
                         .keyConditionExpression("runId = :r AND sk BETWEEN :from AND :to")
                         .expressionAttributeValues(Map.of(":r", AttributeValue.fromS(runId),
                                 ":from", AttributeValue.fromS("verdict#%013d".formatted(Math.max(0, sinceMs))),
                                 ":to", AttributeValue.fromS("verdict#\uffff")))
                         .build())
-                .items().forEach(item -> out.add(new MissingEvidence.Round(item.get("module").s(),
+                .items().forEach(item -> out.add(new MissingEvidence.DecisionRound(item.get("module").s(),
                         Long.parseLong(item.get("atMs").n()),
                         item.containsKey(MissingEvidence.ATTRIBUTE)
                                 ? item.get(MissingEvidence.ATTRIBUTE).l().stream().map(AttributeValue::s).toList() : List.of())));

@@ -3,8 +3,11 @@ package dev.richter.data;
 import com.amazonaws.services.lambda.runtime.Context;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.Json;
+import dev.richter.common.JsonStreamHandler;
 import dev.richter.common.Repositories;
+import dev.richter.common.RunLogContext;
 import dev.richter.common.model.Marker;
+import dev.richter.common.model.RegisteredService;
 import dev.richter.data.flow.DataSetStore;
 import dev.richter.data.flow.Expressions;
 import dev.richter.data.flow.FlowRunner;
@@ -12,6 +15,7 @@ import dev.richter.data.flow.FlowService;
 import dev.richter.data.flow.FlowValidator;
 import java.net.http.HttpClient;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -30,7 +34,7 @@ import java.util.Map;
  *       flow.</li>
  * </ul>
  */
-public final class DataConstructionHandler extends dev.richter.common.JsonStreamHandler<JsonNode, Object> {
+public final class DataConstructionHandler extends JsonStreamHandler<JsonNode, Object> {
     /**
      * Time kept back from the invocation's remaining time when a flow runs, milliseconds: rows stop starting this long
      * before the timeout, so their calls ({@link #FLOW_CALL_TIMEOUT_MS} each) end and the data set is stored in time.
@@ -58,7 +62,7 @@ public final class DataConstructionHandler extends dev.richter.common.JsonStream
 
     @Override
     protected Object handle(JsonNode input, Context context) {
-        try (dev.richter.common.RunLogContext ignored = dev.richter.common.RunLogContext.open(input)) {
+        try (RunLogContext ignored = RunLogContext.open(input)) {
             return handleInRun(input, context);
         }
     }
@@ -75,13 +79,13 @@ public final class DataConstructionHandler extends dev.richter.common.JsonStream
     private FlowRunner.Result runFlow(JsonNode input, long remainingMs) {
         String teamId = input.path("teamId").asText();
         String flowId = input.path("flowId").asText();
-        Map<String, JsonNode> inputs = new java.util.LinkedHashMap<>();
+        Map<String, JsonNode> inputs = new LinkedHashMap<>();
         input.path("inputs").properties().forEach(e -> inputs.put(e.getKey(), e.getValue()));
         Marker marker = input.has("marker") ? Json.MAPPER.convertValue(input.get("marker"), Marker.class) : Marker.DEFAULT;
         String dataSetId = input.path("dataSetId").isTextual() ? input.path("dataSetId").asText() : null;
         return flows.run(teamId, flowId, dataSetId,
                         new FlowRunner.Request(input.path("rows").asInt(), input.path("concurrency").asInt(8), inputs,
-                                repositories.listServices(teamId).stream().map(dev.richter.common.model.RegisteredService::baseUrl).toList()), marker,
+                                repositories.listServices(teamId).stream().map(RegisteredService::baseUrl).toList()), marker,
                         System.currentTimeMillis() + Math.max(0, remainingMs - FLOW_MARGIN_MS))
                 .orElseThrow(() -> new IllegalArgumentException("team " + teamId + " has no flow " + flowId));
     }

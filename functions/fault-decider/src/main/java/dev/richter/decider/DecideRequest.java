@@ -2,6 +2,7 @@ package dev.richter.decider;
 
 import dev.richter.common.model.HealthReport;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Fault-decider task input from the monitor loop.
@@ -29,8 +30,8 @@ public record DecideRequest(String runId, String teamId, String stage, int stepI
     }
 
     /** The run's abort policy when the plan gave one. */
-    public java.util.Optional<AbortPolicy> runAbortPolicy() {
-        return java.util.Optional.ofNullable(abortPolicy);
+    public Optional<AbortPolicy> runAbortPolicy() {
+        return Optional.ofNullable(abortPolicy);
     }
 
     /**

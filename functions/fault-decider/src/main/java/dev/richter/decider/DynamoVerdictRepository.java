@@ -14,8 +14,8 @@ import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
  * Verdicts table (pk {@code runId}, sk {@code sk}): {@code state#<module>} items hold
  * {@link ModuleState} as JSON ({@code state} S); {@code verdict#<atMs %013d>#<module>} items hold each
  * decision: {@code module}, {@code verdict}, {@code reason}, {@code rule}, {@code atMs} (N) and
- * {@code evidence} (S, JSON of {@link Evidence}) and, when the round had monitoring defects,
- * {@value MissingEvidence#ATTRIBUTE} (L of S, {@link Evidence#missingEvidence()}).
+ * {@code evidence} (S, JSON of {@link VerdictEvidence}) and, when the round had monitoring defects,
+ * {@value MissingEvidence#ATTRIBUTE} (L of S, {@link VerdictEvidence#missingEvidence()}).
  */
 public final class DynamoVerdictRepository implements VerdictRepository {
     private final DynamoDbClient dynamoDb;

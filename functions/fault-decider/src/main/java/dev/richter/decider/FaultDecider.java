@@ -4,9 +4,11 @@ import dev.richter.common.model.HealthReport;
 import dev.richter.common.model.Verdict;
 import dev.richter.common.model.Verdict.State;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -66,7 +68,7 @@ public final class FaultDecider {
             ResourceEval re = evaluateResources(e.getValue(), s, th);
             out.add(decideModule(e.getKey(), e.getValue(), passiveReport, re.breaches(), false, re.next(), rules, in));
         }
-        out.sort(java.util.Comparator.comparing(d -> d.verdict().module()));
+        out.sort(Comparator.comparing(d -> d.verdict().module()));
         return new Decision(out, abortReason(rules.abortPolicy(), out, in, passive));
     }
 
@@ -155,7 +157,7 @@ public final class FaultDecider {
      */
     static String trafficOk(HealthReport passive, DecisionRules rules) {
         Map<String, Double> m = passive.metrics();
-        return String.format(java.util.Locale.ROOT, "traffic ok: %d requests, %.1f %% errors, p99 %.1f ms over the last %d s",
+        return String.format(Locale.ROOT, "traffic ok: %d requests, %.1f %% errors, p99 %.1f ms over the last %d s",
                 m.getOrDefault("requests", 0.0).longValue(), 100 * m.getOrDefault("errorRate", 0.0),
                 m.getOrDefault("p99Ms", 0.0), rules.passiveWindowSeconds());
     }
@@ -293,7 +295,7 @@ public final class FaultDecider {
         long since = next == prev && s.verdictSinceMs() > 0 ? s.verdictSinceMs() : now;
         ModuleState nextState = new ModuleState(module, next, since, failures, successes, lastFailure, voteRounds,
                 s.stepKey(), s.connections(), s.heap(), s.p99BaselineMs(), s.heapTrend());
-        Evidence ev = new Evidence(rule, fraction, failingKinds, breaches, failures, successes, used, missing);
+        VerdictEvidence ev = new VerdictEvidence(rule, fraction, failingKinds, breaches, failures, successes, used, missing);
         return new ModuleDecision(new Verdict(module, next, reason, now), prev, nextState, ev);
     }
 
@@ -334,7 +336,7 @@ public final class FaultDecider {
         long since = s.verdictSinceMs() > 0 ? s.verdictSinceMs() : in.nowMs();
         ModuleState next = new ModuleState(module, prev, since, s.consecutiveFailures(), s.consecutiveSuccesses(),
                 s.lastFailureAtMs(), s.voteRounds(), s.stepKey(), s.connections(), s.heap(), s.p99BaselineMs(), s.heapTrend());
-        Evidence ev = new Evidence("no-evidence", 0, List.of(), breaches, s.consecutiveFailures(),
+        VerdictEvidence ev = new VerdictEvidence("no-evidence", 0, List.of(), breaches, s.consecutiveFailures(),
                 s.consecutiveSuccesses(), List.of(), missing);
         return new ModuleDecision(new Verdict(module, prev, reason, in.nowMs()), prev, next, ev);
     }

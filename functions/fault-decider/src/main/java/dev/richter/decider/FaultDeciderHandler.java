@@ -16,7 +16,8 @@ import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedExce
  * line ({@link FaultDeciderService}) and its log lines carry the run's fields ({@link RunLogContext}).
  */
 public final class FaultDeciderHandler extends JsonStreamHandler<DecideRequest, DecideResult> {
-    private static final class Holder {
+    /** The container's service, wired from the environment when the Lambda constructor first runs (lazy holder). */
+    private static final class SharedService {
         static final FaultDeciderService DEFAULT = fromEnv();
     }
 
@@ -24,7 +25,7 @@ public final class FaultDeciderHandler extends JsonStreamHandler<DecideRequest, 
 
     /** For Lambda: DynamoDB tables from {@link TableNames#fromEnv()}, EventBridge bus from {@code EVENT_BUS_NAME}. */
     public FaultDeciderHandler() {
-        this(Holder.DEFAULT);
+        this(SharedService.DEFAULT);
     }
 
     /** For tests: the given service. */
@@ -64,7 +65,7 @@ public final class FaultDeciderHandler extends JsonStreamHandler<DecideRequest, 
             }
         };
         return new FaultDeciderService(new DynamoDecisionRulesRepository(ddb, t.registry()),
-                new DynamoVerdictRepository(ddb, t.verdicts()), new DynamoRunMetricsRepository(ddb, t.runMetrics()),
+                new DynamoVerdictRepository(ddb, t.verdicts()), new DynamoWindowReader(ddb, t.runMetrics()),
                 abort, detail -> publisher.publish(VerdictEvents.VERDICT_CHANGED, detail), System::currentTimeMillis,
                 RichterMetrics.forFunction("fault-decider"));
     }

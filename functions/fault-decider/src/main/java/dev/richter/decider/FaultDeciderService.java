@@ -3,8 +3,10 @@ package dev.richter.decider;
 import dev.richter.common.metrics.RichterMetrics;
 import dev.richter.common.model.Verdict;
 import dev.richter.common.sizing.Quotas;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.LongSupplier;
 import org.apache.logging.log4j.LogManager;
@@ -33,7 +35,7 @@ public final class FaultDeciderService {
     private static final Logger LOG = LogManager.getLogger(FaultDeciderService.class);
     private final DecisionRulesRepository rules;
     private final VerdictRepository verdicts;
-    private final RunMetricsRepository runMetrics;
+    private final WindowReader runMetrics;
     private final AbortFlag abortFlag;
     private final VerdictEvents events;
     private final LongSupplier clockMs;
@@ -44,13 +46,13 @@ public final class FaultDeciderService {
      * All collaborators injected, metrics not written; {@code clockMs} gives epoch milliseconds (a virtual clock in the
      * bench).
      */
-    public FaultDeciderService(DecisionRulesRepository rules, VerdictRepository verdicts, RunMetricsRepository runMetrics,
+    public FaultDeciderService(DecisionRulesRepository rules, VerdictRepository verdicts, WindowReader runMetrics,
                                AbortFlag abortFlag, VerdictEvents events, LongSupplier clockMs) {
         this(rules, verdicts, runMetrics, abortFlag, events, clockMs, RichterMetrics.disabled());
     }
 
     /** All collaborators injected, with the metrics each round writes. */
-    public FaultDeciderService(DecisionRulesRepository rules, VerdictRepository verdicts, RunMetricsRepository runMetrics,
+    public FaultDeciderService(DecisionRulesRepository rules, VerdictRepository verdicts, WindowReader runMetrics,
                                AbortFlag abortFlag, VerdictEvents events, LongSupplier clockMs, RichterMetrics metrics) {
         this.metrics = metrics;
         this.rules = rules;
@@ -87,7 +89,7 @@ public final class FaultDeciderService {
             aborted = true;
             abortSet = true;
         }
-        Map<Verdict.State, Integer> changesTo = new java.util.EnumMap<>(Verdict.State.class);
+        Map<Verdict.State, Integer> changesTo = new EnumMap<>(Verdict.State.class);
         for (Verdict.State state : Verdict.State.values()) {
             changesTo.put(state, 0);
         }
@@ -138,7 +140,7 @@ public final class FaultDeciderService {
 
     /** {@code HEALTHY} → {@code Healthy}. */
     private static String stateWord(Verdict.State state) {
-        return state.name().charAt(0) + state.name().substring(1).toLowerCase(java.util.Locale.ROOT);
+        return state.name().charAt(0) + state.name().substring(1).toLowerCase(Locale.ROOT);
     }
 
     private static Map<String, Object> detail(DecideRequest req, ModuleDecision m) {

@@ -10,7 +10,7 @@ import dev.richter.common.model.Verdict;
  * @param next     state to store for the next round
  * @param evidence why
  */
-public record ModuleDecision(Verdict verdict, Verdict.State previous, ModuleState next, Evidence evidence) {
+public record ModuleDecision(Verdict verdict, Verdict.State previous, ModuleState next, VerdictEvidence evidence) {
     /** True when the verdict differs from the previous one ({@code Verdict Changed} is emitted). */
     public boolean changed() {
         return verdict.state() != previous;

@@ -9,14 +9,14 @@ import java.util.List;
  *
  * @param samples oldest first, at most the {@code keep} given to {@link #add}
  */
-public record Trend(List<Sample> samples) {
+public record Trend(List<Observation> samples) {
     /**
      * One observation.
      *
      * @param atMs  epoch ms of the observation
      * @param value the resource ratio, 0..1
      */
-    public record Sample(long atMs, double value) {}
+    public record Observation(long atMs, double value) {}
 
     public Trend {
         samples = samples == null ? List.of() : List.copyOf(samples);
@@ -29,8 +29,8 @@ public record Trend(List<Sample> samples) {
 
     /** This trend with {@code value} at {@code atMs} appended, keeping the newest {@code keep}. */
     public Trend add(long atMs, double value, int keep) {
-        List<Sample> next = new ArrayList<>(samples);
-        next.add(new Sample(atMs, value));
+        List<Observation> next = new ArrayList<>(samples);
+        next.add(new Observation(atMs, value));
         while (next.size() > keep) next.removeFirst();
         return new Trend(next);
     }
@@ -47,7 +47,7 @@ public record Trend(List<Sample> samples) {
         double t0 = samples.getFirst().atMs();
         double mt = 0;
         double mv = 0;
-        for (Sample s : samples) {
+        for (Observation s : samples) {
             mt += (s.atMs() - t0) / 1000.0;
             mv += s.value();
         }
@@ -55,7 +55,7 @@ public record Trend(List<Sample> samples) {
         mv /= n;
         double sxy = 0;
         double sxx = 0;
-        for (Sample s : samples) {
+        for (Observation s : samples) {
             double dt = (s.atMs() - t0) / 1000.0 - mt;
             sxy += dt * (s.value() - mv);
             sxx += dt * dt;

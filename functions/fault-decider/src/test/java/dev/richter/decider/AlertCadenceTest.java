@@ -11,7 +11,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 10's detection changes: the short wait while anything is amiss, and a TCP connect that abstains when
+ * The decider's cadence and vote details (DESIGN.md §4): the short wait while anything is amiss, and a TCP connect that abstains when
  * the module's own health endpoint answered.
  */
 class AlertCadenceTest {

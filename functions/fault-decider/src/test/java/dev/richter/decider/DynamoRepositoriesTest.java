@@ -120,7 +120,7 @@ class DynamoRepositoriesTest {
                 }
             }
         }
-        var repo = new DynamoRunMetricsRepository(ddb, "run-metrics");
+        var repo = new DynamoWindowReader(ddb, "run-metrics");
         var ws = repo.windows("run-1", "formal", 1, 1_764_493_197L, 1_764_493_199L);
         assertEquals(6, ws.size());
         assertEquals(1_764_493_197L, ws.getFirst().epochSecond());

@@ -66,7 +66,7 @@ final class Fixtures {
         }
     }
 
-    static final class FakeMetrics implements RunMetricsRepository {
+    static final class FakeMetrics implements WindowReader {
         final List<LoadWindow> windows = new ArrayList<>();
 
         @Override

@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
-/** The heap trend (issue 10): a leak is seen by its slope before its level, and a heap about to run out is DAMAGED. */
+/** The heap trend: a leak is seen by its slope before its level, and a heap about to run out is DAMAGED. */
 class HeapTrendTest {
     final FaultDecider decider = new FaultDecider();
     final Map<String, ModuleState> states = new HashMap<>();

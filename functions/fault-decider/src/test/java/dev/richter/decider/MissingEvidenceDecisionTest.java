@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Broken monitoring is missing evidence (issue 10): it never moves the rule matrix, and it is reported. */
+/** Broken monitoring is missing evidence: it never moves the rule matrix, and it is reported. */
 class MissingEvidenceDecisionTest {
     final FaultDecider decider = new FaultDecider();
     final Map<String, ModuleState> states = new HashMap<>();

@@ -1,6 +1,7 @@
 package dev.richter.links;
 
 import dev.richter.links.trace.TraceFormat;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -33,5 +34,5 @@ public record IngestResult(
         int edgesAdded,
         int closureItemsWritten,
         int itemsWritten,
-        java.util.List<String> serviceEntries,
-        java.util.List<String> interfaceEntries) {}
+        List<String> serviceEntries,
+        List<String> interfaceEntries) {}

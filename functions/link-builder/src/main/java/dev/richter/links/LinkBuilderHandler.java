@@ -1,6 +1,7 @@
 package dev.richter.links;
 
 import com.amazonaws.services.lambda.runtime.Context;
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.AwsClients;
 import dev.richter.common.Json;
 import dev.richter.common.JsonStreamHandler;
@@ -12,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Lambda entry point of link-builder: reads a {@link LinkRequest}, calls {@link LinkService},
@@ -51,11 +53,11 @@ public final class LinkBuilderHandler extends JsonStreamHandler<LinkRequest, Obj
         long from = now - 60_000L * (in.lookbackMinutes() == null ? DEFAULT_LOOKBACK_MINUTES : in.lookbackMinutes());
         List<String> teams = in.teamId() == null || in.teamId().isBlank()
                 ? List.copyOf(repositories.teamsWithServices()) : List.of(in.teamId());
-        Map<String, Object> results = new java.util.TreeMap<>();
+        Map<String, Object> results = new TreeMap<>();
         for (String team : teams) {
             List<String> docs = repositories.latestRegistryDocs(team, "safety#config", 1);
-            com.fasterxml.jackson.databind.JsonNode spec = docs.isEmpty() ? null : Json.read(docs.get(0),
-                    com.fasterxml.jackson.databind.JsonNode.class).get("traceSource");
+            JsonNode spec = docs.isEmpty() ? null : Json.read(docs.get(0),
+                    JsonNode.class).get("traceSource");
             if (spec == null || spec.isNull()) {
                 continue;
             }

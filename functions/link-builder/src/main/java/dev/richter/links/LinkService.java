@@ -19,6 +19,7 @@ import dev.richter.links.trace.TraceDocuments;
 import dev.richter.links.trace.TraceFormat;
 import dev.richter.links.trace.TraceFormatException;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -32,7 +33,7 @@ import java.util.TreeSet;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
- * Link governance (issue 4): builds each team's call graph from traces, keeps its closure table
+ * Link governance: builds each team's call graph from traces, keeps its closure table
  * current, and answers tree, upstream, exits and comparison questions. plan-api calls it
  * in-process; {@link LinkBuilderHandler} exposes it as a Lambda.
  *
@@ -72,7 +73,7 @@ public final class LinkService {
      *
      * @param teamId team scope, non-blank
      * @param fileName name for errors and results
-     * @param document raw bytes of any {@link dev.richter.links.trace.TraceFormat}
+     * @param document raw bytes of any {@link TraceFormat}
      * @return counts of spans, skips by reason, edges added and items written
      * @throws TraceFormatException when the document is malformed or not traces (with file, line, column)
      * @throws IllegalArgumentException when {@code teamId} is blank
@@ -92,7 +93,7 @@ public final class LinkService {
     public IngestResult rebuild(String teamId, TraceSource source, long fromEpochMs, long toEpochMs) {
         requireTeam(teamId);
         List<Span> spans = source.spans(teamId, fromEpochMs, toEpochMs);
-        String name = source.describe() + " " + java.time.Instant.ofEpochMilli(fromEpochMs) + ".." + java.time.Instant.ofEpochMilli(toEpochMs);
+        String name = source.describe() + " " + Instant.ofEpochMilli(fromEpochMs) + ".." + Instant.ofEpochMilli(toEpochMs);
         return ingest(teamId, new ParsedTraces(name, TraceFormat.TRACE_SOURCE, spans, Map.of(), Map.of(), List.of()));
     }
 

@@ -253,7 +253,7 @@ class TraceCorpusTest {
     /**
      * Spans without an id are skipped (nothing can join them), a repeated id is skipped as a
      * duplicate, and a span without a service name is kept under {@code unknown_service} and
-     * counted as a repair (it used to be skipped, which dropped its edges).
+     * counted as a repair (skipping it would drop its edges).
      */
     @Test
     void badSpansAreSkippedAndCounted() {

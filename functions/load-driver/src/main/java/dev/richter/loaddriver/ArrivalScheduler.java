@@ -11,7 +11,7 @@ import java.util.function.BooleanSupplier;
  * a dispatch that returns late only makes the next requests late (they are dispatched at once, with their
  * original due time) — never shifts the schedule.
  *
- * <p>Two ways to wait, one rule: {@link #run} parks the calling thread on the {@link Clock}; {@link #runOn}
+ * <p>Two ways to wait, one rule: {@link #run} parks the calling thread on the {@link MonotonicClock}; {@link #runOn}
  * runs on a single-threaded timer loop (the transport's I/O thread, see {@link HttpTransport#sendLoop}), so a
  * dispatch there needs no hand-off to another thread. Both wait in slices of at most {@code maxParkSliceNanos},
  * so a stop request is noticed within one slice even at sub-1 QPS rates, and both check {@code stop} after every
@@ -23,7 +23,7 @@ public final class ArrivalScheduler {
     public interface Dispatch {
         /**
          * @param index     the worker's request index, 0-based
-         * @param dueNanos  due time ({@link Clock} nanos)
+         * @param dueNanos  due time ({@link MonotonicClock} nanos)
          * @param nowNanos  the clock when the scheduler woke for it (≥ dueNanos)
          */
         void onDue(long index, long dueNanos, long nowNanos);
@@ -59,14 +59,14 @@ public final class ArrivalScheduler {
     /** Default longest single park, nanoseconds (50 ms: a stop is noticed within 50 ms). */
     public static final long DEFAULT_MAX_PARK_SLICE_NANOS = 50_000_000L;
 
-    private final Clock clock;
+    private final MonotonicClock clock;
     private final long maxParkSliceNanos;
 
     /**
      * @param clock             time source
      * @param maxParkSliceNanos longest single park, nanoseconds, &gt; 0
      */
-    public ArrivalScheduler(Clock clock, long maxParkSliceNanos) {
+    public ArrivalScheduler(MonotonicClock clock, long maxParkSliceNanos) {
         if (maxParkSliceNanos <= 0) {
             throw new IllegalArgumentException("maxParkSliceNanos must be > 0");
         }
@@ -75,7 +75,7 @@ public final class ArrivalScheduler {
     }
 
     /** A scheduler with {@link #DEFAULT_MAX_PARK_SLICE_NANOS}. */
-    public ArrivalScheduler(Clock clock) {
+    public ArrivalScheduler(MonotonicClock clock) {
         this(clock, DEFAULT_MAX_PARK_SLICE_NANOS);
     }
 
@@ -84,14 +84,14 @@ public final class ArrivalScheduler {
      * ends or {@code stop} turns true.
      *
      * @param schedule the worker's schedule
-     * @param t0Nanos  step start ({@link Clock} nanos); may be in the future
+     * @param t0Nanos  step start ({@link MonotonicClock} nanos); may be in the future
      * @param stop     stop condition (e.g. the abort flag)
      * @param dispatch receives each due request
      * @return requests dispatched (= {@code schedule.count()} unless stopped)
      */
     public long run(ArrivalSchedule schedule, long t0Nanos, BooleanSupplier stop, Dispatch dispatch) {
-        Cursor cursor = new Cursor(schedule, t0Nanos, stop, dispatch);
-        for (long wakeNanos = cursor.advance(); wakeNanos != Cursor.DONE; wakeNanos = cursor.advance()) {
+        SchedulePosition cursor = new SchedulePosition(schedule, t0Nanos, stop, dispatch);
+        for (long wakeNanos = cursor.advance(); wakeNanos != SchedulePosition.DONE; wakeNanos = cursor.advance()) {
             clock.parkUntil(wakeNanos);
         }
         return cursor.dispatched;
@@ -99,12 +99,12 @@ public final class ArrivalScheduler {
 
     /**
      * Dispatches every request of {@code schedule} at its due time on {@code loop}, whose deadlines count in
-     * {@link System#nanoTime()} — so the scheduler's {@link Clock} must be the system clock. Returns at once;
+     * {@link System#nanoTime()} — so the scheduler's {@link MonotonicClock} must be the system clock. Returns at once;
      * each wake-up is one task on {@code loop}.
      *
      * @param loop     single-threaded loop with precise timers (e.g. a Netty epoll event loop)
      * @param schedule the worker's schedule
-     * @param t0Nanos  step start ({@link Clock} nanos); may be in the future
+     * @param t0Nanos  step start ({@link MonotonicClock} nanos); may be in the future
      * @param stop     stop condition, read on {@code loop}
      * @param dispatch receives each due request, on {@code loop}
      * @return completes with the requests dispatched once the schedule ended or stopped; exceptionally with what
@@ -113,13 +113,13 @@ public final class ArrivalScheduler {
     public CompletableFuture<Long> runOn(TimerLoop loop, ArrivalSchedule schedule, long t0Nanos,
                                          BooleanSupplier stop, Dispatch dispatch) {
         CompletableFuture<Long> done = new CompletableFuture<>();
-        Cursor cursor = new Cursor(schedule, t0Nanos, stop, dispatch);
+        SchedulePosition cursor = new SchedulePosition(schedule, t0Nanos, stop, dispatch);
         Runnable tick = new Runnable() {
             @Override
             public void run() {
                 try {
                     long wakeNanos = cursor.advance();
-                    if (wakeNanos == Cursor.DONE) {
+                    if (wakeNanos == SchedulePosition.DONE) {
                         done.complete(cursor.dispatched);
                     } else {
                         loop.scheduleAt(this, wakeNanos);
@@ -134,7 +134,7 @@ public final class ArrivalScheduler {
     }
 
     /** Position in a schedule; {@link #advance} is the one rule both ways of waiting share. */
-    private final class Cursor {
+    private final class SchedulePosition {
         static final long DONE = Long.MIN_VALUE;
         final ArrivalSchedule schedule;
         final long t0Nanos;
@@ -144,7 +144,7 @@ public final class ArrivalScheduler {
         long next;
         long dispatched;
 
-        Cursor(ArrivalSchedule schedule, long t0Nanos, BooleanSupplier stop, Dispatch dispatch) {
+        SchedulePosition(ArrivalSchedule schedule, long t0Nanos, BooleanSupplier stop, Dispatch dispatch) {
             this.schedule = schedule;
             this.t0Nanos = t0Nanos;
             this.stop = stop;

@@ -5,6 +5,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpResponse;
@@ -24,10 +25,10 @@ final class Http1ClientConnection extends SimpleChannelInboundHandler<HttpObject
 
     private final NettyHttpTransport.Attempt attempt;
     private Channel channel;
-    private NettyHttpTransport.Exchange current;
+    private NettyHttpTransport.PendingRequest current;
     private int status;
     /** The response being read (status, and Retry-After / Date for 429 and 503). */
-    private HttpTransport.Response response;
+    private HttpTransport.ResponseHead response;
     private boolean keepAlive;
 
     private Http1ClientConnection(NettyHttpTransport.Attempt attempt) {
@@ -40,8 +41,8 @@ final class Http1ClientConnection extends SimpleChannelInboundHandler<HttpObject
         pipeline.addLast(new HttpResponseDecoder(DECODER) {
             @Override
             protected boolean isContentAlwaysEmpty(HttpMessage msg) {
-                NettyHttpTransport.Exchange ex = c.current;
-                return (ex != null && ex.template.head) || super.isContentAlwaysEmpty(msg);
+                NettyHttpTransport.PendingRequest ex = c.current;
+                return (ex != null && ex.request.head) || super.isContentAlwaysEmpty(msg);
             }
         }, c);
         return c;
@@ -68,17 +69,17 @@ final class Http1ClientConnection extends SimpleChannelInboundHandler<HttpObject
     }
 
     @Override
-    public void start(NettyHttpTransport.Exchange ex) {
+    public void start(NettyHttpTransport.PendingRequest ex) {
         current = ex;
         ex.connection = this;
         status = 0;
         response = null;
         keepAlive = true;
-        channel.writeAndFlush(ex.template.http1.retainedDuplicate(), channel.voidPromise());
+        channel.writeAndFlush(ex.request.http1.retainedDuplicate(), channel.voidPromise());
     }
 
     @Override
-    public void cancel(NettyHttpTransport.Exchange ex) {
+    public void cancel(NettyHttpTransport.PendingRequest ex) {
         if (current == ex) {
             current = null;
             channel.close();
@@ -87,7 +88,7 @@ final class Http1ClientConnection extends SimpleChannelInboundHandler<HttpObject
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, HttpObject msg) {
-        NettyHttpTransport.Exchange ex = current;
+        NettyHttpTransport.PendingRequest ex = current;
         if (ex == null || ex.done) {
             ctx.close(); // unsolicited data or a response after the deadline
             return;
@@ -95,10 +96,10 @@ final class Http1ClientConnection extends SimpleChannelInboundHandler<HttpObject
         if (msg instanceof HttpResponse r) {
             status = r.status().code();
             keepAlive = HttpUtil.isKeepAlive(r);
-            response = HttpTransport.Response.of(status, r.headers(), io.netty.handler.codec.http.HttpHeaders::get);
+            response = HttpTransport.ResponseHead.of(status, r.headers(), HttpHeaders::get);
         }
         if (msg instanceof LastHttpContent) {
-            HttpTransport.Response code = response != null ? response : HttpTransport.Response.of(status);
+            HttpTransport.ResponseHead code = response != null ? response : HttpTransport.ResponseHead.of(status);
             response = null;
             current = null;
             if (keepAlive) {
@@ -123,7 +124,7 @@ final class Http1ClientConnection extends SimpleChannelInboundHandler<HttpObject
     }
 
     private void fail(Throwable error) {
-        NettyHttpTransport.Exchange ex = current;
+        NettyHttpTransport.PendingRequest ex = current;
         current = null;
         if (ex != null) {
             ex.fail(error);

@@ -82,14 +82,14 @@ final class Http2ClientConnection extends Http2ConnectionHandler implements Nett
     }
 
     @Override
-    public void start(NettyHttpTransport.Exchange ex) {
+    public void start(NettyHttpTransport.PendingRequest ex) {
         int id = connection().local().incrementAndGetNextStreamId();
         if (id < 0 || connection().goAwayReceived()) { // stream ids used up, or closing: another connection takes it
             retire();
             attempt.pool.dispatch(ex);
             return;
         }
-        NettyHttpTransport.Template t = ex.template;
+        NettyHttpTransport.EncodedRequest t = ex.request;
         ex.connection = this;
         ex.streamId = id;
         encoder().writeHeaders(ctx, id, t.http2Headers, 0, t.http2Body == null, ctx.newPromise());
@@ -107,7 +107,7 @@ final class Http2ClientConnection extends Http2ConnectionHandler implements Nett
     }
 
     @Override
-    public void cancel(NettyHttpTransport.Exchange ex) {
+    public void cancel(NettyHttpTransport.PendingRequest ex) {
         if (connection().stream(ex.streamId) != null) {
             resetStream(ctx, ex.streamId, Http2Error.CANCEL.code(), ctx.newPromise());
             flush(ctx);
@@ -131,13 +131,13 @@ final class Http2ClientConnection extends Http2ConnectionHandler implements Nett
      * An exchange the server never processed (its stream refused, or above a GOAWAY's last stream id, RFC 9113
      * §8.7) starts again on another connection, within its own deadline.
      */
-    private void retry(Http2Stream stream, NettyHttpTransport.Exchange ex) {
+    private void retry(Http2Stream stream, NettyHttpTransport.PendingRequest ex) {
         stream.removeProperty(exchangeKey);
         ex.connection = null;
         attempt.pool.dispatch(ex);
     }
 
-    private NettyHttpTransport.Exchange exchange(int streamId) {
+    private NettyHttpTransport.PendingRequest exchange(int streamId) {
         Http2Stream stream = connection().stream(streamId);
         return stream == null ? null : stream.getProperty(exchangeKey);
     }
@@ -166,7 +166,7 @@ final class Http2ClientConnection extends Http2ConnectionHandler implements Nett
         @Override
         public void onHeadersRead(ChannelHandlerContext ctx, int streamId, Http2Headers headers, int padding,
                                   boolean endOfStream) {
-            NettyHttpTransport.Exchange ex = exchange(streamId);
+            NettyHttpTransport.PendingRequest ex = exchange(streamId);
             if (ex == null) {
                 return;
             }
@@ -176,7 +176,7 @@ final class Http2ClientConnection extends Http2ConnectionHandler implements Nett
             }
             if (ex.status == 0) {
                 ex.status = status;
-                ex.response = HttpTransport.Response.of(status, headers, (h, name) -> {
+                ex.response = HttpTransport.ResponseHead.of(status, headers, (h, name) -> {
                     CharSequence v = h.get(name);
                     return v == null ? null : v.toString();
                 });
@@ -195,9 +195,9 @@ final class Http2ClientConnection extends Http2ConnectionHandler implements Nett
         @Override
         public int onDataRead(ChannelHandlerContext ctx, int streamId, ByteBuf data, int padding, boolean endOfStream) {
             if (endOfStream) {
-                NettyHttpTransport.Exchange ex = exchange(streamId);
+                NettyHttpTransport.PendingRequest ex = exchange(streamId);
                 if (ex != null) {
-                    ex.succeed(ex.response != null ? ex.response : HttpTransport.Response.of(ex.status));
+                    ex.succeed(ex.response != null ? ex.response : HttpTransport.ResponseHead.of(ex.status));
                 }
             }
             return data.readableBytes() + padding;
@@ -206,7 +206,7 @@ final class Http2ClientConnection extends Http2ConnectionHandler implements Nett
         @Override
         public void onRstStreamRead(ChannelHandlerContext ctx, int streamId, long errorCode) {
             Http2Stream stream = connection().stream(streamId);
-            NettyHttpTransport.Exchange ex = stream == null ? null : stream.getProperty(exchangeKey);
+            NettyHttpTransport.PendingRequest ex = stream == null ? null : stream.getProperty(exchangeKey);
             if (ex == null) {
                 return;
             }
@@ -224,7 +224,7 @@ final class Http2ClientConnection extends Http2ConnectionHandler implements Nett
 
         @Override
         public void onStreamClosed(Http2Stream stream) {
-            NettyHttpTransport.Exchange ex = stream.getProperty(exchangeKey);
+            NettyHttpTransport.PendingRequest ex = stream.getProperty(exchangeKey);
             if (ex == null || ex.done) {
                 return;
             }

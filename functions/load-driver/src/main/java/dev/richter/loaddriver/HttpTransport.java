@@ -1,13 +1,15 @@
 package dev.richter.loaddriver;
 
+import dev.richter.common.model.OverloadResponses;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiFunction;
 
 /**
  * The HTTP client behind the load driver. Requests are prepared once per traffic-set entry and sent
  * many times, so per-send work stays on the hot path only.
  *
- * <p>A sent request's future completes with its {@link Response} once the response (including its
+ * <p>A sent request's future completes with its {@link ResponseHead} once the response (including its
  * body, which is discarded) arrived, or exceptionally with: {@link java.net.http.HttpTimeoutException}
  * or {@link java.util.concurrent.TimeoutException} when the deadline passed; an {@link java.io.IOException}
  * (e.g. {@link java.net.ConnectException}) for connection failures. It must complete by the request's
@@ -17,7 +19,7 @@ public interface HttpTransport extends AutoCloseable {
     /** A request ready to be sent any number of times. */
     interface PreparedRequest {
         /** Sends asynchronously; must not block the caller. */
-        CompletableFuture<Response> send();
+        CompletableFuture<ResponseHead> send();
 
         /**
          * The single I/O thread this request's exchanges run on, when it has timers precise to tens of
@@ -50,33 +52,33 @@ public interface HttpTransport extends AutoCloseable {
      * @param retryAfter the {@code Retry-After} value verbatim, null when absent or not a 429/503
      * @param date       the {@code Date} value verbatim, null when absent or not a 429/503
      */
-    record Response(int status, String retryAfter, String date) {
-        private static final Response[] BY_STATUS = new Response[600];
+    record ResponseHead(int status, String retryAfter, String date) {
+        private static final ResponseHead[] BY_STATUS = new ResponseHead[600];
 
         static {
             for (int i = 0; i < BY_STATUS.length; i++) {
-                BY_STATUS[i] = new Response(i, null, null);
+                BY_STATUS[i] = new ResponseHead(i, null, null);
             }
         }
 
         /** The response of {@code status} without headers (shared for 0..599). */
-        public static Response of(int status) {
-            return status >= 0 && status < BY_STATUS.length ? BY_STATUS[status] : new Response(status, null, null);
+        public static ResponseHead of(int status) {
+            return status >= 0 && status < BY_STATUS.length ? BY_STATUS[status] : new ResponseHead(status, null, null);
         }
 
         /**
          * The response of {@code status}, keeping {@code retryAfter} and {@code date} only when
-         * {@link dev.richter.common.model.OverloadResponses#isOverloadStatus} holds.
+         * {@link OverloadResponses#isOverloadStatus} holds.
          *
          * @param headers the response's headers, as the client holds them
          * @param read    reads one header value by lower-case name (null when absent); called only for 429/503. Pass a
          *                method reference or lambda that captures nothing, so no response allocates one
          */
-        public static <H> Response of(int status, H headers, java.util.function.BiFunction<H, String, String> read) {
-            if (!dev.richter.common.model.OverloadResponses.isOverloadStatus(status)) {
+        public static <H> ResponseHead of(int status, H headers, BiFunction<H, String, String> read) {
+            if (!OverloadResponses.isOverloadStatus(status)) {
                 return of(status);
             }
-            return new Response(status, read.apply(headers, "retry-after"), read.apply(headers, "date"));
+            return new ResponseHead(status, read.apply(headers, "retry-after"), read.apply(headers, "date"));
         }
     }
 }

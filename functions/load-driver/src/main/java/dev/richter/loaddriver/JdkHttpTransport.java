@@ -72,7 +72,7 @@ public final class JdkHttpTransport implements HttpTransport {
         HttpRequest httpRequest = b.build();
         long backstopMs = request.timeoutMs() + BACKSTOP_GRACE_MS;
         return () -> client.sendAsync(httpRequest, HttpResponse.BodyHandlers.discarding())
-                .thenApply(r -> Response.of(r.statusCode(), r.headers(), (h, name) -> h.firstValue(name).orElse(null)))
+                .thenApply(r -> ResponseHead.of(r.statusCode(), r.headers(), (h, name) -> h.firstValue(name).orElse(null)))
                 .orTimeout(backstopMs, TimeUnit.MILLISECONDS);
     }
 

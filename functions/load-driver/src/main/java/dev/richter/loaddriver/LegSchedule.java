@@ -6,7 +6,7 @@ package dev.richter.loaddriver;
  *
  * <p>Every leg of a step uses the same {@code t0} and the same step schedule, and the legs' ranges partition
  * the step's time, so the legs together send exactly the step's requests: no request twice, none lost, no gap
- * and no burst at a boundary (issue 9, "any step length").
+ * and no burst at a boundary, whatever the step's length.
  *
  * @param step      the worker's whole-step schedule
  * @param first     index in {@code step} of the leg's first request

@@ -1,12 +1,15 @@
 package dev.richter.loaddriver;
 
+import dev.richter.common.Env;
 import dev.richter.common.MonitorHeartbeat;
 import dev.richter.common.model.Counters;
 import dev.richter.common.model.WorkerResult;
 import dev.richter.common.model.WorkerTask;
+import dev.richter.common.sizing.StepLayout;
 import java.net.ConnectException;
 import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpTimeoutException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
@@ -27,7 +30,7 @@ import org.apache.logging.log4j.Logger;
 /**
  * One load-driver worker for one step: open-model arrivals (DESIGN §5), coordinated-omission-corrected
  * latency, per-second windows, abort polling. No AWS types: results go to a {@link ResultSink}, the abort
- * flag comes from an {@link AbortFlag}, requests go through an {@link HttpTransport}.
+ * flag comes from an {@link AbortSource}, requests go through an {@link HttpTransport}.
  *
  * <p>Per request {@code i} due at {@code d_i} (see {@link ConstantArrivalSchedule}):
  * <ul>
@@ -63,7 +66,7 @@ public final class LoadDriver {
      * {@link MonitorHeartbeat#unreadable}.
      */
     @FunctionalInterface
-    public interface AbortFlag {
+    public interface AbortSource {
         /** True when the run must stop. May throw. */
         boolean isAbortRequested(String runId);
 
@@ -86,8 +89,8 @@ public final class LoadDriver {
     public interface SendObserver {
         /**
          * @param index     worker's request index
-         * @param dueNanos  due time, {@link Clock} nanos
-         * @param sendNanos time of the send call, {@link Clock} nanos
+         * @param dueNanos  due time, {@link MonotonicClock} nanos
+         * @param sendNanos time of the send call, {@link MonotonicClock} nanos
          */
         void onSend(long index, long dueNanos, long sendNanos);
 
@@ -110,7 +113,7 @@ public final class LoadDriver {
                          long inFlightGraceMs, boolean collectBeforeStep) {
         /** 500 ms abort poll, 1 s window flush, 50 ms park slices, 1 s in-flight grace, collection before the step. */
         public static final Config DEFAULT = new Config(500, 1000, ArrivalScheduler.DEFAULT_MAX_PARK_SLICE_NANOS,
-                dev.richter.common.sizing.StepLayout.IN_FLIGHT_GRACE_MS, true);
+                StepLayout.IN_FLIGHT_GRACE_MS, true);
 
         /**
          * Environment variable that turns the collection before the step off ({@code false}); the local stack sets it,
@@ -125,7 +128,7 @@ public final class LoadDriver {
 
         /** {@link #DEFAULT}, without the collection before the step when {@value #COLLECT_BEFORE_STEP_ENV} is {@code false}. */
         public static Config fromEnv() {
-            boolean collect = !"false".equalsIgnoreCase(dev.richter.common.Env.get(COLLECT_BEFORE_STEP_ENV).orElse("true").strip());
+            boolean collect = !"false".equalsIgnoreCase(Env.get(COLLECT_BEFORE_STEP_ENV).orElse("true").strip());
             return new Config(DEFAULT.abortPollIntervalMs(), DEFAULT.windowFlushIntervalMs(), DEFAULT.maxParkSliceNanos(),
                     DEFAULT.inFlightGraceMs(), collect);
         }
@@ -150,8 +153,8 @@ public final class LoadDriver {
 
     private final HttpTransport transport;
     private final ResultSink sink;
-    private final AbortFlag abortFlag;
-    private final Clock clock;
+    private final AbortSource abortFlag;
+    private final MonotonicClock clock;
     private final LongSupplier epochMsClock;
     private final Config config;
     private final SendObserver observer;
@@ -165,7 +168,7 @@ public final class LoadDriver {
      * @param config       tunables
      * @param observer     send hook (use {@link SendObserver#NONE})
      */
-    public LoadDriver(HttpTransport transport, ResultSink sink, AbortFlag abortFlag, Clock clock,
+    public LoadDriver(HttpTransport transport, ResultSink sink, AbortSource abortFlag, MonotonicClock clock,
                       LongSupplier epochMsClock, Config config, SendObserver observer) {
         this.transport = transport;
         this.sink = sink;
@@ -177,8 +180,8 @@ public final class LoadDriver {
     }
 
     /** System clocks (park only), the config of {@link Config#fromEnv()}, no observer. */
-    public LoadDriver(HttpTransport transport, ResultSink sink, AbortFlag abortFlag) {
-        this(transport, sink, abortFlag, Clock.system(), System::currentTimeMillis, Config.fromEnv(), SendObserver.NONE);
+    public LoadDriver(HttpTransport transport, ResultSink sink, AbortSource abortFlag) {
+        this(transport, sink, abortFlag, MonotonicClock.system(), System::currentTimeMillis, Config.fromEnv(), SendObserver.NONE);
     }
 
     /** The same result with both histogram fields null (for the Step Functions payload). */
@@ -253,7 +256,7 @@ public final class LoadDriver {
             LOG.info("run {}: {} stops before its first send: {}", task.runId(), task.workerName(), polls.reason);
             return finish(task, recorder, startedAtMs, epochMsClock.getAsLong(), true, 0, 0, List.of());
         }
-        if (config.collectBeforeStep() && schedule.count() > 0 && clock instanceof Clock.SystemClock
+        if (config.collectBeforeStep() && schedule.count() > 0 && clock instanceof MonotonicClock.SystemClock
                 && t0Nanos + schedule.dueOffsetNanos(0) - clock.nanoTime() > PRE_STEP_GC_LEAD_NANOS) {
             // Collect while there is time: the objects of the worker's start-up (clients, classes' statics, the traffic
             // mix) are tenured now, not copied by the first young collections inside the leg, which paused 15-40 ms
@@ -268,7 +271,7 @@ public final class LoadDriver {
         }
 
         AtomicBoolean abort = new AtomicBoolean();
-        List<Window> unstored = new java.util.ArrayList<>();
+        List<Window> unstored = new ArrayList<>();
         long unsent = 0;
         AtomicInteger inFlight = new AtomicInteger();
         ScheduledExecutorService background = Executors.newScheduledThreadPool(2, r -> {
@@ -314,7 +317,7 @@ public final class LoadDriver {
                 long sendNanos = clock.nanoTime();
                 observer.onSend(index, dueNanos, sendNanos);
                 recorder.sent(sendNanos - dueNanos > lateNanos, true, epochSecondOf.of(dueNanos));
-                CompletableFuture<HttpTransport.Response> response;
+                CompletableFuture<HttpTransport.ResponseHead> response;
                 try {
                     response = request.send();
                 } catch (RuntimeException e) {
@@ -328,7 +331,7 @@ public final class LoadDriver {
                 });
             };
             ArrivalScheduler scheduler = new ArrivalScheduler(clock, config.maxParkSliceNanos());
-            Optional<ArrivalScheduler.TimerLoop> sendLoop = clock instanceof Clock.SystemClock ? mix.sendLoop() : Optional.empty();
+            Optional<ArrivalScheduler.TimerLoop> sendLoop = clock instanceof MonotonicClock.SystemClock ? mix.sendLoop() : Optional.empty();
             long dispatched = sendLoop.isPresent()
                     ? await(scheduler.runOn(sendLoop.get(), schedule, t0Nanos, stop, dispatch), cut)
                     : scheduler.run(schedule, t0Nanos, stop, dispatch);
@@ -387,11 +390,11 @@ public final class LoadDriver {
         return result;
     }
 
-    private static void record(StepRecorder recorder, HttpTransport.Response answer, Throwable error, long fromDueUs,
+    private static void record(StepRecorder recorder, HttpTransport.ResponseHead answer, Throwable error, long fromDueUs,
                                long fromSendUs, long epochSecond, long nowEpochMs) {
         if (error == null) {
             int status = answer.status();
-            StepRecorder.Outcome o = status >= 400 ? StepRecorder.Outcome.HTTP_ERROR : StepRecorder.Outcome.OK;
+            StepRecorder.RequestOutcome o = status >= 400 ? StepRecorder.RequestOutcome.HTTP_ERROR : StepRecorder.RequestOutcome.OK;
             recorder.outcome(o, status, fromDueUs, fromSendUs, epochSecond);
             recorder.response(answer, fromSendUs, nowEpochMs);
         } else {
@@ -403,22 +406,22 @@ public final class LoadDriver {
      * Timeout for {@link HttpTimeoutException} (not its connect subclass) and {@link TimeoutException};
      * connect error for everything else (connection refused/reset, DNS, TLS, client failures).
      */
-    static StepRecorder.Outcome classify(Throwable error) {
+    static StepRecorder.RequestOutcome classify(Throwable error) {
         Throwable e = error;
         while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
             e = e.getCause();
         }
         if (e instanceof HttpConnectTimeoutException || e instanceof ConnectException) {
-            return StepRecorder.Outcome.CONNECT_ERROR;
+            return StepRecorder.RequestOutcome.CONNECT_ERROR;
         }
         if (e instanceof HttpTimeoutException || e instanceof TimeoutException) {
-            return StepRecorder.Outcome.TIMEOUT;
+            return StepRecorder.RequestOutcome.TIMEOUT;
         }
-        return StepRecorder.Outcome.CONNECT_ERROR;
+        return StepRecorder.RequestOutcome.CONNECT_ERROR;
     }
 
     /**
-     * One worker's abort polls: the flag, the monitor's heartbeat ({@link AbortFlag#stopReason}), and the time since
+     * One worker's abort polls: the flag, the monitor's heartbeat ({@link AbortSource#stopReason}), and the time since
      * the last poll that could be read. Called from one thread at a time.
      */
     private final class AbortPolls {
@@ -543,7 +546,7 @@ public final class LoadDriver {
     private void flushWindows(WorkerTask task, StepRecorder recorder, long beforeEpochSecond, List<Window> unstored) {
         List<Window> windows;
         synchronized (unstored) {
-            windows = new java.util.ArrayList<>(unstored);
+            windows = new ArrayList<>(unstored);
             unstored.clear();
         }
         windows.addAll(recorder.drainWindowsBefore(beforeEpochSecond, task.runId(), task.stage(),
@@ -571,7 +574,7 @@ public final class LoadDriver {
     }
 
     /**
-     * Waits on the {@link Clock} (10 ms slices, so virtual clocks work) until nothing is in flight or
+     * Waits on the {@link MonotonicClock} (10 ms slices, so virtual clocks work) until nothing is in flight or
      * {@code maxWaitMs} passed.
      */
     private void awaitInFlight(AtomicInteger inFlight, long maxWaitMs) {

@@ -8,11 +8,13 @@ import dev.richter.common.JsonStreamHandler;
 import dev.richter.common.Repositories;
 import dev.richter.common.RunFlags;
 import dev.richter.common.RunLogContext;
+import dev.richter.common.RunMetricsRepository;
 import dev.richter.common.TableNames;
 import dev.richter.common.metrics.RichterMetrics;
 import dev.richter.common.model.WorkerResult;
 import dev.richter.common.model.WorkerTask;
 import dev.richter.common.run.RunPreparation;
+import dev.richter.common.run.StoredSets;
 import dev.richter.common.sizing.Quotas;
 import dev.richter.common.sizing.StepLayout;
 import java.util.function.Function;
@@ -45,8 +47,8 @@ public final class LoadDriverHandler extends JsonStreamHandler<JsonNode, WorkerR
     /**
      * Lambda constructor: DynamoDB client, tables from the environment, and one Netty transport for both schemes:
      * HTTP/1.1 on {@code http://}, ALPN {@code h2, http/1.1} on {@code https://} ({@code bench/load-driver.sh}
-     * {@code PROTOCOL=h2}: h2 sustained 14–22× the rate per core of the JDK client's HTTP/1.1 over TLS, which served
-     * https before, and 2.4× HTTP/1.1 over Netty's TLS; see {@link NettyHttpTransport.Protocol#HTTP_2}). h2c did
+     * {@code PROTOCOL=h2}: h2 sustained 14–22× the rate per core of the JDK client's HTTP/1.1 over TLS, and 2.4×
+     * HTTP/1.1 over Netty's TLS; see {@link NettyHttpTransport.Protocol#HTTP_2}). h2c did
      * not win consistently on http:// and needs prior knowledge of the target, so it is not chosen here.
      */
     public LoadDriverHandler() {
@@ -64,12 +66,12 @@ public final class LoadDriverHandler extends JsonStreamHandler<JsonNode, WorkerR
      * @param tasks     resolves a worker reference to its task
      * @param quotas    the leg margin kept free at the end of the invocation ({@link StepLayout#drainMs})
      */
-    public LoadDriverHandler(HttpTransport transport, ResultSink sink, LoadDriver.AbortFlag abortFlag,
+    public LoadDriverHandler(HttpTransport transport, ResultSink sink, LoadDriver.AbortSource abortFlag,
                              RichterMetrics metrics, Function<RunPreparation.WorkerRef, WorkerTask> tasks, Quotas quotas) {
         this(new MeteredResultSink(sink, metrics), transport, abortFlag, tasks, quotas);
     }
 
-    private LoadDriverHandler(MeteredResultSink metered, HttpTransport transport, LoadDriver.AbortFlag abortFlag,
+    private LoadDriverHandler(MeteredResultSink metered, HttpTransport transport, LoadDriver.AbortSource abortFlag,
                               Function<RunPreparation.WorkerRef, WorkerTask> tasks, Quotas quotas) {
         super(JsonNode.class);
         this.loadDriver = new LoadDriver(transport, metered, abortFlag);
@@ -105,10 +107,10 @@ public final class LoadDriverHandler extends JsonStreamHandler<JsonNode, WorkerR
     }
 
     private static ResultSink defaultSink() {
-        return new RunMetricsRepository(AwsClients.dynamoDb(), TableNames.fromEnv().runMetrics());
+        return new DynamoResultSink(AwsClients.dynamoDb(), TableNames.fromEnv().runMetrics());
     }
 
-    private static LoadDriver.AbortFlag defaultAbortFlag() {
+    private static LoadDriver.AbortSource defaultAbortFlag() {
         return new WatchedRunFlag(new RunFlags(AwsClients.dynamoDbForPolls(), TableNames.fromEnv().runs()));
     }
 
@@ -128,21 +130,21 @@ public final class LoadDriverHandler extends JsonStreamHandler<JsonNode, WorkerR
 
     /**
      * Resolves worker references from the run-metrics table (step), the plans table and the registry, loading the
-     * traffic sets and data sets the plan's scenarios name by id ({@link dev.richter.common.run.StoredSets}): the
+     * traffic sets and data sets the plan's scenarios name by id ({@link StoredSets}): the
      * state machine passes only ids, whatever the sets' size.
      */
     static final class WorkerTasks {
         private final Repositories repositories;
-        private final dev.richter.common.RunMetricsRepository runMetrics;
+        private final RunMetricsRepository runMetrics;
 
-        WorkerTasks(Repositories repositories, dev.richter.common.RunMetricsRepository runMetrics) {
+        WorkerTasks(Repositories repositories, RunMetricsRepository runMetrics) {
             this.repositories = repositories;
             this.runMetrics = runMetrics;
         }
 
         static WorkerTasks fromEnv() {
             Repositories repositories = Repositories.fromEnv();
-            return new WorkerTasks(repositories, new dev.richter.common.RunMetricsRepository(repositories.dynamoDb(),
+            return new WorkerTasks(repositories, new RunMetricsRepository(repositories.dynamoDb(),
                     repositories.tables().runMetrics()));
         }
 
@@ -157,7 +159,7 @@ public final class LoadDriverHandler extends JsonStreamHandler<JsonNode, WorkerR
                     .orElseThrow(() -> new IllegalStateException("plan " + step.planId() + " of run " + ref.runId()
                             + " is not stored"));
             return RunPreparation.workerTask(step, ref, plan, repositories.listServices(step.teamId()),
-                    new dev.richter.common.run.StoredSets(repositories.dynamoDb(), repositories.tables().registry()));
+                    new StoredSets(repositories.dynamoDb(), repositories.tables().registry()));
         }
     }
 }

@@ -7,6 +7,8 @@ import dev.richter.common.model.WorkerTask;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A {@link ResultSink} that stores through its delegate and, for every flushed {@link Window}, writes one EMF line of
@@ -33,7 +35,7 @@ final class MeteredResultSink implements ResultSink {
     private final RichterMetrics metrics;
     private volatile Target target;
     /** Sort keys of the windows already emitted since {@link #begin}: a window retried after a failed write is emitted once. */
-    private final java.util.Set<String> emitted = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<String> emitted = ConcurrentHashMap.newKeySet();
 
     /**
      * @param delegate where windows, results and 429/503 records are stored

@@ -283,11 +283,11 @@ public final class NettyHttpTransport implements HttpTransport {
                 .writeBytes(headBytes).writeBytes(body).asReadOnly());
         ByteBuf h2Body = body.length == 0 ? null
                 : Unpooled.unreleasableBuffer(Unpooled.directBuffer(body.length).writeBytes(body).asReadOnly());
-        return new Template(pool, h1, h2, h2Body, method.equals("HEAD"), request.timeoutMs());
+        return new EncodedRequest(pool, h1, h2, h2Body, method.equals("HEAD"), request.timeoutMs());
     }
 
     /** A prepared request: its pool and its encodings. */
-    final class Template implements PreparedRequest {
+    final class EncodedRequest implements PreparedRequest {
         final HostPool pool;
         final ByteBuf http1;
         final Http2Headers http2Headers;
@@ -295,7 +295,7 @@ public final class NettyHttpTransport implements HttpTransport {
         final boolean head;
         final long timeoutMs;
 
-        Template(HostPool pool, ByteBuf http1, Http2Headers http2Headers, ByteBuf http2Body, boolean head, long timeoutMs) {
+        EncodedRequest(HostPool pool, ByteBuf http1, Http2Headers http2Headers, ByteBuf http2Body, boolean head, long timeoutMs) {
             this.pool = pool;
             this.http1 = http1;
             this.http2Headers = http2Headers;
@@ -305,7 +305,7 @@ public final class NettyHttpTransport implements HttpTransport {
         }
 
         @Override
-        public CompletableFuture<Response> send() {
+        public CompletableFuture<ResponseHead> send() {
             return pool.send(this);
         }
 
@@ -316,20 +316,20 @@ public final class NettyHttpTransport implements HttpTransport {
     }
 
     /** One request from send to outcome, confined to its pool's loop; {@link #run()} is its deadline. */
-    static final class Exchange implements Runnable {
-        final CompletableFuture<Response> result = new CompletableFuture<>();
-        final Template template;
+    static final class PendingRequest implements Runnable {
+        final CompletableFuture<ResponseHead> result = new CompletableFuture<>();
+        final EncodedRequest request;
         final long deadlineNanos;
         ScheduledFuture<?> timeout;
         Connection connection;
         int streamId;
         int status;
         /** HTTP/2: the response read from its HEADERS frame, until the stream ends. */
-        Response response;
+        ResponseHead response;
         boolean done;
 
-        Exchange(Template template, long deadlineNanos) {
-            this.template = template;
+        PendingRequest(EncodedRequest request, long deadlineNanos) {
+            this.request = request;
             this.deadlineNanos = deadlineNanos;
         }
 
@@ -340,13 +340,13 @@ public final class NettyHttpTransport implements HttpTransport {
                 return;
             }
             done = true;
-            result.completeExceptionally(new HttpTimeoutException("request timed out after " + template.timeoutMs + " ms"));
+            result.completeExceptionally(new HttpTimeoutException("request timed out after " + request.timeoutMs + " ms"));
             if (connection != null) {
                 connection.cancel(this);
             }
         }
 
-        void succeed(Response response) {
+        void succeed(ResponseHead response) {
             if (!done) {
                 done = true;
                 timeout.cancel(false);
@@ -374,10 +374,10 @@ public final class NettyHttpTransport implements HttpTransport {
         boolean hasCapacity();
 
         /** Starts {@code ex} (the caller checked {@link #hasCapacity()}). */
-        void start(Exchange ex);
+        void start(PendingRequest ex);
 
         /** {@code ex}'s deadline passed while it was on this connection. */
-        void cancel(Exchange ex);
+        void cancel(PendingRequest ex);
 
         Channel channel();
     }
@@ -385,11 +385,11 @@ public final class NettyHttpTransport implements HttpTransport {
     /** One connection attempt, made on behalf of the exchange that found no free connection. */
     final class Attempt {
         final HostPool pool;
-        final Exchange opener;
+        final PendingRequest opener;
         Connection connection;
         boolean settled;
 
-        Attempt(HostPool pool, Exchange opener) {
+        Attempt(HostPool pool, PendingRequest opener) {
             this.pool = pool;
             this.opener = opener;
         }
@@ -424,7 +424,7 @@ public final class NettyHttpTransport implements HttpTransport {
         final InetSocketAddress address;
         final ArrayDeque<Connection> idle = new ArrayDeque<>();
         final List<Connection> multiplexed = new ArrayList<>();
-        final ArrayDeque<Exchange> waiting = new ArrayDeque<>();
+        final ArrayDeque<PendingRequest> waiting = new ArrayDeque<>();
         int open;
         int connecting;
         /** After the first connection: whether the target speaks HTTP/2 (learnt from ALPN on https). */
@@ -442,8 +442,8 @@ public final class NettyHttpTransport implements HttpTransport {
             }
         }
 
-        CompletableFuture<Response> send(Template t) {
-            Exchange ex = new Exchange(t, System.nanoTime() + t.timeoutMs * 1_000_000L);
+        CompletableFuture<ResponseHead> send(EncodedRequest t) {
+            PendingRequest ex = new PendingRequest(t, System.nanoTime() + t.timeoutMs * 1_000_000L);
             if (loop.inEventLoop()) {
                 begin(ex);
             } else {
@@ -452,13 +452,13 @@ public final class NettyHttpTransport implements HttpTransport {
             return ex.result;
         }
 
-        private void begin(Exchange ex) {
+        private void begin(PendingRequest ex) {
             ex.timeout = loop.schedule(ex, ex.deadlineNanos - System.nanoTime(), TimeUnit.NANOSECONDS);
             dispatch(ex);
         }
 
         /** Starts {@code ex} on a free stream or connection, opens one (below the cap) or queues {@code ex}. */
-        void dispatch(Exchange ex) {
+        void dispatch(PendingRequest ex) {
             if (ex.done) {
                 return;
             }
@@ -489,7 +489,7 @@ public final class NettyHttpTransport implements HttpTransport {
         /** Dispatches every waiting exchange once (each starts, opens a connection or waits again). */
         void drainWaiting() {
             for (int n = waiting.size(); n > 0; n--) {
-                Exchange ex = waiting.poll();
+                PendingRequest ex = waiting.poll();
                 if (ex == null) {
                     return;
                 }
@@ -497,8 +497,8 @@ public final class NettyHttpTransport implements HttpTransport {
             }
         }
 
-        private Exchange nextWaiting() {
-            Exchange ex;
+        private PendingRequest nextWaiting() {
+            PendingRequest ex;
             while ((ex = waiting.poll()) != null) {
                 if (!ex.done) {
                     return ex;
@@ -509,7 +509,7 @@ public final class NettyHttpTransport implements HttpTransport {
 
         /** A free HTTP/1.1 connection takes the next waiting exchange, or goes back to the idle pool. */
         void release(Connection c) {
-            Exchange next = nextWaiting();
+            PendingRequest next = nextWaiting();
             if (next != null) {
                 c.start(next);
             } else {
@@ -520,7 +520,7 @@ public final class NettyHttpTransport implements HttpTransport {
         /** Fills a multiplexed connection's free streams with waiting exchanges. */
         void fill(Connection c) {
             while (!waiting.isEmpty() && c.hasCapacity()) {
-                Exchange next = nextWaiting();
+                PendingRequest next = nextWaiting();
                 if (next == null) {
                     return;
                 }
@@ -528,7 +528,7 @@ public final class NettyHttpTransport implements HttpTransport {
             }
         }
 
-        void onReady(Connection c, Exchange opener) {
+        void onReady(Connection c, PendingRequest opener) {
             boolean learnt = key.tls() && speaksHttp2 == null;
             if (key.tls()) {
                 speaksHttp2 = c.multiplexed();
@@ -556,7 +556,7 @@ public final class NettyHttpTransport implements HttpTransport {
 
         /** Dispatches the next live waiting exchange, if any (after a connection closed or filled up). */
         void dispatchOneWaiting() {
-            Exchange next = nextWaiting();
+            PendingRequest next = nextWaiting();
             if (next != null) {
                 dispatch(next);
             }
@@ -567,7 +567,7 @@ public final class NettyHttpTransport implements HttpTransport {
             multiplexed.remove(c);
         }
 
-        private void connect(Exchange opener) {
+        private void connect(PendingRequest opener) {
             open++;
             connecting++;
             Attempt attempt = new Attempt(this, opener);

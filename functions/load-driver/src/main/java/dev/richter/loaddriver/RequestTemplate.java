@@ -6,6 +6,7 @@ import dev.richter.common.model.Scenario;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -167,7 +168,7 @@ final class RequestTemplate {
         }
         byte[] bytes = Base64.getDecoder().decode(bodyBase64);
         String text = new String(bytes, StandardCharsets.UTF_8);
-        return java.util.Arrays.equals(text.getBytes(StandardCharsets.UTF_8), bytes) ? text : null;
+        return Arrays.equals(text.getBytes(StandardCharsets.UTF_8), bytes) ? text : null;
     }
 
     /** Percent-encodes every UTF-8 byte outside RFC 3986 unreserved ({@code A-Z a-z 0-9 - . _ ~}). */

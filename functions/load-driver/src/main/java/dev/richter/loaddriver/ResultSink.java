@@ -3,9 +3,10 @@ package dev.richter.loaddriver;
 import dev.richter.common.model.OverloadResponses;
 import dev.richter.common.model.WorkerResult;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * Where a worker's measurements go. {@link RunMetricsRepository} writes them to the run-metrics
+ * Where a worker's measurements go. {@link DynamoResultSink} writes them to the run-metrics
  * table; tests and the benchmark keep them in memory.
  */
 public interface ResultSink {
@@ -51,9 +52,9 @@ public interface ResultSink {
 
     /** A sink that keeps everything in memory (thread-safe). */
     final class InMemory implements ResultSink {
-        private final List<Window> windows = new java.util.concurrent.CopyOnWriteArrayList<>();
-        private final List<WorkerResult> results = new java.util.concurrent.CopyOnWriteArrayList<>();
-        private final List<OverloadResponses> overload = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private final List<Window> windows = new CopyOnWriteArrayList<>();
+        private final List<WorkerResult> results = new CopyOnWriteArrayList<>();
+        private final List<OverloadResponses> overload = new CopyOnWriteArrayList<>();
 
         @Override
         public void putWindows(List<Window> ws) {

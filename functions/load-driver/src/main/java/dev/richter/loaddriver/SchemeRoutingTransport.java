@@ -2,8 +2,8 @@ package dev.richter.loaddriver;
 
 /**
  * Sends {@code http://} requests through one transport and everything else ({@code https://}) through
- * another, e.g. Netty for plain HTTP and the JDK client for TLS (the load driver's default before issue 10;
- * {@link NettyHttpTransport} now serves https itself, see {@link LoadDriverHandler}).
+ * another, e.g. Netty for plain HTTP and the JDK client for TLS: for a {@link NettyHttpTransport} built without
+ * TLS. The Lambda's transport serves both schemes itself ({@link LoadDriverHandler}), so it does not need one.
  *
  * @param http  transport for {@code http} URIs, e.g. {@link NettyHttpTransport}
  * @param other transport for any other scheme, e.g. {@link JdkHttpTransport}

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import org.HdrHistogram.Histogram;
 
@@ -20,7 +21,7 @@ import org.HdrHistogram.Histogram;
  */
 final class StepRecorder {
     /** How a sent request ended. */
-    enum Outcome { OK, HTTP_ERROR, TIMEOUT, CONNECT_ERROR }
+    enum RequestOutcome { OK, HTTP_ERROR, TIMEOUT, CONNECT_ERROR }
 
     private final Histogram fromDueUs = HistogramCodec.newLatencyHistogramUs();
     private final Histogram fromSendUs = HistogramCodec.newLatencyHistogramUs();
@@ -98,7 +99,7 @@ final class StepRecorder {
      * @param fromSendUs  latency from the send time, microseconds
      * @param epochSecond second in which the outcome was observed
      */
-    synchronized void outcome(Outcome outcome, int status, long fromDueUsValue, long fromSendUsValue, long epochSecond) {
+    synchronized void outcome(RequestOutcome outcome, int status, long fromDueUsValue, long fromSendUsValue, long epochSecond) {
         epochSecond = Math.max(epochSecond, drainedBefore);
         WindowAcc w = latest;
         if (w == null || latestSecond != epochSecond) {
@@ -126,10 +127,10 @@ final class StepRecorder {
                 w.connectErrors++;
             }
         }
-        if (outcome != Outcome.OK) {
+        if (outcome != RequestOutcome.OK) {
             w.errors++;
         }
-        if (outcome != Outcome.CONNECT_ERROR) {
+        if (outcome != RequestOutcome.CONNECT_ERROR) {
             long d = clampUs(fromDueUsValue);
             fromDueUs.recordValue(d);
             fromSendUs.recordValue(clampUs(fromSendUsValue));
@@ -144,16 +145,16 @@ final class StepRecorder {
      * @param nowEpochMs the local clock at arrival, epoch ms (a {@code Retry-After} HTTP-date without {@code Date} is
      *                   measured from it)
      */
-    void response(HttpTransport.Response response, long fromSendUs, long nowEpochMs) {
+    void response(HttpTransport.ResponseHead response, long fromSendUs, long nowEpochMs) {
         if (OverloadResponses.isOverloadStatus(response.status())) {
             overload.record(response.status(), response.retryAfter(), response.date(), fromSendUs, nowEpochMs);
         }
     }
 
     /** The 429/503 responses of this worker, or empty when it received none. */
-    java.util.Optional<OverloadResponses> overload(String runId, String stage, int stepIndex, int legIndex, int workerIndex) {
-        return overload.any() ? java.util.Optional.of(overload.snapshot(runId, stage, stepIndex, legIndex, workerIndex))
-                : java.util.Optional.empty();
+    Optional<OverloadResponses> overload(String runId, String stage, int stepIndex, int legIndex, int workerIndex) {
+        return overload.any() ? Optional.of(overload.snapshot(runId, stage, stepIndex, legIndex, workerIndex))
+                : Optional.empty();
     }
 
     private WindowAcc dueWindow(long dueEpochSecond) {

@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.SplittableRandom;
 
 /**
  * The weighted scenario mix of one worker, with every replayed request prepared once (marker merged,
@@ -46,7 +47,7 @@ public final class TrafficMix {
         final List<RequestTemplate> requests;
         final List<Scenario.DataRows> data;
         final int[] cursor;
-        final java.util.SplittableRandom random = new java.util.SplittableRandom();
+        final SplittableRandom random = new SplittableRandom();
         long seq;
 
         Templated(List<RequestTemplate> requests, List<Scenario.DataRows> data) {

@@ -11,7 +11,7 @@ import java.util.Optional;
  * when its leg's monitor has made no decision for the task's {@code monitorStaleAfterMs} ({@link MonitorHeartbeat#late});
  * in the second case it sets the flag itself, so every other worker of the run stops too.
  */
-final class WatchedRunFlag implements LoadDriver.AbortFlag {
+final class WatchedRunFlag implements LoadDriver.AbortSource {
     private final RunFlags flags;
 
     WatchedRunFlag(RunFlags flags) {

@@ -1,6 +1,7 @@
 package dev.richter.loaddriver;
 
 import dev.richter.common.model.WindowAttributes;
+import dev.richter.common.model.WindowKey;
 
 /**
  * One second of one worker's results: passive evidence for the fault decider and the report's time series, stored in
@@ -32,8 +33,8 @@ public record Window(String runId, String stage, int stepIndex, int workerIndex,
                      long errors, String hist, int legIndex, long sent, long http4xx, long http5xx, long timeouts,
                      long connectErrors, long dropped, long late) {
 
-    /** {@code window#<stage>#<stepIndex %03d>#<epochSecond>#<workerIndex %04d>#<legIndex %04d>} ({@link dev.richter.common.model.WindowKey}). */
+    /** {@code window#<stage>#<stepIndex %03d>#<epochSecond>#<workerIndex %04d>#<legIndex %04d>} ({@link WindowKey}). */
     public String sortKey() {
-        return dev.richter.common.model.WindowKey.sortKey(stage, stepIndex, epochSecond, workerIndex, legIndex);
+        return WindowKey.sortKey(stage, stepIndex, epochSecond, workerIndex, legIndex);
     }
 }

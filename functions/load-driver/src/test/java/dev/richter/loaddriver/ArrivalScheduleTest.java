@@ -153,7 +153,7 @@ class ArrivalScheduleTest {
             List<long[]> seen = new ArrayList<>();
             List<Thread> threads = new ArrayList<>();
             long t0 = System.nanoTime() + 20_000_000L;
-            long n = new ArrivalScheduler(Clock.system()).runOn(ArrivalScheduler.TimerLoop.of(loop), ConstantArrivalSchedule.single(200, 0.1), t0,
+            long n = new ArrivalScheduler(MonotonicClock.system()).runOn(ArrivalScheduler.TimerLoop.of(loop), ConstantArrivalSchedule.single(200, 0.1), t0,
                     () -> false, (i, due, now) -> {
                         seen.add(new long[] {i, due, now});
                         threads.add(Thread.currentThread());
@@ -176,7 +176,7 @@ class ArrivalScheduleTest {
     void onALoopStopEndsTheRunAndAFailingDispatchFailsIt() {
         ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor();
         try {
-            ArrivalScheduler scheduler = new ArrivalScheduler(Clock.system());
+            ArrivalScheduler scheduler = new ArrivalScheduler(MonotonicClock.system());
             long[] dispatched = {0};
             long n = scheduler.runOn(ArrivalScheduler.TimerLoop.of(loop), ConstantArrivalSchedule.single(1000, 1), System.nanoTime(),
                     () -> dispatched[0] >= 3, (i, due, now) -> dispatched[0]++).join();

@@ -44,8 +44,8 @@ class DataSetReplayTest {
             return () -> {
                 uris.add(request.uri().getPath());
                 markers.add(request.headers().get("baggage"));
-                CompletableFuture<Response> f = new CompletableFuture<>();
-                clock.at(clock.nanoTime() + 5 * MS, () -> f.complete(Response.of(200)));
+                CompletableFuture<ResponseHead> f = new CompletableFuture<>();
+                clock.at(clock.nanoTime() + 5 * MS, () -> f.complete(ResponseHead.of(200)));
                 return f;
             };
         }

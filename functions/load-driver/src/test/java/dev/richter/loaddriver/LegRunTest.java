@@ -15,7 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /**
- * A step cut into legs (issue 9, "any step length"): each leg's workers run in their own invocation on the
+ * A step cut into legs, so a step may last any length of time: each leg's workers run in their own invocation on the
  * step's one schedule, so the legs together send exactly the step's requests at exactly the step's due times;
  * a worker that starts late is named and its requests count late; a worker out of time counts what it did not send.
  * Virtual time: the clock only moves when the driver parks.
@@ -42,10 +42,10 @@ class LegRunTest {
         @Override
         public PreparedRequest prepare(OutboundRequest request) {
             return () -> {
-                CompletableFuture<HttpTransport.Response> f = new CompletableFuture<>();
+                CompletableFuture<HttpTransport.ResponseHead> f = new CompletableFuture<>();
                 long now = clock.nanoTime();
                 atNanos.add(now);
-                clock.at(now + 5 * MS, () -> f.complete(HttpTransport.Response.of(200)));
+                clock.at(now + 5 * MS, () -> f.complete(HttpTransport.ResponseHead.of(200)));
                 return f;
             };
         }

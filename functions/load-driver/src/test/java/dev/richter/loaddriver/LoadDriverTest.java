@@ -44,7 +44,7 @@ class LoadDriverTest {
         return Stream.of(JdkHttpTransport::new, () -> new NettyHttpTransport(1, Duration.ofSeconds(2)));
     }
 
-    private static LoadDriver driver(HttpTransport transport, ResultSink sink, LoadDriver.AbortFlag abort, Clock clock) {
+    private static LoadDriver driver(HttpTransport transport, ResultSink sink, LoadDriver.AbortSource abort, MonotonicClock clock) {
         return new LoadDriver(transport, sink, abort, clock, System::currentTimeMillis, LoadDriver.Config.DEFAULT,
                 LoadDriver.SendObserver.NONE);
     }
@@ -63,10 +63,10 @@ class LoadDriverTest {
         @Override
         public PreparedRequest prepare(OutboundRequest request) {
             return () -> {
-                CompletableFuture<HttpTransport.Response> f = new CompletableFuture<>();
+                CompletableFuture<HttpTransport.ResponseHead> f = new CompletableFuture<>();
                 long now = clock.nanoTime();
                 starts.add(now);
-                clock.at(now + latencyNanos, () -> f.complete(HttpTransport.Response.of(200)));
+                clock.at(now + latencyNanos, () -> f.complete(HttpTransport.ResponseHead.of(200)));
                 return f;
             };
         }
@@ -116,7 +116,7 @@ class LoadDriverTest {
     void corpusCase17_lowRateSlowIterations_realServerScaled(Supplier<HttpTransport> transports) throws Exception {
         try (TestServer server = new TestServer(190); HttpTransport transport = transports.get()) {
             ResultSink.InMemory sink = new ResultSink.InMemory();
-            WorkerResult r = driver(transport, sink, id -> false, Clock.system())
+            WorkerResult r = driver(transport, sink, id -> false, MonotonicClock.system())
                     .run(task(server.baseUrl(), 10, 3, 0, 1, 0, 2000, 64, 50));
             assertEquals(30, server.seen.size(), "30 starts in 3 s although each takes 190 ms");
             assertEquals(30, r.counters().ok());
@@ -152,7 +152,7 @@ class LoadDriverTest {
             for (int k = 0; k < 3; k++) {
                 WorkerTask t = new WorkerTask("run-3", "team-a", "formal", 0, 30, 2, k, 3, start, 2000, 64, 50,
                         Marker.DEFAULT, List.of(new Scenario("mix", "svc", server.baseUrl() + "/", 1, reqs)));
-                futures.add(pool.submit(() -> driver(transport, sink, id -> false, Clock.system()).run(t)));
+                futures.add(pool.submit(() -> driver(transport, sink, id -> false, MonotonicClock.system()).run(t)));
             }
             Counters total = Counters.ZERO;
             for (Future<WorkerResult> f : futures) {
@@ -191,7 +191,7 @@ class LoadDriverTest {
         try (TestServer server = new TestServer(60_000); HttpTransport transport = transports.get()) {
             ResultSink.InMemory sink = new ResultSink.InMemory();
             long t = System.nanoTime();
-            WorkerResult r = driver(transport, sink, id -> false, Clock.system())
+            WorkerResult r = driver(transport, sink, id -> false, MonotonicClock.system())
                     .run(task(server.baseUrl(), 20, 1, 0, 1, 0, 1500, 2, 50));
             long tookMs = (System.nanoTime() - t) / MS;
             Counters c = r.counters();
@@ -211,7 +211,7 @@ class LoadDriverTest {
     /** Sends later than the tolerance are counted late; latency from due includes the lateness, from send does not. */
     @Test
     void lateSendsAreCountedAndCoordinatedOmissionIsCorrected() throws Exception {
-        Clock overshooting = new Clock() {
+        MonotonicClock overshooting = new MonotonicClock() {
             @Override
             public long nanoTime() {
                 return System.nanoTime();
@@ -219,12 +219,12 @@ class LoadDriverTest {
 
             @Override
             public void parkUntil(long deadlineNanos) {
-                Clock.system().parkUntil(deadlineNanos + 30 * MS);
+                MonotonicClock.system().parkUntil(deadlineNanos + 30 * MS);
             }
         };
         try (TestServer server = new TestServer(0); JdkHttpTransport transport = new JdkHttpTransport()) {
             // warm the client: the very first send (connection, class loading) can make its successor late
-            driver(transport, new ResultSink.InMemory(), id -> false, Clock.system())
+            driver(transport, new ResultSink.InMemory(), id -> false, MonotonicClock.system())
                     .run(task(server.baseUrl(), 10, 1, 0, 1, 0, 2000, 64, 50));
             for (int toleranceMs : new int[] {10, 200}) {
                 // one park per request (no slices), so every park overshoots its due time by exactly 30 ms
@@ -248,8 +248,8 @@ class LoadDriverTest {
         try (TestServer server = new TestServer(0); JdkHttpTransport transport = new JdkHttpTransport()) {
             ResultSink.InMemory sink = new ResultSink.InMemory();
             long t0 = System.nanoTime();
-            LoadDriver.AbortFlag flag = id -> System.nanoTime() - t0 > 1000 * MS;
-            WorkerResult r = driver(transport, sink, flag, Clock.system())
+            LoadDriver.AbortSource flag = id -> System.nanoTime() - t0 > 1000 * MS;
+            WorkerResult r = driver(transport, sink, flag, MonotonicClock.system())
                     .run(task(server.baseUrl(), 10, 10, 0, 1, 0, 2000, 64, 50));
             long tookMs = (System.nanoTime() - t0) / MS;
             assertTrue(r.aborted());
@@ -275,7 +275,7 @@ class LoadDriverTest {
             java.util.concurrent.atomic.AtomicReference<Throwable> thrown = new java.util.concurrent.atomic.AtomicReference<>();
             Thread worker = new Thread(() -> {
                 try {
-                    driver(transport, sink, id -> cleanup.get(), Clock.system())
+                    driver(transport, sink, id -> cleanup.get(), MonotonicClock.system())
                             .run(task(server.baseUrl(), 50, 10, 0, 1, 0, 2000, 64, 50));
                 } catch (Throwable t) {
                     thrown.set(t);
@@ -307,7 +307,7 @@ class LoadDriverTest {
     void abortFlagIsCheckedBeforeStarting() throws Exception {
         try (TestServer server = new TestServer(0); JdkHttpTransport transport = new JdkHttpTransport()) {
             ResultSink.InMemory sink = new ResultSink.InMemory();
-            WorkerResult r = driver(transport, sink, id -> true, Clock.system())
+            WorkerResult r = driver(transport, sink, id -> true, MonotonicClock.system())
                     .run(task(server.baseUrl(), 10, 10, 0, 1, 0, 2000, 64, 50));
             assertTrue(r.aborted());
             assertEquals(Counters.ZERO, r.counters());
@@ -325,7 +325,7 @@ class LoadDriverTest {
                     throw new IllegalStateException("dynamodb down");
                 }
                 return false;
-            }, Clock.system()).run(task(server.baseUrl(), 10, 1, 0, 1, 0, 2000, 64, 50));
+            }, MonotonicClock.system()).run(task(server.baseUrl(), 10, 1, 0, 1, 0, 2000, 64, 50));
             assertFalse(r.aborted(), "1 s of failed polls is within the 1.5 s a worker tolerates");
             assertEquals(10, r.counters().ok());
         }
@@ -335,7 +335,7 @@ class LoadDriverTest {
     void aWorkerThatCannotReadTheFlagWhenItStartsNeverSends() throws Exception {
         try (TestServer server = new TestServer(0); JdkHttpTransport transport = new JdkHttpTransport()) {
             List<String> reasons = new java.util.concurrent.CopyOnWriteArrayList<>();
-            LoadDriver.AbortFlag unreadable = new LoadDriver.AbortFlag() {
+            LoadDriver.AbortSource unreadable = new LoadDriver.AbortSource() {
                 @Override
                 public boolean isAbortRequested(String runId) {
                     throw new IllegalStateException("ProvisionedThroughputExceededException");
@@ -346,7 +346,7 @@ class LoadDriverTest {
                     reasons.add(reason);
                 }
             };
-            WorkerResult r = driver(transport, new ResultSink.InMemory(), unreadable, Clock.system())
+            WorkerResult r = driver(transport, new ResultSink.InMemory(), unreadable, MonotonicClock.system())
                     .run(task(server.baseUrl(), 10, 5, 0, 1, 0, 2000, 64, 50));
             assertTrue(r.aborted());
             assertEquals(0, r.counters().sent());
@@ -361,7 +361,7 @@ class LoadDriverTest {
         try (TestServer server = new TestServer(0); JdkHttpTransport transport = new JdkHttpTransport()) {
             List<String> reasons = new java.util.concurrent.CopyOnWriteArrayList<>();
             java.util.concurrent.atomic.AtomicInteger polls = new java.util.concurrent.atomic.AtomicInteger();
-            LoadDriver.AbortFlag unreadable = new LoadDriver.AbortFlag() {
+            LoadDriver.AbortSource unreadable = new LoadDriver.AbortSource() {
                 @Override
                 public boolean isAbortRequested(String runId) {
                     if (polls.incrementAndGet() > 1) {   // read once before the first send, then throttled
@@ -376,7 +376,7 @@ class LoadDriverTest {
                 }
             };
             long t0 = System.nanoTime();
-            WorkerResult r = driver(transport, new ResultSink.InMemory(), unreadable, Clock.system())
+            WorkerResult r = driver(transport, new ResultSink.InMemory(), unreadable, MonotonicClock.system())
                     .run(task(server.baseUrl(), 10, 6, 0, 1, 0, 2000, 64, 50));
             long tookMs = (System.nanoTime() - t0) / MS;
             assertTrue(r.aborted());
@@ -426,7 +426,7 @@ class LoadDriverTest {
     void windowsAFlushCouldNotStoreAreOfferedAgainAndStoredOnce() throws Exception {
         try (TestServer server = new TestServer(0); JdkHttpTransport transport = new JdkHttpTransport()) {
             FlakySink sink = new FlakySink(call -> call <= 2);   // the first two flushes fail
-            WorkerResult r = driver(transport, sink, id -> false, Clock.system())
+            WorkerResult r = driver(transport, sink, id -> false, MonotonicClock.system())
                     .run(task(server.baseUrl(), 10, 4, 0, 1, 0, 2000, 64, 200));
             assertEquals(40, r.counters().sent());
             assertEquals(List.of(), r.unstoredWindowSeconds());
@@ -439,7 +439,7 @@ class LoadDriverTest {
     void windowsThatCannotBeStoredAreNamedInTheResultWhoseCountsStayExact() throws Exception {
         try (TestServer server = new TestServer(0); JdkHttpTransport transport = new JdkHttpTransport()) {
             FlakySink sink = new FlakySink(call -> true);
-            WorkerResult r = driver(transport, sink, id -> false, Clock.system())
+            WorkerResult r = driver(transport, sink, id -> false, MonotonicClock.system())
                     .run(task(server.baseUrl(), 10, 3, 0, 1, 0, 2000, 64, 200));
             assertEquals(30, r.counters().sent());
             assertEquals(30, r.counters().ok());
@@ -455,7 +455,7 @@ class LoadDriverTest {
     void aStopReasonOfTheWatchStopsTheWorker() throws Exception {
         try (TestServer server = new TestServer(0); JdkHttpTransport transport = new JdkHttpTransport()) {
             long t0Ms = System.currentTimeMillis();
-            LoadDriver.AbortFlag watch = new LoadDriver.AbortFlag() {
+            LoadDriver.AbortSource watch = new LoadDriver.AbortSource() {
                 @Override
                 public boolean isAbortRequested(String runId) {
                     return false;
@@ -467,7 +467,7 @@ class LoadDriverTest {
                     return dev.richter.common.MonitorHeartbeat.late(nowMs, t0Ms, t0Ms, java.util.OptionalLong.of(t0Ms), 1_000);
                 }
             };
-            WorkerResult r = driver(transport, new ResultSink.InMemory(), watch, Clock.system())
+            WorkerResult r = driver(transport, new ResultSink.InMemory(), watch, MonotonicClock.system())
                     .run(task(server.baseUrl(), 10, 5, 0, 1, 0, 2000, 64, 50));
             assertTrue(r.aborted());
             assertTrue(r.counters().sent() >= 10 && r.counters().sent() <= 17, "sent " + r.counters().sent());
@@ -482,7 +482,7 @@ class LoadDriverTest {
             port = s.getLocalPort();
         }
         try (HttpTransport transport = transports.get()) {
-            WorkerResult r = driver(transport, new ResultSink.InMemory(), id -> false, Clock.system())
+            WorkerResult r = driver(transport, new ResultSink.InMemory(), id -> false, MonotonicClock.system())
                     .run(task("http://127.0.0.1:" + port, 5, 1, 0, 1, 0, 1000, 64, 50));
             assertEquals(5, r.counters().connectErrors());
             assertEquals(5, r.counters().errors());

@@ -18,8 +18,8 @@ class StepRecorderTest {
         r.sent(false, true, 100);
         r.sent(true, true, 100);
         r.dropped(100);
-        r.outcome(StepRecorder.Outcome.HTTP_ERROR, 429, 5_000, 4_000, 101);
-        r.outcome(StepRecorder.Outcome.TIMEOUT, 0, 1_000_000, 1_000_000, 101);
+        r.outcome(StepRecorder.RequestOutcome.HTTP_ERROR, 429, 5_000, 4_000, 101);
+        r.outcome(StepRecorder.RequestOutcome.TIMEOUT, 0, 1_000_000, 1_000_000, 101);
         List<Window> ws = drain(r, Long.MAX_VALUE);
         assertEquals(2, ws.size());
         Window due = ws.get(0);
@@ -33,9 +33,9 @@ class StepRecorderTest {
     @Test
     void aSecondAlreadyStoredIsNeverWrittenAgain() {
         StepRecorder r = new StepRecorder();
-        r.outcome(StepRecorder.Outcome.OK, 200, 1_000, 1_000, 100);
+        r.outcome(StepRecorder.RequestOutcome.OK, 200, 1_000, 1_000, 100);
         List<Window> all = new ArrayList<>(drain(r, 101));
-        r.outcome(StepRecorder.Outcome.OK, 200, 1_000, 1_000, 100);
+        r.outcome(StepRecorder.RequestOutcome.OK, 200, 1_000, 1_000, 100);
         r.sent(false, true, 99);
         all.addAll(drain(r, Long.MAX_VALUE));
         assertEquals(List.of(100L, 101L), all.stream().map(Window::epochSecond).toList());

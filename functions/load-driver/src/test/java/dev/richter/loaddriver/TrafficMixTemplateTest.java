@@ -25,7 +25,7 @@ class TrafficMixTemplateTest {
         @Override
         public PreparedRequest prepare(OutboundRequest request) {
             prepared.add(request);
-            return () -> CompletableFuture.completedFuture(Response.of(200));
+            return () -> CompletableFuture.completedFuture(ResponseHead.of(200));
         }
 
         @Override

@@ -21,7 +21,7 @@ class TrafficMixTest {
         @Override
         public PreparedRequest prepare(OutboundRequest request) {
             prepared.add(request);
-            return () -> CompletableFuture.completedFuture(Response.of(prepared.indexOf(request)));
+            return () -> CompletableFuture.completedFuture(ResponseHead.of(prepared.indexOf(request)));
         }
 
         @Override

@@ -6,7 +6,7 @@ import java.util.PriorityQueue;
  * Deterministic virtual time for tests: {@link #parkUntil} jumps forward, running timers due on the way
  * (in time order, on the parking thread). Not thread-safe beyond that single-thread use.
  */
-final class VirtualClock implements Clock {
+final class VirtualClock implements MonotonicClock {
     private record Timer(long atNanos, long seq, Runnable action) {}
 
     private final PriorityQueue<Timer> timers = new PriorityQueue<>(

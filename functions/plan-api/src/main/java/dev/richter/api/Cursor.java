@@ -3,6 +3,7 @@ package dev.richter.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.richter.common.Json;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.LinkedHashMap;
@@ -76,7 +77,7 @@ final class Cursor {
                 throw invalid();
             }
             return key;
-        } catch (IllegalArgumentException | java.io.IOException e) {
+        } catch (IllegalArgumentException | IOException e) {
             throw invalid();
         }
     }

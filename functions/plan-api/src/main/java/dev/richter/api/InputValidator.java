@@ -5,8 +5,10 @@ import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectReader;
+import com.networknt.schema.JsonMetaSchema;
 import com.networknt.schema.JsonSchema;
 import com.networknt.schema.JsonSchemaFactory;
+import com.networknt.schema.NonValidationKeyword;
 import com.networknt.schema.SchemaLocation;
 import com.networknt.schema.SpecVersion;
 import com.networknt.schema.ValidationMessage;
@@ -20,6 +22,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * Parses request bodies and validates them against the component schemas of the API's OpenAPI 3.1 document
@@ -33,10 +36,10 @@ public final class InputValidator {
      * by pointer into {@code openapi.json}, so the library reads the document root as a schema too (and, without
      * these, warns "Unknown keyword openapi/info/..." once per field).
      */
-    private static final com.networknt.schema.JsonMetaSchema DIALECT = com.networknt.schema.JsonMetaSchema
+    private static final JsonMetaSchema DIALECT = JsonMetaSchema
             .builder(OpenApi31.getInstance())
-            .keywords(java.util.stream.Stream.of("openapi", "info", "jsonSchemaDialect", "servers", "security", "paths",
-                    "components", "tags", "webhooks", "externalDocs").map(com.networknt.schema.NonValidationKeyword::new).toList())
+            .keywords(Stream.of("openapi", "info", "jsonSchemaDialect", "servers", "security", "paths",
+                    "components", "tags", "webhooks", "externalDocs").map(NonValidationKeyword::new).toList())
             .build();
     /**
      * The schema factory for {@code openapi.json}: JSON Schema 2020-12 with the OpenAPI 3.1 dialect above. Shared with

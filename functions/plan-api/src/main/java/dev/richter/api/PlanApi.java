@@ -9,12 +9,15 @@ import dev.richter.common.model.Plan;
 import dev.richter.common.model.RegisteredService;
 import dev.richter.common.model.Run;
 import dev.richter.common.model.Verdict;
+import dev.richter.common.model.WindowKey;
 import dev.richter.common.model.WorkerResult;
 import dev.richter.common.run.RunLeases;
+import dev.richter.common.run.StoredSets;
 import dev.richter.common.sizing.Prices;
 import dev.richter.common.sizing.Quotas;
 import dev.richter.common.sizing.RunEstimate;
 import dev.richter.common.model.Marker;
+import dev.richter.common.tls.TlsTrust;
 import dev.richter.data.flow.DataSetStore;
 import dev.richter.data.flow.Expressions;
 import dev.richter.data.flow.Flow;
@@ -30,10 +33,14 @@ import dev.richter.links.LinkService;
 import dev.richter.links.trace.TraceFormatException;
 import dev.richter.report.ReportRepository;
 import dev.richter.report.StepFigures;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.http.HttpClient;
+import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -45,7 +52,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
@@ -155,7 +165,7 @@ public final class PlanApi {
     private final PlanStore store;
     private final TrafficSetStore trafficSets;
     private final FlowService flows;
-    private final dev.richter.common.run.StoredSets storedSets;
+    private final StoredSets storedSets;
     private final RunLeases leases;
     private final Clock clock = Clock.systemUTC();
     private final String openApi = resource("/openapi.json");
@@ -207,10 +217,10 @@ public final class PlanApi {
         this.links = new LinkService(repositories.dynamoDb(), repositories.tables().links());
         this.store = new PlanStore(repositories);
         this.trafficSets = new TrafficSetStore(repositories.dynamoDb(), repositories.tables().registry());
-        this.storedSets = new dev.richter.common.run.StoredSets(repositories.dynamoDb(), repositories.tables().registry());
+        this.storedSets = new StoredSets(repositories.dynamoDb(), repositories.tables().registry());
         this.flows = new FlowService(new DataSetStore(repositories.dynamoDb(), repositories.tables().registry()),
-                new FlowRunner(java.net.http.HttpClient.newBuilder().connectTimeout(java.time.Duration.ofSeconds(2)).build(),
-                        Expressions.DEFAULT, Marker.DEFAULT, java.time.Duration.ofMillis(FLOW_CALL_TIMEOUT_MS), clock::millis),
+                new FlowRunner(HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build(),
+                        Expressions.DEFAULT, Marker.DEFAULT, Duration.ofMillis(FLOW_CALL_TIMEOUT_MS), clock::millis),
                 clock::millis);
         this.leases = new RunLeases(repositories.dynamoDb(), repositories.tables().leases(), clock);
     }
@@ -266,7 +276,7 @@ public final class PlanApi {
         RegisteredService service = Json.MAPPER.convertValue(doc, RegisteredService.class);
         if (service.caPem() != null) {
             try {
-                dev.richter.common.tls.TlsTrust.parseCaPem(service.caPem());
+                TlsTrust.parseCaPem(service.caPem());
             } catch (IllegalArgumentException e) {
                 throw ApiException.badField("$.caPem", e.getMessage().replaceFirst("^caPem: ", ""));
             }
@@ -705,8 +715,8 @@ public final class PlanApi {
             manifest.get().path("columns").forEach(c -> cols.add(c.asText()));
             columns.put(id, cols);
         }
-        java.util.function.BiConsumer<String, String> placeholders = (path, text) -> {
-            java.util.regex.Matcher m = DATA_PLACEHOLDER.matcher(text);
+        BiConsumer<String, String> placeholders = (path, text) -> {
+            Matcher m = DATA_PLACEHOLDER.matcher(text);
             while (m.find()) {
                 boolean bound = false;
                 for (JsonNode b : data) {
@@ -734,15 +744,15 @@ public final class PlanApi {
     }
 
     /** {@code {{data.<dataSetId>.<column>}}} in a request template (the load driver's {@code RequestTemplate}). */
-    private static final java.util.regex.Pattern DATA_PLACEHOLDER =
-            java.util.regex.Pattern.compile("\\{\\{\\s*data\\.([A-Za-z0-9_-]+)\\.([^}\\s]+)\\s*}}");
+    private static final Pattern DATA_PLACEHOLDER =
+            Pattern.compile("\\{\\{\\s*data\\.([A-Za-z0-9_-]+)\\.([^}\\s]+)\\s*}}");
 
     /** The team's registered service {@code name}, from {@code seen} or the registry (then remembered in {@code seen}). */
-    private java.util.Optional<RegisteredService> lookUp(String teamId, String name, Map<String, RegisteredService> seen) {
+    private Optional<RegisteredService> lookUp(String teamId, String name, Map<String, RegisteredService> seen) {
         if (seen.containsKey(name)) {
-            return java.util.Optional.of(seen.get(name));
+            return Optional.of(seen.get(name));
         }
-        java.util.Optional<RegisteredService> found = repositories.getService(teamId, name);
+        Optional<RegisteredService> found = repositories.getService(teamId, name);
         found.ifPresent(s -> seen.put(name, s));
         return found;
     }
@@ -757,7 +767,7 @@ public final class PlanApi {
 
     /**
      * The plan a schema-valid {@code POST /plans} body describes, with a new id ({@code plan-<uuid>}), the caller's
-     * team, the creation time and the defaults applied: scenario weight 1, {@link Plan.AbortPolicy#DEFAULT},
+     * team, the creation time and the defaults applied: scenario weight 1, {@link Plan.AbortSettings#DEFAULT},
      * {@code perWorkerQps} {@value #DEFAULT_PER_WORKER_QPS}, {@code requestTimeoutMs} {@value #DEFAULT_REQUEST_TIMEOUT_MS}.
      * Public so that tools reading plan files (bench/scale.sh) apply the same defaults.
      *
@@ -791,8 +801,8 @@ public final class PlanApi {
         List<Plan.StepSpec> formal = new ArrayList<>();
         doc.path("formal").path("steps").forEach(st -> formal.add(step(st)));
         JsonNode ap = doc.path("abortPolicy");
-        Plan.AbortPolicy d = Plan.AbortPolicy.DEFAULT;
-        Plan.AbortPolicy policy = new Plan.AbortPolicy(ap.path("abortOnDamagedCoreModule").asBoolean(d.abortOnDamagedCoreModule()),
+        Plan.AbortSettings d = Plan.AbortSettings.DEFAULT;
+        Plan.AbortSettings policy = new Plan.AbortSettings(ap.path("abortOnDamagedCoreModule").asBoolean(d.abortOnDamagedCoreModule()),
                 ap.path("maxErrorRatePct").asDouble(d.maxErrorRatePct()), ap.path("errorRateWindowS").asInt(d.errorRateWindowS()));
         List<String> core = new ArrayList<>();
         doc.path("coreModules").forEach(c -> core.add(c.asText()));
@@ -1002,7 +1012,7 @@ public final class PlanApi {
 
     /** Sent and errors so far in the current step, from the load driver's per-second windows. */
     private Map<String, Object> liveWindow(String runId, String stage, int stepIndex) {
-        String prefix = dev.richter.common.model.WindowKey.stepPrefix(stage, stepIndex);
+        String prefix = WindowKey.stepPrefix(stage, stepIndex);
         long count = 0;
         long errors = 0;
         long minSec = Long.MAX_VALUE;
@@ -1013,7 +1023,7 @@ public final class PlanApi {
                 .build()).items()) {
             count += item.containsKey("count") ? Long.parseLong(item.get("count").n()) : 0;
             errors += item.containsKey("errors") ? Long.parseLong(item.get("errors").n()) : 0;
-            long sec = dev.richter.common.model.WindowKey.epochSecond(item.get("sk").s());
+            long sec = WindowKey.epochSecond(item.get("sk").s());
             minSec = Math.min(minSec, sec);
             maxSec = Math.max(maxSec, sec);
         }
@@ -1036,7 +1046,7 @@ public final class PlanApi {
         if (req.body().length > 0) {
             try {
                 reason = Json.MAPPER.readTree(req.body()).path("reason").asText("").strip();
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 throw ApiException.badField("$", "body must be JSON {\"reason\": \"...\"} or empty");
             }
             if (reason.length() > 1000) {
@@ -1063,8 +1073,8 @@ public final class PlanApi {
             if (in == null) {
                 throw new IllegalStateException(name + " is missing from the classpath");
             }
-            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        } catch (java.io.IOException e) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }

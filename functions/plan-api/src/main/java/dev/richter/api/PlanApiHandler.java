@@ -1,13 +1,18 @@
 package dev.richter.api;
 
 import com.amazonaws.services.lambda.runtime.Context;
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.AwsClients;
+import dev.richter.common.Env;
 import dev.richter.common.Json;
 import dev.richter.common.JsonStreamHandler;
 import dev.richter.common.Repositories;
 import dev.richter.common.RunLogContext;
 import dev.richter.common.metrics.RichterMetrics;
+import dev.richter.common.sizing.Quotas;
+import dev.richter.report.ReportRepository;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.LinkedHashMap;
@@ -54,7 +59,7 @@ public final class PlanApiHandler extends JsonStreamHandler<JsonNode, Map<String
                 SfnClient.builder().region(AwsClients.region()).httpClientBuilder(UrlConnectionHttpClient.builder()).build(),
                 env("LOAD_TEST_RUN_STATE_MACHINE_ARN", ""),
                 Double.parseDouble(env("MAX_TEAM_QPS", String.valueOf(PlanApi.DEFAULT_MAX_TEAM_QPS))),
-                dev.richter.common.sizing.Quotas::fromEnv, dev.richter.report.ReportRepository.fromEnv(repositories)));
+                Quotas::fromEnv, ReportRepository.fromEnv(repositories)));
     }
 
     /** For tests: metrics of function {@code plan-api}. */
@@ -104,7 +109,7 @@ public final class PlanApiHandler extends JsonStreamHandler<JsonNode, Map<String
             e.count("RunsStarted", 1);
             try {
                 e.property("runId", Json.MAPPER.readTree(response.body()).path("runId").asText(null));
-            } catch (java.io.IOException | RuntimeException ignored) {
+            } catch (IOException | RuntimeException ignored) {
                 // the count stands without the run id
             }
         }
@@ -154,9 +159,9 @@ public final class PlanApiHandler extends JsonStreamHandler<JsonNode, Map<String
                 ? (path.length() == prefix.length() ? "/" : path.substring(prefix.length())) : path;
     }
 
-    private static final com.fasterxml.jackson.core.type.TypeReference<Map<String, String>> MAP_TYPE = new com.fasterxml.jackson.core.type.TypeReference<>() {};
+    private static final TypeReference<Map<String, String>> MAP_TYPE = new TypeReference<>() {};
 
     private static String env(String name, String fallback) {
-        return dev.richter.common.Env.get(name).orElse(fallback);
+        return Env.get(name).orElse(fallback);
     }
 }

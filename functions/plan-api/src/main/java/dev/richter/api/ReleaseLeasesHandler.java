@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.JsonStreamHandler;
 import dev.richter.common.Repositories;
 import dev.richter.common.RunFlags;
+import dev.richter.common.RunLogContext;
 import dev.richter.common.TaskErrors;
 import dev.richter.common.run.RunLeases;
 import java.time.Clock;
@@ -44,7 +45,7 @@ public final class ReleaseLeasesHandler extends JsonStreamHandler<JsonNode, Map<
 
     @Override
     protected Map<String, Object> handle(JsonNode input, Context context) {
-        try (dev.richter.common.RunLogContext ignored = dev.richter.common.RunLogContext.open(input)) {
+        try (RunLogContext ignored = RunLogContext.open(input)) {
             return handleInRun(input, context);
         }
     }

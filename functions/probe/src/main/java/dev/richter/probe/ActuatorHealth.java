@@ -5,6 +5,7 @@ import dev.richter.common.Json;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -61,7 +62,7 @@ public final class ActuatorHealth {
         }
         List<String> failing = new ArrayList<>();
         collect(root, "", failing);
-        return Optional.of(new Body(root.get("status").asText().toUpperCase(java.util.Locale.ROOT), failing));
+        return Optional.of(new Body(root.get("status").asText().toUpperCase(Locale.ROOT), failing));
     }
 
     /** Walks the children of {@code node} (components, details, or flat fields) that are components. */

@@ -1,5 +1,7 @@
 package dev.richter.probe;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.OptionalLong;
 
@@ -15,7 +17,7 @@ import java.util.OptionalLong;
  */
 public record MetricSample(String name, Map<String, String> labels, double value, long timestampMs, int lineNumber) {
     public MetricSample {
-        labels = labels == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(labels));
+        labels = labels == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(labels));
     }
 
     /** The timestamp when present. */

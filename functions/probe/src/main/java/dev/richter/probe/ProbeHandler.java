@@ -21,7 +21,8 @@ import java.util.TreeMap;
  * properties. Log lines of the round carry the same fields ({@link RunLogContext}).
  */
 public final class ProbeHandler extends JsonStreamHandler<ProbeRound, ProbeRoundResult> {
-    private static final class Holder {
+    /** The container's prober, built and warmed up when the Lambda constructor first runs (lazy holder). */
+    private static final class SharedProber {
         static final Prober DEFAULT = warmed();
 
         private static Prober warmed() {
@@ -36,7 +37,7 @@ public final class ProbeHandler extends JsonStreamHandler<ProbeRound, ProbeRound
 
     /** For Lambda: the container's shared prober. */
     public ProbeHandler() {
-        this(Holder.DEFAULT);
+        this(SharedProber.DEFAULT);
     }
 
     /** For tests: the given prober, metrics of function {@code probe}. */

@@ -33,6 +33,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -103,8 +104,8 @@ public final class Probes implements AutoCloseable {
     public static final int MAX_BODY_BYTES = 4 * 1024 * 1024;
     private static final String SYSTEM_TRUST = "";
     /** Statuses {@link #failure} derives from a connection-level cause; a gRPC UNAVAILABLE with such a cause takes it. */
-    private static final java.util.Set<String> CONNECTION_STATUSES =
-            java.util.Set.of("REFUSED", "TIMEOUT", "UNKNOWN_HOST", "TLS_ERROR", "TLS_HANDSHAKE_FAILED");
+    private static final Set<String> CONNECTION_STATUSES =
+            Set.of("REFUSED", "TIMEOUT", "UNKNOWN_HOST", "TLS_ERROR", "TLS_HANDSHAKE_FAILED");
 
     private final Map<String, HttpClient> httpByCaPem = new ConcurrentHashMap<>();
     private final Map<ChannelKey, ManagedChannel> channels = new ConcurrentHashMap<>();

@@ -3,6 +3,7 @@ package dev.richter.probe;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -291,7 +292,7 @@ public final class PrometheusTextParser {
 
     /** Go ParseFloat-compatible subset: decimal/exponent numbers, NaN, [+-]Inf(inity), case-insensitive. */
     static double parseValue(String s, int lineNo) {
-        String lower = s.toLowerCase(java.util.Locale.ROOT);
+        String lower = s.toLowerCase(Locale.ROOT);
         switch (lower) {
             case "nan" -> { return Double.NaN; }
             case "inf", "+inf", "infinity", "+infinity" -> { return Double.POSITIVE_INFINITY; }

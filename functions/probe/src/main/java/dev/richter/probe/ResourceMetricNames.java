@@ -1,7 +1,10 @@
 package dev.richter.probe;
 
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Optional;
 
 /**
  * Which scraped series give a module's resource metrics. Each field is a selector
@@ -60,7 +63,7 @@ public record ResourceMetricNames(String cpuUsage, String heapUsed, String heapM
      * @throws IllegalArgumentException when a selector is malformed
      */
     public Map<String, Double> extract(List<MetricSample> samples) {
-        Map<String, Double> out = new java.util.LinkedHashMap<>();
+        Map<String, Double> out = new LinkedHashMap<>();
         sum(samples, cpuUsage).ifPresent(v -> out.put(CPU_RATIO, v));
         ratio(samples, heapUsed, heapMax).ifPresent(v -> out.put(HEAP_USED_RATIO, v));
         var active = sum(samples, connectionsActive);
@@ -69,14 +72,14 @@ public record ResourceMetricNames(String cpuUsage, String heapUsed, String heapM
         return out;
     }
 
-    private static java.util.Optional<Double> ratio(List<MetricSample> samples, String num, String den) {
+    private static Optional<Double> ratio(List<MetricSample> samples, String num, String den) {
         var n = sum(samples, num);
         var d = sum(samples, den);
-        if (n.isEmpty() || d.isEmpty() || d.get() <= 0) return java.util.Optional.empty();
-        return java.util.Optional.of(n.get() / d.get());
+        if (n.isEmpty() || d.isEmpty() || d.get() <= 0) return Optional.empty();
+        return Optional.of(n.get() / d.get());
     }
 
-    private static java.util.Optional<Double> sum(List<MetricSample> samples, String selector) {
+    private static Optional<Double> sum(List<MetricSample> samples, String selector) {
         Selector sel = Selector.parse(selector);
         double total = 0;
         boolean found = false;
@@ -93,7 +96,7 @@ public record ResourceMetricNames(String cpuUsage, String heapUsed, String heapM
             total += s.value();
             found = true;
         }
-        return found ? java.util.Optional.of(total) : java.util.Optional.empty();
+        return found ? Optional.of(total) : Optional.empty();
     }
 
     /** A parsed selector, using the exposition parser for its label syntax. */
@@ -102,7 +105,7 @@ public record ResourceMetricNames(String cpuUsage, String heapUsed, String heapM
             try {
                 MetricSample s = PrometheusTextParser.parseStrict(selector + " 0").samples().getFirst();
                 return new Selector(s.name(), s.labels());
-            } catch (PrometheusParseException | java.util.NoSuchElementException e) {
+            } catch (PrometheusParseException | NoSuchElementException e) {
                 throw new IllegalArgumentException("bad metric selector '" + selector + "': " + e.getMessage(), e);
             }
         }

@@ -49,7 +49,7 @@ import java.util.regex.Pattern;
  * @param hiddenNodes          nodes hidden by the collapse
  */
 public record CallGraph(boolean read, String note, List<String> entries, List<String> entriesWithoutTraces,
-                        List<Node> nodes, List<Edge> edges, int collapsedBelowDepth, int hiddenNodes) {
+                        List<Node> nodes, List<CallEdge> edges, int collapsedBelowDepth, int hiddenNodes) {
     /** Most nodes drawn before deeper levels are collapsed. */
     public static final int MAX_VISIBLE_NODES = 40;
 
@@ -94,7 +94,7 @@ public record CallGraph(boolean read, String note, List<String> entries, List<St
      * @param exit     the edge leaves the scope
      * @param backEdge the edge goes back up or sideways (a cycle, or a shortcut to a shallower node)
      */
-    public record Edge(String from, String to, long calls, MarkerStatus marker, MockStatus mock, boolean exit,
+    public record CallEdge(String from, String to, long calls, MarkerStatus marker, MockStatus mock, boolean exit,
                        boolean backEdge) {
         /** True when the page highlights the edge: the marker is lost, or it is a real call out of the scope. */
         public boolean highlighted() {
@@ -202,7 +202,7 @@ public record CallGraph(boolean read, String note, List<String> entries, List<St
             }
         }
         Map<String, String> serviceOf = new HashMap<>();
-        List<Edge> all = new ArrayList<>();
+        List<CallEdge> all = new ArrayList<>();
         Set<String> present = new HashSet<>();
         Marking marking = Marking.of(dynamicChecks);
         for (StoredEdge se : edges) {
@@ -213,7 +213,7 @@ public record CallGraph(boolean read, String note, List<String> entries, List<St
             serviceOf.put(se.to(), se.toService());
             present.add(se.from() + "\u001f" + se.to());
             boolean exit = !scope.contains(se.toService());
-            all.add(new Edge(se.from(), se.to(), se.callCount(), MarkerStatus.NOT_VERIFIED,
+            all.add(new CallEdge(se.from(), se.to(), se.callCount(), MarkerStatus.NOT_VERIFIED,
                     mockStatus(exit, se.to(), se.toService(), annotations, requiredExits, marking), exit,
                     depth.get(se.to()) <= depth.get(se.from())));
         }
@@ -230,7 +230,7 @@ public record CallGraph(boolean read, String note, List<String> entries, List<St
                     depth.putIfAbsent(x.node(), depth.get(from) + 1);
                     parent.putIfAbsent(x.node(), from);
                     serviceOf.put(x.node(), x.service());
-                    all.add(new Edge(from, x.node(), calls, MarkerStatus.NOT_VERIFIED,
+                    all.add(new CallEdge(from, x.node(), calls, MarkerStatus.NOT_VERIFIED,
                             mockStatus(true, x.node(), x.service(), annotations, requiredExits, marking), true, false));
                 }
             }
@@ -257,7 +257,7 @@ public record CallGraph(boolean read, String note, List<String> entries, List<St
                     hidden.computeIfAbsent(up, k -> new int[3])[0]++;
                 }
             }
-            for (Edge e : all) {
+            for (CallEdge e : all) {
                 if (depth.get(e.to()) > collapse || depth.get(e.from()) > collapse) {
                     String up = depth.get(e.from()) > collapse ? e.from() : e.to();
                     for (int guard = 0; up != null && depth.getOrDefault(up, 0) > collapse && guard < 1000; guard++) {
@@ -289,8 +289,8 @@ public record CallGraph(boolean read, String note, List<String> entries, List<St
                     nodes.add(new Node(n.getKey(), svc, n.getValue(), scope.contains(svc), entrySet.contains(n.getKey()),
                             h[0], String.join(", ", notes)));
                 });
-        List<Edge> visible = all.stream().filter(e -> depth.get(e.from()) <= limit && depth.get(e.to()) <= limit)
-                .sorted(Comparator.comparing(Edge::from).thenComparing(Edge::to)).toList();
+        List<CallEdge> visible = all.stream().filter(e -> depth.get(e.from()) <= limit && depth.get(e.to()) <= limit)
+                .sorted(Comparator.comparing(CallEdge::from).thenComparing(CallEdge::to)).toList();
         String note = entries.isEmpty() ? "none of the plan's entries has links: ingest traces of marked traffic"
                 + " (POST /traces, or the team's trace source) to see the call graph" : "";
         return new CallGraph(true, note, entries, entriesWithoutTraces, nodes, visible, collapsed ? collapse : -1,
@@ -406,11 +406,11 @@ public record CallGraph(boolean read, String note, List<String> entries, List<St
         }
 
         /** The edges with their marker status: LOST at a named loss and everywhere below it. */
-        List<Edge> mark(List<Edge> edges, Map<String, String> serviceOf) {
+        List<CallEdge> mark(List<CallEdge> edges, Map<String, String> serviceOf) {
             Set<String> lostFrom = new HashSet<>();
             ArrayDeque<String> queue = new ArrayDeque<>();
-            Map<String, List<Edge>> out = new HashMap<>();
-            for (Edge e : edges) {
+            Map<String, List<CallEdge>> out = new HashMap<>();
+            for (CallEdge e : edges) {
                 out.computeIfAbsent(e.from(), k -> new ArrayList<>()).add(e);
                 String pair = serviceOf.getOrDefault(e.from(), service(e.from())) + "->" + serviceOf.getOrDefault(e.to(), service(e.to()));
                 if (lostServiceEdges.contains(pair) || lostNodes.contains(e.to())) {
@@ -420,18 +420,18 @@ public record CallGraph(boolean read, String note, List<String> entries, List<St
                 }
             }
             while (!queue.isEmpty()) {
-                for (Edge e : out.getOrDefault(queue.poll(), List.of())) {
+                for (CallEdge e : out.getOrDefault(queue.poll(), List.of())) {
                     if (lostFrom.add(e.to())) {
                         queue.add(e.to());
                     }
                 }
             }
-            List<Edge> marked = new ArrayList<>();
-            for (Edge e : edges) {
+            List<CallEdge> marked = new ArrayList<>();
+            for (CallEdge e : edges) {
                 String pair = serviceOf.getOrDefault(e.from(), service(e.from())) + "->" + serviceOf.getOrDefault(e.to(), service(e.to()));
                 boolean lost = lostServiceEdges.contains(pair) || lostNodes.contains(e.to()) || lostFrom.contains(e.from());
                 MarkerStatus status = lost ? MarkerStatus.LOST : verified ? MarkerStatus.PROPAGATED : MarkerStatus.NOT_VERIFIED;
-                marked.add(new Edge(e.from(), e.to(), e.calls(), status, e.mock(), e.exit(), e.backEdge()));
+                marked.add(new CallEdge(e.from(), e.to(), e.calls(), status, e.mock(), e.exit(), e.backEdge()));
             }
             return marked;
         }

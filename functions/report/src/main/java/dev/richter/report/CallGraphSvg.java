@@ -35,7 +35,7 @@ public final class CallGraphSvg {
         g.nodes().forEach(n -> columns.computeIfAbsent(n.depth(), k -> new ArrayList<>()).add(n));
         Map<String, double[]> pos = new HashMap<>();
         Map<String, List<String>> callers = new HashMap<>();
-        for (CallGraph.Edge e : g.edges()) {
+        for (CallGraph.CallEdge e : g.edges()) {
             if (!e.backEdge()) {
                 callers.computeIfAbsent(e.to(), k -> new ArrayList<>()).add(e.from());
             }
@@ -51,7 +51,7 @@ public final class CallGraphSvg {
             rows = Math.max(rows, nodes.size());
         }
         int width = MARGIN * 2 + (columns.keySet().stream().mapToInt(Integer::intValue).max().orElse(0)) * COLUMN_W + NODE_W;
-        boolean back = g.edges().stream().anyMatch(CallGraph.Edge::backEdge);
+        boolean back = g.edges().stream().anyMatch(CallGraph.CallEdge::backEdge);
         int height = MARGIN * 2 + 14 + rows * ROW_H - (ROW_H - NODE_H) + (back ? ROW_H : 0);
         StringBuilder s = new StringBuilder(8_192);
         s.append("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"callgraph\" role=\"img\" aria-label=\"call graph\" width=\"")
@@ -66,7 +66,7 @@ public final class CallGraphSvg {
         s.append("</defs>");
         columns.keySet().forEach(d -> s.append("<text class=\"cg-col\" x=\"").append(MARGIN + d * COLUMN_W).append("\" y=\"")
                 .append(MARGIN + 4).append("\">").append(d == 0 ? "entry" : "depth " + d).append("</text>"));
-        for (CallGraph.Edge e : g.edges()) {
+        for (CallGraph.CallEdge e : g.edges()) {
             double[] a = pos.get(e.from());
             double[] b = pos.get(e.to());
             if (a == null || b == null) {

@@ -2,6 +2,7 @@ package dev.richter.report;
 
 import dev.richter.common.model.CheckResult;
 import dev.richter.common.model.Marker;
+import dev.richter.common.model.OverloadResponses;
 import dev.richter.common.model.Plan;
 import dev.richter.common.model.RegisteredService;
 import dev.richter.common.model.Run;
@@ -15,12 +16,15 @@ import dev.richter.links.source.TraceSource;
 import dev.richter.links.source.TraceSourceSpec;
 import dev.richter.links.store.LinkRepository;
 import dev.richter.links.store.StoredEdge;
+import dev.richter.links.trace.Span;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.logging.log4j.LogManager;
@@ -70,10 +74,10 @@ public final class EvidenceLoader {
      */
     public ReportEvidence load(Run run, Plan plan, List<WorkerResult> results, List<CheckResult> dynamicChecks, long deadlineMs) {
         List<RunPreparation.StepPlan> started = attempt("started steps", () -> evidence.startedSteps(run.runId()), List.of());
-        Map<String, Long> sentByWorker = new java.util.concurrent.ConcurrentHashMap<>();
+        Map<String, Long> sentByWorker = new ConcurrentHashMap<>();
         TimeSeries series = attempt("windows", () -> timeSeries(run.runId(), plan, results, deadlineMs, sentByWorker),
                 TimeSeries.EMPTY);
-        var overload = attempt("429/503 records", () -> evidence.overload(run.runId()), List.<dev.richter.common.model.OverloadResponses>of());
+        var overload = attempt("429/503 records", () -> evidence.overload(run.runId()), List.<OverloadResponses>of());
         RunEvidenceRepository.Safety safety = attempt("safety configuration", () -> evidence.safety(plan.teamId()), null);
         Traced traced = safety == null ? new Traced(TraceEvidence.notRead("the team's safety configuration could not be read"), List.of())
                 : attempt("traces", () -> traces(plan.teamId(), safety.traceSource(), results), null);
@@ -81,7 +85,7 @@ public final class EvidenceLoader {
             traced = new Traced(TraceEvidence.notRead("the trace source could not be read (see the report function's log)"), List.of());
         }
         TraceEvidence traces = traced.evidence();
-        List<dev.richter.links.trace.Span> spans = traced.spans();
+        List<Span> spans = traced.spans();
         List<CallGraph.RequiredExit> exits = safety == null ? List.of() : safety.requiredExits();
         CallGraph graph = attempt("links", () -> callGraph(plan, exits, dynamicChecks, spans), null);
         if (graph == null) {
@@ -92,7 +96,7 @@ public final class EvidenceLoader {
 
     /** The series of the run's windows, one bucket per {@link TimeSeries#bucketSFor} seconds of the run. */
     TimeSeries timeSeries(String runId, Plan plan, List<WorkerResult> results, long deadlineMs) {
-        return timeSeries(runId, plan, results, deadlineMs, new java.util.HashMap<>());
+        return timeSeries(runId, plan, results, deadlineMs, new HashMap<>());
     }
 
     /** {@link #timeSeries(String, Plan, List, long)}, adding each worker's window sends to {@code sentByWorker}. */
@@ -121,7 +125,7 @@ public final class EvidenceLoader {
      * @param evidence the per-step figures
      * @param spans    the spans read (for a call graph when the links table has none of the plan's entries yet)
      */
-    record Traced(TraceEvidence evidence, List<dev.richter.links.trace.Span> spans) {}
+    record Traced(TraceEvidence evidence, List<Span> spans) {}
 
     /** The marked traces of every step that has results (a sample of each), from the team's trace source. */
     Traced traces(String teamId, TraceSourceSpec spec, List<WorkerResult> results) {
@@ -142,7 +146,7 @@ public final class EvidenceLoader {
         byStep.forEach((k, w) -> windows.add(new TraceEvidence.StepWindow(k.substring(0, k.lastIndexOf('#')),
                 Integer.parseInt(k.substring(k.lastIndexOf('#') + 1)), w[0] - TRACE_SLACK_MS, w[1] + TRACE_SLACK_MS)));
         TraceSource source = openSource.apply(spec);
-        List<dev.richter.links.trace.Span> spans = new ArrayList<>();
+        List<Span> spans = new ArrayList<>();
         List<TraceEvidence.StepWindow> sampled = new ArrayList<>();
         for (TraceEvidence.StepWindow w : windows) {
             long mid = w.fromMs() + (w.toMs() - w.fromMs()) / 2;
@@ -160,7 +164,7 @@ public final class EvidenceLoader {
      * own extraction), and the graph says so.
      */
     CallGraph callGraph(Plan plan, List<CallGraph.RequiredExit> exits, List<CheckResult> dynamicChecks,
-                        List<dev.richter.links.trace.Span> spans) {
+                        List<Span> spans) {
         Map<Boolean, List<String>> entries = CallGraph.planEntries(plan, links.entries(plan.teamId(), Dimension.INTERFACE));
         Set<String> scope = new HashSet<>();
         services.apply(plan.teamId()).forEach(s -> scope.add(s.name()));

@@ -7,12 +7,17 @@ import static dev.richter.common.model.CheckResult.Outcome.WARN;
 import dev.richter.common.model.CheckResult;
 import dev.richter.common.model.MissingEvidence;
 import dev.richter.common.model.Verdict;
+import dev.richter.common.run.RunPreparation;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
 
 /**
  * The problems-to-follow list at the top of a report: every FAIL and WARN check, every module that was SUSPECT or
@@ -162,7 +167,7 @@ public final class Problems {
     static final int UNFLUSHED_S = 2;
 
     /** The most requests a worker of {@code workerName}'s step sends in {@link #UNFLUSHED_S}; 0 when its step is unknown. */
-    static long unflushedBound(String workerName, List<dev.richter.common.run.RunPreparation.StepPlan> started) {
+    static long unflushedBound(String workerName, List<RunPreparation.StepPlan> started) {
         String[] parts = workerName.split("/");
         if (parts.length < 2 || !parts[1].startsWith("step ")) {
             return 0;
@@ -190,7 +195,7 @@ public final class Problems {
      * @param started            the started steps (their rate and workers bound what a worker's unflushed windows held)
      */
     static List<Report.Problem> accounting(List<WorkerResult> results, Map<String, Long> windowSentByWorker,
-                                           List<dev.richter.common.run.RunPreparation.StepPlan> started) {
+                                           List<RunPreparation.StepPlan> started) {
         List<Report.Problem> out = new ArrayList<>();
         for (WorkerResult r : results) {
             List<Long> seconds = r.unstoredWindowSeconds();
@@ -202,9 +207,9 @@ public final class Problems {
                         + " times (throttling of the run-metrics table)"));
             }
         }
-        java.util.Set<String> reported = new java.util.HashSet<>();
+        Set<String> reported = new HashSet<>();
         results.forEach(r -> reported.add(r.workerName()));
-        Map<String, Long> unreported = new java.util.TreeMap<>();
+        Map<String, Long> unreported = new TreeMap<>();
         windowSentByWorker.forEach((worker, sent) -> {
             if (!reported.contains(worker) && sent > 0) {
                 unreported.put(worker, sent);
@@ -218,7 +223,7 @@ public final class Problems {
             }
             out.add(new Report.Problem(FAIL, "worker", "requests not counted", total + " requests were sent by workers that"
                     + " stored no result (" + unreported.entrySet().stream().map(e -> e.getKey() + ": " + e.getValue())
-                    .collect(java.util.stream.Collectors.joining(", ")) + ", from their stored windows; up to "
+                    .collect(Collectors.joining(", ")) + ", from their stored windows; up to "
                     + UNFLUSHED_S + " s of each worker's last sends were never flushed): the target received between "
                     + total + " and " + upTo + " more requests than the step's counts", "read LoadDriverFunction's log for"
                     + " those invocations (crash, timeout, out of memory); compare with the target's own request count"));

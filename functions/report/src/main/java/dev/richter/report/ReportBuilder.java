@@ -8,13 +8,16 @@ import dev.richter.common.model.Verdict;
 import dev.richter.common.model.WorkerResult;
 import dev.richter.common.run.RunPreparation;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 
 /**
@@ -193,7 +196,7 @@ public final class ReportBuilder {
      * (the decider stores one verdict per module per round; repeats carry no news).
      */
     static List<Verdict> changes(List<Verdict> verdicts) {
-        Map<String, Verdict.State> last = new java.util.HashMap<>();
+        Map<String, Verdict.State> last = new HashMap<>();
         List<Verdict> out = new ArrayList<>();
         for (Verdict v : verdicts.stream().sorted(Comparator.comparingLong(Verdict::atMs)).toList()) {
             if (last.put(v.module(), v.state()) != v.state()) {
@@ -207,7 +210,7 @@ public final class ReportBuilder {
                                              List<RunPreparation.StepPlan> started) {
         Map<Integer, RunPreparation.StepPlan> plans = new TreeMap<>();
         started.stream().filter(s -> s.stage().equals(stage)).forEach(s -> plans.put(s.stepIndex(), s));
-        Set<Integer> indexes = new java.util.TreeSet<>(steps.keySet());
+        Set<Integer> indexes = new TreeSet<>(steps.keySet());
         indexes.addAll(plans.keySet());
         List<StepFigures> out = new ArrayList<>();
         for (int index : indexes) {
@@ -285,7 +288,7 @@ public final class ReportBuilder {
         Set<List<Object>> distinct = new HashSet<>();
         for (Plan.ScenarioSpec s : plan.scenarios()) {
             for (Plan.RequestSpec r : s.requests()) {
-                distinct.add(java.util.Arrays.asList(s.service(), r.method(), r.path(), r.headers(), r.body(), r.bodyBase64()));
+                distinct.add(Arrays.asList(s.service(), r.method(), r.path(), r.headers(), r.body(), r.bodyBase64()));
             }
         }
         return distinct.size();

@@ -3,6 +3,7 @@ package dev.richter.report;
 import dev.richter.common.model.OverloadResponses;
 import dev.richter.common.run.RunPreparation;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What the report reads besides the worker results, checks and verdicts: each part optional, each saying when it was
@@ -19,11 +20,11 @@ import java.util.List;
  */
 public record ReportEvidence(List<RunPreparation.StepPlan> startedSteps, TimeSeries timeSeries,
                              List<OverloadResponses> overload, TraceEvidence traces, CallGraph callGraph,
-                             java.util.Map<String, Long> windowSentByWorker) {
+                             Map<String, Long> windowSentByWorker) {
     /** Evidence without per-worker window sums. */
     public ReportEvidence(List<RunPreparation.StepPlan> startedSteps, TimeSeries timeSeries,
                           List<OverloadResponses> overload, TraceEvidence traces, CallGraph callGraph) {
-        this(startedSteps, timeSeries, overload, traces, callGraph, java.util.Map.of());
+        this(startedSteps, timeSeries, overload, traces, callGraph, Map.of());
     }
 
     /** Nothing beyond results, checks and verdicts. */
@@ -36,6 +37,6 @@ public record ReportEvidence(List<RunPreparation.StepPlan> startedSteps, TimeSer
         overload = overload == null ? List.of() : List.copyOf(overload);
         traces = traces == null ? TraceEvidence.notRead("not read") : traces;
         callGraph = callGraph == null ? CallGraph.notRead("not read") : callGraph;
-        windowSentByWorker = windowSentByWorker == null ? java.util.Map.of() : java.util.Map.copyOf(windowSentByWorker);
+        windowSentByWorker = windowSentByWorker == null ? Map.of() : Map.copyOf(windowSentByWorker);
     }
 }

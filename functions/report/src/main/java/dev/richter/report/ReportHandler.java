@@ -6,6 +6,7 @@ import dev.richter.common.EventPublisher;
 import dev.richter.common.JsonStreamHandler;
 import dev.richter.common.Repositories;
 import java.util.Map;
+import java.util.function.LongConsumer;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -60,7 +61,7 @@ public final class ReportHandler extends JsonStreamHandler<JsonNode, Map<String,
                 repositories.tables().reports(), repositories.tables().verdicts(), s3, bucket)), RunReaper::sleep);
     }
 
-    private ReportHandler(Repositories repositories, RunReporter reporter, java.util.function.LongConsumer sleeper) {
+    private ReportHandler(Repositories repositories, RunReporter reporter, LongConsumer sleeper) {
         super(JsonNode.class);
         this.reporter = reporter;
         this.reaper = new RunReaper(repositories, reporter, sleeper);

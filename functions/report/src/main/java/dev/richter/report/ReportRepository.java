@@ -1,6 +1,10 @@
 package dev.richter.report;
 
+import dev.richter.common.AwsClients;
+import dev.richter.common.Env;
 import dev.richter.common.Json;
+import dev.richter.common.Repositories;
+import dev.richter.common.VerdictRounds;
 import dev.richter.common.model.MissingEvidence;
 import dev.richter.common.model.Verdict;
 import java.io.IOException;
@@ -12,6 +16,7 @@ import java.util.Map;
 import java.util.Optional;
 import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
@@ -140,10 +145,10 @@ public final class ReportRepository {
      * A repository on the tables of {@code repositories} and, when {@code REPORTS_BUCKET} is set, that bucket (S3 client
      * with the light URL-connection HTTP client, like the other clients).
      */
-    public static ReportRepository fromEnv(dev.richter.common.Repositories repositories) {
-        String bucket = dev.richter.common.Env.get("REPORTS_BUCKET").orElse("");
-        S3Client s3 = bucket.isBlank() ? null : S3Client.builder().region(dev.richter.common.AwsClients.region())
-                .httpClientBuilder(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.builder()).build();
+    public static ReportRepository fromEnv(Repositories repositories) {
+        String bucket = Env.get("REPORTS_BUCKET").orElse("");
+        S3Client s3 = bucket.isBlank() ? null : S3Client.builder().region(AwsClients.region())
+                .httpClientBuilder(UrlConnectionHttpClient.builder()).build();
         return new ReportRepository(repositories.dynamoDb(), repositories.tables().reports(), repositories.tables().verdicts(),
                 s3, bucket);
     }
@@ -153,7 +158,7 @@ public final class ReportRepository {
      * {@value MissingEvidence#ATTRIBUTE} attribute (L of S).
      */
     public List<MissingEvidence> missingEvidence(String runId) {
-        return MissingEvidence.summarise(dev.richter.common.VerdictRounds.read(dynamoDb, verdictsTable, runId, 0));
+        return MissingEvidence.summarise(VerdictRounds.read(dynamoDb, verdictsTable, runId, 0));
     }
 
     /** Every stored verdict of the run, in sort-key (time) order. */

@@ -7,6 +7,7 @@ import static dev.richter.report.Report.Status.WEAK;
 
 import dev.richter.common.model.Verdict;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -143,7 +144,7 @@ public final class ResilienceVerdict {
                 + " timeouts at the " + in.requestTimeoutMs() + " ms client deadline (" + steps(ran) + ")";
         boolean anyTimeouts = ran.stream().anyMatch(f -> f.counters().timeouts() > 0);
         if (over.isEmpty() && !anyTimeouts) {
-            StepFigures slowest = ran.stream().max(java.util.Comparator.comparingDouble(ResilienceVerdict::p99)).orElseThrow();
+            StepFigures slowest = ran.stream().max(Comparator.comparingDouble(ResilienceVerdict::p99)).orElseThrow();
             return new Report.Finding(DEADLINES, NOT_OBSERVED, "no step got slow: p99 at most " + HtmlReport.ms(slowest.latencyMs(), "p99")
                     + " ms (" + StepLabels.name(slowest) + ") and no request reached the " + in.requestTimeoutMs() + " ms client deadline");
         }

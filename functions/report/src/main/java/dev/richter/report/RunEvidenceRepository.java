@@ -6,6 +6,7 @@ import dev.richter.common.Repositories;
 import dev.richter.common.model.OverloadResponses;
 import dev.richter.common.model.WindowAttributes;
 import dev.richter.common.model.WindowKey;
+import dev.richter.common.model.WorkerResult;
 import dev.richter.common.run.RunPreparation;
 import dev.richter.links.source.TraceSourceSpec;
 import java.util.ArrayList;
@@ -13,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.ObjLongConsumer;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
 
@@ -40,7 +42,7 @@ public final class RunEvidenceRepository {
      * @param deadlineMs epoch ms after which reading stops (the Lambda's time is running out)
      * @return true when every window was read, false when the deadline cut the reading short
      */
-    public boolean windows(String runId, long deadlineMs, Consumer<TimeSeries.Window> sink) {
+    public boolean windows(String runId, long deadlineMs, Consumer<TimeSeries.StoredWindow> sink) {
         return windows(runId, deadlineMs, sink, (worker, sent) -> { });
     }
 
@@ -48,8 +50,8 @@ public final class RunEvidenceRepository {
      * {@link #windows(String, long, Consumer)}, also handing each window's requests sent to {@code sentByWorker} with
      * its worker's name ({@code WorkerResult.workerName}: stage, step, leg, worker from the window's key).
      */
-    public boolean windows(String runId, long deadlineMs, Consumer<TimeSeries.Window> sink,
-                           java.util.function.ObjLongConsumer<String> sentByWorker) {
+    public boolean windows(String runId, long deadlineMs, Consumer<TimeSeries.StoredWindow> sink,
+                           ObjLongConsumer<String> sentByWorker) {
         Map<String, AttributeValue> start = null;
         do {
             if (System.currentTimeMillis() > deadlineMs) {
@@ -68,11 +70,11 @@ public final class RunEvidenceRepository {
                 if (item.containsKey(WindowAttributes.SENT)) {
                     optional.put(WindowAttributes.SENT, num(item.get(WindowAttributes.SENT)));
                     if (parts.length >= 6) {
-                        sentByWorker.accept(dev.richter.common.model.WorkerResult.workerName(parts[1], Integer.parseInt(parts[2]),
+                        sentByWorker.accept(WorkerResult.workerName(parts[1], Integer.parseInt(parts[2]),
                                 Integer.parseInt(parts[5]), Integer.parseInt(parts[4])), num(item.get(WindowAttributes.SENT)));
                     }
                 }
-                sink.accept(new TimeSeries.Window(parts[1], Integer.parseInt(parts[2]), WindowKey.epochSecond(sk),
+                sink.accept(new TimeSeries.StoredWindow(parts[1], Integer.parseInt(parts[2]), WindowKey.epochSecond(sk),
                         num(item.get(WindowAttributes.COUNT)), num(item.get(WindowAttributes.ERRORS)),
                         item.containsKey(WindowAttributes.HIST) ? item.get(WindowAttributes.HIST).s() : "", optional));
             }

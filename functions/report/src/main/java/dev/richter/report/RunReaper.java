@@ -1,6 +1,7 @@
 package dev.richter.report;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import dev.richter.common.Json;
 import dev.richter.common.Repositories;
 import dev.richter.common.RunFlags;
@@ -125,7 +126,7 @@ public final class RunReaper {
                 sleeper.accept(settleMs(timeoutMs));
                 try {
                     // stopped from outside: the run is ABORTED with the flag's reason; failed or timed out: an ERROR
-                    JsonNode error = status.equals("ABORTED") ? com.fasterxml.jackson.databind.node.MissingNode.getInstance()
+                    JsonNode error = status.equals("ABORTED") ? MissingNode.getInstance()
                             : new ObjectNodeError(errorName(status, detail), reason).node();
                     reporter.report(runId, error, Math.max(0, remainingMs - settleMs(timeoutMs)));
                 } catch (RuntimeException e) {

@@ -21,6 +21,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -166,13 +167,13 @@ public final class RunReporter {
      *
      * @return empty when the flag's time is unknown or no worker was aborted
      */
-    static java.util.OptionalLong abortLatencyMs(java.util.OptionalLong abortRequestedAtMs, List<WorkerResult> results) {
-        java.util.OptionalLong lastStop = results.stream().filter(WorkerResult::aborted)
+    static OptionalLong abortLatencyMs(OptionalLong abortRequestedAtMs, List<WorkerResult> results) {
+        OptionalLong lastStop = results.stream().filter(WorkerResult::aborted)
                 .mapToLong(WorkerResult::endedAtMs).max();
         if (abortRequestedAtMs.isEmpty() || lastStop.isEmpty()) {
-            return java.util.OptionalLong.empty();
+            return OptionalLong.empty();
         }
-        return java.util.OptionalLong.of(Math.max(0, lastStop.getAsLong() - abortRequestedAtMs.getAsLong()));
+        return OptionalLong.of(Math.max(0, lastStop.getAsLong() - abortRequestedAtMs.getAsLong()));
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.richter.report;
 import dev.richter.common.model.Counters;
 import dev.richter.common.model.HistogramCodec;
 import dev.richter.common.model.WorkerResult;
+import dev.richter.common.run.RunPreparation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -48,7 +49,7 @@ public record StepFigures(String stage, int stepIndex, double targetQps, int dur
                           String mergedHistogram, int legs, List<LateWorker> lateWorkers, long unsentAtTimeLimit) {
 
     /** A worker ready later than this after its first due time is late, milliseconds (the load driver's tolerance). */
-    public static final long LATE_START_TOLERANCE_MS = dev.richter.common.run.RunPreparation.LATENESS_TOLERANCE_MS;
+    public static final long LATE_START_TOLERANCE_MS = RunPreparation.LATENESS_TOLERANCE_MS;
 
     /**
      * A worker that was not ready when its first request was due.

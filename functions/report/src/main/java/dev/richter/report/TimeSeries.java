@@ -3,11 +3,14 @@ package dev.richter.report;
 import dev.richter.common.model.HistogramCodec;
 import dev.richter.common.model.WindowAttributes;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -88,9 +91,9 @@ public record TimeSeries(int bucketS, List<Long> epochS, List<Double> targetQps,
      * @param hist        latency-from-due histogram, {@link HistogramCodec} encoding; {@code ""} when absent
      * @param optional    the optional counts present on the item ({@link WindowAttributes#SENT} and error kinds)
      */
-    public record Window(String stage, int stepIndex, long epochSecond, long count, long errors, String hist,
+    public record StoredWindow(String stage, int stepIndex, long epochSecond, long count, long errors, String hist,
                          Map<String, Long> optional) {
-        public Window {
+        public StoredWindow {
             hist = hist == null ? "" : hist;
             optional = optional == null ? Map.of() : Map.copyOf(optional);
         }
@@ -112,9 +115,9 @@ public record TimeSeries(int bucketS, List<Long> epochS, List<Double> targetQps,
     public static final class Builder {
         private final int bucketS;
         private final Map<String, Double> targetByStep;
-        private final LinkedHashMap<String, Acc> open = new LinkedHashMap<>();
-        private final TreeMap<Long, Row> rows = new TreeMap<>();
-        private final java.util.Set<String> kindsSeen = new java.util.TreeSet<>();
+        private final LinkedHashMap<String, OpenBucket> open = new LinkedHashMap<>();
+        private final TreeMap<Long, BucketRow> rows = new TreeMap<>();
+        private final Set<String> kindsSeen = new TreeSet<>();
         private int overlapping;
 
         /**
@@ -127,17 +130,17 @@ public record TimeSeries(int bucketS, List<Long> epochS, List<Double> targetQps,
         }
 
         /** Adds one window. */
-        public Builder add(Window w) {
+        public Builder add(StoredWindow w) {
             long start = Math.floorDiv(w.epochSecond(), bucketS) * bucketS;
             String key = w.stage() + "#" + w.stepIndex() + "#" + start;
-            Acc acc = open.get(key);
+            OpenBucket acc = open.get(key);
             if (acc == null) {
                 while (open.size() >= 2) {
-                    Iterator<Acc> oldest = open.values().iterator();
+                    Iterator<OpenBucket> oldest = open.values().iterator();
                     close(oldest.next());
                     oldest.remove();
                 }
-                acc = new Acc(w.stage(), w.stepIndex(), start);
+                acc = new OpenBucket(w.stage(), w.stepIndex(), start);
                 open.put(key, acc);
             }
             acc.add(w);
@@ -163,7 +166,7 @@ public record TimeSeries(int bucketS, List<Long> epochS, List<Double> targetQps,
             WindowAttributes.ERROR_KINDS.stream().filter(kindsSeen::contains).forEach(k -> kinds.put(k, new ArrayList<>()));
             boolean allSent = rows.values().stream().allMatch(r -> r.sentPerS != null);
             Long previous = null;
-            for (Row r : rows.values()) {
+            for (BucketRow r : rows.values()) {
                 if (previous != null && r.epochS > previous + bucketS) {
                     t.add(previous + bucketS);
                     for (List<Double> col : List.of(target, achieved, p50, p90, p99, errors)) {
@@ -199,9 +202,9 @@ public record TimeSeries(int bucketS, List<Long> epochS, List<Double> targetQps,
                     List.of(), String.join("; ", notes));
         }
 
-        private void close(Acc acc) {
-            Row row = acc.row(bucketS, targetByStep.getOrDefault(acc.stage + "#" + acc.stepIndex, null));
-            Row there = rows.get(acc.start);
+        private void close(OpenBucket acc) {
+            BucketRow row = acc.row(bucketS, targetByStep.getOrDefault(acc.stage + "#" + acc.stepIndex, null));
+            BucketRow there = rows.get(acc.start);
             if (there != null) {
                 overlapping++;
                 if (there.count >= row.count) {
@@ -212,16 +215,16 @@ public record TimeSeries(int bucketS, List<Long> epochS, List<Double> targetQps,
         }
     }
 
-    private record Row(long epochS, long count, Double targetQps, Double sentPerS, double completedPerS, Double p50,
+    private record BucketRow(long epochS, long count, Double targetQps, Double sentPerS, double completedPerS, Double p50,
                        Double p90, Double p99, double errorsPerS, Map<String, Double> kindsPerS) {}
 
     /** One open bucket of one step. */
-    private static final class Acc {
+    private static final class OpenBucket {
         final String stage;
         final int stepIndex;
         final long start;
         final Histogram hist = HistogramCodec.newLatencyHistogramUs();
-        final java.util.Set<Long> seconds = new java.util.HashSet<>();
+        final Set<Long> seconds = new HashSet<>();
         final Map<String, long[]> kinds = new TreeMap<>();
         long count;
         long errors;
@@ -229,13 +232,13 @@ public record TimeSeries(int bucketS, List<Long> epochS, List<Double> targetQps,
         boolean sentEverywhere = true;
         int windows;
 
-        Acc(String stage, int stepIndex, long start) {
+        OpenBucket(String stage, int stepIndex, long start) {
             this.stage = stage;
             this.stepIndex = stepIndex;
             this.start = start;
         }
 
-        void add(Window w) {
+        void add(StoredWindow w) {
             windows++;
             seconds.add(w.epochSecond());
             count += w.count();
@@ -259,7 +262,7 @@ public record TimeSeries(int bucketS, List<Long> epochS, List<Double> targetQps,
             }
         }
 
-        Row row(int bucketS, Double target) {
+        BucketRow row(int bucketS, Double target) {
             double span = Math.max(1, seconds.size());
             Map<String, Double> perS = new LinkedHashMap<>();
             kinds.forEach((k, acc) -> {
@@ -268,7 +271,7 @@ public record TimeSeries(int bucketS, List<Long> epochS, List<Double> targetQps,
                 }
             });
             boolean any = hist.getTotalCount() > 0;
-            return new Row(start, count, target, sentEverywhere ? sent / span : null, count / span,
+            return new BucketRow(start, count, target, sentEverywhere ? sent / span : null, count / span,
                     any ? hist.getValueAtPercentile(50) / 1000.0 : null, any ? hist.getValueAtPercentile(90) / 1000.0 : null,
                     any ? hist.getValueAtPercentile(99) / 1000.0 : null, errors / span, perS);
         }

@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -43,7 +44,7 @@ public record TraceEvidence(boolean read, String source, String note, List<StepT
     }
 
     /** The step's traces, if any were seen. */
-    public java.util.Optional<StepTraces> step(String stage, int stepIndex) {
+    public Optional<StepTraces> step(String stage, int stepIndex) {
         return steps.stream().filter(s -> s.stage().equals(stage) && s.stepIndex() == stepIndex).findFirst();
     }
 
@@ -103,7 +104,7 @@ public record TraceEvidence(boolean read, String source, String note, List<StepT
         for (Span s : spans) {
             byTrace.computeIfAbsent(s.traceId(), k -> new ArrayList<>()).add(s);
         }
-        Map<StepWindow, Map<String, Acc>> perStep = new LinkedHashMap<>();
+        Map<StepWindow, Map<String, EntryTotals>> perStep = new LinkedHashMap<>();
         windows.forEach(w -> perStep.put(w, new TreeMap<>()));
         for (List<Span> trace : byTrace.values()) {
             Span root = null;
@@ -136,7 +137,7 @@ public record TraceEvidence(boolean read, String source, String note, List<StepT
                 }
             }
             String entry = Dimension.interfaceNode(root.service(), root.operation());
-            Acc acc = perStep.get(window).computeIfAbsent(entry, e -> new Acc());
+            EntryTotals acc = perStep.get(window).computeIfAbsent(entry, e -> new EntryTotals());
             acc.traces++;
             acc.calls += Math.max(outgoing, received);
             acc.services.addAll(services);
@@ -156,7 +157,8 @@ public record TraceEvidence(boolean read, String source, String note, List<StepT
         return new TraceEvidence(true, source, "", out);
     }
 
-    private static final class Acc {
+    /** What the traces of one entry in one step window add up to. */
+    private static final class EntryTotals {
         long traces;
         long calls;
         final Set<String> services = new TreeSet<>();

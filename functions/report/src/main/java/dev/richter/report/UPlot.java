@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 import java.util.Properties;
 
 /**
@@ -41,17 +42,17 @@ public final class UPlot {
 
     private static String text(String file) {
         String s = load("META-INF/resources/webjars/uplot/" + VERSION + "/" + file, in -> new String(in.readAllBytes(), StandardCharsets.UTF_8));
-        if (s.toLowerCase(java.util.Locale.ROOT).contains("</script")) {
+        if (s.toLowerCase(Locale.ROOT).contains("</script")) {
             throw new IllegalStateException("uPlot " + file + " contains </script and cannot be inlined");
         }
         return s;
     }
 
-    private interface Reader<T> {
+    private interface ResourceReader<T> {
         T read(InputStream in) throws IOException;
     }
 
-    private static <T> T load(String resource, Reader<T> reader) {
+    private static <T> T load(String resource, ResourceReader<T> reader) {
         try (InputStream in = UPlot.class.getClassLoader().getResourceAsStream(resource)) {
             if (in == null) {
                 throw new IllegalStateException(resource + " is not on the classpath: the report needs the"

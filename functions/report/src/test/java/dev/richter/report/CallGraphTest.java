@@ -50,7 +50,7 @@ class CallGraphTest {
                 checks);
     }
 
-    static CallGraph.Edge find(CallGraph g, String from, String to) {
+    static CallGraph.CallEdge find(CallGraph g, String from, String to) {
         return g.edges().stream().filter(e -> e.from().equals(from) && e.to().equals(to)).findFirst().orElseThrow();
     }
 
@@ -58,18 +58,18 @@ class CallGraphTest {
     void eachEdgeCarriesCallsMarkerAndMockStatus() {
         CallGraph g = shop();
         assertEquals(List.of(ENTRY, RESERVE, FRAUD, CHARGE, STOCK, STOCK_DB), g.nodes().stream().map(CallGraph.Node::id).toList());
-        CallGraph.Edge first = find(g, ENTRY, RESERVE);
+        CallGraph.CallEdge first = find(g, ENTRY, RESERVE);
         assertEquals(300, first.calls());
         assertEquals(CallGraph.MarkerStatus.PROPAGATED, first.marker());
         assertEquals(CallGraph.MockStatus.REAL, first.mock());
         assertFalse(first.exit() || first.highlighted());
-        CallGraph.Edge lost = find(g, RESERVE, STOCK);
+        CallGraph.CallEdge lost = find(g, RESERVE, STOCK);
         assertEquals(CallGraph.MarkerStatus.LOST, lost.marker(), "named by the check");
         assertTrue(lost.highlighted());
         assertEquals(CallGraph.MarkerStatus.LOST, find(g, STOCK, STOCK_DB).marker(), "everything below a loss runs unmarked");
-        CallGraph.Edge fraud = find(g, RESERVE, FRAUD);
+        CallGraph.CallEdge fraud = find(g, RESERVE, FRAUD);
         assertTrue(fraud.exit() && fraud.mock() == CallGraph.MockStatus.REAL && fraud.highlighted(), "a real exit");
-        CallGraph.Edge charge = find(g, RESERVE, CHARGE);
+        CallGraph.CallEdge charge = find(g, RESERVE, CHARGE);
         assertTrue(charge.exit());
         assertEquals(CallGraph.MockStatus.MOCKED, charge.mock(), "a configured mock-required exit its mock answered");
         assertEquals(20, charge.calls(), "known from the mocked-exit check: the marked calls its mock answered");
@@ -82,7 +82,7 @@ class CallGraphTest {
         CallGraph g = CallGraph.build(List.of(ENTRY), List.of(), Map.of(ENTRY, List.of(row(CHARGE, 1, ENTRY))),
                 List.of(edge(ENTRY, CHARGE, 3)), Map.of(CHARGE, new NodeAnnotation(CHARGE, false, true, "", "alice", 1)),
                 List.of(), Set.of("order"), checks);
-        CallGraph.Edge e = find(g, ENTRY, CHARGE);
+        CallGraph.CallEdge e = find(g, ENTRY, CHARGE);
         assertEquals(CallGraph.MockStatus.REAL, e.mock());
         assertEquals(CallGraph.MarkerStatus.NOT_VERIFIED, e.marker(), "no marker-propagation result");
         assertTrue(e.highlighted());

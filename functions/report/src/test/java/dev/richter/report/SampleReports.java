@@ -52,7 +52,7 @@ final class SampleReports {
                 Map<String, Long> optional = windowsWithKinds ? Map.of(WindowAttributes.SENT, count, WindowAttributes.HTTP_4XX, 0L,
                         WindowAttributes.HTTP_5XX, shed, WindowAttributes.TIMEOUTS, 0L, WindowAttributes.CONNECT_ERRORS, 0L,
                         WindowAttributes.DROPPED, 0L, WindowAttributes.LATE, 0L) : Map.of();
-                b.add(new TimeSeries.Window(s[0], index, sec, count, shed, HistogramCodec.encode(h), optional));
+                b.add(new TimeSeries.StoredWindow(s[0], index, sec, count, shed, HistogramCodec.encode(h), optional));
             }
         }
         OverloadResponses.Recorder rec = new OverloadResponses.Recorder();

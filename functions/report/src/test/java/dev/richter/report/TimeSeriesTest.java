@@ -21,8 +21,8 @@ class TimeSeriesTest {
         return HistogramCodec.encode(h);
     }
 
-    private static TimeSeries.Window window(String stage, int step, long second, long count, long errors, String hist) {
-        return new TimeSeries.Window(stage, step, second, count, errors, hist, Map.of());
+    private static TimeSeries.StoredWindow window(String stage, int step, long second, long count, long errors, String hist) {
+        return new TimeSeries.StoredWindow(stage, step, second, count, errors, hist, Map.of());
     }
 
     @Test
@@ -50,7 +50,7 @@ class TimeSeriesTest {
         Map<String, Long> kinds = Map.of(WindowAttributes.SENT, 21L, WindowAttributes.HTTP_5XX, 3L, WindowAttributes.TIMEOUTS, 1L,
                 WindowAttributes.HTTP_4XX, 0L, WindowAttributes.CONNECT_ERRORS, 0L, WindowAttributes.DROPPED, 0L, WindowAttributes.LATE, 0L);
         TimeSeries ts = new TimeSeries.Builder(1, TARGETS)
-                .add(new TimeSeries.Window("formal", 0, 100, 20, 4, hist(5), kinds))
+                .add(new TimeSeries.StoredWindow("formal", 0, 100, 20, 4, hist(5), kinds))
                 .build();
         assertEquals("sent", ts.achievedCounts());
         assertEquals(List.of(21.0), ts.achievedQps());

@@ -4,6 +4,7 @@ import com.amazonaws.services.lambda.runtime.Context;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.EventPublisher;
 import dev.richter.common.Json;
+import dev.richter.common.JsonStreamHandler;
 import dev.richter.common.MonitorHeartbeat;
 import dev.richter.common.Repositories;
 import dev.richter.common.RunFlags;
@@ -39,7 +40,7 @@ import org.apache.logging.log4j.Logger;
  * Any other action is an {@link IllegalArgumentException}. Building data (traffic sets, flows, data sets) is the
  * data-construction function's.
  */
-public final class RunPreparationHandler extends dev.richter.common.JsonStreamHandler<JsonNode, Object> {
+public final class RunPreparationHandler extends JsonStreamHandler<JsonNode, Object> {
     private static final Logger LOG = LogManager.getLogger(RunPreparationHandler.class);
     private final Repositories repositories;
     private final RunFlags runFlags;

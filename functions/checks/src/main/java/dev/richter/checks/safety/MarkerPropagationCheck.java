@@ -7,8 +7,12 @@ import dev.richter.links.trace.Span;
 import dev.richter.links.trace.SpanKind;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.Deque;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -118,7 +122,7 @@ public final class MarkerPropagationCheck {
     private static final class Walk {
         final List<MarkerLoss> losses = new ArrayList<>();
         /** Distinct marked trace ids per loss key, in order of appearance. */
-        final Map<String, java.util.LinkedHashSet<String>> traceIdsByLoss = new LinkedHashMap<>();
+        final Map<String, LinkedHashSet<String>> traceIdsByLoss = new LinkedHashMap<>();
         final Map<String, Integer> markedByEntry = new TreeMap<>();
         int markedTraces;
         int checkedSpans;
@@ -126,7 +130,7 @@ public final class MarkerPropagationCheck {
         int boundarySpans;
 
         List<String> tracesOf(MarkerLoss l) {
-            return traceIdsByLoss.getOrDefault(key(l), new java.util.LinkedHashSet<>()).stream()
+            return traceIdsByLoss.getOrDefault(key(l), new LinkedHashSet<>()).stream()
                     .limit(QUOTED_TRACES).toList();
         }
 
@@ -136,10 +140,10 @@ public final class MarkerPropagationCheck {
 
         void add(MarkerLoss found) {
             String k = key(found);
-            java.util.LinkedHashSet<String> ids = traceIdsByLoss.get(k);
+            LinkedHashSet<String> ids = traceIdsByLoss.get(k);
             if (ids == null) {
                 losses.add(found);
-                traceIdsByLoss.put(k, new java.util.LinkedHashSet<>(List.of(found.markedTraceId())));
+                traceIdsByLoss.put(k, new LinkedHashSet<>(List.of(found.markedTraceId())));
             } else {
                 ids.add(found.markedTraceId());
             }
@@ -155,7 +159,7 @@ public final class MarkerPropagationCheck {
         }
         boolean[] visited = new boolean[n];
         int[] entryOf = new int[n];
-        java.util.Arrays.fill(entryOf, -1);
+        Arrays.fill(entryOf, -1);
         for (int root = 0; root < n; root++) {
             if (!g.isRoot(root) || !marked[root]) {
                 continue;
@@ -236,7 +240,7 @@ public final class MarkerPropagationCheck {
     private static String downstreamEdge(SpanGraph g, int i) {
         Deque<Integer> queue = new ArrayDeque<>();
         queue.add(i);
-        Set<Integer> seen = new java.util.HashSet<>();
+        Set<Integer> seen = new HashSet<>();
         seen.add(i);
         while (!queue.isEmpty()) {
             int a = queue.poll();
@@ -277,7 +281,7 @@ public final class MarkerPropagationCheck {
         }
         Map<String, Long> maxDurationByService = new TreeMap<>();
         for (Map.Entry<String, List<Integer>> e : handlersByService.entrySet()) {
-            e.getValue().sort(java.util.Comparator.comparingLong(h -> g.span(h).startEpochNanos()));
+            e.getValue().sort(Comparator.comparingLong(h -> g.span(h).startEpochNanos()));
             for (int h : e.getValue()) {
                 maxDurationByService.merge(e.getKey(), g.span(h).durationNanos(), Math::max);
             }

@@ -5,6 +5,7 @@ import dev.richter.common.model.CheckResult.Outcome;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * Static check {@value #NAME}: for every topic or queue a scope service produces to or consumes
@@ -33,7 +34,7 @@ public final class MessageQueueCheck {
             return out;
         }
         for (QueueUsage u : new LinkedHashSet<>(usages)) {
-            String subject = u.service() + " " + u.direction().name().toLowerCase(java.util.Locale.ROOT) + " " + u.topic();
+            String subject = u.service() + " " + u.direction().name().toLowerCase(Locale.ROOT) + " " + u.topic();
             QueueShadowConfig c = configs.stream()
                     .filter(x -> x.service().equals(u.service()) && x.topic().equals(u.topic()))
                     .findFirst().orElse(null);

@@ -9,6 +9,7 @@ import dev.richter.links.trace.Span;
 import dev.richter.links.trace.SpanRef;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -170,7 +171,7 @@ public final class MockedExitsCheck {
                 }
             }
         }
-        java.util.Set<String> markedRoots = new java.util.HashSet<>();
+        Set<String> markedRoots = new HashSet<>();
         for (Span s : g.spans) {
             if (MarkerOnSpan.carries(s, marker)) {
                 markedRoots.add(find(uf, s.traceId()));

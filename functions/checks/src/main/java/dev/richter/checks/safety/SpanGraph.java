@@ -4,6 +4,7 @@ import dev.richter.links.graph.Dimension;
 import dev.richter.links.trace.Span;
 import dev.richter.links.trace.SpanRef;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,7 +46,7 @@ final class SpanGraph {
         linkChildren = new ArrayList<>(n);
         linksIntoBatch = new boolean[n];
         linkParent = new int[n];
-        java.util.Arrays.fill(linkParent, -1);
+        Arrays.fill(linkParent, -1);
         for (int i = 0; i < n; i++) {
             children.add(new ArrayList<>(1));
             linkChildren.add(new ArrayList<>(0));

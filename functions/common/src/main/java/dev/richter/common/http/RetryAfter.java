@@ -1,5 +1,7 @@
 package dev.richter.common.http;
 
+import java.time.DateTimeException;
+import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
@@ -115,7 +117,7 @@ public final class RetryAfter {
             m = RFC_850.matcher(text);
             if (m.matches()) {
                 int yy = Integer.parseInt(m.group(4));
-                int nowYear = ZonedDateTime.ofInstant(java.time.Instant.ofEpochMilli(nowEpochMs), ZoneOffset.UTC).getYear();
+                int nowYear = ZonedDateTime.ofInstant(Instant.ofEpochMilli(nowEpochMs), ZoneOffset.UTC).getYear();
                 int year = nowYear / 100 * 100 + yy;
                 if (year > nowYear + 50) {
                     year -= 100;
@@ -126,7 +128,7 @@ public final class RetryAfter {
             if (m.matches()) {
                 return epochSecond(Integer.parseInt(m.group(7)), m.group(2), Integer.parseInt(m.group(3).strip()), m, 4);
             }
-        } catch (java.time.DateTimeException impossible) {
+        } catch (DateTimeException impossible) {
             return null;
         }
         return null;

@@ -2,6 +2,7 @@ package dev.richter.common.metrics;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.Json;
+import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
@@ -23,7 +24,7 @@ public final class MetricsCapture implements AutoCloseable {
         return lines.stream().map(l -> {
             try {
                 return Json.MAPPER.readTree(l);
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 throw new IllegalStateException(e);
             }
         }).toList();

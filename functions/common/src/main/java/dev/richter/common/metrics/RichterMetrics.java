@@ -1,9 +1,12 @@
 package dev.richter.common.metrics;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import org.apache.logging.log4j.LogManager;
 import software.amazon.cloudwatchlogs.emf.environment.Environment;
 import software.amazon.cloudwatchlogs.emf.environment.EnvironmentProvider;
 import software.amazon.cloudwatchlogs.emf.model.MetricsContext;
@@ -127,7 +130,7 @@ public final class RichterMetrics {
          * Sets the time of the line's data points (default: when it is flushed), e.g. the second a load-driver window
          * describes. CloudWatch accepts 14 days back to 2 hours ahead.
          */
-        public Emission timestamp(java.time.Instant at) {
+        public Emission timestamp(Instant at) {
             metrics.setTimestamp(at);
             return this;
         }
@@ -178,7 +181,7 @@ public final class RichterMetrics {
             try {
                 metrics.flush();
             } catch (RuntimeException e) {
-                org.apache.logging.log4j.LogManager.getLogger(RichterMetrics.class)
+                LogManager.getLogger(RichterMetrics.class)
                         .warn("metrics not written: {}", e.toString());
             }
         }
@@ -218,7 +221,7 @@ public final class RichterMetrics {
                     public void accept(MetricsContext context) {
                         try {
                             context.serialize().forEach(line -> outsideLambda.accept(line));
-                        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                        } catch (JsonProcessingException e) {
                             throw new IllegalStateException("EMF line not serializable: " + e.getOriginalMessage(), e);
                         }
                     }

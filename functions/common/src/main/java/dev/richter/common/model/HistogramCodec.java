@@ -1,6 +1,7 @@
 package dev.richter.common.model;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.zip.DataFormatException;
 import org.HdrHistogram.Histogram;
@@ -27,7 +28,7 @@ public final class HistogramCodec {
     public static String encode(Histogram h) {
         ByteBuffer buf = ByteBuffer.allocate(h.getNeededByteBufferCapacity());
         int len = h.encodeIntoCompressedByteBuffer(buf);
-        return Base64.getEncoder().encodeToString(java.util.Arrays.copyOf(buf.array(), len));
+        return Base64.getEncoder().encodeToString(Arrays.copyOf(buf.array(), len));
     }
 
     /**

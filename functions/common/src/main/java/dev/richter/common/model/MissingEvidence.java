@@ -29,8 +29,8 @@ public record MissingEvidence(String module, String defect, int rounds, int ofRo
      * @param atMs    epoch ms of the decision
      * @param defects the round's defects, empty when it had none
      */
-    public record Round(String module, long atMs, List<String> defects) {
-        public Round {
+    public record DecisionRound(String module, long atMs, List<String> defects) {
+        public DecisionRound {
             defects = defects == null ? List.of() : List.copyOf(defects);
         }
     }
@@ -41,10 +41,10 @@ public record MissingEvidence(String module, String defect, int rounds, int ofRo
      * @param rounds every stored decision round of the period (any order)
      * @return the defects with their round counts; empty when no round had one
      */
-    public static List<MissingEvidence> summarise(List<Round> rounds) {
+    public static List<MissingEvidence> summarise(List<DecisionRound> rounds) {
         Map<String, Integer> roundsPerModule = new LinkedHashMap<>();
         Map<List<String>, long[]> byDefect = new LinkedHashMap<>();
-        for (Round r : rounds.stream().sorted(Comparator.comparingLong(Round::atMs)).toList()) {
+        for (DecisionRound r : rounds.stream().sorted(Comparator.comparingLong(DecisionRound::atMs)).toList()) {
             roundsPerModule.merge(r.module(), 1, Integer::sum);
             for (String d : r.defects().stream().distinct().toList()) {
                 long[] acc = byDefect.computeIfAbsent(List.of(r.module(), d), k -> new long[] {0, r.atMs(), r.atMs()});

@@ -20,14 +20,14 @@ import java.util.Map;
  * @param createdAtMs   epoch milliseconds of creation
  */
 public record Plan(String planId, String teamId, String name, List<ScenarioSpec> scenarios, StepSpec preTest,
-                   List<StepSpec> formal, AbortPolicy abortPolicy, List<String> coreModules, double perWorkerQps,
+                   List<StepSpec> formal, AbortSettings abortPolicy, List<String> coreModules, double perWorkerQps,
                    int requestTimeoutMs, long createdAtMs) {
 
     public Plan {
         scenarios = scenarios == null ? List.of() : List.copyOf(scenarios);
         formal = formal == null ? List.of() : List.copyOf(formal);
         coreModules = coreModules == null ? List.of() : List.copyOf(coreModules);
-        abortPolicy = abortPolicy == null ? AbortPolicy.DEFAULT : abortPolicy;
+        abortPolicy = abortPolicy == null ? AbortSettings.DEFAULT : abortPolicy;
     }
 
     /**
@@ -99,14 +99,15 @@ public record Plan(String planId, String teamId, String name, List<ScenarioSpec>
     public record StepSpec(double qps, int durationS) {}
 
     /**
-     * When a run is aborted (DESIGN.md §4).
+     * When a run is aborted (DESIGN.md §4): the plan's settings, which the run's preparation turns into the fault
+     * decider's list of abort conditions.
      *
      * @param abortOnDamagedCoreModule abort as soon as any core module is DAMAGED (default true)
      * @param maxErrorRatePct          abort when the load driver's error rate exceeds this percentage ... (default 50)
      * @param errorRateWindowS         ... for this many consecutive seconds (default 5)
      */
-    public record AbortPolicy(boolean abortOnDamagedCoreModule, double maxErrorRatePct, int errorRateWindowS) {
+    public record AbortSettings(boolean abortOnDamagedCoreModule, double maxErrorRatePct, int errorRateWindowS) {
         /** Defaults: abort on a DAMAGED core module, or error rate over 50 % for 5 s. */
-        public static final AbortPolicy DEFAULT = new AbortPolicy(true, 50.0, 5);
+        public static final AbortSettings DEFAULT = new AbortSettings(true, 50.0, 5);
     }
 }

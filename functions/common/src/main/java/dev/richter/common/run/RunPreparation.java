@@ -9,15 +9,21 @@ import dev.richter.common.model.Scenario;
 import dev.richter.common.model.WorkerTask;
 import dev.richter.common.sizing.Quotas;
 import dev.richter.common.sizing.StepLayout;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import java.util.stream.IntStream;
 
 /**
@@ -151,7 +157,7 @@ public final class RunPreparation {
      */
     public static StartedStep start(StepRef step, Plan plan, List<RegisteredService> services, long nowMs,
                                     boolean aborted, Quotas quotas) {
-        java.util.Set<String> modules = new java.util.HashSet<>(plan.coreModules());
+        Set<String> modules = new HashSet<>(plan.coreModules());
         plan.scenarios().forEach(sc -> modules.add(sc.service()));
         List<Map<String, Object>> targets = probeTargets(services.stream().filter(s -> modules.contains(s.name())).toList());
         if (aborted) {
@@ -270,7 +276,7 @@ public final class RunPreparation {
                     }
                 }
                 if (b.mode().equals("sequential") && !kept.isEmpty()) {
-                    java.util.Collections.rotate(kept, -(int) ((long) kept.size() * partition / partitions));
+                    Collections.rotate(kept, -(int) ((long) kept.size() * partition / partitions));
                 }
                 data.add(new Scenario.DataRows(b.dataSetId(), b.mode(), rows.columns(), kept));
             }
@@ -287,7 +293,7 @@ public final class RunPreparation {
      * scenario's templates for them, in the path, header values and a text body; slots without a template stay.
      */
     static ReplayRequest fillSlots(ReplayRequest r, Map<String, String> slots) {
-        java.util.function.UnaryOperator<String> fill = text -> {
+        UnaryOperator<String> fill = text -> {
             if (text == null || !text.contains("{{slot:")) {
                 return text;
             }
@@ -301,10 +307,10 @@ public final class RunPreparation {
         r.headers().forEach((k, v) -> headers.put(k, fill.apply(v)));
         String body = r.bodyBase64();
         if (body != null && !body.isEmpty()) {
-            byte[] bytes = java.util.Base64.getDecoder().decode(body);
-            String text = new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
-            if (text.contains("{{slot:") && java.util.Arrays.equals(text.getBytes(java.nio.charset.StandardCharsets.UTF_8), bytes)) {
-                body = java.util.Base64.getEncoder().encodeToString(fill.apply(text).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            byte[] bytes = Base64.getDecoder().decode(body);
+            String text = new String(bytes, StandardCharsets.UTF_8);
+            if (text.contains("{{slot:") && Arrays.equals(text.getBytes(StandardCharsets.UTF_8), bytes)) {
+                body = Base64.getEncoder().encodeToString(fill.apply(text).getBytes(StandardCharsets.UTF_8));
             }
         }
         return new ReplayRequest(r.method(), fill.apply(r.path()), headers, body);
@@ -347,7 +353,7 @@ public final class RunPreparation {
      *
      * @throws PlanNotRunnableException naming the scenario and service when a service is not registered
      */
-    public static Stages prepare(String runId, Plan plan, Function<String, java.util.Optional<RegisteredService>> registry) {
+    public static Stages prepare(String runId, Plan plan, Function<String, Optional<RegisteredService>> registry) {
         for (Plan.ScenarioSpec s : plan.scenarios()) {
             if (registry.apply(s.service()).isEmpty()) {
                 throw notRegistered(plan, s);
@@ -362,8 +368,8 @@ public final class RunPreparation {
         return new Stages(runId, plan.planId(), plan.teamId(), List.of(pre), formal);
     }
 
-    /** The plan's abort policy as the fault decider's condition list. */
-    static Map<String, Object> abortPolicy(Plan.AbortPolicy p) {
+    /** The plan's abort settings as the fault decider's condition list. */
+    static Map<String, Object> abortPolicy(Plan.AbortSettings p) {
         List<Map<String, Object>> conditions = new ArrayList<>();
         if (p.abortOnDamagedCoreModule()) {
             conditions.add(Map.of("type", "anyDamagedCoreModule"));
@@ -388,13 +394,13 @@ public final class RunPreparation {
     static List<Map<String, Object>> probeTargets(List<RegisteredService> services) {
         List<Map<String, Object>> targets = new ArrayList<>();
         for (RegisteredService s : services) {
-            java.net.URI base = java.net.URI.create(s.baseUrl());
+            URI base = URI.create(s.baseUrl());
             boolean https = "https".equals(base.getScheme());
             int port = base.getPort() > 0 ? base.getPort() : (https ? 443 : 80);
             if (s.healthPath() != null && !s.healthPath().isBlank()) {
                 targets.add(target(s, "http", https, "url", join(s.baseUrl(), s.healthPath())));
             }
-            targets.add(new java.util.LinkedHashMap<>(Map.of("module", s.name(), "kind", "tcp", "host", base.getHost(),
+            targets.add(new LinkedHashMap<>(Map.of("module", s.name(), "kind", "tcp", "host", base.getHost(),
                     "port", port, "timeoutMs", PROBE_TIMEOUT_MS)));
             if (s.prometheusPath() != null && !s.prometheusPath().isBlank()) {
                 targets.add(target(s, "prometheus", https, "url", join(s.baseUrl(), s.prometheusPath())));
@@ -411,7 +417,7 @@ public final class RunPreparation {
     }
 
     private static Map<String, Object> target(RegisteredService s, String kind, boolean tls, String key, Object value) {
-        Map<String, Object> t = new java.util.LinkedHashMap<>();
+        Map<String, Object> t = new LinkedHashMap<>();
         t.put("module", s.name());
         t.put("kind", kind);
         t.put(key, value);

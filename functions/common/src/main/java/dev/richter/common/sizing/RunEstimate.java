@@ -8,6 +8,7 @@ import dev.richter.common.model.RegisteredService;
 import dev.richter.common.run.RunPreparation;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -163,7 +164,7 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
     /** Copies the lists and the map (unmodifiable; the invocation map keeps its order). */
     public RunEstimate {
         steps = List.copyOf(steps);
-        lambdaInvocations = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(lambdaInvocations));
+        lambdaInvocations = Collections.unmodifiableMap(new LinkedHashMap<>(lambdaInvocations));
         assumptions = List.copyOf(assumptions);
         violations = List.copyOf(violations);
     }
@@ -344,7 +345,7 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
         int lookBackS = deciderLookBackS(plan.abortPolicy());
         long planReadUnits = ceilDiv(planItemBytes, 4096) + 2; // plan (strong), step plan, registry
 
-        for (StepRef ref : stepRefs(plan)) {
+        for (StepInPlan ref : stepsInPlan(plan)) {
             StepLayout layout;
             try {
                 layout = StepLayout.of(ref.spec().qps(), ref.spec().durationS(), plan.perWorkerQps(),
@@ -543,15 +544,16 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
 
     // ------------------------------------------------------------------ internals
 
-    private record StepRef(String stage, int index, String path, String name, Plan.StepSpec spec) {}
+    /** One step of the plan, with where it is: its stage and index, its JSON path and the name messages use. */
+    private record StepInPlan(String stage, int index, String path, String name, Plan.StepSpec spec) {}
 
     private record Payload(long startedStepBytes, long legInputBytes) {}
 
-    private static List<StepRef> stepRefs(Plan plan) {
-        List<StepRef> refs = new ArrayList<>();
-        refs.add(new StepRef(RunPreparation.PRE_TEST, 0, "$.preTest", "pre-test step 1", plan.preTest()));
+    private static List<StepInPlan> stepsInPlan(Plan plan) {
+        List<StepInPlan> refs = new ArrayList<>();
+        refs.add(new StepInPlan(RunPreparation.PRE_TEST, 0, "$.preTest", "pre-test step 1", plan.preTest()));
         for (int i = 0; i < plan.formal().size(); i++) {
-            refs.add(new StepRef(RunPreparation.FORMAL, i, "$.formal.steps[" + i + "]", "formal step " + (i + 1),
+            refs.add(new StepInPlan(RunPreparation.FORMAL, i, "$.formal.steps[" + i + "]", "formal step " + (i + 1),
                     plan.formal().get(i)));
         }
         return refs;
@@ -565,13 +567,13 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
     }
 
     /** The seconds of windows the fault decider reads per round: max(passive window, error-rate window + flush lag). */
-    private static int deciderLookBackS(Plan.AbortPolicy policy) {
+    private static int deciderLookBackS(Plan.AbortSettings policy) {
         int errorWindow = policy.maxErrorRatePct() < 100 ? Math.max(1, policy.errorRateWindowS()) : 0;
         return Math.max(DECIDER_PASSIVE_WINDOW_S, errorWindow + DECIDER_FLUSH_LAG_S);
     }
 
     /** The started step and the largest leg input of a step, measured on the real started step. */
-    private static Payload payload(StepRef ref, Plan plan, List<RegisteredService> services, Quotas quotas, int workers) {
+    private static Payload payload(StepInPlan ref, Plan plan, List<RegisteredService> services, Quotas quotas, int workers) {
         Plan built = plan;
         if (workers > MAX_BUILT_WORKERS) {
             // far over any Distributed Map: build MAX_BUILT_WORKERS and extend the index list by arithmetic
@@ -638,7 +640,7 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
         return utf8(Json.write(state));
     }
 
-    private static void stepViolations(StepRef ref, int workers, int legs, long legMs, long peakWorkers,
+    private static void stepViolations(StepInPlan ref, int workers, int legs, long legMs, long peakWorkers,
                                        long peakLambdas, long legEvents, int largestLeg, Payload payload, Plan plan,
                                        Quotas quotas, List<Violation> out) {
         String qpsPath = ref.path() + ".qps";

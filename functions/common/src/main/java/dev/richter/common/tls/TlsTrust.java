@@ -1,6 +1,7 @@
 package dev.richter.common.tls;
 
 import java.io.ByteArrayInputStream;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
@@ -107,7 +108,7 @@ public final class TlsTrust {
             }
             throw new IllegalStateException("the JDK's " + tmf.getAlgorithm() + " factory gave no X509TrustManager: "
                     + Arrays.toString(tmf.getTrustManagers()));
-        } catch (GeneralSecurityException | java.io.IOException e) {
+        } catch (GeneralSecurityException | IOException e) {
             throw new IllegalStateException("cannot build a trust manager: " + e.getMessage(), e);
         }
     }

@@ -113,10 +113,10 @@ class RunPreparationTest {
 
     @Test
     void planAbortPolicyBecomesTheDecidersConditions() {
-        var policy = RunPreparation.abortPolicy(new Plan.AbortPolicy(true, 25, 4));
+        var policy = RunPreparation.abortPolicy(new Plan.AbortSettings(true, 25, 4));
         assertEquals(List.of(Map.of("type", "anyDamagedCoreModule"),
                 Map.of("type", "errorRateOver", "errorRate", 0.25, "forSeconds", 4)), policy.get("conditions"));
-        assertEquals(List.of(), RunPreparation.abortPolicy(new Plan.AbortPolicy(false, 100, 5)).get("conditions"));
+        assertEquals(List.of(), RunPreparation.abortPolicy(new Plan.AbortSettings(false, 100, 5)).get("conditions"));
     }
 
     @Test

@@ -1,8 +1,11 @@
 package dev.richter.data.flow;
 
 import dev.richter.common.Json;
+import dev.richter.common.run.StoredSets;
 import dev.richter.data.traffic.TrafficSetStore;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
@@ -40,7 +43,7 @@ public final class DataSetStore {
     static final String ROW = "datarow#";
     static final String CHUNK = "datachunk#";
     static final String MANIFEST = "dataset#";
-    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final DynamoDbClient dynamoDb;
     private final String table;
@@ -110,7 +113,7 @@ public final class DataSetStore {
     public void put(DataSet set) {
         String json = Json.write(set);
         List<String> parts = TrafficSetStore.split(json, chunkBytes);
-        String writeId = HexFormat.of().formatHex(java.nio.ByteBuffer.allocate(8).putLong(RANDOM.nextLong()).array());
+        String writeId = HexFormat.of().formatHex(ByteBuffer.allocate(8).putLong(RANDOM.nextLong()).array());
         Optional<Map<String, AttributeValue>> previous = item(set.teamId(), MANIFEST + set.dataSetId());
         List<String> written = new ArrayList<>();
         try {
@@ -150,10 +153,10 @@ public final class DataSetStore {
 
     /**
      * The team's whole set with its rows, or empty when it has no manifest or its chunks are incomplete (read as the
-     * workers read it, {@link dev.richter.common.run.StoredSets#dataSetJson}).
+     * workers read it, {@link StoredSets#dataSetJson}).
      */
     public Optional<DataSet> get(String teamId, String dataSetId) {
-        return new dev.richter.common.run.StoredSets(dynamoDb, table).dataSetJson(teamId, dataSetId)
+        return new StoredSets(dynamoDb, table).dataSetJson(teamId, dataSetId)
                 .map(json -> Json.MAPPER.convertValue(json, DataSet.class));
     }
 

@@ -1,5 +1,6 @@
 package dev.richter.data.flow;
 
+import com.dashjoin.jsonata.Functions;
 import com.dashjoin.jsonata.JException;
 import com.dashjoin.jsonata.Jsonata;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -7,8 +8,10 @@ import com.fasterxml.jackson.databind.node.NullNode;
 import dev.richter.common.Json;
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * JSONata (https://docs.jsonata.org, com.dashjoin:jsonata 0.9.9) evaluated in a sandbox with a time and a size budget.
@@ -119,7 +122,7 @@ public record Expressions(long timeBudgetMs, int maxDepth, int maxInputBytes, in
      * length first and refuse one over {@link #maxOutputBytes} before allocating it: {@code $pad} (the width is a
      * number), {@code $join} (a long separator between many items) and {@code $replace} with a string replacement
      * (every match of a short pattern replaced by a long string). They keep the library's signatures and delegate to
-     * its implementations ({@code com.dashjoin.jsonata.Functions}).
+     * its implementations ({@code Functions}).
      */
     private void bindBoundedBuiltins(Jsonata.Frame frame) {
         frame.bind("pad", Jsonata.function("pad", (Jsonata.FnVarArgs<Object>) args -> {
@@ -127,7 +130,7 @@ public record Expressions(long timeBudgetMs, int maxDepth, int maxInputBytes, in
             if (width instanceof Number n && Math.abs(n.doubleValue()) > maxOutputBytes) {
                 throw new BudgetExceeded("size budget of " + maxOutputBytes + " bytes exceeded: $pad to " + n.longValue() + " characters");
             }
-            return com.dashjoin.jsonata.Functions.pad((String) arg(args, 0), (Number) width, (String) arg(args, 2));
+            return Functions.pad((String) arg(args, 0), (Number) width, (String) arg(args, 2));
         }, "<s-ns?:s>"));
         frame.bind("join", Jsonata.function("join", (Jsonata.FnVarArgs<Object>) args -> {
             Object list = arg(args, 0);
@@ -143,7 +146,7 @@ public record Expressions(long timeBudgetMs, int maxDepth, int maxInputBytes, in
             }
             @SuppressWarnings("unchecked")
             List<String> strings = list instanceof List<?> l ? (List<String>) l : list == null ? null : List.of((String) list);
-            return com.dashjoin.jsonata.Functions.join(strings, separator);
+            return Functions.join(strings, separator);
         }, "<a<s>s?:s>"));
         frame.bind("replace", Jsonata.function("replace", (Jsonata.FnVarArgs<Object>) args -> {
             String str = (String) arg(args, 0);
@@ -157,7 +160,7 @@ public record Expressions(long timeBudgetMs, int maxDepth, int maxInputBytes, in
                     for (int at = str.indexOf(p); at >= 0 && matches < max; at = str.indexOf(p, at + p.length())) {
                         matches++;
                     }
-                } else if (pattern instanceof java.util.regex.Pattern p) {
+                } else if (pattern instanceof Pattern p) {
                     var m = p.matcher(str);
                     while (matches < max && m.find()) {
                         matches++;
@@ -168,7 +171,7 @@ public record Expressions(long timeBudgetMs, int maxDepth, int maxInputBytes, in
                     throw new BudgetExceeded("size budget of " + maxOutputBytes + " bytes exceeded: $replace giving up to " + length + " characters");
                 }
             }
-            return com.dashjoin.jsonata.Functions.replace(str, pattern, replacement, limit instanceof Number n ? n.intValue() : null);
+            return Functions.replace(str, pattern, replacement, limit instanceof Number n ? n.intValue() : null);
         }, "<s-(sf)(sf)n?:s>"));
     }
 
@@ -189,7 +192,7 @@ public record Expressions(long timeBudgetMs, int maxDepth, int maxInputBytes, in
             return null;
         }
         if (value instanceof Map<?, ?> m) {
-            var out = new java.util.LinkedHashMap<String, Object>();
+            var out = new LinkedHashMap<String, Object>();
             m.forEach((k, v) -> out.put(String.valueOf(k), plain(v)));
             return out;
         }

@@ -7,15 +7,19 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.richter.common.Json;
 import dev.richter.common.model.Marker;
+import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -117,7 +121,7 @@ public final class FlowRunner {
      * @param result what the run did
      * @param rows   every row by index when {@code result.complete()}, else empty
      */
-    public record Outcome(Result result, List<DataSet.Row> rows) {}
+    public record RunOutcome(Result result, List<DataSet.Row> rows) {}
 
     private final HttpClient http;
     private final Expressions expressions;
@@ -156,18 +160,18 @@ public final class FlowRunner {
      * @throws FlowValidator.InvalidFlowException at {@code $.inputs.<name>} for a missing, undeclared or mistyped input
      */
     public static void checkInputs(Flow flow, Map<String, JsonNode> inputs) {
-        List<FlowValidator.Problem> problems = new ArrayList<>();
+        List<FlowValidator.FieldProblem> problems = new ArrayList<>();
         flow.inputs().forEach((name, type) -> {
             JsonNode v = inputs.get(name);
             SlotType t = SlotType.parse(type).orElseThrow();
             if (v == null || v.isNull()) {
-                problems.add(new FlowValidator.Problem("$.inputs." + name, "required: the flow declares input '" + name + "' (" + type + ")"));
+                problems.add(new FlowValidator.FieldProblem("$.inputs." + name, "required: the flow declares input '" + name + "' (" + type + ")"));
             } else if (!t.holds(v)) {
-                problems.add(new FlowValidator.Problem("$.inputs." + name, "type mismatch: a " + SlotType.kindOf(v) + ", the flow takes a " + type));
+                problems.add(new FlowValidator.FieldProblem("$.inputs." + name, "type mismatch: a " + SlotType.kindOf(v) + ", the flow takes a " + type));
             }
         });
         inputs.keySet().stream().filter(k -> !flow.inputs().containsKey(k))
-                .forEach(k -> problems.add(new FlowValidator.Problem("$.inputs." + k, "unknown slot: the flow declares no input '" + k + "'")));
+                .forEach(k -> problems.add(new FlowValidator.FieldProblem("$.inputs." + k, "unknown slot: the flow declares no input '" + k + "'")));
         if (!problems.isEmpty()) {
             throw new FlowValidator.InvalidFlowException(problems);
         }
@@ -179,7 +183,7 @@ public final class FlowRunner {
      * @param deadlineMs epoch milliseconds after which no row starts
      * @throws FlowValidator.InvalidFlowException for bad inputs ({@link #checkInputs}); nothing ran then
      */
-    public Outcome run(FlowValidator.Checked checked, String dataSetId, Request request, RowLedger ledger, long deadlineMs) {
+    public RunOutcome run(FlowValidator.Checked checked, String dataSetId, Request request, RowLedger ledger, long deadlineMs) {
         checkInputs(checked.flow(), request.inputs());
         long startMs = clockMs.getAsLong();
         Map<Integer, DataSet.Row> before = ledger.load();
@@ -249,7 +253,7 @@ public final class FlowRunner {
         int pending = request.rows() - rows.size();
         Result result = new Result(dataSetId, pending == 0, request.rows(), ok, failed, resumed, ran.get(), pending,
                 durationMs, Math.round(ran.get() * 1000.0 / durationMs * 10) / 10.0);
-        return new Outcome(result, pending == 0 ? rows : List.of());
+        return new RunOutcome(result, pending == 0 ? rows : List.of());
     }
 
     private DataSet.Row runRow(FlowValidator.Checked checked, String dataSetId, int row, int attempts,
@@ -314,9 +318,9 @@ public final class FlowRunner {
         if (unit.body() != null) {
             JsonNode b = expressions.evaluate(unit.body(), in);
             if (b.isTextual()) {
-                body = b.asText().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                body = b.asText().getBytes(StandardCharsets.UTF_8);
             } else {
-                body = Json.write(b).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                body = Json.write(b).getBytes(StandardCharsets.UTF_8);
                 if (headers.keySet().stream().noneMatch(h -> h.equalsIgnoreCase("content-type"))) {
                     headers.put("content-type", "application/json");
                 }
@@ -329,14 +333,14 @@ public final class FlowRunner {
             throw new UnitFailure("a header the client sets itself or an invalid header: " + e.getMessage());
         }
         req.method(unit.method(), body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
-        HttpResponse<java.io.InputStream> response;
+        HttpResponse<InputStream> response;
         byte[] responseBody;
         try {
             response = http.send(req.build(), HttpResponse.BodyHandlers.ofInputStream());
-            try (java.io.InputStream stream = response.body()) {
+            try (InputStream stream = response.body()) {
                 responseBody = stream.readNBytes(expressions.maxInputBytes() + 1);
             }
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new UnitFailure(unit.method() + " " + url + " failed: " + e.getClass().getSimpleName()
                     + (e.getMessage() == null ? "" : " " + e.getMessage()));
         } catch (InterruptedException e) {
@@ -351,18 +355,18 @@ public final class FlowRunner {
         ObjectNode h = view.putObject("headers");
         response.headers().map().forEach((name, list) -> {
             if (!list.isEmpty()) {
-                h.put(name.toLowerCase(java.util.Locale.ROOT), list.get(0));
+                h.put(name.toLowerCase(Locale.ROOT), list.get(0));
             }
         });
         if (responseBody.length > expressions.maxInputBytes()) {
             throw new UnitFailure("the response body of " + unit.method() + " " + url + " is over "
                     + expressions.maxInputBytes() + " bytes (the expressions' input budget); it was not read further");
         }
-        String text = new String(responseBody, java.nio.charset.StandardCharsets.UTF_8);
+        String text = new String(responseBody, StandardCharsets.UTF_8);
         JsonNode parsed;
         try {
             parsed = text.isBlank() ? TextNode.valueOf(text) : Json.MAPPER.readTree(text);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             parsed = TextNode.valueOf(text);
         }
         view.set("body", parsed);

@@ -1,5 +1,8 @@
 package dev.richter.data.flow;
 
+import dev.richter.common.model.Marker;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.LongSupplier;
@@ -73,28 +76,28 @@ public final class FlowService {
 
     /** {@link #run(String, String, String, FlowRunner.Request, long)} with the run's own marker on every call. */
     public Optional<FlowRunner.Result> run(String teamId, String flowId, String dataSetId, FlowRunner.Request request,
-                                           dev.richter.common.model.Marker marker, long deadlineMs) {
+                                           Marker marker, long deadlineMs) {
         FlowRunner runner = this.runner.withMarker(marker);
         Optional<Flow> flow = store.getFlow(teamId, flowId);
         if (flow.isEmpty()) {
             return Optional.empty();
         }
-        java.util.List<FlowValidator.Problem> problems = new java.util.ArrayList<>();
+        List<FlowValidator.FieldProblem> problems = new ArrayList<>();
         if (dataSetId != null && !dataSetId.matches("[A-Za-z0-9_-]{1,100}")) {
-            problems.add(new FlowValidator.Problem("$.dataSetId", "must be 1-100 characters of A-Z, a-z, 0-9, _ and -"));
+            problems.add(new FlowValidator.FieldProblem("$.dataSetId", "must be 1-100 characters of A-Z, a-z, 0-9, _ and -"));
         }
         if (request.rows() < 1 || request.rows() > MAX_ROWS) {
-            problems.add(new FlowValidator.Problem("$.rows", "must be 1.." + MAX_ROWS));
+            problems.add(new FlowValidator.FieldProblem("$.rows", "must be 1.." + MAX_ROWS));
         }
         if (request.concurrency() < 1 || request.concurrency() > MAX_CONCURRENCY) {
-            problems.add(new FlowValidator.Problem("$.concurrency", "must be 1.." + MAX_CONCURRENCY));
+            problems.add(new FlowValidator.FieldProblem("$.concurrency", "must be 1.." + MAX_CONCURRENCY));
         }
         if (!problems.isEmpty()) {
             throw new FlowValidator.InvalidFlowException(problems);
         }
         String id = dataSetId == null || dataSetId.isBlank() ? "ds-" + UUID.randomUUID() : dataSetId;
         FlowValidator.Checked checked = FlowValidator.validate(flow.get());
-        FlowRunner.Outcome outcome = runner.run(checked, id, request, store.ledger(teamId, id), deadlineMs);
+        FlowRunner.RunOutcome outcome = runner.run(checked, id, request, store.ledger(teamId, id), deadlineMs);
         if (outcome.result().complete()) {
             var r = outcome.result();
             store.put(new DataSet(id, teamId, flowId, clockMs.getAsLong(), flow.get().columns().keySet().stream().toList(),

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.PriorityQueue;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -33,24 +34,24 @@ public final class FlowValidator {
     private FlowValidator() {}
 
     /** A problem with the field at {@code path}. */
-    public record Problem(String path, String reason) {}
+    public record FieldProblem(String path, String reason) {}
 
     /** A flow that passed: its units' indexes in run order. */
     public record Checked(Flow flow, List<Integer> order) {}
 
     /** The flow failed validation; {@link #problems()} in document order. */
     public static final class InvalidFlowException extends RuntimeException {
-        private final List<Problem> problems;
+        private final List<FieldProblem> problems;
 
         /** @param problems at least one; the message names the first and how many more */
-        public InvalidFlowException(List<Problem> problems) {
+        public InvalidFlowException(List<FieldProblem> problems) {
             super(problems.get(0).path() + ": " + problems.get(0).reason()
                     + (problems.size() > 1 ? " (and " + (problems.size() - 1) + " more)" : ""));
             this.problems = List.copyOf(problems);
         }
 
         /** Every problem, in the order found (document order, then cycles). */
-        public List<Problem> problems() {
+        public List<FieldProblem> problems() {
             return problems;
         }
     }
@@ -62,14 +63,14 @@ public final class FlowValidator {
      * @throws InvalidFlowException with every problem found
      */
     public static Checked validate(Flow flow) {
-        List<Problem> problems = new ArrayList<>();
+        List<FieldProblem> problems = new ArrayList<>();
         if (flow.name() == null || flow.name().isBlank()) {
-            problems.add(new Problem("$.name", "required"));
+            problems.add(new FieldProblem("$.name", "required"));
         }
         Map<String, SlotType> flowInputs = new LinkedHashMap<>();
         flow.inputs().forEach((name, type) -> slotType("$.inputs." + name, type, problems).ifPresent(t -> flowInputs.put(name, t)));
         if (flow.units().isEmpty()) {
-            problems.add(new Problem("$.units", "a flow has at least one unit"));
+            problems.add(new FieldProblem("$.units", "a flow has at least one unit"));
         }
         Map<String, Integer> index = new HashMap<>();
         List<Map<String, SlotType>> outputs = new ArrayList<>();
@@ -77,13 +78,13 @@ public final class FlowValidator {
             Flow.Step step = flow.units().get(i);
             String at = "$.units[" + i + "]";
             if (step.id() == null || !ID.matcher(step.id()).matches() || step.id().equals("input") || step.id().equals("gen")) {
-                problems.add(new Problem(at + ".id", "must match [A-Za-z][A-Za-z0-9_]* and not be 'input' or 'gen'"));
+                problems.add(new FieldProblem(at + ".id", "must match [A-Za-z][A-Za-z0-9_]* and not be 'input' or 'gen'"));
             } else if (index.putIfAbsent(step.id(), i) != null) {
-                problems.add(new Problem(at + ".id", "duplicate unit id '" + step.id() + "' (also $.units[" + index.get(step.id()) + "])"));
+                problems.add(new FieldProblem(at + ".id", "duplicate unit id '" + step.id() + "' (also $.units[" + index.get(step.id()) + "])"));
             }
             Map<String, SlotType> outs = new LinkedHashMap<>();
             if (step.unit() == null) {
-                problems.add(new Problem(at + ".unit", "required"));
+                problems.add(new FieldProblem(at + ".unit", "required"));
             } else {
                 checkUnit(at + ".unit", step.unit(), problems);
                 step.unit().outputs().forEach((name, type) -> SlotType.parse(type).ifPresent(t -> outs.put(name, t)));
@@ -100,26 +101,26 @@ public final class FlowValidator {
             Map<String, String> declared = step.unit() == null ? Map.of() : step.unit().inputs();
             for (String slot : declared.keySet()) {
                 if (!step.inputs().containsKey(slot)) {
-                    problems.add(new Problem(at + "." + slot, "input slot '" + slot + "' is not wired: give it a source"));
+                    problems.add(new FieldProblem(at + "." + slot, "input slot '" + slot + "' is not wired: give it a source"));
                 }
             }
             for (var wire : step.inputs().entrySet()) {
                 String path = at + "." + wire.getKey();
                 if (!declared.containsKey(wire.getKey())) {
-                    problems.add(new Problem(path, "unknown slot: the unit declares no input '" + wire.getKey() + "'"
+                    problems.add(new FieldProblem(path, "unknown slot: the unit declares no input '" + wire.getKey() + "'"
                             + (declared.isEmpty() ? "" : " (inputs: " + String.join(", ", declared.keySet()) + ")")));
                     continue;
                 }
                 Optional<SlotType> want = SlotType.parse(declared.get(wire.getKey()));
                 Optional<SlotType> got = source(path, wire.getValue(), flowInputs, index, outputs, problems, deps);
                 if (want.isPresent() && got.isPresent() && want.get() != got.get()) {
-                    problems.add(new Problem(path, "type mismatch: '" + wire.getValue() + "' is a " + got.get().wireName()
+                    problems.add(new FieldProblem(path, "type mismatch: '" + wire.getValue() + "' is a " + got.get().wireName()
                             + ", the slot takes a " + want.get().wireName()));
                 }
             }
         }
         if (flow.columns().isEmpty()) {
-            problems.add(new Problem("$.columns", "a flow names at least one column of its data set"));
+            problems.add(new FieldProblem("$.columns", "a flow names at least one column of its data set"));
         }
         flow.columns().forEach((col, src) -> source("$.columns." + col, src, flowInputs, index, outputs, problems, new ArrayList<>()));
         List<Integer> order = order(flow, dependsOn, problems);
@@ -129,15 +130,15 @@ public final class FlowValidator {
         return new Checked(flow, order);
     }
 
-    private static void checkUnit(String at, LogicUnit unit, List<Problem> problems) {
+    private static void checkUnit(String at, LogicUnit unit, List<FieldProblem> problems) {
         unit.inputs().forEach((name, type) -> slotType(at + ".inputs." + name, type, problems));
         unit.outputs().forEach((name, type) -> slotType(at + ".outputs." + name, type, problems));
         if ("http".equals(unit.kind())) {
             if (unit.method() == null || !METHOD.matcher(unit.method()).matches()) {
-                problems.add(new Problem(at + ".method", "required: an upper-case HTTP method such as POST"));
+                problems.add(new FieldProblem(at + ".method", "required: an upper-case HTTP method such as POST"));
             }
             if (unit.url() == null || !(unit.url().startsWith("http://") || unit.url().startsWith("https://") || unit.url().startsWith("{{"))) {
-                problems.add(new Problem(at + ".url", "required: an absolute http(s) URL template"));
+                problems.add(new FieldProblem(at + ".url", "required: an absolute http(s) URL template"));
             } else {
                 placeholders(at + ".url", unit.url(), unit, problems);
             }
@@ -147,62 +148,62 @@ public final class FlowValidator {
             }
             for (String out : unit.outputs().keySet()) {
                 if (!unit.extract().containsKey(out)) {
-                    problems.add(new Problem(at + ".extract." + out, "output slot '" + out + "' has no extraction expression"));
+                    problems.add(new FieldProblem(at + ".extract." + out, "output slot '" + out + "' has no extraction expression"));
                 }
             }
             unit.extract().forEach((out, expr) -> {
                 if (!unit.outputs().containsKey(out)) {
-                    problems.add(new Problem(at + ".extract." + out, "unknown slot: no output '" + out + "' is declared"));
+                    problems.add(new FieldProblem(at + ".extract." + out, "unknown slot: no output '" + out + "' is declared"));
                 } else {
                     expression(at + ".extract." + out, expr, problems);
                 }
             });
         } else if ("transform".equals(unit.kind())) {
             if (unit.expression() == null || unit.expression().isBlank()) {
-                problems.add(new Problem(at + ".expression", "required: a JSONata expression yielding an object of the outputs"));
+                problems.add(new FieldProblem(at + ".expression", "required: a JSONata expression yielding an object of the outputs"));
             } else {
                 expression(at + ".expression", unit.expression(), problems);
             }
         } else {
-            problems.add(new Problem(at + ".kind", "must be 'http' or 'transform'"));
+            problems.add(new FieldProblem(at + ".kind", "must be 'http' or 'transform'"));
         }
     }
 
-    private static void placeholders(String path, String template, LogicUnit unit, List<Problem> problems) {
+    private static void placeholders(String path, String template, LogicUnit unit, List<FieldProblem> problems) {
         Matcher m = PLACEHOLDER.matcher(template);
         while (m.find()) {
             if (!unit.inputs().containsKey(m.group(1))) {
-                problems.add(new Problem(path, "unknown slot '{{" + m.group(1) + "}}': not an input slot of the unit"));
+                problems.add(new FieldProblem(path, "unknown slot '{{" + m.group(1) + "}}': not an input slot of the unit"));
             }
         }
     }
 
-    private static void expression(String path, String expr, List<Problem> problems) {
+    private static void expression(String path, String expr, List<FieldProblem> problems) {
         try {
             Expressions.parse(expr);
         } catch (Expressions.ExpressionException e) {
-            problems.add(new Problem(path, "JSONata: " + e.getMessage()));
+            problems.add(new FieldProblem(path, "JSONata: " + e.getMessage()));
         }
     }
 
-    private static Optional<SlotType> slotType(String path, String type, List<Problem> problems) {
+    private static Optional<SlotType> slotType(String path, String type, List<FieldProblem> problems) {
         Optional<SlotType> t = SlotType.parse(type);
         if (t.isEmpty()) {
-            problems.add(new Problem(path, "unknown type '" + type + "': one of string, number, boolean, object, array"));
+            problems.add(new FieldProblem(path, "unknown type '" + type + "': one of string, number, boolean, object, array"));
         }
         return t;
     }
 
     private static Optional<SlotType> source(String path, String src, Map<String, SlotType> flowInputs, Map<String, Integer> index,
-                                             List<Map<String, SlotType>> outputs, List<Problem> problems, List<Integer> deps) {
+                                             List<Map<String, SlotType>> outputs, List<FieldProblem> problems, List<Integer> deps) {
         if (src == null || !src.contains(".")) {
-            problems.add(new Problem(path, "source '" + src + "' must be <unitId>.<output>, input.<name> or gen.row|uuid|timestampMs"));
+            problems.add(new FieldProblem(path, "source '" + src + "' must be <unitId>.<output>, input.<name> or gen.row|uuid|timestampMs"));
             return Optional.empty();
         }
         if (src.startsWith("gen.")) {
             SlotType t = GENERATORS.get(src);
             if (t == null) {
-                problems.add(new Problem(path, "unknown generator '" + src + "' (gen.row, gen.uuid, gen.timestampMs)"));
+                problems.add(new FieldProblem(path, "unknown generator '" + src + "' (gen.row, gen.uuid, gen.timestampMs)"));
             }
             return Optional.ofNullable(t);
         }
@@ -211,18 +212,18 @@ public final class FlowValidator {
         if (head.equals("input")) {
             SlotType t = flowInputs.get(slot);
             if (t == null) {
-                problems.add(new Problem(path, "unknown slot: the flow has no input '" + slot + "'"));
+                problems.add(new FieldProblem(path, "unknown slot: the flow has no input '" + slot + "'"));
             }
             return Optional.ofNullable(t);
         }
         Integer unit = index.get(head);
         if (unit == null) {
-            problems.add(new Problem(path, "unknown unit '" + head + "' in source '" + src + "'"));
+            problems.add(new FieldProblem(path, "unknown unit '" + head + "' in source '" + src + "'"));
             return Optional.empty();
         }
         SlotType t = outputs.get(unit).get(slot);
         if (t == null) {
-            problems.add(new Problem(path, "unknown slot: unit '" + head + "' has no output '" + slot + "'"));
+            problems.add(new FieldProblem(path, "unknown slot: unit '" + head + "' has no output '" + slot + "'"));
             return Optional.empty();
         }
         deps.add(unit);
@@ -230,7 +231,7 @@ public final class FlowValidator {
     }
 
     /** Kahn's algorithm, lowest list index first; on a cycle, one problem at the wiring that closes it. */
-    private static List<Integer> order(Flow flow, List<List<Integer>> dependsOn, List<Problem> problems) {
+    private static List<Integer> order(Flow flow, List<List<Integer>> dependsOn, List<FieldProblem> problems) {
         int n = dependsOn.size();
         int[] pending = new int[n];
         List<List<Integer>> dependents = new ArrayList<>();
@@ -244,7 +245,7 @@ public final class FlowValidator {
             }
         }
         List<Integer> order = new ArrayList<>();
-        java.util.PriorityQueue<Integer> ready = new java.util.PriorityQueue<>();
+        PriorityQueue<Integer> ready = new PriorityQueue<>();
         for (int i = 0; i < n; i++) {
             if (pending[i] == 0) {
                 ready.add(i);
@@ -272,7 +273,7 @@ public final class FlowValidator {
                 names.add(flow.units().get(c).id());
             }
             names.add(flow.units().get(closing).id());
-            problems.add(new Problem("$.units[" + closing + "].inputs" + (via.isEmpty() ? "" : "." + via),
+            problems.add(new FieldProblem("$.units[" + closing + "].inputs" + (via.isEmpty() ? "" : "." + via),
                     "cycle: " + String.join(" <- ", names) + " (each unit needs the next one's output)"));
         }
         return order;

@@ -1,6 +1,7 @@
 package dev.richter.data.flow;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.util.Locale;
 import java.util.Optional;
 
 /** The type of a slot, by the JSON value it holds (RFC 8259 value kinds; integers and decimals are both numbers). */
@@ -22,7 +23,7 @@ public enum SlotType {
 
     /** The name in a flow definition. */
     public String wireName() {
-        return name().toLowerCase(java.util.Locale.ROOT);
+        return name().toLowerCase(Locale.ROOT);
     }
 
     /** Whether {@code value} is of this type (JSON null is of none). */

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.Json;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLEncoder;
@@ -29,7 +30,8 @@ import java.util.zip.GZIPInputStream;
  *       {@code "encoding": "base64"}; a text that is not base64 is kept as text and noted); otherwise
  *       {@code postData.params} URL-encoded in order ({@code application/x-www-form-urlencoded}).</li>
  *   <li>A body declaring {@code Content-Encoding: gzip} whose bytes start with the gzip magic but do not inflate keeps
- *       its recorded bytes and gets a decode error (mitmproxy issue 7452); for the response the raw HAR text is kept.</li>
+ *       its recorded bytes and gets a decode error (see https://github.com/mitmproxy/mitmproxy/issues/7452); for
+ *       the response the raw HAR text is kept.</li>
  *   <li>A redirect chain (a 3xx whose {@code Location}/{@code redirectURL} is the URL of a later entry) is one logical
  *       request: the first is kept, the hops are skipped as {@code redirect-hop}.</li>
  *   <li>Not replayable, counted by reason: WebSockets ({@code _webSocketMessages}, status 101 or an
@@ -244,7 +246,7 @@ public final class HarReader {
 
     private static boolean inflates(byte[] b) {
         try (var in = new GZIPInputStream(new ByteArrayInputStream(b))) {
-            in.transferTo(java.io.OutputStream.nullOutputStream());
+            in.transferTo(OutputStream.nullOutputStream());
             return true;
         } catch (IOException e) {
             return false;

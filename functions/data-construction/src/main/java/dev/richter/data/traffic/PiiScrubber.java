@@ -1,5 +1,6 @@
 package dev.richter.data.traffic;
 
+import java.net.URLDecoder;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -10,6 +11,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.StringJoiner;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -96,10 +99,10 @@ public final class PiiScrubber {
     }
 
     private static String params(String encoded, String kind, Slots slots) {
-        java.util.StringJoiner out = new java.util.StringJoiner("&");
+        StringJoiner out = new StringJoiner("&");
         for (String pair : encoded.split("&", -1)) {
             int eq = pair.indexOf('=');
-            String name = eq > 0 ? java.net.URLDecoder.decode(pair.substring(0, eq).replace("+", "%2B"), StandardCharsets.UTF_8) : "";
+            String name = eq > 0 ? URLDecoder.decode(pair.substring(0, eq).replace("+", "%2B"), StandardCharsets.UTF_8) : "";
             if (eq > 0 && eq < pair.length() - 1 && isCredentialName(name)) {
                 out.add(pair.substring(0, eq + 1) + slots.take(kind + "." + name.toLowerCase(Locale.ROOT)));
             } else {
@@ -118,7 +121,7 @@ public final class PiiScrubber {
         });
     }
 
-    private static String replace(Pattern p, String text, String slot, Slots slots, java.util.function.Predicate<String> accept) {
+    private static String replace(Pattern p, String text, String slot, Slots slots, Predicate<String> accept) {
         Matcher m = p.matcher(text);
         StringBuilder b = new StringBuilder();
         boolean any = false;

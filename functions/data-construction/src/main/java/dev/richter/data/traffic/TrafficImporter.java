@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Imports one recording into a {@link TrafficSet}: reads it ({@link HarReader}, {@link AccessLogReader},
@@ -74,7 +75,7 @@ public final class TrafficImporter {
                 throw new TrafficFormatException(read.problems().subList(0, Math.min(MAX_PROBLEMS, read.problems().size())));
             }
             throw new TrafficFormatException(file, "no replayable request in " + read.entriesRead() + " entries"
-                    + (read.skipped().isEmpty() ? "" : " (skipped: " + new java.util.TreeMap<>(read.skipped()) + ")"));
+                    + (read.skipped().isEmpty() ? "" : " (skipped: " + new TreeMap<>(read.skipped()) + ")"));
         }
         Map<String, List<TrafficSet.Sample>> samples = new LinkedHashMap<>();
         Map<String, Integer> counts = new LinkedHashMap<>();
@@ -102,7 +103,7 @@ public final class TrafficImporter {
         endpoints.sort(Comparator.comparingInt(TrafficSet.Endpoint::count).reversed());
         int skipped = read.skipped().values().stream().mapToInt(Integer::intValue).sum();
         return new TrafficSet("", "", file, format.wireName(), 0,
-                new TrafficSet.Counts(read.entriesRead(), imported, skipped, read.problems().size(), scrubbed, decodeErrors),
+                new TrafficSet.ImportCounts(read.entriesRead(), imported, skipped, read.problems().size(), scrubbed, decodeErrors),
                 endpoints, read.skipped(), read.problems().subList(0, Math.min(MAX_PROBLEMS, read.problems().size())));
     }
 

@@ -19,7 +19,7 @@ import java.util.Map;
  * @param problems    entries or lines that could not be read, at most {@link TrafficImporter#MAX_PROBLEMS}
  *                    ({@code counts.problems} has them all)
  */
-public record TrafficSet(String setId, String teamId, String name, String format, long createdAtMs, Counts counts,
+public record TrafficSet(String setId, String teamId, String name, String format, long createdAtMs, ImportCounts counts,
                          List<Endpoint> endpoints, Map<String, Integer> skipped, List<ImportProblem> problems) {
     public TrafficSet {
         endpoints = List.copyOf(endpoints);
@@ -47,7 +47,7 @@ public record TrafficSet(String setId, String teamId, String name, String format
      * @param scrubbedValues values replaced by slots
      * @param decodeErrors   bodies kept as recorded because they did not decode (base64 that is not, gzip that is not)
      */
-    public record Counts(int entriesRead, int imported, int skipped, int problems, int scrubbedValues, int decodeErrors) {}
+    public record ImportCounts(int entriesRead, int imported, int skipped, int problems, int scrubbedValues, int decodeErrors) {}
 
     /**
      * One endpoint of the mix.

@@ -1,9 +1,11 @@
 package dev.richter.data.traffic;
 
 import dev.richter.common.Json;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
@@ -42,7 +44,7 @@ public final class TrafficSetStore {
     static final String MANIFEST = "trafficset#";
     static final String CHUNK = "trafficchunk#";
 
-    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final DynamoDbClient dynamoDb;
     private final String table;
@@ -72,7 +74,7 @@ public final class TrafficSetStore {
         }
         String json = Json.write(set);
         List<String> parts = split(json, chunkBytes);
-        String writeId = HexFormat.of().formatHex(java.nio.ByteBuffer.allocate(8).putLong(RANDOM.nextLong()).array());
+        String writeId = HexFormat.of().formatHex(ByteBuffer.allocate(8).putLong(RANDOM.nextLong()).array());
         List<String> written = new ArrayList<>();
         try {
             for (int i = 0; i < parts.size(); i++) {
@@ -135,20 +137,20 @@ public final class TrafficSetStore {
      * @param limit at most this many
      * @param start the previous page's {@code lastKey}, or null for the first page
      */
-    public Page list(String teamId, int limit, Map<String, AttributeValue> start) {
+    public SummaryPage list(String teamId, int limit, Map<String, AttributeValue> start) {
         QueryResponse r = dynamoDb.query(QueryRequest.builder().tableName(table)
                 .keyConditionExpression("teamId = :t AND begins_with(itemKey, :p)")
                 .expressionAttributeValues(Map.of(":t", s(teamId), ":p", s(MANIFEST)))
                 .limit(limit).exclusiveStartKey(start).build());
         List<TrafficSet> items = r.items().stream().map(i -> Json.read(i.get("doc").s(), TrafficSet.class)).toList();
-        return new Page(items, r.hasLastEvaluatedKey() && !r.lastEvaluatedKey().isEmpty() ? r.lastEvaluatedKey() : null);
+        return new SummaryPage(items, r.hasLastEvaluatedKey() && !r.lastEvaluatedKey().isEmpty() ? r.lastEvaluatedKey() : null);
     }
 
     /**
      * @param items   summaries of the sets
      * @param lastKey where the next page starts, or null on the last page
      */
-    public record Page(List<TrafficSet> items, Map<String, AttributeValue> lastKey) {}
+    public record SummaryPage(List<TrafficSet> items, Map<String, AttributeValue> lastKey) {}
 
     /** Splits {@code text} into slices of at most {@code maxBytes} UTF-8 bytes, never inside a character. */
     public static List<String> split(String text, int maxBytes) {

@@ -217,11 +217,11 @@ class FlowTest {
         Flow flow = service.create("t1", buyersFlow());
         var e = assertThrows(FlowValidator.InvalidFlowException.class, () -> service.run("t1", flow.flowId(), "bad id!",
                 req(0, 500, Map.of("baseUrl", TextNode.valueOf(base))), System.currentTimeMillis() + 5000));
-        assertEquals(List.of("$.dataSetId", "$.rows", "$.concurrency"), e.problems().stream().map(FlowValidator.Problem::path).toList());
+        assertEquals(List.of("$.dataSetId", "$.rows", "$.concurrency"), e.problems().stream().map(FlowValidator.FieldProblem::path).toList());
         var e2 = assertThrows(FlowValidator.InvalidFlowException.class, () -> service.run("t1", flow.flowId(), null,
                 req(1, 1, Map.of("baseUrl", (JsonNode) com.fasterxml.jackson.databind.node.IntNode.valueOf(3), "extra", TextNode.valueOf("x"))), System.currentTimeMillis() + 5000));
-        assertEquals(List.of(new FlowValidator.Problem("$.inputs.baseUrl", "type mismatch: a number, the flow takes a string"),
-                new FlowValidator.Problem("$.inputs.extra", "unknown slot: the flow declares no input 'extra'")), e2.problems());
+        assertEquals(List.of(new FlowValidator.FieldProblem("$.inputs.baseUrl", "type mismatch: a number, the flow takes a string"),
+                new FlowValidator.FieldProblem("$.inputs.extra", "unknown slot: the flow declares no input 'extra'")), e2.problems());
     }
 
     @Test

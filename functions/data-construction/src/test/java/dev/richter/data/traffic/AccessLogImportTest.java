@@ -30,7 +30,7 @@ class AccessLogImportTest {
             "accesslog/nginx-test.log, nginx, 7, 6, 1, 4"})
     void everyCorpusLogImports(String file, String format, int lines, int imported, int skipped, int endpoints) {
         TrafficSet set = TrafficImporter.importFile(TrafficImporter.Format.parse(format), file, Corpus.bytes(file), null);
-        assertEquals(new TrafficSet.Counts(lines, imported, skipped, 0, 0, 0), set.counts(), file);
+        assertEquals(new TrafficSet.ImportCounts(lines, imported, skipped, 0, 0, 0), set.counts(), file);
         assertEquals(skipped == 0 ? Map.of() : Map.of("no-request-line", skipped), set.skipped(), file);
         assertEquals(endpoints, set.endpoints().size(), file);
     }
@@ -57,7 +57,7 @@ class AccessLogImportTest {
                 .replaceFirst("\n", "\nthis line is not a log line\n");
         TrafficSet set = TrafficImporter.importFile(TrafficImporter.Format.APACHE, "access.log",
                 log.getBytes(StandardCharsets.UTF_8), null);
-        assertEquals(new TrafficSet.Counts(7, 5, 1, 1, 0, 0), set.counts());
+        assertEquals(new TrafficSet.ImportCounts(7, 5, 1, 1, 0, 0), set.counts());
         assertEquals(List.of(new ImportProblem("access.log:2", "does not match the combined or common format")), set.problems());
         assertEquals("access.log:2: does not match the combined or common format", set.problems().get(0).toString());
     }
@@ -86,7 +86,7 @@ class AccessLogImportTest {
                 + "    '$status $request_time \"$http_authorization\" \"$content_type\" \"$request_body\" $host';";
         TrafficSet set = TrafficImporter.importFile(TrafficImporter.Format.NGINX, "nginx-api.log",
                 Corpus.fixture("nginx-api-access-log.txt"), directive);
-        assertEquals(new TrafficSet.Counts(4, 3, 0, 1, 3, 0), set.counts());
+        assertEquals(new TrafficSet.ImportCounts(4, 3, 0, 1, 3, 0), set.counts());
         assertEquals(List.of(new ImportProblem("nginx-api.log:4", "does not match the api format")), set.problems());
         assertEquals(List.of("shop.example.com GET /orders/{id} 2 0.666667", "shop.example.com POST /orders 1 0.333333"),
                 set.endpoints().stream().map(e -> e.host() + " " + e.method() + " " + e.pathTemplate() + " " + e.count() + " " + e.weight()).toList());
@@ -128,7 +128,7 @@ class AccessLogImportTest {
     @Test
     void albLogs() {
         TrafficSet set = TrafficImporter.importFile(TrafficImporter.Format.ALB, "alb.log", Corpus.fixture("alb-access-log.txt"), null);
-        assertEquals(new TrafficSet.Counts(7, 3, 2, 2, 1, 0), set.counts());
+        assertEquals(new TrafficSet.ImportCounts(7, 3, 2, 2, 1, 0), set.counts());
         assertEquals(Map.of("websocket", 1, "malformed-request", 1), set.skipped());
         assertEquals(List.of(new ImportProblem("alb.log:6", "type 'this' is not one of grpcs, h2, http, https, ws, wss"),
                 new ImportProblem("alb.log:7", "expected at least 14 fields of the ALB access log format, found 3")), set.problems());

@@ -117,7 +117,7 @@ class HarImportTest {
     void redirectsWebsocketsDataUrlsBadBase64AndBadEntries() {
         TrafficSet set = TrafficImporter.importFile(TrafficImporter.Format.HAR, "shop-session.har",
                 Corpus.fixture("shop-session.har"), null);
-        assertEquals(new TrafficSet.Counts(10, 5, 4, 1, 9, 1), set.counts());
+        assertEquals(new TrafficSet.ImportCounts(10, 5, 4, 1, 9, 1), set.counts());
         assertEquals(Map.of("redirect-hop", 1, "websocket", 1, "data-url", 1, "non-http-scheme", 1), set.skipped());
         assertEquals(List.of(new ImportProblem("shop-session.har:$.log.entries[7].request.url", "missing")), set.problems());
         assertEquals(List.of("PUT /users/{id} 2 0.4", "GET /items/{uuid} 1 0.2", "POST /login 1 0.2", "POST /orders 1 0.2"),

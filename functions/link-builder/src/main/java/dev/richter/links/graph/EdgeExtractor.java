@@ -5,6 +5,7 @@ import dev.richter.links.trace.Span;
 import dev.richter.links.trace.SpanKind;
 import dev.richter.links.trace.SpanRef;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -85,7 +86,7 @@ public final class EdgeExtractor {
                         }
                     }
                 }
-                linked[i] = java.util.Arrays.copyOf(ls, k);
+                linked[i] = Arrays.copyOf(ls, k);
             }
         }
 
@@ -174,7 +175,7 @@ public final class EdgeExtractor {
                     break;
                 }
                 if (top == stack.length) {
-                    stack = java.util.Arrays.copyOf(stack, top * 2);
+                    stack = Arrays.copyOf(stack, top * 2);
                 }
                 stack[top++] = j;
                 j = p;

@@ -10,7 +10,7 @@ import java.util.List;
  *
  * <p>Implementations: {@link DirectoryTraceSource} (files: OTLP JSON documents or the OpenTelemetry
  * agent's {@code logging-otlp} log lines; used locally with the demo shop) and {@link XRayTraceSource}
- * (the X-Ray API). An S3 prefix of exported OTLP files is TODO.
+ * (the X-Ray API). An S3 prefix of exported OTLP files is not implemented yet ({@link TraceSourceSpec#open()}).
  */
 public interface TraceSource {
     /**

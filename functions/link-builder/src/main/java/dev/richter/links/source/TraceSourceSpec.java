@@ -20,7 +20,7 @@ import java.util.Locale;
 public record TraceSourceSpec(String kind, String path, String bucket, String prefix) {
     /** Files in a directory on the reading function's file system. */
     public static final String DIRECTORY = "directory";
-    /** OTLP JSON objects under an S3 prefix (TODO). */
+    /** OTLP JSON objects under an S3 prefix (not implemented yet: {@link #open()} refuses it). */
     public static final String S3 = "s3";
     /** The X-Ray API ({@link XRayTraceSource}). */
     public static final String XRAY = "xray";

@@ -11,8 +11,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
@@ -70,13 +75,13 @@ public final class LinkRepository {
 
     static final int MAX_CONCURRENT_QUERIES = 16;
 
-    private static <T> List<T> parallel(Collection<String> keys, java.util.function.Function<String, T> task) {
+    private static <T> List<T> parallel(Collection<String> keys, Function<String, T> task) {
         if (keys.size() <= 1) {
             return keys.stream().map(task).toList();
         }
-        java.util.concurrent.Semaphore bulkhead = new java.util.concurrent.Semaphore(MAX_CONCURRENT_QUERIES);
-        try (var pool = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
-            List<java.util.concurrent.Future<T>> futures = new ArrayList<>(keys.size());
+        Semaphore bulkhead = new Semaphore(MAX_CONCURRENT_QUERIES);
+        try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<T>> futures = new ArrayList<>(keys.size());
             for (String k : keys) {
                 futures.add(pool.submit(() -> {
                     bulkhead.acquire();
@@ -92,7 +97,7 @@ public final class LinkRepository {
                 out.add(f.get());
             }
             return out;
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             if (e.getCause() instanceof RuntimeException re) {
                 throw re;
             }

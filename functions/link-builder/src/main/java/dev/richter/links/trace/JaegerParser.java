@@ -15,7 +15,7 @@ import java.util.Map;
  * <p>The parent is the first {@code CHILD_OF} reference that is not the span itself, else the first
  * such {@code FOLLOWS_FROM} (the Jaeger UI's rule), else the legacy {@code parentSpanID}; the other
  * references become {@link Span#links()}. Self-references are ignored and counted as repairs
- * (jaeger-ui issue #821).
+ * (see https://github.com/jaegertracing/jaeger-ui/issues/821).
  *
  * <p>Ids: {@code traceID}/{@code spanID} are hex strings of up to 32/16 digits (left-padded, so
  * the 16-digit form Jaeger writes for a 64-bit id joins its 32-digit form); base64 ids, which are

@@ -1,5 +1,7 @@
 package dev.richter.links.trace;
 
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -195,7 +197,7 @@ final class OtlpStreamParser {
      */
     private String id(JsonParser p, JsonToken t, OtlpParser.IdField field, Where where, int linkIndex, String name)
             throws IOException {
-        com.fasterxml.jackson.core.JsonLocation loc = null; // taken only when needed: it allocates
+        JsonLocation loc = null; // taken only when needed: it allocates
         String raw;
         if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
             loc = p.currentTokenLocation();
@@ -255,7 +257,7 @@ final class OtlpStreamParser {
 
     private static void expect(JsonParser p, JsonToken t) throws IOException {
         if (p.currentToken() != t) {
-            throw new com.fasterxml.jackson.core.JsonParseException(p, "expected " + t + ", got " + p.currentToken());
+            throw new JsonParseException(p, "expected " + t + ", got " + p.currentToken());
         }
     }
 

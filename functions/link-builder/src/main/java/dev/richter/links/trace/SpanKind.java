@@ -1,5 +1,7 @@
 package dev.richter.links.trace;
 
+import java.util.Locale;
+
 /**
  * The role of a span in a call, as OpenTelemetry's {@code SpanKind} defines it (OTLP
  * {@code kind} 0–5; Zipkin v2 {@code kind}; Jaeger tag {@code span.kind}; X-Ray: a segment is a
@@ -39,7 +41,7 @@ public enum SpanKind {
         if (text == null || text.isEmpty()) {
             return UNSPECIFIED;
         }
-        String t = text.toUpperCase(java.util.Locale.ROOT);
+        String t = text.toUpperCase(Locale.ROOT);
         if (t.startsWith("SPAN_KIND_")) {
             t = t.substring(10);
         }

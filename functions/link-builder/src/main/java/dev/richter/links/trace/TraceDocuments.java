@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -82,7 +83,7 @@ public final class TraceDocuments {
                 throw new TraceFormatException(fileName, 1, 1,
                         "not JSON and not an Alibaba call-graph CSV (header needs traceid, rpc_id, um, dm)");
             }
-            AlibabaCallGraphParser.parse(fileName, java.util.Arrays.copyOfRange(document, first, document.length), out);
+            AlibabaCallGraphParser.parse(fileName, Arrays.copyOfRange(document, first, document.length), out);
             return out.result(fileName, TraceFormat.ALIBABA_CALLGRAPH_CSV);
         }
         if (streamOtlp && startsWithField(document, first, "resourceSpans")) {

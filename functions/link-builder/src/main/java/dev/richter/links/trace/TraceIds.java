@@ -50,7 +50,7 @@ import java.util.Locale;
  * OTLP and X-Ray have a single width, so the question does not arise there.
  *
  * <p>The Alibaba call-graph CSV has no id specification (its trace ids are dataset strings):
- * {@link #datasetTraceId} keeps the old lenient rule.
+ * {@link #datasetTraceId} is lenient: hex is normalized as above, any other string is kept as it is.
  */
 public final class TraceIds {
     private static final String ZERO_TRACE = "0".repeat(32);

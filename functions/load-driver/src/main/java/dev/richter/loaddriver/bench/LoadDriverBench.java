@@ -1,12 +1,14 @@
 package dev.richter.loaddriver.bench;
 
+import com.sun.management.OperatingSystemMXBean;
+import dev.richter.common.model.HistogramCodec;
 import dev.richter.common.model.Marker;
 import dev.richter.common.model.ReplayRequest;
 import dev.richter.common.model.Scenario;
 import dev.richter.common.model.WorkerResult;
 import dev.richter.common.model.WorkerTask;
 import dev.richter.loaddriver.ArrivalScheduler;
-import dev.richter.loaddriver.Clock;
+import dev.richter.loaddriver.MonotonicClock;
 import dev.richter.loaddriver.ConstantArrivalSchedule;
 import dev.richter.loaddriver.HttpTransport;
 import dev.richter.loaddriver.JdkHttpTransport;
@@ -54,10 +56,10 @@ public final class LoadDriverBench {
     private static final String TRANSPORT = System.getProperty("bench.transport", "jdk");
     /**
      * {@code -Dbench.scheduler=thread} runs the arrival scheduler on the driver's calling thread even where the
-     * transport offers a send loop (the load driver's behaviour before issue 10), for comparisons in one build.
+     * transport offers a send loop, to measure in one build what scheduling on the transport's I/O thread gains.
      */
-    private static final Clock CLOCK = "thread".equals(System.getProperty("bench.scheduler"))
-            ? new Clock() { // the system clock, but not Clock.SystemClock: LoadDriver then parks its own thread
+    private static final MonotonicClock CLOCK = "thread".equals(System.getProperty("bench.scheduler"))
+            ? new MonotonicClock() { // the system clock, but not MonotonicClock.SystemClock: LoadDriver then parks its own thread
                 @Override
                 public long nanoTime() {
                     return System.nanoTime();
@@ -65,10 +67,10 @@ public final class LoadDriverBench {
 
                 @Override
                 public void parkUntil(long deadlineNanos) {
-                    Clock.system().parkUntil(deadlineNanos);
+                    MonotonicClock.system().parkUntil(deadlineNanos);
                 }
             }
-            : Clock.system();
+            : MonotonicClock.system();
 
     /** The accuracy trials start their workers as AWS does, ahead of the step (the leg's WaitForLaunch lead), ms. */
     private static final long ACCURACY_LEAD_MS = 1500;
@@ -173,7 +175,7 @@ public final class LoadDriverBench {
     }
 
     private static long processCpuNanos() {
-        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+        return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     private static void print(String fmt, Object... args) {
@@ -234,7 +236,7 @@ public final class LoadDriverBench {
         var c = t.result().counters();
         double countErrPct = 100.0 * Math.abs(c.sent() - t.target()) / Math.max(1, t.target());
         double rateErrPct = t.qps() > 0 && t.sends().n >= 2 ? 100.0 * Math.abs(t.sendRateQps() - t.qps()) / t.qps() : 0;
-        Histogram fromDue = dev.richter.common.model.HistogramCodec.decode(t.result().latencyFromIntendedHist());
+        Histogram fromDue = HistogramCodec.decode(t.result().latencyFromIntendedHist());
         print("%s qps=%.0f duration_s=%.0f target=%d sent=%d ok=%d dropped=%d errors=%d late=%d achieved_qps=%.1f "
                         + "timeouts=%d connect_errors=%d http_errors=%s send_rate_qps=%.2f count_err_pct=%.3f rate_err_pct=%.3f p99_from_due_ms=%.2f peak_heap_mb=%.1f cpu_us_per_req=%.1f sustained=%s",
                 label, t.qps(), t.durationS(), t.target(), c.sent(), c.ok(), c.dropped(), c.errors(), c.late(),
@@ -274,11 +276,11 @@ public final class LoadDriverBench {
                 long[] wokeNanos = new long[5000];
                 int[] n = {0};
                 ArrivalScheduler.Dispatch noOp = (i, due, now) -> wokeNanos[n[0]++] = now;
-                ArrivalScheduler scheduler = new ArrivalScheduler(Clock.system());
+                ArrivalScheduler scheduler = new ArrivalScheduler(MonotonicClock.system());
                 try (HttpTransport transport = transport()) {
                     Optional<ArrivalScheduler.TimerLoop> loop = transport.prepare(new OutboundRequest(URI.create(url),
                             "GET", Map.of(), new byte[0], 2000)).sendLoop();
-                    if (loop.isPresent() && CLOCK instanceof Clock.SystemClock) {
+                    if (loop.isPresent() && CLOCK instanceof MonotonicClock.SystemClock) {
                         scheduler.runOn(loop.get(), ConstantArrivalSchedule.single(1000, 5), System.nanoTime(),
                                 () -> false, noOp).join();
                     } else {

@@ -18,10 +18,10 @@ import java.util.List;
  * @param missingEvidence      monitoring defects of the round, each {@code <kind>: <detail>} naming the line or
  *                             status, e.g. {@code "prometheus: scrape answered HTTP 404"}; they did not vote
  */
-public record Evidence(String rule, double voteFraction, List<String> failingKinds, List<Breach> breaches,
+public record VerdictEvidence(String rule, double voteFraction, List<String> failingKinds, List<Breach> breaches,
                        int consecutiveFailures, int consecutiveSuccesses, List<HealthReport> reports,
                        List<String> missingEvidence) {
-    public Evidence {
+    public VerdictEvidence {
         failingKinds = List.copyOf(failingKinds);
         breaches = List.copyOf(breaches);
         reports = List.copyOf(reports);

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The template and the ASL files agree, and the ASL passes asl-validator; parameters, intrinsics,
  * timeouts, memory and environments resolve as CloudFormation/SAM resolve them.
  */
-class TemplateTest {
+class SamTemplateTest {
     static final Path ROOT = LocalAwsStack.rootFromEnv();
 
     static final String FIXTURE = """
@@ -89,17 +89,17 @@ class TemplateTest {
         return dir;
     }
 
-    static Template.FunctionDef function(Template t, String id) {
+    static SamTemplate.FunctionDef function(SamTemplate t, String id) {
         return t.functions().stream().filter(f -> f.logicalId().equals(id)).findFirst().orElseThrow();
     }
 
     @Test
     void timeoutAndMemoryFallBackFromTheFunctionToGlobalsToAwsDefaults(@TempDir Path dir) throws IOException {
-        Template t = Template.load(fixture(dir, FIXTURE));
-        Template.FunctionDef worker = function(t, "WorkerFunction");
+        SamTemplate t = SamTemplate.load(fixture(dir, FIXTURE));
+        SamTemplate.FunctionDef worker = function(t, "WorkerFunction");
         assertEquals(15, worker.timeoutS(), "the function's Timeout, a Ref to a parameter's Default");
         assertEquals(1769, worker.memoryMb());
-        Template.FunctionDef plain = function(t, "PlainFunction");
+        SamTemplate.FunctionDef plain = function(t, "PlainFunction");
         assertEquals(60, plain.timeoutS(), "Globals.Function.Timeout");
         assertEquals(1024, plain.memoryMb(), "Globals.Function.MemorySize");
         assertEquals("dev.example.Plain", plain.handlerClass());
@@ -110,7 +110,7 @@ class TemplateTest {
                 Resources:
                   F: {Type: AWS::Serverless::Function, Properties: {Handler: a.B::handleRequest}}
                 """);
-        Template.FunctionDef f = Template.load(bare).functions().get(0);
+        SamTemplate.FunctionDef f = SamTemplate.load(bare).functions().get(0);
         assertEquals(3, f.timeoutS(), "AWS's default timeout");
         assertEquals(128, f.memoryMb(), "AWS's default memory");
         assertEquals(Map.of(), f.environment());
@@ -118,28 +118,28 @@ class TemplateTest {
 
     @Test
     void parameterOverridesReplaceDefaultsEverywhereTheyAreReferenced(@TempDir Path dir) throws IOException {
-        Template t = Template.load(fixture(dir, FIXTURE), Map.of("WorkerTimeoutSeconds", "5", "Stage", "prod"));
+        SamTemplate t = SamTemplate.load(fixture(dir, FIXTURE), Map.of("WorkerTimeoutSeconds", "5", "Stage", "prod"));
         assertEquals(5, function(t, "WorkerFunction").timeoutS());
         assertEquals("prod", function(t, "PlainFunction").environment().get("STAGE"));
         assertEquals(Map.of("WorkerTimeoutSeconds", "5", "Stage", "prod", "Empty", ""), t.parameters());
         assertEquals(15, function(t.withParameterOverrides(Map.of()), "WorkerFunction").timeoutS(), "withParameterOverrides replaces");
-        assertEquals(7, function(Template.load(dir).withParameterOverrides(Map.of("WorkerTimeoutSeconds", "7")), "WorkerFunction").timeoutS());
-        Template.StateMachineDef sm = t.stateMachines().get(0);
+        assertEquals(7, function(SamTemplate.load(dir).withParameterOverrides(Map.of("WorkerTimeoutSeconds", "7")), "WorkerFunction").timeoutS());
+        SamTemplate.StateMachineDef sm = t.stateMachines().get(0);
         assertEquals(Map.of("WorkerArn", "WorkerFunction"), sm.substitutionFunctions());
         assertEquals(Map.of("WorkerTimeout", "5"), sm.substitutionValues());
         assertTrue(t.substitutedDefinition(sm).contains("\"TimeoutSeconds\":5,"), t.substitutedDefinition(sm));
-        assertTrue(t.substitutedDefinition(sm).contains(Template.functionArn("WorkerFunction")));
+        assertTrue(t.substitutedDefinition(sm).contains(SamTemplate.functionArn("WorkerFunction")));
     }
 
     @Test
     void environmentMergesGlobalsWithTheFunctionsOwnAndResolvesRefs(@TempDir Path dir) throws IOException {
-        Template t = Template.load(fixture(dir, FIXTURE));
+        SamTemplate t = SamTemplate.load(fixture(dir, FIXTURE));
         Map<String, String> env = function(t, "WorkerFunction").environment();
         assertEquals("own", env.get("SHARED"), "the function's variable wins over Globals'");
         assertEquals("richter-things", env.get("THINGS_TABLE"), "Ref to a table: the local table name");
         assertEquals("Bus", env.get("EVENT_BUS_NAME"), "Ref to another resource: its logical id");
-        assertEquals(Template.stateMachineArn("Machine"), env.get("MACHINE_ARN"), "Ref to a state machine: its ARN, as on AWS");
-        assertEquals(Template.functionArn("WorkerFunction"), env.get("WORKER_ARN"));
+        assertEquals(SamTemplate.stateMachineArn("Machine"), env.get("MACHINE_ARN"), "Ref to a state machine: its ARN, as on AWS");
+        assertEquals(SamTemplate.functionArn("WorkerFunction"), env.get("WORKER_ARN"));
         assertEquals("dev", env.get("STAGE"));
         assertEquals("richter-dev-us-east-1", env.get("LABEL"), "Fn::Sub with a parameter and a pseudo parameter");
         assertEquals("42", env.get("NUMBER"));
@@ -151,63 +151,63 @@ class TemplateTest {
     void anUnknownOverrideIsAnErrorNamingIt(@TempDir Path dir) throws IOException {
         fixture(dir, FIXTURE);
         var e = assertThrows(IllegalArgumentException.class,
-                () -> Template.load(dir, Map.of("WorkerTimeoutSecs", "5", "Stage", "dev", "Nope", "x")));
+                () -> SamTemplate.load(dir, Map.of("WorkerTimeoutSecs", "5", "Stage", "dev", "Nope", "x")));
         assertTrue(e.getMessage().contains("[Nope, WorkerTimeoutSecs]"), e.getMessage());
         assertFalse(e.getMessage().contains("[Nope, Stage"), e.getMessage());
-        Template t = Template.load(dir);
+        SamTemplate t = SamTemplate.load(dir);
         assertThrows(IllegalArgumentException.class, () -> t.withParameterOverrides(Map.of("Nope", "x")));
     }
 
     @Test
     void overridesMustMeetTheParameterConstraintsAndEveryParameterNeedsAValue(@TempDir Path dir) throws IOException {
         fixture(dir, FIXTURE);
-        var notNumber = assertThrows(IllegalArgumentException.class, () -> Template.load(dir, Map.of("WorkerTimeoutSeconds", "fast")));
+        var notNumber = assertThrows(IllegalArgumentException.class, () -> SamTemplate.load(dir, Map.of("WorkerTimeoutSeconds", "fast")));
         assertTrue(notNumber.getMessage().contains("WorkerTimeoutSeconds"), notNumber.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> Template.load(dir, Map.of("WorkerTimeoutSeconds", "901")));
-        var notAllowed = assertThrows(IllegalArgumentException.class, () -> Template.load(dir, Map.of("Stage", "qa")));
+        assertThrows(IllegalArgumentException.class, () -> SamTemplate.load(dir, Map.of("WorkerTimeoutSeconds", "901")));
+        var notAllowed = assertThrows(IllegalArgumentException.class, () -> SamTemplate.load(dir, Map.of("Stage", "qa")));
         assertTrue(notAllowed.getMessage().contains("Stage") && notAllowed.getMessage().contains("[dev, prod]"), notNumber.getMessage());
 
         Path noDefault = dir.resolve("nodefault");
         Files.createDirectories(noDefault);
         Files.writeString(noDefault.resolve("template.yaml"), "Parameters:\n  Secret: {Type: String}\nResources: {}\n");
-        var missing = assertThrows(IllegalArgumentException.class, () -> Template.load(noDefault));
+        var missing = assertThrows(IllegalArgumentException.class, () -> SamTemplate.load(noDefault));
         assertTrue(missing.getMessage().contains("[Secret]"), missing.getMessage());
-        assertEquals("s", Template.load(noDefault, Map.of("Secret", "s")).parameters().get("Secret"));
+        assertEquals("s", SamTemplate.load(noDefault, Map.of("Secret", "s")).parameters().get("Secret"));
     }
 
     @Test
     void aTimeoutOutsideAwsRangeOrAnUnresolvableValueIsAnErrorNamingWhere(@TempDir Path dir) throws IOException {
         fixture(dir, FIXTURE.replace("MemorySize: 1769", "MemorySize: 10241"));
-        var memory = assertThrows(IllegalStateException.class, () -> Template.load(dir).functions());
+        var memory = assertThrows(IllegalStateException.class, () -> SamTemplate.load(dir).functions());
         assertTrue(memory.getMessage().contains("WorkerFunction.MemorySize"), memory.getMessage());
 
         fixture(dir, FIXTURE.replace("Timeout: 60", "Timeout: 901"));
-        var timeout = assertThrows(IllegalStateException.class, () -> Template.load(dir).functions());
+        var timeout = assertThrows(IllegalStateException.class, () -> SamTemplate.load(dir).functions());
         assertTrue(timeout.getMessage().contains("Globals.Function.Timeout") && timeout.getMessage().contains("1..900"), timeout.getMessage());
 
         fixture(dir, FIXTURE.replace("SHARED: own", "SHARED: {Ref: Nothing}"));
-        var ref = assertThrows(IllegalStateException.class, () -> Template.load(dir).functions());
+        var ref = assertThrows(IllegalStateException.class, () -> SamTemplate.load(dir).functions());
         assertTrue(ref.getMessage().contains("WorkerFunction.Environment.Variables.SHARED") && ref.getMessage().contains("Nothing"),
                 ref.getMessage());
 
         fixture(dir, FIXTURE.replace("SHARED: own", "SHARED: {\"Fn::If\": [c, a, b]}"));
-        var intrinsic = assertThrows(IllegalStateException.class, () -> Template.load(dir).functions());
+        var intrinsic = assertThrows(IllegalStateException.class, () -> SamTemplate.load(dir).functions());
         assertTrue(intrinsic.getMessage().contains("Fn::If"), intrinsic.getMessage());
     }
 
     @Test
     void theRealTemplateResolvesTimeoutsMemoryAndEnvironment() throws IOException {
-        Template t = Template.load(ROOT, LocalAwsStack.LOCAL_PARAMETER_DEFAULTS);
-        Template.FunctionDef loadDriver = function(t, "LoadDriverFunction");
+        SamTemplate t = SamTemplate.load(ROOT, LocalAwsStack.LOCAL_PARAMETER_DEFAULTS);
+        SamTemplate.FunctionDef loadDriver = function(t, "LoadDriverFunction");
         assertEquals(900, loadDriver.timeoutS(), "LoadDriverFunction's Timeout");
         assertEquals(1769, loadDriver.memoryMb());
-        Template.FunctionDef api = function(t, "PlanApiFunction");
+        SamTemplate.FunctionDef api = function(t, "PlanApiFunction");
         assertEquals(29, api.timeoutS());
         assertEquals(1024, api.memoryMb(), "Globals.Function.MemorySize");
         assertEquals("richter-runs", api.environment().get("RUNS_TABLE"));
         assertEquals("richter-run-metrics", api.environment().get("RUN_METRICS_TABLE"));
-        assertEquals(Template.stateMachineArn("LoadTestRunStateMachine"), api.environment().get("LOAD_TEST_RUN_STATE_MACHINE_ARN"));
-        for (Template.FunctionDef f : t.functions()) {
+        assertEquals(SamTemplate.stateMachineArn("LoadTestRunStateMachine"), api.environment().get("LOAD_TEST_RUN_STATE_MACHINE_ARN"));
+        for (SamTemplate.FunctionDef f : t.functions()) {
             assertTrue(f.timeoutS() >= 1 && f.timeoutS() <= 900, f.logicalId());
             assertFalse(f.environment().getOrDefault("EVENT_BUS_NAME", "").isBlank(), f.logicalId() + ": EVENT_BUS_NAME from Globals");
         }
@@ -217,7 +217,7 @@ class TemplateTest {
 
     @Test
     void theLoadDriverTimeoutParameterWhenTheTemplateDeclaresIt() throws IOException {
-        Template t = Template.load(ROOT, LocalAwsStack.LOCAL_PARAMETER_DEFAULTS);
+        SamTemplate t = SamTemplate.load(ROOT, LocalAwsStack.LOCAL_PARAMETER_DEFAULTS);
         Assumptions.assumeTrue(t.parameters().containsKey("LoadDriverTimeoutSeconds"), "template.yaml has no LoadDriverTimeoutSeconds yet");
         Map<String, String> overrides = new java.util.HashMap<>(LocalAwsStack.LOCAL_PARAMETER_DEFAULTS);
         overrides.put("LoadDriverTimeoutSeconds", "15");
@@ -226,10 +226,10 @@ class TemplateTest {
 
     @Test
     void everyDefinitionSubstitutionNamesAFunctionOfTheTemplateAndEveryPlaceholderIsSubstituted() throws IOException {
-        Template t = Template.load(ROOT, LocalAwsStack.LOCAL_PARAMETER_DEFAULTS);
-        Set<String> functions = t.functions().stream().map(Template.FunctionDef::logicalId).collect(Collectors.toSet());
+        SamTemplate t = SamTemplate.load(ROOT, LocalAwsStack.LOCAL_PARAMETER_DEFAULTS);
+        Set<String> functions = t.functions().stream().map(SamTemplate.FunctionDef::logicalId).collect(Collectors.toSet());
         assertEquals(2, t.stateMachines().size());
-        for (Template.StateMachineDef sm : t.stateMachines()) {
+        for (SamTemplate.StateMachineDef sm : t.stateMachines()) {
             for (var e : sm.substitutionFunctions().entrySet()) {
                 assertTrue(functions.contains(e.getValue()), sm.logicalId() + ": " + e.getKey() + " -> " + e.getValue());
             }
@@ -249,20 +249,20 @@ class TemplateTest {
 
     @Test
     void everyHandlerClassExistsAndEveryRouteOfTheApiIsDeclared() throws Exception {
-        Template t = Template.load(ROOT, LocalAwsStack.LOCAL_PARAMETER_DEFAULTS);
-        for (Template.FunctionDef f : t.functions()) {
+        SamTemplate t = SamTemplate.load(ROOT, LocalAwsStack.LOCAL_PARAMETER_DEFAULTS);
+        for (SamTemplate.FunctionDef f : t.functions()) {
             Class<?> c = Class.forName(f.handlerClass());
             assertTrue(com.amazonaws.services.lambda.runtime.RequestStreamHandler.class.isAssignableFrom(c), f.handlerClass());
         }
-        Set<String> routes = t.routes().stream().map(Template.Route::routeKey).collect(Collectors.toSet());
+        Set<String> routes = t.routes().stream().map(SamTemplate.Route::routeKey).collect(Collectors.toSet());
         Set<String> expected = new TreeSet<>(dev.richter.api.Routes.ALL);
         expected.add("$default");
         assertEquals(expected, new TreeSet<>(routes), "template.yaml declares exactly the routes the function dispatches");
-        for (Template.Route r : t.routes()) {
+        for (SamTemplate.Route r : t.routes()) {
             boolean open = dev.richter.api.Routes.PUBLIC.contains(r.routeKey());
             assertEquals(open ? "" : "OidcAuthorizer", r.authorizer(), r.routeKey() + ": only the public routes are open");
         }
-        Template.JwtAuthorizerDef jwt = t.jwtAuthorizers().get("OidcAuthorizer");
+        SamTemplate.JwtAuthorizerDef jwt = t.jwtAuthorizers().get("OidcAuthorizer");
         assertEquals(LocalIdentityProvider.ISSUER, jwt.issuer(), "issuer from the OidcIssuer parameter");
         assertEquals(List.of(LocalIdentityProvider.AUDIENCE), jwt.audiences(), "audience from the OidcAudience parameter");
         assertEquals("authorization", jwt.headerName());
@@ -270,7 +270,7 @@ class TemplateTest {
 
     @Test
     void theOpenApiDocumentDescribesExactlyTheRoutes() throws Exception {
-        JsonNode doc = Json.MAPPER.readTree(Template.class.getResourceAsStream("/openapi.json"));
+        JsonNode doc = Json.MAPPER.readTree(SamTemplate.class.getResourceAsStream("/openapi.json"));
         assertEquals("3.1.0", doc.path("openapi").asText());
         Set<String> described = new TreeSet<>();
         doc.path("paths").properties().forEach(p -> p.getValue().fieldNames().forEachRemaining(m -> {
@@ -283,14 +283,14 @@ class TemplateTest {
 
     @Test
     void localTableNamesAreTheNamesTheFunctionsDefaultTo() throws IOException {
-        Template t = Template.load(ROOT, LocalAwsStack.LOCAL_PARAMETER_DEFAULTS);
+        SamTemplate t = SamTemplate.load(ROOT, LocalAwsStack.LOCAL_PARAMETER_DEFAULTS);
         Set<String> local = t.tables().stream().map(r -> r.tableName()).collect(Collectors.toSet());
         TableNames d = TableNames.fromEnv();
         for (String name : List.of(d.registry(), d.plans(), d.runs(), d.runMetrics(), d.verdicts(), d.links(), d.reports(), d.audit(),
                 d.leases())) {
             assertTrue(local.contains(name), name + " in " + local);
         }
-        assertEquals("richter-run-metrics", Template.localTableName("RunMetricsTable"));
+        assertEquals("richter-run-metrics", SamTemplate.localTableName("RunMetricsTable"));
         assertEquals("richter-run-metrics", t.tableNames().get("RunMetricsTable"), "a fault may name a table either way");
         assertEquals(local, Set.copyOf(t.tableNames().values()));
     }
@@ -330,7 +330,7 @@ class TemplateTest {
         assertFalse(bucket.path("Properties").path("BucketEncryption").isMissingNode());
         String policies = doc.path("Resources").path("ReportFunction").path("Properties").path("Policies").toString();
         assertTrue(policies.contains("{\"S3WritePolicy\":{\"BucketName\":{\"Ref\":\"ReportsBucket\"}}}"), policies);
-        assertEquals("", function(Template.load(ROOT, LocalAwsStack.LOCAL_PARAMETER_DEFAULTS), "ReportFunction").environment().get("REPORTS_BUCKET"),
+        assertEquals("", function(SamTemplate.load(ROOT, LocalAwsStack.LOCAL_PARAMETER_DEFAULTS), "ReportFunction").environment().get("REPORTS_BUCKET"),
                 "no S3 locally: the report function keeps the table item only");
         String apiPolicies = doc.path("Resources").path("PlanApiFunction").path("Properties").path("Policies").toString();
         assertTrue(apiPolicies.contains("{\"S3ReadPolicy\":{\"BucketName\":{\"Ref\":\"ReportsBucket\"}}}"), apiPolicies);
@@ -361,7 +361,7 @@ class TemplateTest {
         assertEquals("Richter", doc.path("Globals").path("Function").path("Environment").path("Variables")
                 .path("POWERTOOLS_METRICS_NAMESPACE").asText());
         // the local stack reads the same file, alarms and dashboard included, and resolves the Stage dimension
-        Template local = Template.load(ROOT, LocalAwsStack.LOCAL_PARAMETER_DEFAULTS);
+        SamTemplate local = SamTemplate.load(ROOT, LocalAwsStack.LOCAL_PARAMETER_DEFAULTS);
         assertEquals(resourcesOfType(doc, "AWS::Serverless::Function").size(), local.functions().size());
         assertEquals("dev", function(local, "LoadDriverFunction").environment().get("RICHTER_STAGE"));
     }

@@ -14,11 +14,11 @@ import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
  * count N, errors N, hist S}}. One Query with {@code sk BETWEEN} over the seconds asked for (epoch seconds
  * have the same digit count for centuries, so string order is time order).
  */
-public final class DynamoRunMetricsRepository implements RunMetricsRepository {
+public final class DynamoWindowReader implements WindowReader {
     private final DynamoDbClient dynamoDb;
     private final String runMetricsTable;
 
-    public DynamoRunMetricsRepository(DynamoDbClient dynamoDb, String runMetricsTable) {
+    public DynamoWindowReader(DynamoDbClient dynamoDb, String runMetricsTable) {
         this.dynamoDb = dynamoDb;
         this.runMetricsTable = runMetricsTable;
     }

@@ -8,7 +8,7 @@ import java.util.concurrent.locks.LockSupport;
  * <p>{@link #nanoTime()} has the semantics of {@link System#nanoTime()}: nanoseconds from an
  * arbitrary origin, only differences are meaningful.
  */
-public interface Clock {
+public interface MonotonicClock {
     /** Current monotonic time, nanoseconds. */
     long nanoTime();
 
@@ -19,12 +19,12 @@ public interface Clock {
     void parkUntil(long deadlineNanos);
 
     /** The system clock: parks with {@link LockSupport#parkNanos} and spins for the last {@code spinNanos}. */
-    static Clock system(long spinNanos) {
+    static MonotonicClock system(long spinNanos) {
         return new SystemClock(spinNanos);
     }
 
     /** The system clock without the final spin (park only; Linux timer slack adds ~50–100 µs). */
-    static Clock system() {
+    static MonotonicClock system() {
         return new SystemClock(0);
     }
 
@@ -35,7 +35,7 @@ public interface Clock {
      *
      * @param spinNanos length of the final busy-spin, nanoseconds (0 = never spin)
      */
-    record SystemClock(long spinNanos) implements Clock {
+    record SystemClock(long spinNanos) implements MonotonicClock {
         @Override
         public long nanoTime() {
             return System.nanoTime();

@@ -3,7 +3,7 @@ package dev.richter.decider;
 import java.util.List;
 
 /** Reads the load driver's per-second windows (run-metrics table). */
-public interface RunMetricsRepository {
+public interface WindowReader {
     /**
      * Windows of one step whose second lies in {@code [fromEpochSecond, toEpochSecond]}, all workers.
      *

@@ -2,7 +2,10 @@ package dev.richter.local;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.TextNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.richter.common.Json;
+import dev.richter.common.sizing.Quotas;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.file.Files;
@@ -14,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -50,7 +54,7 @@ import software.amazon.awssdk.services.dynamodb.model.Projection;
  * other intrinsic is an {@link IllegalStateException} naming where it is. The template must use
  * long-form intrinsics: a short tag ({@code !Ref X}) reads as the plain text {@code X}.
  */
-public final class Template {
+public final class SamTemplate {
     /** Account and region of every local ARN. */
     public static final String ACCOUNT = "123456789012";
     public static final String REGION = "us-east-1";
@@ -63,7 +67,7 @@ public final class Template {
      */
     public static final int AWS_DEFAULT_TIMEOUT_S = 3;
     /** The largest Lambda timeout: 900 s (same page). */
-    public static final int AWS_MAX_TIMEOUT_S = dev.richter.common.sizing.Quotas.LAMBDA_MAX_TIMEOUT_S;
+    public static final int AWS_MAX_TIMEOUT_S = Quotas.LAMBDA_MAX_TIMEOUT_S;
     /**
      * A function's memory when neither it nor {@code Globals.Function} sets {@code MemorySize}: 128 MB,
      * also the smallest allowed (https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html).
@@ -177,7 +181,7 @@ public final class Template {
     /** Every parameter's effective value: override, else Default. */
     private final Map<String, String> parameters;
 
-    private Template(Path root, JsonNode doc, Map<String, String> overrides) {
+    private SamTemplate(Path root, JsonNode doc, Map<String, String> overrides) {
         this.root = root;
         this.doc = doc;
         this.overrides = Collections.unmodifiableMap(new LinkedHashMap<>(overrides));
@@ -190,7 +194,7 @@ public final class Template {
      * @throws IOException              when unreadable or not YAML
      * @throws IllegalArgumentException when a parameter has no {@code Default}
      */
-    public static Template load(Path root) throws IOException {
+    public static SamTemplate load(Path root) throws IOException {
         return load(root, Map.of());
     }
 
@@ -204,9 +208,9 @@ public final class Template {
      *                                  {@code AllowedValues}, {@code AllowedPattern}, {@code Min/MaxValue},
      *                                  {@code Min/MaxLength}) or a parameter has neither value nor Default
      */
-    public static Template load(Path root, Map<String, String> parameterOverrides) throws IOException {
+    public static SamTemplate load(Path root, Map<String, String> parameterOverrides) throws IOException {
         JsonNode doc = new ObjectMapper(new YAMLFactory()).readTree(root.resolve("template.yaml").toFile());
-        return new Template(root, doc, parameterOverrides);
+        return new SamTemplate(root, doc, parameterOverrides);
     }
 
     /**
@@ -214,8 +218,8 @@ public final class Template {
      *
      * @throws IllegalArgumentException as {@link #load(Path, Map)}
      */
-    public Template withParameterOverrides(Map<String, String> parameterOverrides) {
-        return new Template(root, doc, parameterOverrides);
+    public SamTemplate withParameterOverrides(Map<String, String> parameterOverrides) {
+        return new SamTemplate(root, doc, parameterOverrides);
     }
 
     /** The parameter overrides this template was loaded with (name → value). */
@@ -342,7 +346,7 @@ public final class Template {
                     env.put(v.getKey(), text(v.getValue(), "Globals.Function.Environment.Variables." + v.getKey())));
             p.path("Environment").path("Variables").fields().forEachRemaining(v ->
                     env.put(v.getKey(), text(v.getValue(), id + ".Environment.Variables." + v.getKey())));
-            env.values().removeIf(java.util.Objects::isNull);
+            env.values().removeIf(Objects::isNull);
             out.add(new FunctionDef(id, sep < 0 ? handler : handler.substring(0, sep), timeoutS, memoryMb, env));
         });
         return out;
@@ -489,16 +493,16 @@ public final class Template {
         if (node.isObject() && node.size() == 1) {
             String key = node.fieldNames().next();
             if (key.equals("Ref") || key.startsWith("Fn::")) {
-                return com.fasterxml.jackson.databind.node.TextNode.valueOf(text(node, where));
+                return TextNode.valueOf(text(node, where));
             }
         }
         if (node.isObject()) {
-            var copy = dev.richter.common.Json.MAPPER.createObjectNode();
+            var copy = Json.MAPPER.createObjectNode();
             node.fields().forEachRemaining(e -> copy.set(e.getKey(), resolveTree(e.getValue(), where + "." + e.getKey())));
             return copy;
         }
         if (node.isArray()) {
-            var copy = dev.richter.common.Json.MAPPER.createArrayNode();
+            var copy = Json.MAPPER.createArrayNode();
             node.forEach(v -> copy.add(resolveTree(v, where)));
             return copy;
         }

@@ -5,8 +5,10 @@ import dev.richter.common.model.OverloadResponses;
 import dev.richter.common.model.WindowAttributes;
 import dev.richter.common.model.WorkerResult;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
@@ -27,7 +29,7 @@ import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
  * </ul>
  * Transport retries are the SDK's own (one retry layer, DESIGN §6).
  */
-public final class RunMetricsRepository implements ResultSink {
+public final class DynamoResultSink implements ResultSink {
     static final int MAX_UNPROCESSED_ROUNDS = 3;
     private static final int BATCH_SIZE = 25;
     private static final long BACKOFF_BASE_MS = 50;
@@ -39,7 +41,7 @@ public final class RunMetricsRepository implements ResultSink {
      * @param dynamoDb        client (built once per container)
      * @param runMetricsTable table name, e.g. {@code TableNames.fromEnv().runMetrics()}
      */
-    public RunMetricsRepository(DynamoDbClient dynamoDb, String runMetricsTable) {
+    public DynamoResultSink(DynamoDbClient dynamoDb, String runMetricsTable) {
         this.dynamoDb = dynamoDb;
         this.runMetricsTable = runMetricsTable;
     }
@@ -71,7 +73,7 @@ public final class RunMetricsRepository implements ResultSink {
         RuntimeException last = null;
         for (int from = 0; from < windows.size(); from += BATCH_SIZE) {
             List<Window> slice = windows.subList(from, Math.min(windows.size(), from + BATCH_SIZE));
-            Map<String, Window> bySortKey = new java.util.HashMap<>();
+            Map<String, Window> bySortKey = new HashMap<>();
             List<WriteRequest> batch = new ArrayList<>();
             for (Window w : slice) {
                 bySortKey.put(w.sortKey(), w);
@@ -101,7 +103,7 @@ public final class RunMetricsRepository implements ResultSink {
 
     /** The DynamoDB item of a window. */
     static Map<String, AttributeValue> item(Window w) {
-        Map<String, AttributeValue> item = new java.util.HashMap<>();
+        Map<String, AttributeValue> item = new HashMap<>();
         item.put("runId", AttributeValue.fromS(w.runId()));
         item.put("sk", AttributeValue.fromS(w.sortKey()));
         item.put(WindowAttributes.COUNT, n(w.count()));
@@ -124,7 +126,7 @@ public final class RunMetricsRepository implements ResultSink {
     private static void sleepFullJitter(int round) {
         long capMs = BACKOFF_BASE_MS << round;
         try {
-            Thread.sleep(java.util.concurrent.ThreadLocalRandom.current().nextLong(capMs + 1));
+            Thread.sleep(ThreadLocalRandom.current().nextLong(capMs + 1));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
