@@ -1,5 +1,6 @@
 package dev.richter.report;
 
+import dev.richter.common.MonitorHeartbeat;
 import dev.richter.common.model.CheckResult;
 import dev.richter.common.model.MissingEvidence;
 import dev.richter.common.model.Plan;
@@ -129,14 +130,17 @@ public final class ReportBuilder {
         } else if (CheckResult.worst(staticChecks) == CheckResult.Outcome.FAIL) {
             outcome = "STATIC_CHECKS_FAILED";
             reason = failures(staticChecks);
-        } else if (run.abortRequested()) {
-            // before the pre-test's gate: an abort during the pre-test fails its gate (run-not-aborted) too, but the
-            // abort is what happened
+        } else if (run.abortRequested() && !abortedOnTheTargetsEvidence(run.abortReason())) {
+            // an abort by an operator or by Richter's own fail-safe during the pre-test fails its gate
+            // (run-not-aborted) too, but the abort is what happened
             outcome = "ABORTED";
             reason = "aborted: " + run.abortReason();
         } else if (CheckResult.worst(dynamicChecks) == CheckResult.Outcome.FAIL) {
             outcome = "PRE_TEST_FAILED";
             reason = failures(dynamicChecks);
+        } else if (run.abortRequested()) {
+            outcome = "ABORTED";
+            reason = "aborted: " + run.abortReason();
         } else {
             outcome = "PASSED";
             reason = "all gates passed; " + formal.stream().filter(ResilienceVerdict::ran).count() + " of "
@@ -155,6 +159,21 @@ public final class ReportBuilder {
                         distinctRequests(plan), resilience), Problems.accounting(results, evidence.windowSentByWorker(), evidence.startedSteps())),
                 resilience, evidence.timeSeries().withMarks(marks(all, ordered)), LatencyCurves.of(all),
                 evidence.callGraph(), Report.INDEXING);
+    }
+
+    /**
+     * Abort reasons that are not a verdict on the target: an operator's ({@code requested by <caller>}, the API),
+     * Richter's own fail-safe ({@code monitoring lost: ...}, {@code MonitorHeartbeat}) and an execution that ended
+     * from outside ({@code execution <status>...}, {@code RunReaper}).
+     */
+    static final List<String> NOT_ABOUT_THE_TARGET = List.of("requested by ", MonitorHeartbeat.REASON_PREFIX, "execution ");
+
+    /**
+     * True when the fault decider aborted the run on the target's own evidence (a DAMAGED core module, an abort-policy
+     * condition): during the pre-test the failed gate says more about what happened than the abort does.
+     */
+    static boolean abortedOnTheTargetsEvidence(String abortReason) {
+        return NOT_ABOUT_THE_TARGET.stream().noneMatch(abortReason::startsWith);
     }
 
     /** Why no formal step ran, from the outcome. */

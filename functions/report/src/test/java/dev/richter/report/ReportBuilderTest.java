@@ -98,6 +98,16 @@ class ReportBuilderTest {
         assertEquals("ABORTED", r.outcome());
         assertEquals("aborted: monitoring lost: Decide: Richter.InjectedFault", r.outcomeReason());
         assertEquals("not measured: the run was aborted before the formal stage", r.capacity().limitedBy());
+
+        // the decider's abort on the target's own evidence: the failed gate is the outcome, as before
+        Run damaged = new Run(RUN.runId(), RUN.planId(), RUN.teamId(), "RUNNING", "", "pre-test", 0, 1, true,
+                "DAMAGED core module gone-svc: weighted probe vote 1.00 >= 0.75", "");
+        var refused = List.of(new CheckResult("no-connect-errors", CheckResult.Outcome.FAIL, "pre-test", "20 of 20 refused"));
+        assertEquals("PRE_TEST_FAILED", ReportBuilder.build(damaged, PLAN, healthyUpTo(0), List.of(), refused, List.of(), null, 1).outcome());
+        // an operator's abort during the pre-test is an abort
+        Run byOperator = new Run(RUN.runId(), RUN.planId(), RUN.teamId(), "RUNNING", "", "pre-test", 0, 1, true,
+                "requested by alice: wrong plan", "");
+        assertEquals("ABORTED", ReportBuilder.build(byOperator, PLAN, healthyUpTo(0), List.of(), gate, List.of(), null, 1).outcome());
     }
 
     @Test
