@@ -428,12 +428,15 @@ public final class LoadDriver {
         /** Period of the reads before the first send while the flag is unreadable, milliseconds. */
         static final long FIRST_READ_RETRY_MS = 100;
         private final WorkerTask task;
-        private volatile long readAtMs;
+        /** Epoch ms from which failed reads before the first send count: the first due time, or now if later. */
+        private final long unreadableFromMs;
         /** {@link System#nanoTime()} of the last successful read: polls run on real time, whatever the run's clock. */
         private volatile long readAtNanos = System.nanoTime();
         private volatile String lastError = "no abort-flag read succeeded";
         private volatile String reason;
-        private volatile boolean staleReported;
+        /** Whether the worker stops because the flag could not be read (so it sets the flag itself, once). */
+        private volatile boolean unread;
+        private volatile boolean unreadReported;
 
         /**
          * @param fromMs epoch ms from which unreadable polls count until a read succeeds (the worker's first due time, or
@@ -441,7 +444,7 @@ public final class LoadDriver {
          */
         AbortPolls(WorkerTask task, long fromMs) {
             this.task = task;
-            this.readAtMs = fromMs;
+            this.unreadableFromMs = fromMs;
         }
 
         /**
@@ -457,13 +460,12 @@ public final class LoadDriver {
                 long nowMs = epochMsClock.getAsLong();
                 try {
                     Optional<String> r = abortFlag.stopReason(task, nowMs);
-                    readAtMs = nowMs;
                     readAtNanos = System.nanoTime();
                     reason = r.orElse(null);
                     return r.isPresent();
                 } catch (RuntimeException e) {
                     lastError = e.toString();
-                    long unreadableMs = nowMs - readAtMs;
+                    long unreadableMs = nowMs - unreadableFromMs;
                     if (unreadableMs >= MonitorHeartbeat.UNREADABLE_AFTER_MS) {
                         return unreadable(unreadableMs, e);
                     }
@@ -481,6 +483,7 @@ public final class LoadDriver {
             if (reason == null) {
                 reason = MonitorHeartbeat.unreadable(Math.max(0, unreadableMs), e.toString());
             }
+            unread = true;
             reportStale();
             return true;
         }
@@ -497,13 +500,14 @@ public final class LoadDriver {
             if (reason == null) {
                 reason = MonitorHeartbeat.unreadable(ageMs, lastError);
             }
+            unread = true;
             return true;
         }
 
         /** Sets the run's flag once when this worker stopped on an unread flag (from a poll thread or the worker's end). */
         void reportStale() {
-            if (!staleReported && reason != null && reason.startsWith(MonitorHeartbeat.REASON_PREFIX + "abort flag")) {
-                staleReported = true;
+            if (unread && !unreadReported) {
+                unreadReported = true;
                 LOG.error("run {}: {} stops: {}", task.runId(), task.workerName(), reason);
                 try {
                     abortFlag.requestAbort(task.runId(), reason);
@@ -529,12 +533,12 @@ public final class LoadDriver {
                 return false;
             } catch (RuntimeException e) {
                 lastError = e.toString();
-                long unreadableMs = (System.nanoTime() - readAtNanos) / 1_000_000L;
-                if (unreadableMs < MonitorHeartbeat.UNREADABLE_AFTER_MS) {
+                if (!unreadTooLong()) {
                     LOG.warn("abort-flag poll failed for run {}: {}", task.runId(), e.toString());
                     return false;
                 }
-                return unreadable(unreadableMs, e);
+                reportStale();
+                return true;
             }
         }
     }

@@ -127,7 +127,7 @@ public final class RunReaper {
                 try {
                     // stopped from outside: the run is ABORTED with the flag's reason; failed or timed out: an ERROR
                     JsonNode error = status.equals("ABORTED") ? MissingNode.getInstance()
-                            : new ObjectNodeError(errorName(status, detail), reason).node();
+                            : Json.MAPPER.createObjectNode().put("Error", errorName(status, detail)).put("Cause", reason);
                     reporter.report(runId, error, Math.max(0, remainingMs - settleMs(timeoutMs)));
                 } catch (RuntimeException e) {
                     LOG.error("run {}: no report could be written: {}", runId, e.toString());
@@ -170,13 +170,6 @@ public final class RunReaper {
             case "ABORTED" -> "Execution.Aborted";
             default -> "States.Runtime";
         };
-    }
-
-    /** An {@code {Error, Cause}} node as the report reads a caught error. */
-    private record ObjectNodeError(String error, String cause) {
-        JsonNode node() {
-            return Json.MAPPER.createObjectNode().put("Error", error).put("Cause", cause);
-        }
     }
 
     private List<Run> runningNightlyRuns(long startedAtMs) {
