@@ -17,9 +17,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-mvn -q -o -pl functions/link-builder compile dependency:build-classpath -Dmdep.outputFile="$WORK/cp.txt" >/dev/null 2>&1 \
-  || mvn -q -pl functions/link-builder compile dependency:build-classpath -Dmdep.outputFile="$WORK/cp.txt" >/dev/null
-CP="$(cat "$WORK/cp.txt"):functions/link-builder/target/classes"
+mvn -q -o -pl libs/links compile dependency:build-classpath -Dmdep.outputFile="$WORK/cp.txt" >/dev/null 2>&1 \
+  || mvn -q -pl libs/links compile dependency:build-classpath -Dmdep.outputFile="$WORK/cp.txt" >/dev/null
+CP="$(cat "$WORK/cp.txt"):libs/links/target/classes"
 
 PORT="${DYNALITE_PORT:-4599}"
 if [ -z "${AWS_ENDPOINT_URL_DYNAMODB:-}" ] && command -v npx >/dev/null 2>&1; then

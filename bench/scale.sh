@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scale benchmark: the run estimate (functions/common .../sizing/RunEstimate) of
+# Scale benchmark: the run estimate (libs/sizing, dev.richter.sizing.RunEstimate) of
 #   (a) a 100 000 QPS plan: pre-test 100 QPS x 60 s, 8 formal steps 12 500 .. 100 000 QPS x 30 min, one scenario,
 #       perWorkerQps from --per-worker-qps (default 1000), and
 #   (b) the demo plan examples/shop/plan.json,

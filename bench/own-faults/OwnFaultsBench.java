@@ -4,7 +4,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.richter.common.AwsClients;
 import dev.richter.common.Json;
 import dev.richter.common.TableNames;
-import dev.richter.common.run.RunLeases;
+import dev.richter.runs.RunLeases;
 import dev.richter.local.ApiClient;
 import dev.richter.local.LocalAwsStack;
 import dev.richter.local.LocalFaults;

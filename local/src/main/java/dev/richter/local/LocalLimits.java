@@ -1,6 +1,6 @@
 package dev.richter.local;
 
-import dev.richter.common.sizing.Quotas;
+import dev.richter.sizing.Quotas;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.TextNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.richter.common.Json;
-import dev.richter.common.sizing.Quotas;
+import dev.richter.sizing.Quotas;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.file.Files;

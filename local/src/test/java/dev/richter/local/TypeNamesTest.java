@@ -110,12 +110,12 @@ class TypeNamesTest {
     @Test
     void readsMemberTypesAndTheModuleGraph() throws IOException {
         Map<String, List<String>> dependencies = moduleDependencies();
-        assertTrue(dependencies.keySet().containsAll(List.of("functions/common", "functions/load-driver", "local")),
+        assertTrue(dependencies.keySet().containsAll(List.of("libs/common", "functions/load-driver", "local")),
                 dependencies.keySet().toString());
-        assertEquals(List.of("functions/plan-api", "functions/common", "functions/report", "functions/link-builder",
-                        "functions/data-construction"),
+        assertEquals(List.of("functions/plan-api", "libs/common", "libs/links", "libs/traffic", "libs/reports",
+                        "libs/runs", "libs/sizing"),
                 classpath("functions/plan-api", dependencies));
-        List<String> names = declaredTypes("functions/common").stream().map(Declared::qualifiedName).toList();
+        List<String> names = declaredTypes("libs/common").stream().map(Declared::qualifiedName).toList();
         assertTrue(names.contains("dev.richter.common.model.CheckResult.Outcome"), names.toString());
         assertTrue(names.contains("dev.richter.common.model.Plan"), names.toString());
         assertFalse(publicJavaTypeNames().contains("StringLatin1"), "non-public java.lang types are not counted");

@@ -6,15 +6,18 @@ import dev.richter.common.Json;
 import dev.richter.common.Repositories;
 import dev.richter.common.RunFlags;
 import dev.richter.common.RunMetricsRepository;
-import dev.richter.common.sizing.Quotas;
 import dev.richter.common.model.CheckResult;
 import dev.richter.common.model.Counters;
+import dev.richter.common.model.LegItem;
 import dev.richter.common.model.Marker;
 import dev.richter.common.model.Plan;
 import dev.richter.common.model.RegisteredService;
 import dev.richter.common.model.Run;
+import dev.richter.common.model.StepRef;
+import dev.richter.common.model.WorkerRef;
 import dev.richter.common.model.WorkerResult;
-import dev.richter.common.run.RunPreparation;
+import dev.richter.sizing.Quotas;
+import dev.richter.sizing.RunLayout;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
@@ -84,12 +87,12 @@ public final class NightlyCheck {
         if (CheckResult.worst(results) != CheckResult.Outcome.FAIL) {
             Plan replay = new Plan(plan.planId(), team, plan.name(), plan.scenarios(), plan.preTest(), plan.formal(),
                     plan.abortPolicy(), plan.coreModules(), REPLAY_QPS, plan.requestTimeoutMs(), plan.createdAtMs());
-            var started = RunPreparation.start(new RunPreparation.StepRef(runId, team, STAGE, 0, REPLAY_QPS,
+            var started = RunLayout.start(new StepRef(runId, team, STAGE, 0, REPLAY_QPS,
                     REPLAY_DURATION_S), replay, registered, nowMs, false, Quotas.fromEnv());
-            metrics.putStepPlan(RunPreparation.stepPlan(started, replay));
+            metrics.putStepPlan(RunLayout.stepPlan(started, replay));
             workers = started.legs().stream().flatMap(leg -> started.workerIndexes().stream().map(k ->
-                    new RunPreparation.WorkerRef(runId, team, STAGE, 0, leg.legIndex(), k))).toList();
-            RunPreparation.LegItem first = started.legs().get(0);
+                    new WorkerRef(runId, team, STAGE, 0, leg.legIndex(), k))).toList();
+            LegItem first = started.legs().get(0);
             monitor = Map.of("probeTargets", started.probeTargets(), "coreModules", started.coreModules(),
                     "abortPolicy", started.abortPolicy(), "startAt", first.startAt(),
                     "endMs", started.legs().get(started.legs().size() - 1).endMs());

@@ -2,7 +2,7 @@ package dev.richter.decider;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.richter.common.model.Verdict;
-import dev.richter.common.sizing.Quotas;
+import dev.richter.sizing.Quotas;
 import java.util.List;
 
 /**

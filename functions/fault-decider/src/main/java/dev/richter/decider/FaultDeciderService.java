@@ -2,7 +2,7 @@ package dev.richter.decider;
 
 import dev.richter.common.metrics.RichterMetrics;
 import dev.richter.common.model.Verdict;
-import dev.richter.common.sizing.Quotas;
+import dev.richter.sizing.Quotas;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;

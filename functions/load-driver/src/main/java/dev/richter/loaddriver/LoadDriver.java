@@ -5,7 +5,7 @@ import dev.richter.common.MonitorHeartbeat;
 import dev.richter.common.model.Counters;
 import dev.richter.common.model.WorkerResult;
 import dev.richter.common.model.WorkerTask;
-import dev.richter.common.sizing.StepLayout;
+import dev.richter.sizing.StepLayout;
 import java.net.ConnectException;
 import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpTimeoutException;

@@ -11,19 +11,21 @@ import dev.richter.common.RunLogContext;
 import dev.richter.common.RunMetricsRepository;
 import dev.richter.common.TableNames;
 import dev.richter.common.metrics.RichterMetrics;
+import dev.richter.common.model.StepPlan;
+import dev.richter.common.model.WorkerRef;
 import dev.richter.common.model.WorkerResult;
 import dev.richter.common.model.WorkerTask;
-import dev.richter.common.run.RunPreparation;
-import dev.richter.common.run.StoredSets;
-import dev.richter.common.sizing.Quotas;
-import dev.richter.common.sizing.StepLayout;
+import dev.richter.data.StoredSets;
+import dev.richter.sizing.Quotas;
+import dev.richter.sizing.StepLayout;
+import dev.richter.sizing.WorkerTasks;
 import java.util.function.Function;
 
 /**
  * Lambda entry of one load-driver worker of one leg (one child execution of a leg's worker Map).
  *
- * <p>Input: a {@link RunPreparation.WorkerRef} {@code {runId, teamId, stage, stepIndex, legIndex, workerIndex}}
- * ({@code events/load-driver/worker.json}); the worker reads its step ({@link RunPreparation.StepPlan}), the plan and
+ * <p>Input: a {@link WorkerRef} {@code {runId, teamId, stage, stepIndex, legIndex, workerIndex}}
+ * ({@code events/load-driver/worker.json}); the worker reads its step ({@link StepPlan}), the plan and
  * the registry ({@link WorkerTasks}), so traffic never travels in the state machine's state. A full
  * {@link WorkerTask} (with {@code scenarios}) is also accepted, for callers that build one themselves.
  *
@@ -41,7 +43,7 @@ public final class LoadDriverHandler extends JsonStreamHandler<JsonNode, WorkerR
     private final LoadDriver loadDriver;
     /** The metering sink the driver stores through; null for a driver built by the caller (not metered). */
     private final MeteredResultSink metered;
-    private final Function<RunPreparation.WorkerRef, WorkerTask> tasks;
+    private final Function<WorkerRef, WorkerTask> tasks;
     private final Quotas quotas;
 
     /**
@@ -53,7 +55,7 @@ public final class LoadDriverHandler extends JsonStreamHandler<JsonNode, WorkerR
      */
     public LoadDriverHandler() {
         this(defaultTransport(), defaultSink(), defaultAbortFlag(), RichterMetrics.forFunction("load-driver"),
-                WorkerTasks.fromEnv()::resolve, Quotas.fromEnv());
+                StoredTasks.fromEnv()::resolve, Quotas.fromEnv());
     }
 
     /**
@@ -67,12 +69,12 @@ public final class LoadDriverHandler extends JsonStreamHandler<JsonNode, WorkerR
      * @param quotas    the leg margin kept free at the end of the invocation ({@link StepLayout#drainMs})
      */
     public LoadDriverHandler(HttpTransport transport, ResultSink sink, LoadDriver.AbortSource abortFlag,
-                             RichterMetrics metrics, Function<RunPreparation.WorkerRef, WorkerTask> tasks, Quotas quotas) {
+                             RichterMetrics metrics, Function<WorkerRef, WorkerTask> tasks, Quotas quotas) {
         this(new MeteredResultSink(sink, metrics), transport, abortFlag, tasks, quotas);
     }
 
     private LoadDriverHandler(MeteredResultSink metered, HttpTransport transport, LoadDriver.AbortSource abortFlag,
-                              Function<RunPreparation.WorkerRef, WorkerTask> tasks, Quotas quotas) {
+                              Function<WorkerRef, WorkerTask> tasks, Quotas quotas) {
         super(JsonNode.class);
         this.loadDriver = new LoadDriver(transport, metered, abortFlag);
         this.metered = metered;
@@ -94,7 +96,7 @@ public final class LoadDriverHandler extends JsonStreamHandler<JsonNode, WorkerR
      * @param tasks       resolves a worker reference to its task
      * @param quotas      the leg margin kept free at the end of the invocation ({@link StepLayout#drainMs})
      */
-    public LoadDriverHandler(LoadDriver loadDriver, Function<RunPreparation.WorkerRef, WorkerTask> tasks, Quotas quotas) {
+    public LoadDriverHandler(LoadDriver loadDriver, Function<WorkerRef, WorkerTask> tasks, Quotas quotas) {
         super(JsonNode.class);
         this.loadDriver = loadDriver;
         this.metered = null;
@@ -117,7 +119,7 @@ public final class LoadDriverHandler extends JsonStreamHandler<JsonNode, WorkerR
     @Override
     protected WorkerResult handle(JsonNode input, Context context) {
         WorkerTask task = input.has("scenarios") ? Json.MAPPER.convertValue(input, WorkerTask.class)
-                : tasks.apply(Json.MAPPER.convertValue(input, RunPreparation.WorkerRef.class));
+                : tasks.apply(Json.MAPPER.convertValue(input, WorkerRef.class));
         try (RunLogContext ignored = RunLogContext.open(task.runId(), task.teamId(), task.stage(), task.stepIndex())) {
             long sendUntilEpochMs = context == null ? Long.MAX_VALUE
                     : System.currentTimeMillis() + context.getRemainingTimeInMillis() - StepLayout.drainMs(task.requestTimeoutMs(), quotas);
@@ -133,32 +135,32 @@ public final class LoadDriverHandler extends JsonStreamHandler<JsonNode, WorkerR
      * traffic sets and data sets the plan's scenarios name by id ({@link StoredSets}): the
      * state machine passes only ids, whatever the sets' size.
      */
-    static final class WorkerTasks {
+    static final class StoredTasks {
         private final Repositories repositories;
         private final RunMetricsRepository runMetrics;
 
-        WorkerTasks(Repositories repositories, RunMetricsRepository runMetrics) {
+        StoredTasks(Repositories repositories, RunMetricsRepository runMetrics) {
             this.repositories = repositories;
             this.runMetrics = runMetrics;
         }
 
-        static WorkerTasks fromEnv() {
+        static StoredTasks fromEnv() {
             Repositories repositories = Repositories.fromEnv();
-            return new WorkerTasks(repositories, new RunMetricsRepository(repositories.dynamoDb(),
+            return new StoredTasks(repositories, new RunMetricsRepository(repositories.dynamoDb(),
                     repositories.tables().runMetrics()));
         }
 
         /**
          * @throws IllegalStateException when the step or its plan is not stored (the step was never started)
          */
-        WorkerTask resolve(RunPreparation.WorkerRef ref) {
-            RunPreparation.StepPlan step = runMetrics.stepPlan(ref.runId(), ref.stage(), ref.stepIndex())
+        WorkerTask resolve(WorkerRef ref) {
+            StepPlan step = runMetrics.stepPlan(ref.runId(), ref.stage(), ref.stepIndex())
                     .orElseThrow(() -> new IllegalStateException("run " + ref.runId() + " has no started step "
                             + ref.stage() + "/" + ref.stepIndex()));
             var plan = repositories.getPlan(step.teamId(), step.planId())
                     .orElseThrow(() -> new IllegalStateException("plan " + step.planId() + " of run " + ref.runId()
                             + " is not stored"));
-            return RunPreparation.workerTask(step, ref, plan, repositories.listServices(step.teamId()),
+            return WorkerTasks.workerTask(step, ref, plan, repositories.listServices(step.teamId()),
                     new StoredSets(repositories.dynamoDb(), repositories.tables().registry()));
         }
     }

@@ -11,7 +11,7 @@ import dev.richter.common.model.Marker;
 import dev.richter.common.model.ReplayRequest;
 import dev.richter.common.model.Scenario;
 import dev.richter.common.model.WorkerTask;
-import dev.richter.common.sizing.Quotas;
+import dev.richter.sizing.Quotas;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.util.List;

@@ -10,7 +10,7 @@ import dev.richter.common.JsonStreamHandler;
 import dev.richter.common.Repositories;
 import dev.richter.common.RunLogContext;
 import dev.richter.common.metrics.RichterMetrics;
-import dev.richter.common.sizing.Quotas;
+import dev.richter.sizing.Quotas;
 import dev.richter.report.ReportRepository;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -7,7 +7,7 @@ import dev.richter.common.Repositories;
 import dev.richter.common.RunFlags;
 import dev.richter.common.RunLogContext;
 import dev.richter.common.TaskErrors;
-import dev.richter.common.run.RunLeases;
+import dev.richter.runs.RunLeases;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -9,7 +9,7 @@ import dev.richter.common.Json;
 import dev.richter.common.Repositories;
 import dev.richter.common.TableNames;
 import dev.richter.common.model.RegisteredService;
-import dev.richter.common.sizing.Quotas;
+import dev.richter.sizing.Quotas;
 import java.lang.reflect.Proxy;
 import java.nio.file.Files;
 import java.nio.file.Path;

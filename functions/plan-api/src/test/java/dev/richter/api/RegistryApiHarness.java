@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.richter.common.Json;
 import dev.richter.common.Repositories;
 import dev.richter.common.TableNames;
-import dev.richter.common.sizing.Quotas;
+import dev.richter.sizing.Quotas;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.Base64;

@@ -6,8 +6,9 @@ import dev.richter.common.model.OverloadResponses;
 import dev.richter.common.model.Plan;
 import dev.richter.common.model.RegisteredService;
 import dev.richter.common.model.Run;
+import dev.richter.common.model.Stages;
+import dev.richter.common.model.StepPlan;
 import dev.richter.common.model.WorkerResult;
-import dev.richter.common.run.RunPreparation;
 import dev.richter.links.graph.ClosurePair;
 import dev.richter.links.graph.Dimension;
 import dev.richter.links.graph.EdgeExtractor;
@@ -73,7 +74,7 @@ public final class EvidenceLoader {
      * @param deadlineMs    epoch ms by which reading must stop (the Lambda's remaining time less what rendering needs)
      */
     public ReportEvidence load(Run run, Plan plan, List<WorkerResult> results, List<CheckResult> dynamicChecks, long deadlineMs) {
-        List<RunPreparation.StepPlan> started = attempt("started steps", () -> evidence.startedSteps(run.runId()), List.of());
+        List<StepPlan> started = attempt("started steps", () -> evidence.startedSteps(run.runId()), List.of());
         Map<String, Long> sentByWorker = new ConcurrentHashMap<>();
         TimeSeries series = attempt("windows", () -> timeSeries(run.runId(), plan, results, deadlineMs, sentByWorker),
                 TimeSeries.EMPTY);
@@ -104,9 +105,9 @@ public final class EvidenceLoader {
         long from = results.stream().mapToLong(WorkerResult::startedAtMs).filter(t -> t > 0).min().orElse(0);
         long to = results.stream().mapToLong(WorkerResult::endedAtMs).max().orElse(from);
         Map<String, Double> targets = new LinkedHashMap<>();
-        targets.put(RunPreparation.PRE_TEST + "#0", plan.preTest().qps());
+        targets.put(Stages.PRE_TEST + "#0", plan.preTest().qps());
         for (int i = 0; i < plan.formal().size(); i++) {
-            targets.put(RunPreparation.FORMAL + "#" + i, plan.formal().get(i).qps());
+            targets.put(Stages.FORMAL + "#" + i, plan.formal().get(i).qps());
         }
         TimeSeries.Builder b = new TimeSeries.Builder(TimeSeries.bucketSFor(Math.max(1, (to - from) / 1000)), targets);
         boolean complete = evidence.windows(runId, deadlineMs, b::add, (worker, sent) -> sentByWorker.merge(worker, sent, Long::sum));

@@ -1,13 +1,10 @@
 package dev.richter.report;
 
-import dev.richter.common.model.WorkerResult;
-import static dev.richter.common.model.CheckResult.Outcome.FAIL;
-import static dev.richter.common.model.CheckResult.Outcome.WARN;
-
 import dev.richter.common.model.CheckResult;
 import dev.richter.common.model.MissingEvidence;
+import dev.richter.common.model.StepPlan;
 import dev.richter.common.model.Verdict;
-import dev.richter.common.run.RunPreparation;
+import dev.richter.common.model.WorkerResult;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -18,6 +15,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
+import static dev.richter.common.model.CheckResult.Outcome.FAIL;
+import static dev.richter.common.model.CheckResult.Outcome.WARN;
+
 
 /**
  * The problems-to-follow list at the top of a report: every FAIL and WARN check, every module that was SUSPECT or
@@ -167,7 +167,7 @@ public final class Problems {
     static final int UNFLUSHED_S = 2;
 
     /** The most requests a worker of {@code workerName}'s step sends in {@link #UNFLUSHED_S}; 0 when its step is unknown. */
-    static long unflushedBound(String workerName, List<RunPreparation.StepPlan> started) {
+    static long unflushedBound(String workerName, List<StepPlan> started) {
         String[] parts = workerName.split("/");
         if (parts.length < 2 || !parts[1].startsWith("step ")) {
             return 0;
@@ -195,7 +195,7 @@ public final class Problems {
      * @param started            the started steps (their rate and workers bound what a worker's unflushed windows held)
      */
     static List<Report.Problem> accounting(List<WorkerResult> results, Map<String, Long> windowSentByWorker,
-                                           List<RunPreparation.StepPlan> started) {
+                                           List<StepPlan> started) {
         List<Report.Problem> out = new ArrayList<>();
         for (WorkerResult r : results) {
             List<Long> seconds = r.unstoredWindowSeconds();

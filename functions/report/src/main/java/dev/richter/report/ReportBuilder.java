@@ -5,9 +5,10 @@ import dev.richter.common.model.CheckResult;
 import dev.richter.common.model.MissingEvidence;
 import dev.richter.common.model.Plan;
 import dev.richter.common.model.Run;
+import dev.richter.common.model.Stages;
+import dev.richter.common.model.StepPlan;
 import dev.richter.common.model.Verdict;
 import dev.richter.common.model.WorkerResult;
-import dev.richter.common.run.RunPreparation;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -116,9 +117,9 @@ public final class ReportBuilder {
                                ReportEvidence evidence, String error, long nowMs) {
         Map<String, Map<Integer, List<WorkerResult>>> byStep = results.stream().collect(Collectors.groupingBy(
                 WorkerResult::stage, TreeMap::new, Collectors.groupingBy(WorkerResult::stepIndex, TreeMap::new, Collectors.toList())));
-        List<StepFigures> pre = figures(RunPreparation.PRE_TEST, byStep.getOrDefault(RunPreparation.PRE_TEST, Map.of()),
+        List<StepFigures> pre = figures(Stages.PRE_TEST, byStep.getOrDefault(Stages.PRE_TEST, Map.of()),
                 List.of(plan.preTest()), evidence.startedSteps());
-        List<StepFigures> formal = figures(RunPreparation.FORMAL, byStep.getOrDefault(RunPreparation.FORMAL, Map.of()),
+        List<StepFigures> formal = figures(Stages.FORMAL, byStep.getOrDefault(Stages.FORMAL, Map.of()),
                 plan.formal(), evidence.startedSteps());
         List<Verdict> ordered = changes(verdicts);
 
@@ -226,15 +227,15 @@ public final class ReportBuilder {
     }
 
     private static List<StepFigures> figures(String stage, Map<Integer, List<WorkerResult>> steps, List<Plan.StepSpec> planned,
-                                             List<RunPreparation.StepPlan> started) {
-        Map<Integer, RunPreparation.StepPlan> plans = new TreeMap<>();
+                                             List<StepPlan> started) {
+        Map<Integer, StepPlan> plans = new TreeMap<>();
         started.stream().filter(s -> s.stage().equals(stage)).forEach(s -> plans.put(s.stepIndex(), s));
         Set<Integer> indexes = new TreeSet<>(steps.keySet());
         indexes.addAll(plans.keySet());
         List<StepFigures> out = new ArrayList<>();
         for (int index : indexes) {
             int durationS = index < planned.size() ? planned.get(index).durationS() : 0;
-            RunPreparation.StepPlan sp = plans.get(index);
+            StepPlan sp = plans.get(index);
             List<WorkerResult> rs = steps.get(index);
             if (rs == null) {
                 out.add(StepFigures.noResults(stage, index, sp.qps(), sp.durationS(), sp.workerCount(), sp.legCount(),
@@ -361,7 +362,7 @@ public final class ReportBuilder {
                 score -= 0.1;
                 reasons.add("-0.10: " + step + " sent " + f.counters().late() + " requests late");
             }
-            if (f.counters().sent() < MIN_SAMPLES_FOR_P99 && f.stage().equals(RunPreparation.FORMAL)) {
+            if (f.counters().sent() < MIN_SAMPLES_FOR_P99 && f.stage().equals(Stages.FORMAL)) {
                 score -= 0.05;
                 reasons.add("-0.05: " + step + " has only " + f.counters().sent() + " samples for its p99");
             }

@@ -1,7 +1,7 @@
 package dev.richter.report;
 
 import dev.richter.common.model.OverloadResponses;
-import dev.richter.common.run.RunPreparation;
+import dev.richter.common.model.StepPlan;
 import java.util.List;
 import java.util.Map;
 
@@ -18,11 +18,11 @@ import java.util.Map;
  * @param windowSentByWorker requests sent per worker according to its stored windows, keyed by
  *                     {@code WorkerResult.workerName} (what names the sends of a worker that stored no result)
  */
-public record ReportEvidence(List<RunPreparation.StepPlan> startedSteps, TimeSeries timeSeries,
+public record ReportEvidence(List<StepPlan> startedSteps, TimeSeries timeSeries,
                              List<OverloadResponses> overload, TraceEvidence traces, CallGraph callGraph,
                              Map<String, Long> windowSentByWorker) {
     /** Evidence without per-worker window sums. */
-    public ReportEvidence(List<RunPreparation.StepPlan> startedSteps, TimeSeries timeSeries,
+    public ReportEvidence(List<StepPlan> startedSteps, TimeSeries timeSeries,
                           List<OverloadResponses> overload, TraceEvidence traces, CallGraph callGraph) {
         this(startedSteps, timeSeries, overload, traces, callGraph, Map.of());
     }

@@ -4,10 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.Json;
 import dev.richter.common.Repositories;
 import dev.richter.common.model.OverloadResponses;
+import dev.richter.common.model.StepPlan;
 import dev.richter.common.model.WindowAttributes;
 import dev.richter.common.model.WindowKey;
 import dev.richter.common.model.WorkerResult;
-import dev.richter.common.run.RunPreparation;
 import dev.richter.links.source.TraceSourceSpec;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -92,10 +92,10 @@ public final class RunEvidenceRepository {
     }
 
     /** The stored plans of the run's started steps, by stage and step. */
-    public List<RunPreparation.StepPlan> startedSteps(String runId) {
-        List<RunPreparation.StepPlan> out = new ArrayList<>();
+    public List<StepPlan> startedSteps(String runId) {
+        List<StepPlan> out = new ArrayList<>();
         repositories.dynamoDb().queryPaginator(query(runId, "step#").build()).items()
-                .forEach(i -> out.add(Json.read(i.get("step").s(), RunPreparation.StepPlan.class)));
+                .forEach(i -> out.add(Json.read(i.get("step").s(), StepPlan.class)));
         return out;
     }
 

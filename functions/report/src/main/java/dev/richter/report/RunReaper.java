@@ -8,7 +8,7 @@ import dev.richter.common.RunFlags;
 import dev.richter.common.RunLogContext;
 import dev.richter.common.TaskErrors;
 import dev.richter.common.model.Run;
-import dev.richter.common.run.RunLeases;
+import dev.richter.runs.RunLeases;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

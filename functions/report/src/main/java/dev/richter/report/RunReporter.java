@@ -112,7 +112,7 @@ public final class RunReporter {
                 LOG.error("report of {} not written to the reports bucket (the reports table has it): {}", runId, e.toString());
             }
         }
-        reports.put(fitted.report(), fitted.html());
+        reports.put(fitted.report().runId(), fitted.report().teamId(), Json.write(fitted.report()), fitted.html());
         repositories.updateRun(runId, Map.of("status", "COMPLETED", "outcome", report.outcome()));
         Map<String, Object> detail = new LinkedHashMap<>();
         detail.put("runId", runId);

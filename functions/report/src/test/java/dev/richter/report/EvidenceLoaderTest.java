@@ -1,19 +1,15 @@
 package dev.richter.report;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import dev.richter.common.Json;
 import dev.richter.common.Repositories;
 import dev.richter.common.TableNames;
 import dev.richter.common.model.HistogramCodec;
 import dev.richter.common.model.OverloadResponses;
 import dev.richter.common.model.RegisteredService;
+import dev.richter.common.model.StepPlan;
 import dev.richter.common.model.WindowAttributes;
 import dev.richter.common.model.WindowKey;
 import dev.richter.common.model.WorkerResult;
-import dev.richter.common.run.RunPreparation;
 import dev.richter.links.graph.ClosurePair;
 import dev.richter.links.graph.Dimension;
 import dev.richter.links.source.TraceSource;
@@ -26,6 +22,10 @@ import java.util.Map;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 
 /** The report's reads, against an in-memory DynamoDB laid out as the other functions write it. */
 class EvidenceLoaderTest {
@@ -95,7 +95,7 @@ class EvidenceLoaderTest {
         rec.record(503, "1", null, 2_000, Fixtures.T0);
         OverloadResponses o = rec.snapshot("run-1", "formal", 0, 0, 1);
         metric(o.sortKey(), OverloadResponses.ATTRIBUTE, AttributeValue.fromS(Json.write(o)));
-        var started = new RunPreparation.StepPlan("run-1", "t1", "plan-1", "formal", 0, 20, 10, 50, 2, Fixtures.startOf("formal", 0),
+        var started = new StepPlan("run-1", "t1", "plan-1", "formal", 0, 20, 10, 50, 2, Fixtures.startOf("formal", 0),
                 10_000, 1, 2000, 2000, 100);
         metric(started.sortKey(), "step", AttributeValue.fromS(Json.write(started)));
         repositories.putRegistryDoc("t1", RunEvidenceRepository.SAFETY_ITEM, Map.of("traceSource", Map.of("kind", "directory",

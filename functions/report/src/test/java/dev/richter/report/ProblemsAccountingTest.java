@@ -1,14 +1,15 @@
 package dev.richter.report;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import dev.richter.common.model.CheckResult;
 import dev.richter.common.model.Counters;
+import dev.richter.common.model.StepPlan;
 import dev.richter.common.model.WorkerResult;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 
 /** {@link Problems#accounting}: the report names where its counts and the target's can differ. */
 class ProblemsAccountingTest {
@@ -30,7 +31,7 @@ class ProblemsAccountingTest {
     void requestsOfAWorkerWithoutAResultAreNamedFromItsWindows() {
         // worker 1 crashed: its windows show 37 sends, the step's counts (from results) miss them
         Map<String, Long> windows = Map.of("formal/step 1/leg 1/worker 0", 50L, "formal/step 1/leg 1/worker 1", 37L);
-        var step = new dev.richter.common.run.RunPreparation.StepPlan("run-1", "t1", "plan-1", "formal", 0, 10, 6, 5, 2,
+        var step = new StepPlan("run-1", "t1", "plan-1", "formal", 0, 10, 6, 5, 2,
                 1_000_000, 6_000, 1, 1000, 2000, 100);
         List<Report.Problem> p = Problems.accounting(List.of(result(0, List.of())), windows, List.of(step));
         assertEquals(1, p.size());

@@ -1,5 +1,13 @@
 package dev.richter.report;
 
+import dev.richter.common.model.CheckResult;
+import dev.richter.common.model.Counters;
+import dev.richter.common.model.StepPlan;
+import dev.richter.common.model.WorkerResult;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
 import static dev.richter.report.Fixtures.CLEAN_DYNAMIC;
 import static dev.richter.report.Fixtures.PLAN;
 import static dev.richter.report.Fixtures.RUN;
@@ -11,24 +19,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.richter.common.model.CheckResult;
-import dev.richter.common.model.Counters;
-import dev.richter.common.model.WorkerResult;
-import dev.richter.common.run.RunPreparation;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import org.junit.jupiter.api.Test;
 
 /** The figures of every way a run ends: each asserted, on the report and on its page. */
 class ReportOutcomesTest {
 
-    private static RunPreparation.StepPlan started(String stage, int index, double qps, int workers, int legs) {
-        return new RunPreparation.StepPlan("run-1", "t1", "plan-1", stage, index, qps, 10, 50, workers, startOf(stage, index),
+    private static StepPlan started(String stage, int index, double qps, int workers, int legs) {
+        return new StepPlan("run-1", "t1", "plan-1", stage, index, qps, 10, 50, workers, startOf(stage, index),
                 10_000, legs, 2000, 2000, 100);
     }
 
-    private static ReportEvidence startedSteps(RunPreparation.StepPlan... steps) {
+    private static ReportEvidence startedSteps(StepPlan... steps) {
         return new ReportEvidence(List.of(steps), null, List.of(), null, null);
     }
 

@@ -1,0 +1,75 @@
+package dev.richter.common;
+
+import dev.richter.common.model.CheckResult;
+import dev.richter.common.model.StepPlan;
+import dev.richter.common.model.WorkerResult;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
+
+/**
+ * Reads and writes the run-metrics table (pk {@code runId}, sk {@code sk}): worker results
+ * ({@code result#<stage>#<step>#<leg>#<worker>}, attribute {@code result} = JSON of {@link WorkerResult}), started
+ * steps ({@code step#<stage>#<step>}, attribute {@code step} = JSON of {@link StepPlan}) and
+ * check results ({@code check#<phase>}, attribute {@code results} = JSON array of {@link CheckResult}).
+ */
+public final class RunMetricsRepository {
+    private final DynamoDbClient dynamoDb;
+    private final String table;
+
+    public RunMetricsRepository(DynamoDbClient dynamoDb, String table) {
+        this.dynamoDb = dynamoDb;
+        this.table = table;
+    }
+
+    /** Every worker result stored for the run, ordered by stage, step, worker. */
+    public List<WorkerResult> workerResults(String runId) {
+        return query(runId, "result#").stream()
+                .map(i -> Json.read(i.get("result").s(), WorkerResult.class)).toList();
+    }
+
+    /** Stores a started step for its workers (sk {@code step#<stage>#<stepIndex %03d>}), replacing an earlier one. */
+    public void putStepPlan(StepPlan step) {
+        dynamoDb.putItem(PutItemRequest.builder().tableName(table).item(Map.of(
+                "runId", AttributeValue.fromS(step.runId()), "sk", AttributeValue.fromS(step.sortKey()),
+                "step", AttributeValue.fromS(Json.write(step)))).build());
+    }
+
+    /** The stored step of a run's stage, empty when the step has not started. */
+    public Optional<StepPlan> stepPlan(String runId, String stage, int stepIndex) {
+        var item = dynamoDb.getItem(b -> b.tableName(table).consistentRead(true).key(Map.of(
+                "runId", AttributeValue.fromS(runId),
+                "sk", AttributeValue.fromS(StepPlan.sortKey(stage, stepIndex))))).item();
+        return item == null || !item.containsKey("step") ? Optional.empty()
+                : Optional.of(Json.read(item.get("step").s(), StepPlan.class));
+    }
+
+    /** Stores the check results of one phase ({@code static}, {@code dynamic}), replacing earlier ones. */
+    public void putChecks(String runId, String phase, List<CheckResult> results) {
+        dynamoDb.putItem(PutItemRequest.builder().tableName(table).item(Map.of(
+                "runId", AttributeValue.fromS(runId), "sk", AttributeValue.fromS("check#" + phase),
+                "results", AttributeValue.fromS(Json.write(results)))).build());
+    }
+
+    /** The stored check results of one phase, empty when none ran. */
+    public List<CheckResult> checks(String runId, String phase) {
+        return query(runId, "check#" + phase).stream()
+                .flatMap(i -> Arrays.stream(Json.read(i.get("results").s(), CheckResult[].class))).toList();
+    }
+
+    private List<Map<String, AttributeValue>> query(String runId, String prefix) {
+        List<Map<String, AttributeValue>> out = new ArrayList<>();
+        dynamoDb.queryPaginator(QueryRequest.builder().tableName(table)
+                        .keyConditionExpression("runId = :r AND begins_with(sk, :p)")
+                        .expressionAttributeValues(Map.of(":r", AttributeValue.fromS(runId), ":p", AttributeValue.fromS(prefix)))
+                        .consistentRead(true).build())
+                .items().forEach(out::add);
+        return out;
+    }
+}

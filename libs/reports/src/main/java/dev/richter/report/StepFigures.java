@@ -1,0 +1,171 @@
+package dev.richter.report;
+
+import dev.richter.common.model.Counters;
+import dev.richter.common.model.HistogramCodec;
+import dev.richter.common.model.WorkerResult;
+import dev.richter.sizing.RunLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The figures of one step, merged over its workers.
+ *
+ * <p>Histograms are merged ({@link Histogram#add}) and the quantiles taken from the merged
+ * histogram; percentiles are never averaged (corpus {@code bugs/19-percentile-merge.json}).
+ * Achieved QPS is requests sent divided by the step's planned duration (or by the time it
+ * actually ran when it was aborted).
+ *
+ * @param stage              {@code pre-test} or {@code formal}
+ * @param stepIndex          step within the stage
+ * @param targetQps          planned rate, requests per second
+ * @param durationS          planned duration, seconds
+ * @param workersExpected    worker invocations the step started: workers per leg × legs
+ * @param workersReported    worker invocations whose results were stored
+ * @param missingWorkers     names ({@code leg <l+1>/worker <k>}) of worker invocations with no stored result (died,
+ *                           timed out)
+ * @param achievedQps        sent requests per second
+ * @param rateErrorPct       |achieved − target| / target × 100
+ * @param counters           summed counters
+ * @param successRatePct     ok / sent × 100 (0 when nothing was sent)
+ * @param latencyMs          quantiles of latency from the intended (due) time, milliseconds
+ * @param latencyFromSendMs  quantiles of latency from the actual send time, milliseconds
+ * @param aborted            true when any worker stopped on the abort flag
+ * @param startedAtMs        epoch ms of the step's first due time
+ * @param endedAtMs          epoch ms when the last worker finished accounting
+ * @param mergedHistogram    merged latency-from-due histogram, compressed base64 (for re-merging)
+ * @param legs               legs the step ran in (one Lambda invocation per worker per leg)
+ * @param lateWorkers        workers that were ready after their first due time, by name, with how late they were
+ *                           and how many requests they sent late ({@link WorkerResult#startLagMs()} over the
+ *                           lateness tolerance)
+ * @param unsentAtTimeLimit  requests not sent because a worker's invocation ran out of time (also in dropped)
+ */
+public record StepFigures(String stage, int stepIndex, double targetQps, int durationS, int workersExpected,
+                          int workersReported, List<String> missingWorkers, double achievedQps, double rateErrorPct,
+                          Counters counters, double successRatePct, Map<String, Double> latencyMs,
+                          Map<String, Double> latencyFromSendMs, boolean aborted, long startedAtMs, long endedAtMs,
+                          String mergedHistogram, int legs, List<LateWorker> lateWorkers, long unsentAtTimeLimit) {
+
+    /** A worker ready later than this after its first due time is late, milliseconds (the load driver's tolerance). */
+    public static final long LATE_START_TOLERANCE_MS = RunLayout.LATENESS_TOLERANCE_MS;
+
+    /**
+     * A worker that was not ready when its first request was due.
+     *
+     * @param worker       its name, {@code <stage>/step <i+1>/leg <l+1>/worker <k>}
+     * @param startLagMs   how late it was ready, milliseconds after its first due time
+     * @param lateRequests requests it sent late
+     */
+    public record LateWorker(String worker, long startLagMs, long lateRequests) {}
+
+    /** Quantiles reported for every step, as percentiles. */
+    public static final double[] PERCENTILES = {50, 90, 95, 99, 99.9};
+
+    /**
+     * Merges the results of one step over all its legs and workers. The leg count is the highest leg seen + 1: a leg
+     * none of whose workers stored anything shows as the step's missing requests (rate error), not as missing workers.
+     *
+     * @param durationS planned duration of the step, seconds
+     * @param results   the step's stored worker results (all with the same stage and step index), non-empty
+     */
+    public static StepFigures merge(int durationS, List<WorkerResult> results) {
+        return merge(durationS, results, 0);
+    }
+
+    /**
+     * As {@link #merge(int, List)}, for a step whose stored plan says how many legs it started: a leg none of whose
+     * workers stored anything then shows as missing workers too, unless the step was aborted (the legs still waiting
+     * to launch were stopped on purpose).
+     *
+     * @param legCount legs the step started ({@code StepPlan.legCount}); 0 when unknown
+     */
+    public static StepFigures merge(int durationS, List<WorkerResult> results, int legCount) {
+        WorkerResult first = results.get(0);
+        Histogram intended = HistogramCodec.newLatencyHistogramUs();
+        Histogram fromSend = HistogramCodec.newLatencyHistogramUs();
+        Counters sum = Counters.ZERO;
+        boolean aborted = false;
+        long startedAtMs = Long.MAX_VALUE;
+        long endedAtMs = 0;
+        int legsSeen = results.stream().mapToInt(WorkerResult::legIndex).max().orElse(0) + 1;
+        // After an abort the legs still waiting to launch were stopped on purpose: they are not missing.
+        boolean abortedStep = results.stream().anyMatch(WorkerResult::aborted);
+        int legs = abortedStep ? legsSeen : Math.max(legCount, legsSeen);
+        boolean[] seen = new boolean[first.workerCount() * legs];
+        List<LateWorker> late = new ArrayList<>();
+        long unsent = 0;
+        for (WorkerResult r : results) {
+            if (r.startLagMs() > LATE_START_TOLERANCE_MS) {
+                late.add(new LateWorker(r.workerName(), r.startLagMs(), r.counters().late()));
+            }
+            unsent += r.unsentAtTimeLimit();
+            if (r.latencyFromIntendedHist() != null) {
+                intended.add(HistogramCodec.decode(r.latencyFromIntendedHist()));
+            }
+            if (r.latencyFromSendHist() != null) {
+                fromSend.add(HistogramCodec.decode(r.latencyFromSendHist()));
+            }
+            sum = sum.plus(r.counters());
+            aborted |= r.aborted();
+            startedAtMs = Math.min(startedAtMs, r.startedAtMs());
+            endedAtMs = Math.max(endedAtMs, r.endedAtMs());
+            int slot = r.legIndex() * first.workerCount() + r.workerIndex();
+            if (r.workerIndex() >= 0 && r.workerIndex() < first.workerCount() && r.legIndex() >= 0) {
+                seen[slot] = true;
+            }
+        }
+        List<String> missing = new ArrayList<>();
+        for (int slot = 0; slot < seen.length; slot++) {
+            if (!seen[slot]) {
+                missing.add("leg " + (slot / first.workerCount() + 1) + "/worker " + slot % first.workerCount());
+            }
+        }
+        double ranS = aborted && endedAtMs > startedAtMs ? Math.min(durationS, (endedAtMs - startedAtMs) / 1000.0) : durationS;
+        double achieved = ranS <= 0 ? 0 : sum.sent() / ranS;
+        double target = first.targetQps();
+        return new StepFigures(first.stage(), first.stepIndex(), target, durationS, seen.length,
+                seen.length - missing.size(), missing, achieved,
+                target == 0 ? 0 : 100.0 * Math.abs(achieved - target) / target, sum,
+                sum.sent() == 0 ? 0 : 100.0 * sum.ok() / sum.sent(), quantilesMs(intended), quantilesMs(fromSend),
+                aborted, startedAtMs, endedAtMs, HistogramCodec.encode(intended), legs, late, unsent);
+    }
+
+    /**
+     * The figures of a step that started (its plan was stored) but none of whose workers stored a result: every worker
+     * missing, nothing sent, no latency.
+     *
+     * @param stage           stage
+     * @param stepIndex       step within the stage
+     * @param targetQps       planned rate
+     * @param durationS       planned duration, seconds
+     * @param workerCount     workers per leg
+     * @param legCount        legs
+     * @param stepStartMs     epoch ms of the step's first due time
+     */
+    public static StepFigures noResults(String stage, int stepIndex, double targetQps, int durationS, int workerCount,
+                                        int legCount, long stepStartMs) {
+        List<String> missing = new ArrayList<>();
+        for (int slot = 0; slot < workerCount * legCount; slot++) {
+            missing.add("leg " + (slot / workerCount + 1) + "/worker " + slot % workerCount);
+        }
+        return new StepFigures(stage, stepIndex, targetQps, durationS, workerCount * legCount, 0, missing, 0,
+                targetQps == 0 ? 0 : 100, Counters.ZERO, 0, Map.of(), Map.of(), false, stepStartMs,
+                stepStartMs + durationS * 1000L, "", legCount, List.of(), 0);
+    }
+
+    /** p50…p99.9 and max of a microsecond histogram, in milliseconds (keys {@code p50}, {@code p99.9}, {@code max}). */
+    public static Map<String, Double> quantilesMs(Histogram h) {
+        Map<String, Double> out = new TreeMap<>();
+        if (h.getTotalCount() == 0) {
+            return out;
+        }
+        for (double p : PERCENTILES) {
+            String key = "p" + (p == Math.rint(p) ? String.valueOf((int) p) : String.valueOf(p));
+            out.put(key, h.getValueAtPercentile(p) / 1000.0);
+        }
+        out.put("max", h.getMaxValue() / 1000.0);
+        return out;
+    }
+}

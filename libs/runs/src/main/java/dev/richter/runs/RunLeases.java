@@ -1,0 +1,231 @@
+package dev.richter.runs;
+
+import dev.richter.common.model.Plan;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.DeleteItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
+
+/**
+ * One run per target: a run holds a lease on each service it touches (its scenarios' services and its core modules)
+ * from its start until its end, so a second run touching any of them is refused while the first runs.
+ *
+ * <p>Storage: the leases table ({@code TableNames.leases()}), one item per leased service, {@code leaseKey}
+ * {@code <teamId>#service#<name>}, with {@code runId}, {@code planId}, {@code acquiredAtMs} and {@code expiresAt}
+ * (epoch seconds, also the table's TTL attribute). A lease is taken with a conditional put that succeeds only when
+ * no live lease exists ({@code attribute_not_exists(leaseKey) OR expiresAt < :now}) and released with a conditional
+ * delete on the holder's {@code runId}.
+ *
+ * <p>All or nothing, without transactions: the local DynamoDB (dynalite) has no {@code TransactWriteItems}, so the
+ * leases of a run are taken one by one in name order and, when one is held, the ones already taken are deleted again
+ * before the {@link LeaseHeldException} is thrown. Between two puts another run may see a half-taken set and be
+ * refused too (both callers then get a 409 and may retry); it can never see two runs both holding a service. On AWS
+ * a single {@code TransactWriteItems} of the same conditional puts (up to 100 items) would make the set atomic; the
+ * one-by-one form is kept so that both stacks run the same code.
+ *
+ * <p>Expiry is the safety net for a run whose release never ran (an execution stopped from the console, a timed-out
+ * execution): {@link #expiresAtEpochS} gives the lease the plan's whole planned duration plus generous margins. The
+ * state machine releases the leases on every path it controls (after the report, and when the report fails).
+ *
+ * <p>The same table keeps the {@code Idempotency-Key}s of run starts ({@code <teamId>#idempotency#<planId>#<key>} →
+ * {@code runId}, kept {@link #IDEMPOTENCY_TTL_S} seconds).
+ */
+public final class RunLeases {
+    /** Time a lease is kept beyond the plan's summed step durations, seconds: checks, data construction, report. */
+    public static final long LEASE_MARGIN_S = 30 * 60;
+    /** Time added per step for worker launch lead and drain, seconds. */
+    public static final long PER_STEP_MARGIN_S = 60;
+    /** How long an {@code Idempotency-Key} names its run, seconds (24 h). */
+    public static final long IDEMPOTENCY_TTL_S = 24 * 3600;
+
+    /**
+     * A live lease.
+     *
+     * @param service         the leased service
+     * @param runId           the run holding it
+     * @param planId          that run's plan
+     * @param expiresAtEpochS when it lapses by itself, epoch seconds
+     */
+    public record Lease(String service, String runId, String planId, long expiresAtEpochS) {}
+
+    /** A service another run holds; {@link #held()} names it and the run. */
+    public static final class LeaseHeldException extends RuntimeException {
+        private final Lease held;
+
+        public LeaseHeldException(Lease held) {
+            super("service '" + held.service() + "' is in use by run " + held.runId() + " (plan " + held.planId() + ")");
+            this.held = held;
+        }
+
+        public Lease held() {
+            return held;
+        }
+    }
+
+    private final DynamoDbClient dynamoDb;
+    private final String table;
+    private final Clock clock;
+
+    /**
+     * @param dynamoDb DynamoDB client
+     * @param table    the leases table
+     * @param clock    the time leases are compared with
+     */
+    public RunLeases(DynamoDbClient dynamoDb, String table, Clock clock) {
+        this.dynamoDb = dynamoDb;
+        this.table = table;
+        this.clock = clock;
+    }
+
+    /** Every service a run of {@code plan} touches (scenario services and core modules), in name order. */
+    public static List<String> targets(Plan plan) {
+        TreeSet<String> names = new TreeSet<>();
+        plan.scenarios().forEach(s -> names.add(s.service()));
+        names.addAll(plan.coreModules());
+        return List.copyOf(names);
+    }
+
+    /**
+     * When a lease for a run of {@code plan} started at {@code nowMs} lapses, epoch seconds: now + the pre-test and
+     * formal durations + {@value #PER_STEP_MARGIN_S} s per step + {@value #LEASE_MARGIN_S} s.
+     */
+    public static long expiresAtEpochS(Plan plan, long nowMs) {
+        long seconds = plan.preTest().durationS() + PER_STEP_MARGIN_S;
+        for (Plan.StepSpec step : plan.formal()) {
+            seconds += step.durationS() + PER_STEP_MARGIN_S;
+        }
+        return nowMs / 1000 + seconds + LEASE_MARGIN_S;
+    }
+
+    /**
+     * Takes a lease on every one of {@code services} for {@code runId}, all or none.
+     *
+     * @throws LeaseHeldException naming the first service (in name order) another live run holds; no lease of this
+     *                            call is left behind
+     */
+    public void acquire(String teamId, String runId, String planId, Collection<String> services, long expiresAtEpochS) {
+        List<String> taken = new ArrayList<>();
+        try {
+            for (String service : new TreeSet<>(services)) {
+                take(teamId, service, runId, planId, expiresAtEpochS);
+                taken.add(service);
+            }
+        } catch (RuntimeException e) {
+            release(teamId, runId, taken);
+            throw e;
+        }
+    }
+
+    private void take(String teamId, String service, String runId, String planId, long expiresAtEpochS) {
+        for (int attempt = 0; ; attempt++) {
+            long nowS = clock.millis() / 1000;
+            try {
+                dynamoDb.putItem(PutItemRequest.builder().tableName(table).item(Map.of(
+                                "leaseKey", AttributeValue.fromS(serviceKey(teamId, service)),
+                                "runId", AttributeValue.fromS(runId), "planId", AttributeValue.fromS(planId),
+                                "acquiredAtMs", AttributeValue.fromN(Long.toString(clock.millis())),
+                                "expiresAt", AttributeValue.fromN(Long.toString(expiresAtEpochS))))
+                        .conditionExpression("attribute_not_exists(leaseKey) OR expiresAt < :now")
+                        .expressionAttributeValues(Map.of(":now", AttributeValue.fromN(Long.toString(nowS)))).build());
+                return;
+            } catch (ConditionalCheckFailedException held) {
+                Optional<Lease> holder = holder(teamId, service);
+                if (holder.isPresent()) {
+                    throw new LeaseHeldException(holder.get());
+                }
+                if (attempt >= 2) { // released or lapsed between the put and the read, three times over: give up
+                    throw new LeaseHeldException(new Lease(service, "(a run that just ended)", "", nowS));
+                }
+            }
+        }
+    }
+
+    /**
+     * Releases {@code runId}'s leases on {@code services}; a lease another run holds (ours lapsed and was taken) is
+     * left alone. Idempotent.
+     *
+     * @return the services whose lease this call deleted
+     */
+    public List<String> release(String teamId, String runId, Collection<String> services) {
+        List<String> released = new ArrayList<>();
+        for (String service : services) {
+            try {
+                dynamoDb.deleteItem(DeleteItemRequest.builder().tableName(table)
+                        .key(Map.of("leaseKey", AttributeValue.fromS(serviceKey(teamId, service))))
+                        .conditionExpression("runId = :r").expressionAttributeValues(Map.of(":r", AttributeValue.fromS(runId)))
+                        .build());
+                released.add(service);
+            } catch (ConditionalCheckFailedException notOurs) {
+                // absent, or held by another run
+            }
+        }
+        return released;
+    }
+
+    /** The live (unexpired) lease on the team's {@code service}. */
+    public Optional<Lease> holder(String teamId, String service) {
+        Map<String, AttributeValue> item = get(serviceKey(teamId, service));
+        if (item == null || Long.parseLong(item.get("expiresAt").n()) < clock.millis() / 1000) {
+            return Optional.empty();
+        }
+        return Optional.of(new Lease(service, item.get("runId").s(), item.get("planId").s(), Long.parseLong(item.get("expiresAt").n())));
+    }
+
+    /**
+     * Binds an {@code Idempotency-Key} of {@code POST /plans/{planId}/runs} to {@code runId}, unless the key is bound.
+     *
+     * @return empty when this call bound it; else the run id it names
+     */
+    public Optional<String> bindIdempotencyKey(String teamId, String planId, String key, String runId) {
+        String k = idempotencyKey(teamId, planId, key);
+        long nowS = clock.millis() / 1000;
+        try {
+            dynamoDb.putItem(PutItemRequest.builder().tableName(table).item(Map.of(
+                            "leaseKey", AttributeValue.fromS(k), "runId", AttributeValue.fromS(runId),
+                            "planId", AttributeValue.fromS(planId),
+                            "expiresAt", AttributeValue.fromN(Long.toString(nowS + IDEMPOTENCY_TTL_S))))
+                    .conditionExpression("attribute_not_exists(leaseKey) OR expiresAt < :now")
+                    .expressionAttributeValues(Map.of(":now", AttributeValue.fromN(Long.toString(nowS)))).build());
+            return Optional.empty();
+        } catch (ConditionalCheckFailedException bound) {
+            Map<String, AttributeValue> item = get(k);
+            return Optional.of(item == null ? runId : item.get("runId").s());
+        }
+    }
+
+    /** Unbinds an {@code Idempotency-Key} bound to {@code runId} (the start failed: a retry may start a run). */
+    public void unbindIdempotencyKey(String teamId, String planId, String key, String runId) {
+        try {
+            dynamoDb.deleteItem(DeleteItemRequest.builder().tableName(table)
+                    .key(Map.of("leaseKey", AttributeValue.fromS(idempotencyKey(teamId, planId, key))))
+                    .conditionExpression("runId = :r").expressionAttributeValues(Map.of(":r", AttributeValue.fromS(runId)))
+                    .build());
+        } catch (ConditionalCheckFailedException notOurs) {
+            // unbound already, or bound to another run
+        }
+    }
+
+    private Map<String, AttributeValue> get(String key) {
+        var item = dynamoDb.getItem(GetItemRequest.builder().tableName(table)
+                .key(Map.of("leaseKey", AttributeValue.fromS(key))).consistentRead(true).build()).item();
+        return item == null || item.isEmpty() ? null : new LinkedHashMap<>(item);
+    }
+
+    static String serviceKey(String teamId, String service) {
+        return teamId + "#service#" + service;
+    }
+
+    static String idempotencyKey(String teamId, String planId, String key) {
+        return teamId + "#idempotency#" + planId + "#" + key;
+    }
+}

@@ -1,0 +1,234 @@
+package dev.richter.sizing;
+
+import dev.richter.common.Json;
+import dev.richter.common.model.Plan;
+import dev.richter.common.model.RegisteredService;
+import dev.richter.common.model.StepRef;
+import dev.richter.sizing.RunLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+
+/**
+ * The estimate's counts against numbers worked out by hand in the comments, on compressed quotas (the local
+ * stack's kind) and on AWS's.
+ */
+class RunEstimateTest {
+    /** 15 s load driver, 3 s lead, 2 s margin, 400 history events, 4 inline; AWS's 256 KiB, 10 000 map, 1 000 Lambda, 2 s wait. */
+    private static final Quotas COMPRESSED = Quotas.builder().loadDriverTimeoutS(15).workerLeadMs(3000).legMarginMs(2000)
+            .historyEventsPerExecution(400).inlineMapMaxConcurrency(4).build();
+    private static final RegisteredService ORDER = new RegisteredService("t1", "order", "http://127.0.0.1:18081",
+            "/actuator/health", "/actuator/prometheus", List.of());
+
+    private static Plan plan(Plan.StepSpec preTest, List<Plan.StepSpec> formal, double perWorkerQps, int requestTimeoutMs) {
+        return new Plan("plan-1", "t1", "p", List.of(new Plan.ScenarioSpec("buy", "order", 1,
+                List.of(new Plan.RequestSpec("POST", "/orders", Map.of(), "{\"a\":1}", null)))),
+                preTest, formal, null, List.of("order"), perWorkerQps, requestTimeoutMs, 1_700_000_000_000L);
+    }
+
+    /** Pre-test 2 QPS × 10 s, formal 20 QPS × 15 s and 80 QPS × 5 s, 50 QPS per worker, 2 s request timeout. */
+    private static Plan twoStepPlan() {
+        return plan(new Plan.StepSpec(2, 10), List.of(new Plan.StepSpec(20, 15), new Plan.StepSpec(80, 5)), 50, 2000);
+    }
+
+    @Test
+    void countsATwoStepPlanOnCompressedQuotasAsWorkedOutByHand() {
+        // legMs = 15 000 - 3 000 lead - 2 000 request timeout - 1 000 grace - 2 000 margin = 7 000 ms.
+        // pre-test  2 QPS x 10 s: 1 worker; legs [0,7000) [7000,10000).
+        //   rounds are counted at the 1 s alert wait, the upper bound:
+        //   leg 1 monitors 3 000 lead + 7 000 = 10 000 ms: ceil(10000/1000)+1 = 11 rounds, 20+14*11 = 174 events.
+        //   leg 2 monitors 3 000 ms: 3+1 = 4 rounds, 76 events.
+        //   invocations: 3000+7000+2000+1000+2000 = 15 000 ms and 3000+3000+5000 = 11 000 ms.
+        // formal 1  20 QPS x 15 s: 1 worker; legs [0,7000) [7000,14000) [14000,15000).
+        //   rounds 11, 7+1 = 8, 1+1 = 2; invocations 15 000, 15 000, 9 000 ms.
+        // formal 2  80 QPS x 5 s: 2 workers; one leg [0,5000): monitors 8 000 ms, 9 rounds, 146 events; 13 000 ms each.
+        RunEstimate e = RunEstimate.of(twoStepPlan(), List.of(ORDER), COMPRESSED, Prices.US_EAST_1);
+
+        assertEquals(List.of(1, 1, 2), e.steps().stream().map(RunEstimate.StepEstimate::workers).toList());
+        assertEquals(List.of(2, 3, 1), e.steps().stream().map(RunEstimate.StepEstimate::legs).toList());
+        assertEquals(List.of(15L, 21L, 9L), e.steps().stream().map(RunEstimate.StepEstimate::monitorRounds).toList());
+        assertEquals(7000, e.steps().get(0).legMs());
+
+        // executions: 1 parent + 6 legs + (1*2 + 1*3 + 2*1 = 7) workers = 14
+        assertEquals(new RunEstimate.Executions(14, 1, 6, 7), e.executions());
+        // parent: 49 fixed + 17 per step x 3 steps = 100; largest leg 174 (the pre-test's first); worker 7
+        assertEquals(100, e.historyEvents().parent());
+        assertEquals(174, e.maxHistoryEvents());
+        assertEquals("pre-test step 1 leg 1", e.maxHistoryExecution());
+        assertEquals(7, e.historyEvents().worker());
+        // peaks: 1 worker x 2 overlapping legs = 2 (formal 2: 2 workers, one leg = 2); + probe + decider = 4
+        assertEquals(2, e.peakConcurrentWorkers());
+        assertEquals(4, e.peakConcurrentLambdas());
+        assertEquals(3, e.maxMapConcurrency(), "formal step 1 runs 3 legs at once");
+        assertEquals(13.0, e.longestInvocationS(), "15 s of Lambda time less the 2 s margin kept for the last flush");
+        // invocations: run-preparation 1 + 3 steps; probe and decider 15 + 21 + 9 = 45 rounds
+        assertEquals(Map.of("run-preparation", 4L, "checks", 2L, "load-driver", 7L, "probe", 45L,
+                "fault-decider", 45L, "report", 1L, "release-leases", 1L), e.lambdaInvocations());
+        // transitions: parent 14 + 4*3 = 26; legs 6*6 + 4*45 = 216; workers 7 -> 249
+        assertEquals(249, e.stateTransitions());
+        // DynamoDB: windows 1*10 + 1*15 + 2*5 = 35 (2 WRU each), results 7 (3 WRU), verdicts 45 rounds x 2 items x
+        // 2 modules (order, load) = 180 (1 WRU), 3 step items: 70 + 21 + 180 + 3 = 274 WRU
+        assertEquals(35, e.dynamoDb().windowItems());
+        assertEquals(7, e.dynamoDb().resultItems());
+        assertEquals(180, e.dynamoDb().verdictItems());
+        assertEquals(274, e.dynamoDb().writeRequestUnits());
+        // load driver: 26 000 + 39 000 + 2*13 000 = 91 000 ms at 1769 MB = 91 * 1769/1024 GB-s
+        assertEquals(91 * 1769 / 1024.0, e.costUsd().loadDriverGbSeconds(), 1e-9);
+        // others at 1 GB: 45*1000 + 45*500 + 4*1000 + 2*5000 + 10000 = 91 500 ms
+        assertEquals(91.5, e.costUsd().otherGbSeconds(), 1e-9);
+        double expectedTotal = (91 * 1769 / 1024.0 + 91.5) * 0.0000166667 + 105 / 1e6 * 0.20 + 249 / 1e3 * 0.025
+                + 274 / 1e6 * 0.625 + e.dynamoDb().readRequestUnits() / 1e6 * 0.125;
+        assertEquals(expectedTotal, e.costUsd().total(), 1e-12);
+        assertEquals(List.of(), e.violations());
+    }
+
+    @Test
+    void theLargestPayloadIsTheRealStartedStepMeasuredAsJson() {
+        Plan plan = twoStepPlan();
+        RunEstimate e = RunEstimate.of(plan, List.of(ORDER), COMPRESSED, Prices.US_EAST_1);
+        // formal step 1 has the most legs (3): its started step is the biggest
+        var started = RunLayout.start(new StepRef(RunEstimate.SAMPLE_RUN_ID, "t1", "formal", 0, 20, 15),
+                plan, List.of(ORDER), RunEstimate.SAMPLE_NOW_MS, false, COMPRESSED);
+        assertEquals(Json.write(started).length(), e.statePayloads().startedStepBytes());
+        assertEquals(e.statePayloads().startedStepBytes(), e.steps().get(1).startedStepBytes());
+        assertTrue(e.statePayloads().legInputBytes() < e.statePayloads().startedStepBytes(),
+                "a leg carries one leg, not three: " + e.statePayloads());
+        assertEquals(262144, e.statePayloads().limitBytes());
+    }
+
+    @Test
+    void aHistoryLimitBelowALegsEventsIsReportedAtTheStepsDuration() {
+        // same plan, history limit 150: the 174-event first legs of the pre-test and formal step 1 break it;
+        // formal step 2's leg (146) and the parent (100) fit
+        Quotas q = COMPRESSED.toBuilder().historyEventsPerExecution(150).build();
+        RunEstimate e = RunEstimate.of(twoStepPlan(), List.of(ORDER), q, Prices.US_EAST_1);
+        assertEquals(List.of("$.preTest.durationS", "$.formal.steps[0].durationS"),
+                e.violations().stream().map(RunEstimate.Violation::path).toList());
+        RunEstimate.Violation v = e.violations().get(1);
+        assertEquals("historyEventsPerExecution", v.limit().name());
+        assertEquals(150, v.limit().value());
+        assertTrue(v.reason().contains("174 history events") && v.reason().contains("limit of 150"), v.reason());
+    }
+
+    @Test
+    void tooManyWorkersBreakLambdaConcurrencyAndTheDistributedMap() {
+        // formal step 2 at 200 QPS / 50 = 4 workers, 15 s = 3 legs: 4 x 2 + 2 = 10 Lambdas > 5; 4 workers > map 3
+        Quotas q = COMPRESSED.toBuilder().distributedMapMaxConcurrency(3).lambdaConcurrency(5).build();
+        Plan plan = plan(new Plan.StepSpec(2, 10), List.of(new Plan.StepSpec(20, 5), new Plan.StepSpec(200, 15)), 50, 2000);
+        RunEstimate e = RunEstimate.of(plan, List.of(ORDER), q, Prices.US_EAST_1);
+        assertEquals(8, e.peakConcurrentWorkers());
+        assertEquals(10, e.peakConcurrentLambdas());
+        assertEquals(List.of("$.formal.steps[1].qps", "$.formal.steps[1].qps"),
+                e.violations().stream().map(RunEstimate.Violation::path).toList());
+        assertEquals(List.of("lambdaConcurrency", "distributedMapMaxConcurrency"),
+                e.violations().stream().map(v -> v.limit().name()).toList());
+        assertTrue(e.violations().get(0).reason().contains("10 concurrent Lambda executions"), e.violations().get(0).reason());
+        assertTrue(e.violations().get(1).reason().contains("4 workers per leg"), e.violations().get(1).reason());
+    }
+
+    @Test
+    void aRequestTimeoutThatLeavesNoLegIsReportedAtRequestTimeoutMs() {
+        // 15 000 - 3 000 - 8 500 - 1 000 - 2 000 = 500 ms < 1 000 ms
+        RunEstimate e = RunEstimate.of(plan(new Plan.StepSpec(2, 10), List.of(new Plan.StepSpec(20, 15)), 50, 8500),
+                List.of(ORDER), COMPRESSED, Prices.US_EAST_1);
+        assertEquals(1, e.violations().size());
+        RunEstimate.Violation v = e.violations().get(0);
+        assertEquals("$.requestTimeoutMs", v.path());
+        assertEquals("minLegMs", v.limit().name());
+        assertTrue(v.reason().contains("LoadDriverTimeoutSeconds") && v.reason().contains("at most 8,000 ms"),
+                "names the parameter and the largest timeout that fits (8 500 − 500 ms): " + v.reason());
+        assertEquals(List.of(), e.steps());
+    }
+
+    @Test
+    void aStartedStepOverThePayloadLimitIsReportedAtTheStepsQps() {
+        // 25 000 QPS / 50 = 500 workers: the index list alone is 2 + 499 + 10 + 180 + 1200 = 1 891 characters
+        Quotas q = COMPRESSED.toBuilder().statePayloadBytes(1024).build();
+        Plan plan = plan(new Plan.StepSpec(2, 5), List.of(new Plan.StepSpec(25_000, 5)), 50, 2000);
+        RunEstimate e = RunEstimate.of(plan, List.of(ORDER), q, Prices.US_EAST_1);
+        var paths = e.violations().stream().map(RunEstimate.Violation::path).toList();
+        assertTrue(paths.contains("$.formal.steps[0].qps"), paths.toString());
+        assertTrue(e.statePayloads().startedStepBytes() > 1891, e.statePayloads().toString());
+        assertEquals(1891, RunEstimate.indexListChars(500));
+    }
+
+    @Test
+    void aPlanItemOver400KbIsReportedAtTheRoot() {
+        String body = "x".repeat(410_000);
+        Plan plan = new Plan("plan-1", "t1", "p", List.of(new Plan.ScenarioSpec("buy", "order", 1,
+                List.of(new Plan.RequestSpec("POST", "/orders", Map.of(), body, null)))),
+                new Plan.StepSpec(2, 10), List.of(new Plan.StepSpec(20, 15)), null, List.of(), 50, 2000, 0);
+        RunEstimate e = RunEstimate.of(plan, List.of(ORDER), Quotas.AWS, Prices.US_EAST_1);
+        assertEquals("$", e.violations().get(0).path());
+        assertEquals(409_600, e.violations().get(0).limit().value());
+        assertTrue(e.statePayloads().planItemBytes() > 410_000);
+    }
+
+    @Test
+    void theHundredThousandQpsPlanFitsAwsAsWorkedOutByHand() {
+        // AWS: legMs = 900 000 - 10 000 - 2 000 - 1 000 - 5 000 = 882 000 ms; a 1 800 s step has legs of 882 s,
+        // 882 s and 36 s; rounds at the 1 s alert wait (the upper bound): (10 000 + 882 000)/1 000 + 1 = 893,
+        // 882 000/1 000 + 1 = 883, 36 000/1 000 + 1 = 37.
+        // workers at 1 000 QPS each: 13, 25, 38, 50, 63, 75, 88, 100 = 452. Pre-test 100 QPS x 60 s: 1 worker,
+        // 1 leg, (10 000 + 60 000)/1 000 + 1 = 71 rounds.
+        List<Plan.StepSpec> formal = new ArrayList<>();
+        for (int i = 1; i <= 8; i++) {
+            formal.add(new Plan.StepSpec(12_500 * i, 1800));
+        }
+        Plan plan = plan(new Plan.StepSpec(100, 60), formal, 1000, 2000);
+        RunEstimate e = RunEstimate.of(plan, RunEstimate.typicalServices(plan), Quotas.AWS, Prices.US_EAST_1);
+
+        assertEquals(List.of(1, 13, 25, 38, 50, 63, 75, 88, 100),
+                e.steps().stream().map(RunEstimate.StepEstimate::workers).toList());
+        // executions: 1 + (8*3 + 1 = 25) legs + (452*3 + 1 = 1 357) workers
+        assertEquals(new RunEstimate.Executions(1383, 1, 25, 1357), e.executions());
+        // largest: a formal step's first leg, 20 + 14*893 = 12 522; parent 49 + 17*9 = 202
+        assertEquals(12_522, e.maxHistoryEvents());
+        assertEquals("formal step 1 leg 1", e.maxHistoryExecution());
+        assertEquals(202, e.historyEvents().parent());
+        assertEquals(200, e.peakConcurrentWorkers());
+        assertEquals(202, e.peakConcurrentLambdas());
+        assertEquals(100, e.maxMapConcurrency());
+        assertEquals(895.0, e.longestInvocationS(), "10 s lead + 882 s leg + 2 s request timeout + 1 s grace");
+        // transitions: parent 14 + 4*9 = 50; formal legs 8*(3*6 + 4*1 813) = 58 160; pre-test leg 6 + 4*71 = 290;
+        // workers 1 357 -> 59 857
+        assertEquals(59_857, e.stateTransitions());
+        assertEquals(8L * 1813 + 71, e.lambdaInvocations().get("probe"));
+        assertEquals(10L, e.lambdaInvocations().get("run-preparation"));
+        assertEquals(452L * 1800 + 60, e.dynamoDb().windowItems());
+        assertTrue(e.statePayloads().largestBytes() < 262_144);
+        assertEquals(List.of(), e.violations());
+        assertTrue(e.costUsd().total() > 20 && e.costUsd().total() < 40, "about $26: " + e.costUsd());
+    }
+
+    @Test
+    void theSameCountingRulesAsTheStateMachine() {
+        assertEquals(49, RunEstimate.PARENT_FIXED_EVENTS);
+        assertEquals(66, RunEstimate.parentHistoryEvents(0));
+        assertEquals(20 + 14 * 3, RunEstimate.legHistoryEvents(3));
+        assertEquals(6 + 4 * 3, RunEstimate.legTransitions(3));
+        assertEquals(6, RunEstimate.monitorRounds(10_000, 2_000));
+        assertEquals(6, RunEstimate.monitorRounds(9_001, 2_000));
+        assertEquals(2, RunEstimate.indexListChars(0));
+        assertEquals(3, RunEstimate.indexListChars(1));
+        assertEquals(Json.write(java.util.stream.IntStream.range(0, 12_345).boxed().toList()).length(),
+                RunEstimate.indexListChars(12_345));
+    }
+
+    @Test
+    void hugeFanOutsAreMeasuredWithoutBuildingEveryIndex() {
+        // 100 000 QPS at 1 QPS per worker: 100 000 workers; the started step extends the index list by arithmetic
+        Plan plan = plan(new Plan.StepSpec(1, 10), List.of(new Plan.StepSpec(100_000, 10)), 1, 2000);
+        RunEstimate e = RunEstimate.of(plan, List.of(ORDER), Quotas.AWS, Prices.US_EAST_1);
+        var built = RunLayout.start(new StepRef(RunEstimate.SAMPLE_RUN_ID, "t1", "formal", 0, 100_000, 10),
+                plan, List.of(ORDER), RunEstimate.SAMPLE_NOW_MS, false, Quotas.AWS);
+        assertEquals(Json.write(built).length(), e.steps().get(1).startedStepBytes());
+        var limits = e.violations().stream().map(v -> v.limit().name()).toList();
+        assertTrue(limits.containsAll(List.of("lambdaConcurrency", "distributedMapMaxConcurrency", "statePayloadBytes")),
+                limits.toString());
+    }
+}

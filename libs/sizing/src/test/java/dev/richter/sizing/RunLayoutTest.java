@@ -1,0 +1,153 @@
+package dev.richter.sizing;
+
+import dev.richter.common.Json;
+import dev.richter.common.model.LegItem;
+import dev.richter.common.model.Plan;
+import dev.richter.common.model.RegisteredService;
+import dev.richter.common.model.StepRef;
+import dev.richter.common.model.WorkerRef;
+import dev.richter.sizing.Quotas;
+import dev.richter.sizing.RunLayout;
+import dev.richter.sizing.WorkerTasks;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+
+class RunPreparationTest {
+    private static final RegisteredService ORDER = new RegisteredService("t1", "order", "http://127.0.0.1:18081",
+            "/actuator/health", "/actuator/prometheus", List.of());
+
+    private static Plan plan(String service) {
+        return new Plan("plan-1", "t1", "p", List.of(new Plan.ScenarioSpec("buy", service, 1,
+                List.of(new Plan.RequestSpec("POST", "/orders", Map.of(), "{\"a\":1}", null)))),
+                new Plan.StepSpec(2, 10), List.of(new Plan.StepSpec(20, 15), new Plan.StepSpec(80, 15)),
+                null, List.of("order"), 50, 2000, 0);
+    }
+
+    @Test
+    void laysOutOnePreTestStepAndTheFormalStepsInOrder() {
+        var stages = RunLayout.prepare("run-1", plan("order"), n -> Optional.of(ORDER));
+        assertEquals(1, stages.preTest().size());
+        assertEquals(2.0, stages.preTest().get(0).qps());
+        assertEquals(List.of(20.0, 80.0), stages.formal().stream().map(StepRef::qps).toList());
+        assertEquals(List.of(0, 1), stages.formal().stream().map(StepRef::stepIndex).toList());
+    }
+
+    @Test
+    void rejectsAScenarioWhoseServiceIsNotRegistered() {
+        var e = assertThrows(PlanNotRunnableException.class,
+                () -> RunLayout.prepare("run-1", plan("ghost"), n -> Optional.empty()));
+        assertTrue(e.getMessage().contains("'ghost'"), e.getMessage());
+    }
+
+    private static final Quotas QUOTAS = Quotas.AWS;
+
+    @Test
+    void startedStepFansOutWorkerReferencesWithOneSharedStartAndNoTraffic() {
+        var step = new StepRef("run-1", "t1", "formal", 1, 80, 15);
+        var unrelated = new RegisteredService("t1", "web2", "http://127.0.0.1:18099", "/health", null, List.of());
+        var started = RunLayout.start(step, plan("order"), List.of(ORDER, unrelated), 1_000_000, false, QUOTAS);
+        assertEquals(2, started.workerCount());
+        assertEquals(List.of(0, 1), started.workerIndexes());
+        assertEquals(1_000_000 + QUOTAS.workerLeadMs(), started.stepStartMs());
+        assertEquals(1_000_000 + QUOTAS.workerLeadMs() + 15_000, started.stepEndsAtMs());
+        assertEquals(1, started.legs().size(), "15 s fits one 900 s invocation");
+        assertFalse(Json.write(started).contains("/orders"), "the state carries no traffic: " + Json.write(started));
+        assertEquals(3, started.probeTargets().size(), "only the plan's modules are probed: " + started.probeTargets());
+        assertEquals("http://127.0.0.1:18081/actuator/health", started.probeTargets().get(0).get("url"));
+    }
+
+    @Test
+    void workerTaskResolvesTheTrafficFromThePlanAndEncodesTheBody() {
+        Plan plan = plan("order");
+        var started = RunLayout.start(new StepRef("run-1", "t1", "formal", 1, 80, 15), plan,
+                List.of(ORDER), 1_000_000, false, QUOTAS);
+        var stored = RunLayout.stepPlan(started, plan);
+        var task = WorkerTasks.workerTask(stored, new WorkerRef("run-1", "t1", "formal", 1, 0, 1),
+                plan, List.of(ORDER));
+        assertEquals(1, task.workerIndex());
+        assertEquals(2, task.workerCount());
+        assertEquals(started.stepStartMs(), task.stepStartEpochMs());
+        String body = task.scenarios().get(0).requests().get(0).bodyBase64();
+        assertEquals("{\"a\":1}", new String(Base64.getDecoder().decode(body)));
+        assertEquals("http://127.0.0.1:18081", task.scenarios().get(0).targetBaseUrl());
+        assertThrows(IllegalArgumentException.class, () -> WorkerTasks.workerTask(stored,
+                new WorkerRef("run-1", "t1", "formal", 1, 0, 2), plan, List.of(ORDER)));
+        assertThrows(PlanNotRunnableException.class, () -> WorkerTasks.workerTask(stored,
+                new WorkerRef("run-1", "t1", "formal", 1, 0, 0), plan, List.of()));
+    }
+
+    @Test
+    void aLongStepIsCutIntoLegsThatLaunchBeforeTheyAreDueAndCoverTheStep() {
+        // 15 s Lambda timeout, 3 s lead, 1 s request timeout, 1 s grace, 2 s margin: 8 s legs
+        Quotas q = Quotas.builder().loadDriverTimeoutS(15).workerLeadMs(3_000).legMarginMs(2_000)
+                .historyEventsPerExecution(400).inlineMapMaxConcurrency(4).build();
+        Plan plan = new Plan("plan-1", "t1", "p", plan("order").scenarios(), new Plan.StepSpec(2, 10),
+                List.of(new Plan.StepSpec(20, 20)), null, List.of("order"), 5, 1000, 0);
+        var started = RunLayout.start(new StepRef("run-1", "t1", "formal", 0, 20, 20), plan,
+                List.of(ORDER), 1_000_000, false, q);
+        assertEquals(4, started.workerCount());
+        assertEquals(8_000, started.legMs());
+        assertEquals(List.of(0, 1, 2), started.legs().stream().map(LegItem::legIndex).toList());
+        var legs = started.legs();
+        assertEquals(started.stepStartMs(), legs.get(0).startMs());
+        assertEquals(legs.get(0).endMs(), legs.get(1).startMs(), "no gap between legs");
+        assertEquals(legs.get(1).endMs(), legs.get(2).startMs());
+        assertEquals(started.stepEndsAtMs(), legs.get(2).endMs());
+        assertTrue(legs.get(2).last());
+        assertEquals(java.time.Instant.ofEpochMilli(legs.get(1).startMs() - 3_000).toString(), legs.get(1).launchAt(),
+                "a later leg's workers launch one lead before its first due time");
+        assertEquals(java.time.Instant.ofEpochMilli(legs.get(1).startMs()).toString(), legs.get(1).startAt());
+        assertEquals(java.time.Instant.ofEpochMilli(1_000_000).toString(), legs.get(0).launchAt());
+        var stored = RunLayout.stepPlan(started, plan);
+        var middle = WorkerTasks.workerTask(stored, new WorkerRef("run-1", "t1", "formal", 0, 1, 3),
+                plan, List.of(ORDER));
+        assertEquals(8_000, middle.legStartOffsetMs());
+        assertEquals(16_000, middle.legEndOffsetMs());
+        var last = WorkerTasks.workerTask(stored, new WorkerRef("run-1", "t1", "formal", 0, 2, 0),
+                plan, List.of(ORDER));
+        assertEquals(Long.MAX_VALUE, last.legEndOffsetMs(), "the last leg owns every later due time");
+    }
+
+    @Test
+    void planAbortPolicyBecomesTheDecidersConditions() {
+        var policy = RunLayout.abortPolicy(new Plan.AbortSettings(true, 25, 4));
+        assertEquals(List.of(Map.of("type", "anyDamagedCoreModule"),
+                Map.of("type", "errorRateOver", "errorRate", 0.25, "forSeconds", 4)), policy.get("conditions"));
+        assertEquals(List.of(), RunLayout.abortPolicy(new Plan.AbortSettings(false, 100, 5)).get("conditions"));
+    }
+
+    @Test
+    void abortedRunSkipsTheStepWithoutWorkers() {
+        var step = new StepRef("run-1", "t1", "formal", 0, 20, 15);
+        var started = RunLayout.start(step, plan("order"), List.of(ORDER), 5, true, QUOTAS);
+        assertTrue(started.skip());
+        assertTrue(started.workerIndexes().isEmpty());
+        assertTrue(started.legs().isEmpty());
+    }
+
+    @Test
+    void tlsServicesCarryTheirCaToTheirHttpsAndGrpcProbesOnly() {
+        String ca = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+        var tls = new dev.richter.common.model.RegisteredService("t1", "pay", "https://pay.internal:8443", "/health", "/metrics",
+                List.of(), ca, new dev.richter.common.model.RegisteredService.GrpcHealth(9443, "pay.v1.Pay", true));
+        var plain = new dev.richter.common.model.RegisteredService("t1", "order", "http://127.0.0.1:18081", "/health", null,
+                List.of(), ca, null);
+        var targets = RunLayout.probeTargets(List.of(tls, plain));
+        assertEquals(List.of("http", "tcp", "prometheus", "grpc", "http", "tcp"),
+                targets.stream().map(t -> t.get("kind")).toList());
+        assertEquals(ca, targets.get(0).get("caPem"));
+        assertEquals("https://pay.internal:8443/metrics", targets.get(2).get("url"));
+        assertEquals(ca, targets.get(2).get("caPem"));
+        assertEquals(java.util.Map.of("module", "pay", "kind", "grpc", "host", "pay.internal", "timeoutMs",
+                targets.get(3).get("timeoutMs"), "port", 9443, "service", "pay.v1.Pay", "tls", true, "caPem", ca), targets.get(3));
+        assertFalse(targets.get(4).containsKey("caPem"), "a plain http:// target never carries a CA");
+    }
+}
