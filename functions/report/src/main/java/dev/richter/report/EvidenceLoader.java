@@ -8,6 +8,7 @@ import dev.richter.common.model.RegisteredService;
 import dev.richter.common.model.Run;
 import dev.richter.common.model.Stages;
 import dev.richter.common.model.StepPlan;
+import dev.richter.common.model.WorkerKey;
 import dev.richter.common.model.WorkerResult;
 import dev.richter.links.graph.ClosurePair;
 import dev.richter.links.graph.Dimension;
@@ -75,7 +76,7 @@ public final class EvidenceLoader {
      */
     public ReportEvidence load(Run run, Plan plan, List<WorkerResult> results, List<CheckResult> dynamicChecks, long deadlineMs) {
         List<StepPlan> started = attempt("started steps", () -> evidence.startedSteps(run.runId()), List.of());
-        Map<String, Long> sentByWorker = new ConcurrentHashMap<>();
+        Map<WorkerKey, Long> sentByWorker = new ConcurrentHashMap<>();
         TimeSeries series = attempt("windows", () -> timeSeries(run.runId(), plan, results, deadlineMs, sentByWorker),
                 TimeSeries.EMPTY);
         var overload = attempt("429/503 records", () -> evidence.overload(run.runId()), List.<OverloadResponses>of());
@@ -101,7 +102,7 @@ public final class EvidenceLoader {
     }
 
     /** {@link #timeSeries(String, Plan, List, long)}, adding each worker's window sends to {@code sentByWorker}. */
-    TimeSeries timeSeries(String runId, Plan plan, List<WorkerResult> results, long deadlineMs, Map<String, Long> sentByWorker) {
+    TimeSeries timeSeries(String runId, Plan plan, List<WorkerResult> results, long deadlineMs, Map<WorkerKey, Long> sentByWorker) {
         long from = results.stream().mapToLong(WorkerResult::startedAtMs).filter(t -> t > 0).min().orElse(0);
         long to = results.stream().mapToLong(WorkerResult::endedAtMs).max().orElse(from);
         Map<String, Double> targets = new LinkedHashMap<>();

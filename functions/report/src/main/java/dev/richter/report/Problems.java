@@ -4,6 +4,7 @@ import dev.richter.common.model.CheckResult;
 import dev.richter.common.model.MissingEvidence;
 import dev.richter.common.model.StepPlan;
 import dev.richter.common.model.Verdict;
+import dev.richter.common.model.WorkerKey;
 import dev.richter.common.model.WorkerResult;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -166,14 +167,9 @@ public final class Problems {
      */
     static final int UNFLUSHED_S = 2;
 
-    /** The most requests a worker of {@code workerName}'s step sends in {@link #UNFLUSHED_S}; 0 when its step is unknown. */
-    static long unflushedBound(String workerName, List<StepPlan> started) {
-        String[] parts = workerName.split("/");
-        if (parts.length < 2 || !parts[1].startsWith("step ")) {
-            return 0;
-        }
-        int stepIndex = Integer.parseInt(parts[1].substring("step ".length())) - 1;
-        return started.stream().filter(s -> s.stage().equals(parts[0]) && s.stepIndex() == stepIndex).findFirst()
+    /** The most requests a worker of {@code worker}'s step sends in {@link #UNFLUSHED_S}; 0 when its step is unknown. */
+    static long unflushedBound(WorkerKey worker, List<StepPlan> started) {
+        return started.stream().filter(s -> s.stage().equals(worker.stage()) && s.stepIndex() == worker.stepIndex()).findFirst()
                 .map(s -> (long) Math.ceil(UNFLUSHED_S * s.qps() / Math.max(1, s.workerCount()))).orElse(0L);
     }
 
@@ -190,11 +186,10 @@ public final class Problems {
      * result (their stored windows show them; the step's counts do not include them).
      *
      * @param results            the stored worker results
-     * @param windowSentByWorker requests sent per worker from its stored windows, keyed by
-     *                           {@link WorkerResult#workerName}
+     * @param windowSentByWorker requests sent per worker from its stored windows, keyed by worker
      * @param started            the started steps (their rate and workers bound what a worker's unflushed windows held)
      */
-    static List<Report.Problem> accounting(List<WorkerResult> results, Map<String, Long> windowSentByWorker,
+    static List<Report.Problem> accounting(List<WorkerResult> results, Map<WorkerKey, Long> windowSentByWorker,
                                            List<StepPlan> started) {
         List<Report.Problem> out = new ArrayList<>();
         for (WorkerResult r : results) {
@@ -207,9 +202,9 @@ public final class Problems {
                         + " times (throttling of the run-metrics table)"));
             }
         }
-        Set<String> reported = new HashSet<>();
-        results.forEach(r -> reported.add(r.workerName()));
-        Map<String, Long> unreported = new TreeMap<>();
+        Set<WorkerKey> reported = new HashSet<>();
+        results.forEach(r -> reported.add(r.key()));
+        Map<WorkerKey, Long> unreported = new TreeMap<>();
         windowSentByWorker.forEach((worker, sent) -> {
             if (!reported.contains(worker) && sent > 0) {
                 unreported.put(worker, sent);
@@ -218,7 +213,7 @@ public final class Problems {
         if (!unreported.isEmpty()) {
             long total = unreported.values().stream().mapToLong(Long::longValue).sum();
             long upTo = total;
-            for (String worker : unreported.keySet()) {
+            for (WorkerKey worker : unreported.keySet()) {
                 upTo += unflushedBound(worker, started);
             }
             out.add(new Report.Problem(FAIL, "worker", "requests not counted", total + " requests were sent by workers that"

@@ -2,6 +2,7 @@ package dev.richter.report;
 
 import dev.richter.common.model.OverloadResponses;
 import dev.richter.common.model.StepPlan;
+import dev.richter.common.model.WorkerKey;
 import java.util.List;
 import java.util.Map;
 
@@ -15,12 +16,12 @@ import java.util.Map;
  * @param overload     the load driver's 429/503 records of the run (empty when it recorded none)
  * @param traces       the marked traces per step and entry
  * @param callGraph    the links below the plan's entries
- * @param windowSentByWorker requests sent per worker according to its stored windows, keyed by
- *                     {@code WorkerResult.workerName} (what names the sends of a worker that stored no result)
+ * @param windowSentByWorker requests sent per worker according to its stored windows, keyed by worker
+ *                     (what names the sends of a worker that stored no result)
  */
 public record ReportEvidence(List<StepPlan> startedSteps, TimeSeries timeSeries,
                              List<OverloadResponses> overload, TraceEvidence traces, CallGraph callGraph,
-                             Map<String, Long> windowSentByWorker) {
+                             Map<WorkerKey, Long> windowSentByWorker) {
     /** Evidence without per-worker window sums. */
     public ReportEvidence(List<StepPlan> startedSteps, TimeSeries timeSeries,
                           List<OverloadResponses> overload, TraceEvidence traces, CallGraph callGraph) {

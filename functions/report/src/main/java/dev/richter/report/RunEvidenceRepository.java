@@ -7,6 +7,7 @@ import dev.richter.common.model.OverloadResponses;
 import dev.richter.common.model.StepPlan;
 import dev.richter.common.model.WindowAttributes;
 import dev.richter.common.model.WindowKey;
+import dev.richter.common.model.WorkerKey;
 import dev.richter.common.model.WorkerResult;
 import dev.richter.links.source.TraceSourceSpec;
 import java.util.ArrayList;
@@ -48,10 +49,10 @@ public final class RunEvidenceRepository {
 
     /**
      * {@link #windows(String, long, Consumer)}, also handing each window's requests sent to {@code sentByWorker} with
-     * its worker's name ({@code WorkerResult.workerName}: stage, step, leg, worker from the window's key).
+     * its worker (stage, step, leg, worker from the window's key).
      */
     public boolean windows(String runId, long deadlineMs, Consumer<TimeSeries.StoredWindow> sink,
-                           ObjLongConsumer<String> sentByWorker) {
+                           ObjLongConsumer<WorkerKey> sentByWorker) {
         Map<String, AttributeValue> start = null;
         do {
             if (System.currentTimeMillis() > deadlineMs) {
@@ -70,7 +71,7 @@ public final class RunEvidenceRepository {
                 if (item.containsKey(WindowAttributes.SENT)) {
                     optional.put(WindowAttributes.SENT, num(item.get(WindowAttributes.SENT)));
                     if (parts.length >= 6) {
-                        sentByWorker.accept(WorkerResult.workerName(parts[1], Integer.parseInt(parts[2]),
+                        sentByWorker.accept(new WorkerKey(parts[1], Integer.parseInt(parts[2]),
                                 Integer.parseInt(parts[5]), Integer.parseInt(parts[4])), num(item.get(WindowAttributes.SENT)));
                     }
                 }

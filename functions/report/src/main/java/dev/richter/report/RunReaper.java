@@ -149,14 +149,12 @@ public final class RunReaper {
     /** {@code execution <status>: <error> (<cause>)}, the cause's {@code errorMessage} when it is a function error. */
     static String reason(JsonNode detail) {
         String error = detail.path("error").asText("");
-        String cause = TaskErrors.causeMessage(detail.path("cause").asText(""));
+        String cause = TaskErrors.causeSuffix(detail.path("cause").asText(""));
         StringBuilder b = new StringBuilder("execution ").append(detail.path("status").asText());
         if (!error.isEmpty()) {
             b.append(": ").append(error);
         }
-        if (!cause.isEmpty()) {
-            b.append(" (").append(cause.length() > 200 ? cause.substring(0, 200) + "…" : cause).append(')');
-        }
+        b.append(cause);
         if (error.isEmpty() && cause.isEmpty() && detail.path("status").asText().equals("ABORTED")) {
             b.append(": stopped from outside (StopExecution)");
         }

@@ -3,6 +3,7 @@ package dev.richter.report;
 import dev.richter.common.model.CheckResult;
 import dev.richter.common.model.Counters;
 import dev.richter.common.model.StepPlan;
+import dev.richter.common.model.WorkerKey;
 import dev.richter.common.model.WorkerResult;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +31,7 @@ class ProblemsAccountingTest {
     @Test
     void requestsOfAWorkerWithoutAResultAreNamedFromItsWindows() {
         // worker 1 crashed: its windows show 37 sends, the step's counts (from results) miss them
-        Map<String, Long> windows = Map.of("formal/step 1/leg 1/worker 0", 50L, "formal/step 1/leg 1/worker 1", 37L);
+        Map<WorkerKey, Long> windows = Map.of(new WorkerKey("formal", 0, 0, 0), 50L, new WorkerKey("formal", 0, 0, 1), 37L);
         var step = new StepPlan("run-1", "t1", "plan-1", "formal", 0, 10, 6, 5, 2,
                 1_000_000, 6_000, 1, 1000, 2000, 100);
         List<Report.Problem> p = Problems.accounting(List.of(result(0, List.of())), windows, List.of(step));
@@ -45,6 +46,6 @@ class ProblemsAccountingTest {
 
     @Test
     void nothingToNameWhenEveryWorkerStoredEverything() {
-        assertEquals(List.of(), Problems.accounting(List.of(result(0, List.of())), Map.of("formal/step 1/leg 1/worker 0", 50L), List.of()));
+        assertEquals(List.of(), Problems.accounting(List.of(result(0, List.of())), Map.of(new WorkerKey("formal", 0, 0, 0), 50L), List.of()));
     }
 }

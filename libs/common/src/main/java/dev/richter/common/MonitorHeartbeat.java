@@ -66,16 +66,11 @@ public final class MonitorHeartbeat {
      * @param state the state that failed ({@code Probe}, {@code Decide})
      * @param error the caught error as Step Functions hands it over ({@code Error}, and {@code Cause}: for a function
      *              error the JSON of {@code {errorType, errorMessage}}), either may be null
-     * @return {@code monitoring lost: <state>: <Error>} and, when there is one, {@code (<message>)} cut to 200 chars
+     * @return {@code monitoring lost: <state>: <Error>} and, when there is one, {@code (<message>)} cut as {@link TaskErrors#causeSuffix} cuts it
      */
     public static String failed(String state, String error, String cause) {
-        String message = TaskErrors.causeMessage(cause);
-        message = message.strip();
-        if (message.length() > 200) {
-            message = message.substring(0, 200) + "…";
-        }
         return REASON_PREFIX + state + ": " + (error == null || error.isBlank() ? "unknown error" : error)
-                + (message.isEmpty() ? "" : " (" + message + ")");
+                + TaskErrors.causeSuffix(cause);
     }
 
     /** The reason when the abort flag could not be read for {@code forMs} milliseconds; {@code error} is the last failure. */

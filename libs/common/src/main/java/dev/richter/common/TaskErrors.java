@@ -7,7 +7,22 @@ package dev.richter.common;
  * (https://docs.aws.amazon.com/step-functions/latest/dg/concepts-error-handling.html).
  */
 public final class TaskErrors {
+    /** How much of a cause's message a reason quotes, characters; a longer one is cut and ends with {@code …}. */
+    public static final int MAX_CAUSE_CHARS = 200;
+
     private TaskErrors() {
+    }
+
+    /**
+     * The cause as a reason quotes it: {@code " (<message>)"} with {@link #causeMessage} cut to
+     * {@link #MAX_CAUSE_CHARS}, or "" when the cause has no message.
+     */
+    public static String causeSuffix(String cause) {
+        String message = causeMessage(cause).strip();
+        if (message.isEmpty()) {
+            return "";
+        }
+        return " (" + (message.length() > MAX_CAUSE_CHARS ? message.substring(0, MAX_CAUSE_CHARS) + "…" : message) + ")";
     }
 
     /**

@@ -65,13 +65,13 @@ public record WorkerResult(String runId, String stage, int stepIndex, int worker
         return String.format("result#%s#%03d#%04d#%05d", stage, stepIndex, legIndex, workerIndex);
     }
 
-    /** This worker's name in logs and reports. */
-    public String workerName() {
-        return workerName(stage, stepIndex, legIndex, workerIndex);
+    /** Which worker this is: stage, step, leg and index. */
+    public WorkerKey key() {
+        return new WorkerKey(stage, stepIndex, legIndex, workerIndex);
     }
 
-    /** {@code <stage>/step <i+1>/leg <l+1>/worker <k>}: steps and legs numbered from 1 for people, workers by index. */
-    public static String workerName(String stage, int stepIndex, int legIndex, int workerIndex) {
-        return stage + "/step " + (stepIndex + 1) + "/leg " + (legIndex + 1) + "/worker " + workerIndex;
+    /** This worker's name in logs and reports ({@link WorkerKey#name}). */
+    public String workerName() {
+        return key().name();
     }
 }

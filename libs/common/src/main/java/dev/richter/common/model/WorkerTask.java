@@ -70,6 +70,6 @@ public record WorkerTask(String runId, String teamId, String stage, int stepInde
 
     /** This worker's name in logs and reports: {@code <stage>/step <i>/leg <l>/worker <k>}. */
     public String workerName() {
-        return WorkerResult.workerName(stage, stepIndex, legIndex, workerIndex);
+        return new WorkerKey(stage, stepIndex, legIndex, workerIndex).name();
     }
 }
