@@ -9,28 +9,14 @@
 # Settings: CELLS (comma-separated fault or cell names, e.g. monitor-error,stop-execution/formal; default all),
 # SEED (default 7). Takes about 12 minutes on 2 cores. Uses its own ports (3xxxx), so it runs beside the tests.
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
-export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
-if ! "$JAVA_HOME/bin/java" -version 2>&1 | grep -qE 'version "(2[1-9]|[3-9][0-9])'; then
-  JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
-fi
-export PATH="$JAVA_HOME/bin:$PATH"
-WORK="$(mktemp -d /tmp/richter-own-faults.XXXXXX)"
-trap 'rm -rf "$WORK"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" own-faults
 [ -d local/node/node_modules/aws-local-stepfunctions ] || (cd local/node && npm ci --no-audit --no-fund --loglevel=error)
-
-build() {
-  mvn -q "$@" install -DskipTests && mvn -q "$@" -pl local dependency:build-classpath -Dmdep.outputFile="$WORK/cp.txt"
-}
-if ! build -o >"$WORK/build.log" 2>&1 && ! build >>"$WORK/build.log" 2>&1; then
-  grep -v '^WARNING' "$WORK/build.log" >&2
-  echo "build failed" >&2
-  exit 2
-fi
+bench_build local
 # run from a private copy: a build in another terminal must not swap classes under the running stack
-mkdir -p "$WORK/lib" && tr ':' '\n' <"$WORK/cp.txt" | xargs -I{} cp {} "$WORK/lib/" && cp -r local/target/classes "$WORK/classes"
-CP="$WORK/classes:$WORK/lib/*"
+mkdir -p "$WORK/lib" && tr ':' '\n' <"$WORK/cp.txt" | xargs -I{} cp {} "$WORK/lib/" && cp -r local/target/classes "$WORK/classes" \
+  && cp -r local/target/test-classes "$WORK/test-classes"
+# the bench's target is the integration tests' FakeTarget (local's test classes)
+CP="$WORK/classes:$WORK/test-classes:$WORK/lib/*"
 
 export AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local
 export AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:34567 AWS_ENDPOINT_URL_SFN=http://127.0.0.1:34583

@@ -10,28 +10,9 @@
 # Exit status: 1 when a figure of either plan is over its AWS limit or the estimate lists a violation.
 # Usage: bench/scale.sh [--per-worker-qps N]        (from anywhere; builds functions/plan-api and what it needs)
 set -euo pipefail
-
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
-# JDK 21+ (the build targets --release 21): $JAVA_HOME when it is one, else the temurin 25 JDK
-export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
-if ! "$JAVA_HOME/bin/java" -version 2>&1 | grep -qE 'version "(2[1-9]|[3-9][0-9])'; then
-  JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
-fi
-export PATH="$JAVA_HOME/bin:$PATH"
-WORK="$(mktemp -d /tmp/richter-scale-bench.XXXXXX)"
-trap 'rm -rf "$WORK"' EXIT
-
-# --- build: plan-api and the modules it needs, then its classpath -----------------------------------------
-build() {
-  mvn -q "$@" install -DskipTests -pl functions/plan-api -am \
-    && mvn -q "$@" -pl functions/plan-api dependency:build-classpath -Dmdep.outputFile="$WORK/cp.txt"
-}
-if ! build -o >"$WORK/build.log" 2>&1 && ! build >>"$WORK/build.log" 2>&1; then
-  grep -v '^WARNING' "$WORK/build.log" >&2
-  echo "build failed" >&2
-  exit 2
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" scale-bench
+# plan-api and the modules it needs, then its classpath
+bench_build functions/plan-api -pl functions/plan-api -am
 CP="$ROOT/functions/plan-api/target/classes:$(cat "$WORK/cp.txt")"
 
 "$JAVA_HOME/bin/java" -Xmx1g -cp "$CP" bench/scale/ScaleBench.java --demo-plan examples/shop/plan.json "$@" \

@@ -1,16 +1,14 @@
 import com.fasterxml.jackson.databind.JsonNode;
 import com.nimbusds.jose.JWSAlgorithm;
-import com.sun.net.httpserver.HttpServer;
 import dev.richter.common.AwsClients;
 import dev.richter.common.Json;
 import dev.richter.common.TableNames;
 import dev.richter.runs.RunLeases;
 import dev.richter.local.ApiClient;
+import dev.richter.local.FakeTarget;
 import dev.richter.local.LocalAwsStack;
 import dev.richter.local.LocalFaults;
 import dev.richter.local.LocalLimits;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -19,8 +17,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.services.sfn.SfnClient;
 import software.amazon.awssdk.services.sfn.model.StopExecutionRequest;
@@ -67,48 +63,6 @@ public class OwnFaultsBench {
             new Fault("report-failure", "lambda.ReportFunction=error@nth:1", 0, false, false),
             new Fault("putevents-failure", "events.PutEvents=fail", 0, false, false),
             new Fault("stop-execution", null, 0, true, false));
-
-    /** A real HTTP target on loopback that counts what it receives. */
-    static final class Target implements AutoCloseable {
-        final List<Long> arrivalsMs = new CopyOnWriteArrayList<>();
-        final HttpServer server;
-
-        Target() throws Exception {
-            server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 512);
-            server.setExecutor(Executors.newCachedThreadPool());
-            server.createContext("/orders", ex -> {
-                try (ex) {
-                    arrivalsMs.add(System.currentTimeMillis());
-                    ex.getRequestBody().readAllBytes();
-                    byte[] body = "{\"orderId\":\"o-1\"}".getBytes(StandardCharsets.UTF_8);
-                    ex.sendResponseHeaders(201, body.length);
-                    ex.getResponseBody().write(body);
-                }
-            });
-            server.createContext("/actuator/health", ex -> {
-                try (ex) {
-                    byte[] body = "{\"status\":\"UP\"}".getBytes(StandardCharsets.UTF_8);
-                    ex.getResponseHeaders().set("Content-Type", "application/vnd.spring-boot.actuator.v3+json");
-                    ex.sendResponseHeaders(200, body.length);
-                    ex.getResponseBody().write(body);
-                }
-            });
-            server.start();
-        }
-
-        String baseUrl() {
-            return "http://127.0.0.1:" + server.getAddress().getPort();
-        }
-
-        long lastMs() {
-            return arrivalsMs.stream().mapToLong(Long::longValue).max().orElse(0);
-        }
-
-        @Override
-        public void close() {
-            server.stop(0);
-        }
-    }
 
     record Outcome(String cell, String status, String outcome, String reason, double loadAfterFaultS, boolean faultFired,
                    boolean report, boolean leaseHeld, long reportSent, long named, long targetCount, boolean miscounted,
@@ -166,7 +120,7 @@ public class OwnFaultsBench {
 
     static Outcome runCell(LocalAwsStack stack, SfnClient sfn, RunLeases leases, Path work, Fault f, String stage,
                            String team, long seed) throws Exception {
-        try (Target target = new Target()) {
+        try (FakeTarget target = new FakeTarget()) {
             ApiClient api = new ApiClient(LocalAwsStack.apiBaseUrl(),
                     stack.identity().token(team, "bench@" + team, Duration.ofHours(1), JWSAlgorithm.RS256));
             String svc = "svc";
@@ -233,11 +187,11 @@ public class OwnFaultsBench {
                 var at = item == null ? null : item.get("abortRequestedAtMs");
                 System.out.printf(Locale.ROOT, "  (%s: the probe hung at +0 ms, the abort flag was set at +%d ms, the target's"
                                 + " last request came at +%d ms)%n", f.name() + "/" + stage,
-                        at == null || faultAt == 0 ? -1 : Long.parseLong(at.n()) - faultAt, faultAt == 0 ? -1 : target.lastMs() - faultAt);
+                        at == null || faultAt == 0 ? -1 : Long.parseLong(at.n()) - faultAt, faultAt == 0 ? -1 : target.lastArrivalMs() - faultAt);
                 faultAt = at == null ? 0 : Long.parseLong(at.n());
             }
             boolean fired = faultAt > 0;
-            long last = target.lastMs();
+            long last = target.lastArrivalMs();
             if (Boolean.getBoolean("bench.debug") && fired) {
                 long fa = faultAt;
                 System.out.println("  arrivals after the fault (ms): " + target.arrivalsMs.stream().filter(a -> a >= fa)

@@ -10,19 +10,23 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A real HTTP service on loopback for the integration tests: {@code POST /orders} answers
+ * A real HTTP service on loopback for the integration tests and bench/own-faults: {@code POST /orders} answers
  * {@link #orderStatus} and records the {@code baggage} header of every request;
  * {@code GET /actuator/health} answers Spring Boot Actuator JSON with {@link #healthStatus}.
  */
-final class FakeTarget implements AutoCloseable {
-    final AtomicInteger orderStatus = new AtomicInteger(201);
-    volatile String healthStatus = "UP";
-    final List<String> baggage = new CopyOnWriteArrayList<>();
+public final class FakeTarget implements AutoCloseable {
+    /** The status {@code POST /orders} answers; 201 until a test sets another. */
+    public final AtomicInteger orderStatus = new AtomicInteger(201);
+    /** The Actuator status {@code GET /actuator/health} answers ({@code UP}: 200, else 503). */
+    public volatile String healthStatus = "UP";
+    /** The {@code baggage} header of every {@code POST /orders}, in arrival order ("null" when absent). */
+    public final List<String> baggage = new CopyOnWriteArrayList<>();
     /** Arrival time of every {@code POST /orders}, epoch milliseconds. */
-    final List<Long> arrivalsMs = new CopyOnWriteArrayList<>();
+    public final List<Long> arrivalsMs = new CopyOnWriteArrayList<>();
     private final HttpServer server;
 
-    FakeTarget() throws IOException {
+    /** Starts the service on an ephemeral loopback port. */
+    public FakeTarget() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 512);
         server.setExecutor(Executors.newCachedThreadPool());
         server.createContext("/orders", ex -> {
@@ -49,8 +53,14 @@ final class FakeTarget implements AutoCloseable {
         server.start();
     }
 
-    String baseUrl() {
+    /** {@code http://127.0.0.1:<port>}. */
+    public String baseUrl() {
         return "http://127.0.0.1:" + server.getAddress().getPort();
+    }
+
+    /** Epoch ms of the last {@code POST /orders}, 0 before the first. */
+    public long lastArrivalMs() {
+        return arrivalsMs.stream().mapToLong(Long::longValue).max().orElse(0);
     }
 
     @Override

@@ -29,14 +29,7 @@ public final class RunFlags {
 
     /** True when the run's abort flag is set (strongly consistent read). False for an unknown run. */
     public boolean isAbortRequested(String runId) {
-        var item = dynamoDb.getItem(GetItemRequest.builder()
-                .tableName(runsTable)
-                .key(Map.of("runId", AttributeValue.fromS(runId)))
-                .projectionExpression("abortRequested")
-                .consistentRead(true)
-                .build()).item();
-        AttributeValue v = item == null ? null : item.get("abortRequested");
-        return v != null && Boolean.TRUE.equals(v.bool());
+        return isTrue(read(runId, "abortRequested").get("abortRequested"));
     }
 
     /**
@@ -52,17 +45,8 @@ public final class RunFlags {
      * no heartbeat.
      */
     public Watch watch(String runId) {
-        var item = dynamoDb.getItem(GetItemRequest.builder()
-                .tableName(runsTable)
-                .key(Map.of("runId", AttributeValue.fromS(runId)))
-                .projectionExpression("abortRequested, monitorBeatAtMs")
-                .consistentRead(true)
-                .build()).item();
-        AttributeValue flag = item == null ? null : item.get("abortRequested");
-        AttributeValue beat = item == null ? null : item.get("monitorBeatAtMs");
-        return new Watch(flag != null && Boolean.TRUE.equals(flag.bool()),
-                beat == null || beat.n() == null ? OptionalLong.empty()
-                        : OptionalLong.of(Long.parseLong(beat.n())));
+        Map<String, AttributeValue> item = read(runId, "abortRequested, monitorBeatAtMs");
+        return new Watch(isTrue(item.get("abortRequested")), epochMs(item.get("monitorBeatAtMs")));
     }
 
     /**
@@ -86,13 +70,25 @@ public final class RunFlags {
      * was written.
      */
     public OptionalLong abortRequestedAtMs(String runId) {
-        var item = dynamoDb.getItem(GetItemRequest.builder()
+        return epochMs(read(runId, "abortRequestedAtMs").get("abortRequestedAtMs"));
+    }
+
+    /** The run item's {@code projection} attributes, strongly consistent; empty for an unknown run. */
+    private Map<String, AttributeValue> read(String runId, String projection) {
+        Map<String, AttributeValue> item = dynamoDb.getItem(GetItemRequest.builder()
                 .tableName(runsTable)
                 .key(Map.of("runId", AttributeValue.fromS(runId)))
-                .projectionExpression("abortRequestedAtMs")
+                .projectionExpression(projection)
                 .consistentRead(true)
                 .build()).item();
-        AttributeValue v = item == null ? null : item.get("abortRequestedAtMs");
+        return item == null ? Map.of() : item;
+    }
+
+    private static boolean isTrue(AttributeValue v) {
+        return v != null && Boolean.TRUE.equals(v.bool());
+    }
+
+    private static OptionalLong epochMs(AttributeValue v) {
         return v == null || v.n() == null ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(v.n()));
     }
 
