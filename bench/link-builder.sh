@@ -17,9 +17,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-mvn -q -o -pl libs/links compile dependency:build-classpath -Dmdep.outputFile="$WORK/cp.txt" >/dev/null 2>&1 \
-  || mvn -q -pl libs/links compile dependency:build-classpath -Dmdep.outputFile="$WORK/cp.txt" >/dev/null
-CP="$(cat "$WORK/cp.txt"):libs/links/target/classes"
+mvn -q -o -pl libs/links test-compile dependency:build-classpath -Dmdep.outputFile="$WORK/cp.txt" >/dev/null 2>&1 \
+  || mvn -q -pl libs/links test-compile dependency:build-classpath -Dmdep.outputFile="$WORK/cp.txt" >/dev/null
+# the links table is created as the tests create it (LinkTables, in the links test classes)
+CP="$(cat "$WORK/cp.txt"):libs/links/target/classes:libs/links/target/test-classes"
 
 PORT="${DYNALITE_PORT:-4599}"
 if [ -z "${AWS_ENDPOINT_URL_DYNAMODB:-}" ] && command -v npx >/dev/null 2>&1; then

@@ -1,6 +1,7 @@
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.richter.links.LinkService;
+import dev.richter.links.LinkTables;
 import dev.richter.links.LinkTree;
 import dev.richter.links.graph.ClosurePair;
 import dev.richter.links.graph.ClosureTable;
@@ -147,7 +148,7 @@ public class LinkBench {
             DynamoDbClient ddb = DynamoDbClient.builder().region(Region.US_EAST_1)
                     .httpClientBuilder(UrlConnectionHttpClient.builder()).build();
             String table = "links-bench-" + System.currentTimeMillis();
-            createTable(ddb, table);
+            LinkTables.create(ddb, table);
             LinkRepository repo = new LinkRepository(ddb, table);
             List<ClosurePair> rows = new ArrayList<>();
             sv.forEach(rows::add);
@@ -278,23 +279,5 @@ public class LinkBench {
         long[] c = {0};
         v.forEach(p -> { if (p.ancestor().equals(p.descendant())) c[0]++; });
         return c[0];
-    }
-
-    static void createTable(DynamoDbClient ddb, String table) {
-        ddb.createTable(b -> b.tableName(table).billingMode(BillingMode.PAY_PER_REQUEST)
-                .attributeDefinitions(attr("pk"), attr("sk"), attr("rpk"), attr("rsk"))
-                .keySchema(key("pk", KeyType.HASH), key("sk", KeyType.RANGE))
-                .globalSecondaryIndexes(GlobalSecondaryIndex.builder().indexName("reverse")
-                        .keySchema(key("rpk", KeyType.HASH), key("rsk", KeyType.RANGE))
-                        .projection(Projection.builder().projectionType(ProjectionType.ALL).build()).build()));
-        ddb.waiter().waitUntilTableExists(b -> b.tableName(table));
-    }
-
-    static AttributeDefinition attr(String n) {
-        return AttributeDefinition.builder().attributeName(n).attributeType(ScalarAttributeType.S).build();
-    }
-
-    static KeySchemaElement key(String n, KeyType t) {
-        return KeySchemaElement.builder().attributeName(n).keyType(t).build();
     }
 }
