@@ -3,26 +3,54 @@ package dev.richter.sdk;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.Set;
 
 /**
- * Reads a team's mock configuration document:
+ * Reads a team's mock configuration document, the one reader of it: the SDK answers from it ({@link #parse}) and the
+ * checks function's mock-present check inspects it ({@link #read}).
  * <pre>{@code {"mocks":[{"exit":"payment POST /charge","status":200,"body":"...","headers":{},"latencyMs":50}]}}</pre>
- * {@code exit} is required and unique; {@code status} defaults to 200 and must be 100–599;
- * {@code latencyMs} defaults to 0 and must be ≥ 0; {@code body} defaults to {@code ""}; header values
- * are text. Unknown fields are ignored (forward compatible).
+ * {@code exit} is required and unique; {@code status} is an integer, defaults to 200 and must be 100–599 to be
+ * answered; {@code latencyMs} defaults to 0 and must be ≥ 0; {@code body} defaults to {@code ""}; header values are
+ * text. Unknown fields are ignored (forward compatible).
  */
-final class MockConfigDocument {
+public final class MockConfigDocument {
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
     private MockConfigDocument() {}
 
     /**
-     * @return exit id → response, in document order
-     * @throws IllegalArgumentException naming the field path, e.g. {@code mocks[1].status: must be 100-599}
+     * One mock as the document states it, before defaults.
+     *
+     * @param exit      the exit it answers, trimmed: an interface node ({@code payment POST /charge}), a service
+     *                  ({@code payment}), or host[:port]+path ({@code api.stripe.com/v1/charges})
+     * @param status    the HTTP status, an integer (not range-checked here: the check names a bad one), empty when the
+     *                  document gives none
+     * @param body      response body, {@code ""} when none
+     * @param headers   response headers, in document order
+     * @param latencyMs simulated latency, milliseconds, empty when the document gives none
      */
-    static Map<String, MockResponse> parse(byte[] json) {
+    public record Entry(String exit, OptionalInt status, String body, Map<String, String> headers, OptionalLong latencyMs) {
+        public Entry {
+            headers = Map.copyOf(headers);
+        }
+    }
+
+    /**
+     * The document's mocks as stated, in document order.
+     *
+     * @param json UTF-8 JSON {@code {"mocks":[...]}}
+     * @throws IllegalArgumentException naming the field path when the document is malformed, e.g.
+     *                                  {@code mocks[1].latencyMs: must be a non-negative integer} or
+     *                                  {@code mocks[2].exit: duplicate 'payment'}
+     */
+    public static List<Entry> read(byte[] json) {
         JsonNode root;
         try {
             root = MAPPER.readTree(json);
@@ -32,7 +60,8 @@ final class MockConfigDocument {
         if (root == null || !root.path("mocks").isArray()) {
             throw new IllegalArgumentException("mocks: required array");
         }
-        Map<String, MockResponse> out = new LinkedHashMap<>();
+        List<Entry> out = new ArrayList<>();
+        Set<String> exits = new HashSet<>();
         JsonNode mocks = root.get("mocks");
         for (int i = 0; i < mocks.size(); i++) {
             JsonNode m = mocks.get(i);
@@ -41,22 +70,22 @@ final class MockConfigDocument {
                 throw new IllegalArgumentException(at + ".exit: required text");
             }
             String exit = m.get("exit").asText().trim();
-            if (out.containsKey(exit)) {
+            if (!exits.add(exit)) {
                 throw new IllegalArgumentException(at + ".exit: duplicate '" + exit + "'");
             }
-            int status = 200;
+            OptionalInt status = OptionalInt.empty();
             if (m.has("status")) {
-                if (!m.get("status").isIntegralNumber() || m.get("status").asInt() < 100 || m.get("status").asInt() > 599) {
+                if (!m.get("status").isIntegralNumber() || !m.get("status").canConvertToInt()) {
                     throw new IllegalArgumentException(at + ".status: must be 100-599");
                 }
-                status = m.get("status").asInt();
+                status = OptionalInt.of(m.get("status").asInt());
             }
-            long latencyMs = 0;
+            OptionalLong latencyMs = OptionalLong.empty();
             if (m.has("latencyMs")) {
                 if (!m.get("latencyMs").isIntegralNumber() || m.get("latencyMs").asLong() < 0) {
                     throw new IllegalArgumentException(at + ".latencyMs: must be a non-negative integer");
                 }
-                latencyMs = m.get("latencyMs").asLong();
+                latencyMs = OptionalLong.of(m.get("latencyMs").asLong());
             }
             if (m.has("body") && !m.get("body").isTextual()) {
                 throw new IllegalArgumentException(at + ".body: must be text");
@@ -73,7 +102,27 @@ final class MockConfigDocument {
                     headers.put(h.getKey(), h.getValue().asText());
                 }
             }
-            out.put(exit, new MockResponse(exit, status, m.path("body").asText(""), headers, latencyMs));
+            out.add(new Entry(exit, status, m.path("body").asText(""), headers, latencyMs));
+        }
+        return out;
+    }
+
+    /**
+     * The responses the SDK answers with: {@link #read}'s entries with the defaults applied.
+     *
+     * @return exit id → response, in document order
+     * @throws IllegalArgumentException naming the field path, e.g. {@code mocks[1].status: must be 100-599}
+     */
+    static Map<String, MockResponse> parse(byte[] json) {
+        Map<String, MockResponse> out = new LinkedHashMap<>();
+        List<Entry> entries = read(json);
+        for (int i = 0; i < entries.size(); i++) {
+            Entry e = entries.get(i);
+            int status = e.status().orElse(200);
+            if (status < 100 || status > 599) {
+                throw new IllegalArgumentException("mocks[" + i + "].status: must be 100-599");
+            }
+            out.put(e.exit(), new MockResponse(e.exit(), status, e.body(), e.headers(), e.latencyMs().orElse(0)));
         }
         return out;
     }

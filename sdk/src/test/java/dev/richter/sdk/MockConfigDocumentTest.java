@@ -33,5 +33,16 @@ class MockConfigDocumentTest {
         assertEquals("mocks[0].latencyMs: must be a non-negative integer",
                 error("{\"mocks\":[{\"exit\":\"a\",\"latencyMs\":1.5}]}"));
         assertEquals("mocks[0].headers.x: must be text", error("{\"mocks\":[{\"exit\":\"a\",\"headers\":{\"x\":1}}]}"));
+        assertEquals("mocks[0].status: must be 100-599", error("{\"mocks\":[{\"exit\":\"a\",\"status\":\"oops\"}]}"));
+    }
+
+    @Test
+    void readKeepsWhatTheDocumentLeavesOutForTheCheckToName() {
+        var entries = MockConfigDocument.read(("{\"mocks\":[{\"exit\":\" payment \",\"status\":42},"
+                + "{\"exit\":\"stock\",\"latencyMs\":5,\"body\":\"{}\",\"headers\":{\"a\":\"b\"}}]}").getBytes(StandardCharsets.UTF_8));
+        assertEquals(java.util.List.of(
+                new MockConfigDocument.Entry("payment", java.util.OptionalInt.of(42), "", Map.of(), java.util.OptionalLong.empty()),
+                new MockConfigDocument.Entry("stock", java.util.OptionalInt.empty(), "{}", Map.of("a", "b"), java.util.OptionalLong.of(5))),
+                entries);
     }
 }

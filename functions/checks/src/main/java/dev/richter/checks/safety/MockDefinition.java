@@ -1,10 +1,6 @@
 package dev.richter.checks.safety;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import dev.richter.sdk.MockConfigDocument;
 import java.util.List;
 import java.util.Map;
 
@@ -25,7 +21,6 @@ public record MockDefinition(String exit, int status, String body, Map<String, S
     public static final int STATUS_UNSET = 0;
     /** {@link #latencyMs()} when the document gives none. */
     public static final long LATENCY_UNSET = -1;
-    private static final ObjectMapper MAPPER = new ObjectMapper();
 
     public MockDefinition {
         exit = exit == null ? "" : exit.trim();
@@ -34,7 +29,8 @@ public record MockDefinition(String exit, int status, String body, Map<String, S
     }
 
     /**
-     * Reads a mock configuration document.
+     * Reads a mock configuration document with the SDK's reader ({@link MockConfigDocument#read}), so a document the
+     * check accepts is one the SDK answers from; a missing status or latency stays unset for the check to name.
      *
      * @param json UTF-8 JSON {@code {"mocks":[...]}}
      * @return the mocks in document order
@@ -42,49 +38,7 @@ public record MockDefinition(String exit, int status, String body, Map<String, S
      *     {@code mocks[1].latencyMs: must be a non-negative integer}
      */
     public static List<MockDefinition> parseDocument(byte[] json) {
-        JsonNode root;
-        try {
-            root = MAPPER.readTree(json);
-        } catch (IOException e) {
-            throw new IllegalArgumentException("not JSON: " + e.getMessage(), e);
-        }
-        if (root == null || !root.path("mocks").isArray()) {
-            throw new IllegalArgumentException("mocks: required array");
-        }
-        List<MockDefinition> out = new ArrayList<>();
-        JsonNode mocks = root.get("mocks");
-        for (int i = 0; i < mocks.size(); i++) {
-            JsonNode m = mocks.get(i);
-            String at = "mocks[" + i + "]";
-            if (!m.path("exit").isTextual() || m.get("exit").asText().isBlank()) {
-                throw new IllegalArgumentException(at + ".exit: required text");
-            }
-            int status = STATUS_UNSET;
-            if (m.has("status")) {
-                if (!m.get("status").canConvertToInt() || !m.get("status").isIntegralNumber()) {
-                    throw new IllegalArgumentException(at + ".status: must be an integer");
-                }
-                status = m.get("status").asInt();
-            }
-            long latency = LATENCY_UNSET;
-            if (m.has("latencyMs")) {
-                if (!m.get("latencyMs").isIntegralNumber() || m.get("latencyMs").asLong() < 0) {
-                    throw new IllegalArgumentException(at + ".latencyMs: must be a non-negative integer");
-                }
-                latency = m.get("latencyMs").asLong();
-            }
-            if (m.has("body") && !m.get("body").isTextual()) {
-                throw new IllegalArgumentException(at + ".body: must be text");
-            }
-            Map<String, String> headers = new LinkedHashMap<>();
-            if (m.has("headers")) {
-                if (!m.get("headers").isObject()) {
-                    throw new IllegalArgumentException(at + ".headers: must be an object");
-                }
-                m.get("headers").properties().forEach(h -> headers.put(h.getKey(), h.getValue().asText()));
-            }
-            out.add(new MockDefinition(m.get("exit").asText(), status, m.path("body").asText(""), headers, latency));
-        }
-        return out;
+        return MockConfigDocument.read(json).stream().map(e -> new MockDefinition(e.exit(), e.status().orElse(STATUS_UNSET),
+                e.body(), e.headers(), e.latencyMs().orElse(LATENCY_UNSET))).toList();
     }
 }

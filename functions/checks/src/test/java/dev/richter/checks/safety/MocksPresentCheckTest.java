@@ -51,4 +51,14 @@ class MocksPresentCheckTest {
                 () -> doc("{\"mocks\":[{\"exit\":\"a\",\"latencyMs\":-3}]}"));
         assertEquals("mocks[0].latencyMs: must be a non-negative integer", e.getMessage());
     }
+
+    /** The check reads the document with the SDK's reader: what the SDK would refuse at run time is refused here. */
+    @Test
+    void aDocumentTheSdkRefusesIsRefused() {
+        assertEquals("mocks[1].exit: duplicate 'payment'", assertThrows(IllegalArgumentException.class,
+                () -> doc("{\"mocks\":[{\"exit\":\"payment\",\"status\":200},{\"exit\":\"payment\",\"status\":503}]}"))
+                .getMessage());
+        assertEquals("mocks[0].headers.retry: must be text", assertThrows(IllegalArgumentException.class,
+                () -> doc("{\"mocks\":[{\"exit\":\"payment\",\"headers\":{\"retry\":5}}]}")).getMessage());
+    }
 }
