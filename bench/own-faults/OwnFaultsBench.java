@@ -178,7 +178,7 @@ public class OwnFaultsBench {
             }
             stack.faults().clear();
             Thread.sleep(3_000);   // the leases are released after the report; stragglers would arrive by now
-            long faultAt = fullSpec == null ? armedAt : firstFiring(stack.faultsFile(), armedAt);
+            long faultAt = fullSpec == null ? armedAt : stack.faults().firstFiredAtMs(armedAt).orElse(0);
             if (f.fromFlag()) {
                 // the probe hangs (its Task ends only at the function's 30 s Timeout): the run is no longer watched once
                 // MonitorHeartbeat's bound passed, when a worker sets the flag
@@ -256,23 +256,5 @@ public class OwnFaultsBench {
             Thread.sleep(200);
         }
         throw new IllegalStateException("run " + runId + " never reached " + stage);
-    }
-
-    /** The first fault that fired at or after {@code fromMs}, epoch ms, from the stack's faults.jsonl; 0 when none. */
-    static long firstFiring(Path file, long fromMs) throws Exception {
-        if (!Files.exists(file)) {
-            return 0;
-        }
-        long first = 0;
-        for (String l : Files.readAllLines(file)) {
-            if (l.isBlank()) {
-                continue;
-            }
-            long at = Json.MAPPER.readTree(l).path("atMs").asLong();
-            if (at >= fromMs && (first == 0 || at < first)) {
-                first = at;
-            }
-        }
-        return first;
     }
 }

@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicLong;
@@ -259,6 +260,30 @@ public final class FaultInjector {
                 log.accept("faults file " + file + " not written: " + e);
             }
         }
+    }
+
+    /**
+     * When the first fault that fired at or after {@code fromMs} fired, epoch ms, from the faults file every
+     * component appends to (Java, dynalite and the Step Functions server: {@code {"atMs", ...}} per line); empty when
+     * none did, or there is no file.
+     *
+     * @throws IOException when the file cannot be read
+     */
+    public OptionalLong firstFiredAtMs(long fromMs) throws IOException {
+        if (file == null || !Files.exists(file)) {
+            return OptionalLong.empty();
+        }
+        OptionalLong first = OptionalLong.empty();
+        for (String line : Files.readAllLines(file)) {
+            if (line.isBlank()) {
+                continue;
+            }
+            long at = Json.MAPPER.readTree(line).path("atMs").asLong();
+            if (at >= fromMs && (first.isEmpty() || at < first.getAsLong())) {
+                first = OptionalLong.of(at);
+            }
+        }
+        return first;
     }
 
     /**

@@ -65,7 +65,7 @@ class OwnFaultsIT extends LocalAwsStackTestSupport {
             } finally {
                 stack.faults().clear();
             }
-            long faultAt = firstFiring(stack.faultsFile(), armedAt);
+            long faultAt = stack.faults().firstFiredAtMs(armedAt).orElse(0);
             assertTrue(faultAt > 0, "the fault fired");
             var runs = AwsClients.dynamoDb().scan(b -> b.tableName(dev.richter.common.TableNames.fromEnv().runs())).items()
                     .stream().filter(i -> i.get("runId").s().startsWith("nightly-team-nightly-lost-")).toList();
@@ -103,7 +103,7 @@ class OwnFaultsIT extends LocalAwsStackTestSupport {
             } finally {
                 stack.faults().clear();
             }
-            long faultAt = firstFiring(stack.faultsFile(), armedAt);
+            long faultAt = stack.faults().firstFiredAtMs(armedAt).orElse(0);
             assertTrue(faultAt > 0, "the fault fired");
 
             assertEquals("ABORTED", report.path("outcome").asText(), report.path("outcomeReason").asText());
@@ -121,23 +121,6 @@ class OwnFaultsIT extends LocalAwsStackTestSupport {
             }
             assertEquals(target.arrivalsMs.size(), sent, "the report counts what the target received");
         }
-    }
-
-    /** The first fault of the local stack's faults.jsonl that fired at or after {@code fromMs}, epoch ms; 0 when none. */
-    static long firstFiring(java.nio.file.Path file, long fromMs) throws Exception {
-        if (!java.nio.file.Files.exists(file)) {
-            return 0;
-        }
-        long first = 0;
-        for (String line : java.nio.file.Files.readAllLines(file)) {
-            if (!line.isBlank()) {
-                long at = dev.richter.common.Json.MAPPER.readTree(line).path("atMs").asLong();
-                if (at >= fromMs && (first == 0 || at < first)) {
-                    first = at;
-                }
-            }
-        }
-        return first;
     }
 
     @Test
