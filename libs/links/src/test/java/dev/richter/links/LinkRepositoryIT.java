@@ -17,7 +17,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * LinkService against a real DynamoDB API (dynalite, LocalStack, or AWS). Runs only when
  * {@code AWS_ENDPOINT_URL_DYNAMODB} is set, e.g.
  * {@code npx -y dynalite@4.0.0 --port 4599} and {@code AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:4599
- * AWS_ACCESS_KEY_ID=x AWS_SECRET_ACCESS_KEY=x AWS_REGION=us-east-1 mvn -pl functions/link-builder test -Dtest=LinkRepositoryIT}.
+ * AWS_ACCESS_KEY_ID=x AWS_SECRET_ACCESS_KEY=x AWS_REGION=us-east-1 mvn -pl libs/links test -Dtest=LinkRepositoryIT}.
  * Creates and deletes its own table.
  */
 class LinkRepositoryIT {
