@@ -1,0 +1,81 @@
+package dev.richter.loaddriver;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
+import dev.richter.common.RunScoped;
+import dev.richter.common.model.WorkerTask;
+import dev.richter.common.run.RunPreparation;
+import java.io.IOException;
+
+/**
+ * A load-driver worker's event, in one of two shapes told apart by the {@code scenarios} field: a
+ * {@link RunPreparation.WorkerRef} {@code {runId, teamId, stage, stepIndex, legIndex, workerIndex}} (what the state
+ * machines' worker Maps send; {@code events/load-driver/worker-ref.json}), or a full {@link WorkerTask} with its
+ * {@code scenarios} (for callers that build one themselves; {@code events/load-driver/worker.json}). Other fields are
+ * ignored.
+ */
+@JsonDeserialize(using = WorkerInput.Decoder.class)
+public sealed interface WorkerInput extends RunScoped {
+    /** A reference to a started step's worker; the worker reads its task from the stores ({@link WorkerTasks}). */
+    record ByReference(RunPreparation.WorkerRef ref) implements WorkerInput {
+        @Override
+        public String runId() {
+            return ref.runId();
+        }
+
+        @Override
+        public String teamId() {
+            return ref.teamId();
+        }
+
+        @Override
+        public String stage() {
+            return ref.stage();
+        }
+
+        @Override
+        public Integer stepInStage() {
+            return ref.stepIndex();
+        }
+    }
+
+    /** A task given whole. */
+    record FullTask(WorkerTask task) implements WorkerInput {
+        @Override
+        public String runId() {
+            return task.runId();
+        }
+
+        @Override
+        public String teamId() {
+            return task.teamId();
+        }
+
+        @Override
+        public String stage() {
+            return task.stage();
+        }
+
+        @Override
+        public Integer stepInStage() {
+            return task.stepIndex();
+        }
+    }
+
+    /** Reads the event once as a tree and binds it to the shape its {@code scenarios} field names. */
+    final class Decoder extends StdDeserializer<WorkerInput> {
+        Decoder() {
+            super(WorkerInput.class);
+        }
+
+        @Override
+        public WorkerInput deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+            JsonNode event = ctxt.readTree(p);
+            return event.has("scenarios") ? new FullTask(ctxt.readTreeAsValue(event, WorkerTask.class))
+                    : new ByReference(ctxt.readTreeAsValue(event, RunPreparation.WorkerRef.class));
+        }
+    }
+}
