@@ -22,11 +22,6 @@ import dev.richter.common.RunScoped;
         @JsonSubTypes.Type(value = ChecksAction.NightlyCompare.class, name = "nightly-compare"),
         @JsonSubTypes.Type(value = ChecksAction.NightlyFailed.class, name = "nightly-failed")})
 public sealed interface ChecksAction extends RunScoped {
-    /** {@code node}, or a missing node when the event had none (so {@code path} reads stay safe). */
-    private static JsonNode orMissing(JsonNode node) {
-        return node == null ? MissingNode.getInstance() : node;
-    }
-
     /** {@code static {runId}}: the run's static gate ({@link RunGate#staticChecks}). */
     record StaticGate(String runId) implements ChecksAction {}
 
@@ -44,35 +39,26 @@ public sealed interface ChecksAction extends RunScoped {
     /** {@code nightly-scopes {}}: the scopes of tonight's check ({@link NightlyCheck#scopes}). */
     record NightlyScopes() implements ChecksAction {}
 
-    /**
-     * {@code nightly-static {scope}}: a scope's static checks ({@link NightlyCheck#staticChecks}).
-     *
-     * @param scope one element of {@code nightly-scopes}' answer, as the state machine hands it back
-     */
-    record NightlyStatic(JsonNode scope) implements ChecksAction {
-        public NightlyStatic {
-            scope = orMissing(scope);
+    /** A nightly action on one scope: one element of {@code nightly-scopes}' answer, as the state machine hands it back. */
+    sealed interface NightlyAction extends ChecksAction permits NightlyStatic, NightlyDynamic, NightlyCompare, NightlyFailed {
+        /** The scope as sent, or null when the event had none. */
+        JsonNode scope();
+
+        /** The scope, or a missing node when the event had none (so {@code path} reads stay safe). */
+        default JsonNode scopeNode() {
+            return scope() == null ? MissingNode.getInstance() : scope();
         }
     }
+
+    /** {@code nightly-static {scope}}: a scope's static checks ({@link NightlyCheck#staticChecks}). */
+    record NightlyStatic(JsonNode scope) implements NightlyAction {}
 
     /** {@code nightly-dynamic {scope}}: a scope's checks on its replay ({@link NightlyCheck#dynamicChecks}). */
-    record NightlyDynamic(JsonNode scope) implements ChecksAction {
-        public NightlyDynamic {
-            scope = orMissing(scope);
-        }
-    }
+    record NightlyDynamic(JsonNode scope) implements NightlyAction {}
 
     /** {@code nightly-compare {scope}}: tonight against the previous night ({@link NightlyCheck#compare}). */
-    record NightlyCompare(JsonNode scope) implements ChecksAction {
-        public NightlyCompare {
-            scope = orMissing(scope);
-        }
-    }
+    record NightlyCompare(JsonNode scope) implements NightlyAction {}
 
     /** {@code nightly-failed {scope}}: a scope whose state failed ({@link NightlyCheck#failed}). */
-    record NightlyFailed(JsonNode scope) implements ChecksAction {
-        public NightlyFailed {
-            scope = orMissing(scope);
-        }
-    }
+    record NightlyFailed(JsonNode scope) implements NightlyAction {}
 }

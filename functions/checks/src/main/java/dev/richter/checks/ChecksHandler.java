@@ -46,10 +46,10 @@ public final class ChecksHandler extends JsonStreamHandler<ChecksAction, Object>
             case ChecksAction.StaticGate a -> gate.staticChecks(a.runId());
             case ChecksAction.DynamicGate a -> gate.dynamicChecks(a.runId(), a.stage());
             case ChecksAction.NightlyScopes a -> nightly.scopes(System.currentTimeMillis());
-            case ChecksAction.NightlyStatic a -> nightly.staticChecks(a.scope(), System.currentTimeMillis());
-            case ChecksAction.NightlyDynamic a -> nightly.dynamicChecks(a.scope());
-            case ChecksAction.NightlyCompare a -> nightly.compare(a.scope());
-            case ChecksAction.NightlyFailed a -> nightly.failed(a.scope());
+            case ChecksAction.NightlyStatic a -> nightly.staticChecks(a.scopeNode(), System.currentTimeMillis());
+            case ChecksAction.NightlyDynamic a -> nightly.dynamicChecks(a.scopeNode());
+            case ChecksAction.NightlyCompare a -> nightly.compare(a.scopeNode());
+            case ChecksAction.NightlyFailed a -> nightly.failed(a.scopeNode());
         };
     }
 }

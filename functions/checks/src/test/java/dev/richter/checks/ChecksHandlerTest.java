@@ -44,6 +44,8 @@ class ChecksHandlerTest {
         assertEquals(new ChecksAction.DynamicGate("run-1", "pre-test"), decode("{\"action\":\"dynamic\",\"runId\":\"run-1\"}"));
         assertEquals(new ChecksAction.NightlyStatic(SCOPE), decode("{\"action\":\"nightly-static\",\"scope\":" + Json.write(SCOPE) + "}"));
         assertEquals("pre-test", decode("{\"action\":\"dynamic\",\"runId\":\"r\"}").stage(), "the log context's stage");
+        var noScope = (ChecksAction.NightlyAction) decode("{\"action\":\"nightly-failed\"}");
+        assertEquals(true, noScope.scopeNode().isMissingNode(), "a missing scope reads as a missing node");
     }
 
     @Test

@@ -39,27 +39,14 @@ class JsonStreamHandlerTest {
         record Beta(int n) implements Sample {}
     }
 
-    /** Logs one line per event and answers the decoded record. */
-    static final class SampleHandler extends JsonStreamHandler<Sample, Sample> {
-        SampleHandler() {
-            super(Sample.class);
+    /** Logs one line per event and answers its decoded input. */
+    static final class LoggingHandler<I> extends JsonStreamHandler<I, I> {
+        LoggingHandler(Class<I> inputType) {
+            super(inputType);
         }
 
         @Override
-        protected Sample handle(Sample input, Context context) {
-            LOG.info("handled");
-            return input;
-        }
-    }
-
-    /** Logs one line per event, for a handler that reads its event as a tree. */
-    static final class TreeHandler extends JsonStreamHandler<JsonNode, JsonNode> {
-        TreeHandler() {
-            super(JsonNode.class);
-        }
-
-        @Override
-        protected JsonNode handle(JsonNode input, Context context) {
+        protected I handle(I input, Context context) {
             LOG.info("handled");
             return input;
         }
@@ -82,7 +69,7 @@ class JsonStreamHandlerTest {
                 () -> JsonStreamHandler.decode(json("{\"runId\":\"r\"}"), Sample.class));
         assertEquals("missing action; expected one of alpha, beta", missing.getMessage());
         var viaHandler = assertThrows(IllegalArgumentException.class,
-                () -> new SampleHandler().handleRequest(json("{\"action\":\"\"}"), new ByteArrayOutputStream(), null));
+                () -> new LoggingHandler<>(Sample.class).handleRequest(json("{\"action\":\"\"}"), new ByteArrayOutputStream(), null));
         assertTrue(viaHandler.getMessage().startsWith("missing action"), viaHandler.getMessage());
     }
 
@@ -91,12 +78,12 @@ class JsonStreamHandlerTest {
         List<String> lines;
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (LogCapture capture = new LogCapture()) {
-            new SampleHandler().handleRequest(json(
+            new LoggingHandler<>(Sample.class).handleRequest(json(
                     "{\"action\":\"alpha\",\"runId\":\"run-9\",\"teamId\":\"team-a\",\"stage\":\"formal\",\"stepIndex\":4}"),
                     out, null);
             ThreadContext.put(RunLogContext.RUN_ID, "stale");
-            new SampleHandler().handleRequest(json("{\"action\":\"beta\",\"n\":1}"), new ByteArrayOutputStream(), null);
-            new TreeHandler().handleRequest(json("{\"runId\":\"run-10\",\"teamId\":\"team-b\"}"),
+            new LoggingHandler<>(Sample.class).handleRequest(json("{\"action\":\"beta\",\"n\":1}"), new ByteArrayOutputStream(), null);
+            new LoggingHandler<>(JsonNode.class).handleRequest(json("{\"runId\":\"run-10\",\"teamId\":\"team-b\"}"),
                     new ByteArrayOutputStream(), null);
             lines = capture.lines();
         }

@@ -19,49 +19,43 @@ import java.io.IOException;
  */
 @JsonDeserialize(using = WorkerInput.Decoder.class)
 public sealed interface WorkerInput extends RunScoped {
+    /** The worker this event names: its run, team, stage, step, leg and index. */
+    RunPreparation.WorkerRef worker();
+
+    @Override
+    default String runId() {
+        return worker().runId();
+    }
+
+    @Override
+    default String teamId() {
+        return worker().teamId();
+    }
+
+    @Override
+    default String stage() {
+        return worker().stage();
+    }
+
+    @Override
+    default Integer stepInStage() {
+        return worker().stepIndex();
+    }
+
     /** A reference to a started step's worker; the worker reads its task from the stores ({@link WorkerTasks}). */
     record ByReference(RunPreparation.WorkerRef ref) implements WorkerInput {
         @Override
-        public String runId() {
-            return ref.runId();
-        }
-
-        @Override
-        public String teamId() {
-            return ref.teamId();
-        }
-
-        @Override
-        public String stage() {
-            return ref.stage();
-        }
-
-        @Override
-        public Integer stepInStage() {
-            return ref.stepIndex();
+        public RunPreparation.WorkerRef worker() {
+            return ref;
         }
     }
 
     /** A task given whole. */
     record FullTask(WorkerTask task) implements WorkerInput {
         @Override
-        public String runId() {
-            return task.runId();
-        }
-
-        @Override
-        public String teamId() {
-            return task.teamId();
-        }
-
-        @Override
-        public String stage() {
-            return task.stage();
-        }
-
-        @Override
-        public Integer stepInStage() {
-            return task.stepIndex();
+        public RunPreparation.WorkerRef worker() {
+            return new RunPreparation.WorkerRef(task.runId(), task.teamId(), task.stage(), task.stepIndex(),
+                    task.legIndex(), task.workerIndex());
         }
     }
 
