@@ -32,6 +32,7 @@ import java.util.stream.Collectors;
 public abstract class JsonStreamHandler<I, O> implements RequestStreamHandler {
     private final Class<I> inputType;
 
+    /** @param inputType what every event decodes into (see {@link #decode(InputStream, Class)}) */
     protected JsonStreamHandler(Class<I> inputType) {
         this.inputType = inputType;
     }
