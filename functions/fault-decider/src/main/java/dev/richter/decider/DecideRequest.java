@@ -1,5 +1,6 @@
 package dev.richter.decider;
 
+import dev.richter.common.RunScoped;
 import dev.richter.common.model.HealthReport;
 import java.util.List;
 import java.util.Optional;
@@ -17,7 +18,8 @@ import java.util.Optional;
  * @param abortPolicy  the run's abort policy from its plan; absent (null in JSON) means the team rules' policy
  */
 public record DecideRequest(String runId, String teamId, String stage, int stepIndex, long stepEndsAtMs,
-                            List<String> coreModules, Round round, AbortPolicy abortPolicy) {
+                            List<String> coreModules, Round round, AbortPolicy abortPolicy)
+        implements RunScoped {
     /** A request that uses the team rules' abort policy. */
     public DecideRequest(String runId, String teamId, String stage, int stepIndex, long stepEndsAtMs,
                          List<String> coreModules, Round round) {
@@ -27,6 +29,12 @@ public record DecideRequest(String runId, String teamId, String stage, int stepI
     public DecideRequest {
         coreModules = coreModules == null ? List.of() : List.copyOf(coreModules);
         round = round == null ? new Round(runId, 0, List.of()) : round;
+    }
+
+    /** {@code stepIndex}, for the log context. */
+    @Override
+    public Integer stepInStage() {
+        return stepIndex;
     }
 
     /** The run's abort policy when the plan gave one. */

@@ -5,15 +5,14 @@ import dev.richter.common.AwsClients;
 import dev.richter.common.EventPublisher;
 import dev.richter.common.JsonStreamHandler;
 import dev.richter.common.RunFlags;
-import dev.richter.common.RunLogContext;
 import dev.richter.common.TableNames;
 import dev.richter.common.metrics.RichterMetrics;
-import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 
 /**
  * Lambda entry of the monitor loop's decide task: {@link DecideRequest} in, {@link DecideResult} out
  * ({@code $.continue} drives the loop's Choice). Collaborators are built once per container. Each round writes one EMF
- * line ({@link FaultDeciderService}) and its log lines carry the run's fields ({@link RunLogContext}).
+ * line ({@link FaultDeciderService}) and its log lines carry the run's fields (the base opens them from the
+ * {@link DecideRequest}).
  */
 public final class FaultDeciderHandler extends JsonStreamHandler<DecideRequest, DecideResult> {
     /** The container's service, wired from the environment when the Lambda constructor first runs (lazy holder). */
@@ -38,32 +37,8 @@ public final class FaultDeciderHandler extends JsonStreamHandler<DecideRequest, 
     public static FaultDeciderService fromEnv() {
         var ddb = AwsClients.dynamoDb();
         TableNames t = TableNames.fromEnv();
-        RunFlags flags = new RunFlags(ddb, t.runs());
         EventPublisher publisher = EventPublisher.fromEnv();
-        AbortFlag abort = new AbortFlag() {
-            @Override
-            public boolean isAbortRequested(String runId) {
-                return flags.isAbortRequested(runId);
-            }
-
-            @Override
-            public void requestAbort(String runId, String reason) {
-                try {
-                    flags.requestAbort(runId, reason);
-                } catch (ConditionalCheckFailedException e) {
-                    // The run item does not exist (deleted or never created): nothing left to abort.
-                }
-            }
-
-            @Override
-            public void beat(String runId, long atMs) {
-                try {
-                    flags.beat(runId, atMs);
-                } catch (ConditionalCheckFailedException e) {
-                    // The run item does not exist: nothing watches it.
-                }
-            }
-        };
+        AbortFlag abort = new RunFlagsAbortFlag(new RunFlags(ddb, t.runs()));
         return new FaultDeciderService(new DynamoDecisionRulesRepository(ddb, t.registry()),
                 new DynamoVerdictRepository(ddb, t.verdicts()), new DynamoWindowReader(ddb, t.runMetrics()),
                 abort, detail -> publisher.publish(VerdictEvents.VERDICT_CHANGED, detail), System::currentTimeMillis,
@@ -72,8 +47,6 @@ public final class FaultDeciderHandler extends JsonStreamHandler<DecideRequest, 
 
     @Override
     protected DecideResult handle(DecideRequest input, Context context) {
-        try (RunLogContext ignored = RunLogContext.open(input.runId(), input.teamId(), input.stage(), input.stepIndex())) {
-            return service.decide(input);
-        }
+        return service.decide(input);
     }
 }

@@ -1,5 +1,6 @@
 package dev.richter.probe;
 
+import dev.richter.common.RunScoped;
 import java.util.List;
 
 /**
@@ -11,8 +12,15 @@ import java.util.List;
  * @param stepIndex QPS step index within the stage (0-based)
  * @param targets   what to probe; all are probed concurrently, each within its own deadline
  */
-public record ProbeRound(String runId, String teamId, String stage, int stepIndex, List<ProbeTarget> targets) {
+public record ProbeRound(String runId, String teamId, String stage, int stepIndex, List<ProbeTarget> targets)
+        implements RunScoped {
     public ProbeRound {
         targets = targets == null ? List.of() : List.copyOf(targets);
+    }
+
+    /** {@code stepIndex}, for the log context. */
+    @Override
+    public Integer stepInStage() {
+        return stepIndex;
     }
 }

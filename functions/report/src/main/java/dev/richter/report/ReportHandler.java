@@ -1,7 +1,6 @@
 package dev.richter.report;
 
 import com.amazonaws.services.lambda.runtime.Context;
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.EventPublisher;
 import dev.richter.common.JsonStreamHandler;
 import dev.richter.common.Repositories;
@@ -19,9 +18,10 @@ import software.amazon.awssdk.services.s3.S3Client;
  *       was stopped (the template's {@code ExecutionEndedRule}): the run is reaped ({@link RunReaper}: abort flag,
  *       report, leases); returns {@code {status, reaped}}.</li>
  * </ul>
- * Collaborators are built once per container.
+ * Both decode into a {@link ReportEvent}; an unknown action, or an event with none that is not a status change, is an
+ * {@link IllegalArgumentException}. Collaborators are built once per container.
  */
-public final class ReportHandler extends JsonStreamHandler<JsonNode, Map<String, Object>> {
+public final class ReportHandler extends JsonStreamHandler<ReportEvent, Map<String, Object>> {
     private final RunReporter reporter;
     private final RunReaper reaper;
 
@@ -62,17 +62,17 @@ public final class ReportHandler extends JsonStreamHandler<JsonNode, Map<String,
     }
 
     private ReportHandler(Repositories repositories, RunReporter reporter, LongConsumer sleeper) {
-        super(JsonNode.class);
+        super(ReportEvent.class);
         this.reporter = reporter;
         this.reaper = new RunReaper(repositories, reporter, sleeper);
     }
 
     @Override
-    protected Map<String, Object> handle(JsonNode input, Context context) {
+    protected Map<String, Object> handle(ReportEvent input, Context context) {
         long remainingMs = context == null ? 120_000 : context.getRemainingTimeInMillis();
-        if (RunReaper.DETAIL_TYPE.equals(input.path("detail-type").asText())) {
-            return reaper.reap(input, remainingMs);
-        }
-        return reporter.report(input.path("runId").asText(), input.path("state").path("error"), remainingMs);
+        return switch (input) {
+            case ReportEvent.ReportRequest r -> reporter.report(r.runId(), r.error(), remainingMs);
+            case ReportEvent.ExecutionStatusChange e -> reaper.reapExecution(e.checked().detail(), remainingMs);
+        };
     }
 }

@@ -95,7 +95,17 @@ public final class RunReaper {
      * @return {@code {reaped: [runId...], status}}; empty {@code reaped} for a status that is not reaped or an unknown run
      */
     public Map<String, Object> reap(JsonNode event, long remainingMs) {
-        JsonNode detail = event.path("detail");
+        return reapExecution(event.path("detail"), remainingMs);
+    }
+
+    /**
+     * Reaps the execution a status-change event's {@code detail} names ({@code name}: the run id, {@code status}).
+     *
+     * @param detail      the event's detail
+     * @param remainingMs the invocation's time left, milliseconds
+     * @return {@code {reaped: [runId...], status}}; empty {@code reaped} for a status that is not reaped or an unknown run
+     */
+    public Map<String, Object> reapExecution(JsonNode detail, long remainingMs) {
         String status = detail.path("status").asText();
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("status", status);

@@ -48,7 +48,7 @@ class ReportHandlerTest {
                 });
         ReportHandler handler = new ReportHandler(repositories, new EventPublisher(bus, "richter"));
 
-        Map<String, Object> out = handler.handle(Json.MAPPER.readTree("{\"action\":\"report\",\"runId\":\"run-1\",\"state\":{}}"), null);
+        Map<String, Object> out = handler.handle(Json.read("{\"action\":\"report\",\"runId\":\"run-1\",\"state\":{}}", ReportEvent.class), null);
 
         assertEquals("ABORTED", out.get("outcome"));
         var item = ddb.find(TABLES.reports(), Map.of("runId", AttributeValue.fromS("run-1")));
@@ -92,7 +92,7 @@ class ReportHandlerTest {
         ReportHandler handler = new ReportHandler(repositories, new EventPublisher(bus, "richter"));
 
         try (var capture = new dev.richter.common.metrics.MetricsCapture()) {
-            Map<String, Object> out = handler.handle(Json.MAPPER.readTree("{\"action\":\"report\",\"runId\":\"run-2\",\"state\":{}}"), null);
+            Map<String, Object> out = handler.handle(Json.read("{\"action\":\"report\",\"runId\":\"run-2\",\"state\":{}}", ReportEvent.class), null);
             assertEquals("ABORTED", out.get("outcome"));
             var lines = capture.lines();
             assertEquals(1, lines.size());

@@ -130,7 +130,7 @@ class ReportStorageTest {
                 new Class<?>[] {EventBridgeClient.class}, (proxy, method, args) -> PutEventsResponse.builder().failedEntryCount(0).build());
 
         new ReportHandler(repositories, new EventPublisher(bus, "richter"), bucket, "richter-reports")
-                .handle(Json.MAPPER.readTree("{\"action\":\"report\",\"runId\":\"run-1\",\"state\":{}}"), null);
+                .handle(Json.read("{\"action\":\"report\",\"runId\":\"run-1\",\"state\":{}}", ReportEvent.class), null);
         return ddb;
     }
 }

@@ -2,33 +2,52 @@ package dev.richter.common;
 
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.exc.InvalidTypeIdException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.util.Arrays;
+import java.util.stream.Collectors;
 
 /**
- * Base for Richter's Lambda handlers: reads the event as JSON into {@code I}, calls
- * {@link #handle}, writes the result as JSON. Stream handlers keep cold starts small (no
- * reflection-based runtime serializer) and let the local Lambda host call every function alike.
+ * Base for Richter's Lambda handlers: decodes the event once, as JSON, into {@code I}, opens the run's log context
+ * from it, calls {@link #handle}, closes the context and writes the result as JSON. Stream handlers keep cold starts
+ * small (no reflection-based runtime serializer) and let the local Lambda host call every function alike.
  *
- * @param <I> event type (a record)
+ * <p>A function with several actions declares {@code I} as a sealed interface of one record per action, typed by
+ * Jackson on the event's action field ({@code @JsonTypeInfo(use = NAME, property = "action")} with
+ * {@code @JsonSubTypes} naming each record): an event whose action is missing or names no record fails with an
+ * {@link IllegalArgumentException} {@code unknown action 'x'; expected one of a, b} (or {@code missing action; ...}).
+ *
+ * <p>The log context ({@link RunLogContext}) carries the fields of an input that is {@link RunScoped}; an input that
+ * is a {@link JsonNode} is read as {@link RunLogContext#open(JsonNode)} reads it; any other input opens an empty
+ * context. So no line of one invocation carries the run fields of the one before.
+ *
+ * @param <I> event type (a record, or a sealed interface of records)
  * @param <O> result type (a record or a Jackson-serializable map)
  */
 public abstract class JsonStreamHandler<I, O> implements RequestStreamHandler {
     private final Class<I> inputType;
 
+    /** @param inputType what every event decodes into (see {@link #decode(InputStream, Class)}) */
     protected JsonStreamHandler(Class<I> inputType) {
         this.inputType = inputType;
     }
 
-    /** Handles one parsed event. Exceptions propagate to Lambda (and to Step Functions' Retry/Catch). */
+    /**
+     * Handles one decoded event, inside its log context. Exceptions propagate to Lambda (and to Step Functions'
+     * Retry/Catch).
+     */
     protected abstract O handle(I input, Context context) throws Exception;
 
     @Override
     public final void handleRequest(InputStream in, OutputStream out, Context context) throws IOException {
-        I input = Json.MAPPER.readValue(in, inputType);
+        I input = decode(in, inputType);
         O output;
-        try {
+        try (RunLogContext ignored = openLogContext(input)) {
             output = handle(input, context);
         } catch (IOException | RuntimeException e) {
             throw e;
@@ -36,5 +55,42 @@ public abstract class JsonStreamHandler<I, O> implements RequestStreamHandler {
             throw new IllegalStateException(e.getMessage(), e);
         }
         Json.MAPPER.writeValue(out, output);
+    }
+
+    /**
+     * Decodes one event into {@code type}, as a handler of that input type does.
+     *
+     * @throws IllegalArgumentException when {@code type} is typed by an action and the event's is missing or unknown
+     * @throws IOException              for JSON that is malformed or does not fit {@code type}
+     */
+    public static <T> T decode(InputStream in, Class<T> type) throws IOException {
+        try {
+            return Json.MAPPER.readValue(in, type);
+        } catch (InvalidTypeIdException e) {
+            if (e.getBaseType() == null || e.getBaseType().getRawClass() != type) {
+                throw e;
+            }
+            throw new IllegalArgumentException(unknownAction(type, e.getTypeId()), e);
+        }
+    }
+
+    private static String unknownAction(Class<?> type, String typeId) {
+        JsonTypeInfo info = type.getAnnotation(JsonTypeInfo.class);
+        String property = info == null || info.property().isEmpty() ? "action" : info.property();
+        JsonSubTypes subtypes = type.getAnnotation(JsonSubTypes.class);
+        String names = subtypes == null ? "" : Arrays.stream(subtypes.value()).map(JsonSubTypes.Type::name)
+                .collect(Collectors.joining(", "));
+        return (typeId == null || typeId.isEmpty() ? "missing " + property : "unknown " + property + " '" + typeId + "'")
+                + "; expected one of " + names;
+    }
+
+    private static RunLogContext openLogContext(Object input) {
+        if (input instanceof RunScoped run) {
+            return RunLogContext.open(run.runId(), run.teamId(), run.stage(), run.stepInStage());
+        }
+        if (input instanceof JsonNode event) {
+            return RunLogContext.open(event);
+        }
+        return RunLogContext.open(null, null, null, null);
     }
 }
