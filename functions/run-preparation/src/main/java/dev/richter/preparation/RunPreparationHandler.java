@@ -1,13 +1,9 @@
 package dev.richter.preparation;
 
 import com.amazonaws.services.lambda.runtime.Context;
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.EventPublisher;
-import dev.richter.common.Json;
 import dev.richter.common.JsonStreamHandler;
 import dev.richter.common.Repositories;
-import dev.richter.common.RunLogContext;
-import dev.richter.common.model.StepRef;
 import dev.richter.sizing.Quotas;
 
 /**
@@ -20,9 +16,10 @@ import dev.richter.sizing.Quotas;
  *   <li>{@code monitoring-lost {runId, state, error: {Error, Cause}}} → {@link RunPreparer#monitoringLost} (sets the
  *       abort flag).</li>
  * </ul>
- * Any other action is an {@link IllegalArgumentException}; the use cases' failures propagate to Step Functions.
+ * The event decodes once into a {@link RunPreparationAction}; a missing or unknown action is an
+ * {@link IllegalArgumentException} naming it. The use cases' failures propagate to Step Functions.
  */
-public final class RunPreparationHandler extends JsonStreamHandler<JsonNode, Object> {
+public final class RunPreparationHandler extends JsonStreamHandler<RunPreparationAction, Object> {
     private final RunPreparer preparer;
 
     /** Lambda's constructor: clients from the environment, built once per container. */
@@ -37,23 +34,17 @@ public final class RunPreparationHandler extends JsonStreamHandler<JsonNode, Obj
 
     /** For tests: explicit dependencies and quotas. */
     public RunPreparationHandler(Repositories repositories, EventPublisher events, Quotas quotas) {
-        super(JsonNode.class);
+        super(RunPreparationAction.class);
         this.preparer = new RunPreparer(repositories, events, quotas);
     }
 
     @Override
-    protected Object handle(JsonNode input, Context context) {
-        try (RunLogContext ignored = RunLogContext.open(input)) {
-            String action = input.path("action").asText();
-            return switch (action) {
-                case "prepare" -> preparer.prepare(input.path("runId").asText());
-                case "start-step" -> preparer.startStep(Json.MAPPER.convertValue(input.path("step"), StepRef.class),
-                        System.currentTimeMillis());
-                case "monitoring-lost" -> preparer.monitoringLost(input.path("runId").asText(),
-                        input.path("state").asText(), input.path("error").path("Error").asText(null),
-                        input.path("error").path("Cause").asText(null));
-                default -> throw new IllegalArgumentException("unknown action '" + action + "'");
-            };
-        }
+    protected Object handle(RunPreparationAction action, Context context) {
+        return switch (action) {
+            case RunPreparationAction.Prepare p -> preparer.prepare(p.runId());
+            case RunPreparationAction.StartStep s -> preparer.startStep(s.step(), System.currentTimeMillis());
+            case RunPreparationAction.MonitoringLost m -> preparer.monitoringLost(m.runId(), m.state(),
+                    m.error() == null ? null : m.error().error(), m.error() == null ? null : m.error().cause());
+        };
     }
 }
