@@ -1,7 +1,7 @@
 package dev.richter.api;
 
 import dev.richter.common.Json;
-import dev.richter.runs.FieldProblem;
+import dev.richter.runs.InputProblem;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -63,8 +63,8 @@ public final class ApiException extends RuntimeException {
      *
      * @param problems at least one
      */
-    public static ApiException validationFailed(List<FieldProblem> problems) {
-        FieldProblem first = problems.get(0);
+    public static ApiException validationFailed(List<InputProblem> problems) {
+        InputProblem first = problems.get(0);
         return new ApiException(400, "ValidationFailed", first.path() + ": " + first.reason(),
                 problems.stream().map(p -> Map.of("path", p.path(), "reason", p.reason())).toList());
     }

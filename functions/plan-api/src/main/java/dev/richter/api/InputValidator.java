@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.ObjectReader;
 import com.networknt.schema.JsonSchema;
 import dev.richter.common.Json;
 import dev.richter.runs.ContractSchemas;
-import dev.richter.runs.FieldProblem;
+import dev.richter.runs.InputProblem;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -57,7 +57,7 @@ public final class InputValidator {
      */
     public JsonNode parse(String name, byte[] body) {
         JsonNode doc = parseJson(body);
-        List<FieldProblem> problems = schemas.problems(name, doc);
+        List<InputProblem> problems = schemas.problems(name, doc);
         if (!problems.isEmpty()) {
             throw ApiException.validationFailed(problems);
         }

@@ -9,7 +9,7 @@ import dev.richter.common.run.RunLeases;
 import dev.richter.common.sizing.Prices;
 import dev.richter.common.sizing.Quotas;
 import dev.richter.common.sizing.RunEstimate;
-import dev.richter.runs.FieldProblem;
+import dev.richter.runs.InputProblem;
 import dev.richter.runs.PlanDocument;
 import dev.richter.runs.PlanValidator;
 import java.time.Clock;
@@ -171,7 +171,7 @@ final class PlanResource {
      */
     private Plan validPlan(ApiRequest req, String planId, long createdAtMs) {
         JsonNode doc = InputValidator.parseJson(req.body());
-        List<FieldProblem> problems = validator.problems(req.teamId(), doc);
+        List<InputProblem> problems = validator.problems(doc, req.teamId(), planId, createdAtMs);
         if (!problems.isEmpty()) {
             throw ApiException.validationFailed(problems);
         }

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.AuditLog;
 import dev.richter.common.Json;
 import dev.richter.common.Repositories;
-import dev.richter.runs.FieldProblem;
+import dev.richter.runs.InputProblem;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -36,12 +36,12 @@ final class SafetyResource {
      */
     ApiResponse put(ApiRequest req) {
         JsonNode doc = validator.parse("SafetyConfig", req.body());
-        List<FieldProblem> problems = new ArrayList<>();
+        List<InputProblem> problems = new ArrayList<>();
         JsonNode mocks = doc.path("mocks");
         for (int i = 0; i < mocks.size(); i++) {
             for (int j = 0; j < i; j++) {
                 if (mocks.get(i).path("exit").asText().trim().equals(mocks.get(j).path("exit").asText().trim())) {
-                    problems.add(new FieldProblem("$.mocks[" + i + "].exit", "duplicate of $.mocks[" + j + "].exit"));
+                    problems.add(new InputProblem("$.mocks[" + i + "].exit", "duplicate of $.mocks[" + j + "].exit"));
                 }
             }
         }

@@ -60,10 +60,10 @@ public final class ContractSchemas {
      *
      * @return the problems; empty when {@code doc} is valid
      */
-    public List<FieldProblem> problems(String name, JsonNode doc) {
+    public List<InputProblem> problems(String name, JsonNode doc) {
         return schema(name).validate(doc).stream()
                 .sorted(Comparator.comparing((ValidationMessage m) -> m.getInstanceLocation().toString()))
-                .map(m -> new FieldProblem(m.getInstanceLocation().toString(), reason(m)))
+                .map(m -> new InputProblem(m.getInstanceLocation().toString(), reason(m)))
                 .distinct()
                 .toList();
     }

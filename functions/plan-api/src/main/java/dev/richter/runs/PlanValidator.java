@@ -68,15 +68,17 @@ public final class PlanValidator {
      * Every problem of a plan document of team {@code teamId} ({@code POST /plans}, {@code PUT /plans/{planId}}):
      * the schema's, else the registry's, the sets', the QPS cap's and the AWS limits', in that order.
      *
-     * @param doc a parsed JSON document (any JSON value: the schema check reports what is not a plan)
+     * @param doc         a parsed JSON document (any JSON value: the schema check reports what is not a plan)
+     * @param planId      the id the plan is stored under (its item's size counts against DynamoDB's limit)
+     * @param createdAtMs the creation time it is stored with, epoch ms
      * @return the problems; empty when the plan may be stored
      */
-    public List<FieldProblem> problems(String teamId, JsonNode doc) {
-        List<FieldProblem> schemaProblems = schemas.problems("PlanInput", doc);
+    public List<InputProblem> problems(JsonNode doc, String teamId, String planId, long createdAtMs) {
+        List<InputProblem> schemaProblems = schemas.problems("PlanInput", doc);
         if (!schemaProblems.isEmpty()) {
             return schemaProblems;
         }
-        return problems(teamId, doc, PlanDocument.toPlan(doc, teamId));
+        return problems(teamId, doc, PlanDocument.toPlan(doc, teamId, planId, createdAtMs));
     }
 
     /**
@@ -85,18 +87,18 @@ public final class PlanValidator {
      *
      * @return the problems; empty when the plan may run
      */
-    public List<FieldProblem> problems(Plan plan) {
+    public List<InputProblem> problems(Plan plan) {
         return problems(plan.teamId(), Json.MAPPER.valueToTree(PlanDocument.fields(plan)), plan);
     }
 
-    private List<FieldProblem> problems(String teamId, JsonNode doc, Plan plan) {
-        List<FieldProblem> problems = new ArrayList<>();
+    private List<InputProblem> problems(String teamId, JsonNode doc, Plan plan) {
+        List<InputProblem> problems = new ArrayList<>();
         Map<String, RegisteredService> registered = new LinkedHashMap<>();
         JsonNode scenarios = doc.path("scenarios");
         for (int i = 0; i < scenarios.size(); i++) {
             String service = scenarios.get(i).path("service").asText();
             if (lookUp(teamId, service, registered).isEmpty()) {
-                problems.add(new FieldProblem("$.scenarios[" + i + "].service",
+                problems.add(new InputProblem("$.scenarios[" + i + "].service",
                         "service '" + service + "' is not registered by team '" + teamId + "'"));
             }
         }
@@ -116,7 +118,7 @@ public final class PlanValidator {
         for (int i = 0; i < core.size(); i++) {
             String module = core.get(i).asText();
             if (lookUp(teamId, module, registered).isEmpty()) {
-                problems.add(new FieldProblem("$.coreModules[" + i + "]",
+                problems.add(new InputProblem("$.coreModules[" + i + "]",
                         "module '" + module + "' is not a service registered by team '" + teamId + "'"));
             }
         }
@@ -126,7 +128,7 @@ public final class PlanValidator {
             checkQpsCap(steps.get(i), "$.formal.steps[" + i + "].qps", problems);
         }
         RunEstimate estimate = RunEstimate.of(plan, List.copyOf(registered.values()), quotas.get(), Prices.US_EAST_1);
-        estimate.violations().forEach(v -> problems.add(new FieldProblem(v.path(), v.reason())));
+        estimate.violations().forEach(v -> problems.add(new InputProblem(v.path(), v.reason())));
         return List.copyOf(problems);
     }
 
@@ -150,9 +152,9 @@ public final class PlanValidator {
      * scenario sends in its largest step ({@code stepRequests}: qps × durationS × its weight share), else rows would be
      * sent twice.
      */
-    private void checkSets(String teamId, JsonNode scenario, String at, long stepRequests, List<FieldProblem> problems) {
+    private void checkSets(String teamId, JsonNode scenario, String at, long stepRequests, List<InputProblem> problems) {
         if (scenario.hasNonNull("trafficSetId") && storedSets.manifest(teamId, "trafficset#" + scenario.get("trafficSetId").asText()).isEmpty()) {
-            problems.add(new FieldProblem(at + ".trafficSetId", "traffic set '" + scenario.get("trafficSetId").asText()
+            problems.add(new InputProblem(at + ".trafficSetId", "traffic set '" + scenario.get("trafficSetId").asText()
                     + "' is not stored by team '" + teamId + "' (POST /traffic-sets)"));
         }
         Map<String, List<String>> columns = new LinkedHashMap<>();
@@ -161,16 +163,16 @@ public final class PlanValidator {
             String id = data.get(j).path("dataSetId").asText();
             var manifest = storedSets.manifest(teamId, "dataset#" + id);
             if (manifest.isEmpty()) {
-                problems.add(new FieldProblem(at + ".data[" + j + "].dataSetId", "data set '" + id
+                problems.add(new InputProblem(at + ".data[" + j + "].dataSetId", "data set '" + id
                         + "' is not stored by team '" + teamId + "' (POST /flows/{flowId}/runs)"));
                 continue;
             }
             if (columns.containsKey(id)) {
-                problems.add(new FieldProblem(at + ".data[" + j + "].dataSetId", "data set '" + id + "' is bound twice"));
+                problems.add(new InputProblem(at + ".data[" + j + "].dataSetId", "data set '" + id + "' is bound twice"));
             }
             long okRows = manifest.get().path("counts").path("ok").asLong();
             if (data.get(j).path("mode").asText("unique").equals("unique") && okRows < stepRequests) {
-                problems.add(new FieldProblem(at + ".data[" + j + "].dataSetId", "data set '" + id + "' has " + okRows
+                problems.add(new InputProblem(at + ".data[" + j + "].dataSetId", "data set '" + id + "' has " + okRows
                         + " ok rows but the scenario's largest step sends " + stepRequests + " requests, each needing a row of "
                         + "its own (mode unique): build more rows, or use mode sequential or random"));
             }
@@ -186,9 +188,9 @@ public final class PlanValidator {
                     bound |= b.path("dataSetId").asText().equals(m.group(1));
                 }
                 if (!bound) {
-                    problems.add(new FieldProblem(path, m.group() + ": the scenario binds no data set '" + m.group(1) + "' (data)"));
+                    problems.add(new InputProblem(path, m.group() + ": the scenario binds no data set '" + m.group(1) + "' (data)"));
                 } else if (columns.containsKey(m.group(1)) && !columns.get(m.group(1)).contains(m.group(2))) {
-                    problems.add(new FieldProblem(path, m.group() + ": data set '" + m.group(1) + "' has no column '"
+                    problems.add(new InputProblem(path, m.group() + ": data set '" + m.group(1) + "' has no column '"
                             + m.group(2) + "' (columns: " + String.join(", ", columns.get(m.group(1))) + ")"));
                 }
             }
@@ -216,10 +218,10 @@ public final class PlanValidator {
         return found;
     }
 
-    private void checkQpsCap(JsonNode step, String path, List<FieldProblem> problems) {
+    private void checkQpsCap(JsonNode step, String path, List<InputProblem> problems) {
         double qps = step.path("qps").asDouble();
         if (qps > maxTeamQps) {
-            problems.add(new FieldProblem(path, qps + " exceeds the team's QPS cap of " + maxTeamQps
+            problems.add(new InputProblem(path, qps + " exceeds the team's QPS cap of " + maxTeamQps
                     + " (template parameter MaxTeamQps, DESIGN.md §7)"));
         }
     }

@@ -26,7 +26,7 @@ public sealed interface RunStart permits RunStart.Started, RunStart.PlanRefused,
      *
      * @param problems every problem, at least one
      */
-    record PlanRefused(List<FieldProblem> problems) implements RunStart {}
+    record PlanRefused(List<InputProblem> problems) implements RunStart {}
 
     /**
      * Another run holds a lease on one of the plan's services: nothing was started or stored.

@@ -89,7 +89,7 @@ public final class RunStarter {
                         first.get().executionArn(), first.get().status(), true);
             }
         }
-        List<FieldProblem> problems = validator.problems(plan);
+        List<InputProblem> problems = validator.problems(plan);
         if (!problems.isEmpty()) {
             unbind(plan, idempotencyKey, runId);
             return new RunStart.PlanRefused(problems);

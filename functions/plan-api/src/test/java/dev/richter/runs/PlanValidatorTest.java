@@ -45,13 +45,13 @@ class PlanValidatorTest {
 
     @Test
     void aPlanWithProblemsOfEveryKindGetsThemAllInOnePassWithTheirPaths() {
-        List<FieldProblem> problems = validator.problems("t1", Json.read(PLAN, JsonNode.class));
+        List<InputProblem> problems = validator.problems(Json.read(PLAN, JsonNode.class), "t1", "plan-1", 0);
 
         assertEquals(List.of("$.scenarios[0].service", "$.scenarios[0].requests[0].path", "$.scenarios[1].trafficSetId",
                 "$.scenarios[1].data[0].dataSetId", "$.scenarios[1].slots.header.authorization", "$.coreModules[1]",
-                "$.formal.steps[1].qps", "$.formal.steps[1].qps"), problems.stream().map(FieldProblem::path).toList(),
+                "$.formal.steps[1].qps", "$.formal.steps[1].qps"), problems.stream().map(InputProblem::path).toList(),
                 problems.toString());
-        assertEquals(new FieldProblem("$.scenarios[0].service", "service 'catalog' is not registered by team 't1'"), problems.get(0));
+        assertEquals(new InputProblem("$.scenarios[0].service", "service 'catalog' is not registered by team 't1'"), problems.get(0));
         assertEquals("{{data.sellers.id}}: the scenario binds no data set 'sellers' (data)", problems.get(1).reason());
         assertEquals("traffic set 'ts-gone' is not stored by team 't1' (POST /traffic-sets)", problems.get(2).reason());
         // the largest step sends 400 x 15 = 6000 requests, half of them in this scenario (weights 1 and 1)
@@ -72,8 +72,8 @@ class PlanValidatorTest {
                 {"name": "p", "scenarios": [{"name": "s", "service": "nobody", "requests": [{"method": "GET", "path": "/"}]}],
                  "preTest": {"qps": 0, "durationS": 10}, "formal": {"steps": [{"qps": 1, "durationS": 10}]}}
                 """;
-        List<FieldProblem> problems = validator.problems("t1", Json.read(plan, JsonNode.class));
-        assertEquals(List.of("$.preTest.qps"), problems.stream().map(FieldProblem::path).toList(), problems.toString());
+        List<InputProblem> problems = validator.problems(Json.read(plan, JsonNode.class), "t1", "plan-1", 0);
+        assertEquals(List.of("$.preTest.qps"), problems.stream().map(InputProblem::path).toList(), problems.toString());
     }
 
     @Test
@@ -87,7 +87,7 @@ class PlanValidatorTest {
         assertEquals(List.of(), validator.problems(plan));
 
         db.items("registry").remove("t1|dataset#buyers");
-        assertEquals(List.of(new FieldProblem("$.scenarios[0].data[0].dataSetId",
+        assertEquals(List.of(new InputProblem("$.scenarios[0].data[0].dataSetId",
                 "data set 'buyers' is not stored by team 't1' (POST /flows/{flowId}/runs)")), validator.problems(plan));
     }
 }

@@ -114,7 +114,7 @@ class RunStarterTest {
         RunStart.PlanRefused refused = assertInstanceOf(RunStart.PlanRefused.class,
                 starter.start("alice", demo("plan-1"), 1, "key-1"));
 
-        assertEquals(List.of(new FieldProblem("$.coreModules[1]", "module 'inventory' is not a service registered by team 't1'")),
+        assertEquals(List.of(new InputProblem("$.coreModules[1]", "module 'inventory' is not a service registered by team 't1'")),
                 refused.problems());
         assertEquals(0, executions.size());
         assertEquals(Map.of(), db.items("runs"));

@@ -7,4 +7,4 @@ package dev.richter.runs;
  * @param reason what is wrong there, in the words of the rule it breaks, e.g. {@code service 'pay' is not registered
  *               by team 't1'}
  */
-public record FieldProblem(String path, String reason) {}
+public record InputProblem(String path, String reason) {}
