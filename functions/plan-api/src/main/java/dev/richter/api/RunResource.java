@@ -8,7 +8,6 @@ import dev.richter.common.RunMetricsRepository;
 import dev.richter.common.model.Plan;
 import dev.richter.common.model.Run;
 import dev.richter.common.model.Verdict;
-import dev.richter.common.model.WindowKey;
 import dev.richter.common.model.WorkerResult;
 import dev.richter.common.run.RunLeases;
 import dev.richter.report.ReportRepository;
@@ -24,7 +23,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
 import software.amazon.awssdk.services.sfn.SfnClient;
 import software.amazon.awssdk.services.sfn.model.DescribeExecutionRequest;
 
@@ -201,27 +199,13 @@ final class RunResource {
 
     /** Sent and errors so far in the current step, from the load driver's per-second windows. */
     private Map<String, Object> liveWindow(String runId, String stage, int stepIndex) {
-        String prefix = WindowKey.stepPrefix(stage, stepIndex);
-        long count = 0;
-        long errors = 0;
-        long minSec = Long.MAX_VALUE;
-        long maxSec = 0;
-        for (var item : repositories.dynamoDb().queryPaginator(QueryRequest.builder().tableName(repositories.tables().runMetrics())
-                .keyConditionExpression("runId = :r AND begins_with(sk, :p)")
-                .expressionAttributeValues(Map.of(":r", AttributeValue.fromS(runId), ":p", AttributeValue.fromS(prefix)))
-                .build()).items()) {
-            count += item.containsKey("count") ? Long.parseLong(item.get("count").n()) : 0;
-            errors += item.containsKey("errors") ? Long.parseLong(item.get("errors").n()) : 0;
-            long sec = WindowKey.epochSecond(item.get("sk").s());
-            minSec = Math.min(minSec, sec);
-            maxSec = Math.max(maxSec, sec);
-        }
+        RunMetricsRepository.WindowTotals totals = metrics.windowTotals(runId, stage, stepIndex);
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("stage", stage);
         m.put("stepIndex", stepIndex);
-        m.put("completed", count);
-        m.put("errors", errors);
-        m.put("seconds", maxSec >= minSec && count > 0 ? maxSec - minSec + 1 : 0);
+        m.put("completed", totals.completed());
+        m.put("errors", totals.errors());
+        m.put("seconds", totals.seconds());
         return m;
     }
 
