@@ -31,7 +31,10 @@ import software.amazon.awssdk.services.sfn.SfnClient;
  * The HTTP API (DESIGN.md §1, §7), put together: builds each resource with the stores and clients it uses and
  * answers a request through {@link Routes}. The routes, their shapes and statuses: {@link Routes#ALL},
  * {@code openapi.json}; what each does: the resource classes ({@link ServiceResource}, {@link PlanResource},
- * {@link RunResource}, ...).
+ * {@link RunResource}, ...). What every resource shares lives once: the caller's team, caller and path parameters
+ * ({@link ApiRequest}), body parsing against the contract ({@link InputValidator}), list pages ({@link Cursor#respond}),
+ * failures in the one error shape ({@link ApiException}) and answers ({@link ApiResponse}). The run use cases
+ * ({@link PlanValidator}, {@link RunStarter}) are in {@code dev.richter.runs}, free of HTTP types.
  */
 public final class PlanApi {
     /** Highest step rate a team may plan, requests per second (DESIGN.md §7 per-team QPS cap; env {@code MAX_TEAM_QPS}). */
