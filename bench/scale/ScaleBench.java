@@ -6,6 +6,7 @@ import dev.richter.common.model.Plan;
 import dev.richter.sizing.Prices;
 import dev.richter.sizing.Quotas;
 import dev.richter.sizing.RunEstimate;
+import dev.richter.runs.PlanDocument;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,7 +25,7 @@ import java.util.Map;
  *   <li>the demo plan {@code examples/shop/plan.json}.</li>
  * </ol>
  * Both plans go through the same schema and defaults as {@code POST /plans} ({@link InputValidator},
- * {@link PlanApi#toPlan}); without a registry, every module is a typical registered service
+ * {@link PlanDocument#toPlan}); without a registry, every module is a typical registered service
  * ({@link RunEstimate#typicalServices}).
  *
  * <p>Last line, for the large plan: {@code max_history_events=<n> max_map_concurrency=<n> max_payload_kib=<x>
@@ -53,8 +54,8 @@ public class ScaleBench {
             }
         }
         InputValidator validator = new InputValidator();
-        Plan large = PlanApi.toPlan(validator.parse("plan", largePlan(perWorkerQps).getBytes(StandardCharsets.UTF_8)), "bench");
-        Plan shop = PlanApi.toPlan(validator.parse("plan", Files.readAllBytes(demo)), "bench");
+        Plan large = PlanDocument.toPlan(validator.parse("plan", largePlan(perWorkerQps).getBytes(StandardCharsets.UTF_8)), "bench");
+        Plan shop = PlanDocument.toPlan(validator.parse("plan", Files.readAllBytes(demo)), "bench");
 
         RunEstimate largeEstimate = RunEstimate.of(large, RunEstimate.typicalServices(large), AWS, Prices.US_EAST_1);
         RunEstimate shopEstimate = RunEstimate.of(shop, RunEstimate.typicalServices(shop), AWS, Prices.US_EAST_1);

@@ -2,7 +2,7 @@ package dev.richter.local;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.nimbusds.jose.JWSAlgorithm;
-import dev.richter.api.PlanApi;
+import dev.richter.api.ApiRequest;
 import dev.richter.common.Json;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -32,10 +32,10 @@ public final class Demo {
     public static final String TEAM = "shop-team";
     /**
      * Budget of one {@code POST /traces} body, bytes: whole traces, 3 MiB, under the API's 4 MiB body limit
-     * ({@code PlanApi.MAX_BODY_BYTES}, itself under the 6 MB Lambda invoke payload) with room for a trace that
+     * ({@code ApiRequest.MAX_BODY_BYTES}, itself under the 6 MB Lambda invoke payload) with room for a trace that
      * overshoots the budget.
      */
-    static final int INGEST_CHUNK_BYTES = PlanApi.MAX_BODY_BYTES * 3 / 4;
+    static final int INGEST_CHUNK_BYTES = ApiRequest.MAX_BODY_BYTES * 3 / 4;
 
     private Demo() {}
 

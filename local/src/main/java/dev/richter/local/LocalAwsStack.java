@@ -1,6 +1,6 @@
 package dev.richter.local;
 
-import dev.richter.api.PlanApi;
+import dev.richter.api.ApiRequest;
 import dev.richter.common.Json;
 import dev.richter.loaddriver.LoadDriver;
 import java.io.BufferedReader;
@@ -207,7 +207,7 @@ public final class LocalAwsStack implements AutoCloseable {
             invocationLog = new PrintWriter(Files.newBufferedWriter(invocations, StandardCharsets.UTF_8,
                     StandardOpenOption.CREATE, StandardOpenOption.APPEND), true);
             PrintWriter invocationFile = invocationLog;
-            lambdaHost = new LambdaHost(template, limits.invokePayloadBytes(), auth, PlanApi.MAX_BODY_BYTES, faults,
+            lambdaHost = new LambdaHost(template, limits.invokePayloadBytes(), auth, ApiRequest.MAX_BODY_BYTES, faults,
                     line -> {
                         synchronized (invocationFile) {
                             invocationFile.println(Instant.now() + " " + line);

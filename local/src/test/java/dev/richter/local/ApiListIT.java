@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.richter.api.ApiRequest;
 import dev.richter.common.Json;
 import java.util.ArrayList;
 import java.util.List;
@@ -116,7 +117,7 @@ class ApiListIT extends LocalAwsStackTestSupport {
         assertEquals(400, malformed.status());
         assertEquals("InvalidJson", malformed.json().path("error").asText());
         assertEquals("body: not valid JSON at line 1, column 14 (unexpected character ',')", malformed.json().path("message").asText());
-        var big = api.post("/traces?file=big.json", "[" + "0,".repeat(dev.richter.api.PlanApi.MAX_BODY_BYTES / 2) + "0]");
+        var big = api.post("/traces?file=big.json", "[" + "0,".repeat(ApiRequest.MAX_BODY_BYTES / 2) + "0]");
         assertEquals(413, big.status(), big.body());
         assertEquals("PayloadTooLarge", big.json().path("error").asText());
         var noRun = api.get("/runs/run-nope");

@@ -6,6 +6,7 @@ import com.networknt.schema.JsonSchemaFactory;
 import com.networknt.schema.SchemaLocation;
 import com.networknt.schema.ValidationMessage;
 import dev.richter.common.Json;
+import dev.richter.runs.ContractSchemas;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -29,7 +30,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class OpenApiConformance {
     /** The plan API's own schema factory for {@code openapi.json} (OpenAPI 3.1 dialect). */
-    private static final JsonSchemaFactory FACTORY = dev.richter.api.InputValidator.FACTORY;
+    private static final JsonSchemaFactory FACTORY = ContractSchemas.FACTORY;
     private static final JsonNode DOC = load();
     private static final Map<String, JsonSchema> SCHEMAS = new ConcurrentHashMap<>();
     /** Exchanges checked so far in this JVM. */

@@ -1,5 +1,7 @@
 package dev.richter.api;
 
+import dev.richter.common.Json;
+import dev.richter.runs.InputProblem;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +18,12 @@ public final class ApiException extends RuntimeException {
     private final List<Map<String, String>> errors;
     private final Map<String, String> headers;
 
+    /**
+     * @param status  the HTTP status, 4xx or 5xx
+     * @param code    the stable error code, e.g. {@code ValidationFailed}
+     * @param message one line naming the input and the rule
+     * @param errors  the field problems, {@code {path, reason}} each; empty for none
+     */
     public ApiException(int status, String code, String message, List<Map<String, String>> errors) {
         this(status, code, message, errors, Map.of());
     }
@@ -28,6 +36,7 @@ public final class ApiException extends RuntimeException {
         this.headers = Map.copyOf(headers);
     }
 
+    /** A failure without field problems. */
     public ApiException(int status, String code, String message) {
         this(status, code, message, List.of());
     }
@@ -49,14 +58,39 @@ public final class ApiException extends RuntimeException {
         return new ApiException(400, "ValidationFailed", path + ": " + reason, List.of(Map.of("path", path, "reason", reason)));
     }
 
+    /**
+     * 400 {@code ValidationFailed} with every problem, the first one in the message ({@code <path>: <reason>}).
+     *
+     * @param problems at least one
+     */
+    public static ApiException validationFailed(List<InputProblem> problems) {
+        InputProblem first = problems.get(0);
+        return new ApiException(400, "ValidationFailed", first.path() + ": " + first.reason(),
+                problems.stream().map(p -> Map.of("path", p.path(), "reason", p.reason())).toList());
+    }
+
+    /** This failure in the API's one error shape {@code {"error", "message", "errors"?}}, with its headers. */
+    public ApiResponse response() {
+        Map<String, Object> error = new LinkedHashMap<>();
+        error.put("error", code);
+        error.put("message", getMessage());
+        if (!errors.isEmpty()) {
+            error.put("errors", errors);
+        }
+        return new ApiResponse(status, "application/json", Json.write(error), headers);
+    }
+
+    /** The HTTP status. */
     public int status() {
         return status;
     }
 
+    /** The stable error code, e.g. {@code NotFound}. */
     public String code() {
         return code;
     }
 
+    /** The field problems, {@code {path, reason}} each; empty for none. */
     public List<Map<String, String>> errors() {
         return errors;
     }

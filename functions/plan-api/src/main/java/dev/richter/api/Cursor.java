@@ -9,6 +9,8 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
@@ -101,6 +103,23 @@ final class Cursor {
             // below
         }
         throw ApiException.badField("query.limit", "must be an integer from 1 to " + MAX_LIMIT);
+    }
+
+    /**
+     * Answers a list route: reads {@code ?limit=} and {@code ?cursor=}, runs the query for that page and answers 200
+     * {@code {"items": [...], "nextCursor"?}} with each item as {@code document} renders it.
+     *
+     * @param list      the list's name, bound into its cursors (e.g. {@code services:<teamId>})
+     * @param partition the attribute and value every key of this list has (see {@link #decode})
+     * @param query     (limit, start key or null) to a page of items
+     * @param document  an item as the response shows it
+     * @throws ApiException 400 for a bad {@code limit} or {@code cursor}
+     */
+    static <T> ApiResponse respond(ApiRequest req, String list, Map.Entry<String, String> partition,
+                                   BiFunction<Integer, Map<String, AttributeValue>, PlanStore.Page<T>> query,
+                                   Function<? super T, ?> document) {
+        PlanStore.Page<T> page = query.apply(limit(req), decode(req, list, partition));
+        return ApiResponse.json(200, page(page.items().stream().map(document).toList(), encode(list, page.lastKey())));
     }
 
     /** The list response {@code {"items": [...], "nextCursor": "..."}} ({@code nextCursor} absent on the last page). */

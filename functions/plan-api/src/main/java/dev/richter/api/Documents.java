@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.Json;
 import dev.richter.common.model.Plan;
 import dev.richter.common.model.RegisteredService;
+import dev.richter.runs.PlanDocument;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,58 +31,7 @@ final class Documents {
         m.put("version", v.version());
         m.put("createdAtMs", p.createdAtMs());
         m.put("updatedAtMs", v.updatedAtMs());
-        m.put("name", p.name());
-        m.put("scenarios", p.scenarios().stream().map(s -> {
-            Map<String, Object> sm = new LinkedHashMap<>();
-            sm.put("name", s.name());
-            sm.put("service", s.service());
-            sm.put("weight", s.weight());
-            List<Map<String, Object>> requests = s.requests().stream().map(r -> {
-                Map<String, Object> rm = new LinkedHashMap<>();
-                rm.put("method", r.method());
-                rm.put("path", r.path());
-                if (!r.headers().isEmpty()) {
-                    rm.put("headers", r.headers());
-                }
-                if (r.body() != null) {
-                    rm.put("body", r.body());
-                }
-                if (r.bodyBase64() != null) {
-                    rm.put("bodyBase64", r.bodyBase64());
-                }
-                return rm;
-            }).toList();
-            if (!requests.isEmpty() || s.trafficSetId() == null) {
-                sm.put("requests", requests); // a traffic-set scenario has none
-            }
-            if (s.trafficSetId() != null) {
-                sm.put("trafficSetId", s.trafficSetId());
-            }
-            if (!s.data().isEmpty()) {
-                sm.put("data", s.data().stream().map(b -> Map.of("dataSetId", b.dataSetId(), "mode", b.mode())).toList());
-            }
-            if (!s.slots().isEmpty()) {
-                sm.put("slots", s.slots());
-            }
-            return sm;
-        }).toList());
-        m.put("preTest", step(p.preTest()));
-        m.put("formal", Map.of("steps", p.formal().stream().map(Documents::step).toList()));
-        Map<String, Object> ap = new LinkedHashMap<>();
-        ap.put("abortOnDamagedCoreModule", p.abortPolicy().abortOnDamagedCoreModule());
-        ap.put("maxErrorRatePct", p.abortPolicy().maxErrorRatePct());
-        ap.put("errorRateWindowS", p.abortPolicy().errorRateWindowS());
-        m.put("abortPolicy", ap);
-        m.put("coreModules", p.coreModules());
-        m.put("perWorkerQps", p.perWorkerQps());
-        m.put("requestTimeoutMs", p.requestTimeoutMs());
-        return m;
-    }
-
-    private static Map<String, Object> step(Plan.StepSpec s) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("qps", s.qps());
-        m.put("durationS", s.durationS());
+        m.putAll(PlanDocument.fields(p));
         return m;
     }
 

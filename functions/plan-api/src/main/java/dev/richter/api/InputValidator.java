@@ -5,57 +5,37 @@ import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectReader;
-import com.networknt.schema.JsonMetaSchema;
 import com.networknt.schema.JsonSchema;
-import com.networknt.schema.JsonSchemaFactory;
-import com.networknt.schema.NonValidationKeyword;
-import com.networknt.schema.SchemaLocation;
-import com.networknt.schema.SpecVersion;
-import com.networknt.schema.ValidationMessage;
-import com.networknt.schema.oas.OpenApi31;
 import dev.richter.common.Json;
+import dev.richter.runs.ContractSchemas;
+import dev.richter.runs.InputProblem;
 import java.nio.charset.StandardCharsets;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
  * Parses request bodies and validates them against the component schemas of the API's OpenAPI 3.1 document
- * ({@code openapi.json}, {@code #/components/schemas/<name>}), with networknt json-schema-validator in the OpenAPI 3.1
- * dialect (JSON Schema 2020-12). Every problem is reported with its JSON path (e.g. {@code $.preTest.qps}) and the
+ * ({@link ContractSchemas}). Every problem is reported with its JSON path (e.g. {@code $.preTest.qps}) and the
  * reason; nothing is stored when any is found.
  */
 public final class InputValidator {
-    /**
-     * The OpenAPI 3.1 dialect, plus the document's own top-level fields as non-validating keywords: a schema is loaded
-     * by pointer into {@code openapi.json}, so the library reads the document root as a schema too (and, without
-     * these, warns "Unknown keyword openapi/info/..." once per field).
-     */
-    private static final JsonMetaSchema DIALECT = JsonMetaSchema
-            .builder(OpenApi31.getInstance())
-            .keywords(Stream.of("openapi", "info", "jsonSchemaDialect", "servers", "security", "paths",
-                    "components", "tags", "webhooks", "externalDocs").map(NonValidationKeyword::new).toList())
-            .build();
-    /**
-     * The schema factory for {@code openapi.json}: JSON Schema 2020-12 with the OpenAPI 3.1 dialect above. Shared with
-     * the integration tests' conformance check, so requests and responses are validated by the same rules.
-     */
-    public static final JsonSchemaFactory FACTORY = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012,
-            b -> b.metaSchema(DIALECT).defaultMetaSchemaIri(DIALECT.getIri()));
     private static final ObjectReader READER = Json.MAPPER.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     private static final Pattern UNEXPECTED_CHAR = Pattern.compile("^Unexpected character \\('(.{1,2})' \\(code");
     private static final Pattern UNRECOGNIZED = Pattern.compile("^Unrecognized token '([^']{0,40})");
 
-    /** The names the schemas had as files ({@code schemas/plan.schema.json}, ...), still accepted by {@link #parse}. */
-    private static final Map<String, String> FORMER_NAMES = Map.of("plan", "PlanInput", "service", "ServiceInput",
-            "safety", "SafetyConfig");
+    private final ContractSchemas schemas;
 
-    private final Map<String, JsonSchema> schemas = new ConcurrentHashMap<>();
+    /** Validates against its own {@link ContractSchemas}. */
+    public InputValidator() {
+        this(new ContractSchemas());
+    }
+
+    /** Validates against {@code schemas} (shared with the plan checks, so each schema loads once). */
+    public InputValidator(ContractSchemas schemas) {
+        this.schemas = schemas;
+    }
 
     /**
      * The component schema {@code name} of {@code openapi.json} (loaded once, then cached).
@@ -63,7 +43,7 @@ public final class InputValidator {
      * @throws IllegalArgumentException when the document has no such component
      */
     JsonSchema schema(String name) {
-        return schemas.computeIfAbsent(name, n -> FACTORY.getSchema(SchemaLocation.of("classpath:openapi.json#/components/schemas/" + n)));
+        return schemas.schema(name);
     }
 
     /**
@@ -77,14 +57,9 @@ public final class InputValidator {
      */
     public JsonNode parse(String name, byte[] body) {
         JsonNode doc = parseJson(body);
-        Set<ValidationMessage> problems = schema(FORMER_NAMES.getOrDefault(name, name)).validate(doc);
+        List<InputProblem> problems = schemas.problems(name, doc);
         if (!problems.isEmpty()) {
-            List<Map<String, String>> errors = problems.stream()
-                    .sorted(Comparator.comparing((ValidationMessage m) -> m.getInstanceLocation().toString()))
-                    .map(m -> Map.of("path", m.getInstanceLocation().toString(), "reason", reason(m)))
-                    .distinct()
-                    .toList();
-            throw new ApiException(400, "ValidationFailed", errors.get(0).get("path") + ": " + errors.get(0).get("reason"), errors);
+            throw ApiException.validationFailed(problems);
         }
         return doc;
     }
@@ -135,12 +110,5 @@ public final class InputValidator {
             return "the body ends before the JSON value does";
         }
         return "";
-    }
-
-    /** The validator's message without its leading instance path (the path is reported separately). */
-    private static String reason(ValidationMessage m) {
-        String msg = m.getMessage();
-        String loc = m.getInstanceLocation().toString();
-        return msg.startsWith(loc + ": ") ? msg.substring(loc.length() + 2) : msg;
     }
 }

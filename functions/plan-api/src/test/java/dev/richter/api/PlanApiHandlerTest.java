@@ -10,6 +10,7 @@ import dev.richter.common.Repositories;
 import dev.richter.common.TableNames;
 import dev.richter.common.model.RegisteredService;
 import dev.richter.sizing.Quotas;
+import dev.richter.runs.PlanDocument;
 import java.lang.reflect.Proxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -242,7 +243,7 @@ class PlanApiHandlerTest {
         assertEquals("MethodNotAllowed", body(r).path("error").asText());
         assertEquals("DELETE, GET, PUT", ((Map<?, ?>) r.get("headers")).get("Allow"), "stage prefix removed, methods of the route");
 
-        var big = call(h, event("POST /traces", "t1", Map.of(), "x".repeat(PlanApi.MAX_BODY_BYTES + 1)));
+        var big = call(h, event("POST /traces", "t1", Map.of(), "x".repeat(ApiRequest.MAX_BODY_BYTES + 1)));
         assertEquals(413, big.get("statusCode"));
         assertEquals("PayloadTooLarge", body(big).path("error").asText());
         for (var resp : List.of(r, big)) {
@@ -345,8 +346,8 @@ class PlanApiHandlerTest {
         plan.remove("perWorkerQps");
         plan.remove("requestTimeoutMs");
         JsonNode stored = body(call(h, event("POST /plans", "t1", Map.of(), Json.write(plan))));
-        assertEquals(PlanApi.DEFAULT_PER_WORKER_QPS, stored.path("perWorkerQps").asDouble());
-        assertEquals(PlanApi.DEFAULT_REQUEST_TIMEOUT_MS, stored.path("requestTimeoutMs").asInt());
+        assertEquals(PlanDocument.DEFAULT_PER_WORKER_QPS, stored.path("perWorkerQps").asDouble());
+        assertEquals(PlanDocument.DEFAULT_REQUEST_TIMEOUT_MS, stored.path("requestTimeoutMs").asInt());
         JsonNode estimate = body(call(h, event("GET /plans/{planId}/estimate", "t1",
                 Map.of("planId", stored.path("planId").asText()), null)));
         assertEquals(List.of(1, 1, 1, 3), workers(estimate), "2400 QPS / 1000 per worker = 3 workers");

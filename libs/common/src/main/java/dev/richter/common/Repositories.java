@@ -171,6 +171,16 @@ public final class Repositories {
         return leased == null || leased.isEmpty() ? List.of() : List.of(leased.split(","));
     }
 
+    /**
+     * The plan version a run started with: its item's {@code planVersion}; 1 for an unknown run or one stored before
+     * plans had versions.
+     */
+    public long planVersion(String runId) {
+        var item = dynamoDb.getItem(GetItemRequest.builder().tableName(tables.runs())
+                .key(Map.of("runId", s(runId))).projectionExpression("planVersion").consistentRead(true).build()).item();
+        return item == null ? 1 : num(item, "planVersion", 1);
+    }
+
     /** The run with this id if it belongs to {@code teamId}. */
     public Optional<Run> getRun(String teamId, String runId) {
         return getRun(runId).filter(r -> r.teamId().equals(teamId));

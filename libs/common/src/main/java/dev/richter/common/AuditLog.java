@@ -1,6 +1,5 @@
-package dev.richter.api;
+package dev.richter.common;
 
-import dev.richter.common.Json;
 import java.util.Map;
 import java.util.UUID;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -16,6 +15,10 @@ public final class AuditLog {
     private final DynamoDbClient dynamoDb;
     private final String table;
 
+    /**
+     * @param dynamoDb the client
+     * @param table    the audit table ({@code TableNames#audit()})
+     */
     public AuditLog(DynamoDbClient dynamoDb, String table) {
         this.dynamoDb = dynamoDb;
         this.table = table;

@@ -1,0 +1,242 @@
+package dev.richter.api;
+
+import dev.richter.common.AuditLog;
+import dev.richter.common.Json;
+import dev.richter.common.Repositories;
+import dev.richter.common.RunFlags;
+import dev.richter.common.RunMetricsRepository;
+import dev.richter.common.model.Plan;
+import dev.richter.common.model.Run;
+import dev.richter.common.model.Verdict;
+import dev.richter.common.model.WorkerResult;
+import dev.richter.runs.RunLeases;
+import dev.richter.report.ReportRepository;
+import dev.richter.report.StepFigures;
+import dev.richter.runs.RunStart;
+import dev.richter.runs.RunStarter;
+import java.io.IOException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.sfn.SfnClient;
+import software.amazon.awssdk.services.sfn.model.DescribeExecutionRequest;
+
+/**
+ * {@code /plans/{planId}/runs} and {@code /runs/{runId}}: starting, listing, reading and aborting runs.
+ *
+ * <p><b>One run per target.</b> {@code POST /plans/{planId}/runs} starts through {@link RunStarter}, which leases
+ * every service the plan touches ({@link RunLeases}) before it starts the execution: when another run holds one, 409
+ * {@code TargetLeased} names that run, and nothing is started or stored. The state machine releases the leases when
+ * the run ends, on every path. With an {@code Idempotency-Key} header, a repeated start of the same plan with the same
+ * key answers the run the first one started (202 again, header {@code Idempotent-Replayed: true}) for 24 hours.
+ */
+final class RunResource {
+    /** The longest {@code Idempotency-Key}, characters. */
+    static final int MAX_IDEMPOTENCY_KEY_LENGTH = 200;
+
+    private final Repositories repositories;
+    private final PlanStore store;
+    private final RunStarter starter;
+    private final RunMetricsRepository metrics;
+    private final ReportRepository reports;
+    private final RunFlags runFlags;
+    private final AuditLog audit;
+    private final SfnClient sfn;
+
+    RunResource(Repositories repositories, PlanStore store, RunStarter starter, RunMetricsRepository metrics,
+                ReportRepository reports, RunFlags runFlags, AuditLog audit, SfnClient sfn) {
+        this.repositories = repositories;
+        this.store = store;
+        this.starter = starter;
+        this.metrics = metrics;
+        this.reports = reports;
+        this.runFlags = runFlags;
+        this.audit = audit;
+        this.sfn = sfn;
+    }
+
+    /**
+     * {@code POST /plans/{planId}/runs}: starts a run of the plan's current version ({@link RunStarter}).
+     *
+     * @return 202 {@code {runId, planId, planVersion, executionArn, status}} and {@code Location: /runs/<runId>}; with
+     *         an {@code Idempotency-Key} already used on this plan, the same answer for the run it started
+     *         ({@code Idempotent-Replayed: true})
+     * @throws ApiException 404 when the plan is absent; 400 for a malformed key; 400 {@code ValidationFailed} when the
+     *                      plan no longer passes its checks (every {@code {path, reason}}); 409 {@code TargetLeased}
+     *                      naming the run that holds a target, 409 {@code IdempotencyKeyInUse} while the first request
+     *                      with the key is still starting; 503 {@code StartFailed} when the execution cannot start
+     *                      (leases released, run {@code FAILED_TO_START})
+     */
+    ApiResponse start(ApiRequest req) {
+        String planId = req.path("planId");
+        PlanStore.Versioned v = store.get(req.teamId(), planId).orElseThrow(() -> ApiException.notFound("plan", planId));
+        String key = idempotencyKey(req);
+        return switch (starter.start(req.caller(), v.plan(), v.version(), key)) {
+            case RunStart.Started s -> started(s);
+            case RunStart.PlanRefused r -> throw ApiException.validationFailed(r.problems());
+            case RunStart.TargetLeased t -> {
+                RunLeases.Lease held = t.held();
+                throw new ApiException(409, "TargetLeased", "service '" + held.service() + "' is in use by run " + held.runId()
+                        + " (plan " + held.planId() + ") until it ends (at the latest " + Instant.ofEpochSecond(held.expiresAtEpochS())
+                        + "): one run per target service at a time; retry then, or abort it (POST /runs/" + held.runId() + "/abort)");
+            }
+            case RunStart.KeyStillStarting k -> throw new ApiException(409, "IdempotencyKeyInUse", "a request with Idempotency-Key '"
+                    + k.key() + "' is still starting run " + k.runId() + ": retry in a moment");
+            case RunStart.ExecutionNotStarted n -> throw new ApiException(503, "StartFailed", "run " + n.runId()
+                    + " could not start; its leases are released: retry");
+        };
+    }
+
+    private static ApiResponse started(RunStart.Started s) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("runId", s.runId());
+        body.put("planId", s.planId());
+        body.put("planVersion", s.planVersion());
+        body.put("executionArn", s.executionArn());
+        body.put("status", s.status());
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("Location", "/runs/" + s.runId());
+        if (s.replayed()) {
+            headers.put("Idempotent-Replayed", "true");
+        }
+        return new ApiResponse(202, "application/json", Json.write(body), headers);
+    }
+
+    /** The request's {@code Idempotency-Key}, empty when absent; 400 unless 1..200 visible ASCII characters. */
+    private static String idempotencyKey(ApiRequest req) {
+        String key = req.headers().get("idempotency-key");
+        if (key == null) {
+            return "";
+        }
+        if (key.isEmpty() || key.length() > MAX_IDEMPOTENCY_KEY_LENGTH || !key.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+            throw ApiException.badField("header.Idempotency-Key", "must be 1 to " + MAX_IDEMPOTENCY_KEY_LENGTH
+                    + " visible ASCII characters (e.g. a UUID)");
+        }
+        return key;
+    }
+
+    /**
+     * {@code GET /plans/{planId}/runs}: the plan's runs, newest first, a page at a time:
+     * {@code {items: [{runId, planId, planVersion, status, outcome, createdAtMs, abortRequested}]}}; 404 when the plan
+     * is absent.
+     */
+    ApiResponse list(ApiRequest req) {
+        String planId = req.path("planId");
+        store.get(req.teamId(), planId).orElseThrow(() -> ApiException.notFound("plan", planId));
+        return Cursor.respond(req, "runs:" + planId, Map.entry("planId", planId), (limit, start) -> {
+            PlanStore.Page<Map<String, AttributeValue>> page = store.runs(planId, limit, start);
+            return new PlanStore.Page<>(page.items().stream().filter(i -> Documents.text(i, "teamId").equals(req.teamId()))
+                    .toList(), page.lastKey());
+        }, Documents::runSummary);
+    }
+
+    /**
+     * {@code GET /runs/{runId}}: the run, its plan version, its execution's status, per-step figures so far, the
+     * current step's live window, the latest verdict per module and whether the report is written.
+     *
+     * @return 200 {@code {run, planVersion, failureReason?, executionStatus?, steps, current?, verdicts, reportReady}}
+     * @throws ApiException 404 for an unknown or another team's run
+     */
+    ApiResponse get(ApiRequest req) {
+        String runId = req.path("runId");
+        Run run = repositories.getRun(req.teamId(), runId).orElseThrow(() -> ApiException.notFound("run", runId));
+        var runItem = store.runItem(runId);
+        long planVersion = Documents.number(runItem, "planVersion", 1);
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("run", run);
+        body.put("planVersion", planVersion);
+        if (!Documents.text(runItem, "failureReason").isEmpty()) {
+            body.put("failureReason", Documents.text(runItem, "failureReason"));
+        }
+        if (!run.executionArn().isBlank()) {
+            try {
+                var ex = sfn.describeExecution(DescribeExecutionRequest.builder().executionArn(run.executionArn()).build());
+                body.put("executionStatus", ex.statusAsString());
+            } catch (RuntimeException e) {
+                body.put("executionStatus", "UNKNOWN");
+            }
+        }
+        Map<String, List<WorkerResult>> byStep = metrics.workerResults(runId).stream()
+                .collect(Collectors.groupingBy(r -> String.format("%d#%03d", r.stage().equals("pre-test") ? 0 : 1, r.stepIndex()),
+                        TreeMap::new, Collectors.toList()));
+        Plan plan = store.version(run.planId(), planVersion).orElseThrow(() -> ApiException.notFound("plan", run.planId()));
+        List<StepFigures> steps = new ArrayList<>();
+        byStep.values().forEach(rs -> {
+            WorkerResult r0 = rs.get(0);
+            int durationS = r0.stage().equals("pre-test") ? plan.preTest().durationS()
+                    : r0.stepIndex() < plan.formal().size() ? plan.formal().get(r0.stepIndex()).durationS() : 0;
+            steps.add(StepFigures.merge(durationS, rs));
+        });
+        body.put("steps", steps.stream().map(RunResource::stepSummary).toList());
+        if (!run.stage().isBlank() && run.stepIndex() >= 0) {
+            body.put("current", liveWindow(runId, run.stage(), run.stepIndex()));
+        }
+        Map<String, Verdict> latest = new TreeMap<>();
+        reports.verdicts(runId).forEach(v -> latest.put(v.module(), v));
+        body.put("verdicts", latest.values());
+        body.put("reportReady", reports.get(runId, "json").isPresent());
+        return ApiResponse.json(200, body);
+    }
+
+    private static Map<String, Object> stepSummary(StepFigures f) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("stage", f.stage());
+        m.put("stepIndex", f.stepIndex());
+        m.put("targetQps", f.targetQps());
+        m.put("achievedQps", f.achievedQps());
+        m.put("sent", f.counters().sent());
+        m.put("errors", f.counters().errors());
+        m.put("p50Ms", f.latencyMs().get("p50")); // null when the step recorded no latency (nothing answered)
+        m.put("p99Ms", f.latencyMs().get("p99"));
+        m.put("workers", f.workersReported() + "/" + f.workersExpected());
+        return m;
+    }
+
+    /** Sent and errors so far in the current step, from the load driver's per-second windows. */
+    private Map<String, Object> liveWindow(String runId, String stage, int stepIndex) {
+        RunMetricsRepository.WindowTotals totals = metrics.windowTotals(runId, stage, stepIndex);
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("stage", stage);
+        m.put("stepIndex", stepIndex);
+        m.put("completed", totals.completed());
+        m.put("errors", totals.errors());
+        m.put("seconds", totals.seconds());
+        return m;
+    }
+
+    /**
+     * {@code POST /runs/{runId}/abort} {@code {"reason"?}} (or no body): sets the run's abort flag; the workers stop
+     * within a second and the run ends {@code ABORTED}.
+     *
+     * @return 202 {@code {runId, abortRequested: true}}
+     * @throws ApiException 404 for an unknown or another team's run; 409 {@code RunFinished} when it has ended; 400
+     *                      for a body that is not {@code {"reason"}} JSON or a reason over 1000 characters
+     */
+    ApiResponse abort(ApiRequest req) {
+        String runId = req.path("runId");
+        Run run = repositories.getRun(req.teamId(), runId).orElseThrow(() -> ApiException.notFound("run", runId));
+        if (run.status().equals("COMPLETED") || run.status().equals("FAILED") || run.status().equals("FAILED_TO_START")) {
+            throw new ApiException(409, "RunFinished", "run " + runId + " is " + run.status() + ": nothing to abort");
+        }
+        String reason = "";
+        if (req.body().length > 0) {
+            try {
+                reason = Json.MAPPER.readTree(req.body()).path("reason").asText("").strip();
+            } catch (IOException e) {
+                throw ApiException.badField("$", "body must be JSON {\"reason\": \"...\"} or empty");
+            }
+            if (reason.length() > 1000) {
+                throw ApiException.badField("$.reason", "longer than 1000 characters");
+            }
+        }
+        runFlags.requestAbort(runId, "requested by " + req.caller() + (reason.isEmpty() ? "" : ": " + reason));
+        audit.record(req.teamId(), req.caller(), "AbortRun", runId, Map.of("abortRequested", run.abortRequested()),
+                Map.of("abortRequested", true));
+        return ApiResponse.json(202, Map.of("runId", runId, "abortRequested", true));
+    }
+}

@@ -1,0 +1,78 @@
+package dev.richter.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.richter.common.AuditLog;
+import dev.richter.common.Json;
+import dev.richter.common.Repositories;
+import dev.richter.runs.InputProblem;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code /safety}: the team's safety configuration ({@code SafetyConfig} in openapi.json: shadow storage, exit mocks,
+ * ...), which the checks function reads, and its exit mocks for {@code dev.richter.sdk.ExitMocks}.
+ */
+final class SafetyResource {
+    /** Registry item of a team's safety configuration (the checks function's {@code SafetyConfig.ITEM_KEY}). */
+    static final String SAFETY_ITEM_KEY = "safety#config";
+
+    private final Repositories repositories;
+    private final AuditLog audit;
+    private final InputValidator validator;
+
+    SafetyResource(Repositories repositories, AuditLog audit, InputValidator validator) {
+        this.repositories = repositories;
+        this.audit = audit;
+        this.validator = validator;
+    }
+
+    /**
+     * {@code PUT /safety}: stores the team's safety configuration, replacing the previous one: 201 when new, 200 when
+     * replaced; audited with before and after.
+     *
+     * @throws ApiException 400 {@code ValidationFailed}: the schema's problems, or {@code $.mocks[i].exit} naming the
+     *                      exit of an earlier mock
+     */
+    ApiResponse put(ApiRequest req) {
+        JsonNode doc = validator.parse("SafetyConfig", req.body());
+        List<InputProblem> problems = new ArrayList<>();
+        JsonNode mocks = doc.path("mocks");
+        for (int i = 0; i < mocks.size(); i++) {
+            for (int j = 0; j < i; j++) {
+                if (mocks.get(i).path("exit").asText().trim().equals(mocks.get(j).path("exit").asText().trim())) {
+                    problems.add(new InputProblem("$.mocks[" + i + "].exit", "duplicate of $.mocks[" + j + "].exit"));
+                }
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw ApiException.validationFailed(problems);
+        }
+        JsonNode before = config(req.teamId());
+        repositories.putRegistryDoc(req.teamId(), SAFETY_ITEM_KEY, doc);
+        audit.record(req.teamId(), req.caller(), "PutSafetyConfig", SAFETY_ITEM_KEY, before, doc);
+        return ApiResponse.json(before == null ? 201 : 200, doc);
+    }
+
+    /** {@code GET /safety}: 200 with the team's configuration; 404 when it has none. */
+    ApiResponse get(ApiRequest req) {
+        JsonNode doc = config(req.teamId());
+        if (doc == null) {
+            throw new ApiException(404, "NotFound", "team " + req.teamId() + " has no safety configuration (PUT /safety)");
+        }
+        return ApiResponse.json(200, doc);
+    }
+
+    /** {@code GET /safety/mocks}: the team's exit mocks, {@code {"mocks":[...]}}, empty when none are configured. */
+    ApiResponse mocks(ApiRequest req) {
+        JsonNode doc = config(req.teamId());
+        Object mocks = doc == null || !doc.path("mocks").isArray() ? List.of() : doc.get("mocks");
+        return ApiResponse.json(200, Map.of("mocks", mocks));
+    }
+
+    /** The stored safety configuration of the team, or null when it has none. */
+    private JsonNode config(String teamId) {
+        List<String> docs = repositories.latestRegistryDocs(teamId, SAFETY_ITEM_KEY, 1);
+        return docs.isEmpty() ? null : Json.read(docs.get(0), JsonNode.class);
+    }
+}

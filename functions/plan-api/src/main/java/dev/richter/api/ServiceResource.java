@@ -1,0 +1,100 @@
+package dev.richter.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.richter.common.AuditLog;
+import dev.richter.common.Json;
+import dev.richter.common.Repositories;
+import dev.richter.common.model.Plan;
+import dev.richter.common.model.RegisteredService;
+import dev.richter.runs.RunLeases;
+import dev.richter.common.tls.TlsTrust;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code /services}: the team's registry of services under test ({@code ServiceInput} and {@code Service} in
+ * openapi.json). Every write is audited with before and after.
+ */
+final class ServiceResource {
+    private final Repositories repositories;
+    private final PlanStore store;
+    private final RunLeases leases;
+    private final AuditLog audit;
+    private final InputValidator validator;
+
+    ServiceResource(Repositories repositories, PlanStore store, RunLeases leases, AuditLog audit, InputValidator validator) {
+        this.repositories = repositories;
+        this.store = store;
+        this.leases = leases;
+        this.audit = audit;
+        this.validator = validator;
+    }
+
+    /**
+     * {@code POST /services}: registers a service or replaces the team's service of that name ({@code baseUrl}
+     * without its trailing slash; a {@code caPem} must parse as PEM certificates).
+     *
+     * @return 201 when new, 200 when replaced, with the service and {@code Location: /services/<name>}
+     * @throws ApiException 400 {@code ValidationFailed} (schema, {@code $.caPem})
+     */
+    ApiResponse register(ApiRequest req) {
+        JsonNode doc = validator.parse("ServiceInput", req.body());
+        RegisteredService service = Json.MAPPER.convertValue(doc, RegisteredService.class);
+        if (service.caPem() != null) {
+            try {
+                TlsTrust.parseCaPem(service.caPem());
+            } catch (IllegalArgumentException e) {
+                throw ApiException.badField("$.caPem", e.getMessage().replaceFirst("^caPem: ", ""));
+            }
+        }
+        service = new RegisteredService(req.teamId(), service.name(), stripSlash(service.baseUrl()), service.healthPath(),
+                service.prometheusPath(), service.datastores(), service.caPem(), service.grpc());
+        var before = repositories.getService(req.teamId(), service.name()).orElse(null);
+        repositories.putService(service);
+        audit.record(req.teamId(), req.caller(), "RegisterService", "service#" + service.name(),
+                before == null ? null : Documents.service(before), Documents.service(service));
+        return new ApiResponse(before == null ? 201 : 200, "application/json", Json.write(Documents.service(service)),
+                Map.of("Location", "/services/" + service.name()));
+    }
+
+    /** {@code GET /services}: the team's services by name, a page at a time ({@link Cursor}). */
+    ApiResponse list(ApiRequest req) {
+        return Cursor.respond(req, "services:" + req.teamId(), Map.entry("teamId", req.teamId()),
+                (limit, start) -> store.services(req.teamId(), limit, start), Documents::service);
+    }
+
+    /** {@code GET /services/{name}}: 200 with the service; 404 when the team has none of that name. */
+    ApiResponse get(ApiRequest req) {
+        String name = req.path("name");
+        RegisteredService s = repositories.getService(req.teamId(), name).orElseThrow(() -> ApiException.notFound("service", name));
+        return ApiResponse.json(200, Documents.service(s));
+    }
+
+    /**
+     * {@code DELETE /services/{name}}: deletes a registered service: 204.
+     *
+     * @throws ApiException 404 when absent; 409 {@code ServiceInUse} while a run holds its lease or a plan of the team
+     *                      names it (the plans are named: change or delete them first)
+     */
+    ApiResponse delete(ApiRequest req) {
+        String name = req.path("name");
+        RegisteredService s = repositories.getService(req.teamId(), name).orElseThrow(() -> ApiException.notFound("service", name));
+        leases.holder(req.teamId(), name).ifPresent(l -> {
+            throw new ApiException(409, "ServiceInUse", "service '" + name + "' is in use by run " + l.runId() + " (plan "
+                    + l.planId() + "): delete it after that run ends");
+        });
+        List<String> plans = store.allPlans(req.teamId()).stream().filter(p -> RunLeases.targets(p).contains(name))
+                .map(Plan::planId).toList();
+        if (!plans.isEmpty()) {
+            throw new ApiException(409, "ServiceInUse", "service '" + name + "' is named by plans " + plans
+                    + ": change or delete them first");
+        }
+        store.deleteService(req.teamId(), name);
+        audit.record(req.teamId(), req.caller(), "DeleteService", "service#" + name, Documents.service(s), null);
+        return ApiResponse.noContent();
+    }
+
+    private static String stripSlash(String url) {
+        return url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+    }
+}

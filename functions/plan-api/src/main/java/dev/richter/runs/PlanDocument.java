@@ -1,0 +1,151 @@
+package dev.richter.runs;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.richter.common.model.Plan;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+
+/**
+ * A plan as a document ({@code openapi.json#/components/schemas/PlanInput}, the body of {@code POST /plans}) and as
+ * the {@link Plan} a run uses, both ways: {@link #toPlan} applies the defaults, {@link #fields} gives a plan's
+ * document back (valid input again: {@code formal: {steps: [...]}}, absent fields absent rather than null).
+ */
+public final class PlanDocument {
+    /**
+     * A plan's {@code perWorkerQps} when it omits it, requests per second per load-driver worker (one 1769 MB Lambda:
+     * one vCPU). Sized by measurement (docs/production-size.md, "Workers sized by measurement"): in three runs of
+     * {@code bench/load-driver.sh} on one core of a shared 2-core machine, the slower transport sustained 9 323,
+     * 9 323 and 14 568 requests per second (open model, nothing dropped). With a margin of ×0.125 on the lowest —
+     * half for a Lambda vCPU slower than that core, half for TLS and real bodies (the JDK client), half to keep the
+     * worker's CPU under 50 % so the schedule's jitter holds — that is 1 165, rounded down to 1 000, which also keeps
+     * the in-flight cap (2 000) above {@code rate × latency} for latencies up to 2 s.
+     */
+    public static final double DEFAULT_PER_WORKER_QPS = 1_000;
+    /** A plan's {@code requestTimeoutMs} when it omits it, milliseconds. */
+    public static final int DEFAULT_REQUEST_TIMEOUT_MS = 2000;
+
+    private PlanDocument() {}
+
+    /**
+     * The plan a schema-valid {@code POST /plans} body describes, with a new id ({@code plan-<uuid>}), the caller's
+     * team, the creation time and the defaults applied: scenario weight 1, {@link Plan.AbortSettings#DEFAULT},
+     * {@code perWorkerQps} {@value #DEFAULT_PER_WORKER_QPS}, {@code requestTimeoutMs} {@value #DEFAULT_REQUEST_TIMEOUT_MS}.
+     * Tools reading plan files (bench/scale.sh) use it to apply the same defaults.
+     *
+     * @param doc    the body, already valid against {@code openapi.json#/components/schemas/PlanInput}
+     * @param teamId the owning team
+     */
+    public static Plan toPlan(JsonNode doc, String teamId) {
+        return toPlan(doc, teamId, "plan-" + UUID.randomUUID(), System.currentTimeMillis());
+    }
+
+    /**
+     * {@link #toPlan(JsonNode, String)} with a given id and creation time (a replacement keeps both).
+     *
+     * @param createdAtMs epoch ms
+     */
+    public static Plan toPlan(JsonNode doc, String teamId, String planId, long createdAtMs) {
+        List<Plan.ScenarioSpec> scenarios = new ArrayList<>();
+        for (JsonNode s : doc.path("scenarios")) {
+            List<Plan.RequestSpec> requests = new ArrayList<>();
+            for (JsonNode r : s.path("requests")) {
+                Map<String, String> headers = new TreeMap<>();
+                r.path("headers").fields().forEachRemaining(e -> headers.put(e.getKey(), e.getValue().asText()));
+                requests.add(new Plan.RequestSpec(r.path("method").asText(), r.path("path").asText(), headers,
+                        r.hasNonNull("body") ? r.get("body").asText() : null,
+                        r.hasNonNull("bodyBase64") ? r.get("bodyBase64").asText() : null));
+            }
+            List<Plan.DataBinding> data = new ArrayList<>();
+            s.path("data").forEach(b -> data.add(new Plan.DataBinding(b.path("dataSetId").asText(), b.path("mode").asText("unique"))));
+            Map<String, String> slots = new TreeMap<>();
+            s.path("slots").properties().forEach(e -> slots.put(e.getKey(), e.getValue().asText()));
+            scenarios.add(new Plan.ScenarioSpec(s.path("name").asText(), s.path("service").asText(),
+                    s.path("weight").asDouble(1.0), requests,
+                    s.hasNonNull("trafficSetId") ? s.get("trafficSetId").asText() : null, data, slots));
+        }
+        List<Plan.StepSpec> formal = new ArrayList<>();
+        doc.path("formal").path("steps").forEach(st -> formal.add(step(st)));
+        JsonNode ap = doc.path("abortPolicy");
+        Plan.AbortSettings d = Plan.AbortSettings.DEFAULT;
+        Plan.AbortSettings policy = new Plan.AbortSettings(ap.path("abortOnDamagedCoreModule").asBoolean(d.abortOnDamagedCoreModule()),
+                ap.path("maxErrorRatePct").asDouble(d.maxErrorRatePct()), ap.path("errorRateWindowS").asInt(d.errorRateWindowS()));
+        List<String> core = new ArrayList<>();
+        doc.path("coreModules").forEach(c -> core.add(c.asText()));
+        return new Plan(planId, teamId, doc.path("name").asText(), scenarios, step(doc.path("preTest")),
+                formal, policy, core, doc.path("perWorkerQps").asDouble(DEFAULT_PER_WORKER_QPS),
+                doc.path("requestTimeoutMs").asInt(DEFAULT_REQUEST_TIMEOUT_MS), createdAtMs);
+    }
+
+    private static Plan.StepSpec step(JsonNode st) {
+        return new Plan.StepSpec(st.path("qps").asDouble(), st.path("durationS").asInt());
+    }
+
+    /**
+     * The fields of {@code POST /plans} that describe {@code p}, defaults applied, in the schema's order: {@code name,
+     * scenarios, preTest, formal, abortPolicy, coreModules, perWorkerQps, requestTimeoutMs} (no server fields).
+     *
+     * @return a mutable map, to which a caller may add its own fields
+     */
+    public static Map<String, Object> fields(Plan p) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("name", p.name());
+        m.put("scenarios", p.scenarios().stream().map(PlanDocument::scenario).toList());
+        m.put("preTest", step(p.preTest()));
+        m.put("formal", Map.of("steps", p.formal().stream().map(PlanDocument::step).toList()));
+        Map<String, Object> ap = new LinkedHashMap<>();
+        ap.put("abortOnDamagedCoreModule", p.abortPolicy().abortOnDamagedCoreModule());
+        ap.put("maxErrorRatePct", p.abortPolicy().maxErrorRatePct());
+        ap.put("errorRateWindowS", p.abortPolicy().errorRateWindowS());
+        m.put("abortPolicy", ap);
+        m.put("coreModules", p.coreModules());
+        m.put("perWorkerQps", p.perWorkerQps());
+        m.put("requestTimeoutMs", p.requestTimeoutMs());
+        return m;
+    }
+
+    private static Map<String, Object> scenario(Plan.ScenarioSpec s) {
+        Map<String, Object> sm = new LinkedHashMap<>();
+        sm.put("name", s.name());
+        sm.put("service", s.service());
+        sm.put("weight", s.weight());
+        List<Map<String, Object>> requests = s.requests().stream().map(r -> {
+            Map<String, Object> rm = new LinkedHashMap<>();
+            rm.put("method", r.method());
+            rm.put("path", r.path());
+            if (!r.headers().isEmpty()) {
+                rm.put("headers", r.headers());
+            }
+            if (r.body() != null) {
+                rm.put("body", r.body());
+            }
+            if (r.bodyBase64() != null) {
+                rm.put("bodyBase64", r.bodyBase64());
+            }
+            return rm;
+        }).toList();
+        if (!requests.isEmpty() || s.trafficSetId() == null) {
+            sm.put("requests", requests); // a traffic-set scenario has none
+        }
+        if (s.trafficSetId() != null) {
+            sm.put("trafficSetId", s.trafficSetId());
+        }
+        if (!s.data().isEmpty()) {
+            sm.put("data", s.data().stream().map(b -> Map.of("dataSetId", b.dataSetId(), "mode", b.mode())).toList());
+        }
+        if (!s.slots().isEmpty()) {
+            sm.put("slots", s.slots());
+        }
+        return sm;
+    }
+
+    private static Map<String, Object> step(Plan.StepSpec s) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("qps", s.qps());
+        m.put("durationS", s.durationS());
+        return m;
+    }
+}

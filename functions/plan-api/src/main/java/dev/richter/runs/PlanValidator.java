@@ -1,0 +1,228 @@
+package dev.richter.runs;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.richter.common.Json;
+import dev.richter.common.Repositories;
+import dev.richter.common.model.Plan;
+import dev.richter.common.model.RegisteredService;
+import dev.richter.data.StoredSets;
+import dev.richter.sizing.Prices;
+import dev.richter.sizing.Quotas;
+import dev.richter.sizing.RunEstimate;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Whether a plan may be stored and run: every problem, each with its JSON path, in one pass. The checks, in this
+ * order:
+ * <ol>
+ *   <li>the schema {@code openapi.json#/components/schemas/PlanInput} (only for a document; when it fails, its
+ *       problems are the answer, since the checks below read the fields it guarantees);</li>
+ *   <li>the registry: every scenario's {@code service} and every core module is a service the team registered
+ *       ({@code $.scenarios[i].service}, {@code $.coreModules[i]});</li>
+ *   <li>the stored sets: a scenario's traffic set and data sets are stored by the team, no data set is bound twice,
+ *       a {@code unique} data set has enough {@code ok} rows, every {@code {{data.<id>.<column>}}} names a bound set and
+ *       one of its columns (DESIGN.md, "Plans use stored sets");</li>
+ *   <li>the team's QPS cap on the pre-test and every formal step ({@code $.preTest.qps},
+ *       {@code $.formal.steps[i].qps}; DESIGN.md §7);</li>
+ *   <li>the AWS limits of its run: {@link RunEstimate#violations()} against the current {@link Quotas} and
+ *       {@link Prices#US_EAST_1}.</li>
+ * </ol>
+ * Reads the registry (services, set manifests) and nothing else; writes nothing.
+ */
+public final class PlanValidator {
+    /** {@code {{data.<dataSetId>.<column>}}} in a request template (the load driver's {@code RequestTemplate}). */
+    private static final Pattern DATA_PLACEHOLDER =
+            Pattern.compile("\\{\\{\\s*data\\.([A-Za-z0-9_-]+)\\.([^}\\s]+)\\s*}}");
+
+    private final Repositories repositories;
+    private final StoredSets storedSets;
+    private final ContractSchemas schemas;
+    private final double maxTeamQps;
+    private final Supplier<Quotas> quotas;
+
+    /**
+     * @param repositories the registry's services
+     * @param storedSets   the registry's traffic and data set manifests
+     * @param schemas      the schema {@code PlanInput} is read from
+     * @param maxTeamQps   the highest QPS a team may plan for any step, requests per second
+     * @param quotas       the limits a run must fit, read on every check
+     */
+    public PlanValidator(Repositories repositories, StoredSets storedSets, ContractSchemas schemas, double maxTeamQps,
+                         Supplier<Quotas> quotas) {
+        this.repositories = repositories;
+        this.storedSets = storedSets;
+        this.schemas = schemas;
+        this.maxTeamQps = maxTeamQps;
+        this.quotas = quotas;
+    }
+
+    /**
+     * Every problem of a plan document of team {@code teamId} ({@code POST /plans}, {@code PUT /plans/{planId}}):
+     * the schema's, else the registry's, the sets', the QPS cap's and the AWS limits', in that order.
+     *
+     * @param doc         a parsed JSON document (any JSON value: the schema check reports what is not a plan)
+     * @param planId      the id the plan is stored under (its item's size counts against DynamoDB's limit)
+     * @param createdAtMs the creation time it is stored with, epoch ms
+     * @return the problems; empty when the plan may be stored
+     */
+    public List<InputProblem> problems(JsonNode doc, String teamId, String planId, long createdAtMs) {
+        List<InputProblem> schemaProblems = schemas.problems("PlanInput", doc);
+        if (!schemaProblems.isEmpty()) {
+            return schemaProblems;
+        }
+        return problems(teamId, doc, PlanDocument.toPlan(doc, teamId, planId, createdAtMs));
+    }
+
+    /**
+     * Every problem of a stored plan before it runs: the registry's, the sets', the QPS cap's and the AWS limits'
+     * (the schema was checked when it was stored). Paths are those of the plan's document ({@link PlanDocument#fields}).
+     *
+     * @return the problems; empty when the plan may run
+     */
+    public List<InputProblem> problems(Plan plan) {
+        return problems(plan.teamId(), Json.MAPPER.valueToTree(PlanDocument.fields(plan)), plan);
+    }
+
+    private List<InputProblem> problems(String teamId, JsonNode doc, Plan plan) {
+        List<InputProblem> problems = new ArrayList<>();
+        Map<String, RegisteredService> registered = new LinkedHashMap<>();
+        JsonNode scenarios = doc.path("scenarios");
+        for (int i = 0; i < scenarios.size(); i++) {
+            String service = scenarios.get(i).path("service").asText();
+            if (lookUp(teamId, service, registered).isEmpty()) {
+                problems.add(new InputProblem("$.scenarios[" + i + "].service",
+                        "service '" + service + "' is not registered by team '" + teamId + "'"));
+            }
+        }
+        double totalWeight = 0;
+        for (JsonNode sc : scenarios) {
+            totalWeight += sc.path("weight").asDouble(1.0);
+        }
+        double mostRequests = doc.path("preTest").path("qps").asDouble() * doc.path("preTest").path("durationS").asDouble();
+        for (JsonNode st : doc.path("formal").path("steps")) {
+            mostRequests = Math.max(mostRequests, st.path("qps").asDouble() * st.path("durationS").asDouble());
+        }
+        for (int i = 0; i < scenarios.size(); i++) {
+            long stepRequests = (long) Math.ceil(mostRequests * scenarios.get(i).path("weight").asDouble(1.0) / totalWeight);
+            checkSets(teamId, scenarios.get(i), "$.scenarios[" + i + "]", stepRequests, problems);
+        }
+        JsonNode core = doc.path("coreModules");
+        for (int i = 0; i < core.size(); i++) {
+            String module = core.get(i).asText();
+            if (lookUp(teamId, module, registered).isEmpty()) {
+                problems.add(new InputProblem("$.coreModules[" + i + "]",
+                        "module '" + module + "' is not a service registered by team '" + teamId + "'"));
+            }
+        }
+        checkQpsCap(doc.path("preTest"), "$.preTest.qps", problems);
+        JsonNode steps = doc.path("formal").path("steps");
+        for (int i = 0; i < steps.size(); i++) {
+            checkQpsCap(steps.get(i), "$.formal.steps[" + i + "].qps", problems);
+        }
+        RunEstimate estimate = RunEstimate.of(plan, List.copyOf(registered.values()), quotas.get(), Prices.US_EAST_1);
+        estimate.violations().forEach(v -> problems.add(new InputProblem(v.path(), v.reason())));
+        return List.copyOf(problems);
+    }
+
+    /**
+     * The team's services among the plan's scenario services and core modules, each once, in the plan's order (the
+     * ones the registry lacks left out): what {@link RunEstimate#of} probes.
+     */
+    public List<RegisteredService> services(Plan plan) {
+        Map<String, RegisteredService> services = new LinkedHashMap<>();
+        plan.scenarios().forEach(s -> lookUp(plan.teamId(), s.service(), services));
+        plan.coreModules().forEach(m -> lookUp(plan.teamId(), m, services));
+        return List.copyOf(services.values());
+    }
+
+    /**
+     * A scenario's stored sets: its traffic set and every bound data set are stored by the team (a manifest exists),
+     * no data set is bound twice, and every {@code {{data.<id>.<column>}}} in its inline requests and slot templates
+     * names a bound data set and one of its columns. Problems at {@code $.scenarios[i].trafficSetId},
+     * {@code $.scenarios[i].data[j].dataSetId}, {@code $.scenarios[i].requests[j].path|headers.<name>|body},
+     * {@code $.scenarios[i].slots.<name>}. A {@code unique} data set needs at least as many {@code ok} rows as the
+     * scenario sends in its largest step ({@code stepRequests}: qps × durationS × its weight share), else rows would be
+     * sent twice.
+     */
+    private void checkSets(String teamId, JsonNode scenario, String at, long stepRequests, List<InputProblem> problems) {
+        if (scenario.hasNonNull("trafficSetId") && storedSets.manifest(teamId, "trafficset#" + scenario.get("trafficSetId").asText()).isEmpty()) {
+            problems.add(new InputProblem(at + ".trafficSetId", "traffic set '" + scenario.get("trafficSetId").asText()
+                    + "' is not stored by team '" + teamId + "' (POST /traffic-sets)"));
+        }
+        Map<String, List<String>> columns = new LinkedHashMap<>();
+        JsonNode data = scenario.path("data");
+        for (int j = 0; j < data.size(); j++) {
+            String id = data.get(j).path("dataSetId").asText();
+            var manifest = storedSets.manifest(teamId, "dataset#" + id);
+            if (manifest.isEmpty()) {
+                problems.add(new InputProblem(at + ".data[" + j + "].dataSetId", "data set '" + id
+                        + "' is not stored by team '" + teamId + "' (POST /flows/{flowId}/runs)"));
+                continue;
+            }
+            if (columns.containsKey(id)) {
+                problems.add(new InputProblem(at + ".data[" + j + "].dataSetId", "data set '" + id + "' is bound twice"));
+            }
+            long okRows = manifest.get().path("counts").path("ok").asLong();
+            if (data.get(j).path("mode").asText("unique").equals("unique") && okRows < stepRequests) {
+                problems.add(new InputProblem(at + ".data[" + j + "].dataSetId", "data set '" + id + "' has " + okRows
+                        + " ok rows but the scenario's largest step sends " + stepRequests + " requests, each needing a row of "
+                        + "its own (mode unique): build more rows, or use mode sequential or random"));
+            }
+            List<String> cols = new ArrayList<>();
+            manifest.get().path("columns").forEach(c -> cols.add(c.asText()));
+            columns.put(id, cols);
+        }
+        BiConsumer<String, String> placeholders = (path, text) -> {
+            Matcher m = DATA_PLACEHOLDER.matcher(text);
+            while (m.find()) {
+                boolean bound = false;
+                for (JsonNode b : data) {
+                    bound |= b.path("dataSetId").asText().equals(m.group(1));
+                }
+                if (!bound) {
+                    problems.add(new InputProblem(path, m.group() + ": the scenario binds no data set '" + m.group(1) + "' (data)"));
+                } else if (columns.containsKey(m.group(1)) && !columns.get(m.group(1)).contains(m.group(2))) {
+                    problems.add(new InputProblem(path, m.group() + ": data set '" + m.group(1) + "' has no column '"
+                            + m.group(2) + "' (columns: " + String.join(", ", columns.get(m.group(1))) + ")"));
+                }
+            }
+        };
+        JsonNode requests = scenario.path("requests");
+        for (int j = 0; j < requests.size(); j++) {
+            JsonNode r = requests.get(j);
+            String rp = at + ".requests[" + j + "]";
+            placeholders.accept(rp + ".path", r.path("path").asText());
+            r.path("headers").properties().forEach(h -> placeholders.accept(rp + ".headers." + h.getKey(), h.getValue().asText()));
+            if (r.hasNonNull("body")) {
+                placeholders.accept(rp + ".body", r.get("body").asText());
+            }
+        }
+        scenario.path("slots").properties().forEach(e -> placeholders.accept(at + ".slots." + e.getKey(), e.getValue().asText()));
+    }
+
+    /** The team's registered service {@code name}, from {@code seen} or the registry (then remembered in {@code seen}). */
+    private Optional<RegisteredService> lookUp(String teamId, String name, Map<String, RegisteredService> seen) {
+        if (seen.containsKey(name)) {
+            return Optional.of(seen.get(name));
+        }
+        Optional<RegisteredService> found = repositories.getService(teamId, name);
+        found.ifPresent(s -> seen.put(name, s));
+        return found;
+    }
+
+    private void checkQpsCap(JsonNode step, String path, List<InputProblem> problems) {
+        double qps = step.path("qps").asDouble();
+        if (qps > maxTeamQps) {
+            problems.add(new InputProblem(path, qps + " exceeds the team's QPS cap of " + maxTeamQps
+                    + " (template parameter MaxTeamQps, DESIGN.md §7)"));
+        }
+    }
+}

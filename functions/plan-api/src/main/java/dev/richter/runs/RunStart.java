@@ -1,0 +1,53 @@
+package dev.richter.runs;
+
+import dev.richter.runs.RunLeases;
+import java.util.List;
+
+/** What {@link RunStarter#start} did: the run it started (or started before), or why it started none. */
+public sealed interface RunStart permits RunStart.Started, RunStart.PlanRefused, RunStart.TargetLeased,
+        RunStart.KeyStillStarting, RunStart.ExecutionNotStarted {
+
+    /**
+     * A run that is starting: its item is stored and its execution started.
+     *
+     * @param runId        e.g. {@code run-20260101T120000-1a2b3c4d}, also the execution's name
+     * @param planId       the plan
+     * @param planVersion  the plan version the run uses
+     * @param executionArn the load-test-run execution
+     * @param status       the run's status, {@code STARTING} for a new run
+     * @param replayed     true when an earlier start with the same idempotency key started it
+     */
+    record Started(String runId, String planId, long planVersion, String executionArn, String status, boolean replayed)
+            implements RunStart {}
+
+    /**
+     * The plan does not pass {@link PlanValidator} now (a set deleted, a quota lowered since it was stored): nothing
+     * was started or stored, the idempotency key is free again.
+     *
+     * @param problems every problem, at least one
+     */
+    record PlanRefused(List<InputProblem> problems) implements RunStart {}
+
+    /**
+     * Another run holds a lease on one of the plan's services: nothing was started or stored.
+     *
+     * @param held the lease in the way
+     */
+    record TargetLeased(RunLeases.Lease held) implements RunStart {}
+
+    /**
+     * The idempotency key names a run whose start has not stored its execution yet (a concurrent first request).
+     *
+     * @param key   the idempotency key
+     * @param runId the run the key names
+     */
+    record KeyStillStarting(String key, String runId) implements RunStart {}
+
+    /**
+     * Step Functions (or the run's store) refused the start: the leases are released, the key is free again and the
+     * run item, when it was written, reads {@code FAILED_TO_START}.
+     *
+     * @param runId the run that did not start
+     */
+    record ExecutionNotStarted(String runId) implements RunStart {}
+}

@@ -1,0 +1,138 @@
+package dev.richter.runs;
+
+import dev.richter.common.AuditLog;
+import dev.richter.common.Json;
+import dev.richter.common.Repositories;
+import dev.richter.common.model.Plan;
+import dev.richter.common.model.Run;
+import dev.richter.runs.RunLeases;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import software.amazon.awssdk.services.sfn.SfnClient;
+import software.amazon.awssdk.services.sfn.model.StartExecutionRequest;
+
+/**
+ * Starts a run of a stored plan (DESIGN.md §3, "one run per target"), for the HTTP API and for planned starts alike:
+ * <ol>
+ *   <li>with an idempotency key, binds it to the new run id ({@link RunLeases#bindIdempotencyKey}); a key already
+ *       bound answers the run it names ({@link RunStart.Started} with {@code replayed}) for 24 hours;</li>
+ *   <li>checks the plan ({@link PlanValidator#problems(Plan)});</li>
+ *   <li>leases every service the plan touches ({@link RunLeases#acquire}) until the run ends (at the latest
+ *       {@link RunLeases#expiresAtEpochS});</li>
+ *   <li>stores the run ({@code STARTING}, with {@code planVersion}, {@code leasedServices}, {@code startedBy});</li>
+ *   <li>starts the load-test-run execution named by the run id, input {@code {runId, planId, teamId}};</li>
+ *   <li>records the execution on the run and audits {@code StartRun}.</li>
+ * </ol>
+ * A refused start leaves nothing behind: no lease, no bound key, no run (or one marked {@code FAILED_TO_START} when
+ * the execution could not start).
+ */
+public final class RunStarter {
+    private static final DateTimeFormatter RUN_TIME = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss").withZone(ZoneOffset.UTC);
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final Repositories repositories;
+    private final RunLeases leases;
+    private final PlanValidator validator;
+    private final AuditLog audit;
+    private final SfnClient sfn;
+    private final String stateMachineArn;
+    private final Clock clock;
+
+    /**
+     * @param repositories    the runs table
+     * @param leases          the leases table
+     * @param validator       checks the plan before anything is leased
+     * @param audit           where {@code StartRun} is recorded
+     * @param sfn             Step Functions client
+     * @param stateMachineArn the load-test-run state machine
+     * @param clock           the run id's time and the leases' expiry
+     */
+    public RunStarter(Repositories repositories, RunLeases leases, PlanValidator validator, AuditLog audit, SfnClient sfn,
+                      String stateMachineArn, Clock clock) {
+        this.repositories = repositories;
+        this.leases = leases;
+        this.validator = validator;
+        this.audit = audit;
+        this.sfn = sfn;
+        this.stateMachineArn = stateMachineArn;
+        this.clock = clock;
+    }
+
+    /**
+     * Starts a run of {@code plan} (its team's) at version {@code planVersion}.
+     *
+     * @param caller         who starts it (the audit entry's caller, the run's {@code startedBy})
+     * @param idempotencyKey the client's key for this start, empty for none
+     * @return {@link RunStart.Started}, or why no run started; a failure of DynamoDB outside the start's own steps
+     *         (binding the key, reading the registry) propagates as it is
+     */
+    public RunStart start(String caller, Plan plan, long planVersion, String idempotencyKey) {
+        String teamId = plan.teamId();
+        String planId = plan.planId();
+        long now = clock.millis();
+        String runId = "run-" + RUN_TIME.format(Instant.ofEpochMilli(now)) + "-" + HexFormat.of().formatHex(randomBytes(4));
+        if (!idempotencyKey.isEmpty()) {
+            Optional<String> bound = leases.bindIdempotencyKey(teamId, planId, idempotencyKey, runId);
+            if (bound.isPresent()) {
+                Optional<Run> first = repositories.getRun(bound.get());
+                if (first.isEmpty() || first.get().executionArn().isEmpty()) {
+                    return new RunStart.KeyStillStarting(idempotencyKey, bound.get());
+                }
+                return new RunStart.Started(first.get().runId(), planId, repositories.planVersion(bound.get()),
+                        first.get().executionArn(), first.get().status(), true);
+            }
+        }
+        List<InputProblem> problems = validator.problems(plan);
+        if (!problems.isEmpty()) {
+            unbind(plan, idempotencyKey, runId);
+            return new RunStart.PlanRefused(problems);
+        }
+        List<String> targets = RunLeases.targets(plan);
+        try {
+            leases.acquire(teamId, runId, planId, targets, RunLeases.expiresAtEpochS(plan, now));
+        } catch (RunLeases.LeaseHeldException e) {
+            unbind(plan, idempotencyKey, runId);
+            return new RunStart.TargetLeased(e.held());
+        }
+        String executionArn;
+        try {
+            repositories.createRun(new Run(runId, planId, teamId, "STARTING", "", "", -1, now, false, "", ""));
+            repositories.updateRun(runId, Map.of("planVersion", planVersion, "leasedServices", String.join(",", targets),
+                    "startedBy", caller));
+            executionArn = sfn.startExecution(StartExecutionRequest.builder().stateMachineArn(stateMachineArn).name(runId)
+                    .input(Json.write(Map.of("runId", runId, "planId", planId, "teamId", teamId))).build()).executionArn();
+        } catch (RuntimeException e) {
+            leases.release(teamId, runId, targets);
+            unbind(plan, idempotencyKey, runId);
+            try {
+                repositories.updateRun(runId, Map.of("status", "FAILED_TO_START", "outcome", "ERROR"));
+            } catch (RuntimeException notStored) {
+                // the run item was never written
+            }
+            return new RunStart.ExecutionNotStarted(runId);
+        }
+        repositories.updateRun(runId, Map.of("executionArn", executionArn));
+        audit.record(teamId, caller, "StartRun", runId, null,
+                Map.of("planId", planId, "planVersion", planVersion, "executionArn", executionArn, "leasedServices", targets));
+        return new RunStart.Started(runId, planId, planVersion, executionArn, "STARTING", false);
+    }
+
+    private void unbind(Plan plan, String key, String runId) {
+        if (!key.isEmpty()) {
+            leases.unbindIdempotencyKey(plan.teamId(), plan.planId(), key, runId);
+        }
+    }
+
+    private static byte[] randomBytes(int n) {
+        byte[] b = new byte[n];
+        RANDOM.nextBytes(b);
+        return b;
+    }
+}

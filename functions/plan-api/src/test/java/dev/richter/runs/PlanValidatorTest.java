@@ -1,0 +1,93 @@
+package dev.richter.runs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.richter.common.Json;
+import dev.richter.common.model.Plan;
+import dev.richter.common.model.RegisteredService;
+import dev.richter.data.StoredSets;
+import dev.richter.sizing.Quotas;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** {@link PlanValidator} on an in-memory registry: every kind of problem, with its path, in one answer. */
+class PlanValidatorTest {
+    private final MemoryTables db = new MemoryTables();
+    /** A cap of 300 QPS and room for 5 concurrent Lambdas: 400 QPS at 50 per worker needs 8 workers + probe + decider. */
+    private final PlanValidator validator = new PlanValidator(db.repositories, new StoredSets(db.dynamoDb, "registry"),
+            new ContractSchemas(), 300, () -> Quotas.builder().lambdaConcurrency(5).build());
+
+    PlanValidatorTest() {
+        db.repositories.putService(new RegisteredService("t1", "order", "http://127.0.0.1:18081", "/health", null, List.of()));
+        db.repositories.putRegistryDoc("t1", "dataset#buyers", Map.of("dataSetId", "buyers", "columns", List.of("token"),
+                "counts", Map.of("ok", 10)));
+    }
+
+    /**
+     * Two scenarios, one on an unregistered service with a placeholder of an unbound data set, one on a traffic set
+     * that is not stored and a data set with too few rows and without the column a slot names; a core module that
+     * is not registered; a formal step over the team's cap and over the account's Lambda concurrency.
+     */
+    private static final String PLAN = """
+            {"name": "many problems",
+             "scenarios": [
+               {"name": "browse", "service": "catalog", "requests": [{"method": "GET", "path": "/items/{{data.sellers.id}}"}]},
+               {"name": "buy", "service": "order", "trafficSetId": "ts-gone", "data": [{"dataSetId": "buyers", "mode": "unique"}],
+                "slots": {"header.authorization": "Bearer {{data.buyers.secret}}"}}],
+             "preTest": {"qps": 2, "durationS": 10},
+             "formal": {"steps": [{"qps": 20, "durationS": 15}, {"qps": 400, "durationS": 15}]},
+             "coreModules": ["order", "ledger"],
+             "perWorkerQps": 50}
+            """;
+
+    @Test
+    void aPlanWithProblemsOfEveryKindGetsThemAllInOnePassWithTheirPaths() {
+        List<InputProblem> problems = validator.problems(Json.read(PLAN, JsonNode.class), "t1", "plan-1", 0);
+
+        assertEquals(List.of("$.scenarios[0].service", "$.scenarios[0].requests[0].path", "$.scenarios[1].trafficSetId",
+                "$.scenarios[1].data[0].dataSetId", "$.scenarios[1].slots.header.authorization", "$.coreModules[1]",
+                "$.formal.steps[1].qps", "$.formal.steps[1].qps"), problems.stream().map(InputProblem::path).toList(),
+                problems.toString());
+        assertEquals(new InputProblem("$.scenarios[0].service", "service 'catalog' is not registered by team 't1'"), problems.get(0));
+        assertEquals("{{data.sellers.id}}: the scenario binds no data set 'sellers' (data)", problems.get(1).reason());
+        assertEquals("traffic set 'ts-gone' is not stored by team 't1' (POST /traffic-sets)", problems.get(2).reason());
+        // the largest step sends 400 x 15 = 6000 requests, half of them in this scenario (weights 1 and 1)
+        assertTrue(problems.get(3).reason().startsWith("data set 'buyers' has 10 ok rows but the scenario's largest step sends "
+                + "3000 requests"), problems.get(3).reason());
+        assertEquals("{{data.buyers.secret}}: data set 'buyers' has no column 'secret' (columns: token)", problems.get(4).reason());
+        assertEquals("module 'ledger' is not a service registered by team 't1'", problems.get(5).reason());
+        assertEquals("400.0 exceeds the team's QPS cap of 300.0 (template parameter MaxTeamQps, DESIGN.md §7)",
+                problems.get(6).reason());
+        assertTrue(problems.get(7).reason().contains("10 concurrent Lambda executions")
+                && problems.get(7).reason().contains("Lambda concurrency limit of 5"), problems.get(7).reason());
+    }
+
+    @Test
+    void aDocumentOutsideTheSchemaGetsTheSchemasProblemsOnly() {
+        // an unregistered service too, but the other checks read fields the schema guarantees: they wait
+        String plan = """
+                {"name": "p", "scenarios": [{"name": "s", "service": "nobody", "requests": [{"method": "GET", "path": "/"}]}],
+                 "preTest": {"qps": 0, "durationS": 10}, "formal": {"steps": [{"qps": 1, "durationS": 10}]}}
+                """;
+        List<InputProblem> problems = validator.problems(Json.read(plan, JsonNode.class), "t1", "plan-1", 0);
+        assertEquals(List.of("$.preTest.qps"), problems.stream().map(InputProblem::path).toList(), problems.toString());
+    }
+
+    @Test
+    void aStoredPlanIsCheckedAgainstTheRegistryAsItIsNow() {
+        String doc = """
+                {"name": "p", "scenarios": [{"name": "s", "service": "order", "data": [{"dataSetId": "buyers", "mode": "random"}],
+                  "requests": [{"method": "GET", "path": "/orders/{{data.buyers.token}}"}]}],
+                 "preTest": {"qps": 1, "durationS": 10}, "formal": {"steps": [{"qps": 2, "durationS": 10}]}, "perWorkerQps": 50}
+                """;
+        Plan plan = PlanDocument.toPlan(Json.read(doc, JsonNode.class), "t1", "plan-1", 0);
+        assertEquals(List.of(), validator.problems(plan));
+
+        db.items("registry").remove("t1|dataset#buyers");
+        assertEquals(List.of(new InputProblem("$.scenarios[0].data[0].dataSetId",
+                "data set 'buyers' is not stored by team 't1' (POST /flows/{flowId}/runs)")), validator.problems(plan));
+    }
+}

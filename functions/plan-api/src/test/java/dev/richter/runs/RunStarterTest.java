@@ -1,0 +1,150 @@
+package dev.richter.runs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.richter.common.AuditLog;
+import dev.richter.common.Json;
+import dev.richter.common.model.Plan;
+import dev.richter.common.model.RegisteredService;
+import dev.richter.runs.RunLeases;
+import dev.richter.data.StoredSets;
+import dev.richter.sizing.Quotas;
+import java.lang.reflect.Proxy;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.sfn.SfnClient;
+import software.amazon.awssdk.services.sfn.model.StartExecutionRequest;
+import software.amazon.awssdk.services.sfn.model.StartExecutionResponse;
+
+/** {@link RunStarter} on an in-memory DynamoDB and a recording Step Functions client. */
+class RunStarterTest {
+    private static final String SM = "arn:aws:states:us-east-1:1:stateMachine:run";
+    private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-01-02T03:04:05Z"), ZoneOffset.UTC);
+
+    private final MemoryTables db = new MemoryTables();
+    private final List<StartExecutionRequest> executions = new ArrayList<>();
+    /** When set, every StartExecution fails with it. */
+    private RuntimeException sfnFailure;
+
+    private final SfnClient sfn = (SfnClient) Proxy.newProxyInstance(getClass().getClassLoader(),
+            new Class<?>[] {SfnClient.class}, (proxy, method, args) -> {
+                if (!method.getName().equals("startExecution")) {
+                    throw new UnsupportedOperationException(method.getName());
+                }
+                if (sfnFailure != null) {
+                    throw sfnFailure;
+                }
+                StartExecutionRequest r = (StartExecutionRequest) args[0];
+                executions.add(r);
+                return StartExecutionResponse.builder()
+                        .executionArn(r.stateMachineArn().replace(":stateMachine:", ":execution:") + ":" + r.name()).build();
+            });
+
+    private final RunStarter starter = new RunStarter(db.repositories, new RunLeases(db.dynamoDb, "leases", CLOCK),
+            new PlanValidator(db.repositories, new StoredSets(db.dynamoDb, "registry"), new ContractSchemas(), 100_000,
+                    () -> Quotas.AWS),
+            new AuditLog(db.dynamoDb, "audit"), sfn, SM, CLOCK);
+
+    RunStarterTest() {
+        db.repositories.putService(new RegisteredService("t1", "order", "http://127.0.0.1:18081", "/health", null, List.of()));
+        db.repositories.putService(new RegisteredService("t1", "inventory", "http://127.0.0.1:18082", "/health", null, List.of()));
+    }
+
+    /** The demo plan (scenario service {@code order}, core modules {@code order} and {@code inventory}) as {@code planId}. */
+    private static Plan demo(String planId) throws Exception {
+        return PlanDocument.toPlan(Json.read(Files.readString(Path.of("../../examples/shop/plan.json")), JsonNode.class),
+                "t1", planId, 0);
+    }
+
+    @Test
+    void aStartLeasesTheTargetsStoresTheRunStartsItsExecutionAndAuditsIt() throws Exception {
+        RunStart.Started s = assertInstanceOf(RunStart.Started.class, starter.start("alice", demo("plan-1"), 3, ""));
+
+        assertTrue(s.runId().matches("run-20260102T030405-[0-9a-f]{8}"), s.runId());
+        assertEquals("plan-1", s.planId());
+        assertEquals(3, s.planVersion());
+        assertEquals("arn:aws:states:us-east-1:1:execution:run:" + s.runId(), s.executionArn());
+        assertEquals("STARTING", s.status());
+        assertEquals(false, s.replayed());
+
+        assertEquals(1, executions.size());
+        assertEquals(SM, executions.get(0).stateMachineArn());
+        assertEquals(s.runId(), executions.get(0).name());
+        assertEquals(Map.of("runId", s.runId(), "planId", "plan-1", "teamId", "t1"),
+                Json.read(executions.get(0).input(), Map.class));
+
+        var run = db.items("runs").get(s.runId());
+        assertEquals("STARTING", run.get("status").s());
+        assertEquals("3", run.get("planVersion").n());
+        assertEquals("inventory,order", run.get("leasedServices").s());
+        assertEquals("alice", run.get("startedBy").s());
+        assertEquals(s.executionArn(), run.get("executionArn").s());
+        for (String service : List.of("inventory", "order")) {
+            assertEquals(s.runId(), db.items("leases").get("t1#service#" + service).get("runId").s(), service);
+        }
+        var audit = db.items("audit").values().iterator().next();
+        assertEquals("StartRun", audit.get("action").s());
+        assertEquals("alice", audit.get("caller").s());
+        assertEquals(s.runId(), audit.get("target").s());
+    }
+
+    @Test
+    void theSameIdempotencyKeyAnswersTheFirstRunAndStartsNoOther() throws Exception {
+        RunStart.Started first = assertInstanceOf(RunStart.Started.class, starter.start("alice", demo("plan-1"), 1, "key-1"));
+        RunStart.Started again = assertInstanceOf(RunStart.Started.class, starter.start("alice", demo("plan-1"), 2, "key-1"));
+
+        assertEquals(new RunStart.Started(first.runId(), "plan-1", 1, first.executionArn(), "STARTING", true), again);
+        assertEquals(1, executions.size());
+    }
+
+    @Test
+    void aPlanThatNoLongerPassesItsChecksIsRefusedAndLeavesNothingBehind() throws Exception {
+        db.items("registry").remove("t1|service#inventory"); // a core module of the demo plan
+
+        RunStart.PlanRefused refused = assertInstanceOf(RunStart.PlanRefused.class,
+                starter.start("alice", demo("plan-1"), 1, "key-1"));
+
+        assertEquals(List.of(new InputProblem("$.coreModules[1]", "module 'inventory' is not a service registered by team 't1'")),
+                refused.problems());
+        assertEquals(0, executions.size());
+        assertEquals(Map.of(), db.items("runs"));
+        assertEquals(Map.of(), db.items("leases"), "no lease taken, the idempotency key unbound");
+        assertEquals(Map.of(), db.items("audit"));
+    }
+
+    @Test
+    void aTargetAnotherRunHoldsRefusesTheStartNamingThatRun() throws Exception {
+        RunStart.Started first = assertInstanceOf(RunStart.Started.class, starter.start("alice", demo("plan-1"), 1, ""));
+
+        RunStart.TargetLeased leased = assertInstanceOf(RunStart.TargetLeased.class, starter.start("bob", demo("plan-2"), 1, ""));
+
+        assertEquals("inventory", leased.held().service(), "the first target in name order");
+        assertEquals(first.runId(), leased.held().runId());
+        assertEquals("plan-1", leased.held().planId());
+        assertEquals(1, executions.size());
+        assertEquals(1, db.items("runs").size());
+    }
+
+    @Test
+    void anExecutionThatCannotStartReleasesTheLeasesAndMarksTheRun() throws Exception {
+        sfnFailure = new IllegalStateException("Step Functions is down");
+
+        RunStart.ExecutionNotStarted failed = assertInstanceOf(RunStart.ExecutionNotStarted.class,
+                starter.start("alice", demo("plan-1"), 1, "key-1"));
+
+        var run = db.items("runs").get(failed.runId());
+        assertEquals("FAILED_TO_START", run.get("status").s());
+        assertEquals("ERROR", run.get("outcome").s());
+        assertEquals(Map.of(), db.items("leases"), "leases released, the key unbound");
+    }
+}
