@@ -16,7 +16,7 @@ import java.util.Map;
 
 /**
  * A team's safety configuration: registry item {@value #ITEM_KEY}, written by {@code PUT /safety}
- * (schema {@code SafetyConfig} in {@code functions/plan-api/src/main/resources/openapi.json}), read by the
+ * (schema {@code SafetyConfig} in {@code libs/runs/src/main/resources/openapi.json}), read by the
  * static and dynamic gates and the nightly check.
  *
  * <p>Document: {@code {"traceSource": {"kind": "directory", "path": "..."}, "exits": [{"service":
