@@ -37,7 +37,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@link #start} (bounded by the fetch timeout) and then every {@link ExitMocksConfig#refreshInterval()}
  * on one daemon thread. A fetch that fails (connection, deadline, non-200 status, malformed document)
  * keeps the last good configuration and is counted in {@link #state()}. Until the first good fetch no
- * mock is known, and marked calls go to the real exit: check {@link State#loaded()} at start-up if that
+ * mock is known, and marked calls go to the real exit: check {@link FetchState#loaded()} at start-up if that
  * must not happen.
  *
  * <p>Exit ids are matched exactly: a Richter interface node ({@code payment POST /charge}) passed by
@@ -179,8 +179,8 @@ public final class ExitMocks implements AutoCloseable {
     }
 
     /** What is loaded and how fresh it is. */
-    public State state() {
-        return new State(lastSuccessEpochMs.get() > 0, mocks.get().size(), lastSuccessEpochMs.get(), lastError.get(),
+    public FetchState state() {
+        return new FetchState(lastSuccessEpochMs.get() > 0, mocks.get().size(), lastSuccessEpochMs.get(), lastError.get(),
                 successes.get(), failures.get());
     }
 
@@ -198,6 +198,6 @@ public final class ExitMocks implements AutoCloseable {
      * @param fetchesOk fetches that loaded a configuration
      * @param fetchesFailed fetches that failed
      */
-    public record State(boolean loaded, int mocks, long lastSuccessEpochMs, String lastError, long fetchesOk,
+    public record FetchState(boolean loaded, int mocks, long lastSuccessEpochMs, String lastError, long fetchesOk,
                         long fetchesFailed) {}
 }

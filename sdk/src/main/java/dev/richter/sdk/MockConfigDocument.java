@@ -36,8 +36,8 @@ public final class MockConfigDocument {
      * @param headers   response headers, in document order
      * @param latencyMs simulated latency, milliseconds, empty when the document gives none
      */
-    public record Entry(String exit, OptionalInt status, String body, Map<String, String> headers, OptionalLong latencyMs) {
-        public Entry {
+    public record StatedMock(String exit, OptionalInt status, String body, Map<String, String> headers, OptionalLong latencyMs) {
+        public StatedMock {
             headers = Map.copyOf(headers);
         }
     }
@@ -50,7 +50,7 @@ public final class MockConfigDocument {
      *                                  {@code mocks[1].latencyMs: must be a non-negative integer} or
      *                                  {@code mocks[2].exit: duplicate 'payment'}
      */
-    public static List<Entry> read(byte[] json) {
+    public static List<StatedMock> read(byte[] json) {
         JsonNode root;
         try {
             root = MAPPER.readTree(json);
@@ -60,7 +60,7 @@ public final class MockConfigDocument {
         if (root == null || !root.path("mocks").isArray()) {
             throw new IllegalArgumentException("mocks: required array");
         }
-        List<Entry> out = new ArrayList<>();
+        List<StatedMock> out = new ArrayList<>();
         Set<String> exits = new HashSet<>();
         JsonNode mocks = root.get("mocks");
         for (int i = 0; i < mocks.size(); i++) {
@@ -102,7 +102,7 @@ public final class MockConfigDocument {
                     headers.put(h.getKey(), h.getValue().asText());
                 }
             }
-            out.add(new Entry(exit, status, m.path("body").asText(""), headers, latencyMs));
+            out.add(new StatedMock(exit, status, m.path("body").asText(""), headers, latencyMs));
         }
         return out;
     }
@@ -115,9 +115,9 @@ public final class MockConfigDocument {
      */
     static Map<String, MockResponse> parse(byte[] json) {
         Map<String, MockResponse> out = new LinkedHashMap<>();
-        List<Entry> entries = read(json);
+        List<StatedMock> entries = read(json);
         for (int i = 0; i < entries.size(); i++) {
-            Entry e = entries.get(i);
+            StatedMock e = entries.get(i);
             int status = e.status().orElse(200);
             if (status < 100 || status > 599) {
                 throw new IllegalArgumentException("mocks[" + i + "].status: must be 100-599");

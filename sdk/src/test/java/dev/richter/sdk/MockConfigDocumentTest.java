@@ -41,8 +41,8 @@ class MockConfigDocumentTest {
         var entries = MockConfigDocument.read(("{\"mocks\":[{\"exit\":\" payment \",\"status\":42},"
                 + "{\"exit\":\"stock\",\"latencyMs\":5,\"body\":\"{}\",\"headers\":{\"a\":\"b\"}}]}").getBytes(StandardCharsets.UTF_8));
         assertEquals(java.util.List.of(
-                new MockConfigDocument.Entry("payment", java.util.OptionalInt.of(42), "", Map.of(), java.util.OptionalLong.empty()),
-                new MockConfigDocument.Entry("stock", java.util.OptionalInt.empty(), "{}", Map.of("a", "b"), java.util.OptionalLong.of(5))),
+                new MockConfigDocument.StatedMock("payment", java.util.OptionalInt.of(42), "", Map.of(), java.util.OptionalLong.empty()),
+                new MockConfigDocument.StatedMock("stock", java.util.OptionalInt.empty(), "{}", Map.of("a", "b"), java.util.OptionalLong.of(5))),
                 entries);
     }
 }

@@ -1,9 +1,9 @@
 package dev.richter.preparation;
 
-import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import dev.richter.common.RunScoped;
+import dev.richter.common.model.CaughtError;
 import dev.richter.common.model.StepRef;
 
 /**
@@ -61,13 +61,4 @@ public sealed interface RunPreparationAction extends RunScoped {
             return stepIndex;
         }
     }
-
-    /**
-     * A Step Functions {@code Catch}'s error output.
-     *
-     * @param error the error name ({@code States.Timeout}, a function's {@code errorType}), may be null
-     * @param cause its cause (for a function error the JSON of {@code {errorType, errorMessage}}), may be null
-     */
-    record CaughtError(@JsonProperty("Error") String error,
-                       @JsonProperty("Cause") String cause) {}
 }

@@ -7,6 +7,7 @@ import dev.richter.common.EventPublisher;
 import dev.richter.common.JsonStreamHandler;
 import dev.richter.common.Repositories;
 import dev.richter.common.TableNames;
+import dev.richter.common.model.CaughtError;
 import dev.richter.common.model.StepRef;
 import dev.richter.sizing.PlanNotRunnableException;
 import dev.richter.sizing.Quotas;
@@ -62,7 +63,7 @@ class RunPreparationHandlerTest {
                 + "\"stepIndex\":0,\"state\":\"Probe\",\"error\":{\"Error\":\"Lambda.TooManyRequestsException\","
                 + "\"Cause\":\"Rate Exceeded.\"}}");
         assertEquals(new RunPreparationAction.MonitoringLost("r1", "t1", "nightly", 0, "Probe",
-                new RunPreparationAction.CaughtError("Lambda.TooManyRequestsException", "Rate Exceeded.")), lost);
+                new CaughtError("Lambda.TooManyRequestsException", "Rate Exceeded.")), lost);
         assertEquals(new RunPreparationAction.Prepare("r1"), decode("{\"action\":\"prepare\",\"runId\":\"r1\"}"));
     }
 

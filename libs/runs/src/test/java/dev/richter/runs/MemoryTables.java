@@ -23,14 +23,15 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 
 /**
  * An in-memory DynamoDB for the run use cases' tests: PutItem, GetItem, DeleteItem and UpdateItem ({@code SET} of
- * named values) on the registry, runs, leases and audit tables, with exactly the condition expressions
+ * values, {@code if_not_exists} too) on the registry, runs, leases and audit tables, with exactly the condition expressions
  * {@link Repositories} and {@code RunLeases} write; any other call or condition fails the test.
  */
 final class MemoryTables {
     /** Each table's key attributes. */
     private static final Map<String, List<String>> KEYS = Map.of("registry", List.of("teamId", "itemKey"),
             "runs", List.of("runId"), "leases", List.of("leaseKey"), "audit", List.of("teamId", "sk"));
-    private static final Pattern SET_ONE = Pattern.compile("(#a\\d+) = (:v\\d+)");
+    /** One {@code SET} assignment: {@code #a1 = :v1}, {@code name = :v} or {@code name = if_not_exists(name, :v)}. */
+    private static final Pattern SET_ONE = Pattern.compile("(#?\\w+) = (?:if_not_exists\\((\\w+), )?(:\\w+)\\)?");
 
     /** table -> key text -> item. */
     final Map<String, Map<String, Map<String, AttributeValue>>> tables = new TreeMap<>();
@@ -109,7 +110,10 @@ final class MemoryTables {
         check(r.conditionExpression(), item, r.expressionAttributeValues());
         Matcher m = SET_ONE.matcher(r.updateExpression().replaceFirst("^SET ", ""));
         while (m.find()) {
-            item.put(r.expressionAttributeNames().get(m.group(1)), r.expressionAttributeValues().get(m.group(2)));
+            String name = m.group(1).startsWith("#") ? r.expressionAttributeNames().get(m.group(1)) : m.group(1);
+            if (m.group(2) == null || !item.containsKey(m.group(2))) {
+                item.put(name, r.expressionAttributeValues().get(m.group(3)));
+            }
         }
         return UpdateItemResponse.builder().build();
     }
