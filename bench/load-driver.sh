@@ -124,6 +124,9 @@ for i in "${!JARS[@]}"; do
   jar="$WORK/lib/$i-$(basename "${JARS[$i]}")"
   cp "${JARS[$i]}" "$jar" && CP="$CP:$jar"
 done
+# the bench itself is not part of the function's jar: compiled here against the snapshot
+"$JAVA_HOME/bin/javac" --release 21 -nowarn -cp "$CP" -d "$WORK/bench-classes" "$ROOT/bench/load-driver/LoadDriverBench.java"
+CP="$WORK/bench-classes:$CP"
 # -XX:+AlwaysPreTouch as the load-driver function has it (template.yaml): no page faults in a young collection
 JVM_OPTS=(-Xms256m -Xmx512m -XX:+UseSerialGC -XX:ActiveProcessorCount=1 -XX:+AlwaysPreTouch
           -Dlog4j2.configurationFile="$ROOT/bench/load-driver/log4j2.xml")
