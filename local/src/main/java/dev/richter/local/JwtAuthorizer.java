@@ -7,7 +7,11 @@ import com.nimbusds.jose.crypto.ECDSAVerifier;
 import com.nimbusds.jose.crypto.RSASSAVerifier;
 import com.nimbusds.jose.jwk.ECKey;
 import com.nimbusds.jose.jwk.JWK;
+import com.nimbusds.jose.jwk.JWKMatcher;
+import com.nimbusds.jose.jwk.JWKSelector;
 import com.nimbusds.jose.jwk.JWKSet;
+import com.nimbusds.jose.jwk.KeyType;
+import com.nimbusds.jose.jwk.KeyUse;
 import com.nimbusds.jose.jwk.RSAKey;
 import com.nimbusds.jwt.EncryptedJWT;
 import com.nimbusds.jwt.JWT;
@@ -32,7 +36,8 @@ import java.util.Set;
  *
  * <p>Checks, in order, each failure a {@link Rejected} with a one-line reason: the {@code Authorization} header holds
  * a token, bare or after {@code Bearer }; the token is a signed JWS (an unsecured {@code alg: none} token or an
- * encrypted one is refused); its {@code alg} is one of {@link #ALGORITHMS}; its {@code kid} names a key of the set of
+ * encrypted one is refused); its {@code alg} is one of {@link #ALGORITHMS}; its {@code kid} names a signing key of
+ * the set ({@code use} {@code sig} or none, RFC 7517 §4.2; an {@code enc} key under the same kid is passed over) of
  * that algorithm's type; the signature verifies (nimbus-jose-jwt); {@code iss} equals the configured issuer;
  * {@code aud} contains one of the configured audiences ({@code client_id} when {@code aud} is absent); {@code exp} is
  * present and after now; {@code nbf} and {@code iat}, when present, are not after now. Times allow
@@ -118,23 +123,15 @@ public final class JwtAuthorizer {
             throw new Rejected("signature algorithm " + alg + " is not accepted (accepted: RS256, RS384, RS512, ES256)");
         }
         String kid = signed.getHeader().getKeyID();
-        JWK key = kid == null ? null : keys.getKeyByKeyId(kid);
-        if (key == null) {
-            throw new Rejected(kid == null ? "the token has no kid header" : "no key with kid '" + kid + "' in the issuer's key set");
+        if (kid == null) {
+            throw new Rejected("the token has no kid header");
         }
-        try {
-            JWSVerifier verifier;
-            if (JWSAlgorithm.Family.RSA.contains(alg) && key instanceof RSAKey rsa) {
-                verifier = new RSASSAVerifier(rsa);
-            } else if (JWSAlgorithm.Family.EC.contains(alg) && key instanceof ECKey ec) {
-                verifier = new ECDSAVerifier(ec);
-            } else {
-                throw new Rejected("key '" + kid + "' is not a " + alg + " key");
-            }
-            if (!signed.verify(verifier)) {
-                throw new Rejected("the signature does not verify");
-            }
-        } catch (JOSEException e) {
+        List<JWK> candidates = signingKeys(kid, alg);
+        if (candidates.isEmpty()) {
+            throw new Rejected(keys.getKeyByKeyId(kid) == null ? "no key with kid '" + kid + "' in the issuer's key set"
+                    : "no signing key with kid '" + kid + "' for " + alg + " in the issuer's key set");
+        }
+        if (candidates.stream().noneMatch(key -> verifies(signed, alg, key))) {
             throw new Rejected("the signature does not verify");
         }
         JWTClaimsSet claims;
@@ -184,5 +181,25 @@ public final class JwtAuthorizer {
             }
         });
         return out;
+    }
+
+    /**
+     * The keys of the set a token signed with {@code alg} under {@code kid} may be verified with: that {@code kid}, a
+     * {@code use} of {@code sig} or none (RFC 7517 §4.2: an {@code enc} key is never a signing key), the key type
+     * {@code alg} needs, and an {@code alg} of {@code alg} or none (§4.4), in the set's order.
+     */
+    private List<JWK> signingKeys(String kid, JWSAlgorithm alg) {
+        return new JWKSelector(new JWKMatcher.Builder().keyID(kid).keyUses(KeyUse.SIGNATURE, null)
+                .keyType(KeyType.forAlgorithm(alg)).algorithms(alg, null).build()).select(keys);
+    }
+
+    private static boolean verifies(SignedJWT signed, JWSAlgorithm alg, JWK key) {
+        try {
+            JWSVerifier verifier = JWSAlgorithm.Family.RSA.contains(alg) ? new RSASSAVerifier((RSAKey) key)
+                    : new ECDSAVerifier((ECKey) key);
+            return signed.verify(verifier);
+        } catch (JOSEException | ClassCastException e) {
+            return false;
+        }
     }
 }

@@ -5,12 +5,19 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.jwk.JWKSet;
+import com.nimbusds.jose.jwk.KeyUse;
 import com.nimbusds.jwt.JWTClaimsSet;
+import dev.richter.common.Json;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.Base64;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -115,5 +122,28 @@ class JwtAuthorizerTest {
         assertEquals("t2", insecure.authorize("OidcAuthorizer", Map.of("authorization", "Bearer " + token, "x-richter-team", "t1")).get("team"));
         assertThrows(JwtAuthorizer.Rejected.class, () -> insecure.authorize("OidcAuthorizer",
                 Map.of("authorization", "Bearer nope", "x-richter-team", "t1")));
+    }
+
+    /**
+     * A key set may list an encryption key and a signing key under one {@code kid} (Keycloak realms do): the token is
+     * verified with the key whose {@code use} is {@code sig} (or unset) and whose type and {@code alg} fit the
+     * token's, whatever the order (corpus bug 35; opensearch-project/security#4618).
+     */
+    @Test
+    void bug35TheSigningKeyIsChosenWhenAnEncryptionKeySharesItsKid() throws Exception {
+        var c = Json.MAPPER.readTree(
+                Files.readString(Path.of(System.getProperty("richter.corpus", "/work/shared/corpus"),
+                        "bugs/35-jwks-same-kid-sig-enc.json")));
+        var keys = JWKSet.parse(c.get("jwks").toString());
+        var authorizer = new JwtAuthorizer(keys, c.get("issuer").asText(), List.of(c.get("audience").asText()),
+                Clock.fixed(Instant.parse(c.get("clock").asText()), ZoneOffset.UTC));
+        assertDoesNotReject(authorizer, c.get("authorization").asText());
+
+        var encOnly = new JWKSet(keys.getKeys().stream()
+                .filter(k -> KeyUse.ENCRYPTION.equals(k.getKeyUse())).toList());
+        var onlyEnc = new JwtAuthorizer(encOnly, c.get("issuer").asText(), List.of(c.get("audience").asText()),
+                Clock.fixed(Instant.parse(c.get("clock").asText()), ZoneOffset.UTC));
+        assertEquals("no signing key with kid 'realm-key-1' for RS256 in the issuer's key set",
+                reason(onlyEnc, c.get("authorization").asText()));
     }
 }

@@ -14,7 +14,9 @@ import java.util.Set;
  * Reads a health endpoint's body in the three Spring Boot Actuator shapes:
  * Boot 2.2+ / 3 ({@code {"status", "components": {name: {status, components?, details?}}}}),
  * Boot 2.0–2.1 ({@code {"status", "details": {name: {status, details?}}}}) and Boot 1 (flat:
- * {@code {"status", name: {status, ...}}}). A component is any object with a string {@code status}.
+ * {@code {"status", name: {status, ...}}}). A component is any object with a status. A status is a string, or an
+ * object whose {@code code} is one: Spring Boot's {@code Status} as a custom JSON mapper (fastjson, a Gson adapter)
+ * writes it, {@code {"code": "DOWN", "description": "..."}} (codecentric/spring-boot-admin#1076, corpus bug 37).
  *
  * <p>The body decides, not the status line (spring-boot#1264: a DOWN indicator answered 200).
  * Spring Boot's default status mapping: {@code DOWN} and {@code OUT_OF_SERVICE} are failures,
@@ -48,7 +50,7 @@ public final class ActuatorHealth {
      * Parses a health body.
      *
      * @param body response body (JSON expected)
-     * @return the status and non-UP components; empty when the body is not JSON or has no string {@code status}
+     * @return the status and non-UP components; empty when the body is not JSON or has no top-level status
      */
     public static Optional<Body> parse(String body) {
         JsonNode root;
@@ -57,12 +59,25 @@ public final class ActuatorHealth {
         } catch (Exception e) {
             return Optional.empty();
         }
-        if (root == null || !root.isObject() || !root.path("status").isTextual()) {
+        Optional<String> status = root == null || !root.isObject() ? Optional.empty() : statusOf(root);
+        if (status.isEmpty()) {
             return Optional.empty();
         }
         List<String> failing = new ArrayList<>();
         collect(root, "", failing);
-        return Optional.of(new Body(root.get("status").asText().toUpperCase(Locale.ROOT), failing));
+        return Optional.of(new Body(status.get().toUpperCase(Locale.ROOT), failing));
+    }
+
+    /** The status of a component: its {@code status} text, or the text {@code code} of a status object. */
+    private static Optional<String> statusOf(JsonNode component) {
+        JsonNode s = component.path("status");
+        if (s.isTextual()) {
+            return Optional.of(s.asText());
+        }
+        if (s.isObject() && s.path("code").isTextual()) {
+            return Optional.of(s.get("code").asText());
+        }
+        return Optional.empty();
     }
 
     /** Walks the children of {@code node} (components, details, or flat fields) that are components. */
@@ -81,10 +96,11 @@ public final class ActuatorHealth {
         while (it.hasNext()) {
             var e = it.next();
             JsonNode child = e.getValue();
-            if (!child.isObject() || !child.path("status").isTextual()) continue;
-            if (e.getKey().equals("components") || e.getKey().equals("details")) continue;
+            if (e.getKey().equals("components") || e.getKey().equals("details") || e.getKey().equals("status")) continue;
+            Optional<String> status = child.isObject() ? statusOf(child) : Optional.empty();
+            if (status.isEmpty()) continue;
             String childPath = path.isEmpty() ? e.getKey() : path + "/" + e.getKey();
-            if (!"UP".equalsIgnoreCase(child.get("status").asText())) {
+            if (!"UP".equalsIgnoreCase(status.get())) {
                 failing.add(childPath);
             }
             collect(child, childPath, failing);

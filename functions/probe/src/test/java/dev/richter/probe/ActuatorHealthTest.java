@@ -53,4 +53,18 @@ class ActuatorHealthTest {
         assertFalse(b.healthy());
         assertEquals(List.of("stockService"), b.failingComponents());
     }
+
+    /** A custom JSON mapper writes Spring Boot's {@code Status} as an object: its {@code code} is the status. */
+    @Test
+    void bug37AStatusWrittenAsAnObjectIsReadByItsCode() throws IOException {
+        var b = ActuatorHealth.parse(Corpus.read("bugs/37-actuator-status-object.json")).orElseThrow();
+        assertEquals("DOWN", b.status());
+        assertFalse(b.healthy());
+        assertEquals(List.of("db"), b.failingComponents());
+        var up = ActuatorHealth.parse("{\"status\":{\"code\":\"up\"},\"components\":{\"ping\":{\"status\":\"UP\"}}}")
+                .orElseThrow();
+        assertEquals(new ActuatorHealth.Body("UP", List.of()), up);
+        assertTrue(ActuatorHealth.parse("{\"status\":{\"description\":\"no code\"}}").isEmpty(),
+                "an object without a text code is no status");
+    }
 }
