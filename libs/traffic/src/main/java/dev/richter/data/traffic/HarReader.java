@@ -37,6 +37,9 @@ import java.util.zip.GZIPInputStream;
  *   <li>Not replayable, counted by reason: WebSockets ({@code _webSocketMessages}, status 101 or an
  *       {@code Upgrade: websocket} request) as {@code websocket}, {@code data:} URLs as {@code data-url}, other
  *       non-http(s) schemes as {@code non-http-scheme}.</li>
+ *   <li>An entry without a response (status 0 or none, often with {@code _error}: blocked by the client, connection
+ *       refused, aborted) never reached a server and is skipped as {@code no-response} (mswjs/source#53; a HAR 1.2
+ *       response status is the HTTP status received).</li>
  *   <li>HTTP/2 pseudo-headers and connection-level headers ({@code Host}, {@code Content-Length},
  *       {@code Connection}, ...) are dropped: the replay sets its own.</li>
  * </ul>
@@ -113,6 +116,10 @@ public final class HarReader {
             int status = resp.path("status").asInt(0);
             if (scheme.equals("data")) {
                 count(skipped, "data-url");
+                continue;
+            }
+            if (status <= 0) {
+                count(skipped, "no-response");
                 continue;
             }
             if (entry.has("_webSocketMessages") || status == 101 || scheme.equals("ws") || scheme.equals("wss")

@@ -18,29 +18,31 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class HarImportTest {
 
-    /** file, entries, imported, endpoints, decode errors. */
+    /** file, entries, imported, skipped, endpoints, decode errors. */
     @ParameterizedTest
     @CsvSource({
-            "har/charles.har, 1, 1, 1, 0",
-            // mitmproxy.org/ (304), www.google.com/ (aborted: status 0, still a request that was sent) and the logo
-            "har/chrome.har, 3, 3, 3, 0",
+            "har/charles.har, 1, 1, 0, 1, 0",
+            // mitmproxy.org/ (304) and the logo; www.google.com/ has no response (status 0, net::ERR_INTERNET_DISCONNECTED)
+            "har/chrome.har, 3, 2, 1, 2, 0",
             // 14 GETs to mitmproxy.org and S3; github-btn.html twice with different queries is one endpoint
-            "har/firefox.har, 14, 14, 13, 0",
-            "har/head-content-length.har, 1, 1, 1, 0",
-            "har/insomnia.har, 1, 1, 1, 0",
-            "har/mitmproxy-export-corrupted_gzip_body.har, 1, 1, 1, 1",
-            "har/mitmproxy-export-error_log.har, 2, 2, 2, 0",
+            "har/firefox.har, 14, 14, 0, 13, 0",
+            "har/head-content-length.har, 1, 1, 0, 1, 0",
+            "har/insomnia.har, 1, 1, 0, 1, 0",
+            "har/mitmproxy-export-corrupted_gzip_body.har, 1, 1, 0, 1, 1",
+            // http://163.com/ has no response (status 0: the connect failed); httpbin's 405 is a response
+            "har/mitmproxy-export-error_log.har, 2, 1, 1, 1, 0",
             // two event-stream GETs whose last path segment is the same base64url token: one endpoint /meval/{token}
-            "har/mitmproxy-export-event_stream.har, 2, 2, 1, 0",
-            "har/postdata.har, 1, 1, 1, 0",
-            "har/with-bom.har, 1, 1, 1, 0",
-            "bugs/09-har-corrupted-gzip-body.har, 2, 2, 2, 1",
-            "bugs/31-har-postdata-params-only.har, 1, 1, 1, 0"})
-    void everyCorpusHarImports(String file, int entries, int imported, int endpoints, int decodeErrors) {
+            "har/mitmproxy-export-event_stream.har, 2, 2, 0, 1, 0",
+            "har/postdata.har, 1, 1, 0, 1, 0",
+            "har/with-bom.har, 1, 1, 0, 1, 0",
+            "bugs/09-har-corrupted-gzip-body.har, 2, 2, 0, 2, 1",
+            "bugs/31-har-postdata-params-only.har, 1, 1, 0, 1, 0",
+            "bugs/34-har-blocked-status0.har, 3, 1, 2, 1, 0"})
+    void everyCorpusHarImports(String file, int entries, int imported, int skipped, int endpoints, int decodeErrors) {
         TrafficSet set = Corpus.har(file);
         assertEquals(entries, set.counts().entriesRead(), file);
         assertEquals(imported, set.counts().imported(), file);
-        assertEquals(0, set.counts().skipped(), file);
+        assertEquals(skipped, set.counts().skipped(), file);
         assertEquals(0, set.counts().problems(), file);
         assertEquals(endpoints, set.endpoints().size(), file);
         assertEquals(decodeErrors, set.counts().decodeErrors(), file);
@@ -50,7 +52,7 @@ class HarImportTest {
     @Test
     void chromeGroupsByHostAndScrubsTheCookie() {
         TrafficSet set = Corpus.har("har/chrome.har");
-        assertEquals(List.of("mitmproxy.org GET /", "www.google.com GET /",
+        assertEquals(List.of("mitmproxy.org GET /",
                         "www.google.com GET /images/branding/googlelogo/2x/googlelogo_light_color_272x92dp.png"),
                 set.endpoints().stream().map(e -> e.host() + " " + e.method() + " " + e.pathTemplate()).sorted().toList());
         // the logo request carries a Cookie header (REDACTED in the corpus): it becomes a slot
@@ -58,7 +60,8 @@ class HarImportTest {
         assertEquals(List.of("header.cookie"), logo.slots());
         assertEquals("{{slot:header.cookie}}", logo.headers().stream().filter(h -> h.name().equalsIgnoreCase("cookie"))
                 .findFirst().orElseThrow().value());
-        assertEquals(List.of(0.333333, 0.333333, 0.333333), set.endpoints().stream().map(TrafficSet.Endpoint::weight).toList());
+        assertEquals(List.of(0.5, 0.5), set.endpoints().stream().map(TrafficSet.Endpoint::weight).toList());
+        assertEquals(Map.of("no-response", 1), set.skipped());
     }
 
     @Test
@@ -105,6 +108,18 @@ class HarImportTest {
         assertEquals(List.of(), s.notes());
         // the 302 has no following entry: nothing is skipped
         assertEquals(Map.of(), set.skipped());
+    }
+
+    /**
+     * An entry the browser recorded without a response (status 0, with {@code _error}: blocked by the client, the
+     * connection refused) never reached a server: it is skipped with its reason, not replayed (corpus bug 34).
+     */
+    @Test
+    void bug34EntriesThatNeverReachedAServerAreSkipped() {
+        TrafficSet set = Corpus.har("bugs/34-har-blocked-status0.har");
+        assertEquals(1, set.counts().imported());
+        assertEquals(Map.of("no-response", 2), set.skipped());
+        assertEquals(List.of("GET /api/items"), set.endpoints().stream().map(e -> e.method() + " " + e.pathTemplate()).toList());
     }
 
     @Test
