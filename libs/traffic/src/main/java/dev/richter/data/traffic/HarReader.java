@@ -40,6 +40,9 @@ import java.util.zip.GZIPInputStream;
  *   <li>An entry without a response (status 0 or none, often with {@code _error}: blocked by the client, connection
  *       refused, aborted) never reached a server and is skipped as {@code no-response} (mswjs/source#53; a HAR 1.2
  *       response status is the HTTP status received).</li>
+ *   <li>Several {@code cookie} fields (HTTP/2 and HTTP/3 browsers send one per cookie, and HARs record them so) are
+ *       one {@code Cookie} header for the HTTP/1.1 replay, their values joined with {@code "; "}, at the first one's
+ *       place (RFC 9113 §8.2.3, RFC 9114 §4.2.1).</li>
  *   <li>HTTP/2 pseudo-headers and connection-level headers ({@code Host}, {@code Content-Length},
  *       {@code Connection}, ...) are dropped: the replay sets its own.</li>
  * </ul>
@@ -163,6 +166,7 @@ public final class HarReader {
                 }
                 headers.add(new Header(name, h.path("value").asText("")));
             }
+            headers = joinCookies(headers);
             JsonNode post = req.path("postData");
             String contentType = post.path("mimeType").asText("");
             if (contentType.isEmpty()) {
@@ -305,5 +309,23 @@ public final class HarReader {
 
     static void count(Map<String, Integer> counts, String reason) {
         counts.merge(reason, 1, Integer::sum);
+    }
+
+    /** {@code headers} with every {@code cookie} field after the first folded into the first, joined with "; ". */
+    static List<Header> joinCookies(List<Header> headers) {
+        List<Header> out = new ArrayList<>();
+        int first = -1;
+        for (Header h : headers) {
+            if (!h.name().equalsIgnoreCase("cookie")) {
+                out.add(h);
+            } else if (first < 0) {
+                first = out.size();
+                out.add(h);
+            } else {
+                Header joined = out.get(first);
+                out.set(first, new Header(joined.name(), joined.value() + "; " + h.value()));
+            }
+        }
+        return out;
     }
 }

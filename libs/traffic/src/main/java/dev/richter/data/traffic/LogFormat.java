@@ -2,6 +2,7 @@ package dev.richter.data.traffic;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -21,6 +22,14 @@ import java.util.regex.Pattern;
  */
 public record LogFormat(String name, String template, List<String> variables, Pattern pattern) {
     private static final Pattern VARIABLE = Pattern.compile("\\$(?:\\{([A-Za-z0-9_]+)}|([A-Za-z0-9_]+))");
+    /**
+     * The upstream module's variables that hold one value per upstream server tried, "separated by commas and colons
+     * like addresses in $upstream_addr" (https://nginx.org/en/docs/http/ngx_http_upstream_module.html#variables):
+     * {@code 0.002, 0.010 : 0.030}.
+     */
+    static final Set<String> MULTI_VALUE = Set.of("upstream_addr", "upstream_bytes_received", "upstream_bytes_sent",
+            "upstream_connect_time", "upstream_header_time", "upstream_response_length", "upstream_response_time",
+            "upstream_status");
     private static final Pattern QUOTED = Pattern.compile("'((?:[^'\\\\]|\\\\.)*)'|\"((?:[^\"\\\\]|\\\\.)*)\"");
     /** nginx's predefined {@code combined} format, also Apache's {@code combined} ({@code %h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-agent}i"}). */
     public static final LogFormat COMBINED = lenient("combined",
@@ -103,12 +112,13 @@ public record LogFormat(String name, String template, List<String> variables, Pa
             String literal = template.substring(at, m.start());
             regex.append(literal(literal));
             char before = m.start() > 0 ? template.charAt(m.start() - 1) : ' ';
+            String variable = m.group(1) != null ? m.group(1) : m.group(2);
             regex.append(switch (before) {
                 case '"' -> "((?:[^\"\\\\]|\\\\.)*)";
                 case '[' -> "([^\\]]*)";
-                default -> "(\\S*)";
+                default -> MULTI_VALUE.contains(variable) ? "([^\\s,]*(?:(?:,\\s*|\\s+:\\s+)[^\\s,]+)*)" : "(\\S*)";
             });
-            variables.add(m.group(1) != null ? m.group(1) : m.group(2));
+            variables.add(variable);
             at = m.end();
         }
         regex.append(literal(template.substring(at)));

@@ -1,5 +1,13 @@
 package dev.richter.data.traffic;
 
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.URLDecoder;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -30,6 +38,10 @@ import java.util.regex.Pattern;
  *       ({@code access_token}, {@code token}, {@code api_key}, {@code apikey}, {@code password}, {@code secret},
  *       {@code signature}, {@code session}, ... see {@link #isCredentialName}): slot {@code query.<name>} or
  *       {@code form.<name>}.</li>
+ *   <li>Fields named like a credential in the other body formats, by the same names: JSON (a body that parses as an
+ *       object or array, at any depth; a scalar value becomes the slot text, slot {@code json.<name>}), multipart form
+ *       data (a part without a filename, slot {@code multipart.<name>}) and XML (an element's text, its local name,
+ *       slot {@code xml.<name>}); a body with no such field keeps its bytes (cloudflare/har-sanitizer#34).</li>
  *   <li>In the path, the query and text bodies: payment card numbers (13 to 19 digits, blanks or dashes allowed,
  *       Luhn-checked: ISO/IEC 7812-1), e-mail addresses, and phone numbers (E.164 {@code +} and 8 to 15 digits, or
  *       digits in three or more groups split by blanks, dots or dashes, 9 digits or more): slots {@code card},
@@ -43,7 +55,16 @@ public final class PiiScrubber {
             "x-api-key", "x-auth-token", "x-amz-security-token", "x-csrf-token", "x-xsrf-token");
     private static final Pattern CREDENTIAL_NAME = Pattern.compile(
             "(?i)(.*[_-])?(access[_-]?token|id[_-]?token|refresh[_-]?token|token|api[_-]?key|apikey|key|password|passwd|pwd"
-                    + "|secret|client[_-]?secret|signature|sig|session|sessionid|sid|auth|code|credential|credentials|jwt)");
+                    + "|secret|client[_-]?secret|signature|sig|session|sessionid|sid|auth|code|credential|credentials|jwt|otp|totp|pin"
+                    + "|passcode|cvv|cvc)");
+    private static final ObjectMapper JSON = JsonMapper.builder().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .enable(JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN).disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
+            .build();
+    /** A multipart part's headers and value: the disposition line names it; a part with a filename is a file. */
+    private static final Pattern MULTIPART_FIELD = Pattern.compile(
+            "(?is)(content-disposition:[^\\r\\n]*?\\bname=\"([^\"]*)\"([^\\r\\n]*)\\r?\\n(?:[^\\r\\n]+\\r?\\n)*\\r?\\n)(.*?)(?=\\r?\\n--)");
+    /** An XML element holding text only: {@code <ns:name attr="...">text</ns:name>}. */
+    private static final Pattern XML_TEXT_ELEMENT = Pattern.compile("<((?:[\\w.-]+:)?([\\w.-]+))(\\s[^<>]*)?>([^<]+)</\\1\\s*>");
     private static final Pattern CARD = Pattern.compile("(?<![\\d.])\\d(?:[ -]?\\d){12,18}(?![\\d.])");
     private static final Pattern EMAIL = Pattern.compile("[A-Za-z0-9._%+-]+(?:@|%40)[A-Za-z0-9-]+(?:\\.[A-Za-z0-9-]+)*\\.[A-Za-z]{2,}");
     private static final Pattern PHONE = Pattern.compile(
@@ -77,8 +98,16 @@ public final class PiiScrubber {
         byte[] body = r.body();
         String text = utf8(body);
         if (text != null && !text.isEmpty()) {
-            if (r.contentType().toLowerCase(Locale.ROOT).startsWith("application/x-www-form-urlencoded")) {
+            String type = r.contentType().toLowerCase(Locale.ROOT);
+            String trimmed = text.stripLeading();
+            if (type.startsWith("application/x-www-form-urlencoded")) {
                 text = params(text, "form", slots);
+            } else if (type.startsWith("multipart/form-data")) {
+                text = multipartFields(text, slots);
+            } else if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
+                text = jsonFields(text, slots);
+            } else if (type.contains("xml") || trimmed.startsWith("<")) {
+                text = xmlFields(text, slots);
             }
             body = scanText(text, slots).getBytes(StandardCharsets.UTF_8);
         }
@@ -109,6 +138,70 @@ public final class PiiScrubber {
                 out.add(pair);
             }
         }
+        return out.toString();
+    }
+
+    /** {@code text} with the scalar values of credential-named fields replaced, when it is JSON and has one. */
+    private static String jsonFields(String text, Slots slots) {
+        JsonNode root;
+        try {
+            root = JSON.readTree(text);
+        } catch (JacksonException notJson) {
+            return text;
+        }
+        if (root == null || !root.isContainerNode() || !jsonFields(root, slots)) {
+            return text;
+        }
+        try {
+            return JSON.writeValueAsString(root);
+        } catch (JacksonException e) {
+            throw new IllegalStateException("a parsed JSON body does not serialise: " + e.getMessage(), e);
+        }
+    }
+
+    private static boolean jsonFields(JsonNode node, Slots slots) {
+        boolean changed = false;
+        if (node instanceof ObjectNode object) {
+            List<String> names = new ArrayList<>();
+            object.fieldNames().forEachRemaining(names::add);
+            for (String name : names) {
+                JsonNode value = object.get(name);
+                if (value.isValueNode() && !value.isNull() && isCredentialName(name)) {
+                    object.put(name, slots.take("json." + name.toLowerCase(Locale.ROOT)));
+                    changed = true;
+                } else if (value.isContainerNode()) {
+                    changed |= jsonFields(value, slots);
+                }
+            }
+        } else if (node.isArray()) {
+            for (JsonNode element : node) {
+                changed |= jsonFields(element, slots);
+            }
+        }
+        return changed;
+    }
+
+    private static String multipartFields(String text, Slots slots) {
+        Matcher m = MULTIPART_FIELD.matcher(text);
+        StringBuilder out = new StringBuilder();
+        while (m.find()) {
+            boolean credential = !m.group(3).toLowerCase(Locale.ROOT).contains("filename=") && isCredentialName(m.group(2));
+            String value = credential ? slots.take("multipart." + m.group(2).toLowerCase(Locale.ROOT)) : m.group(4);
+            m.appendReplacement(out, Matcher.quoteReplacement(m.group(1) + value));
+        }
+        m.appendTail(out);
+        return out.toString();
+    }
+
+    private static String xmlFields(String text, Slots slots) {
+        Matcher m = XML_TEXT_ELEMENT.matcher(text);
+        StringBuilder out = new StringBuilder();
+        while (m.find()) {
+            String value = isCredentialName(m.group(2)) ? slots.take("xml." + m.group(2).toLowerCase(Locale.ROOT)) : m.group(4);
+            m.appendReplacement(out, Matcher.quoteReplacement("<" + m.group(1) + (m.group(3) == null ? "" : m.group(3)) + ">"
+                    + value + "</" + m.group(1) + ">"));
+        }
+        m.appendTail(out);
         return out.toString();
     }
 

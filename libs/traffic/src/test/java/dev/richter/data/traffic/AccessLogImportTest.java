@@ -102,6 +102,30 @@ class AccessLogImportTest {
         assertEquals("", get.contentType());
     }
 
+    /**
+     * An upstream variable holds one value per upstream tried, "separated by commas and colons like addresses in
+     * $upstream_addr" (nginx's upstream module): {@code 0.000, 0.029} and {@code 0.002, 0.010 : 0.030} are one field
+     * (corpus bug 32).
+     */
+    @Test
+    void bug32UpstreamVariablesWithSeveralValuesAreOneField() {
+        String directive = new String(Corpus.bytes("bugs/32-nginx-upstream-multi.logformat"), StandardCharsets.UTF_8);
+        TrafficSet set = TrafficImporter.importFile(TrafficImporter.Format.NGINX, "upstream.log",
+                Corpus.bytes("bugs/32-nginx-upstream-multi.log"), directive);
+        assertEquals(List.of(), set.problems());
+        assertEquals(3, set.counts().imported());
+        assertEquals(List.of("GET /api/items 2", "POST /api/cart 1"),
+                set.endpoints().stream().map(e -> e.method() + " " + e.pathTemplate() + " " + e.count()).toList());
+        assertEquals(201, HarImportTest.sample(set, "/api/cart").response().status());
+        LogFormat addresses = LogFormat.parseDirective("log_format up '$remote_addr [$time_local] \"$request\" $status "
+                + "$upstream_addr $upstream_status';");
+        TrafficSet retried = TrafficImporter.importFile(TrafficImporter.Format.NGINX, "addr.log", ("192.0.2.1 "
+                + "[01/Dec/2026:10:00:01 +0000] \"GET /a HTTP/1.1\" 200 192.168.1.1:80, 192.168.1.2:80 : unix:/tmp/up.sock "
+                + "502, 504 : 200\n").getBytes(StandardCharsets.UTF_8), addresses.template());
+        assertEquals(List.of(), retried.problems());
+        assertEquals(1, retried.counts().imported());
+    }
+
     @Test
     void aLogFormatWithoutTheRequestIsRefused() {
         var e = assertThrows(TrafficFormatException.class, () -> LogFormat.parseDirective("log_format x '$remote_addr $status';"));

@@ -122,6 +122,21 @@ class HarImportTest {
         assertEquals(List.of("GET /api/items"), set.endpoints().stream().map(e -> e.method() + " " + e.pathTemplate()).toList());
     }
 
+    /**
+     * An HTTP/2 browser sends one {@code cookie} field per cookie; the HTTP/1.1 replay sends them as one {@code Cookie}
+     * header joined with "; " (RFC 9113 §8.2.3), so they are one header and one slot (corpus bug 33).
+     */
+    @Test
+    void bug33SplitHttp2CookiesAreOneCookieHeader() {
+        ReadResult read = HarReader.read("cookie.har", Corpus.bytes("bugs/33-har-h2-split-cookie.har"));
+        assertEquals(List.of(new Header("accept", "application/json"), new Header("cookie", "session=abc123; locale=en-GB; ab_bucket=7")),
+                read.requests().get(0).headers());
+        var sample = sample(Corpus.har("bugs/33-har-h2-split-cookie.har"), "/api/cart");
+        assertEquals(List.of(new Header("accept", "application/json"), new Header("cookie", "{{slot:header.cookie}}")),
+                sample.headers());
+        assertEquals(List.of("header.cookie"), sample.slots());
+    }
+
     @Test
     void withBomReadsLikeWithout() {
         assertEquals(Corpus.har("har/postdata.har").endpoints().get(0).samples().get(0).body(),

@@ -74,4 +74,39 @@ class PiiScrubberTest {
         assertEquals("/", PathNormalizer.template("?q=1"));
         assertEquals("/assets/application-style.css", PathNormalizer.template("/assets/application-style.css"));
     }
+
+    /**
+     * A credential is scrubbed by its field's name whatever the body's format: JSON (at any depth), multipart form
+     * data and XML, as a form body's is (corpus bug 36: cloudflare/har-sanitizer#34).
+     */
+    @Test
+    void bug36CredentialFieldsAreScrubbedInEveryBodyFormat() {
+        TrafficSet set = Corpus.har("bugs/36-har-json-password.har");
+        var bodies = set.endpoints().stream().flatMap(e -> e.samples().stream()).map(TrafficSet.Sample::body).toList();
+        assertEquals(List.of("{\"username\":\"demo-user\",\"password\":\"{{slot:json.password}}\",\"otp\":\"{{slot:json.otp}}\","
+                        + "\"refresh_token\":\"{{slot:json.refresh_token}}\"}", "username=demo-user&password={{slot:form.password}}"),
+                bodies);
+
+        var nested = scrub("/", List.of(), "{\"user\":{\"name\":\"a\",\"credentials\":{\"pin\":1234}},\"items\":[{\"sku\":\"A-1\","
+                + "\"api_key\":\"k\"}],\"price\":12.50}", "application/vnd.api+json");
+        assertEquals("{\"user\":{\"name\":\"a\",\"credentials\":{\"pin\":\"{{slot:json.pin}}\"}},\"items\":[{\"sku\":\"A-1\","
+                + "\"api_key\":\"{{slot:json.api_key}}\"}],\"price\":12.50}", new String(nested.request().body(), StandardCharsets.UTF_8));
+        assertEquals(List.of("json.pin", "json.api_key"), nested.slots());
+        var untouched = "{ \"sku\": \"A-1\",  \"qty\": 2 }";
+        assertEquals(untouched, new String(scrub("/", List.of(), untouched, "application/json").request().body(),
+                StandardCharsets.UTF_8), "a body without credentials keeps its bytes");
+
+        String multipart = "--XyZ\r\nContent-Disposition: form-data; name=\"user\"\r\n\r\nalice\r\n"
+                + "--XyZ\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\nhunter2\r\n"
+                + "--XyZ\r\nContent-Disposition: form-data; name=\"token\"; filename=\"t.txt\"\r\nContent-Type: text/plain\r\n\r\nfile\r\n"
+                + "--XyZ--\r\n";
+        var m = scrub("/", List.of(), multipart, "multipart/form-data; boundary=XyZ");
+        assertEquals(multipart.replace("hunter2", "{{slot:multipart.password}}"), new String(m.request().body(), StandardCharsets.UTF_8));
+        assertEquals(List.of("multipart.password"), m.slots());
+
+        var x = scrub("/", List.of(), "<login><user>alice</user><ns:Password a=\"1\">s3cret</ns:Password><otp>1</otp></login>",
+                "text/xml");
+        assertEquals("<login><user>alice</user><ns:Password a=\"1\">{{slot:xml.password}}</ns:Password><otp>{{slot:xml.otp}}</otp></login>",
+                new String(x.request().body(), StandardCharsets.UTF_8));
+    }
 }
