@@ -107,12 +107,13 @@ public final class RunReporter {
         if (reports.hasBucket()) {
             // the whole report, before the table item that marks it ready; a bucket that refuses costs the copy, not the run's report
             try {
-                reports.putFiles(runId, Json.write(report), fitted.report() == report ? fitted.html() : HtmlReport.render(report));
+                boolean whole = fitted.report() == report;
+                reports.putFiles(runId, whole ? fitted.json() : Json.write(report), whole ? fitted.html() : HtmlReport.render(report));
             } catch (SdkException e) {
                 LOG.error("report of {} not written to the reports bucket (the reports table has it): {}", runId, e.toString());
             }
         }
-        reports.put(fitted.report().runId(), fitted.report().teamId(), Json.write(fitted.report()), fitted.html());
+        reports.put(fitted.report().runId(), fitted.report().teamId(), fitted.json(), fitted.html());
         repositories.updateRun(runId, Map.of("status", "COMPLETED", "outcome", report.outcome()));
         Map<String, Object> detail = new LinkedHashMap<>();
         detail.put("runId", runId);
@@ -180,9 +181,10 @@ public final class RunReporter {
      * A report and its page that fit one reports-table item together.
      *
      * @param report the report as stored (JSON)
+     * @param json   {@code report} as JSON, serialised once for both the size check and the store
      * @param html   its page
      */
-    record Fitted(Report report, String html) {}
+    record Fitted(Report report, String json, String html) {}
 
     /**
      * The report and page as they fit {@link ReportRepository#MAX_ITEM_BYTES}: whole when they do; else without the
@@ -190,15 +192,17 @@ public final class RunReporter {
      */
     static Fitted fit(Report report) {
         String html = HtmlReport.render(report);
-        if (bytes(Json.write(report)) + bytes(html) <= ReportRepository.MAX_ITEM_BYTES) {
-            return new Fitted(report, html);
+        String json = Json.write(report);
+        if (bytes(json) + bytes(html) <= ReportRepository.MAX_ITEM_BYTES) {
+            return new Fitted(report, json, html);
         }
         String note = "the time series was left out of the stored JSON to fit the 400 KB item; the HTML page has it";
         Report lean = report.withTimeSeries(TimeSeries.EMPTY.withNote(note));
-        if (bytes(Json.write(lean)) + bytes(html) <= ReportRepository.MAX_ITEM_BYTES) {
-            return new Fitted(lean, html);
+        String leanJson = Json.write(lean);
+        if (bytes(leanJson) + bytes(html) <= ReportRepository.MAX_ITEM_BYTES) {
+            return new Fitted(lean, leanJson, html);
         }
-        return new Fitted(lean, HtmlReport.render(report.withTimeSeries(TimeSeries.EMPTY.withNote(
+        return new Fitted(lean, leanJson, HtmlReport.render(report.withTimeSeries(TimeSeries.EMPTY.withNote(
                 "the time series was left out: the report would not fit its 400 KB item"))));
     }
 

@@ -4,9 +4,11 @@ import dev.richter.common.Repositories;
 import dev.richter.common.RunFlags;
 import dev.richter.common.TaskErrors;
 import dev.richter.common.model.CaughtError;
+import dev.richter.common.model.Run;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The end of every run: the state machines' {@code ReleaseLeases} states, after the report and when the report fails,
@@ -39,16 +41,16 @@ public final class RunRelease {
         if (runId == null || runId.isBlank()) {
             throw new IllegalArgumentException("input needs a runId");
         }
-        if (reportError != null) {
-            repositories.getRun(runId).filter(run -> !"COMPLETED".equals(run.status())).ifPresent(run -> {
-                String reason = "report failed: " + (reportError.error() == null ? "unknown error" : reportError.error())
-                        + TaskErrors.causeSuffix(reportError.cause());
-                flags.requestAbort(runId, reason);
-                repositories.updateRun(runId, Map.of("status", "FAILED", "outcome", "ERROR", "failureReason", reason));
-            });
+        Optional<Run> run = repositories.getRun(runId);
+        if (run.isEmpty()) {
+            return List.of();
         }
-        return repositories.getRun(runId)
-                .map(run -> leases.release(run.teamId(), runId, repositories.leasedServices(runId)))
-                .orElse(List.of());
+        if (reportError != null && !"COMPLETED".equals(run.get().status())) {
+            String reason = "report failed: " + (reportError.error() == null ? "unknown error" : reportError.error())
+                    + TaskErrors.causeSuffix(reportError.cause());
+            flags.requestAbort(runId, reason);
+            repositories.updateRun(runId, Map.of("status", "FAILED", "outcome", "ERROR", "failureReason", reason));
+        }
+        return leases.release(run.get().teamId(), runId, repositories.leasedServices(runId));
     }
 }
