@@ -7,6 +7,7 @@ import dev.richter.checks.safety.QueueShadowConfig;
 import dev.richter.checks.safety.ShadowRegistry;
 import dev.richter.links.source.TraceSourceSpec;
 import dev.richter.common.Json;
+import dev.richter.common.Repositories;
 import dev.richter.links.Exit;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -36,7 +37,7 @@ public record SafetyConfig(TraceSourceSpec traceSource, List<Exit> exits, List<M
                            ShadowRegistry shadowTargets, List<QueueShadowConfig> queues,
                            List<MiddlewareRule> middlewareRules, Map<String, byte[]> sbomsByService) {
     /** Registry item key of the configuration (one per team). */
-    public static final String ITEM_KEY = "safety#config";
+    public static final String ITEM_KEY = Repositories.SAFETY_CONFIG_KEY;
     /** {@link Exit#annotatedBy()} of exits declared in the configuration. */
     public static final String ANNOTATED_BY = "safety-config";
     /** No configuration: no trace source, no exits, no mocks, no optional checks. */

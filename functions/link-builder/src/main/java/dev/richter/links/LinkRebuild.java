@@ -48,7 +48,7 @@ public final class LinkRebuild {
                 ? List.copyOf(repositories.teamsWithServices()) : List.of(teamId);
         Map<String, Object> results = new TreeMap<>();
         for (String team : teams) {
-            List<String> docs = repositories.latestRegistryDocs(team, "safety#config", 1);
+            List<String> docs = repositories.latestRegistryDocs(team, Repositories.SAFETY_CONFIG_KEY, 1);
             JsonNode spec = docs.isEmpty() ? null : Json.read(docs.get(0), JsonNode.class).get("traceSource");
             if (spec == null || spec.isNull()) {
                 continue;

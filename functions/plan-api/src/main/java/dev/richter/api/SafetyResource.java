@@ -15,7 +15,7 @@ import java.util.Map;
  */
 final class SafetyResource {
     /** Registry item of a team's safety configuration (the checks function's {@code SafetyConfig.ITEM_KEY}). */
-    static final String SAFETY_ITEM_KEY = "safety#config";
+    static final String SAFETY_ITEM_KEY = Repositories.SAFETY_CONFIG_KEY;
 
     private final Repositories repositories;
     private final AuditLog audit;

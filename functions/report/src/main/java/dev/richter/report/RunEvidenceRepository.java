@@ -28,7 +28,7 @@ import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
  */
 public final class RunEvidenceRepository {
     /** Registry item of a team's safety configuration (written by {@code PUT /safety}). */
-    public static final String SAFETY_ITEM = "safety#config";
+    public static final String SAFETY_ITEM = Repositories.SAFETY_CONFIG_KEY;
 
     private final Repositories repositories;
 

@@ -26,6 +26,12 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * (the local DynamoDB has none): each write is one conditional item write.
  */
 public final class Repositories {
+    /**
+     * Registry item key of a team's safety configuration ({@code PUT /safety}): written by the API, read by the checks,
+     * the link rebuild and the report.
+     */
+    public static final String SAFETY_CONFIG_KEY = "safety#config";
+
     private final DynamoDbClient dynamoDb;
     private final TableNames tables;
 
