@@ -179,6 +179,38 @@ class TraceCorpusTest {
         assertTrue(l.serviceEntries().isEmpty(), "the linked consumer is not a new entry point");
     }
 
+    /**
+     * Bug 05 (jaegertracing/jaeger #3084): a client that sends only the low 64 bits of a 128-bit
+     * trace id. Its span joins the one trace of the document whose low half matches, so the edge
+     * gateway → health-svc survives and health-svc is no false entry.
+     */
+    @Test
+    void bug05LowHalfOfA128BitTraceIdJoinsItsTrace() {
+        ParsedTraces p = TraceDocuments.parse("05", Corpus.bytes("bugs/05-truncated-64bit-traceid.jaeger.json"));
+        assertEquals(3, p.spans().size());
+        assertEquals(Set.of("7ca373f7c7e0f17d0a965485593768ce"),
+                p.spans().stream().map(Span::traceId).collect(Collectors.toSet()), "one trace");
+        assertEquals(Map.of("64-bit trace id joined to its 128-bit trace", 1), p.repairedByReason());
+        ExtractedLinks l = EdgeExtractor.extract(p.spans(), p.dependencies());
+        assertEquals(edges("gateway>health-svc"), l.serviceEdges().keySet());
+        assertEquals(Set.of("gateway"), l.serviceEntries(), "health-svc is no orphan entry");
+    }
+
+    /** A 64-bit id whose low half matches two 128-bit traces is ambiguous and joins neither. */
+    @Test
+    void aLowHalfMatchingTwoTracesJoinsNeither() {
+        String doc = """
+                {"data":[{"traceID":"x","processes":{"p":{"serviceName":"a"},"q":{"serviceName":"b"}},"spans":[
+                 {"traceID":"11110000000000000a965485593768ce","spanID":"0000000000000001","processID":"p","operationName":"r1","references":[]},
+                 {"traceID":"22220000000000000a965485593768ce","spanID":"0000000000000002","processID":"p","operationName":"r2","references":[]},
+                 {"traceID":"0a965485593768ce","spanID":"0000000000000003","processID":"q","operationName":"c",
+                  "references":[{"refType":"CHILD_OF","traceID":"0a965485593768ce","spanID":"0000000000000001"}]}]}]}
+                """;
+        ParsedTraces p = TraceDocuments.parse("amb", doc.getBytes(StandardCharsets.UTF_8));
+        assertEquals("00000000000000000a965485593768ce", p.spans().get(2).traceId());
+        assertEquals(Map.of(), p.repairedByReason());
+    }
+
     /** Bug 07: a span lists itself as CHILD_OF; the self-reference is ignored, the valid parent kept. */
     @Test
     void bug07SelfReferenceIgnored() {

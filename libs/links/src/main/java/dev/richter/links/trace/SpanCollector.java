@@ -1,6 +1,7 @@
 package dev.richter.links.trace;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +13,12 @@ import java.util.TreeMap;
  * A span without trace or span id is skipped (nothing could join it); a span without a service name
  * is kept under {@link Span#UNKNOWN_SERVICE} and counted as the repair {@value #NO_SERVICE}, so the
  * edges through it survive.
+ *
+ * <p>A client that propagates only the low 64 bits of a 128-bit trace id (jaegertracing/jaeger
+ * #3084; corpus bug 05) records its spans under the id whose high half is zero. When exactly one
+ * trace of the document has a non-zero high half and the same low half, those spans (and their
+ * links) are moved onto it and counted as the repair {@value #JOINED_LOW_HALF}. A low half that
+ * matches two or more such traces is ambiguous and is left alone.
  */
 final class SpanCollector {
     static final String DUPLICATE = "duplicate span id";
@@ -19,6 +26,8 @@ final class SpanCollector {
     static final String NO_SPAN_ID = "missing span id";
     static final String NO_SERVICE = "missing service name";
     static final String SELF_PARENT = "self-referencing parent ignored";
+    static final String JOINED_LOW_HALF = "64-bit trace id joined to its 128-bit trace";
+    private static final String ZERO_HIGH_HALF = "0".repeat(16);
 
     private final List<Span> spans = new ArrayList<>();
     private final Set<SpanRef> keys = new HashSet<>();
@@ -74,7 +83,53 @@ final class SpanCollector {
     }
 
     ParsedTraces result(String fileName, TraceFormat format) {
-        return new ParsedTraces(fileName, format, List.copyOf(spans), Map.copyOf(skipped), Map.copyOf(repaired),
+        List<Span> joined = joinLowHalves();
+        return new ParsedTraces(fileName, format, joined, Map.copyOf(skipped), Map.copyOf(repaired),
                 List.copyOf(dependencies));
+    }
+
+    /** The spans, with 64-bit trace ids moved onto the one 128-bit trace of the same low half. */
+    private List<Span> joinLowHalves() {
+        Map<String, String> fullByLowHalf = new HashMap<>();
+        for (Span span : spans) {
+            String id = span.traceId();
+            if (id.length() == 32 && !id.startsWith(ZERO_HIGH_HALF)) {
+                String before = fullByLowHalf.putIfAbsent(id.substring(16), id);
+                if (before != null && !before.equals(id)) {
+                    fullByLowHalf.put(id.substring(16), "");
+                }
+            }
+        }
+        if (fullByLowHalf.isEmpty()) {
+            return List.copyOf(spans);
+        }
+        List<Span> out = new ArrayList<>(spans.size());
+        Set<SpanRef> seen = new HashSet<>();
+        for (Span span : spans) {
+            String traceId = fullTraceId(span.traceId(), fullByLowHalf);
+            if (!traceId.equals(span.traceId())) {
+                repair(JOINED_LOW_HALF);
+                List<SpanRef> links = span.links().stream()
+                        .map(l -> new SpanRef(fullTraceId(l.traceId(), fullByLowHalf), l.spanId()))
+                        .toList();
+                span = new Span(traceId, span.spanId(), span.parentSpanId(), links, span.service(),
+                        span.operation(), span.kind(), span.peerService(), span.attributes(), span.startEpochNanos(),
+                        span.durationNanos());
+            }
+            if (seen.add(new SpanRef(span.traceId(), span.spanId()))) {
+                out.add(span);
+            } else {
+                skip(DUPLICATE);
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    private static String fullTraceId(String id, Map<String, String> fullByLowHalf) {
+        if (id.length() != 32 || !id.startsWith(ZERO_HIGH_HALF)) {
+            return id;
+        }
+        String full = fullByLowHalf.get(id.substring(16));
+        return full == null || full.isEmpty() ? id : full;
     }
 }

@@ -45,8 +45,9 @@ import java.util.Locale;
  * is the 128-bit id whose high half is zero: it is left-padded to 32 digits, so
  * {@code 463ac35c9f6413ad} and {@code 0000000000000000463ac35c9f6413ad} in one document are one
  * trace (Zipkin's {@code Span.normalizeTraceId} makes the same identification, in the other
- * direction). A 64-bit id is not joined with a 128-bit id whose high half is non-zero (that is
- * Zipkin's non-default {@code STRICT_TRACE_ID=false} mode, which Richter does not apply).
+ * direction). Here an id is read alone, so a 64-bit id never becomes a 128-bit id whose high half
+ * is non-zero; a client that sends only the low half of such an id (jaegertracing/jaeger #3084) is
+ * joined to its trace afterwards, per document and only when unambiguous, by {@link SpanCollector}.
  * OTLP and X-Ray have a single width, so the question does not arise there.
  *
  * <p>The Alibaba call-graph CSV has no id specification (its trace ids are dataset strings):
