@@ -10,7 +10,9 @@ import dev.richter.common.Json;
 import dev.richter.runs.ContractSchemas;
 import dev.richter.runs.InputProblem;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -56,8 +58,19 @@ public final class InputValidator {
      *                      that is not one JSON value, 400 {@code ValidationFailed} with every {@code {path, reason}}
      */
     public JsonNode parse(String name, byte[] body) {
+        return parse(name, body, doc -> List.of());
+    }
+
+    /**
+     * As {@link #parse(String, byte[])}, with the problems of {@code checks} (rules a JSON Schema cannot state well,
+     * run on the same document) reported with the schema's, in one answer.
+     *
+     * @param checks the further problems of a parsed document; it must accept any JSON value
+     */
+    public JsonNode parse(String name, byte[] body, Function<JsonNode, List<InputProblem>> checks) {
         JsonNode doc = parseJson(body);
-        List<InputProblem> problems = schemas.problems(name, doc);
+        List<InputProblem> problems = new ArrayList<>(schemas.problems(name, doc));
+        problems.addAll(checks.apply(doc));
         if (!problems.isEmpty()) {
             throw ApiException.validationFailed(problems);
         }

@@ -15,7 +15,6 @@ import dev.richter.report.StepFigures;
 import dev.richter.runs.RunStart;
 import dev.richter.runs.RunStarter;
 import java.io.IOException;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -79,12 +78,7 @@ final class RunResource {
         return switch (starter.start(req.caller(), v.plan(), v.version(), key)) {
             case RunStart.Started s -> started(s);
             case RunStart.PlanRefused r -> throw ApiException.validationFailed(r.problems());
-            case RunStart.TargetLeased t -> {
-                RunLeases.Lease held = t.held();
-                throw new ApiException(409, "TargetLeased", "service '" + held.service() + "' is in use by run " + held.runId()
-                        + " (plan " + held.planId() + ") until it ends (at the latest " + Instant.ofEpochSecond(held.expiresAtEpochS())
-                        + "): one run per target service at a time; retry then, or abort it (POST /runs/" + held.runId() + "/abort)");
-            }
+            case RunStart.TargetLeased t -> throw new ApiException(409, "TargetLeased", t.message(req.teamId()));
             case RunStart.KeyStillStarting k -> throw new ApiException(409, "IdempotencyKeyInUse", "a request with Idempotency-Key '"
                     + k.key() + "' is still starting run " + k.runId() + ": retry in a moment");
             case RunStart.ExecutionNotStarted n -> throw new ApiException(503, "StartFailed", "run " + n.runId()

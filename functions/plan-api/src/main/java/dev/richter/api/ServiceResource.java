@@ -6,6 +6,8 @@ import dev.richter.common.Json;
 import dev.richter.common.Repositories;
 import dev.richter.common.model.Plan;
 import dev.richter.common.model.RegisteredService;
+import dev.richter.common.model.TargetAddress;
+import dev.richter.runs.InputProblem;
 import dev.richter.runs.RunLeases;
 import dev.richter.common.tls.TlsTrust;
 import java.util.List;
@@ -35,10 +37,11 @@ final class ServiceResource {
      * without its trailing slash; a {@code caPem} must parse as PEM certificates).
      *
      * @return 201 when new, 200 when replaced, with the service and {@code Location: /services/<name>}
-     * @throws ApiException 400 {@code ValidationFailed} (schema, {@code $.caPem})
+     * @throws ApiException 400 {@code ValidationFailed} (schema; {@code $.baseUrl} that cannot be loaded, by the rules
+     *                      of {@link TargetAddress#of}; {@code $.caPem})
      */
     ApiResponse register(ApiRequest req) {
-        JsonNode doc = validator.parse("ServiceInput", req.body());
+        JsonNode doc = validator.parse("ServiceInput", req.body(), ServiceResource::baseUrlProblems);
         RegisteredService service = Json.MAPPER.convertValue(doc, RegisteredService.class);
         if (service.caPem() != null) {
             try {
@@ -92,6 +95,20 @@ final class ServiceResource {
         store.deleteService(req.teamId(), name);
         audit.record(req.teamId(), req.caller(), "DeleteService", "service#" + name, Documents.service(s), null);
         return ApiResponse.noContent();
+    }
+
+    /** {@code $.baseUrl}'s problem when it is a string that {@link TargetAddress#of} refuses. */
+    private static List<InputProblem> baseUrlProblems(JsonNode doc) {
+        JsonNode url = doc.path("baseUrl");
+        if (!url.isTextual()) {
+            return List.of();
+        }
+        try {
+            TargetAddress.of(url.asText());
+            return List.of();
+        } catch (IllegalArgumentException e) {
+            return List.of(new InputProblem("$.baseUrl", e.getMessage()));
+        }
     }
 
     private static String stripSlash(String url) {

@@ -397,4 +397,26 @@ class PlanApiHandlerTest {
         assertEquals("$.caPem", body(refused).path("errors").get(0).path("path").asText(), refused.toString());
         assertTrue(repositories.getService("t1", "pay2").isEmpty(), "nothing stored for a refused service");
     }
+    /**
+     * Issue 24 findings 2 and 18: a base URL that cannot be loaded is refused at registration with its path and a
+     * reason in words (no regular expression), together with the document's other problems; nothing is stored.
+     */
+    @Test
+    void aBaseUrlThatCannotBeLoadedIsA400AtItsPathSayingWhy() throws Exception {
+        var h = handler(() -> Quotas.AWS);
+        Map<String, String> reasons = Map.of(
+                "http://127.0.0.1:99999", "port 99999 is out of range: a port is a number from 1 to 65535",
+                "orders.internal:8080", "must start with http:// or https:// (e.g. http://orders.internal:8080)",
+                "http://u:secret@orders.internal", "must not contain user information (user:password@): a target is a host and port");
+        for (var e : reasons.entrySet()) {
+            var refused = call(h, event("POST /services", "t1", Map.of(), Json.write(Map.of("name", "svc", "baseUrl", e.getKey()))));
+            assertEquals(400, refused.get("statusCode"), refused.toString());
+            assertEquals(List.of(Map.of("path", "$.baseUrl", "reason", e.getValue())),
+                    Json.MAPPER.convertValue(body(refused).path("errors"), List.class), e.getKey());
+        }
+        var both = call(h, event("POST /services", "t1", Map.of(),
+                Json.write(Map.of("name", "svc", "baseUrl", "http://127.0.0.1:0", "healthPath", "health"))));
+        assertEquals(Set.of("$.healthPath", "$.baseUrl"), Set.copyOf(body(both).path("errors").findValuesAsText("path")));
+        assertTrue(repositories.getService("t1", "svc").isEmpty(), "nothing stored for a refused service");
+    }
 }

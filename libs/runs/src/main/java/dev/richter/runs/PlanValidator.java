@@ -5,6 +5,7 @@ import dev.richter.common.Json;
 import dev.richter.common.Repositories;
 import dev.richter.common.model.Plan;
 import dev.richter.common.model.RegisteredService;
+import dev.richter.common.model.TargetAddress;
 import dev.richter.data.StoredSets;
 import dev.richter.sizing.Prices;
 import dev.richter.sizing.Quotas;
@@ -26,7 +27,8 @@ import java.util.regex.Pattern;
  *   <li>the schema {@code openapi.json#/components/schemas/PlanInput} (only for a document; when it fails, its
  *       problems are the answer, since the checks below read the fields it guarantees);</li>
  *   <li>the registry: every scenario's {@code service} and every core module is a service the team registered
- *       ({@code $.scenarios[i].service}, {@code $.coreModules[i]});</li>
+ *       ({@code $.scenarios[i].service}, {@code $.coreModules[i]}), whose {@code baseUrl} can be loaded
+ *       ({@link TargetAddress#of});</li>
  *   <li>the stored sets: a scenario's traffic set and data sets are stored by the team, no data set is bound twice,
  *       a {@code unique} data set has enough {@code ok} rows, every {@code {{data.<id>.<column>}}} names a bound set and
  *       one of its columns (DESIGN.md, "Plans use stored sets");</li>
@@ -97,9 +99,12 @@ public final class PlanValidator {
         JsonNode scenarios = doc.path("scenarios");
         for (int i = 0; i < scenarios.size(); i++) {
             String service = scenarios.get(i).path("service").asText();
-            if (lookUp(teamId, service, registered).isEmpty()) {
+            Optional<RegisteredService> found = lookUp(teamId, service, registered);
+            if (found.isEmpty()) {
                 problems.add(new InputProblem("$.scenarios[" + i + "].service",
                         "service '" + service + "' is not registered by team '" + teamId + "'"));
+            } else {
+                checkBaseUrl(found.get(), "$.scenarios[" + i + "].service", problems);
             }
         }
         double totalWeight = 0;
@@ -117,9 +122,12 @@ public final class PlanValidator {
         JsonNode core = doc.path("coreModules");
         for (int i = 0; i < core.size(); i++) {
             String module = core.get(i).asText();
-            if (lookUp(teamId, module, registered).isEmpty()) {
+            Optional<RegisteredService> found = lookUp(teamId, module, registered);
+            if (found.isEmpty()) {
                 problems.add(new InputProblem("$.coreModules[" + i + "]",
                         "module '" + module + "' is not a service registered by team '" + teamId + "'"));
+            } else {
+                checkBaseUrl(found.get(), "$.coreModules[" + i + "]", problems);
             }
         }
         checkQpsCap(doc.path("preTest"), "$.preTest.qps", problems);
@@ -216,6 +224,19 @@ public final class PlanValidator {
         Optional<RegisteredService> found = repositories.getService(teamId, name);
         found.ifPresent(s -> seen.put(name, s));
         return found;
+    }
+
+    /**
+     * A registered service whose {@code baseUrl} cannot be loaded ({@link TargetAddress#of}: registered before URLs
+     * were checked) is a problem at the plan's reference to it.
+     */
+    private static void checkBaseUrl(RegisteredService service, String path, List<InputProblem> problems) {
+        try {
+            TargetAddress.of(service.baseUrl());
+        } catch (IllegalArgumentException e) {
+            problems.add(new InputProblem(path, "service '" + service.name() + "' cannot be loaded: its baseUrl '"
+                    + service.baseUrl() + "' " + e.getMessage() + "; register it again (POST /services)"));
+        }
     }
 
     private void checkQpsCap(JsonNode step, String path, List<InputProblem> problems) {

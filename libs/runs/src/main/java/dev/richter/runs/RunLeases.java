@@ -1,6 +1,8 @@
 package dev.richter.runs;
 
 import dev.richter.common.model.Plan;
+import dev.richter.common.model.RegisteredService;
+import dev.richter.common.model.TargetAddress;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -18,18 +20,31 @@ import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 
 /**
  * One run per target: a run holds a lease on each service it touches (its scenarios' services and its core modules)
- * from its start until its end, so a second run touching any of them is refused while the first runs.
+ * and on each network address they load, from its start until its end, so a second run touching any of them is
+ * refused while the first runs.
  *
- * <p>Storage: the leases table ({@code TableNames.leases()}), one item per leased service, {@code leaseKey}
- * {@code <teamId>#service#<name>}, with {@code runId}, {@code planId}, {@code acquiredAtMs} and {@code expiresAt}
- * (epoch seconds, also the table's TTL attribute). A lease is taken with a conditional put that succeeds only when
- * no live lease exists ({@code attribute_not_exists(leaseKey) OR expiresAt < :now}) and released with a conditional
- * delete on the holder's {@code runId}.
+ * <p>Two kinds of lease, both named in a run's {@code leasedServices}:
+ * <ul>
+ *   <li>a <b>service</b> lease, named by the service ({@code order}), keyed {@code <teamId>#service#<name>}: the team's
+ *       own registry entry is in use (a service or plan being changed or deleted is refused while it is held);</li>
+ *   <li>a <b>target</b> lease, named {@code target:<host>:<port>} ({@link #targetLease}), keyed
+ *       {@code target#<host>:<port>} for every team at once: the address a registered {@code baseUrl} loads, normalised
+ *       by {@link TargetAddress}. Two services, of one team or of two, that name the same socket
+ *       ({@code http://127.0.0.1:8080} and {@code http://127.0.0.1:8080/v2}) cannot be loaded at once. A service name
+ *       never contains {@code :}, so the two kinds never share a name.</li>
+ * </ul>
+ *
+ * <p>Storage: the leases table ({@code TableNames.leases()}), one item per lease, with {@code runId}, {@code planId},
+ * {@code teamId}, {@code acquiredAtMs} and {@code expiresAt} (epoch seconds, also the table's TTL attribute). A lease
+ * is taken with a conditional put that succeeds only when no live lease exists
+ * ({@code attribute_not_exists(leaseKey) OR expiresAt < :now}) and released with a conditional delete on the holder's
+ * {@code runId}. The holder's team is stored so that a refusal can be worded for the caller: another team is told the
+ * target is in use, never which run holds it ({@link Lease#sameTeam}).
  *
  * <p>All or nothing, without transactions: the local DynamoDB (dynalite) has no {@code TransactWriteItems}, so the
  * leases of a run are taken one by one in name order and, when one is held, the ones already taken are deleted again
  * before the {@link LeaseHeldException} is thrown. Between two puts another run may see a half-taken set and be
- * refused too (both callers then get a 409 and may retry); it can never see two runs both holding a service. On AWS
+ * refused too (both callers then get a 409 and may retry); it can never see two runs both holding a lease. On AWS
  * a single {@code TransactWriteItems} of the same conditional puts (up to 100 items) would make the set atomic; the
  * one-by-one form is kept so that both stacks run the same code.
  *
@@ -48,22 +63,37 @@ public final class RunLeases {
     /** How long an {@code Idempotency-Key} names its run, seconds (24 h). */
     public static final long IDEMPOTENCY_TTL_S = 24 * 3600;
 
+    /** The name prefix of a target lease ({@link #targetLease}). */
+    public static final String TARGET_PREFIX = "target:";
+
     /**
      * A live lease.
      *
-     * @param service         the leased service
+     * @param service         the lease's name: a service, or {@code target:<host>:<port>}
      * @param runId           the run holding it
      * @param planId          that run's plan
+     * @param teamId          that run's team; empty for a lease stored without one
      * @param expiresAtEpochS when it lapses by itself, epoch seconds
      */
-    public record Lease(String service, String runId, String planId, long expiresAtEpochS) {}
+    public record Lease(String service, String runId, String planId, String teamId, long expiresAtEpochS) {
+        /** True when {@code callerTeam} holds it: only then may the run and plan be named to the caller. */
+        public boolean sameTeam(String callerTeam) {
+            return teamId.equals(callerTeam);
+        }
+
+        /** True for a target lease ({@code target:<host>:<port>}). */
+        public boolean isTarget() {
+            return service.startsWith(TARGET_PREFIX);
+        }
+    }
 
     /** A service another run holds; {@link #held()} names it and the run. */
     public static final class LeaseHeldException extends RuntimeException {
         private final Lease held;
 
         public LeaseHeldException(Lease held) {
-            super("service '" + held.service() + "' is in use by run " + held.runId() + " (plan " + held.planId() + ")");
+            super("'" + held.service() + "' is in use by run " + held.runId() + " (plan " + held.planId() + ", team "
+                    + held.teamId() + ")");
             this.held = held;
         }
 
@@ -87,6 +117,24 @@ public final class RunLeases {
         this.clock = clock;
     }
 
+    /** The name of the target lease on {@code address}: {@code target:<host>:<port>}. */
+    public static String targetLease(TargetAddress address) {
+        return TARGET_PREFIX + address.authority();
+    }
+
+    /**
+     * The leases a run of {@code plan} takes: {@link #targets(Plan)} and the target lease of each of
+     * {@code services}' {@code baseUrl}, each once, in name order.
+     *
+     * @param services the plan's registered services ({@code PlanValidator#services})
+     * @throws IllegalArgumentException when a {@code baseUrl} is not a loadable URL ({@link TargetAddress#of})
+     */
+    public static List<String> leases(Plan plan, Collection<RegisteredService> services) {
+        TreeSet<String> names = new TreeSet<>(targets(plan));
+        services.forEach(s -> names.add(targetLease(TargetAddress.of(s.baseUrl()))));
+        return List.copyOf(names);
+    }
+
     /** Every service a run of {@code plan} touches (scenario services and core modules), in name order. */
     public static List<String> targets(Plan plan) {
         TreeSet<String> names = new TreeSet<>();
@@ -108,9 +156,10 @@ public final class RunLeases {
     }
 
     /**
-     * Takes a lease on every one of {@code services} for {@code runId}, all or none.
+     * Takes every one of the leases {@code services} (service names and {@code target:} names) for {@code runId},
+     * all or none.
      *
-     * @throws LeaseHeldException naming the first service (in name order) another live run holds; no lease of this
+     * @throws LeaseHeldException naming the first lease (in name order) another live run holds; no lease of this
      *                            call is left behind
      */
     public void acquire(String teamId, String runId, String planId, Collection<String> services, long expiresAtEpochS) {
@@ -131,8 +180,9 @@ public final class RunLeases {
             long nowS = clock.millis() / 1000;
             try {
                 dynamoDb.putItem(PutItemRequest.builder().tableName(table).item(Map.of(
-                                "leaseKey", AttributeValue.fromS(serviceKey(teamId, service)),
+                                "leaseKey", AttributeValue.fromS(leaseKey(teamId, service)),
                                 "runId", AttributeValue.fromS(runId), "planId", AttributeValue.fromS(planId),
+                                "teamId", AttributeValue.fromS(teamId),
                                 "acquiredAtMs", AttributeValue.fromN(Long.toString(clock.millis())),
                                 "expiresAt", AttributeValue.fromN(Long.toString(expiresAtEpochS))))
                         .conditionExpression("attribute_not_exists(leaseKey) OR expiresAt < :now")
@@ -144,7 +194,7 @@ public final class RunLeases {
                     throw new LeaseHeldException(holder.get());
                 }
                 if (attempt >= 2) { // released or lapsed between the put and the read, three times over: give up
-                    throw new LeaseHeldException(new Lease(service, "(a run that just ended)", "", nowS));
+                    throw new LeaseHeldException(new Lease(service, "(a run that just ended)", "", "", nowS));
                 }
             }
         }
@@ -161,7 +211,7 @@ public final class RunLeases {
         for (String service : services) {
             try {
                 dynamoDb.deleteItem(DeleteItemRequest.builder().tableName(table)
-                        .key(Map.of("leaseKey", AttributeValue.fromS(serviceKey(teamId, service))))
+                        .key(Map.of("leaseKey", AttributeValue.fromS(leaseKey(teamId, service))))
                         .conditionExpression("runId = :r").expressionAttributeValues(Map.of(":r", AttributeValue.fromS(runId)))
                         .build());
                 released.add(service);
@@ -172,13 +222,15 @@ public final class RunLeases {
         return released;
     }
 
-    /** The live (unexpired) lease on the team's {@code service}. */
+    /** The live (unexpired) lease on the team's {@code service}, or on a target ({@code target:<host>:<port>}). */
     public Optional<Lease> holder(String teamId, String service) {
-        Map<String, AttributeValue> item = get(serviceKey(teamId, service));
+        Map<String, AttributeValue> item = get(leaseKey(teamId, service));
         if (item == null || Long.parseLong(item.get("expiresAt").n()) < clock.millis() / 1000) {
             return Optional.empty();
         }
-        return Optional.of(new Lease(service, item.get("runId").s(), item.get("planId").s(), Long.parseLong(item.get("expiresAt").n())));
+        String holderTeam = item.containsKey("teamId") ? item.get("teamId").s() : "";
+        return Optional.of(new Lease(service, item.get("runId").s(), item.get("planId").s(), holderTeam,
+                Long.parseLong(item.get("expiresAt").n())));
     }
 
     /**
@@ -221,8 +273,10 @@ public final class RunLeases {
         return item == null || item.isEmpty() ? null : new LinkedHashMap<>(item);
     }
 
-    static String serviceKey(String teamId, String service) {
-        return teamId + "#service#" + service;
+    /** {@code target#<host>:<port>} for a target lease (every team's), {@code <teamId>#service#<name>} otherwise. */
+    static String leaseKey(String teamId, String name) {
+        return name.startsWith(TARGET_PREFIX) ? "target#" + name.substring(TARGET_PREFIX.length())
+                : teamId + "#service#" + name;
     }
 
     static String idempotencyKey(String teamId, String planId, String key) {

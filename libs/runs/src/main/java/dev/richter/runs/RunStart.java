@@ -1,6 +1,6 @@
 package dev.richter.runs;
 
-import dev.richter.runs.RunLeases;
+import java.time.Instant;
 import java.util.List;
 
 /** What {@link RunStarter#start} did: the run it started (or started before), or why it started none. */
@@ -29,11 +29,29 @@ public sealed interface RunStart permits RunStart.Started, RunStart.PlanRefused,
     record PlanRefused(List<InputProblem> problems) implements RunStart {}
 
     /**
-     * Another run holds a lease on one of the plan's services: nothing was started or stored.
+     * Another run holds a lease on one of the plan's services or on an address they load: nothing was started or
+     * stored.
      *
      * @param held the lease in the way
      */
-    record TargetLeased(RunLeases.Lease held) implements RunStart {}
+    record TargetLeased(RunLeases.Lease held) implements RunStart {
+        /**
+         * Why the start was refused, worded for {@code callerTeam}: the holding run, its plan and when its lease lapses
+         * when the caller's team holds it; only that the target is in use when another team does (a team learns
+         * nothing of another team's runs).
+         */
+        public String message(String callerTeam) {
+            String what = held.isTarget()
+                    ? "target " + held.service().substring(RunLeases.TARGET_PREFIX.length())
+                    : "service '" + held.service() + "'";
+            if (!held.sameTeam(callerTeam)) {
+                return what + " is in use by another run: one run per target at a time; retry later";
+            }
+            return what + " is in use by run " + held.runId() + " (plan " + held.planId() + ") until it ends (at the"
+                    + " latest " + Instant.ofEpochSecond(held.expiresAtEpochS()) + "): one run per target at a time;"
+                    + " retry then, or abort it (POST /runs/" + held.runId() + "/abort)";
+        }
+    }
 
     /**
      * The idempotency key names a run whose start has not stored its execution yet (a concurrent first request).

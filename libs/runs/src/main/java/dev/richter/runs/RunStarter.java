@@ -5,7 +5,6 @@ import dev.richter.common.Json;
 import dev.richter.common.Repositories;
 import dev.richter.common.model.Plan;
 import dev.richter.common.model.Run;
-import dev.richter.runs.RunLeases;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Instant;
@@ -24,8 +23,8 @@ import software.amazon.awssdk.services.sfn.model.StartExecutionRequest;
  *   <li>with an idempotency key, binds it to the new run id ({@link RunLeases#bindIdempotencyKey}); a key already
  *       bound answers the run it names ({@link RunStart.Started} with {@code replayed}) for 24 hours;</li>
  *   <li>checks the plan ({@link PlanValidator#problems(Plan)});</li>
- *   <li>leases every service the plan touches ({@link RunLeases#acquire}) until the run ends (at the latest
- *       {@link RunLeases#expiresAtEpochS});</li>
+ *   <li>leases every service the plan touches and every address they load ({@link RunLeases#leases},
+ *       {@link RunLeases#acquire}) until the run ends (at the latest {@link RunLeases#expiresAtEpochS});</li>
  *   <li>stores the run ({@code STARTING}, with {@code planVersion}, {@code leasedServices}, {@code startedBy});</li>
  *   <li>starts the load-test-run execution named by the run id, input {@code {runId, planId, teamId}};</li>
  *   <li>records the execution on the run and audits {@code StartRun}.</li>
@@ -94,7 +93,7 @@ public final class RunStarter {
             unbind(plan, idempotencyKey, runId);
             return new RunStart.PlanRefused(problems);
         }
-        List<String> targets = RunLeases.targets(plan);
+        List<String> targets = RunLeases.leases(plan, validator.services(plan));
         try {
             leases.acquire(teamId, runId, planId, targets, RunLeases.expiresAtEpochS(plan, now));
         } catch (RunLeases.LeaseHeldException e) {

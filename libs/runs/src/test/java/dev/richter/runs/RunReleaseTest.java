@@ -21,17 +21,18 @@ class RunReleaseTest {
     private final RunLeases leases = new RunLeases(db.dynamoDb, "leases", CLOCK);
     private final RunRelease release = new RunRelease(db.repositories);
 
-    /** A run of team t1 in {@code status} holding leases on order and inventory. */
+    /** A run of team t1 in {@code status} holding leases on order, inventory and the address of order. */
     private void run(String runId, String status) {
-        leases.acquire("t1", runId, "p1", List.of("inventory", "order"), CLOCK.instant().getEpochSecond() + 3600);
+        leases.acquire("t1", runId, "p1", List.of("inventory", "order", "target:127.0.0.1:18081"),
+                CLOCK.instant().getEpochSecond() + 3600);
         db.repositories.createRun(new Run(runId, "p1", "t1", "STARTING", "", "", 0, 0, false, "", ""));
-        db.repositories.updateRun(runId, Map.of("status", status, "leasedServices", "inventory,order"));
+        db.repositories.updateRun(runId, Map.of("status", status, "leasedServices", "inventory,order,target:127.0.0.1:18081"));
     }
 
     @Test
     void releasesTheLeasesARunStillHolds() {
         run("run-1", "COMPLETED");
-        assertEquals(List.of("inventory", "order"), release.release("run-1", null));
+        assertEquals(List.of("inventory", "order", "target:127.0.0.1:18081"), release.release("run-1", null));
         assertEquals(Map.of(), db.items("leases"));
         assertEquals("COMPLETED", db.items("runs").get("run-1").get("status").s());
         assertEquals(List.of(), release.release("run-1", null), "idempotent: nothing left to release");
@@ -42,7 +43,7 @@ class RunReleaseTest {
     void aRunWhoseReportFailedEndsFailedWithItsAbortFlagSet() {
         run("run-2", "RUNNING");
         String cause = "{\"errorType\":\"java.lang.IllegalStateException\",\"errorMessage\":\"" + "x".repeat(250) + "\"}";
-        assertEquals(List.of("inventory", "order"), release.release("run-2", new CaughtError("States.TaskFailed", cause)));
+        assertEquals(List.of("inventory", "order", "target:127.0.0.1:18081"), release.release("run-2", new CaughtError("States.TaskFailed", cause)));
         Map<String, AttributeValue> run = db.items("runs").get("run-2");
         String reason = "report failed: States.TaskFailed (" + "x".repeat(200) + "…)";
         assertEquals("FAILED", run.get("status").s());

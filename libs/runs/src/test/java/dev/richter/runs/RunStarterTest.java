@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.richter.common.AuditLog;
 import dev.richter.common.Json;
 import dev.richter.common.model.Plan;
@@ -21,6 +22,7 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.sfn.SfnClient;
 import software.amazon.awssdk.services.sfn.model.StartExecutionRequest;
@@ -86,11 +88,13 @@ class RunStarterTest {
         var run = db.items("runs").get(s.runId());
         assertEquals("STARTING", run.get("status").s());
         assertEquals("3", run.get("planVersion").n());
-        assertEquals("inventory,order", run.get("leasedServices").s());
+        assertEquals("inventory,order,target:127.0.0.1:18081,target:127.0.0.1:18082", run.get("leasedServices").s());
         assertEquals("alice", run.get("startedBy").s());
         assertEquals(s.executionArn(), run.get("executionArn").s());
-        for (String service : List.of("inventory", "order")) {
-            assertEquals(s.runId(), db.items("leases").get("t1#service#" + service).get("runId").s(), service);
+        for (String key : List.of("t1#service#inventory", "t1#service#order", "target#127.0.0.1:18081",
+                "target#127.0.0.1:18082")) {
+            assertEquals(s.runId(), db.items("leases").get(key).get("runId").s(), key);
+            assertEquals("t1", db.items("leases").get(key).get("teamId").s(), key);
         }
         var audit = db.items("audit").values().iterator().next();
         assertEquals("StartRun", audit.get("action").s());
@@ -133,6 +137,66 @@ class RunStarterTest {
         assertEquals("plan-1", leased.held().planId());
         assertEquals(1, executions.size());
         assertEquals(1, db.items("runs").size());
+    }
+
+    /** Issue 24 finding 1: a second service of the same team on the same address is the same target. */
+    @Test
+    void aServiceRegisteredTwiceUnderTwoNamesIsOneTarget() throws Exception {
+        RunStart.Started first = assertInstanceOf(RunStart.Started.class, starter.start("alice", demo("plan-1"), 1, ""));
+        db.repositories.putService(new RegisteredService("t1", "t1svc-alias", "HTTP://127.0.0.1:18082/v2", "/health", null,
+                List.of()));
+
+        RunStart.TargetLeased leased = assertInstanceOf(RunStart.TargetLeased.class,
+                starter.start("bob", aliasPlan("t1", "plan-2"), 1, ""));
+
+        assertEquals("target:127.0.0.1:18082", leased.held().service());
+        assertEquals(first.runId(), leased.held().runId());
+        assertTrue(leased.message("t1").startsWith("target 127.0.0.1:18082 is in use by run " + first.runId()
+                + " (plan plan-1) until it ends"), leased.message("t1"));
+        assertEquals(1, executions.size());
+        assertEquals(4, db.items("leases").size(), "the refused start left no lease: the 4 are the first run's");
+    }
+
+    /** Issue 24 finding 1: another team's run on the same address refuses the start, and names nothing of it. */
+    @Test
+    void anotherTeamsRunOnTheSameAddressRefusesTheStartWithoutNamingIt() throws Exception {
+        RunStart.Started first = assertInstanceOf(RunStart.Started.class, starter.start("alice", demo("plan-1"), 1, ""));
+        db.repositories.putService(new RegisteredService("t2", "t1svc-alias", "http://127.0.0.1:18082", "/health", null,
+                List.of()));
+
+        RunStart.TargetLeased leased = assertInstanceOf(RunStart.TargetLeased.class,
+                starter.start("mallory", aliasPlan("t2", "plan-x"), 1, ""));
+
+        assertEquals("t1", leased.held().teamId());
+        assertEquals("target 127.0.0.1:18082 is in use by another run: one run per target at a time; retry later",
+                leased.message("t2"));
+        assertTrue(!leased.message("t2").contains(first.runId()) && !leased.message("t2").contains("plan-1"));
+        assertEquals(1, executions.size());
+        assertEquals(Set.of("t1#service#inventory", "t1#service#order", "target#127.0.0.1:18081", "target#127.0.0.1:18082"),
+                db.items("leases").keySet(), "the refused start left no lease behind");
+    }
+
+    /** Issue 24 finding 2: a service stored with a port out of range is refused when its plan would run. */
+    @Test
+    void aStoredServiceWhoseBaseUrlCannotBeLoadedRefusesTheRunAtItsReference() throws Exception {
+        db.repositories.putService(new RegisteredService("t1", "inventory", "http://127.0.0.1:99999", "/health", null,
+                List.of()));
+
+        RunStart.PlanRefused refused = assertInstanceOf(RunStart.PlanRefused.class, starter.start("alice", demo("plan-1"), 1, ""));
+
+        assertEquals(List.of(new InputProblem("$.coreModules[1]", "service 'inventory' cannot be loaded: its baseUrl"
+                + " 'http://127.0.0.1:99999' port 99999 is out of range: a port is a number from 1 to 65535; register it"
+                + " again (POST /services)")), refused.problems());
+        assertEquals(Map.of(), db.items("leases"));
+    }
+
+    /** The demo plan of team {@code teamId} whose one scenario loads service {@code t1svc-alias}. */
+    private static Plan aliasPlan(String teamId, String planId) throws Exception {
+        var doc = (ObjectNode) Json.MAPPER.readTree(
+                Files.readString(Path.of("../../examples/shop/plan.json")));
+        doc.withArray("scenarios").forEach(sc -> ((ObjectNode) sc).put("service", "t1svc-alias"));
+        doc.putArray("coreModules").add("t1svc-alias");
+        return PlanDocument.toPlan(doc, teamId, planId, 0);
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.richter.data.flow;
 
+import dev.richter.common.model.TargetAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -130,6 +131,31 @@ public final class FlowValidator {
         return new Checked(flow, order);
     }
 
+    /**
+     * The scheme, host and port of a URL template whose authority has no placeholder, by {@link TargetAddress#of}
+     * (a port from 1 to 65535, a host): a flow's call to {@code http://svc:99999/} fails here, not in the middle of
+     * its run. The path and query are the template's own.
+     */
+    private static void checkAuthority(String at, String url, List<FieldProblem> problems) {
+        int start = url.indexOf("://");
+        if (start < 0) {
+            return;
+        }
+        int end = start + 3;
+        while (end < url.length() && "/?#".indexOf(url.charAt(end)) < 0) {
+            end++;
+        }
+        String origin = url.substring(0, end);
+        if (origin.contains("{{")) {
+            return;
+        }
+        try {
+            TargetAddress.of(origin);
+        } catch (IllegalArgumentException e) {
+            problems.add(new FieldProblem(at, "'" + origin + "' " + e.getMessage()));
+        }
+    }
+
     private static void checkUnit(String at, LogicUnit unit, List<FieldProblem> problems) {
         unit.inputs().forEach((name, type) -> slotType(at + ".inputs." + name, type, problems));
         unit.outputs().forEach((name, type) -> slotType(at + ".outputs." + name, type, problems));
@@ -141,6 +167,7 @@ public final class FlowValidator {
                 problems.add(new FieldProblem(at + ".url", "required: an absolute http(s) URL template"));
             } else {
                 placeholders(at + ".url", unit.url(), unit, problems);
+                checkAuthority(at + ".url", unit.url(), problems);
             }
             unit.headers().forEach((name, value) -> placeholders(at + ".headers." + name, value, unit, problems));
             if (unit.body() != null) {

@@ -258,6 +258,19 @@ class FlowTest {
         assertService(service, bad);
     }
 
+    /** Issue 24 finding 2: a call whose fixed host or port cannot be reached is refused when the flow is stored. */
+    @Test
+    void aUrlWithAPortOutOfRangeIsRefusedAtItsPath() {
+        Flow bad = new Flow(null, null, "bad", Map.of(), List.of(
+                new Flow.Step("d", LogicUnit.http(Map.of("n", "number"), Map.of(), "GET", "http://127.0.0.1:99999/x?q={{n}}",
+                        Map.of(), null, Map.of()), Map.of("n", "gen.uuid"))),
+                Map.of(), 0);
+        var e = assertThrows(FlowValidator.InvalidFlowException.class, () -> FlowValidator.validate(bad));
+        assertEquals(List.of(new FlowValidator.FieldProblem("$.units[0].unit.url",
+                "'http://127.0.0.1:99999' port 99999 is out of range: a port is a number from 1 to 65535")),
+                e.problems().stream().filter(p -> p.path().endsWith(".url")).toList());
+    }
+
     private static void assertService(FlowService service, Flow bad) {
         assertThrows(FlowValidator.InvalidFlowException.class, () -> service.create("t1", bad));
     }
