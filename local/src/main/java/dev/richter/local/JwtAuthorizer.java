@@ -22,7 +22,6 @@ import com.nimbusds.jwt.SignedJWT;
 import dev.richter.common.Json;
 import java.text.ParseException;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
 import java.util.LinkedHashMap;
@@ -40,8 +39,12 @@ import java.util.Set;
  * the set ({@code use} {@code sig} or none, RFC 7517 §4.2; an {@code enc} key under the same kid is passed over) of
  * that algorithm's type; the signature verifies (nimbus-jose-jwt); {@code iss} equals the configured issuer;
  * {@code aud} contains one of the configured audiences ({@code client_id} when {@code aud} is absent); {@code exp} is
- * present and after now; {@code nbf} and {@code iat}, when present, are not after now. Times allow
- * {@link #CLOCK_SKEW} either way.
+ * present and after now; {@code nbf}, when present, is not after now.
+ *
+ * <p>Times are compared exactly, with no clock tolerance, as API Gateway's JWT authorizer does (API Gateway developer
+ * guide, "Controlling access to HTTP APIs with JWT authorizers": {@code exp} "Must be after the current time in UTC",
+ * {@code nbf} "Must be before the current time in UTC", and no other time claim is evaluated): a token is refused from
+ * the second its {@code exp} names. {@code iat} is not checked, as there.
  *
  * <p>On AWS the authorizer accepts RSA algorithms only; locally ES256 is accepted as well, so an identity provider
  * that signs with ES256 works here but needs an RSA key on AWS (docs/DESIGN.md section 7).
@@ -50,9 +53,6 @@ public final class JwtAuthorizer {
     /** Signature algorithms accepted: RSA (what API Gateway accepts) and ES256. */
     public static final Set<JWSAlgorithm> ALGORITHMS = Set.of(JWSAlgorithm.RS256, JWSAlgorithm.RS384, JWSAlgorithm.RS512,
             JWSAlgorithm.ES256);
-    /** Tolerance on {@code exp}, {@code nbf} and {@code iat} for clocks that differ a little. */
-    public static final Duration CLOCK_SKEW = Duration.ofSeconds(30);
-
     /** A refused token; {@link #getMessage()} says why in one line, without the token. */
     public static final class Rejected extends Exception {
         public Rejected(String reason) {
@@ -155,16 +155,12 @@ public final class JwtAuthorizer {
         if (exp == null) {
             throw new Rejected("the token has no exp claim");
         }
-        if (!exp.toInstant().plus(CLOCK_SKEW).isAfter(now)) {
+        if (!exp.toInstant().isAfter(now)) {
             throw new Rejected("the token expired at " + exp.toInstant());
         }
         Date nbf = claims.getNotBeforeTime();
-        if (nbf != null && nbf.toInstant().minus(CLOCK_SKEW).isAfter(now)) {
+        if (nbf != null && nbf.toInstant().isAfter(now)) {
             throw new Rejected("the token is not valid before " + nbf.toInstant());
-        }
-        Date iat = claims.getIssueTime();
-        if (iat != null && iat.toInstant().minus(CLOCK_SKEW).isAfter(now)) {
-            throw new Rejected("the token is issued in the future (" + iat.toInstant() + ")");
         }
         return flatten(claims);
     }

@@ -104,6 +104,31 @@ class JwtAuthorizerTest {
         assertTrue(reason(authorizer, "Bearer " + noExp).contains("no exp"));
     }
 
+    /**
+     * Issue 24 finding 3: no clock tolerance, as API Gateway's JWT authorizer ("exp – Must be after the current time in
+     * UTC"; "nbf – Must be before the current time in UTC"; iat is not evaluated): refused from the second of exp.
+     */
+    @Test
+    void aTokenIsRefusedFromTheSecondItsExpNamesWithNoClockTolerance() throws Exception {
+        LocalIdentityProvider idp = LocalIdentityProvider.loadOrCreate(dir);
+        Instant now = Instant.parse("2026-12-02T10:00:00Z");
+        JwtAuthorizer authorizer = new JwtAuthorizer(idp.publicKeys(), LocalIdentityProvider.ISSUER,
+                List.of(LocalIdentityProvider.AUDIENCE), Clock.fixed(now, ZoneOffset.UTC));
+        String goneASecondAgo = idp.sign(LocalIdentityProvider.claims("t", "s", now.minusSeconds(60), now.minusSeconds(1)).build(),
+                JWSAlgorithm.RS256);
+        assertEquals("the token expired at 2026-12-02T09:59:59Z", reason(authorizer, goneASecondAgo));
+        String goneNow = idp.sign(LocalIdentityProvider.claims("t", "s", now.minusSeconds(60), now).build(), JWSAlgorithm.RS256);
+        assertEquals("the token expired at 2026-12-02T10:00:00Z", reason(authorizer, goneNow));
+        assertDoesNotReject(authorizer, idp.sign(LocalIdentityProvider.claims("t", "s", now.minusSeconds(60), now.plusSeconds(1))
+                .build(), JWSAlgorithm.RS256));
+        String validInASecond = idp.sign(LocalIdentityProvider.claims("t", "s", now.plusSeconds(1), now.plusSeconds(60)).build(),
+                JWSAlgorithm.RS256);
+        assertEquals("the token is not valid before 2026-12-02T10:00:01Z", reason(authorizer, validInASecond));
+        String issuedAheadNoNbf = idp.sign(new JWTClaimsSet.Builder(LocalIdentityProvider.claims("t", "s", now.plusSeconds(60),
+                now.plusSeconds(120)).build()).notBeforeTime(null).build(), JWSAlgorithm.RS256);
+        assertDoesNotReject(authorizer, issuedAheadNoNbf);
+    }
+
     private static String b64(String json) {
         return Base64.getUrlEncoder().withoutPadding().encodeToString(json.getBytes(StandardCharsets.UTF_8));
     }
