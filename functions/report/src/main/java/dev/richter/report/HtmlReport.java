@@ -341,7 +341,7 @@ public final class HtmlReport {
                 + "td,th{border:1px solid #e5e7eb;padding:4px 8px;text-align:right;vertical-align:top}th{background:#f3f4f6;font-weight:600}"
                 + "td.l,th.l{text-align:left}.PASS,.HEALTHY,.PASSED{color:#15803d}.WARN,.SUSPECT{color:#b45309}"
                 + ".FAIL,.DAMAGED,.ABORTED,.ERROR,.PRE_TEST_FAILED,.STATIC_CHECKS_FAILED{color:#b91c1c;font-weight:bold}"
-                + ".fm-graceful-shedding{color:#15803d}.fm-progressive-collapse{color:#b91c1c}.fm-none-observed,.fm-not-measured{color:#4b5563}"
+                + ".fm-graceful-shedding{color:#15803d}.fm-progressive-collapse{color:#b91c1c}.fm-fast-errors,.fm-refused-connections,.fm-slowdown{color:#b45309}.fm-none-observed,.fm-not-measured{color:#4b5563}"
                 + ".badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;font-weight:600;white-space:nowrap}"
                 + ".s-HOLDS{background:#dcfce7;color:#166534}.s-WEAK{background:#fef3c7;color:#92400e}"
                 + ".s-FAILS{background:#fee2e2;color:#991b1b}.s-NOT_OBSERVED{background:#f3f4f6;color:#4b5563}"

@@ -76,7 +76,8 @@ public record Report(String runId, String planId, String teamId, String planName
 
     /**
      * @param kind     {@code not measured} (no formal step sent a request), {@code none observed},
-     *                 {@code graceful shedding} or {@code progressive collapse}
+     *                 {@code progressive collapse}, {@code slowdown}, {@code graceful shedding},
+     *                 {@code refused connections} or {@code fast errors} ({@link ResilienceVerdict#failureMode})
      * @param evidence figures behind the classification
      */
     public record FailureMode(String kind, String evidence) {}

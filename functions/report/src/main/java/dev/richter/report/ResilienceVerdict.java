@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
@@ -219,6 +220,14 @@ public final class ResilienceVerdict {
         List<Verdict> degraded = in.verdictChanges().stream()
                 .filter(v -> v.state() != Verdict.State.HEALTHY && !v.module().equals(ReportBuilder.LOAD_MODULE)).toList();
         if (degraded.isEmpty()) {
+            Optional<Verdict> load = in.verdictChanges().stream()
+                    .filter(v -> v.state() != Verdict.State.HEALTHY && v.module().equals(ReportBuilder.LOAD_MODULE))
+                    .reduce((a, b) -> a.state().compareTo(b.state()) >= 0 ? a : b);
+            if (load.isPresent()) {
+                return new Report.Finding(BULKHEADS, NOT_OBSERVED, "only the load's own figures were " + load.get().state()
+                        + " (module " + ReportBuilder.LOAD_MODULE + ": " + load.get().reason() + "); no service module was"
+                        + " SUSPECT or DAMAGED, so no damage of one could be seen leaking into the others");
+            }
             return new Report.Finding(BULKHEADS, NOT_OBSERVED, "no module was SUSPECT or DAMAGED, so no damage could leak");
         }
         List<StepFigures> all = new ArrayList<>(in.preTest());
@@ -314,10 +323,24 @@ public final class ResilienceVerdict {
     }
 
     /**
-     * The failure mode, from the first formal step that sent requests and missed the criteria, and from the findings
-     * (never from a step that sent nothing).
+     * The failure mode: how the first formal step that sent requests and missed the criteria failed, judged from the
+     * evidence each mode names (never from a step that sent nothing). In this order:
+     * <ol>
+     *   <li>{@code progressive collapse} when a sign of it is there: p99 grew more than
+     *       {@link ReportBuilder#COLLAPSE_P99_GROWTH}× over the step before, most errors are timeouts at the client
+     *       deadline, or the deadlines or retry-amplification finding {@code FAILS} (DESIGN.md §6: growing queues and
+     *       timeouts, retries amplifying load); the evidence names each sign found;</li>
+     *   <li>{@code slowdown} when the step had no errors: it missed the criteria on latency alone, without the growth
+     *       above;</li>
+     *   <li>{@code graceful shedding} when at least half the errors are 429/503 and the shedding finding does not
+     *       {@code FAIL} (they were answered fast);</li>
+     *   <li>{@code refused connections} when at least half the errors are connect errors (nothing listening, or a full
+     *       accept queue);</li>
+     *   <li>{@code fast errors} otherwise: errors answered without slowing down, mostly HTTP statuses other than
+     *       429/503 (a service failing fast, e.g. 500 on an exhausted pool, rather than shedding or queueing).</li>
+     * </ol>
      *
-     * @return {@code not measured}, {@code none observed}, {@code graceful shedding} or {@code progressive collapse}
+     * @return {@code not measured}, {@code none observed}, or one of the modes above
      */
     public static Report.FailureMode failureMode(List<StepFigures> formal, Report.Resilience r) {
         List<StepFigures> ran = formal.stream().filter(ResilienceVerdict::ran).toList();
@@ -334,22 +357,71 @@ public final class ResilienceVerdict {
                 }
                 continue;
             }
-            long shed = shed(f);
-            long errors = f.counters().errors();
-            double p99 = p99(f);
-            double prevP99 = i == 0 ? p99 : p99(ran.get(i - 1));
-            boolean exploded = prevP99 > 0 && p99 > ReportBuilder.COLLAPSE_P99_GROWTH * prevP99;
-            String evidence = String.format(Locale.ROOT,
-                    "%s: %d errors (%d 429/503, %d timeouts, %d connect), p99 %s ms vs %s ms before; shedding %s, deadlines %s,"
-                            + " retry amplification %s", StepLabels.label(f), errors, shed, f.counters().timeouts(),
-                    f.counters().connectErrors(), HtmlReport.ms(f.latencyMs(), "p99"), HtmlReport.fmt(prevP99),
-                    words(r.of(SHEDDING).status()), words(r.of(DEADLINES).status()), words(r.of(RETRIES).status()));
-            boolean graceful = errors > 0 && shed * 2 >= errors && !exploded
-                    && r.of(SHEDDING).status() != FAILS && r.of(DEADLINES).status() != FAILS && r.of(RETRIES).status() != FAILS;
-            return new Report.FailureMode(graceful ? "graceful shedding" : "progressive collapse", evidence);
+            return judge(f, i == 0 ? p99(f) : p99(ran.get(i - 1)), r);
         }
         return new Report.FailureMode("none observed", "every formal step that sent requests met the criteria (" + ran.size()
                 + " of " + formal.size() + " started)");
+    }
+
+    /** The mode of the first step {@code f} that missed the criteria; {@code prevP99} is the step before's p99, ms. */
+    private static Report.FailureMode judge(StepFigures f, double prevP99, Report.Resilience r) {
+        var c = f.counters();
+        long errors = c.errors();
+        long shed = shed(f);
+        long otherHttp = c.httpErrors().values().stream().mapToLong(Long::longValue).sum() - shed;
+        double p99 = p99(f);
+        String evidence = String.format(Locale.ROOT,
+                "%s: %d errors (%d 429/503, %d timeouts, %d connect, %d other HTTP%s), p99 %s ms vs %s ms before",
+                StepLabels.label(f), errors, shed, c.timeouts(), c.connectErrors(), otherHttp,
+                otherHttp == 0 ? "" : " " + otherStatuses(c.httpErrors()), HtmlReport.ms(f.latencyMs(), "p99"),
+                HtmlReport.fmt(prevP99));
+        String findings = String.format(Locale.ROOT, "shedding %s, deadlines %s, retry amplification %s",
+                words(r.of(SHEDDING).status()), words(r.of(DEADLINES).status()), words(r.of(RETRIES).status()));
+        List<String> signs = new ArrayList<>();
+        if (prevP99 > 0 && p99 > ReportBuilder.COLLAPSE_P99_GROWTH * prevP99) {
+            signs.add(String.format(Locale.ROOT, "p99 grew %.1f\u00d7 over the step before", p99 / prevP99));
+        }
+        if (c.timeouts() > 0 && c.timeouts() * 2 >= errors) {
+            signs.add("most errors are timeouts at the client deadline");
+        }
+        if (r.of(DEADLINES).status() == FAILS) {
+            signs.add("slow responses grow without bound (deadlines fails)");
+        }
+        if (r.of(RETRIES).status() == FAILS) {
+            signs.add("retries multiply the load (retry amplification fails)");
+        }
+        boolean mostlyShed = shed > 0 && shed * 2 >= errors;
+        if (mostlyShed && r.of(SHEDDING).status() == FAILS) {
+            signs.add("429/503 answered slowly: queued work, not shedding at the door (shedding fails)");
+        }
+        String mode;
+        String why;
+        if (!signs.isEmpty()) {
+            mode = "progressive collapse";
+            why = String.join("; ", signs);
+        } else if (errors == 0) {
+            mode = "slowdown";
+            why = "no errors: the step missed the criteria on latency alone, without the growth of a collapse";
+        } else if (mostlyShed) {
+            mode = "graceful shedding";
+            why = "most errors are 429/503, latency bounded";
+        } else if (c.connectErrors() * 2 >= errors) {
+            mode = "refused connections";
+            why = "most errors are connect errors: the service stopped accepting connections, without slowing down first";
+        } else {
+            mode = "fast errors";
+            why = "errors answered without slowing down and with no timeouts: the service fails fast, but does not shed"
+                    + " with 429/503";
+        }
+        return new Report.FailureMode(mode, evidence + "; " + why + "; " + findings);
+    }
+
+    /** {@code {500=120}}: the HTTP error statuses other than 429 and 503, by count. */
+    private static String otherStatuses(Map<String, Long> httpErrors) {
+        Map<String, Long> other = new TreeMap<>(httpErrors);
+        other.remove("429");
+        other.remove("503");
+        return other.toString();
     }
 
     /** {@code holds}, {@code weak}, {@code fails}, {@code not observed}. */

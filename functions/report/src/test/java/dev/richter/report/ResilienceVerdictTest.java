@@ -103,6 +103,53 @@ class ResilienceVerdictTest {
         assertEquals("progressive collapse", r.failureMode().kind());
     }
 
+    /**
+     * Issue 24 finding 6: fast 500s (p99 about 13 ms, no timeouts, deadlines HOLDS) are errors answered fast, not a
+     * collapse; the mode names the evidence it read.
+     */
+    @Test
+    void fast500sAreFastErrorsNotProgressiveCollapse() {
+        List<WorkerResult> rs = healthyUpTo(2);
+        rs.add(step("formal", 2, 80, 800, 500, Map.of("500", 300L), 0, 15));
+        Report r = report(rs, List.of(), null, List.of());
+        assertEquals("fast errors", r.failureMode().kind(), r.failureMode().evidence());
+        assertTrue(r.failureMode().evidence().startsWith("step 3 \u00b7 80 QPS: 300 errors (0 429/503, 0 timeouts, 0 connect,"
+                + " 300 other HTTP {500=300}), p99 "), r.failureMode().evidence());
+        assertTrue(r.failureMode().evidence().endsWith("the service fails fast, but does not shed with 429/503; shedding fails,"
+                + " deadlines holds, retry amplification not observed"), r.failureMode().evidence());
+    }
+
+    /** Connect errors without slowing down are refused connections; latency alone missed is a slowdown. */
+    @Test
+    void refusedConnectionsAndASlowdownAreNamedForTheirEvidence() {
+        List<WorkerResult> refused = healthyUpTo(2);
+        refused.add(Fixtures.worker("formal", 2, 0, 1, 80, 800, 500, Map.of(), 0, 300, 15, false));
+        Report r = report(refused, List.of(), null, List.of());
+        assertEquals("refused connections", r.failureMode().kind(), r.failureMode().evidence());
+
+        // every request answered, p99 rising 1.8 -> 2.5 -> 3.2 s: over the 3 s criterion by latency alone, no 2x jump
+        List<WorkerResult> slow = new ArrayList<>(List.of(step("pre-test", 0, 2, 20, 20, Map.of(), 0, 5),
+                step("formal", 0, 20, 200, 200, Map.of(), 0, 1500), step("formal", 1, 40, 400, 400, Map.of(), 0, 2080),
+                step("formal", 2, 80, 800, 800, Map.of(), 0, 2670)));
+        Report s = report(slow, List.of(), null, List.of());
+        assertEquals(List.of(true, true, false), s.formal().stream().map(ReportBuilder::healthy).toList(),
+                s.formal().toString());
+        assertEquals("slowdown", s.failureMode().kind(), s.failureMode().evidence());
+    }
+
+    /** Only the load's own figures were DAMAGED: the bulkhead line says so instead of "no module was DAMAGED". */
+    @Test
+    void aDamagedLoadModuleIsNamedByTheBulkheadLine() {
+        List<WorkerResult> rs = healthyUpTo(2);
+        rs.add(step("formal", 2, 80, 800, 500, Map.of("500", 300L), 0, 15));
+        long at = Fixtures.startOf("formal", 2) + 3_000;
+        Report r = report(rs, List.of(), null, List.of(new Verdict("load", Verdict.State.DAMAGED, "error rate 37.5 %", at)));
+        Report.Finding f = r.resilience().of(ResilienceVerdict.BULKHEADS);
+        assertEquals(NOT_OBSERVED, f.status());
+        assertEquals("only the load's own figures were DAMAGED (module load: error rate 37.5 %); no service module was"
+                + " SUSPECT or DAMAGED, so no damage of one could be seen leaking into the others", f.line());
+    }
+
     @Test
     void sheddingWithoutTheLoadDriversRecordsIsNotVerified() {
         Report r = report(sheddingRun(), List.of(), null, List.of());
