@@ -208,8 +208,8 @@ public final class Demo {
         out.add("outcome:      " + report.path("outcome").asText() + " — " + report.path("outcomeReason").asText());
         JsonNode capacity = report.path("capacity");
         out.add("capacity:     " + (capacity.path("measured").asBoolean(false)
-                ? String.format(Locale.ROOT, "%.1f QPS (%s)", capacity.path("maxSustainableQps").asDouble(),
-                        capacity.path("limitedBy").asText())
+                ? String.format(Locale.ROOT, "%s%.1f QPS (%s)", capacity.path("reached").asBoolean(true) ? "" : "\u2265 ",
+                        capacity.path("maxSustainableQps").asDouble(), capacity.path("limitedBy").asText())
                 : "not measured (" + capacity.path("limitedBy").asText() + ")"));
         JsonNode mode = report.path("failureMode");
         out.add("failure mode: " + mode.path("kind").asText() + (mode.path("evidence").asText().isEmpty() ? ""

@@ -104,10 +104,10 @@ public final class HtmlReport {
         if (!c.measured()) {
             return "not measured";
         }
-        if (c.maxSustainableQps() == 0 && !r.formal().isEmpty() && !c.limitedBy().contains("at least")) {
+        if (c.maxSustainableQps() == 0 && !r.formal().isEmpty() && c.reached()) {
             return "< " + StepLabels.qps(r.formal().get(0).targetQps()) + " QPS";
         }
-        return (c.limitedBy().contains("at least") ? "\u2265 " : "") + StepLabels.qps(c.maxSustainableQps()) + " QPS";
+        return (c.reached() ? "" : "\u2265 ") + StepLabels.qps(c.maxSustainableQps()) + " QPS";
     }
 
     private static void problems(StringBuilder h, Report r) {

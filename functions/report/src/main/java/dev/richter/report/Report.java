@@ -66,13 +66,19 @@ public record Report(String runId, String planId, String teamId, String planName
     }
 
     /**
-     * @param maxSustainableQps highest formal step rate that met the criteria; 0 when none did or nothing was measured
+     * @param maxSustainableQps highest formal step rate that met the criteria; 0 when none did or nothing was measured.
+     *                          With {@code reached} false it is a lower bound: the capacity is at least this
+     * @param reached           true when a formal step that sent requests missed the criteria, so the capacity is
+     *                          {@code maxSustainableQps} (below the next step's rate); false when it was not reached
+     *                          (every step sustained, or the run stopped before a step could miss): the capacity is
+     *                          at least {@code maxSustainableQps} (the page says "≥ 80 QPS")
      * @param limitedBy         the first step that did not, and why; or why capacity is unknown
      * @param criteria          the criteria applied
      * @param measured          false when no formal step sent a request: there is no capacity figure at all (the
      *                          page says "not measured", never "0 QPS")
      */
-    public record Capacity(double maxSustainableQps, String limitedBy, String criteria, boolean measured) {}
+    public record Capacity(double maxSustainableQps, boolean reached, String limitedBy, String criteria,
+                           boolean measured) {}
 
     /**
      * @param kind     {@code not measured} (no formal step sent a request), {@code none observed},

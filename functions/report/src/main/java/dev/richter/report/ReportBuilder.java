@@ -268,7 +268,7 @@ public final class ReportBuilder {
         String criteria = String.format(Locale.ROOT, "success rate >= %.1f %%, p99 <= %.0f ms, not aborted, every worker reported",
                 SUSTAINED_SUCCESS_PCT, SUSTAINED_P99_MS);
         if (formal.stream().noneMatch(ResilienceVerdict::ran)) {
-            return new Report.Capacity(0, "not measured: " + (formal.isEmpty() ? whyNoFormal
+            return new Report.Capacity(0, false, "not measured: " + (formal.isEmpty() ? whyNoFormal
                     : "no formal step sent a request (" + formal.size() + " started; the run was "
                     + (formal.stream().anyMatch(StepFigures::aborted) ? "aborted before its first request" : "cut short before its first request")
                     + ")"), criteria, false);
@@ -277,28 +277,28 @@ public final class ReportBuilder {
         for (StepFigures f : formal) {
             String step = StepLabels.name(f);
             if (!ResilienceVerdict.ran(f)) {
-                return new Report.Capacity(max, String.format(Locale.ROOT, "%s at %s QPS sent no request%s: capacity is at least %s QPS",
+                return new Report.Capacity(max, false, String.format(Locale.ROOT, "%s at %s QPS sent no request%s: capacity is at least %s QPS",
                         step, StepLabels.qps(f.targetQps()), f.missingWorkers().isEmpty() ? "" : " (" + f.missingWorkers().size()
                                 + " of " + f.workersExpected() + " workers stored no result)", StepLabels.qps(max)), criteria, true);
             }
             if (f.aborted() && healthy(f)) {
-                return new Report.Capacity(max, String.format(Locale.ROOT, "the run was aborted during %s at %s QPS, which was healthy"
+                return new Report.Capacity(max, false, String.format(Locale.ROOT, "the run was aborted during %s at %s QPS, which was healthy"
                         + " until then: capacity is at least %s QPS", step, StepLabels.qps(f.targetQps()), StepLabels.qps(max)), criteria, true);
             }
             if (!healthy(f)) {
-                return new Report.Capacity(max, String.format(Locale.ROOT, "%s at %s QPS: success %.2f %%, p99 %s ms%s%s", step,
+                return new Report.Capacity(max, true, String.format(Locale.ROOT, "%s at %s QPS: success %.2f %%, p99 %s ms%s%s", step,
                         StepLabels.qps(f.targetQps()), f.successRatePct(), HtmlReport.ms(f.latencyMs(), "p99"),
                         f.aborted() ? ", aborted" : "", max == 0 ? ": capacity is below the first step's rate" : ""), criteria, true);
             }
             if (!f.missingWorkers().isEmpty()) {
-                return new Report.Capacity(max, String.format(Locale.ROOT, "%s at %s QPS: %d of %d workers stored no result, so its"
+                return new Report.Capacity(max, false, String.format(Locale.ROOT, "%s at %s QPS: %d of %d workers stored no result, so its"
                         + " figures are incomplete: capacity is at least %s QPS", step, StepLabels.qps(f.targetQps()),
                         f.missingWorkers().size(), f.workersExpected(), StepLabels.qps(max)), criteria, true);
             }
             max = f.targetQps();
         }
         long damaged = verdicts.stream().filter(v -> v.state() == Verdict.State.DAMAGED).count();
-        return new Report.Capacity(max, "not reached: every formal step was sustained, so capacity is at least "
+        return new Report.Capacity(max, false, "not reached: every formal step was sustained, so capacity is at least "
                 + StepLabels.qps(max) + " QPS (the plan's highest step)"
                 + (damaged > 0 ? " (" + damaged + " DAMAGED verdicts recorded)" : ""), criteria, true);
     }

@@ -121,6 +121,7 @@ public final class RunReporter {
         detail.put("teamId", plan.teamId());
         detail.put("outcome", report.outcome());
         detail.put("maxSustainableQps", report.capacity().maxSustainableQps());
+        detail.put("capacityReached", report.capacity().reached());
         detail.put("capacityMeasured", report.capacity().measured());
         int eventsFailed = 0;
         if (report.outcome().equals("ABORTED")) {

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.richter.common.Json;
 import dev.richter.common.model.CheckResult;
 import dev.richter.common.model.Run;
 import dev.richter.common.model.Counters;
@@ -31,6 +32,7 @@ class ReportBuilderTest {
         assertEquals("PASSED", r.outcome());
         assertEquals(40.0, r.capacity().maxSustainableQps());
         assertTrue(r.capacity().measured());
+        assertTrue(r.capacity().reached(), "step 3 missed the criteria: 40 QPS is the capacity, not a lower bound");
         assertTrue(r.capacity().limitedBy().startsWith("step 3 at 80 QPS: success 87.50 %"), r.capacity().limitedBy());
         assertEquals("graceful shedding", r.failureMode().kind(), r.failureMode().evidence());
         assertTrue(r.failureMode().evidence().startsWith("step 3 \u00b7 80 QPS: 100 errors (100 429/503, 0 timeouts"),
@@ -51,6 +53,9 @@ class ReportBuilderTest {
         Report r = ReportBuilder.build(RUN, PLAN, healthyUpTo(3), List.of(), CLEAN_DYNAMIC, List.of(), null, 1);
         assertEquals(80.0, r.capacity().maxSustainableQps());
         assertTrue(r.capacity().limitedBy().startsWith("not reached"));
+        // issue 24 finding 19: the JSON says the figure is a lower bound, not only the sentence
+        assertFalse(r.capacity().reached());
+        assertFalse(Json.MAPPER.valueToTree(r).path("capacity").path("reached").asBoolean(true));
         assertEquals("\u2265 80 QPS", HtmlReport.capacityFigure(r));
         assertEquals("none observed", r.failureMode().kind());
         assertEquals(1.0, r.confidence().score(), r.confidence().reasons().toString());

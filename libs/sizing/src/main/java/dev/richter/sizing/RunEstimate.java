@@ -100,6 +100,9 @@ import java.util.Set;
  *                              in-flight grace, when its last response is accounted; the margin after it (the final
  *                              flush and result write) keeps it under the load driver's timeout. Billing
  *                              ({@code loadDriverGbSeconds}) counts the margin too, as an upper bound
+ * @param expectedDurationS     how long the run is expected to take from its start to its leases' release, seconds,
+ *                              when nothing aborts it: {@link #expectedDurationMs} (the step durations plus each
+ *                              step's start, worker lead and drain, plus preparation, checks and report)
  * @param stateTransitions      Step Functions state transitions over all executions (the states entered)
  * @param dynamoDb              DynamoDB items and request units
  * @param costUsd               dollars by item and in total
@@ -110,7 +113,8 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
                           Executions executions, long maxHistoryEvents, String maxHistoryExecution,
                           HistoryEvents historyEvents, int peakConcurrentWorkers,
                           int peakConcurrentLambdas, int maxMapConcurrency, Map<String, Long> lambdaInvocations,
-                          StatePayloads statePayloads, double longestInvocationS, long stateTransitions,
+                          StatePayloads statePayloads, double longestInvocationS, double expectedDurationS,
+                          long stateTransitions,
                           DynamoDbUse dynamoDb, Cost costUsd, List<String> assumptions, List<Violation> violations) {
 
     /** DynamoDB's largest item, bytes: 400 KB including attribute names and values (ServiceQuotas.html). */
@@ -478,8 +482,8 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
                 new Executions(1 + legExecutions + workerExecutions, 1, legExecutions, workerExecutions), maxHistory,
                 maxHistoryExecution, history,
                 (int) Math.min(Integer.MAX_VALUE, peakWorkers), (int) Math.min(Integer.MAX_VALUE, peakLambdas),
-                (int) Math.min(Integer.MAX_VALUE, maxMap), invocations, payloads, longestS, transitions, dynamo, cost,
-                assumptions(lookBackS), violations);
+                (int) Math.min(Integer.MAX_VALUE, maxMap), invocations, payloads, longestS,
+                expectedDurationMs(plan, quotas) / 1000.0, transitions, dynamo, cost, assumptions(lookBackS), violations);
     }
 
     /**
@@ -736,9 +740,28 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
     private static RunEstimate empty(Plan plan, Quotas quotas, Prices prices, long planItemBytes, List<Violation> violations) {
         return new RunEstimate(plan.planId(), quotas, prices, List.of(), new Executions(0, 0, 0, 0),
                 0, "", new HistoryEvents(0, 0, 0, quotas.historyEventsPerExecution()), 0, 0, 0, Map.of(),
-                new StatePayloads(0, "", 0, 0, 0, planItemBytes, quotas.statePayloadBytes()), 0, 0,
+                new StatePayloads(0, "", 0, 0, 0, planItemBytes, quotas.statePayloadBytes()), 0, 0, 0,
                 new DynamoDbUse(0, 0, 0, 0, 0, 0), new Cost(0, 0, 0, 0, 0, 0, 0, 0, 0),
                 List.of("no step can be laid out: see the violations"), violations);
+    }
+
+    /**
+     * The expected wall-clock duration of a run of {@code plan} that nothing aborts, milliseconds: per step (pre-test
+     * and formal) its start ({@link #RUN_PREPARATION_INVOCATION_MS}), the worker lead ({@link Quotas#workerLeadMs()}),
+     * its planned duration and the drain of its last requests ({@link StepLayout#drainMs}); once, the preparation and
+     * the release (a run-preparation call each), the static and dynamic checks ({@link #CHECKS_INVOCATION_MS} each)
+     * and the report ({@link #REPORT_INVOCATION_MS}). Data sets are built before a run, so their time is not in it.
+     * The steps run one after another (DESIGN.md §4), so the figure adds; the invocation times are the estimate's
+     * assumptions.
+     */
+    public static long expectedDurationMs(Plan plan, Quotas quotas) {
+        long perStep = RUN_PREPARATION_INVOCATION_MS + quotas.workerLeadMs() + StepLayout.drainMs(plan.requestTimeoutMs(), quotas);
+        long ms = 2 * RUN_PREPARATION_INVOCATION_MS + 2 * CHECKS_INVOCATION_MS + REPORT_INVOCATION_MS;
+        ms += plan.preTest().durationS() * 1000L + perStep;
+        for (Plan.StepSpec step : plan.formal()) {
+            ms += step.durationS() * 1000L + perStep;
+        }
+        return ms;
     }
 
     private static List<String> assumptions(int lookBackS) {
@@ -756,7 +779,9 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
                 "reads: " + ABORT_POLLS_PER_S + " abort-flag polls per worker-second, " + lookBackS
                         + " s of windows (eventually consistent) plus module states per decider round, and the step, "
                         + "plan and registry per worker invocation",
-                "list prices of one Region, no free tier; run-item updates, checks, report and audit writes are not counted");
+                "list prices of one Region, no free tier; run-item updates, checks, report and audit writes are not counted",
+                "the expected duration adds the steps one after another, each with its start, worker lead and drain, and"
+                        + " the preparation, checks, report and release at the invocation times above");
     }
 
     private static long ceilDiv(long a, long b) {

@@ -65,6 +65,9 @@ class RunEstimateTest {
         assertEquals(4, e.peakConcurrentLambdas());
         assertEquals(3, e.maxMapConcurrency(), "formal step 1 runs 3 legs at once");
         assertEquals(13.0, e.longestInvocationS(), "15 s of Lambda time less the 2 s margin kept for the last flush");
+        // expected duration (issue 24 finding 19): 30 s of steps; per step 1 s start + 3 s lead + 5 s drain (2 s timeout,
+        // 1 s grace, 2 s margin) = 9 s, x 3; once: prepare and release 1 s each, two checks 5 s each, report 10 s = 22 s
+        assertEquals(30 + 27 + 22, e.expectedDurationS());
         // invocations: run-preparation 1 + 3 steps; probe and decider 15 + 21 + 9 = 45 rounds
         assertEquals(Map.of("run-preparation", 4L, "checks", 2L, "load-driver", 7L, "probe", 45L,
                 "fault-decider", 45L, "report", 1L, "release-leases", 1L), e.lambdaInvocations());
