@@ -14,8 +14,8 @@ import java.util.function.Consumer;
  * <p>Each figure has one source: a finished step's line ({@code done pre-test}, {@code done step 1}...) prints the
  * step's merged worker results ({@code steps[]}, the {@code StepFigures} the report uses), once, when every worker
  * of the step has reported or the run has moved past it; the live part of the
- * status line ({@code current}, the load driver's per-second windows) is printed only while its step has no merged
- * results yet, so a live figure never follows, or contradicts, a step's done line. Steps are named as the report names
+ * status line ({@code current.live}: the fault decider's last read of the load driver's per-second windows, its
+ * last seconds' rate, error rate and p99) is printed only while its step has no merged results yet, so a live figure never follows, or contradicts, a step's done line. Steps are named as the report names
  * them ({@link StepLabels}: the pre-test by name, formal steps from 1); the API's {@code stepIndex} stays 0-based.
  */
 public final class RunWatcher {
@@ -85,10 +85,16 @@ public final class RunWatcher {
         if (!cur.isMissingNode() && !run.path("status").asText().equals("COMPLETED")) {
             String name = StepLabels.name(cur.path("stage").asText(), cur.path("stepIndex").asInt());
             if (!done.contains(name)) {
-                long seconds = cur.path("seconds").asLong();
-                b.append(String.format(Locale.ROOT, "  %s running: %d requests in %d s (%.1f QPS so far)  errors %d", name,
-                        cur.path("completed").asLong(), seconds, seconds == 0 ? 0.0 : cur.path("completed").asDouble() / seconds,
-                        cur.path("errors").asLong()));
+                JsonNode live = cur.path("live");
+                String target = cur.path("targetQps").isNumber()
+                        ? String.format(Locale.ROOT, " (target %.1f QPS)", cur.path("targetQps").asDouble()) : "";
+                if (live.isMissingNode() || live.path("seconds").asInt() == 0) {
+                    b.append("  ").append(name).append(" running").append(target).append(": no load figures yet");
+                } else {
+                    b.append(String.format(Locale.ROOT, "  %s running%s: %.1f QPS over the last %d s, errors %.1f %%, p99 %.1f ms",
+                            name, target, live.path("qps").asDouble(), live.path("seconds").asInt(),
+                            live.path("errorRatePct").asDouble(), live.path("p99Ms").asDouble()));
+                }
             }
         }
         JsonNode verdicts = body.path("verdicts");

@@ -21,7 +21,33 @@ class LoadTestRunIT extends LocalAwsStackTestSupport {
             ApiClient api = api("team-pass");
             register(api, "orders-svc", target.baseUrl());
             String runId = startRun(api, plan("orders-svc", 2, 3, List.of(new double[] {5, 4}, new double[] {10, 4})));
+            // issue 24 finding 16: GET /runs/{runId} shows the running step and its live load while it runs
+            List<JsonNode> live = new java.util.concurrent.CopyOnWriteArrayList<>();
+            Thread poller = Thread.ofVirtual().start(() -> {
+                try {
+                    while (!Thread.currentThread().isInterrupted()) {
+                        JsonNode cur = api.get("/runs/" + runId).json().path("current");
+                        if (cur.has("live")) {
+                            live.add(cur);
+                        }
+                        Thread.sleep(300);
+                    }
+                } catch (InterruptedException | java.io.IOException stop) {
+                    // the run has been reported
+                }
+            });
             JsonNode report = awaitReport(api, runId, 180_000);
+            poller.interrupt();
+            poller.join();
+            JsonNode formalLive = live.stream().filter(c -> c.path("stage").asText().equals("formal")
+                    && c.path("live").path("completed").asLong() > 0).findFirst().orElseThrow(() -> new AssertionError(
+                    "no GET /runs/{runId} during a formal step showed its live load: " + live));
+            double targetQps = formalLive.path("targetQps").asDouble();
+            assertTrue(targetQps == 5 || targetQps == 10, formalLive.toString());
+            assertTrue(formalLive.path("endsAtMs").asLong() > 0, formalLive.toString());
+            assertTrue(formalLive.path("live").path("qps").asDouble() <= targetQps * 1.5, formalLive.toString());
+            assertEquals(0.0, formalLive.path("live").path("errorRatePct").asDouble(), formalLive.toString());
+            assertTrue(formalLive.path("live").path("p99Ms").asDouble() > 0, formalLive.toString());
 
             assertEquals("PASSED", report.path("outcome").asText(), report.toPrettyString());
             JsonNode pre = report.path("preTest").get(0);

@@ -31,9 +31,13 @@ class RunWatcherTest {
     @Test
     void theLiveFigureOfAStepIsNotPrintedOnceTheStepIsDone() throws Exception {
         JsonNode body = json("{'run':{'status':'RUNNING'},'executionStatus':'RUNNING',"
-                + "'current':{'stage':'formal','stepIndex':0,'completed':376,'seconds':20,'errors':0}}");
+                + "'current':{'stage':'formal','stepIndex':0,'targetQps':20,'endsAtMs':1,"
+                + "'live':{'atMs':1,'seconds':5,'completed':99,'errors':1,'qps':19.8,'errorRatePct':1.0101,'p99Ms':12.25}}}");
         String running = RunWatcher.statusLine(body, Set.of("pre-test"));
-        assertTrue(running.contains("step 1 running: 376 requests in 20 s (18.8 QPS so far)"), running);
+        assertTrue(running.contains("step 1 running (target 20.0 QPS): 19.8 QPS over the last 5 s, errors 1.0 %, p99 12.3 ms"),
+                running);
+        JsonNode early = json("{'run':{'status':'RUNNING'},'current':{'stage':'formal','stepIndex':1,'targetQps':40,'endsAtMs':1}}");
+        assertTrue(RunWatcher.statusLine(early, Set.of()).contains("step 2 running (target 40.0 QPS): no load figures yet"));
         String after = RunWatcher.statusLine(body, Set.of("pre-test", "step 1"));
         assertFalse(after.contains("QPS"), "no live figure after the step's done line: " + after);
     }

@@ -1,5 +1,7 @@
 package dev.richter.decider;
 
+import dev.richter.common.model.LiveLoad;
+
 /** The run's abort flag and the monitor's heartbeat (runs table, {@code dev.richter.common.RunFlags} in production). */
 public interface AbortFlag {
     /** True when the run's abort flag is set. */
@@ -13,5 +15,13 @@ public interface AbortFlag {
      * longer watched ({@code dev.richter.common.MonitorHeartbeat}). Does nothing by default (tests that do not watch it).
      */
     default void beat(String runId, long atMs) {
+    }
+
+    /**
+     * As {@link #beat(String, long)}, with the step's live load as this decision read it ({@link LiveLoad}), for
+     * {@code GET /runs/{runId}}. By default only the heartbeat.
+     */
+    default void beat(String runId, long atMs, LiveLoad live) {
+        beat(runId, atMs);
     }
 }

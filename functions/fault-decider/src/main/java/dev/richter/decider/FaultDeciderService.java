@@ -1,6 +1,7 @@
 package dev.richter.decider;
 
 import dev.richter.common.metrics.RichterMetrics;
+import dev.richter.common.model.LiveLoad;
 import dev.richter.common.model.Verdict;
 import dev.richter.sizing.Quotas;
 import java.util.EnumMap;
@@ -17,8 +18,9 @@ import org.apache.logging.log4j.Logger;
  * (the run's own abort policy, when the request carries one, replaces the team's),
  * load module states, read the passive windows, run {@link FaultDecider}, store states and verdicts,
  * set the abort flag when the policy says so, emit {@code Verdict Changed} for every change, record the monitor's
- * heartbeat ({@link AbortFlag#beat}, read by the workers: {@code dev.richter.common.MonitorHeartbeat}), and answer
- * whether the monitor loop continues.
+ * heartbeat with the step's live load ({@link AbortFlag#beat}: the heartbeat is read by the workers,
+ * {@code dev.richter.common.MonitorHeartbeat}; the live load, the last {@value LiveLoad#SECONDS} complete seconds of the
+ * windows this round read, by {@code GET /runs/{runId}}), and answer whether the monitor loop continues.
  *
  * <p>Order of effects: state and verdicts are stored first, then the abort flag is set, then events are emitted: the
  * abort never waits on, or depends on, the event bus. An event the bus refuses is logged and counted
@@ -107,7 +109,9 @@ public final class FaultDeciderService {
                 }
             }
         }
-        abortFlag.beat(req.runId(), clockMs.getAsLong());
+        PassiveEvidence.Summary recent = passive.lastSeconds(now, LiveLoad.SECONDS);
+        abortFlag.beat(req.runId(), clockMs.getAsLong(), new LiveLoad(req.stage(), req.stepIndex(), now, recent.seconds(),
+                recent.requests(), recent.errors(), recent.p99Ms()));
         RichterMetrics.Emission e = metrics.emission()
                 .count("Decisions", 1)
                 .count("AbortsSet", abortSet ? 1 : 0)

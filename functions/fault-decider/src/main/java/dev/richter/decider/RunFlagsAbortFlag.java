@@ -1,5 +1,7 @@
 package dev.richter.decider;
 
+import dev.richter.common.model.LiveLoad;
+
 import dev.richter.common.RunFlags;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 
@@ -33,6 +35,15 @@ public final class RunFlagsAbortFlag implements AbortFlag {
     public void beat(String runId, long atMs) {
         try {
             flags.beat(runId, atMs);
+        } catch (ConditionalCheckFailedException e) {
+            // The run item does not exist: nothing watches it.
+        }
+    }
+
+    @Override
+    public void beat(String runId, long atMs, LiveLoad live) {
+        try {
+            flags.beat(runId, atMs, live);
         } catch (ConditionalCheckFailedException e) {
             // The run item does not exist: nothing watches it.
         }

@@ -1,5 +1,7 @@
 package dev.richter.decider;
 
+import dev.richter.common.model.LiveLoad;
+
 import static dev.richter.decider.Fixtures.*;
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -153,6 +155,31 @@ class FaultDeciderServiceTest {
         var load = r.verdicts().stream().filter(v -> v.module().equals(FaultDecider.PASSIVE_MODULE)).findFirst().orElseThrow();
         assertEquals(Verdict.State.DAMAGED, load.state());
         assertTrue(r.abortRequested(), "error rate 100 % for 10 s");
+    }
+
+    /**
+     * Issue 24 finding 16: each round writes the step's live load with its heartbeat, from the windows it read: the
+     * last 5 complete seconds, merged over workers (two workers of 10 requests a second, 1 error each, 30 and 80 ms).
+     */
+    @Test
+    void everyRoundRecordsTheStepsLiveLoadFromTheWindowsItRead() {
+        long sec = clock.get() / 1000;
+        metrics.windows.addAll(windows(sec - 12, sec - 1, 10, 1, 30));
+        for (LoadWindow w : windows(sec - 12, sec - 1, 10, 1, 80)) {
+            metrics.windows.add(new LoadWindow(w.epochSecond(), 1, w.count(), w.errors(), w.histBase64()));
+        }
+        long decidedAt = clock.get();
+        decide(List.of(), http("order", true), tcp("order", true));
+        LiveLoad live = abort.live.get("run-1");
+        assertEquals("formal", live.stage());
+        assertEquals(0, live.stepIndex());
+        assertEquals(decidedAt, live.atMs());
+        assertEquals(5, live.seconds());
+        assertEquals(100, live.completed(), "2 workers x 10 requests x 5 s");
+        assertEquals(10, live.errors());
+        assertEquals(20.0, live.qps(), 1e-9);
+        assertEquals(10.0, live.errorRatePct(), 1e-9);
+        assertEquals(80.0, live.p99Ms(), 0.1, "the merged histogram's p99: the slower worker's 80 ms");
     }
 
     @Test

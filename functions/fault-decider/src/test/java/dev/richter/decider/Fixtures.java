@@ -1,5 +1,7 @@
 package dev.richter.decider;
 
+import dev.richter.common.model.LiveLoad;
+
 import dev.richter.common.model.HealthReport;
 import dev.richter.common.model.HistogramCodec;
 import java.util.ArrayList;
@@ -78,10 +80,17 @@ final class Fixtures {
     static final class FakeAbort implements AbortFlag {
         final Map<String, String> reasons = new HashMap<>();
         final Map<String, Long> beats = new HashMap<>();
+        final Map<String, LiveLoad> live = new HashMap<>();
 
         @Override
         public void beat(String runId, long atMs) {
             beats.put(runId, atMs);
+        }
+
+        @Override
+        public void beat(String runId, long atMs, LiveLoad load) {
+            beats.put(runId, atMs);
+            live.put(runId, load);
         }
 
         @Override

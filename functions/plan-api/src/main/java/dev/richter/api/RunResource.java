@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -43,6 +44,9 @@ final class RunResource {
     private final RunStarter starter;
     private final RunMetricsRepository metrics;
     private final ReportRepository reports;
+    /** Run statuses after which nothing runs any more. */
+    private static final Set<String> ENDED = Set.of("COMPLETED", "FAILED", "FAILED_TO_START");
+
     private final RunFlags runFlags;
     private final AuditLog audit;
     private final SfnClient sfn;
@@ -130,8 +134,9 @@ final class RunResource {
     }
 
     /**
-     * {@code GET /runs/{runId}}: the run, its plan version, its execution's status, per-step figures so far, the
-     * current step's live window, the latest verdict per module and whether the report is written.
+     * {@code GET /runs/{runId}}: the run, its plan version, its execution's status, per-step figures of the steps
+     * whose workers reported, the running step with its live load ({@link #current}; absent once the run ended), the
+     * latest verdict per module and whether the report is written.
      *
      * @return 200 {@code {run, planVersion, failureReason?, executionStatus?, steps, current?, verdicts, reportReady}}
      * @throws ApiException 404 for an unknown or another team's run
@@ -167,8 +172,8 @@ final class RunResource {
             steps.add(StepFigures.merge(durationS, rs));
         });
         body.put("steps", steps.stream().map(RunResource::stepSummary).toList());
-        if (!run.stage().isBlank() && run.stepIndex() >= 0) {
-            body.put("current", liveWindow(runId, run.stage(), run.stepIndex()));
+        if (!run.stage().isBlank() && run.stepIndex() >= 0 && !ENDED.contains(run.status())) {
+            body.put("current", current(run, runItem));
         }
         Map<String, Verdict> latest = new TreeMap<>();
         reports.verdicts(runId).forEach(v -> latest.put(v.module(), v));
@@ -191,15 +196,33 @@ final class RunResource {
         return m;
     }
 
-    /** Sent and errors so far in the current step, from the load driver's per-second windows. */
-    private Map<String, Object> liveWindow(String runId, String stage, int stepIndex) {
-        RunMetricsRepository.WindowTotals totals = metrics.windowTotals(runId, stage, stepIndex);
+    /**
+     * The running step ({@code current}): which it is, its target rate and planned end (the run item, written when
+     * the step starts), and its live load ({@code live}) as the fault decider last read it, when that was this step.
+     * One item read, whatever the number of workers: the windows themselves are never scanned here.
+     *
+     * @return {@code {stage, stepIndex, targetQps, endsAtMs, live?: {atMs, seconds, completed, errors, qps,
+     *         errorRatePct, p99Ms}}}
+     */
+    private static Map<String, Object> current(Run run, Map<String, AttributeValue> runItem) {
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("stage", stage);
-        m.put("stepIndex", stepIndex);
-        m.put("completed", totals.completed());
-        m.put("errors", totals.errors());
-        m.put("seconds", totals.seconds());
+        m.put("stage", run.stage());
+        m.put("stepIndex", run.stepIndex());
+        AttributeValue qps = runItem.get("stepQps");
+        m.put("targetQps", qps == null || qps.n() == null ? null : Double.parseDouble(qps.n()));
+        m.put("endsAtMs", Documents.number(runItem, "stepEndsAtMs", 0));
+        RunFlags.liveLoad(runItem).filter(l -> l.stage().equals(run.stage()) && l.stepIndex() == run.stepIndex())
+                .ifPresent(l -> {
+                    Map<String, Object> live = new LinkedHashMap<>();
+                    live.put("atMs", l.atMs());
+                    live.put("seconds", l.seconds());
+                    live.put("completed", l.completed());
+                    live.put("errors", l.errors());
+                    live.put("qps", l.qps());
+                    live.put("errorRatePct", l.errorRatePct());
+                    live.put("p99Ms", l.p99Ms());
+                    m.put("live", live);
+                });
         return m;
     }
 
@@ -214,7 +237,7 @@ final class RunResource {
     ApiResponse abort(ApiRequest req) {
         String runId = req.path("runId");
         Run run = repositories.getRun(req.teamId(), runId).orElseThrow(() -> ApiException.notFound("run", runId));
-        if (run.status().equals("COMPLETED") || run.status().equals("FAILED") || run.status().equals("FAILED_TO_START")) {
+        if (ENDED.contains(run.status())) {
             throw new ApiException(409, "RunFinished", "run " + runId + " is " + run.status() + ": nothing to abort");
         }
         String reason = "";

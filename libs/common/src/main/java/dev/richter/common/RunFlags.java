@@ -1,6 +1,8 @@
 package dev.richter.common;
 
+import dev.richter.common.model.LiveLoad;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -63,6 +65,45 @@ public final class RunFlags {
                 .updateExpression("SET monitorBeatAtMs = :at")
                 .expressionAttributeValues(Map.of(":at", AttributeValue.fromN(Long.toString(atMs))))
                 .build());
+    }
+
+    /**
+     * As {@link #beat(String, long)}, with the step's live load as the decision read it, in the same write: the run
+     * item's {@code liveLoad} map ({@code stage, stepIndex, atMs, seconds, completed, errors, p99Ms}), about 150 bytes,
+     * so the item stays one read unit for the workers' polls.
+     *
+     * @throws software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException for an unknown run
+     */
+    public void beat(String runId, long atMs, LiveLoad live) {
+        Map<String, AttributeValue> m = Map.of(
+                "stage", AttributeValue.fromS(live.stage()),
+                "stepIndex", AttributeValue.fromN(Integer.toString(live.stepIndex())),
+                "atMs", AttributeValue.fromN(Long.toString(live.atMs())),
+                "seconds", AttributeValue.fromN(Integer.toString(live.seconds())),
+                "completed", AttributeValue.fromN(Long.toString(live.completed())),
+                "errors", AttributeValue.fromN(Long.toString(live.errors())),
+                "p99Ms", AttributeValue.fromN(Double.toString(live.p99Ms())));
+        dynamoDb.updateItem(UpdateItemRequest.builder()
+                .tableName(runsTable)
+                .key(Map.of("runId", AttributeValue.fromS(runId)))
+                .conditionExpression("attribute_exists(runId)")
+                .updateExpression("SET monitorBeatAtMs = :at, liveLoad = :live")
+                .expressionAttributeValues(Map.of(":at", AttributeValue.fromN(Long.toString(atMs)),
+                        ":live", AttributeValue.fromM(m)))
+                .build());
+    }
+
+    /** The run item's {@code liveLoad} ({@link #beat(String, long, LiveLoad)}); empty before the first decision. */
+    public static Optional<LiveLoad> liveLoad(Map<String, AttributeValue> runItem) {
+        AttributeValue v = runItem == null ? null : runItem.get("liveLoad");
+        if (v == null || !v.hasM()) {
+            return Optional.empty();
+        }
+        Map<String, AttributeValue> m = v.m();
+        return Optional.of(new LiveLoad(m.get("stage").s(), Integer.parseInt(m.get("stepIndex").n()),
+                Long.parseLong(m.get("atMs").n()), Integer.parseInt(m.get("seconds").n()),
+                Long.parseLong(m.get("completed").n()), Long.parseLong(m.get("errors").n()),
+                Double.parseDouble(m.get("p99Ms").n())));
     }
 
     /**

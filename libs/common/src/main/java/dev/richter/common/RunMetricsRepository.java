@@ -2,7 +2,6 @@ package dev.richter.common;
 
 import dev.richter.common.model.CheckResult;
 import dev.richter.common.model.StepPlan;
-import dev.richter.common.model.WindowKey;
 import dev.richter.common.model.WorkerResult;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -62,31 +61,6 @@ public final class RunMetricsRepository {
     public List<CheckResult> checks(String runId, String phase) {
         return query(runId, "check#" + phase).stream()
                 .flatMap(i -> Arrays.stream(Json.read(i.get("results").s(), CheckResult[].class))).toList();
-    }
-
-    /**
-     * The load driver's per-second windows of one step so far, summed.
-     *
-     * @param completed requests completed in the step so far
-     * @param errors    of those, the ones that failed
-     * @param seconds   from the first window to the last, inclusive; 0 before any request completed
-     */
-    public record WindowTotals(long completed, long errors, long seconds) {}
-
-    /** The sums of the windows ({@link WindowKey#stepPrefix}) the run's workers wrote for one step so far. */
-    public WindowTotals windowTotals(String runId, String stage, int stepIndex) {
-        long count = 0;
-        long errors = 0;
-        long minSec = Long.MAX_VALUE;
-        long maxSec = 0;
-        for (var item : query(runId, WindowKey.stepPrefix(stage, stepIndex))) {
-            count += item.containsKey("count") ? Long.parseLong(item.get("count").n()) : 0;
-            errors += item.containsKey("errors") ? Long.parseLong(item.get("errors").n()) : 0;
-            long sec = WindowKey.epochSecond(item.get("sk").s());
-            minSec = Math.min(minSec, sec);
-            maxSec = Math.max(maxSec, sec);
-        }
-        return new WindowTotals(count, errors, maxSec >= minSec && count > 0 ? maxSec - minSec + 1 : 0);
     }
 
     private List<Map<String, AttributeValue>> query(String runId, String prefix) {
