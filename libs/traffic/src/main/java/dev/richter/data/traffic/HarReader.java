@@ -29,6 +29,8 @@ import java.util.zip.GZIPInputStream;
  *   <li>Request body: {@code postData.text} when present (decoded from base64 when the entry says
  *       {@code "encoding": "base64"}; a text that is not base64 is kept as text and noted); otherwise
  *       {@code postData.params} URL-encoded in order ({@code application/x-www-form-urlencoded}).</li>
+ *   <li>A request with a body and no {@code Content-Type} header gets one from {@code postData.mimeType} (HAR 1.2:
+ *       "Mime type of posted data"; Insomnia exports {@code headers: []}), so the replay does not send it untyped.</li>
  *   <li>A body declaring {@code Content-Encoding: gzip} whose bytes start with the gzip magic but do not inflate keeps
  *       its recorded bytes and gets a decode error (see https://github.com/mitmproxy/mitmproxy/issues/7452); for
  *       the response the raw HAR text is kept.</li>
@@ -188,6 +190,10 @@ public final class HarReader {
                         notes.add("request body: postData.params without text for " + contentType + " (body left empty)");
                     }
                 }
+            }
+            if (body.length > 0 && !contentType.isEmpty()
+                    && headers.stream().noneMatch(h -> h.name().equalsIgnoreCase("content-type"))) {
+                headers.add(new Header("Content-Type", contentType));
             }
             if (isGzip(header(req, "content-encoding")) && looksGzip(body) && !inflates(body)) {
                 notes.add("request body: Content-Encoding gzip but not valid gzip (recorded bytes kept)");

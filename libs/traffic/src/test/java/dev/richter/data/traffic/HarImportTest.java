@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import dev.richter.common.Json;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -108,6 +111,51 @@ class HarImportTest {
         assertEquals(List.of(), s.notes());
         // the 302 has no following entry: nothing is skipped
         assertEquals(Map.of(), set.skipped());
+    }
+
+    /**
+     * A recorder that gives the body's type only in {@code postData.mimeType} (HAR 1.2: "Mime type of posted data") and
+     * records no {@code Content-Type} header, as Insomnia's export {@code har/insomnia.har} records {@code headers: []}:
+     * the stored request carries {@code Content-Type} from {@code postData.mimeType}, so its replay is not a form or
+     * text body without a type (issue 24, finding 13: {@code POST /login} with a form body and {@code headers={}}).
+     * Corpus bug 31 (a params-only form) and {@code har/postdata.har} (a text body), each with its
+     * {@code Content-Type} header taken out; as recorded, each keeps its one header.
+     */
+    @Test
+    void aBodyTypedOnlyByPostDataMimeTypeIsSentWithThatContentType() {
+        var login = sample(harWithoutContentType("bugs/31-har-postdata-params-only.har"), "/login");
+        assertEquals(List.of(new Header("Content-Type", "application/x-www-form-urlencoded")), login.headers());
+        assertEquals("user=alice&next=%2Fcart%3Fid%3D7", login.body());
+        assertEquals("application/x-www-form-urlencoded", login.contentType());
+
+        var text = harWithoutContentType("har/postdata.har").endpoints().get(0).samples().get(0);
+        assertEquals("POST", text.method());
+        assertEquals(new Header("Content-Type", "text/plain;charset=UTF-8"), text.headers().get(text.headers().size() - 1));
+        assertEquals(1, contentTypes(text.headers()), text.headers().toString());
+
+        assertEquals(List.of(new Header("Content-Type", "application/x-www-form-urlencoded")),
+                sample(Corpus.har("bugs/31-har-postdata-params-only.har"), "/login").headers());
+        assertEquals(1, contentTypes(Corpus.har("har/postdata.har").endpoints().get(0).samples().get(0).headers()));
+        // a GET with an empty postData (no text, type "") has no body, so no Content-Type is made up
+        assertEquals(0, contentTypes(Corpus.har("har/insomnia.har").endpoints().get(0).samples().get(0).headers()));
+    }
+
+    /** The corpus HAR {@code relative} with every request's {@code Content-Type} header removed, imported. */
+    private static TrafficSet harWithoutContentType(String relative) {
+        JsonNode har = Json.read(new String(Corpus.bytes(relative), StandardCharsets.UTF_8), JsonNode.class);
+        for (JsonNode entry : har.path("log").path("entries")) {
+            var headers = (ArrayNode) entry.path("request").path("headers");
+            for (int i = headers.size() - 1; i >= 0; i--) {
+                if (headers.get(i).path("name").asText().equalsIgnoreCase("content-type")) {
+                    headers.remove(i);
+                }
+            }
+        }
+        return TrafficImporter.importFile(TrafficImporter.Format.HAR, relative, Json.write(har).getBytes(StandardCharsets.UTF_8), null);
+    }
+
+    private static long contentTypes(List<Header> headers) {
+        return headers.stream().filter(h -> h.name().equalsIgnoreCase("content-type")).count();
     }
 
     /**
