@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.richter.common.Json;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -16,8 +17,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * HAR 1.2 import over every corpus HAR and the bug cases. Expected counts were taken by reading each file's
- * {@code log.entries}: one request per entry in all of them (no redirect chain, websocket or data: URL in the
- * corpus; those are in this module's {@code shop-session.har} fixture).
+ * {@code log.entries}: one request per entry in all of them but the entries without a response and the hop of corpus
+ * bug 11's redirect chain (websockets and data: URLs are in this module's {@code shop-session.har} fixture only).
  */
 class HarImportTest {
 
@@ -39,6 +40,8 @@ class HarImportTest {
             "har/postdata.har, 1, 1, 0, 1, 0",
             "har/with-bom.har, 1, 1, 0, 1, 0",
             "bugs/09-har-corrupted-gzip-body.har, 2, 2, 0, 2, 1",
+            // GET / answered 301 to /de-de/ (the hop, skipped), then the CSS
+            "bugs/11-har-redirect-chain.har, 3, 2, 1, 2, 0",
             "bugs/31-har-postdata-params-only.har, 1, 1, 0, 1, 0",
             "bugs/34-har-blocked-status0.har, 3, 1, 2, 1, 0"})
     void everyCorpusHarImports(String file, int entries, int imported, int skipped, int endpoints, int decodeErrors) {
@@ -111,6 +114,48 @@ class HarImportTest {
         assertEquals(List.of(), s.notes());
         // the 302 has no following entry: nothing is skipped
         assertEquals(Map.of(), set.skipped());
+    }
+
+    /**
+     * Corpus bug 11 (grafana/k6#808): a redirect chain is one logical request, its first ({@code GET /}, recorded 301):
+     * the hop {@code /de-de/} is skipped as {@code redirect-hop}, and the CSS whose Referer is the hop is the other half
+     * of the mix, after it. The replay follows the redirect (the load driver's {@code Redirects}).
+     */
+    @Test
+    void bug11ARedirectChainIsItsFirstRequestAndTheCssComesAfter() {
+        TrafficSet set = Corpus.har("bugs/11-har-redirect-chain.har");
+        assertEquals(Map.of("redirect-hop", 1), set.skipped());
+        assertEquals(List.of("www.example.test GET / 1 0.5", "www.example.test GET /de-de/site.css 1 0.5"), set.endpoints().stream()
+                .map(e -> e.host() + " " + e.method() + " " + e.pathTemplate() + " " + e.count() + " " + e.weight()).toList());
+        var first = sample(set, "/");
+        assertEquals(301, first.response().status());
+        assertEquals("11-har-redirect-chain.har:$.log.entries[0]", first.source());
+        assertEquals("11-har-redirect-chain.har:$.log.entries[2]", sample(set, "/de-de/site.css").source());
+    }
+
+    /**
+     * A hop is the entry of the URL its redirect's {@code Location} names, however the Location writes it: a host in
+     * another case, the scheme's default port, a fragment (never sent), dot segments, or a reference relative to the
+     * redirect's URL resolved as RFC 3986 §5.2 says (a query-only {@code ?lang=de} keeps the path). Corpus bug 11 with
+     * its Location so rewritten, and with its first URL moved to {@code /start} for the query-only reference.
+     */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "http://www.example.test/|https://WWW.Example.TEST:443/de-de/#main|https://www.example.test/de-de/",
+            "http://www.example.test/|https://www.example.test/x/../de-de/./|https://www.example.test/de-de/",
+            "https://www.example.test/start?from=ad|?lang=de|https://www.example.test/start?lang=de",
+            "https://www.example.test/a/b|../de-de/|https://www.example.test/de-de/"})
+    void aHopIsTheEntryItsLocationNames(String firstUrl, String location, String hopUrl) {
+        JsonNode har = Json.read(new String(Corpus.bytes("bugs/11-har-redirect-chain.har"), StandardCharsets.UTF_8), JsonNode.class);
+        JsonNode entries = har.path("log").path("entries");
+        ((ObjectNode) entries.get(0).path("request")).put("url", firstUrl);
+        ObjectNode redirect = (ObjectNode) entries.get(0).path("response");
+        redirect.put("redirectURL", location);
+        ((ObjectNode) redirect.path("headers").get(0)).put("value", location);
+        ((ObjectNode) entries.get(1).path("request")).put("url", hopUrl);
+        TrafficSet set = TrafficImporter.importFile(TrafficImporter.Format.HAR, "chain.har", Json.write(har).getBytes(StandardCharsets.UTF_8), null);
+        assertEquals(Map.of("redirect-hop", 1), set.skipped(), location);
+        assertEquals(2, set.counts().imported(), location);
     }
 
     /**
