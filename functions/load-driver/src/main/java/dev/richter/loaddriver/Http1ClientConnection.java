@@ -17,8 +17,9 @@ import java.io.IOException;
 /**
  * One HTTP/1.1 keep-alive connection of a {@link NettyHttpTransport}: one exchange at a time, the request
  * written as a duplicate of its pre-encoded bytes, the response parsed by Netty's decoder (headers not
- * validated: only the status, keep-alive and framing are read) and its body discarded. On the last content the
- * connection goes back to its pool (or closes, for {@code Connection: close}) before the exchange completes.
+ * validated: only the status, keep-alive, framing and a redirect's {@code Location} are read) and its body discarded.
+ * On the last content the connection goes back to its pool (or closes, for {@code Connection: close}) before the
+ * exchange completes or follows its redirect.
  */
 final class Http1ClientConnection extends SimpleChannelInboundHandler<HttpObject> implements NettyHttpTransport.Connection {
     private static final HttpDecoderConfig DECODER = new HttpDecoderConfig().setValidateHeaders(false);

@@ -22,8 +22,8 @@ import java.io.IOException;
 
 /**
  * One HTTP/2 connection of a {@link NettyHttpTransport} (RFC 9113), on Netty's connection handler without
- * child channels: an exchange is one stream (HEADERS from the request's prepared header block, DATA for a body),
- * its status read from the response HEADERS and its body discarded (the flow-control window is returned as it
+ * child channels: an exchange is one stream (HEADERS from the request's prepared header block, DATA for a body; a
+ * redirect's hop is another stream), its status read from the response HEADERS and its body discarded (the flow-control window is returned as it
  * is read). The connection takes exchanges once the server's SETTINGS arrived, up to the server's
  * {@code MAX_CONCURRENT_STREAMS}; after a GOAWAY or when stream ids run out it takes none and the pool opens
  * another. An exchange the server never processed (its stream refused, or above the GOAWAY's last stream id, as
@@ -137,9 +137,13 @@ final class Http2ClientConnection extends Http2ConnectionHandler implements Nett
         attempt.pool.dispatch(ex);
     }
 
-    private NettyHttpTransport.PendingRequest exchange(int streamId) {
-        Http2Stream stream = connection().stream(streamId);
-        return stream == null ? null : stream.getProperty(exchangeKey);
+    /**
+     * The stream's response is complete: the exchange leaves the stream before it goes on, so that the stream's close
+     * does not fail it while a redirect's hop is under way on another stream.
+     */
+    private void answered(Http2Stream stream, NettyHttpTransport.PendingRequest ex, HttpTransport.ResponseHead response) {
+        stream.removeProperty(exchangeKey);
+        ex.succeed(response);
     }
 
     private static int statusOf(Http2Headers headers) {
@@ -166,7 +170,8 @@ final class Http2ClientConnection extends Http2ConnectionHandler implements Nett
         @Override
         public void onHeadersRead(ChannelHandlerContext ctx, int streamId, Http2Headers headers, int padding,
                                   boolean endOfStream) {
-            NettyHttpTransport.PendingRequest ex = exchange(streamId);
+            Http2Stream stream = connection().stream(streamId);
+            NettyHttpTransport.PendingRequest ex = stream == null ? null : stream.getProperty(exchangeKey);
             if (ex == null) {
                 return;
             }
@@ -182,7 +187,7 @@ final class Http2ClientConnection extends Http2ConnectionHandler implements Nett
                 });
             }
             if (endOfStream) {
-                ex.succeed(ex.response);
+                answered(stream, ex, ex.response);
             }
         }
 
@@ -194,11 +199,10 @@ final class Http2ClientConnection extends Http2ConnectionHandler implements Nett
 
         @Override
         public int onDataRead(ChannelHandlerContext ctx, int streamId, ByteBuf data, int padding, boolean endOfStream) {
-            if (endOfStream) {
-                NettyHttpTransport.PendingRequest ex = exchange(streamId);
-                if (ex != null) {
-                    ex.succeed(ex.response != null ? ex.response : HttpTransport.ResponseHead.of(ex.status));
-                }
+            Http2Stream stream = endOfStream ? connection().stream(streamId) : null;
+            NettyHttpTransport.PendingRequest ex = stream == null ? null : stream.getProperty(exchangeKey);
+            if (ex != null) {
+                answered(stream, ex, ex.response != null ? ex.response : HttpTransport.ResponseHead.of(ex.status));
             }
             return data.readableBytes() + padding;
         }

@@ -3,6 +3,7 @@ package dev.richter.loaddriver;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Set;
@@ -16,6 +17,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link HttpTransport} on the JDK {@link HttpClient}: asynchronous, HTTP/1.1 with keep-alive (the JDK
  * pools idle connections per host), completions on a bounded executor of {@code executorThreads}
  * daemon threads.
+ *
+ * <p>Redirects are followed by {@link Redirects} (the client's own following is off: it would leave the target), each
+ * hop a new exchange with the time left of the request's deadline.
  *
  * <p>Headers the JDK client manages itself ({@code connection}, {@code content-length}, {@code expect},
  * {@code host}, {@code upgrade}) and HTTP/2 pseudo-headers ({@code :authority} …) in a replayed request
@@ -58,8 +62,41 @@ public final class JdkHttpTransport implements HttpTransport {
 
     @Override
     public PreparedRequest prepare(OutboundRequest request) {
+        HttpRequest first = build(request, request.timeoutMs());
+        long backstopMs = request.timeoutMs() + BACKSTOP_GRACE_MS;
+        return () -> exchange(request, first, System.nanoTime() + request.timeoutMs() * 1_000_000L, 0)
+                .orTimeout(backstopMs, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Sends {@code httpRequest} (the encoding of {@code request}) and follows its redirects ({@link Redirects}), each
+     * hop with the time left until {@code deadlineNanos} ({@link System#nanoTime()}) as its timeout.
+     */
+    private CompletableFuture<ResponseHead> exchange(OutboundRequest request, HttpRequest httpRequest, long deadlineNanos,
+                                                     int redirects) {
+        return client.sendAsync(httpRequest, HttpResponse.BodyHandlers.discarding()).thenCompose(r -> {
+            ResponseHead head = ResponseHead.of(r.statusCode(), r.headers(), (h, name) -> h.firstValue(name).orElse(null));
+            if (!Redirects.isRedirect(head.status())) {
+                return CompletableFuture.completedFuture(head);
+            }
+            OutboundRequest next;
+            try {
+                Redirects.checkLimit(head.status(), redirects);
+                next = Redirects.next(request, head.status(), head.location());
+            } catch (RedirectException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+            long leftMs = (deadlineNanos - System.nanoTime()) / 1_000_000L;
+            if (leftMs <= 0) {
+                return CompletableFuture.failedFuture(new HttpTimeoutException("request timed out after " + request.timeoutMs() + " ms"));
+            }
+            return exchange(next, build(next, leftMs), deadlineNanos, redirects + 1);
+        });
+    }
+
+    private static HttpRequest build(OutboundRequest request, long timeoutMs) {
         HttpRequest.Builder b = HttpRequest.newBuilder(request.uri())
-                .timeout(Duration.ofMillis(request.timeoutMs()))
+                .timeout(Duration.ofMillis(timeoutMs))
                 .method(request.method(), request.body().length == 0
                         ? HttpRequest.BodyPublishers.noBody()
                         : HttpRequest.BodyPublishers.ofByteArray(request.body()));
@@ -69,11 +106,7 @@ public final class JdkHttpTransport implements HttpTransport {
                 b.header(name, value);
             }
         });
-        HttpRequest httpRequest = b.build();
-        long backstopMs = request.timeoutMs() + BACKSTOP_GRACE_MS;
-        return () -> client.sendAsync(httpRequest, HttpResponse.BodyHandlers.discarding())
-                .thenApply(r -> ResponseHead.of(r.statusCode(), r.headers(), (h, name) -> h.firstValue(name).orElse(null)))
-                .orTimeout(backstopMs, TimeUnit.MILLISECONDS);
+        return b.build();
     }
 
     @Override

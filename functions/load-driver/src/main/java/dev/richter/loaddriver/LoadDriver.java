@@ -37,7 +37,9 @@ import org.apache.logging.log4j.Logger;
  *   <li>in flight ≥ {@code maxInFlight} → counted {@code dropped} (and {@code due}), not sent;</li>
  *   <li>else sent at {@code s_i}; counted {@code late} when {@code s_i − d_i > latenessToleranceMs};</li>
  *   <li>on its outcome at {@code e_i}: {@code e_i − d_i} goes to the from-due histogram and
- *       {@code e_i − s_i} to the from-send histogram (µs), see {@link StepRecorder#outcome}.</li>
+ *       {@code e_i − s_i} to the from-send histogram (µs), see {@link StepRecorder#outcome}. The outcome is the last
+ *       response of its redirect chain ({@link Redirects}): ok for 2xx and 304, an HTTP error by status for any other,
+ *       3xx included; a redirect not followed (out of the target, too many) is an HTTP error by status and reason.</li>
  * </ul>
  * The abort flag is polled on a separate scheduled thread every {@code abortPollIntervalMs} (and once
  * before the first request); after it turns true no request is sent (within one park slice, 50 ms),
@@ -394,12 +396,22 @@ public final class LoadDriver {
                                long fromSendUs, long epochSecond, long nowEpochMs) {
         if (error == null) {
             int status = answer.status();
-            StepRecorder.RequestOutcome o = status >= 400 ? StepRecorder.RequestOutcome.HTTP_ERROR : StepRecorder.RequestOutcome.OK;
+            StepRecorder.RequestOutcome o = Redirects.isSuccess(status) ? StepRecorder.RequestOutcome.OK : StepRecorder.RequestOutcome.HTTP_ERROR;
             recorder.outcome(o, status, fromDueUs, fromSendUs, epochSecond);
             recorder.response(answer, fromSendUs, nowEpochMs);
+        } else if (unwrap(error) instanceof RedirectException refused) {
+            recorder.refusedRedirect(refused.status(), refused.counterKey(), fromDueUs, fromSendUs, epochSecond);
         } else {
             recorder.outcome(classify(error), 0, fromDueUs, fromSendUs, epochSecond);
         }
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        Throwable e = error;
+        while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e;
     }
 
     /**
@@ -407,10 +419,7 @@ public final class LoadDriver {
      * connect error for everything else (connection refused/reset, DNS, TLS, client failures).
      */
     static StepRecorder.RequestOutcome classify(Throwable error) {
-        Throwable e = error;
-        while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
-            e = e.getCause();
-        }
+        Throwable e = unwrap(error);
         if (e instanceof HttpConnectTimeoutException || e instanceof ConnectException) {
             return StepRecorder.RequestOutcome.CONNECT_ERROR;
         }

@@ -34,6 +34,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -63,6 +64,10 @@ import javax.net.ssl.TrustManagerFactory;
  * the native epoll transport (Linux; NIO elsewhere) that loop's timers are precise (timerfd), so it is offered as
  * the request's {@link PreparedRequest#sendLoop} (one per event loop, shared by every target on it): the load
  * driver schedules its arrivals on it and a send there writes at once, with no wake-up of another thread.
+ *
+ * <p>Redirects ({@link Redirects}): a redirect within the target is followed by the same {@link PendingRequest} on the
+ * same pool (same origin, same pool), under the same deadline; each request keeps the encoded hops its redirects led to
+ * (up to {@link EncodedRequest#MAX_KEPT_HOPS}), so a redirect that always answers the same costs no encoding per send.
  *
  * <p>Deadline: a timer started at send fails the request with {@link HttpTimeoutException}; an HTTP/1.1
  * connection still carrying it is closed, an HTTP/2 stream is reset (CANCEL). Connection failures (refused,
@@ -283,25 +288,57 @@ public final class NettyHttpTransport implements HttpTransport {
                 .writeBytes(headBytes).writeBytes(body).asReadOnly());
         ByteBuf h2Body = body.length == 0 ? null
                 : Unpooled.unreleasableBuffer(Unpooled.directBuffer(body.length).writeBytes(body).asReadOnly());
-        return new EncodedRequest(pool, h1, h2, h2Body, method.equals("HEAD"), request.timeoutMs());
+        return new EncodedRequest(request, pool, h1, h2, h2Body, method.equals("HEAD"), request.timeoutMs());
     }
 
-    /** A prepared request: its pool and its encodings. */
+    /** A prepared request: what it was prepared from, its pool, its encodings and the hops its redirects led to. */
     final class EncodedRequest implements PreparedRequest {
+        /**
+         * Encoded hops kept per prepared request, by redirect status and {@code Location}: a redirect that answers the
+         * same each time is encoded once; one whose {@code Location} changes each time is encoded per send past these.
+         */
+        static final int MAX_KEPT_HOPS = 8;
+        final OutboundRequest source;
         final HostPool pool;
         final ByteBuf http1;
         final Http2Headers http2Headers;
         final ByteBuf http2Body;
         final boolean head;
         final long timeoutMs;
+        /** The encoded hops by redirect status and Location, or null before the first; confined to the pool's loop. */
+        private Map<String, EncodedRequest> hops;
 
-        EncodedRequest(HostPool pool, ByteBuf http1, Http2Headers http2Headers, ByteBuf http2Body, boolean head, long timeoutMs) {
+        EncodedRequest(OutboundRequest source, HostPool pool, ByteBuf http1, Http2Headers http2Headers, ByteBuf http2Body,
+                       boolean head, long timeoutMs) {
+            this.source = source;
             this.pool = pool;
             this.http1 = http1;
             this.http2Headers = http2Headers;
             this.http2Body = http2Body;
             this.head = head;
             this.timeoutMs = timeoutMs;
+        }
+
+        /**
+         * The hop that follows {@code response}, a redirect, after {@code redirects} followed ({@link Redirects}); on the
+         * pool's loop. Within the target, so on the same pool.
+         *
+         * @throws RedirectException when it is not followed
+         */
+        EncodedRequest hop(ResponseHead response, int redirects) throws RedirectException {
+            Redirects.checkLimit(response.status(), redirects);
+            String key = response.status() + " " + response.location();
+            EncodedRequest hop = hops == null ? null : hops.get(key);
+            if (hop == null) {
+                hop = (EncodedRequest) prepare(Redirects.next(source, response.status(), response.location()));
+                if (hops == null) {
+                    hops = new HashMap<>();
+                }
+                if (hops.size() < MAX_KEPT_HOPS) {
+                    hops.put(key, hop);
+                }
+            }
+            return hop;
         }
 
         @Override
@@ -315,10 +352,14 @@ public final class NettyHttpTransport implements HttpTransport {
         }
     }
 
-    /** One request from send to outcome, confined to its pool's loop; {@link #run()} is its deadline. */
+    /**
+     * One request from send to outcome, its redirects included, confined to its pool's loop; {@link #run()} is its
+     * deadline, for the whole chain.
+     */
     static final class PendingRequest implements Runnable {
         final CompletableFuture<ResponseHead> result = new CompletableFuture<>();
-        final EncodedRequest request;
+        /** The exchange under way: the request sent, or the hop its last redirect led to. */
+        EncodedRequest request;
         final long deadlineNanos;
         ScheduledFuture<?> timeout;
         Connection connection;
@@ -326,6 +367,8 @@ public final class NettyHttpTransport implements HttpTransport {
         int status;
         /** HTTP/2: the response read from its HEADERS frame, until the stream ends. */
         ResponseHead response;
+        /** Redirects followed so far. */
+        int redirects;
         boolean done;
 
         PendingRequest(EncodedRequest request, long deadlineNanos) {
@@ -346,12 +389,38 @@ public final class NettyHttpTransport implements HttpTransport {
             }
         }
 
+        /**
+         * The exchange's response arrived (its connection done with it): a redirect is followed on the pool, with the
+         * same deadline, or fails the request; any other response completes it.
+         */
         void succeed(ResponseHead response) {
-            if (!done) {
-                done = true;
-                timeout.cancel(false);
-                result.complete(response);
+            if (done) {
+                return;
             }
+            if (Redirects.isRedirect(response.status())) {
+                follow(response);
+                return;
+            }
+            done = true;
+            timeout.cancel(false);
+            result.complete(response);
+        }
+
+        private void follow(ResponseHead redirect) {
+            EncodedRequest hop;
+            try {
+                hop = request.hop(redirect, redirects);
+            } catch (RedirectException e) {
+                fail(e);
+                return;
+            }
+            redirects++;
+            request = hop;
+            connection = null;
+            streamId = 0;
+            status = 0;
+            response = null;
+            hop.pool.dispatch(this);
         }
 
         void fail(Throwable error) {

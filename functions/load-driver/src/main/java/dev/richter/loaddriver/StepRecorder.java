@@ -25,7 +25,13 @@ final class StepRecorder {
 
     private final Histogram fromDueUs = HistogramCodec.newLatencyHistogramUs();
     private final Histogram fromSendUs = HistogramCodec.newLatencyHistogramUs();
+    /** Distinct keys of refused redirects kept per worker; further ones are counted under {@link #OTHER_REDIRECT_KEY}. */
+    static final int MAX_REDIRECT_KEYS = 20;
+    /** Where refused redirects beyond {@link #MAX_REDIRECT_KEYS} distinct keys are counted. */
+    static final String OTHER_REDIRECT_KEY = "redirects not followed, other reasons";
+
     private final Map<String, Long> httpErrors = new TreeMap<>();
+    private int redirectKeys;
     private final TreeMap<Long, WindowAcc> windows = new TreeMap<>();
     private final OverloadResponses.Recorder overload = new OverloadResponses.Recorder();
     /** The window of second {@link #latestSecond} (outcomes), or null. */
@@ -94,12 +100,35 @@ final class StepRecorder {
      * the time the deadline fired: a lower bound, so timeouts never make percentiles look better); not for
      * connect errors, whose fast failures would.
      *
-     * @param status      HTTP status for OK / HTTP_ERROR, else ignored
+     * @param status      HTTP status for OK / HTTP_ERROR (counted by it), else ignored
      * @param fromDueUs   latency from the due time, microseconds
      * @param fromSendUs  latency from the send time, microseconds
      * @param epochSecond second in which the outcome was observed
      */
     synchronized void outcome(RequestOutcome outcome, int status, long fromDueUsValue, long fromSendUsValue, long epochSecond) {
+        record(outcome, status, outcome == RequestOutcome.HTTP_ERROR ? Integer.toString(status) : null, fromDueUsValue,
+                fromSendUsValue, epochSecond);
+    }
+
+    /**
+     * Records a request whose redirect was not followed ({@link RedirectException}): an HTTP error counted under
+     * {@code key} ({@code <status> <reason>}), with its latency. At most {@link #MAX_REDIRECT_KEYS} such keys are kept
+     * per worker (a redirect out of scope names its origin, and a target may name many); the others are counted under
+     * {@link #OTHER_REDIRECT_KEY}.
+     */
+    synchronized void refusedRedirect(int status, String key, long fromDueUsValue, long fromSendUsValue, long epochSecond) {
+        if (!httpErrors.containsKey(key)) {
+            if (redirectKeys < MAX_REDIRECT_KEYS) {
+                redirectKeys++;
+            } else {
+                key = OTHER_REDIRECT_KEY;
+            }
+        }
+        record(RequestOutcome.HTTP_ERROR, status, key, fromDueUsValue, fromSendUsValue, epochSecond);
+    }
+
+    private void record(RequestOutcome outcome, int status, String httpErrorKey, long fromDueUsValue, long fromSendUsValue,
+                        long epochSecond) {
         epochSecond = Math.max(epochSecond, drainedBefore);
         WindowAcc w = latest;
         if (w == null || latestSecond != epochSecond) {
@@ -111,10 +140,10 @@ final class StepRecorder {
         switch (outcome) {
             case OK -> ok++;
             case HTTP_ERROR -> {
-                httpErrors.merge(Integer.toString(status), 1L, Long::sum);
+                httpErrors.merge(httpErrorKey, 1L, Long::sum);
                 if (status >= 500) {
                     w.http5xx++;
-                } else {
+                } else if (status >= 400) {
                     w.http4xx++;
                 }
             }

@@ -17,7 +17,8 @@ import dev.richter.common.model.WindowKey;
  * @param workerIndex   worker, 0-based
  * @param epochSecond   the second, epoch seconds
  * @param count         outcomes observed in the second (ok + HTTP errors + timeouts + connect errors)
- * @param errors        of which failed (HTTP status ≥ 400, timeouts, connect errors)
+ * @param errors        of which failed (a final status other than 2xx and 304, redirects not followed, timeouts,
+ *                      connect errors)
  * @param hist          HdrHistogram of latency from the due time in that second, microseconds,
  *                      {@link dev.richter.common.model.HistogramCodec} encoding
  * @param legIndex      the leg of the step the worker ran

@@ -52,8 +52,8 @@ import javax.net.ssl.TrustManagerFactory;
 /**
  * A local Netty server for the HTTP/2 paths: h2c with prior knowledge, or TLS offering ALPN {@code h2} and/or
  * {@code http/1.1} with a key pair made by the JDK's {@code keytool} for {@code 127.0.0.1}. Records every request
- * and answers 200 {@code ok} ({@code 503} for paths starting {@code /fail}), after {@code delayMs} for paths
- * starting {@code /slow}, at once otherwise.
+ * and answers 200 {@code ok} ({@code 503} for paths starting {@code /fail}, the answer of {@link #routes} for the paths
+ * a test set), after {@code delayMs} for paths starting {@code /slow}, at once otherwise.
  */
 final class Http2TestServer implements AutoCloseable {
     record Seen(String protocol, String method, String path, String baggage, byte[] body) {}
@@ -61,6 +61,8 @@ final class Http2TestServer implements AutoCloseable {
     private static final char[] PASSWORD = "changeit".toCharArray();
 
     final List<Seen> seen = new CopyOnWriteArrayList<>();
+    /** Answers by exact path and query (e.g. a redirect) in place of the default ones; set before the requests. */
+    final java.util.Map<String, Shedding.Answer> routes = new java.util.concurrent.ConcurrentHashMap<>();
     /** Connections accepted so far. */
     final AtomicInteger connections = new AtomicInteger();
     private final EventLoopGroup group = new NioEventLoopGroup(1);
@@ -167,7 +169,7 @@ final class Http2TestServer implements AutoCloseable {
                 seen.add(new Seen("http/1.1", req.method().name(), req.uri(), req.headers().get("baggage"), body));
                 String path = req.uri();
                 ctx.executor().schedule(() -> {
-                    Shedding.Answer shed = Shedding.answer(path, System.currentTimeMillis());
+                    Shedding.Answer shed = routes.getOrDefault(path, Shedding.answer(path, System.currentTimeMillis()));
                     var res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
                             path.startsWith("/fail") ? HttpResponseStatus.SERVICE_UNAVAILABLE : HttpResponseStatus.valueOf(shed.status()),
                             Unpooled.wrappedBuffer("ok".getBytes()));
@@ -208,7 +210,7 @@ final class Http2TestServer implements AutoCloseable {
             connection.attr(STREAMS).setIfAbsent(new AtomicInteger());
             boolean last = connection.attr(STREAMS).get().incrementAndGet() == goAwayAfterStreams;
             ctx.executor().schedule(() -> {
-                Shedding.Answer shed = Shedding.answer(path, System.currentTimeMillis());
+                Shedding.Answer shed = routes.getOrDefault(path, Shedding.answer(path, System.currentTimeMillis()));
                 var responseHeaders = new DefaultHttp2Headers()
                         .status(path.startsWith("/fail") ? "503" : Integer.toString(shed.status()));
                 shed.headers().forEach((name, value) -> responseHeaders.set(name.toLowerCase(java.util.Locale.ROOT), value));

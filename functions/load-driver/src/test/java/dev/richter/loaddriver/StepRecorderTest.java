@@ -42,4 +42,28 @@ class StepRecorderTest {
         assertEquals(List.of(1L, 1L), all.stream().map(Window::count).toList());
         assertEquals(1, all.get(1).sent());
     }
+
+    /**
+     * A final 3xx and a refused redirect are errors of their second but neither 4xx nor 5xx; refused redirects count by
+     * status and reason, at most {@link StepRecorder#MAX_REDIRECT_KEYS} distinct ones (an out-of-scope origin each), the
+     * rest together.
+     */
+    @Test
+    void threeHundredsAndRefusedRedirectsAreErrorsByStatusAndReason() {
+        StepRecorder r = new StepRecorder();
+        r.outcome(StepRecorder.RequestOutcome.HTTP_ERROR, 300, 1_000, 1_000, 100);
+        for (int i = 0; i < StepRecorder.MAX_REDIRECT_KEYS + 5; i++) {
+            r.refusedRedirect(302, "302 redirect out of scope: https://cdn" + i + ".example.test", 1_000, 1_000, 100);
+        }
+        r.refusedRedirect(302, "302 redirect out of scope: https://cdn0.example.test", 1_000, 1_000, 100);
+        Window w = drain(r, Long.MAX_VALUE).get(0);
+        assertEquals(List.of(27L, 27L, 0L, 0L), List.of(w.count(), w.errors(), w.http4xx(), w.http5xx()));
+        var errors = r.counters().httpErrors();
+        assertEquals(1L, errors.get("300"));
+        assertEquals(2L, errors.get("302 redirect out of scope: https://cdn0.example.test"));
+        assertEquals(5L, errors.get(StepRecorder.OTHER_REDIRECT_KEY));
+        assertEquals(StepRecorder.MAX_REDIRECT_KEYS + 2, errors.size());
+        assertEquals(27, r.counters().errors());
+        assertEquals(0, r.counters().ok());
+    }
 }

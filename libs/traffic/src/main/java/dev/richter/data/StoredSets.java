@@ -78,7 +78,8 @@ public final class StoredSets implements SetSource {
      * A traffic set's samples as the request list of a scenario, by the endpoints' weights: each endpoint with samples
      * gets {@code max(1, round(weight × 100))} places, filled with its samples in turn, interleaved by smooth weighted
      * round-robin so the list's order spreads every endpoint evenly. Text bodies are sent as UTF-8, {@code base64}
-     * bodies as their bytes.
+     * bodies as their bytes; a sample with a body and no {@code Content-Type} header is sent with its
+     * {@code contentType} as one (sets imported before HAR imports copied {@code postData.mimeType} into the headers).
      */
     public static List<ReplayRequest> replayRequests(JsonNode trafficSet) {
         List<List<ReplayRequest>> samples = new ArrayList<>();
@@ -94,6 +95,10 @@ public final class StoredSets implements SetSource {
                 String encoding = s.path("bodyEncoding").asText("none");
                 String bodyBase64 = body.isEmpty() || encoding.equals("none") ? null
                         : encoding.equals("base64") ? body : Base64.getEncoder().encodeToString(body.getBytes(StandardCharsets.UTF_8));
+                String contentType = s.path("contentType").asText("");
+                if (bodyBase64 != null && !contentType.isEmpty() && headers.keySet().stream().noneMatch("content-type"::equalsIgnoreCase)) {
+                    headers.put("Content-Type", contentType);
+                }
                 rs.add(new ReplayRequest(s.path("method").asText("GET"), s.path("target").asText("/"), headers, bodyBase64));
             }
             if (!rs.isEmpty()) {

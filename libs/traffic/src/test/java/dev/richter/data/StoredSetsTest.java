@@ -73,6 +73,28 @@ class StoredSetsTest {
         assertEquals("{\"email\":\"{{slot:email}}\"}", new String(Base64.getDecoder().decode(order.bodyBase64()), StandardCharsets.UTF_8));
     }
 
+    /**
+     * A set stored before imports copied {@code postData.mimeType} into the headers (issue 24, finding 13) has its body's
+     * type only in the sample's {@code contentType}: the replay sends it as {@code Content-Type}; a sample with the
+     * header keeps its own, and one without a body gets none.
+     */
+    @Test
+    void aSampleTypedOnlyByItsContentTypeIsReplayedWithThatHeader() {
+        List<ReplayRequest> requests = StoredSets.replayRequests(Json.read("""
+                {"endpoints": [
+                  {"method": "POST", "pathTemplate": "/login", "weight": 0.5, "samples": [
+                    {"method": "POST", "target": "/login", "headers": [], "body": "user=alice", "bodyEncoding": "text",
+                     "contentType": "application/x-www-form-urlencoded"},
+                    {"method": "POST", "target": "/login", "headers": [{"name": "content-type", "value": "text/plain"}],
+                     "body": "user=bob", "bodyEncoding": "text", "contentType": "application/x-www-form-urlencoded"}]},
+                  {"method": "GET", "pathTemplate": "/", "weight": 0.5, "samples": [
+                    {"method": "GET", "target": "/", "headers": [], "body": "", "bodyEncoding": "none", "contentType": "text/html"}]}]}
+                """, JsonNode.class));
+        assertEquals(Map.of("Content-Type", "application/x-www-form-urlencoded"), requests.get(0).headers());
+        assertEquals(Map.of(), requests.get(1).headers());
+        assertEquals(Map.of("content-type", "text/plain"), requests.get(2).headers());
+    }
+
     @Test
     void okRowsAsTextWithTheirIndexes() {
         DataSetRows rows = StoredSets.rows(dataSet());

@@ -8,8 +8,10 @@ import java.util.TreeMap;
  *
  * @param due            requests whose due time passed (the schedule's count)
  * @param sent           requests actually sent
- * @param ok             responses with status 2xx/3xx
- * @param httpErrors     responses by status code for status ≥ 400, e.g. {@code {"503": 4}}
+ * @param ok             requests whose final response (after the redirects followed) was 2xx, or 304 Not Modified
+ * @param httpErrors     the other final responses by status code, 3xx included, e.g. {@code {"503": 4, "300": 1}}, and
+ *                       redirects not followed by status and reason, e.g.
+ *                       {@code {"302 redirect out of scope: https://login.example.test": 7}}
  * @param timeouts       requests that hit their deadline
  * @param connectErrors  connection refused / reset / DNS failures
  * @param dropped        due requests not sent because the in-flight cap was reached

@@ -16,7 +16,7 @@ public final class WindowAttributes {
 
     /** Outcomes observed in the second (ok + HTTP errors + timeouts + connect errors), N. */
     public static final String COUNT = "count";
-    /** Of which failed (HTTP status ≥ 400, timeouts, connect errors), N. */
+    /** Of which failed (a final status other than 2xx and 304, redirects not followed, timeouts, connect errors), N. */
     public static final String ERRORS = "errors";
     /** Latency from the due time of the second's outcomes, microseconds, {@link HistogramCodec} encoding, S. */
     public static final String HIST = "hist";

@@ -3,6 +3,7 @@ package dev.richter.data.traffic;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.Json;
+import dev.richter.common.http.UriReference;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -29,11 +30,15 @@ import java.util.zip.GZIPInputStream;
  *   <li>Request body: {@code postData.text} when present (decoded from base64 when the entry says
  *       {@code "encoding": "base64"}; a text that is not base64 is kept as text and noted); otherwise
  *       {@code postData.params} URL-encoded in order ({@code application/x-www-form-urlencoded}).</li>
+ *   <li>A request with a body and no {@code Content-Type} header gets one from {@code postData.mimeType} (HAR 1.2:
+ *       "Mime type of posted data"; Insomnia exports {@code headers: []}), so the replay does not send it untyped.</li>
  *   <li>A body declaring {@code Content-Encoding: gzip} whose bytes start with the gzip magic but do not inflate keeps
  *       its recorded bytes and gets a decode error (see https://github.com/mitmproxy/mitmproxy/issues/7452); for
  *       the response the raw HAR text is kept.</li>
- *   <li>A redirect chain (a 3xx whose {@code Location}/{@code redirectURL} is the URL of a later entry) is one logical
- *       request: the first is kept, the hops are skipped as {@code redirect-hop}.</li>
+ *   <li>A redirect chain (a 3xx whose {@code Location}/{@code redirectURL}, resolved against its URL as RFC 3986 §5.2
+ *       says, is the URL of a later entry, compared without fragment and default port, scheme and host in any case) is
+ *       one logical request: the first is kept, the hops are skipped as {@code redirect-hop}. Its replay follows the
+ *       redirects to the end of the chain (the load driver's transports), so the hops are not requests of their own.</li>
  *   <li>Not replayable, counted by reason: WebSockets ({@code _webSocketMessages}, status 101 or an
  *       {@code Upgrade: websocket} request) as {@code websocket}, {@code data:} URLs as {@code data-url}, other
  *       non-http(s) schemes as {@code non-http-scheme}.</li>
@@ -138,8 +143,7 @@ public final class HarReader {
                 }
                 continue;
             }
-            String normalisedUrl = uri.normalize().toString();
-            Integer chainStart = pendingRedirects.remove(normalisedUrl);
+            Integer chainStart = pendingRedirects.remove(chainKey(uri));
             if (status >= 300 && status < 400) {
                 String location = resp.path("redirectURL").asText("");
                 if (location.isEmpty()) {
@@ -147,7 +151,7 @@ public final class HarReader {
                 }
                 if (!location.isEmpty()) {
                     try {
-                        pendingRedirects.put(uri.resolve(location.trim()).normalize().toString(), i);
+                        pendingRedirects.put(chainKey(UriReference.resolve(uri, location.trim())), i);
                     } catch (IllegalArgumentException ignored) {
                         // a Location that is not a URI ends the chain
                     }
@@ -188,6 +192,10 @@ public final class HarReader {
                         notes.add("request body: postData.params without text for " + contentType + " (body left empty)");
                     }
                 }
+            }
+            if (body.length > 0 && !contentType.isEmpty()
+                    && headers.stream().noneMatch(h -> h.name().equalsIgnoreCase("content-type"))) {
+                headers.add(new Header("Content-Type", contentType));
             }
             if (isGzip(header(req, "content-encoding")) && looksGzip(body) && !inflates(body)) {
                 notes.add("request body: Content-Encoding gzip but not valid gzip (recorded bytes kept)");
@@ -291,20 +299,20 @@ public final class HarReader {
 
     /** Browsers record URLs with characters {@link URI} refuses (e.g. {@code |}, spaces): percent-encode them. */
     private static URI lenientUri(String url) {
-        StringBuilder b = new StringBuilder();
-        for (byte c : url.getBytes(StandardCharsets.UTF_8)) {
-            int v = c & 0xff;
-            if (v <= 32 || v >= 127 || "\"<>\\^`{|}".indexOf(v) >= 0) {
-                b.append('%').append(String.format("%02X", v));
-            } else {
-                b.append((char) v);
-            }
-        }
         try {
-            return new URI(b.toString());
+            return new URI(UriReference.encodeInvalid(url));
         } catch (URISyntaxException e) {
             return null;
         }
+    }
+
+    /**
+     * What a request URL and a redirect's resolved {@code Location} are matched by: origin (scheme and host in lower
+     * case, no default port, {@link UriReference#origin}), path and query; not the fragment, which is never sent.
+     */
+    private static String chainKey(URI uri) {
+        return UriReference.origin(uri) + (uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath())
+                + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
     }
 
     static void count(Map<String, Integer> counts, String reason) {

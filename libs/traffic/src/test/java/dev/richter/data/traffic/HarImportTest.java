@@ -4,6 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.richter.common.Json;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -13,8 +17,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * HAR 1.2 import over every corpus HAR and the bug cases. Expected counts were taken by reading each file's
- * {@code log.entries}: one request per entry in all of them (no redirect chain, websocket or data: URL in the
- * corpus; those are in this module's {@code shop-session.har} fixture).
+ * {@code log.entries}: one request per entry in all of them but the entries without a response and the hop of corpus
+ * bug 11's redirect chain (websockets and data: URLs are in this module's {@code shop-session.har} fixture only).
  */
 class HarImportTest {
 
@@ -36,6 +40,8 @@ class HarImportTest {
             "har/postdata.har, 1, 1, 0, 1, 0",
             "har/with-bom.har, 1, 1, 0, 1, 0",
             "bugs/09-har-corrupted-gzip-body.har, 2, 2, 0, 2, 1",
+            // GET / answered 301 to /de-de/ (the hop, skipped), then the CSS
+            "bugs/11-har-redirect-chain.har, 3, 2, 1, 2, 0",
             "bugs/31-har-postdata-params-only.har, 1, 1, 0, 1, 0",
             "bugs/34-har-blocked-status0.har, 3, 1, 2, 1, 0"})
     void everyCorpusHarImports(String file, int entries, int imported, int skipped, int endpoints, int decodeErrors) {
@@ -108,6 +114,93 @@ class HarImportTest {
         assertEquals(List.of(), s.notes());
         // the 302 has no following entry: nothing is skipped
         assertEquals(Map.of(), set.skipped());
+    }
+
+    /**
+     * Corpus bug 11 (grafana/k6#808): a redirect chain is one logical request, its first ({@code GET /}, recorded 301):
+     * the hop {@code /de-de/} is skipped as {@code redirect-hop}, and the CSS whose Referer is the hop is the other half
+     * of the mix, after it. The replay follows the redirect (the load driver's {@code Redirects}).
+     */
+    @Test
+    void bug11ARedirectChainIsItsFirstRequestAndTheCssComesAfter() {
+        TrafficSet set = Corpus.har("bugs/11-har-redirect-chain.har");
+        assertEquals(Map.of("redirect-hop", 1), set.skipped());
+        assertEquals(List.of("www.example.test GET / 1 0.5", "www.example.test GET /de-de/site.css 1 0.5"), set.endpoints().stream()
+                .map(e -> e.host() + " " + e.method() + " " + e.pathTemplate() + " " + e.count() + " " + e.weight()).toList());
+        var first = sample(set, "/");
+        assertEquals(301, first.response().status());
+        assertEquals("11-har-redirect-chain.har:$.log.entries[0]", first.source());
+        assertEquals("11-har-redirect-chain.har:$.log.entries[2]", sample(set, "/de-de/site.css").source());
+    }
+
+    /**
+     * A hop is the entry of the URL its redirect's {@code Location} names, however the Location writes it: a host in
+     * another case, the scheme's default port, a fragment (never sent), dot segments, or a reference relative to the
+     * redirect's URL resolved as RFC 3986 §5.2 says (a query-only {@code ?lang=de} keeps the path). Corpus bug 11 with
+     * its Location so rewritten, and with its first URL moved to {@code /start} for the query-only reference.
+     */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "http://www.example.test/|https://WWW.Example.TEST:443/de-de/#main|https://www.example.test/de-de/",
+            "http://www.example.test/|https://www.example.test/x/../de-de/./|https://www.example.test/de-de/",
+            "https://www.example.test/start?from=ad|?lang=de|https://www.example.test/start?lang=de",
+            "https://www.example.test/a/b|../de-de/|https://www.example.test/de-de/"})
+    void aHopIsTheEntryItsLocationNames(String firstUrl, String location, String hopUrl) {
+        JsonNode har = Json.read(new String(Corpus.bytes("bugs/11-har-redirect-chain.har"), StandardCharsets.UTF_8), JsonNode.class);
+        JsonNode entries = har.path("log").path("entries");
+        ((ObjectNode) entries.get(0).path("request")).put("url", firstUrl);
+        ObjectNode redirect = (ObjectNode) entries.get(0).path("response");
+        redirect.put("redirectURL", location);
+        ((ObjectNode) redirect.path("headers").get(0)).put("value", location);
+        ((ObjectNode) entries.get(1).path("request")).put("url", hopUrl);
+        TrafficSet set = TrafficImporter.importFile(TrafficImporter.Format.HAR, "chain.har", Json.write(har).getBytes(StandardCharsets.UTF_8), null);
+        assertEquals(Map.of("redirect-hop", 1), set.skipped(), location);
+        assertEquals(2, set.counts().imported(), location);
+    }
+
+    /**
+     * A recorder that gives the body's type only in {@code postData.mimeType} (HAR 1.2: "Mime type of posted data") and
+     * records no {@code Content-Type} header, as Insomnia's export {@code har/insomnia.har} records {@code headers: []}:
+     * the stored request carries {@code Content-Type} from {@code postData.mimeType}, so its replay is not a form or
+     * text body without a type (issue 24, finding 13: {@code POST /login} with a form body and {@code headers={}}).
+     * Corpus bug 31 (a params-only form) and {@code har/postdata.har} (a text body), each with its
+     * {@code Content-Type} header taken out; as recorded, each keeps its one header.
+     */
+    @Test
+    void aBodyTypedOnlyByPostDataMimeTypeIsSentWithThatContentType() {
+        var login = sample(harWithoutContentType("bugs/31-har-postdata-params-only.har"), "/login");
+        assertEquals(List.of(new Header("Content-Type", "application/x-www-form-urlencoded")), login.headers());
+        assertEquals("user=alice&next=%2Fcart%3Fid%3D7", login.body());
+        assertEquals("application/x-www-form-urlencoded", login.contentType());
+
+        var text = harWithoutContentType("har/postdata.har").endpoints().get(0).samples().get(0);
+        assertEquals("POST", text.method());
+        assertEquals(new Header("Content-Type", "text/plain;charset=UTF-8"), text.headers().get(text.headers().size() - 1));
+        assertEquals(1, contentTypes(text.headers()), text.headers().toString());
+
+        assertEquals(List.of(new Header("Content-Type", "application/x-www-form-urlencoded")),
+                sample(Corpus.har("bugs/31-har-postdata-params-only.har"), "/login").headers());
+        assertEquals(1, contentTypes(Corpus.har("har/postdata.har").endpoints().get(0).samples().get(0).headers()));
+        // a GET with an empty postData (no text, type "") has no body, so no Content-Type is made up
+        assertEquals(0, contentTypes(Corpus.har("har/insomnia.har").endpoints().get(0).samples().get(0).headers()));
+    }
+
+    /** The corpus HAR {@code relative} with every request's {@code Content-Type} header removed, imported. */
+    private static TrafficSet harWithoutContentType(String relative) {
+        JsonNode har = Json.read(new String(Corpus.bytes(relative), StandardCharsets.UTF_8), JsonNode.class);
+        for (JsonNode entry : har.path("log").path("entries")) {
+            var headers = (ArrayNode) entry.path("request").path("headers");
+            for (int i = headers.size() - 1; i >= 0; i--) {
+                if (headers.get(i).path("name").asText().equalsIgnoreCase("content-type")) {
+                    headers.remove(i);
+                }
+            }
+        }
+        return TrafficImporter.importFile(TrafficImporter.Format.HAR, relative, Json.write(har).getBytes(StandardCharsets.UTF_8), null);
+    }
+
+    private static long contentTypes(List<Header> headers) {
+        return headers.stream().filter(h -> h.name().equalsIgnoreCase("content-type")).count();
     }
 
     /**
