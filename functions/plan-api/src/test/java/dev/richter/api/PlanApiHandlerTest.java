@@ -231,7 +231,13 @@ class PlanApiHandlerTest {
         var r = call(h, unknown);
         assertEquals(404, r.get("statusCode"));
         assertEquals("NoSuchRoute", body(r).path("error").asText());
-        assertTrue(body(r).path("message").asText().contains("GET /nothing/here"));
+        assertEquals("no route GET /nothing/here; the routes are POST /services, GET /services, GET /services/{name}, "
+                + "DELETE /services/{name}, POST /plans, GET /plans, GET /plans/{planId}, PUT /plans/{planId}, "
+                + "DELETE /plans/{planId}, GET /plans/{planId}/estimate, POST /plans/{planId}/runs, GET /plans/{planId}/runs, "
+                + "GET /runs/{runId}, POST /runs/{runId}/abort, GET /runs/{runId}/report, POST /traces, POST /traffic-sets, "
+                + "GET /traffic-sets, GET /traffic-sets/{setId}, POST /flows, GET /flows/{flowId}, POST /flows/{flowId}/runs, "
+                + "GET /data-sets/{dataSetId}, PUT /safety, GET /safety, GET /safety/mocks, GET /audit, GET /openapi.json "
+                + "(GET /openapi.json describes each)", body(r).path("message").asText(), "every route of the table, in its order");
 
         ObjectNode wrongMethod = (ObjectNode) event("$default", "t1", Map.of(), null);
         wrongMethod.put("rawPath", "/dev/plans/plan-1");
