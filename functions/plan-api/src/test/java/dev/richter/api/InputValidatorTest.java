@@ -35,7 +35,7 @@ class InputValidatorTest {
         assertTrue(paths.contains("$.scenarios[0].requests[0].path"), paths.toString());
         assertTrue(paths.contains("$.preTest.qps"), paths.toString());
         assertTrue(paths.contains("$.formal.steps"), paths.toString());
-        assertTrue(paths.contains("$"), "the unknown field 'colour' is reported at the root: " + paths);
+        assertTrue(paths.contains("$.colour"), "the unknown field 'colour' is reported at its own path: " + paths);
         assertTrue(e.errors().stream().allMatch(m -> !m.get("reason").isBlank()));
     }
 

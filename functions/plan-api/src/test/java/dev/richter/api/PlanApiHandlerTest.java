@@ -257,6 +257,33 @@ class PlanApiHandlerTest {
         }
     }
 
+    @Test
+    void aMisspelledFieldIsRefusedAtItsOwnPathInEveryRequestBody() throws Exception {
+        var h = handler(() -> Quotas.AWS);
+        ObjectNode plan = (ObjectNode) Json.MAPPER.readTree(demoPlan());
+        ((ObjectNode) plan.path("preTest")).set("qqps", ((ObjectNode) plan.path("preTest")).remove("qps"));
+        var r = call(h, event("POST /plans", "t1", Map.of(), Json.write(plan)));
+        assertEquals(400, r.get("statusCode"));
+        assertEquals(Json.MAPPER.readTree("""
+                {"error": "ValidationFailed", "message": "$.preTest: required property 'qps' not found",
+                 "errors": [{"path": "$.preTest", "reason": "required property 'qps' not found"},
+                            {"path": "$.preTest.qqps", "reason": "unknown field; the fields here are qps, durationS"}]}
+                """), body(r));
+
+        var service = call(h, event("POST /services", "t1", Map.of(), """
+                {"name": "svc", "baseUrl": "http://127.0.0.1:9", "grpc": {"port": 9, "tsl": true}}"""));
+        assertEquals(400, service.get("statusCode"));
+        assertEquals("$.grpc.tsl: unknown field; the fields here are port, service, tls", body(service).path("message").asText());
+
+        // the abort body too: a misspelled reason was dropped silently and the run aborted without it
+        var abort = call(h, event("POST /runs/{runId}/abort", "t1", Map.of("runId", "run-1"), "{\"reasn\": \"too slow\"}"));
+        assertEquals(400, abort.get("statusCode"));
+        assertEquals(Json.MAPPER.readTree("""
+                {"error": "ValidationFailed", "message": "$.reasn: unknown field; the fields here are reason",
+                 "errors": [{"path": "$.reasn", "reason": "unknown field; the fields here are reason"}]}
+                """), body(abort));
+    }
+
     private static Set<String> fieldNames(JsonNode n) {
         Set<String> out = new java.util.TreeSet<>();
         n.fieldNames().forEachRemaining(out::add);
