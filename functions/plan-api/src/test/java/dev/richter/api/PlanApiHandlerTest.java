@@ -284,6 +284,21 @@ class PlanApiHandlerTest {
                 """), body(abort));
     }
 
+    @Test
+    void aTraceFileThatIsNotJsonGetsItsPositionAndAPlainReason() throws Exception {
+        var h = handler(() -> Quotas.AWS);
+        ObjectNode e = (ObjectNode) event("POST /traces", "t1", Map.of(), "{\"resourceSpans\": [\n  {\"resource\": {}},\n");
+        e.set("queryStringParameters", Json.MAPPER.valueToTree(Map.of("file", "spans.json")));
+        var r = call(h, e);
+        assertEquals(400, r.get("statusCode"));
+        assertEquals(Json.MAPPER.readTree("""
+                {"error": "InvalidTraceFile",
+                 "message": "spans.json:3:1: not valid JSON (the file ends before the JSON value does: the array opened at line 1, column 19 is not closed)",
+                 "errors": [{"path": "spans.json:3:1",
+                             "reason": "not valid JSON (the file ends before the JSON value does: the array opened at line 1, column 19 is not closed)"}]}
+                """), body(r));
+    }
+
     private static Set<String> fieldNames(JsonNode n) {
         Set<String> out = new java.util.TreeSet<>();
         n.fieldNames().forEachRemaining(out::add);
