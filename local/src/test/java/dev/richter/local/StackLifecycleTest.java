@@ -19,6 +19,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,8 +31,13 @@ import org.junit.jupiter.api.Test;
 class StackLifecycleTest {
     private static final Path RICHTER = Path.of("../richter").toAbsolutePath().normalize();
 
-    private static HttpServer openApiAnswering(AtomicBoolean answering) throws IOException {
-        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 8);
+    /** Whether the scripted API answers {@code GET /openapi.json} with 200 (else 503, as a stack still starting). */
+    private final AtomicBoolean answering = new AtomicBoolean(false);
+    private HttpServer server;
+
+    @BeforeEach
+    void startScriptedApi() throws IOException {
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 8);
         server.createContext("/openapi.json", ex -> {
             try (ex) {
                 byte[] b = "{\"openapi\":\"3.1.0\"}".getBytes(StandardCharsets.UTF_8);
@@ -39,7 +46,15 @@ class StackLifecycleTest {
             }
         });
         server.start();
-        return server;
+    }
+
+    @AfterEach
+    void stopScriptedApi() {
+        server.stop(0);
+    }
+
+    private String api() {
+        return "http://127.0.0.1:" + server.getAddress().getPort();
     }
 
     private static int freePort() throws IOException {
@@ -50,20 +65,14 @@ class StackLifecycleTest {
 
     @Test
     void theReadyCheckWaitsUntilTheApiAnswersAndGivesUpAtItsDeadline() throws Exception {
-        AtomicBoolean answering = new AtomicBoolean(false);
-        HttpServer server = openApiAnswering(answering);
-        try {
-            URI api = URI.create("http://127.0.0.1:" + server.getAddress().getPort());
-            Thread.ofPlatform().start(() -> {
-                sleep(600);
-                answering.set(true);
-            });
-            long startNs = System.nanoTime();
-            assertTrue(StackMain.apiAnswers(api, Duration.ofSeconds(10)), "answers once /openapi.json is 200");
-            assertTrue(System.nanoTime() - startNs >= TimeUnit.MILLISECONDS.toNanos(500), "not before");
-        } finally {
-            server.stop(0);
-        }
+        Thread.ofPlatform().start(() -> {
+            sleep(600);
+            answering.set(true);
+        });
+        long readyNs = System.nanoTime();
+        assertTrue(StackMain.apiAnswers(URI.create(api()), Duration.ofSeconds(10)), "answers once /openapi.json is 200");
+        assertTrue(System.nanoTime() - readyNs >= TimeUnit.MILLISECONDS.toNanos(500), "not before");
+
         long startNs = System.nanoTime();
         assertFalse(StackMain.apiAnswers(URI.create("http://127.0.0.1:" + freePort()), Duration.ofMillis(800)),
                 "nothing listens");
@@ -130,19 +139,12 @@ class StackLifecycleTest {
 
     @Test
     void richterWaitReturnsWhenTheApiAnswers() throws Exception {
-        AtomicBoolean answering = new AtomicBoolean(false);
-        HttpServer server = openApiAnswering(answering);
-        try {
-            String api = "http://127.0.0.1:" + server.getAddress().getPort();
-            Process wait = richter("wait", "--api", api, "--timeout-s", "30");
-            sleep(1500);
-            assertTrue(wait.isAlive(), "still waiting while the API answers 503");
-            answering.set(true);
-            assertEquals("local stack ready: " + api + " answers", output(wait));
-            assertEquals(0, wait.exitValue());
-        } finally {
-            server.stop(0);
-        }
+        Process wait = richter("wait", "--api", api(), "--timeout-s", "30");
+        sleep(1500);
+        assertTrue(wait.isAlive(), "still waiting while the API answers 503");
+        answering.set(true);
+        assertEquals("local stack ready: " + api() + " answers", output(wait));
+        assertEquals(0, wait.exitValue());
     }
 
     @Test

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.io.JsonEOFException;
+import java.util.List;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -28,12 +30,27 @@ import java.util.regex.Pattern;
  * </ul>
  */
 public final class JsonSyntax {
-    private static final Pattern UNEXPECTED_CHAR = Pattern.compile("^Unexpected character \\('(.{1,2})' \\(code");
-    private static final Pattern IN_NUMBER = Pattern.compile("^Unexpected character \\('(.{1,2})' \\(code \\d+\\)\\) in numeric value");
-    private static final Pattern UNRECOGNIZED = Pattern.compile("^Unrecognized token '([^']{0,40})");
-    private static final Pattern NON_STANDARD = Pattern.compile("^Non-standard token '([^']{0,40})'");
-    private static final Pattern ESCAPE = Pattern.compile("^Unrecognized character escape '(.{1,2})'");
     private static final Pattern CLOSE_MARKER = Pattern.compile("^Unexpected close marker '(.)'");
+
+    /** One parser message (the pattern, found in it) and the reason it gets (its groups at hand). */
+    private record Rule(Pattern message, Function<Matcher, String> reason) {
+        Rule(String message, Function<Matcher, String> reason) {
+            this(Pattern.compile(message), reason);
+        }
+    }
+
+    /** The messages after end-of-input and close markers, first match wins (a number's character before any other). */
+    private static final List<Rule> RULES = List.of(
+            new Rule("^Unexpected character \\('(.{1,2})' \\(code \\d+\\)\\) in numeric value",
+                    m -> "a malformed number (unexpected '" + m.group(1) + "')"),
+            new Rule("^Unexpected character \\('(.{1,2})' \\(code", m -> "unexpected character '" + m.group(1) + "'"),
+            new Rule("^Unrecognized token '([^']{0,40})", m -> "unknown word '" + m.group(1) + "'"),
+            new Rule("^Non-standard token '([^']{0,40})'", m -> "'" + m.group(1) + "' is not a JSON value"),
+            new Rule("^Unrecognized character escape '(.{1,2})'", m -> "unknown escape '\\" + m.group(1) + "' in a string"),
+            new Rule("Leading zeroes not allowed", m -> "a number with a leading zero"),
+            new Rule("^Trailing token", m -> "more content after the JSON value"),
+            new Rule("Illegal unquoted character|control character", m -> "a control character inside a string must be escaped"),
+            new Rule("^Invalid UTF-(8|32)", m -> "not UTF-8 text"));
 
     private JsonSyntax() {}
 
@@ -68,37 +85,11 @@ public final class JsonSyntax {
         if (m.find()) {
             return "unexpected '" + m.group(1) + "': " + (open.isEmpty() ? "nothing is open to close" : open + " is still open");
         }
-        m = IN_NUMBER.matcher(msg);
-        if (m.find()) {
-            return "a malformed number (unexpected '" + m.group(1) + "')";
-        }
-        m = UNEXPECTED_CHAR.matcher(msg);
-        if (m.find()) {
-            return "unexpected character '" + m.group(1) + "'";
-        }
-        m = UNRECOGNIZED.matcher(msg);
-        if (m.find()) {
-            return "unknown word '" + m.group(1) + "'";
-        }
-        m = NON_STANDARD.matcher(msg);
-        if (m.find()) {
-            return "'" + m.group(1) + "' is not a JSON value";
-        }
-        m = ESCAPE.matcher(msg);
-        if (m.find()) {
-            return "unknown escape '\\" + m.group(1) + "' in a string";
-        }
-        if (msg.contains("Leading zeroes not allowed")) {
-            return "a number with a leading zero";
-        }
-        if (msg.startsWith("Trailing token")) {
-            return "more content after the JSON value";
-        }
-        if (msg.contains("Illegal unquoted character") || msg.contains("control character")) {
-            return "a control character inside a string must be escaped";
-        }
-        if (msg.startsWith("Invalid UTF-8") || msg.startsWith("Invalid UTF-32")) {
-            return "not UTF-8 text";
+        for (Rule rule : RULES) {
+            m = rule.message().matcher(msg);
+            if (m.find()) {
+                return rule.reason().apply(m);
+            }
         }
         return "malformed JSON";
     }
