@@ -81,7 +81,10 @@ public final class LocalAwsStack implements AutoCloseable {
     private final Consumer<String> log;
     private final LocalLimits limits;
     private final FaultInjector faults;
+    /** The Node processes started, guarded by itself (with {@link #closed}): {@link #close()} may run during start. */
     private final List<Process> processes = new ArrayList<>();
+    /** True once {@link #close()} began; no process starts after it. */
+    private boolean closed;
     /** System properties {@link #start()} set, with their previous values (null: unset), to restore. */
     private final Map<String, String> previousProperties = new LinkedHashMap<>();
     private LambdaHost lambdaHost;
@@ -408,7 +411,15 @@ public final class LocalAwsStack implements AutoCloseable {
                 .redirectError(ProcessBuilder.Redirect.appendTo(workDir.resolve("logs/" + name + ".log").toFile()));
         pb.environment().putAll(env);
         Process p = pb.start();
-        processes.add(p);
+        synchronized (processes) {
+            if (closed) {
+                // close() ran (a TERM while starting): this process must not outlive the JVM
+                p.descendants().forEach(ProcessHandle::destroy);
+                p.destroy();
+                throw new IOException("the local stack is stopping: " + name + " not started");
+            }
+            processes.add(p);
+        }
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         CompletableFuture<String> ready = CompletableFuture.supplyAsync(() -> {
             try {
@@ -492,12 +503,22 @@ public final class LocalAwsStack implements AutoCloseable {
     /**
      * Stops the Node processes (SIGTERM, then SIGKILL after 5 s, descendants included) and the
      * in-process servers, and restores the system properties {@link #start()} set. {@link #faults()}'s counts stay
-     * readable.
+     * readable. Runs once: later calls return at once. Safe while {@link #start()} runs on another thread (a shutdown
+     * hook): a process {@code start()} launches after it is stopped at once, and {@code start()} fails.
      */
     @Override
     public void close() {
+        List<Process> started;
+        synchronized (processes) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            started = new ArrayList<>(processes);
+            processes.clear();
+        }
         faults.detachDynamoDb();
-        for (Process p : processes.reversed()) {
+        for (Process p : started.reversed()) {
             p.descendants().forEach(ProcessHandle::destroy);
             p.destroy();
             try {
@@ -509,7 +530,6 @@ public final class LocalAwsStack implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        processes.clear();
         if (lambdaHost != null) {
             lambdaHost.close();
         }

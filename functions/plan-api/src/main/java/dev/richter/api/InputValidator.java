@@ -1,12 +1,12 @@
 package dev.richter.api;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.networknt.schema.JsonSchema;
 import dev.richter.common.Json;
+import dev.richter.common.JsonSyntax;
 import dev.richter.runs.ContractSchemas;
 import dev.richter.runs.InputProblem;
 import java.nio.charset.StandardCharsets;
@@ -14,8 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Parses request bodies and validates them against the component schemas of the API's OpenAPI 3.1 document
@@ -24,8 +22,6 @@ import java.util.regex.Pattern;
  */
 public final class InputValidator {
     private static final ObjectReader READER = Json.MAPPER.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
-    private static final Pattern UNEXPECTED_CHAR = Pattern.compile("^Unexpected character \\('(.{1,2})' \\(code");
-    private static final Pattern UNRECOGNIZED = Pattern.compile("^Unrecognized token '([^']{0,40})");
 
     private final ContractSchemas schemas;
 
@@ -81,7 +77,7 @@ public final class InputValidator {
      * One JSON value from {@code body} (UTF-8).
      *
      * @throws ApiException 400 {@code InvalidJson} naming the line and column (1-based, in characters) and what was
-     *                      wrong there; 400 {@code ValidationFailed} at {@code $} for an empty body
+     *                      wrong there ({@link JsonSyntax}); 400 {@code ValidationFailed} at {@code $} for an empty body
      */
     static JsonNode parseJson(byte[] body) {
         String text = new String(body, StandardCharsets.UTF_8);
@@ -91,37 +87,9 @@ public final class InputValidator {
         try {
             return READER.readTree(text);
         } catch (JsonProcessingException e) {
-            var loc = e.getLocation();
-            String where = loc == null ? "" : " at line " + loc.getLineNr() + ", column " + loc.getColumnNr();
-            String what = what(e);
-            String reason = "not valid JSON" + where + (what.isEmpty() ? "" : " (" + what + ")");
+            String where = JsonSyntax.where(e);
+            String reason = "not valid JSON" + (where.isEmpty() ? "" : " at " + where) + " (" + JsonSyntax.reason(e, "body") + ")";
             throw new ApiException(400, "InvalidJson", "body: " + reason, List.of(Map.of("path", "$", "reason", reason)));
         }
-    }
-
-    /** What the parser found, in a few words of ours (never the parser's own message, which names its internals). */
-    private static String what(JsonProcessingException e) {
-        if (e instanceof JsonEOFException) {
-            return "the body ends before the JSON value does";
-        }
-        String msg = e.getOriginalMessage() == null ? "" : e.getOriginalMessage();
-        Matcher m = UNEXPECTED_CHAR.matcher(msg);
-        if (m.find()) {
-            return "unexpected character '" + m.group(1) + "'";
-        }
-        m = UNRECOGNIZED.matcher(msg);
-        if (m.find()) {
-            return "unknown word '" + m.group(1) + "'";
-        }
-        if (msg.startsWith("Trailing token")) {
-            return "more content after the JSON value";
-        }
-        if (msg.contains("Illegal unquoted character") || msg.contains("control character")) {
-            return "a control character inside a string must be escaped";
-        }
-        if (msg.contains("Unexpected end-of-input")) {
-            return "the body ends before the JSON value does";
-        }
-        return "";
     }
 }

@@ -94,7 +94,7 @@ public final class PlanApi {
                 new ServiceResource(repositories, store, leases, audit, input),
                 new PlanResource(repositories, store, leases, plans, audit, quotas, clock),
                 new RunResource(repositories, store, starter, new RunMetricsRepository(dynamoDb, tables.runMetrics()), reports,
-                        new RunFlags(dynamoDb, tables.runs()), audit, sfn),
+                        new RunFlags(dynamoDb, tables.runs()), audit, sfn, input),
                 new ReportResource(repositories, reports),
                 new TraceResource(new LinkService(dynamoDb, tables.links()), audit),
                 new TrafficSetResource(new TrafficSetStore(dynamoDb, tables.registry()), audit, clock),

@@ -33,8 +33,11 @@ public final class Routes {
     /** Every route key, in the order the API documents them. */
     public static final List<String> ALL = List.copyOf(TABLE.keySet());
 
+    /** The route that serves the API's description, {@code openapi.json}. */
+    public static final String OPENAPI = "GET /openapi.json";
+
     /** Routes that need no team (no authorizer on AWS). */
-    public static final List<String> PUBLIC = List.of("GET /openapi.json");
+    public static final List<String> PUBLIC = List.of(OPENAPI);
 
     private final Resources resources;
 
@@ -71,7 +74,7 @@ public final class Routes {
         t.put("GET /safety", (r, req) -> r.safety().get(req));
         t.put("GET /safety/mocks", (r, req) -> r.safety().mocks(req));
         t.put("GET /audit", (r, req) -> r.audit().list(req));
-        t.put("GET /openapi.json", (r, req) -> r.openApi().get(req));
+        t.put(OPENAPI, (r, req) -> r.openApi().get(req));
         return Collections.unmodifiableMap(t);
     }
 
@@ -97,7 +100,7 @@ public final class Routes {
      * @param rawPath the path, stage prefix removed
      * @return never; always throws
      * @throws ApiException 405 {@code MethodNotAllowed} naming the allowed methods when the path is a route's with
-     *                      another method, else 404 {@code NoSuchRoute}
+     *                      another method, else 404 {@code NoSuchRoute} listing every route key of {@link #ALL}
      */
     static ApiResponse unmatched(String method, String rawPath) {
         TreeSet<String> allowed = new TreeSet<>();
@@ -108,7 +111,8 @@ public final class Routes {
             }
         }
         if (allowed.isEmpty()) {
-            throw new ApiException(404, "NoSuchRoute", "no route " + method + " " + rawPath + " (the routes: GET /openapi.json)");
+            throw new ApiException(404, "NoSuchRoute", "no route " + method + " " + rawPath + "; the routes are "
+                    + String.join(", ", ALL) + " (" + OPENAPI + " describes each)");
         }
         throw new ApiException(405, "MethodNotAllowed", method + " is not allowed on " + rawPath + "; allowed: "
                 + String.join(", ", allowed)).withHeader("Allow", String.join(", ", allowed));

@@ -14,7 +14,7 @@ import dev.richter.report.ReportRepository;
 import dev.richter.report.StepFigures;
 import dev.richter.runs.RunStart;
 import dev.richter.runs.RunStarter;
-import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -50,9 +50,10 @@ final class RunResource {
     private final RunFlags runFlags;
     private final AuditLog audit;
     private final SfnClient sfn;
+    private final InputValidator input;
 
     RunResource(Repositories repositories, PlanStore store, RunStarter starter, RunMetricsRepository metrics,
-                ReportRepository reports, RunFlags runFlags, AuditLog audit, SfnClient sfn) {
+                ReportRepository reports, RunFlags runFlags, AuditLog audit, SfnClient sfn, InputValidator input) {
         this.repositories = repositories;
         this.store = store;
         this.starter = starter;
@@ -61,6 +62,7 @@ final class RunResource {
         this.runFlags = runFlags;
         this.audit = audit;
         this.sfn = sfn;
+        this.input = input;
     }
 
     /**
@@ -231,25 +233,18 @@ final class RunResource {
      * within a second and the run ends {@code ABORTED}.
      *
      * @return 202 {@code {runId, abortRequested: true}}
-     * @throws ApiException 404 for an unknown or another team's run; 409 {@code RunFinished} when it has ended; 400
-     *                      for a body that is not {@code {"reason"}} JSON or a reason over 1000 characters
+     * @throws ApiException 400 {@code InvalidJson} or {@code ValidationFailed} for a body that is not
+     *                      {@code AbortRequest} ({@code {"reason"}}, a reason of at most 1000 characters: a misspelled
+     *                      field is refused at its path, never dropped); 404 for an unknown or another team's run; 409
+     *                      {@code RunFinished} when it has ended
      */
     ApiResponse abort(ApiRequest req) {
         String runId = req.path("runId");
+        boolean noBody = new String(req.body(), StandardCharsets.UTF_8).isBlank();
+        String reason = noBody ? "" : input.parse("AbortRequest", req.body()).path("reason").asText("").strip();
         Run run = repositories.getRun(req.teamId(), runId).orElseThrow(() -> ApiException.notFound("run", runId));
         if (ENDED.contains(run.status())) {
             throw new ApiException(409, "RunFinished", "run " + runId + " is " + run.status() + ": nothing to abort");
-        }
-        String reason = "";
-        if (req.body().length > 0) {
-            try {
-                reason = Json.MAPPER.readTree(req.body()).path("reason").asText("").strip();
-            } catch (IOException e) {
-                throw ApiException.badField("$", "body must be JSON {\"reason\": \"...\"} or empty");
-            }
-            if (reason.length() > 1000) {
-                throw ApiException.badField("$.reason", "longer than 1000 characters");
-            }
         }
         runFlags.requestAbort(runId, "requested by " + req.caller() + (reason.isEmpty() ? "" : ": " + reason));
         audit.record(req.teamId(), req.caller(), "AbortRun", runId, Map.of("abortRequested", run.abortRequested()),

@@ -231,7 +231,13 @@ class PlanApiHandlerTest {
         var r = call(h, unknown);
         assertEquals(404, r.get("statusCode"));
         assertEquals("NoSuchRoute", body(r).path("error").asText());
-        assertTrue(body(r).path("message").asText().contains("GET /nothing/here"));
+        assertEquals("no route GET /nothing/here; the routes are POST /services, GET /services, GET /services/{name}, "
+                + "DELETE /services/{name}, POST /plans, GET /plans, GET /plans/{planId}, PUT /plans/{planId}, "
+                + "DELETE /plans/{planId}, GET /plans/{planId}/estimate, POST /plans/{planId}/runs, GET /plans/{planId}/runs, "
+                + "GET /runs/{runId}, POST /runs/{runId}/abort, GET /runs/{runId}/report, POST /traces, POST /traffic-sets, "
+                + "GET /traffic-sets, GET /traffic-sets/{setId}, POST /flows, GET /flows/{flowId}, POST /flows/{flowId}/runs, "
+                + "GET /data-sets/{dataSetId}, PUT /safety, GET /safety, GET /safety/mocks, GET /audit, GET /openapi.json "
+                + "(GET /openapi.json describes each)", body(r).path("message").asText(), "every route of the table, in its order");
 
         ObjectNode wrongMethod = (ObjectNode) event("$default", "t1", Map.of(), null);
         wrongMethod.put("rawPath", "/dev/plans/plan-1");
@@ -249,6 +255,48 @@ class PlanApiHandlerTest {
         for (var resp : List.of(r, big)) {
             assertEquals(Set.of("error", "message"), fieldNames(body(resp)));
         }
+    }
+
+    @Test
+    void aMisspelledFieldIsRefusedAtItsOwnPathInEveryRequestBody() throws Exception {
+        var h = handler(() -> Quotas.AWS);
+        ObjectNode plan = (ObjectNode) Json.MAPPER.readTree(demoPlan());
+        ((ObjectNode) plan.path("preTest")).set("qqps", ((ObjectNode) plan.path("preTest")).remove("qps"));
+        var r = call(h, event("POST /plans", "t1", Map.of(), Json.write(plan)));
+        assertEquals(400, r.get("statusCode"));
+        assertEquals(Json.MAPPER.readTree("""
+                {"error": "ValidationFailed", "message": "$.preTest: required property 'qps' not found",
+                 "errors": [{"path": "$.preTest", "reason": "required property 'qps' not found"},
+                            {"path": "$.preTest.qqps", "reason": "unknown field; the fields here are qps, durationS"}]}
+                """), body(r));
+
+        var service = call(h, event("POST /services", "t1", Map.of(), """
+                {"name": "svc", "baseUrl": "http://127.0.0.1:9", "grpc": {"port": 9, "tsl": true}}"""));
+        assertEquals(400, service.get("statusCode"));
+        assertEquals("$.grpc.tsl: unknown field; the fields here are port, service, tls", body(service).path("message").asText());
+
+        // the abort body too: a misspelled reason was dropped silently and the run aborted without it
+        var abort = call(h, event("POST /runs/{runId}/abort", "t1", Map.of("runId", "run-1"), "{\"reasn\": \"too slow\"}"));
+        assertEquals(400, abort.get("statusCode"));
+        assertEquals(Json.MAPPER.readTree("""
+                {"error": "ValidationFailed", "message": "$.reasn: unknown field; the fields here are reason",
+                 "errors": [{"path": "$.reasn", "reason": "unknown field; the fields here are reason"}]}
+                """), body(abort));
+    }
+
+    @Test
+    void aTraceFileThatIsNotJsonGetsItsPositionAndAPlainReason() throws Exception {
+        var h = handler(() -> Quotas.AWS);
+        ObjectNode e = (ObjectNode) event("POST /traces", "t1", Map.of(), "{\"resourceSpans\": [\n  {\"resource\": {}},\n");
+        e.set("queryStringParameters", Json.MAPPER.valueToTree(Map.of("file", "spans.json")));
+        var r = call(h, e);
+        assertEquals(400, r.get("statusCode"));
+        assertEquals(Json.MAPPER.readTree("""
+                {"error": "InvalidTraceFile",
+                 "message": "spans.json:3:1: not valid JSON (the file ends before the JSON value does: the array opened at line 1, column 19 is not closed)",
+                 "errors": [{"path": "spans.json:3:1",
+                             "reason": "not valid JSON (the file ends before the JSON value does: the array opened at line 1, column 19 is not closed)"}]}
+                """), body(r));
     }
 
     private static Set<String> fieldNames(JsonNode n) {

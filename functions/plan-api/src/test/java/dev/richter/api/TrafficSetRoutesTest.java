@@ -137,6 +137,38 @@ class TrafficSetRoutesTest {
         assertEquals(0, trafficItems(), "nothing stored");
     }
 
+    /**
+     * A HAR that is not JSON: the problem names the position and says what is wrong in plain words, never the parser's
+     * own text ({@code Unexpected end-of-input: expected close marker for Array (start marker at [Source: REDACTED ...}).
+     */
+    @Test
+    void aHarThatIsNotJsonGetsItsPositionAndAPlainReason() {
+        Map<String, String> cases = new java.util.LinkedHashMap<>();
+        cases.put("{\"log\": {\"entries\": [\n  {\"request\": {}}", "cut.har:line 2, column 18: not valid JSON "
+                + "(the file ends before the JSON value does: the array opened at line 1, column 21 is not closed)");
+        cases.put("{\"log\": {\"entries\": [],}}", "cut.har:line 1, column 24: not valid JSON (unexpected character '}')");
+        cases.put("{\"log\": {\"entries\": [}}", "cut.har:line 1, column 22: not valid JSON "
+                + "(unexpected '}': the array opened at line 1, column 21 is still open)");
+        cases.put("{\"log\": {\"entries\": [{\"time\": 01}]}}", "cut.har:line 1, column 32: not valid JSON "
+                + "(a number with a leading zero)");
+        cases.put("{\"log\": {\"comment\": \"C:\\Users\"}}", "cut.har:line 1, column 25: not valid JSON "
+                + "(unknown escape '\\U' in a string)");
+        cases.put("{\"log\": {\"comment\": \"cut", "cut.har:line 1, column 25: not valid JSON (the file ends inside a string)");
+        List<String> answers = new ArrayList<>();
+        for (String har : cases.keySet()) {
+            var r = api.call("POST /traffic-sets", "t1", Map.of(), Map.of("format", "har", "file", "cut.har"),
+                    har.getBytes(StandardCharsets.UTF_8));
+            assertEquals(400, r.get("statusCode"));
+            JsonNode error = RegistryApiHarness.body(r);
+            assertEquals("InvalidTrafficFile", error.path("error").asText());
+            assertEquals(error.path("message").asText(), error.path("errors").get(0).path("path").asText() + ": "
+                    + error.path("errors").get(0).path("reason").asText());
+            answers.add(error.path("message").asText());
+        }
+        assertEquals(List.copyOf(cases.values()), answers);
+        assertEquals(0, trafficItems(), "nothing stored");
+    }
+
     @Test
     void aStoreFailureLeavesNoSet() throws Exception {
         api.failPutsWithPrefix = 1; // the manifest, written after the chunks

@@ -1,6 +1,7 @@
 package dev.richter.runs;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.richter.common.Json;
 import com.networknt.schema.JsonMetaSchema;
 import com.networknt.schema.JsonSchema;
 import com.networknt.schema.JsonSchemaFactory;
@@ -9,9 +10,14 @@ import com.networknt.schema.SchemaLocation;
 import com.networknt.schema.SpecVersion;
 import com.networknt.schema.ValidationMessage;
 import com.networknt.schema.oas.OpenApi31;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 
@@ -42,7 +48,11 @@ public final class ContractSchemas {
     private static final Map<String, String> FORMER_NAMES = Map.of("plan", "PlanInput", "service", "ServiceInput",
             "safety", "SafetyConfig");
 
+    /** The keywords whose message is about one field the object's schema does not define ({@code getProperty()}). */
+    private static final Set<String> UNKNOWN_FIELD_KEYWORDS = Set.of("additionalProperties", "unevaluatedProperties");
+
     private final Map<String, JsonSchema> schemas = new ConcurrentHashMap<>();
+    private volatile JsonNode document;
 
     /**
      * The component schema {@code name} ({@code PlanInput}, {@code ServiceInput}, {@code SafetyConfig},
@@ -56,16 +66,55 @@ public final class ContractSchemas {
     }
 
     /**
-     * Every way {@code doc} breaks component schema {@code name}, sorted by path, each once.
+     * Every way {@code doc} breaks component schema {@code name}, sorted by path, each once. A field the schema does not
+     * define is reported at its own path ({@code $.preTest.qqps}, not the object's {@code $.preTest}), with the fields
+     * the object does take: {@code unknown field; the fields here are qps, durationS} (server fields, {@code readOnly},
+     * left out: they are ignored on input).
      *
      * @return the problems; empty when {@code doc} is valid
      */
     public List<InputProblem> problems(String name, JsonNode doc) {
         return schema(name).validate(doc).stream()
-                .sorted(Comparator.comparing((ValidationMessage m) -> m.getInstanceLocation().toString()))
-                .map(m -> new InputProblem(m.getInstanceLocation().toString(), reason(m)))
+                .map(this::problem)
+                .sorted(Comparator.comparing(InputProblem::path))
                 .distinct()
                 .toList();
+    }
+
+    private InputProblem problem(ValidationMessage m) {
+        if (UNKNOWN_FIELD_KEYWORDS.contains(m.getType()) && m.getProperty() != null) {
+            return new InputProblem(m.getInstanceLocation().append(m.getProperty()).toString(), unknownField(m));
+        }
+        return new InputProblem(m.getInstanceLocation().toString(), reason(m));
+    }
+
+    /** The reason for a field the object's schema does not define, naming the fields it does. */
+    private String unknownField(ValidationMessage m) {
+        // the keyword's schema location is <object schema>/additionalProperties: its sibling "properties" are the fields
+        String pointer = m.getSchemaLocation().getFragment().toString();
+        JsonNode object = document().at(pointer.substring(0, pointer.lastIndexOf('/')));
+        List<String> fields = new ArrayList<>();
+        object.path("properties").properties().forEach(p -> {
+            if (!p.getValue().path("readOnly").asBoolean(false)) {
+                fields.add(p.getKey());
+            }
+        });
+        return fields.isEmpty() ? "unknown field; this object takes no fields"
+                : "unknown field; the fields here are " + String.join(", ", fields);
+    }
+
+    /** {@code openapi.json} as a tree, read once, for what the validator's messages leave out. */
+    private JsonNode document() {
+        JsonNode d = document;
+        if (d == null) {
+            try (InputStream in = ContractSchemas.class.getResourceAsStream("/openapi.json")) {
+                d = Json.MAPPER.readTree(in);
+            } catch (IOException e) {
+                throw new UncheckedIOException("openapi.json not readable from the classpath", e);
+            }
+            document = d;
+        }
+        return d;
     }
 
     /** The validator's message without its leading instance path (the path is reported separately). */

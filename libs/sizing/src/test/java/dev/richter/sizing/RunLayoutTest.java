@@ -133,6 +133,17 @@ class RunPreparationTest {
         assertTrue(started.legs().isEmpty());
     }
 
+    /** README "What your service must expose": without healthPath, prometheusPath or grpc, a TCP connect is all. */
+    @Test
+    void aServiceWithOnlyANameAndABaseUrlIsProbedByATcpConnectToItsPort() {
+        var targets = RunLayout.probeTargets(List.of(
+                new RegisteredService("t1", "plain", "http://plain.internal", null, null, null),
+                new RegisteredService("t1", "secure", "https://secure.internal/api", "", "", List.of())));
+        assertEquals(List.of(
+                Map.of("module", "plain", "kind", "tcp", "host", "plain.internal", "port", 80, "timeoutMs", 1000),
+                Map.of("module", "secure", "kind", "tcp", "host", "secure.internal", "port", 443, "timeoutMs", 1000)), targets);
+    }
+
     @Test
     void tlsServicesCarryTheirCaToTheirHttpsAndGrpcProbesOnly() {
         String ca = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.richter.common.JsonSyntax;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -152,9 +153,7 @@ public final class TraceDocuments {
         } catch (InvalidIdException e) {
             throw rejected(fileName, document, start, e);
         } catch (JsonProcessingException e) {
-            JsonLocation loc = e.getLocation();
-            throw new TraceFormatException(fileName, loc == null ? 0 : loc.getLineNr(),
-                    loc == null ? 0 : loc.getColumnNr(), "malformed JSON: " + e.getOriginalMessage());
+            throw notJson(fileName, e, "not valid JSON");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -168,9 +167,7 @@ public final class TraceDocuments {
                 values.add(MAPPER.readTree(p));
             }
         } catch (JsonProcessingException e) {
-            JsonLocation loc = e.getLocation();
-            throw new TraceFormatException(fileName, loc == null ? 0 : loc.getLineNr(),
-                    loc == null ? 0 : loc.getColumnNr(), "malformed JSON: " + e.getOriginalMessage());
+            throw notJson(fileName, e, "not valid JSON");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -270,11 +267,18 @@ public final class TraceDocuments {
         try {
             return MAPPER.readTree(json);
         } catch (JsonProcessingException e) {
-            JsonLocation loc = e.getLocation();
-            throw new TraceFormatException(fileName, loc == null ? 0 : loc.getLineNr(),
-                    loc == null ? 0 : loc.getColumnNr(), "malformed embedded X-Ray segment Document: "
-                            + e.getOriginalMessage());
+            throw notJson(fileName, e, "the embedded X-Ray segment Document is not valid JSON");
         }
+    }
+
+    /**
+     * A JSON syntax error as a rejection at its position, {@code what} followed by the reason in plain words
+     * ({@link JsonSyntax}), never the parser's own message.
+     */
+    private static TraceFormatException notJson(String fileName, JsonProcessingException e, String what) {
+        JsonLocation loc = e.getLocation();
+        return new TraceFormatException(fileName, loc == null ? 0 : loc.getLineNr(), loc == null ? 0 : loc.getColumnNr(),
+                what + " (" + JsonSyntax.reason(e, "file") + ")");
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.richter.data.traffic;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.Json;
+import dev.richter.common.JsonSyntax;
 import dev.richter.common.http.UriReference;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -74,9 +75,9 @@ public final class HarReader {
         try {
             root = Json.MAPPER.readTree(bytes, start, bytes.length - start);
         } catch (JsonProcessingException e) {
-            var loc = e.getLocation();
-            String where = loc == null ? file : file + ":line " + loc.getLineNr() + ", column " + loc.getColumnNr();
-            throw new TrafficFormatException(where, "not valid JSON (" + e.getOriginalMessage().split("\n")[0] + ")");
+            String where = JsonSyntax.where(e);
+            throw new TrafficFormatException(where.isEmpty() ? file : file + ":" + where,
+                    "not valid JSON (" + JsonSyntax.reason(e, "file") + ")");
         } catch (IOException e) {
             throw new TrafficFormatException(file, "unreadable: " + e.getMessage());
         }
