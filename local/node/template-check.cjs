@@ -657,7 +657,15 @@ class Context {
   checkStruct(value, s, owner, at, typeName) {
     if (s.PrimitiveType || s.Type) return this.checkValue(value, s, owner, at);   // an alias of a primitive or list
     if (value === null) { this.report(at, 'shape', 'null: CloudFormation refuses null values (leave the property out)'); return; }
-    if (intrinsicName(value)) return this.checkValue(value, { PrimitiveType: 'Json' }, owner, at);
+    const fn = intrinsicName(value);
+    if (fn === 'Fn::If' && Array.isArray(value[fn]) && value[fn].length === 3) {
+      for (const i of [1, 2]) {
+        const branch = value[fn][i];
+        if (!(isObject(branch) && branch.Ref === 'AWS::NoValue')) this.checkStruct(branch, s, owner, [...at, fn, i], typeName);
+      }
+      return;
+    }
+    if (fn) return;   // any other intrinsic function stands for the whole object
     if (!isObject(value)) {
       this.report(at, 'shape', `must be an object${typeName ? ` (${typeName})` : ''}, not ${kind(value)}`);
       return;
