@@ -20,7 +20,7 @@ public record HostPort(String host, int port) {
         String t = text.trim();
         // the port follows the last ':' outside brackets: "host:port", "[::1]:8080"; a bare IPv6 address has none
         int colon = t.startsWith("[") ? t.indexOf(':', Math.max(t.indexOf(']'), 0)) : t.indexOf(':');
-        boolean hasPort = colon > 0 && (t.startsWith("[") || colon == t.lastIndexOf(':'));
+        boolean hasPort = colon >= 0 && (t.startsWith("[") || colon == t.lastIndexOf(':'));
         String host = hasPort ? t.substring(0, colon) : t;
         int port = ANY_PORT;
         if (hasPort) {

@@ -6,6 +6,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -89,7 +90,7 @@ public final class IsolationConfigSource implements AutoCloseable {
             state.set(new State(true, "", System.currentTimeMillis(), before.loadsOk() + 1, before.loadsFailed()));
             if (!before.loaded() || !before.lastError().isEmpty() || !previous.equals(Optional.of(loaded))) {
                 LOG.info("Richter isolation: configuration loaded from " + settings.source() + " (mode "
-                        + loaded.mode().name().toLowerCase(java.util.Locale.ROOT) + ", " + loaded.scope().size()
+                        + loaded.mode().name().toLowerCase(Locale.ROOT) + ", " + loaded.scope().size()
                         + " scope entries, " + loaded.mocks().size() + " mocks); " + state.get());
             }
             return true;

@@ -2,6 +2,7 @@ package dev.richter.agent.isolation;
 
 import java.net.URI;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 
@@ -73,7 +74,7 @@ public record IsolationSettings(Optional<URI> url, String token, Optional<Path> 
 
     /** The JVM's own properties and environment. */
     public static IsolationSettings fromSystem() {
-        Map<String, String> props = new java.util.HashMap<>();
+        Map<String, String> props = new HashMap<>();
         System.getProperties().stringPropertyNames().forEach(k -> props.put(k, System.getProperty(k)));
         return from(props, System.getenv());
     }

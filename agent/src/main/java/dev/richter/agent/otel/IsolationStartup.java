@@ -4,6 +4,7 @@ import dev.richter.agent.bootstrap.IsolationBridge;
 import dev.richter.agent.isolation.IsolationConfigSource;
 import dev.richter.agent.isolation.IsolationSettings;
 import dev.richter.agent.isolation.RichterIsolationGuard;
+import java.util.Optional;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -29,7 +30,7 @@ final class IsolationStartup {
             settings = IsolationSettings.fromSystem();
         } catch (IllegalArgumentException e) {
             LOG.log(Level.SEVERE, "Richter isolation: " + e.getMessage() + "; every marked call is refused");
-            settings = new IsolationSettings(java.util.Optional.empty(), "", java.util.Optional.empty(),
+            settings = new IsolationSettings(Optional.empty(), "", Optional.empty(),
                     IsolationSettings.DEFAULT_REFRESH_S);
         }
         IsolationConfigSource source = IsolationConfigSource.start(settings);

@@ -9,6 +9,14 @@ import java.util.List;
  * client. Instrumentation name {@code richter-java-http-client}.
  */
 public final class JdkHttpClientInstrumentationModule extends RichterInstrumentationModule {
+    /** The helper classes, every class of {@code dev.richter.agent.jdk} but the server's (held so by a test). */
+    static final List<String> HELPERS = List.of(
+            "dev.richter.agent.jdk.JdkHttpClientExits",
+            "dev.richter.agent.jdk.MockedHttpResponse",
+            "dev.richter.agent.jdk.MockedHttpResponse$Later",
+            "dev.richter.agent.jdk.MockedHttpResponse$Info",
+            "dev.richter.agent.jdk.MockedHttpResponse$AllHeaders",
+            "dev.richter.agent.jdk.MockedHttpResponse$OneBuffer");
 
     public JdkHttpClientInstrumentationModule() {
         super("richter-java-http-client");
@@ -21,12 +29,6 @@ public final class JdkHttpClientInstrumentationModule extends RichterInstrumenta
 
     @Override
     public List<String> getAdditionalHelperClassNames() {
-        return List.of(
-                "dev.richter.agent.jdk.JdkHttpClientExits",
-                "dev.richter.agent.jdk.MockedHttpResponse",
-                "dev.richter.agent.jdk.MockedHttpResponse$Later",
-                "dev.richter.agent.jdk.MockedHttpResponse$Info",
-                "dev.richter.agent.jdk.MockedHttpResponse$AllHeaders",
-                "dev.richter.agent.jdk.MockedHttpResponse$OneBuffer");
+        return HELPERS;
     }
 }

@@ -9,6 +9,8 @@ import java.util.List;
  * richter-java-http-server}.
  */
 public final class JdkHttpServerInstrumentationModule extends RichterInstrumentationModule {
+    /** The helper classes (held equal to the server's classes of {@code dev.richter.agent.jdk} by a test). */
+    static final List<String> HELPERS = List.of("dev.richter.agent.jdk.InboundGate");
 
     public JdkHttpServerInstrumentationModule() {
         super("richter-java-http-server");
@@ -30,6 +32,6 @@ public final class JdkHttpServerInstrumentationModule extends RichterInstrumenta
 
     @Override
     public List<String> getAdditionalHelperClassNames() {
-        return List.of("dev.richter.agent.jdk.InboundGate");
+        return HELPERS;
     }
 }

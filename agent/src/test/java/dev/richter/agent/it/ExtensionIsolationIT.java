@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -349,7 +350,7 @@ class ExtensionIsolationIT {
             return "http://127.0.0.1:" + port() + path;
         }
 
-        static void answer(com.sun.net.httpserver.HttpExchange exchange, int status, String body) throws IOException {
+        static void answer(HttpExchange exchange, int status, String body) throws IOException {
             byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
             exchange.sendResponseHeaders(status, bytes.length);
             try (OutputStream out = exchange.getResponseBody()) {
