@@ -1,5 +1,6 @@
 package dev.richter.agent.isolation;
 
+import io.opentelemetry.api.internal.InstrumentationUtil;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -111,11 +112,34 @@ public final class IsolationConfigSource implements AutoCloseable {
         if (!settings.token().isEmpty()) {
             request.header("Authorization", "Bearer " + settings.token());
         }
-        HttpResponse<byte[]> response = client().send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+        HttpResponse<byte[]> response = untraced(request.build());
         if (response.statusCode() != 200) {
             throw new IOException("HTTP " + response.statusCode() + " from " + settings.source());
         }
         return response.body();
+    }
+
+    /**
+     * Sends the fetch with the agent's instrumentation suppressed ({@link InstrumentationUtil}, as the SDK's exporters
+     * do), so the refresh does not add a client span to the service's traces every {@code refreshS} seconds.
+     */
+    private HttpResponse<byte[]> untraced(HttpRequest request) throws IOException, InterruptedException {
+        AtomicReference<HttpResponse<byte[]>> response = new AtomicReference<>();
+        AtomicReference<Exception> failure = new AtomicReference<>();
+        InstrumentationUtil.suppressInstrumentation(() -> {
+            try {
+                response.set(client().send(request, HttpResponse.BodyHandlers.ofByteArray()));
+            } catch (IOException | InterruptedException e) {
+                failure.set(e);
+            }
+        });
+        if (failure.get() instanceof InterruptedException e) {
+            throw e;
+        }
+        if (failure.get() != null) {
+            throw (IOException) failure.get();
+        }
+        return response.get();
     }
 
     private HttpClient client() {

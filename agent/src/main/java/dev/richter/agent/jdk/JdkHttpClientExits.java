@@ -27,10 +27,7 @@ public final class JdkHttpClientExits {
      *     body delivered through {@code handler}); an {@code IOException} (or {@code InterruptedException}): throw it
      */
     public static Object beforeSend(HttpRequest request, HttpResponse.BodyHandler<?> handler) {
-        IsolationGuard guard = IsolationBridge.guard();
-        ExitDecision decision = decide(guard, request);
-        guard.record(decision);
-        return switch (decision) {
+        return switch (decideAndRecord(request)) {
             case ExitDecision.Pass p -> null;
             case ExitDecision.WouldRefuse w -> null;
             case ExitDecision.Refuse r -> new IOException(r.message());
@@ -45,10 +42,7 @@ public final class JdkHttpClientExits {
      *     its latency (without blocking the caller), or failed with the refusal's {@code IOException}
      */
     public static CompletableFuture<?> beforeSendAsync(HttpRequest request, HttpResponse.BodyHandler<?> handler) {
-        IsolationGuard guard = IsolationBridge.guard();
-        ExitDecision decision = decide(guard, request);
-        guard.record(decision);
-        return switch (decision) {
+        return switch (decideAndRecord(request)) {
             case ExitDecision.Pass p -> null;
             case ExitDecision.WouldRefuse w -> null;
             case ExitDecision.Refuse r -> CompletableFuture.failedFuture(new IOException(r.message()));
@@ -57,12 +51,16 @@ public final class JdkHttpClientExits {
         };
     }
 
-    private static ExitDecision decide(IsolationGuard guard, HttpRequest request) {
+    /** The guard's decision for {@code request}, stamped on the current span (the agent's client span). */
+    private static ExitDecision decideAndRecord(HttpRequest request) {
+        IsolationGuard guard = IsolationBridge.guard();
         URI uri = request.uri();
         String host = uri.getHost() == null ? "" : uri.getHost();
         int port = uri.getPort() > 0 ? uri.getPort() : "https".equalsIgnoreCase(uri.getScheme()) ? 443 : 80;
         String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
-        return guard.decideHttp(request.method().toUpperCase(Locale.ROOT), host, port, path);
+        ExitDecision decision = guard.decideHttp(request.method().toUpperCase(Locale.ROOT), host, port, path);
+        guard.record(decision);
+        return decision;
     }
 
     private static Object answerNow(HttpRequest request, HttpResponse.BodyHandler<?> handler, ExitDecision.Mock mock) {

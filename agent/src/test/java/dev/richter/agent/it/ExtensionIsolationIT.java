@@ -247,6 +247,8 @@ class ExtensionIsolationIT {
         List<Span> reported = spans.stream().filter(s -> s.attributes().containsKey("richter.would_refuse")).toList();
         assertEquals(1, reported.size(), "report-mode spans: " + reported);
         assertEquals("200", reported.get(0).attributes().get("http.response.status_code"));
+        assertEquals(0, spans.stream().filter(s -> s.attributes().getOrDefault("url.full", "").endsWith("/isolation"))
+                .count(), "the configuration's fetches are not traced");
         assertTrue(spans.stream().filter(s -> s.kind() == Span.CLIENT && !s.attributes().containsKey("richter.mock")
                         && !s.attributes().containsKey("richter.refused") && !s.attributes().containsKey("richter.would_refuse"))
                 .count() >= 5, "untouched client spans of the unmarked and in-scope calls");
