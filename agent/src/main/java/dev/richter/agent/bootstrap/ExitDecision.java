@@ -49,5 +49,10 @@ public sealed interface ExitDecision {
      * @param exit   the exit taken, {@code host:port METHOD /path}
      * @param reason what enforce mode would have said
      */
-    record WouldRefuse(String exit, String reason) implements ExitDecision {}
+    record WouldRefuse(String exit, String reason) implements ExitDecision {
+        /** The log line and {@code richter.would_refuse} of the call: names the exit and the reason. */
+        public String message() {
+            return "Richter isolation would refuse a marked call to exit '" + exit + "' (report mode): " + reason;
+        }
+    }
 }

@@ -29,9 +29,13 @@ public final class IsolationBridge {
 
     private IsolationBridge() {}
 
-    /** Installs the guard every instrumented call consults from now on; the extension calls it once, at start. */
+    /**
+     * Installs the guard every instrumented call consults from now on; the extension calls it once, at start.
+     *
+     * @param installed the guard; {@code null} puts back the pass-everything one (for tests)
+     */
     public static void install(IsolationGuard installed) {
-        guard = installed;
+        guard = installed == null ? NOT_STARTED : installed;
     }
 
     /** The installed guard (a pass-everything one before {@link #install}). */

@@ -22,9 +22,10 @@ public interface IsolationGuard {
     ExitDecision decideHttp(String method, String host, int port, String path);
 
     /**
-     * Stamps a decision on the span of the call being made ({@code Span.current()}) and counts it: {@code
-     * richter.mock=true} and {@code richter.mock.exit}, {@code richter.refused=<reason>}, or {@code
-     * richter.would_refuse=<reason>}; {@link ExitDecision.Pass} stamps nothing.
+     * Stamps a decision on the span of the call being made ({@code Span.current()}: the agent's client span when it
+     * made one) and logs the refusals: {@code richter.mock=true} and {@code richter.mock.exit=<exit id>}, {@code
+     * richter.refused=<Refuse.message()>}, or {@code richter.would_refuse=<WouldRefuse.message()>}; {@link
+     * ExitDecision.Pass} stamps nothing.
      */
     void record(ExitDecision decision);
 

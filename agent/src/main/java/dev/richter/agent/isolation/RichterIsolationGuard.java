@@ -18,7 +18,10 @@ import java.util.logging.Logger;
  * the span. Never throws: an internal error refuses a marked call and passes an unmarked one.
  */
 public final class RichterIsolationGuard implements IsolationGuard {
-    /** Span attribute of a mocked call: {@code true} (the SDK's and the {@code mocked-exit} check's name). */
+    /**
+     * Span attribute of a mocked call, with the text value {@code "true"}: the SDK's name and value, which the {@code
+     * mocked-exit} check reads.
+     */
     public static final String MOCK = ExitMocks.MOCK_ATTRIBUTE;
     /** Span attribute naming the exit a mock answered, as configured. */
     public static final String MOCK_EXIT = ExitMocks.MOCK_EXIT_ATTRIBUTE;
@@ -31,7 +34,6 @@ public final class RichterIsolationGuard implements IsolationGuard {
 
     private final IsolationConfigSource source;
     private final BooleanSupplier marked;
-    private final AtomicLong mocked = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
     private final AtomicLong wouldRefuse = new AtomicLong();
 
@@ -63,13 +65,15 @@ public final class RichterIsolationGuard implements IsolationGuard {
 
     @Override
     public void record(ExitDecision decision) {
+        if (decision instanceof ExitDecision.Pass) {
+            return;
+        }
         try {
             Span span = Span.current();
             switch (decision) {
                 case ExitDecision.Pass p -> { }
                 case ExitDecision.Mock m -> {
-                    mocked.incrementAndGet();
-                    span.setAttribute(MOCK, true);
+                    span.setAttribute(MOCK, ExitMocks.MOCK_ATTRIBUTE_VALUE);
                     span.setAttribute(MOCK_EXIT, m.exit());
                 }
                 case ExitDecision.Refuse r -> {
@@ -79,9 +83,8 @@ public final class RichterIsolationGuard implements IsolationGuard {
                 }
                 case ExitDecision.WouldRefuse w -> {
                     wouldRefuse.incrementAndGet();
-                    String message = "report mode: would refuse a marked call to exit '" + w.exit() + "': " + w.reason();
-                    span.setAttribute(WOULD_REFUSE, message);
-                    LOG.warning("Richter isolation " + message + " (so far: " + wouldRefuse.get() + ")");
+                    span.setAttribute(WOULD_REFUSE, w.message());
+                    LOG.warning(w.message() + " (so far: " + wouldRefuse.get() + ")");
                 }
             }
         } catch (RuntimeException | LinkageError e) {

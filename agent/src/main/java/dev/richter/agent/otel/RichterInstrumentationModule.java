@@ -37,6 +37,16 @@ public abstract class RichterInstrumentationModule extends InstrumentationModule
         started = ok;
     }
 
+    /**
+     * Inlined advice always, also when the agent runs with {@code otel.javaagent.experimental.indy=true}: the advices
+     * replace the instrumented method's return value or exception ({@code readOnly = false}) and keep a local between
+     * enter and exit, which is the inlining style.
+     */
+    @Override
+    public boolean isIndyModule() {
+        return false;
+    }
+
     /** {@link #instrumentations()} once the isolation has started; none when it failed to (logged). */
     @Override
     public final List<TypeInstrumentation> typeInstrumentations() {

@@ -214,8 +214,8 @@ class ExtensionIsolationIT {
 
         assertEquals("status=200 body=production-data", answer);
         assertEquals(1, outOfScope.count());
-        assertTrue(Files.readString(output).contains("report mode: would refuse a marked call to exit '127.0.0.1:"
-                + outOfScope.port() + " GET /customers'"));
+        assertTrue(Files.readString(output).contains("Richter isolation would refuse a marked call to exit '127.0.0.1:"
+                + outOfScope.port() + " GET /customers' (report mode)"));
     }
 
     @Test
@@ -246,6 +246,8 @@ class ExtensionIsolationIT {
         assertEquals("503", refusedServers.get(0).attributes().get("http.response.status_code"));
         List<Span> reported = spans.stream().filter(s -> s.attributes().containsKey("richter.would_refuse")).toList();
         assertEquals(1, reported.size(), "report-mode spans: " + reported);
+        assertTrue(reported.get(0).attributes().get("richter.would_refuse").contains("exit '127.0.0.1:"
+                + outOfScope.port() + " GET /customers' (report mode)"));
         assertEquals("200", reported.get(0).attributes().get("http.response.status_code"));
         assertEquals(0, spans.stream().filter(s -> s.attributes().getOrDefault("url.full", "").endsWith("/isolation"))
                 .count(), "the configuration's fetches are not traced");
