@@ -6,6 +6,10 @@ import java.util.Optional;
  * The isolation as the instrumented clients and servers see it, whatever class loader they are in. Implemented by the
  * extension ({@code dev.richter.agent.isolation.RichterIsolationGuard}) and installed into {@link IsolationBridge} at
  * agent start. Only java.base types cross it. Implementations never throw.
+ *
+ * <p>{@link #decideHttp} is the one rule for every HTTP client (the JDK's today; Apache HttpClient 5 and OkHttp call
+ * it the same way); a datastore or broker (JDBC, Redis, Kafka) adds its own {@code decide...} method here, with its
+ * own {@link ExitDecision} kinds where a mock does not fit.
  */
 public interface IsolationGuard {
 

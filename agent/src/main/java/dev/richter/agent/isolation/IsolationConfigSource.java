@@ -17,7 +17,9 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Loads the {@link IsolationConfig} from its {@link IsolationSettings}: once at {@link #start}, then every {@code
+ * Loads the {@link IsolationConfig} (the JSON document {@code {"mode":"enforce","scope":["orders.internal:8080",...],
+ * "mocks":[...the mock document's entries...]}}, read by {@link IsolationConfig#parse}) from its {@link
+ * IsolationSettings}: once at {@link #start} (bounded by the fetch deadline), then every {@code
  * refreshS} seconds on one daemon thread ({@value #THREAD_NAME}). A load that fails (connection, deadline of {@value
  * #FETCH_TIMEOUT_S} s, a status other than 200, an unreadable file, a malformed document) keeps the last good
  * configuration and is logged with the {@link State}; so is the first good load and every change of state. Thread-safe.

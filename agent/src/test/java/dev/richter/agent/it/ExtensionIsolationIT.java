@@ -168,7 +168,7 @@ class ExtensionIsolationIT {
 
     @Test
     @Order(5)
-    void markedCallOutsideTheScopeIsRefusedWithAnErrorNamingTheExitAndNeverReachesTheHost() throws Exception {
+    void markedCallOutsideTheScopeIsRefusedWithAnErrorNamingTheExitAndNeverReachesTheHostWhileUnmarkedOnesDo() throws Exception {
         String exit = "127.0.0.1:" + outOfScope.port() + " GET /customers";
 
         String sync = get(callTo(outOfScope.url("/customers"), "GET", false), MARKED).body();
@@ -179,6 +179,8 @@ class ExtensionIsolationIT {
             assertTrue(answer.contains("outside the test's scope"), answer);
         }
         assertEquals(0, outOfScope.count());
+        assertEquals("status=200 body=production-data", get(callTo(outOfScope.url("/customers"), "GET", false), null).body());
+        assertEquals(1, outOfScope.count(), "an unmarked call to the same host reaches it");
     }
 
     @Test
@@ -213,7 +215,7 @@ class ExtensionIsolationIT {
         }
 
         assertEquals("status=200 body=production-data", answer);
-        assertEquals(1, outOfScope.count());
+        assertEquals(2, outOfScope.count(), "the unmarked call of the enforce test, and this one");
         assertTrue(Files.readString(output).contains("Richter isolation would refuse a marked call to exit '127.0.0.1:"
                 + outOfScope.port() + " GET /customers' (report mode)"));
     }
