@@ -23,6 +23,16 @@ public final class IsolationBridge {
         public Optional<String> inboundRefusal(String baggageHeader) {
             return Optional.empty();
         }
+
+        @Override
+        public MarkerScope markInbound(String baggageHeader) {
+            return NOTHING;
+        }
+    };
+
+    private static final MarkerScope NOTHING = new MarkerScope() {
+        @Override
+        public void close() {}
     };
 
     private static volatile IsolationGuard guard = NOT_STARTED;

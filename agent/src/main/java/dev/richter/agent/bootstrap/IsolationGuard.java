@@ -41,4 +41,15 @@ public interface IsolationGuard {
      * @return the plain-text reason to answer with; empty: let it through (always, for unmarked requests)
      */
     Optional<String> inboundRefusal(String baggageHeader);
+
+    /**
+     * Makes an inbound request's marker current while its handler runs, when the agent did not already (its server
+     * instrumentation is off, or its propagators leave out {@code baggage}), so the calls the handler makes are still
+     * decided as marked.
+     *
+     * @param baggageHeader the request's {@code baggage} header values joined with {@code ,}, {@code ""} when none
+     * @return the scope to close when the handler has returned; one that does nothing for an unmarked request or a
+     *     context that already holds the marker
+     */
+    MarkerScope markInbound(String baggageHeader);
 }

@@ -2,10 +2,13 @@ package dev.richter.agent.isolation;
 
 import dev.richter.agent.bootstrap.ExitDecision;
 import dev.richter.agent.bootstrap.IsolationGuard;
+import dev.richter.agent.bootstrap.MarkerScope;
 import dev.richter.sdk.ExitMocks;
 import dev.richter.sdk.Marked;
 import io.opentelemetry.api.baggage.Baggage;
 import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
@@ -15,7 +18,8 @@ import java.util.logging.Logger;
  * The extension's {@link IsolationGuard}: the marker from the current OpenTelemetry context's baggage (member {@value
  * Marked#DEFAULT_KEY}={@value Marked#DEFAULT_VALUE}, Richter's default marker, so the service needs no marker code),
  * the rule of {@link HttpExitPolicy} over the configuration of an {@link IsolationConfigSource}, and the evidence on
- * the span. Never throws: an internal error refuses a marked call and passes an unmarked one.
+ * the span. Never throws: an error while deciding refuses a marked call; a marker that cannot be read counts as
+ * unmarked (the extension must never break production traffic).
  */
 public final class RichterIsolationGuard implements IsolationGuard {
     /**
@@ -31,6 +35,7 @@ public final class RichterIsolationGuard implements IsolationGuard {
     public static final String WOULD_REFUSE = "richter.would_refuse";
 
     private static final Logger LOG = Logger.getLogger(RichterIsolationGuard.class.getName());
+    private static final MarkerScope NOTHING = () -> { };
 
     private final IsolationConfigSource source;
     private final BooleanSupplier marked;
@@ -89,6 +94,23 @@ public final class RichterIsolationGuard implements IsolationGuard {
             }
         } catch (RuntimeException | LinkageError e) {
             LOG.warning("Richter isolation: could not record " + decision + ": " + e);
+        }
+    }
+
+    @Override
+    public MarkerScope markInbound(String baggageHeader) {
+        try {
+            if (Marked.fromBaggage(baggageHeader, Marked.DEFAULT_KEY, Marked.DEFAULT_VALUE) != Marked.MARKED
+                    || marked.getAsBoolean()) {
+                return NOTHING;
+            }
+            Scope scope = Context.current()
+                    .with(Baggage.current().toBuilder().put(Marked.DEFAULT_KEY, Marked.DEFAULT_VALUE).build())
+                    .makeCurrent();
+            return scope::close;
+        } catch (RuntimeException | LinkageError e) {
+            LOG.warning("Richter isolation: could not make an inbound request's marker current: " + e);
+            return NOTHING;
         }
     }
 

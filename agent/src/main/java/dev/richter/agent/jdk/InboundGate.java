@@ -4,6 +4,8 @@ import com.sun.net.httpserver.Filter;
 import com.sun.net.httpserver.HttpContext;
 import com.sun.net.httpserver.HttpExchange;
 import dev.richter.agent.bootstrap.IsolationBridge;
+import dev.richter.agent.bootstrap.IsolationGuard;
+import dev.richter.agent.bootstrap.MarkerScope;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -13,8 +15,10 @@ import java.util.Optional;
 /**
  * Fail closed at the JDK's {@code com.sun.net.httpserver.HttpServer}: while the isolation configuration is not
  * loaded, a marked inbound request (its {@code baggage} header holds the marker) is answered {@code 503} with a
- * plain-text reason and never reaches the service's handler; unmarked requests always do. Added as the last filter of
- * every context the service creates. A helper injected next to the JDK's server (platform class loader).
+ * plain-text reason and never reaches the service's handler; unmarked requests always do. Once loaded, a marked
+ * request's handler runs with the marker current ({@link IsolationGuard#markInbound}), even where the agent did not
+ * extract it. Added as the last filter of every context the service creates. A helper injected next to the JDK's
+ * server (platform class loader).
  */
 public final class InboundGate extends Filter {
     /** The one gate, shared by every context. */
@@ -31,10 +35,14 @@ public final class InboundGate extends Filter {
 
     @Override
     public void doFilter(HttpExchange exchange, Chain chain) throws IOException {
-        List<String> baggage = exchange.getRequestHeaders().get("baggage");
-        Optional<String> refusal = IsolationBridge.guard().inboundRefusal(baggage == null ? "" : String.join(",", baggage));
+        List<String> values = exchange.getRequestHeaders().get("baggage");
+        String baggage = values == null ? "" : String.join(",", values);
+        IsolationGuard guard = IsolationBridge.guard();
+        Optional<String> refusal = guard.inboundRefusal(baggage);
         if (refusal.isEmpty()) {
-            chain.doFilter(exchange);
+            try (MarkerScope marked = guard.markInbound(baggage)) {
+                chain.doFilter(exchange);
+            }
             return;
         }
         byte[] body = (refusal.get() + "\n").getBytes(StandardCharsets.UTF_8);

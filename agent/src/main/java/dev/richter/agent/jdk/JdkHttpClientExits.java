@@ -14,8 +14,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The isolation at the JDK's {@code java.net.http.HttpClient}: what {@code send} and {@code sendAsync} do instead of
  * calling, per the {@link IsolationGuard}'s decision. Injected by the agent as a helper next to the JDK's client
- * (platform class loader); reaches the guard through {@link IsolationBridge}. No lambdas (helper classes stay
- * self-contained).
+ * (platform class loader); reaches the guard through {@link IsolationBridge}. No lambdas: every class a helper
+ * needs is a named class the module lists for injection.
  */
 public final class JdkHttpClientExits {
     private JdkHttpClientExits() {}

@@ -28,7 +28,9 @@ final class BootClassPath {
             "dev.richter.agent.bootstrap.ExitDecision$WouldRefuse",
             "dev.richter.agent.bootstrap.IsolationGuard",
             "dev.richter.agent.bootstrap.IsolationBridge",
-            "dev.richter.agent.bootstrap.IsolationBridge$1");
+            "dev.richter.agent.bootstrap.IsolationBridge$1",
+            "dev.richter.agent.bootstrap.IsolationBridge$2",
+            "dev.richter.agent.bootstrap.MarkerScope");
 
     private static boolean appended;
 

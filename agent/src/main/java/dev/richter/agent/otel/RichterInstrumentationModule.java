@@ -2,6 +2,7 @@ package dev.richter.agent.otel;
 
 import io.opentelemetry.javaagent.extension.instrumentation.InstrumentationModule;
 import io.opentelemetry.javaagent.extension.instrumentation.TypeInstrumentation;
+import io.opentelemetry.sdk.autoconfigure.spi.ConfigProperties;
 import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -35,6 +36,16 @@ public abstract class RichterInstrumentationModule extends InstrumentationModule
             ok = false;
         }
         started = ok;
+    }
+
+    /**
+     * On even when the agent runs with {@code otel.instrumentation.common.default-enabled=false}: a service that
+     * attached the extension wants its marked traffic isolated; {@code
+     * -Dotel.instrumentation.richter-isolation.enabled=false} (or the module's own name) still turns it off.
+     */
+    @Override
+    public boolean defaultEnabled(ConfigProperties config) {
+        return true;
     }
 
     /**

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.richter.agent.bootstrap.ExitDecision;
+import dev.richter.agent.bootstrap.MarkerScope;
 import io.opentelemetry.api.baggage.Baggage;
 import io.opentelemetry.context.Scope;
 import java.io.IOException;
@@ -56,6 +57,19 @@ class RichterIsolationGuardTest {
         });
 
         assertEquals(ExitDecision.PASS, guard.decideHttp("GET", "x", 80, "/"));
+    }
+
+    @Test
+    void makesAnInboundRequestsMarkerCurrentWhenTheContextLacksIt() {
+        RichterIsolationGuard guard = new RichterIsolationGuard(notLoaded(), RichterIsolationGuard::markedInCurrentContext);
+
+        try (MarkerScope scope = guard.markInbound("a=b,richter-loadtest=1")) {
+            assertTrue(RichterIsolationGuard.markedInCurrentContext());
+        }
+        assertFalse(RichterIsolationGuard.markedInCurrentContext());
+        try (MarkerScope scope = guard.markInbound("richter-loadtest=0")) {
+            assertFalse(RichterIsolationGuard.markedInCurrentContext());
+        }
     }
 
     @Test

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.richter.agent.bootstrap.ExitDecision;
 import dev.richter.agent.bootstrap.IsolationBridge;
 import dev.richter.agent.bootstrap.IsolationGuard;
+import dev.richter.agent.bootstrap.MarkerScope;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -49,6 +50,11 @@ class JdkHttpClientExitsTest {
             @Override
             public Optional<String> inboundRefusal(String baggageHeader) {
                 return Optional.empty();
+            }
+
+            @Override
+            public MarkerScope markInbound(String baggageHeader) {
+                return () -> { };
             }
         });
     }
