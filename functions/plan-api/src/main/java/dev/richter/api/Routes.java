@@ -73,6 +73,7 @@ public final class Routes {
         t.put("PUT /safety", (r, req) -> r.safety().put(req));
         t.put("GET /safety", (r, req) -> r.safety().get(req));
         t.put("GET /safety/mocks", (r, req) -> r.safety().mocks(req));
+        t.put("GET /safety/isolation", (r, req) -> r.safety().isolation(req));
         t.put("GET /audit", (r, req) -> r.audit().list(req));
         t.put(OPENAPI, (r, req) -> r.openApi().get(req));
         return Collections.unmodifiableMap(t);

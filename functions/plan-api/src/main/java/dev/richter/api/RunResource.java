@@ -15,6 +15,8 @@ import dev.richter.report.StepFigures;
 import dev.richter.runs.RunStart;
 import dev.richter.runs.RunStarter;
 import java.nio.charset.StandardCharsets;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,7 +25,9 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.sfn.SfnClient;
+import software.amazon.awssdk.services.sfn.model.SfnException;
 import software.amazon.awssdk.services.sfn.model.DescribeExecutionRequest;
 
 /**
@@ -44,6 +48,7 @@ final class RunResource {
     private final RunStarter starter;
     private final RunMetricsRepository metrics;
     private final ReportRepository reports;
+    private static final Logger LOG = LogManager.getLogger(RunResource.class);
     /** Run statuses after which nothing runs any more. */
     private static final Set<String> ENDED = Set.of("COMPLETED", "FAILED", "FAILED_TO_START");
 
@@ -155,12 +160,7 @@ final class RunResource {
             body.put("failureReason", Documents.text(runItem, "failureReason"));
         }
         if (!run.executionArn().isBlank()) {
-            try {
-                var ex = sfn.describeExecution(DescribeExecutionRequest.builder().executionArn(run.executionArn()).build());
-                body.put("executionStatus", ex.statusAsString());
-            } catch (RuntimeException e) {
-                body.put("executionStatus", "UNKNOWN");
-            }
+            body.putAll(executionStatus(sfn, run.executionArn()));
         }
         Map<String, List<WorkerResult>> byStep = metrics.workerResults(runId).stream()
                 .collect(Collectors.groupingBy(r -> String.format("%d#%03d", r.stage().equals("pre-test") ? 0 : 1, r.stepIndex()),
@@ -182,6 +182,33 @@ final class RunResource {
         body.put("verdicts", latest.values());
         body.put("reportReady", reports.get(runId, "json").isPresent());
         return ApiResponse.json(200, body);
+    }
+
+    /**
+     * The run's execution status ({@code DescribeExecution}): {@code {executionStatus}} ({@code RUNNING},
+     * {@code SUCCEEDED}, ...), or {@code {executionStatus: UNKNOWN, executionStatusError: "<code>: <message>"}} when
+     * Step Functions cannot answer now (throttled, unavailable, unreachable), logged as an error.
+     *
+     * @throws SfnException when the call is denied ({@code AccessDeniedException}, HTTP 403): a permission the
+     *                      deployment lacks is a defect to see (a 500, logged and counted by the handler), never a
+     *                      plausible {@code UNKNOWN}
+     */
+    static Map<String, Object> executionStatus(SfnClient sfn, String executionArn) {
+        try {
+            var ex = sfn.describeExecution(DescribeExecutionRequest.builder().executionArn(executionArn).build());
+            return Map.of("executionStatus", ex.statusAsString());
+        } catch (SfnException e) {
+            String code = e.awsErrorDetails() == null ? "" : e.awsErrorDetails().errorCode();
+            if (e.statusCode() == 403 || "AccessDeniedException".equals(code)) {
+                throw e;
+            }
+            LOG.error("DescribeExecution of {} failed: {}", executionArn, e.toString());
+            return Map.of("executionStatus", "UNKNOWN", "executionStatusError",
+                    (code == null || code.isEmpty() ? "HTTP " + e.statusCode() : code) + ": " + e.getMessage());
+        } catch (SdkClientException e) {
+            LOG.error("DescribeExecution of {} failed: {}", executionArn, e.toString());
+            return Map.of("executionStatus", "UNKNOWN", "executionStatusError", "unreachable: " + e.getMessage());
+        }
     }
 
     private static Map<String, Object> stepSummary(StepFigures f) {

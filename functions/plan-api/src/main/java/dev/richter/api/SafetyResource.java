@@ -5,13 +5,19 @@ import dev.richter.common.AuditLog;
 import dev.richter.common.Json;
 import dev.richter.common.Repositories;
 import dev.richter.runs.InputProblem;
+import dev.richter.common.model.RegisteredService;
+import dev.richter.common.model.TargetAddress;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * {@code /safety}: the team's safety configuration ({@code SafetyConfig} in openapi.json: shadow storage, exit mocks,
- * ...), which the checks function reads, and its exit mocks for {@code dev.richter.sdk.ExitMocks}.
+ * ...), which the checks function reads, its exit mocks for {@code dev.richter.sdk.ExitMocks}, and the isolation the
+ * agent extension enforces ({@link #isolation}).
  */
 final class SafetyResource {
     /** Registry item of a team's safety configuration (the checks function's {@code SafetyConfig.ITEM_KEY}). */
@@ -68,6 +74,57 @@ final class SafetyResource {
         JsonNode doc = config(req.teamId());
         Object mocks = doc == null || !doc.path("mocks").isArray() ? List.of() : doc.get("mocks");
         return ApiResponse.json(200, Map.of("mocks", mocks));
+    }
+
+    /** How often the agent extension fetches its configuration again when the team sets none, seconds. */
+    static final int DEFAULT_ISOLATION_REFRESH_S = 30;
+
+    /**
+     * {@code GET /safety/isolation[?service=<name>]}: what the Richter extension of the OpenTelemetry Java agent
+     * enforces in a service's JVM ({@code Isolation} in openapi.json), from the team's registry and safety
+     * configuration:
+     * <ul>
+     *   <li>{@code mode}: {@code isolation.mode}, {@code enforce} unless the team chose {@code report};</li>
+     *   <li>{@code refreshS}: {@code isolation.refreshS}, else {@value #DEFAULT_ISOLATION_REFRESH_S};</li>
+     *   <li>{@code scope}: the {@code host:port} of every service the team registered ({@link TargetAddress}), in
+     *       order, each once: the only places marked calls may reach;</li>
+     *   <li>{@code mocks}: the exit mocks of {@code PUT /safety};</li>
+     *   <li>{@code shadows}: {@code {kind, production, shadow, service}} of the registered datastores, of the named
+     *       service or of every service of the team.</li>
+     * </ul>
+     *
+     * @throws ApiException 404 when {@code service} names no service of the team
+     */
+    ApiResponse isolation(ApiRequest req) {
+        String only = req.query().get("service");
+        List<RegisteredService> services = repositories.listServices(req.teamId());
+        if (only != null && services.stream().noneMatch(s -> s.name().equals(only))) {
+            throw ApiException.notFound("service", only);
+        }
+        JsonNode doc = config(req.teamId());
+        JsonNode settings = doc == null ? Json.MAPPER.createObjectNode() : doc.path("isolation");
+        Set<String> scope = new TreeSet<>();
+        List<Map<String, String>> shadows = new ArrayList<>();
+        for (RegisteredService s : services) {
+            try {
+                scope.add(TargetAddress.of(s.baseUrl()).authority());
+            } catch (IllegalArgumentException unloadable) {
+                // registered before URLs were checked: no run can load it (PlanValidator), so it is no scope either
+            }
+            if (only != null && !s.name().equals(only)) {
+                continue;
+            }
+            for (RegisteredService.Datastore d : s.datastores()) {
+                shadows.add(Map.of("kind", d.kind(), "production", d.production(), "shadow", d.shadow(), "service", s.name()));
+            }
+        }
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("mode", settings.path("mode").asText("enforce"));
+        body.put("refreshS", settings.path("refreshS").asInt(DEFAULT_ISOLATION_REFRESH_S));
+        body.put("scope", List.copyOf(scope));
+        body.put("mocks", doc == null || !doc.path("mocks").isArray() ? List.of() : doc.get("mocks"));
+        body.put("shadows", shadows);
+        return ApiResponse.json(200, body);
     }
 
     /** The stored safety configuration of the team, or null when it has none. */

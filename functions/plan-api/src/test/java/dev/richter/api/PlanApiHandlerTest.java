@@ -236,7 +236,7 @@ class PlanApiHandlerTest {
                 + "DELETE /plans/{planId}, GET /plans/{planId}/estimate, POST /plans/{planId}/runs, GET /plans/{planId}/runs, "
                 + "GET /runs/{runId}, POST /runs/{runId}/abort, GET /runs/{runId}/report, POST /traces, POST /traffic-sets, "
                 + "GET /traffic-sets, GET /traffic-sets/{setId}, POST /flows, GET /flows/{flowId}, POST /flows/{flowId}/runs, "
-                + "GET /data-sets/{dataSetId}, PUT /safety, GET /safety, GET /safety/mocks, GET /audit, GET /openapi.json "
+                + "GET /data-sets/{dataSetId}, PUT /safety, GET /safety, GET /safety/mocks, GET /safety/isolation, GET /audit, GET /openapi.json "
                 + "(GET /openapi.json describes each)", body(r).path("message").asText(), "every route of the table, in its order");
 
         ObjectNode wrongMethod = (ObjectNode) event("$default", "t1", Map.of(), null);

@@ -13,7 +13,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
+import java.util.concurrent.ConcurrentSkipListMap;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
@@ -33,8 +33,11 @@ import software.amazon.awssdk.services.sfn.SfnClient;
  * {@link #failPutsWithPrefix} makes the n-th put of a traffic-set manifest fail, to show nothing is half-written.
  */
 final class RegistryApiHarness {
-    /** table NUL teamId NUL sort key -> item. */
-    final TreeMap<String, Map<String, AttributeValue>> items = new TreeMap<>();
+    /**
+     * table NUL teamId NUL sort key -> item; sorted like a table's sort key and safe for concurrent writers (a flow
+     * run records its rows from several threads at once, as DynamoDB takes them).
+     */
+    final ConcurrentSkipListMap<String, Map<String, AttributeValue>> items = new ConcurrentSkipListMap<>();
     /** Fail the n-th put of a traffic-set manifest (0: never). */
     int failPutsWithPrefix;
     final InputValidator schemas = new InputValidator();
@@ -65,8 +68,11 @@ final class RegistryApiHarness {
                 && --failPutsWithPrefix == 0) {
             throw new IllegalStateException("induced DynamoDB failure");
         }
-        if ("attribute_not_exists(itemKey)".equals(r.conditionExpression()) && items.containsKey(key(r.tableName(), r.item()))) {
-            throw ConditionalCheckFailedException.builder().message("exists").build();
+        if ("attribute_not_exists(itemKey)".equals(r.conditionExpression())) {
+            if (items.putIfAbsent(key(r.tableName(), r.item()), r.item()) != null) {
+                throw ConditionalCheckFailedException.builder().message("exists").build();
+            }
+            return PutItemResponse.builder().build();
         }
         items.put(key(r.tableName(), r.item()), r.item());
         return PutItemResponse.builder().build();

@@ -1,0 +1,70 @@
+package dev.richter.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.richter.common.Json;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code GET /safety/isolation}: what the agent extension enforces, built from the team's registry and safety
+ * configuration, through the Lambda handler; every answer conforms to its schema in openapi.json.
+ */
+class SafetyRoutesTest {
+    private final RegistryApiHarness api = new RegistryApiHarness();
+
+    private static byte[] json(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private JsonNode isolation(String team, Map<String, String> query, int status) {
+        var r = api.call("GET /safety/isolation", team, Map.of(), query, null);
+        assertEquals(status, r.get("statusCode"), String.valueOf(r.get("body")));
+        return RegistryApiHarness.body(r);
+    }
+
+    @Test
+    void theIsolationOfATeamIsItsServicesAddressesMocksAndShadows() {
+        assertEquals(201, api.call("POST /services", "t1", Map.of(), Map.of(), json("""
+                {"name": "order", "baseUrl": "http://Orders.internal:8080/api",
+                 "datastores": [{"kind": "table", "production": "orders", "shadow": "orders_shadow"}]}""")).get("statusCode"));
+        assertEquals(201, api.call("POST /services", "t1", Map.of(), Map.of(), json("""
+                {"name": "inventory", "baseUrl": "https://inventory.internal",
+                 "datastores": [{"kind": "cache", "production": "stock:", "shadow": "shadow:stock:"}]}""")).get("statusCode"));
+        assertEquals(201, api.call("POST /services", "t2", Map.of(), Map.of(), json("""
+                {"name": "other", "baseUrl": "http://other.internal:9000"}""")).get("statusCode"));
+
+        JsonNode defaults = isolation("t1", Map.of(), 200);
+        api.assertConforms("Isolation", defaults);
+        assertEquals("enforce", defaults.path("mode").asText(), "enforce unless the team chose report");
+        assertEquals(30, defaults.path("refreshS").asInt());
+        assertEquals(List.of("inventory.internal:443", "orders.internal:8080"),
+                Json.MAPPER.convertValue(defaults.path("scope"), List.class), "the team's own addresses only");
+        assertEquals(0, defaults.path("mocks").size());
+        assertEquals(2, defaults.path("shadows").size());
+
+        assertEquals(201, api.call("PUT /safety", "t1", Map.of(), Map.of(), json("""
+                {"isolation": {"mode": "report", "refreshS": 10},
+                 "mocks": [{"exit": "payment POST /charge", "status": 200, "body": "{}", "latencyMs": 40}]}""")).get("statusCode"));
+        JsonNode order = isolation("t1", Map.of("service", "order"), 200);
+        api.assertConforms("Isolation", order);
+        assertEquals("report", order.path("mode").asText());
+        assertEquals(10, order.path("refreshS").asInt());
+        assertEquals("payment POST /charge", order.path("mocks").get(0).path("exit").asText());
+        assertEquals(List.of(Map.of("kind", "table", "production", "orders", "shadow", "orders_shadow", "service", "order")),
+                Json.MAPPER.convertValue(order.path("shadows"), List.class), "only the named service's datastores");
+
+        assertEquals("NotFound", isolation("t2", Map.of("service", "order"), 404).path("error").asText(),
+                "another team's service is not found");
+    }
+
+    @Test
+    void anIsolationModeOutsideEnforceAndReportIsRefusedAtItsPath() {
+        var r = api.call("PUT /safety", "t1", Map.of(), Map.of(), json("{\"isolation\": {\"mode\": \"off\"}}"));
+        assertEquals(400, r.get("statusCode"));
+        assertEquals("$.isolation.mode", RegistryApiHarness.body(r).path("errors").get(0).path("path").asText());
+    }
+}
