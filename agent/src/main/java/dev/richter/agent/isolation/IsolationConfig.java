@@ -16,22 +16,26 @@ import java.util.Map;
  * The isolation configuration of one service: what marked (load-test) traffic may reach, and what answers it at the
  * exits. Immutable; a refresh swaps the whole value. The JSON document ({@link #parse}):
  * <pre>{@code
- * {"mode": "enforce",
+ * {"mode": "enforce", "refreshS": 30,
  *  "scope": ["orders.internal:8080", "inventory.internal"],
  *  "mocks": [{"exit": "api.stripe.com/v1/charges", "status": 200, "body": "{\"id\":\"ch_1\"}",
  *             "headers": {"Content-Type": "application/json"}, "latencyMs": 80}]}
  * }</pre>
- * {@code mode}: {@code enforce} (default) or {@code report} ({@link IsolationMode}). {@code scope}: the hosts, with or
- * without a port, of the services under test that marked traffic may reach ({@link HostPort}); default none.
- * {@code mocks}: the mock document's entries, read by its one reader ({@link MockConfigDocument#parse}); their exit
- * ids are matched against HTTP calls as {@link HttpExit} says. Unknown fields are ignored.
+ * {@code mode}: {@code enforce} (default) or {@code report} ({@link IsolationMode}). {@code refreshS}: seconds until
+ * the next load, a positive integer, optional (the JVM's {@code -Drichter.isolation.refresh-s} when absent). {@code
+ * scope}: the hosts, with or without a port, of the services under test that marked traffic may reach ({@link
+ * HostPort}); default none. {@code mocks}: the mock document's entries, read by its one reader ({@link
+ * MockConfigDocument#parse}); their exit ids are matched against HTTP calls as {@link HttpExit} says. Unknown fields
+ * are ignored, among them the {@code shadows} of Richter's {@code GET /safety/isolation} (which serves this document:
+ * its {@code Isolation} schema in openapi.json), read by no client of this extension yet.
  *
- * @param mode  enforce or report
- * @param scope hosts marked traffic may reach, in document order
- * @param mocks exit id → mock, in document order
- * @param exits the mocks' exit ids that name HTTP calls, most specific first (ties keep document order)
+ * @param mode     enforce or report
+ * @param refreshS seconds until the next load as the document states it; 0 when it states none
+ * @param scope    hosts marked traffic may reach, in document order
+ * @param mocks    exit id → mock, in document order
+ * @param exits    the mocks' exit ids that name HTTP calls, most specific first (ties keep document order)
  */
-public record IsolationConfig(IsolationMode mode, List<HostPort> scope, Map<String, MockResponse> mocks,
+public record IsolationConfig(IsolationMode mode, long refreshS, List<HostPort> scope, Map<String, MockResponse> mocks,
                               List<HttpExit> exits) {
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
@@ -46,6 +50,7 @@ public record IsolationConfig(IsolationMode mode, List<HostPort> scope, Map<Stri
      *
      * @param json UTF-8 JSON
      * @throws IllegalArgumentException naming the field path, e.g. {@code scope[1]: port: must be 1-65535 in 'a:0'},
+     *                                  {@code refreshS: must be a positive integer},
      *                                  {@code mode: must be "enforce" or "report", got 'strict'}, or the mock
      *                                  document's own messages ({@code mocks[0].status: must be 100-599})
      */
@@ -65,6 +70,14 @@ public record IsolationConfig(IsolationMode mode, List<HostPort> scope, Map<Stri
                 throw new IllegalArgumentException("mode: must be \"enforce\" or \"report\"");
             }
             mode = IsolationMode.parse(root.get("mode").asText());
+        }
+        long refreshS = 0;
+        if (root.has("refreshS")) {
+            if (!root.get("refreshS").canConvertToLong() || !root.get("refreshS").isIntegralNumber()
+                    || root.get("refreshS").asLong() < 1) {
+                throw new IllegalArgumentException("refreshS: must be a positive integer");
+            }
+            refreshS = root.get("refreshS").asLong();
         }
         List<HostPort> scope = new ArrayList<>();
         if (root.has("scope")) {
@@ -89,6 +102,6 @@ public record IsolationConfig(IsolationMode mode, List<HostPort> scope, Map<Stri
             HttpExit.parse(id).ifPresent(exits::add);
         }
         exits.sort(Comparator.comparingInt(HttpExit::specificity).reversed());
-        return new IsolationConfig(mode, scope, mocks, exits);
+        return new IsolationConfig(mode, refreshS, scope, mocks, exits);
     }
 }

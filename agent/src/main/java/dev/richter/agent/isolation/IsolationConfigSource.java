@@ -19,10 +19,11 @@ import java.util.logging.Logger;
 /**
  * Loads the {@link IsolationConfig} (the JSON document {@code {"mode":"enforce","scope":["orders.internal:8080",...],
  * "mocks":[...the mock document's entries...]}}, read by {@link IsolationConfig#parse}) from its {@link
- * IsolationSettings}: once at {@link #start} (bounded by the fetch deadline), then every {@code
- * refreshS} seconds on one daemon thread ({@value #THREAD_NAME}). A load that fails (connection, deadline of {@value
- * #FETCH_TIMEOUT_S} s, a status other than 200, an unreadable file, a malformed document) keeps the last good
- * configuration and is logged with the {@link State}; so is the first good load and every change of state. Thread-safe.
+ * IsolationSettings}: once at {@link #start} (bounded by the fetch deadline), then every {@link #nextRefreshS()}
+ * seconds (the document's {@code refreshS}, else the settings') on one daemon thread ({@value #THREAD_NAME}). A load
+ * that fails (connection, deadline of {@value #FETCH_TIMEOUT_S} s, a status other than 200, an unreadable file, a
+ * malformed document) keeps the last good configuration and is logged with the {@link State}; so is the first good
+ * load and every change of state. Thread-safe.
  */
 public final class IsolationConfigSource implements AutoCloseable {
     /** Name of the refresh thread. */
@@ -65,9 +66,25 @@ public final class IsolationConfigSource implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        source.scheduler.scheduleWithFixedDelay(source::refresh, settings.refreshS(), settings.refreshS(),
-                TimeUnit.SECONDS);
+        source.scheduleNext();
         return source;
+    }
+
+    /** Seconds until the next load: the loaded document's {@code refreshS}, else the settings' {@code refreshS}. */
+    long nextRefreshS() {
+        return current().map(IsolationConfig::refreshS).filter(s -> s > 0).orElse(settings.refreshS());
+    }
+
+    private void scheduleNext() {
+        scheduler.schedule(() -> {
+            try {
+                refresh();
+            } finally {
+                if (!scheduler.isShutdown()) {
+                    scheduleNext();
+                }
+            }
+        }, nextRefreshS(), TimeUnit.SECONDS);
     }
 
     /** The last good configuration; empty until one has loaded. */

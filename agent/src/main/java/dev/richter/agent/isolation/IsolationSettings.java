@@ -16,14 +16,14 @@ import java.util.Optional;
  *   <li>{@code -Drichter.isolation.file} / {@code RICHTER_ISOLATION_FILE}: a file holding the document, instead of a
  *       URL;</li>
  *   <li>{@code -Drichter.isolation.refresh-s} / {@code RICHTER_ISOLATION_REFRESH_S}: seconds between two loads,
- *       default {@value #DEFAULT_REFRESH_S}.</li>
+ *       default {@value #DEFAULT_REFRESH_S}, until a loaded document names its own {@code refreshS}.</li>
  * </ul>
  * With neither a URL nor a file nothing ever loads, and every marked call is refused (fail closed).
  *
  * @param url      the document's URL, or empty
  * @param token    bearer token for the URL, {@code ""} for none
  * @param file     the document's file, or empty
- * @param refreshS seconds between two loads, ≥ 1
+ * @param refreshS seconds between two loads while the document names none, ≥ 1
  */
 public record IsolationSettings(Optional<URI> url, String token, Optional<Path> file, long refreshS) {
     /** Default seconds between two loads: a changed configuration reaches every JVM within 30 s. */

@@ -29,7 +29,9 @@ class IsolationConfigSourceTest {
         IsolationConfigSource source = new IsolationConfigSource(new IsolationSettings(Optional.empty(), "",
                 Optional.of(file), 30));
 
+        assertEquals(30, source.nextRefreshS(), "the settings' refresh until a document names one");
         assertTrue(source.refresh());
+        assertEquals(30, source.nextRefreshS());
         long firstGood = source.state().lastGoodEpochMs();
         Files.writeString(file, "{\"mode\":\"strict\",\"mocks\":[]}");
         assertFalse(source.refresh());
@@ -41,6 +43,17 @@ class IsolationConfigSourceTest {
         assertEquals(firstGood, state.lastGoodEpochMs());
         assertEquals(1, state.loadsOk());
         assertEquals(1, state.loadsFailed());
+    }
+
+    @Test
+    void theDocumentsRefreshTakesOverFromTheSettings(@TempDir Path dir) throws IOException {
+        Path file = Files.writeString(dir.resolve("isolation.json"), "{\"refreshS\":7,\"mocks\":[]}");
+        IsolationConfigSource source = new IsolationConfigSource(new IsolationSettings(Optional.empty(), "",
+                Optional.of(file), 30));
+
+        assertTrue(source.refresh());
+
+        assertEquals(7, source.nextRefreshS());
     }
 
     @Test

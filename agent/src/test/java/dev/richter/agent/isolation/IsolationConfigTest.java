@@ -24,10 +24,24 @@ class IsolationConfigTest {
                 """);
 
         assertEquals(IsolationMode.REPORT, c.mode());
+        assertEquals(0, c.refreshS(), "the document names no refresh");
         assertEquals(List.of(new HostPort("orders.internal", 8080), new HostPort("inventory.internal", HostPort.ANY_PORT)),
                 c.scope());
         assertEquals(201, c.mocks().get("api.stripe.com/v1/charges").status());
         assertEquals(40, c.mocks().get("api.stripe.com/v1/charges").latencyMs());
+    }
+
+    @Test
+    void readsTheDocumentRichtersApiServes() {
+        IsolationConfig c = parse("""
+                {"mode": "enforce", "refreshS": 10, "scope": ["inventory.internal:443", "orders.internal:8080"],
+                 "mocks": [{"exit": "payment POST /charge", "status": 200, "body": "{}", "latencyMs": 40}],
+                 "shadows": [{"kind": "table", "production": "orders", "shadow": "orders_shadow", "service": "order"}]}
+                """);
+
+        assertEquals(10, c.refreshS());
+        assertEquals(List.of(new HostPort("inventory.internal", 443), new HostPort("orders.internal", 8080)), c.scope());
+        assertEquals(List.of("payment POST /charge"), c.exits().stream().map(HttpExit::exit).toList());
     }
 
     @Test
@@ -59,5 +73,7 @@ class IsolationConfigTest {
         assertEquals("mocks[0].status: must be 100-599", error("{\"mocks\":[{\"exit\":\"a/b\",\"status\":700}]}"));
         assertEquals("mocks: required array", error("{\"mode\":\"enforce\"}"));
         assertEquals("document: must be a JSON object", error("[]"));
+        assertEquals("refreshS: must be a positive integer", error("{\"refreshS\":0,\"mocks\":[]}"));
+        assertEquals("refreshS: must be a positive integer", error("{\"refreshS\":\"10\",\"mocks\":[]}"));
     }
 }
