@@ -21,8 +21,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@link IsolationTestApp} in a child JVM: {@code java -javaagent:<agent 2.22.0> -Dotel.javaagent.extensions=<the
- * built extension jar>}, spans exported with {@code logging-otlp} into its output (stdout and stderr, one file). The
- * jars come from the system properties failsafe sets ({@code richter.agent.jar}, {@code richter.extension.jar}).
+ * built extension jar>}, spans exported with {@code logging-otlp} into its output (stdout and stderr, one file in
+ * {@code target/it-logs}). The jars come from the system properties failsafe sets ({@code richter.agent.jar}, {@code
+ * richter.extension.jar}).
  */
 final class ChildJvm implements AutoCloseable {
     /** The marker as a client sends it: Richter's default baggage member. */
@@ -46,7 +47,8 @@ final class ChildJvm implements AutoCloseable {
      * @param flags the isolation's and any other {@code -D} flags
      */
     ChildJvm(List<String> flags) throws Exception {
-        output = Files.createTempFile("richter-extension-it", ".log");
+        // in target/, kept for reading after a failure
+        output = Files.createTempFile(Files.createDirectories(Path.of("target", "it-logs")), "child-jvm", ".log");
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-javaagent:" + jar("richter.agent.jar"), "-Dotel.javaagent.extensions=" + jar("richter.extension.jar"),
                 "-Dotel.traces.exporter=logging-otlp", "-Dotel.metrics.exporter=none", "-Dotel.logs.exporter=none",
