@@ -13,8 +13,9 @@ import java.util.OptionalLong;
 import java.util.Set;
 
 /**
- * Reads a team's mock configuration document, the one reader of it: the SDK answers from it ({@link #parse}) and the
- * checks function's mock-present check inspects it ({@link #read}).
+ * Reads a team's mock configuration document, the one reader of it: the SDK and the agent extension
+ * ({@code richter-otel-extension}, whose isolation document carries the same {@code mocks} array) answer from it
+ * ({@link #parse}) and the checks function's mock-present check inspects it ({@link #read}).
  * <pre>{@code {"mocks":[{"exit":"payment POST /charge","status":200,"body":"...","headers":{},"latencyMs":50}]}}</pre>
  * {@code exit} is required and unique; {@code status} is an integer, defaults to 200 and must be 100–599 to be
  * answered; {@code latencyMs} defaults to 0 and must be ≥ 0; {@code body} defaults to {@code ""}; header values are
@@ -108,12 +109,13 @@ public final class MockConfigDocument {
     }
 
     /**
-     * The responses the SDK answers with: {@link #read}'s entries with the defaults applied.
+     * The responses the SDK and the agent extension answer with: {@link #read}'s entries with the defaults applied.
      *
+     * @param json UTF-8 JSON object with a {@code mocks} array; its other fields are ignored
      * @return exit id → response, in document order
      * @throws IllegalArgumentException naming the field path, e.g. {@code mocks[1].status: must be 100-599}
      */
-    static Map<String, MockResponse> parse(byte[] json) {
+    public static Map<String, MockResponse> parse(byte[] json) {
         Map<String, MockResponse> out = new LinkedHashMap<>();
         List<StatedMock> entries = read(json);
         for (int i = 0; i < entries.size(); i++) {

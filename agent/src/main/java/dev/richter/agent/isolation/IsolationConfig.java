@@ -1,0 +1,107 @@
+package dev.richter.agent.isolation;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.richter.sdk.MockConfigDocument;
+import dev.richter.sdk.MockResponse;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The isolation configuration of one service: what marked (load-test) traffic may reach, and what answers it at the
+ * exits. Immutable; a refresh swaps the whole value. The JSON document ({@link #parse}):
+ * <pre>{@code
+ * {"mode": "enforce", "refreshS": 30,
+ *  "scope": ["orders.internal:8080", "inventory.internal"],
+ *  "mocks": [{"exit": "api.stripe.com/v1/charges", "status": 200, "body": "{\"id\":\"ch_1\"}",
+ *             "headers": {"Content-Type": "application/json"}, "latencyMs": 80}]}
+ * }</pre>
+ * {@code mode}: {@code enforce} (default) or {@code report} ({@link IsolationMode}). {@code refreshS}: seconds until
+ * the next load, a positive integer, optional (the JVM's {@code -Drichter.isolation.refresh-s} when absent). {@code
+ * scope}: the hosts, with or without a port, of the services under test that marked traffic may reach ({@link
+ * HostPort}); default none. {@code mocks}: the mock document's entries, read by its one reader ({@link
+ * MockConfigDocument#parse}); their exit ids are matched against HTTP calls as {@link HttpExit} says. Unknown fields
+ * are ignored, among them the {@code shadows} of Richter's {@code GET /safety/isolation} (which serves this document:
+ * its {@code Isolation} schema in openapi.json), read by no client of this extension yet.
+ *
+ * @param mode     enforce or report
+ * @param refreshS seconds until the next load as the document states it; 0 when it states none
+ * @param scope    hosts marked traffic may reach, in document order
+ * @param mocks    exit id → mock, in document order
+ * @param exits    the mocks' exit ids that name HTTP calls, most specific first (ties keep document order)
+ */
+public record IsolationConfig(IsolationMode mode, long refreshS, List<HostPort> scope, Map<String, MockResponse> mocks,
+                              List<HttpExit> exits) {
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    public IsolationConfig {
+        scope = List.copyOf(scope);
+        mocks = Collections.unmodifiableMap(new LinkedHashMap<>(mocks));
+        exits = List.copyOf(exits);
+    }
+
+    /**
+     * Reads the document above.
+     *
+     * @param json UTF-8 JSON
+     * @throws IllegalArgumentException naming the field path, e.g. {@code scope[1]: port: must be 1-65535 in 'a:0'},
+     *                                  {@code refreshS: must be a positive integer},
+     *                                  {@code mode: must be "enforce" or "report", got 'strict'}, or the mock
+     *                                  document's own messages ({@code mocks[0].status: must be 100-599})
+     */
+    public static IsolationConfig parse(byte[] json) {
+        JsonNode root;
+        try {
+            root = MAPPER.readTree(json);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("not JSON: " + e.getMessage(), e);
+        }
+        if (root == null || !root.isObject()) {
+            throw new IllegalArgumentException("document: must be a JSON object");
+        }
+        IsolationMode mode = IsolationMode.ENFORCE;
+        if (root.has("mode")) {
+            if (!root.get("mode").isTextual()) {
+                throw new IllegalArgumentException("mode: must be \"enforce\" or \"report\"");
+            }
+            mode = IsolationMode.parse(root.get("mode").asText());
+        }
+        long refreshS = 0;
+        if (root.has("refreshS")) {
+            if (!root.get("refreshS").canConvertToLong() || !root.get("refreshS").isIntegralNumber()
+                    || root.get("refreshS").asLong() < 1) {
+                throw new IllegalArgumentException("refreshS: must be a positive integer");
+            }
+            refreshS = root.get("refreshS").asLong();
+        }
+        List<HostPort> scope = new ArrayList<>();
+        if (root.has("scope")) {
+            if (!root.get("scope").isArray()) {
+                throw new IllegalArgumentException("scope: must be an array of \"host\" or \"host:port\"");
+            }
+            for (int i = 0; i < root.get("scope").size(); i++) {
+                JsonNode entry = root.get("scope").get(i);
+                if (!entry.isTextual()) {
+                    throw new IllegalArgumentException("scope[" + i + "]: must be \"host\" or \"host:port\" text");
+                }
+                try {
+                    scope.add(HostPort.parse(entry.asText()));
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("scope[" + i + "]: " + e.getMessage(), e);
+                }
+            }
+        }
+        Map<String, MockResponse> mocks = MockConfigDocument.parse(json);
+        List<HttpExit> exits = new ArrayList<>();
+        for (String id : mocks.keySet()) {
+            HttpExit.parse(id).ifPresent(exits::add);
+        }
+        exits.sort(Comparator.comparingInt(HttpExit::specificity).reversed());
+        return new IsolationConfig(mode, refreshS, scope, mocks, exits);
+    }
+}

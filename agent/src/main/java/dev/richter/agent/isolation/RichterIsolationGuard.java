@@ -1,0 +1,133 @@
+package dev.richter.agent.isolation;
+
+import dev.richter.agent.bootstrap.ExitDecision;
+import dev.richter.agent.bootstrap.IsolationGuard;
+import dev.richter.agent.bootstrap.MarkerScope;
+import dev.richter.sdk.ExitMocks;
+import dev.richter.sdk.Marked;
+import io.opentelemetry.api.baggage.Baggage;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import java.util.logging.Logger;
+
+/**
+ * The extension's {@link IsolationGuard}: the marker from the current OpenTelemetry context's baggage (member {@value
+ * Marked#DEFAULT_KEY}={@value Marked#DEFAULT_VALUE}, Richter's default marker, so the service needs no marker code),
+ * the rule of {@link HttpExitPolicy} over the configuration of an {@link IsolationConfigSource}, and the evidence on
+ * the span. Never throws: an error while deciding refuses a marked call; a marker that cannot be read counts as
+ * unmarked (the extension must never break production traffic).
+ */
+public final class RichterIsolationGuard implements IsolationGuard {
+    /**
+     * Span attribute of a mocked call, with the text value {@code "true"}: the SDK's name and value, which the {@code
+     * mocked-exit} check reads.
+     */
+    public static final String MOCK = ExitMocks.MOCK_ATTRIBUTE;
+    /** Span attribute naming the exit a mock answered, as configured. */
+    public static final String MOCK_EXIT = ExitMocks.MOCK_EXIT_ATTRIBUTE;
+    /** Span attribute of a refused call (or inbound request): the refusal's message, naming the exit and reason. */
+    public static final String REFUSED = "richter.refused";
+    /** Span attribute of a call report mode let through that enforce mode would have refused: the same message. */
+    public static final String WOULD_REFUSE = "richter.would_refuse";
+
+    private static final Logger LOG = Logger.getLogger(RichterIsolationGuard.class.getName());
+    private static final MarkerScope NOTHING = () -> { };
+
+    private final IsolationConfigSource source;
+    private final BooleanSupplier marked;
+    private final AtomicLong refused = new AtomicLong();
+    private final AtomicLong wouldRefuse = new AtomicLong();
+
+    /**
+     * @param source the configuration
+     * @param marked whether the call being made carries the marker; {@link #markedInCurrentContext()} in the agent
+     */
+    public RichterIsolationGuard(IsolationConfigSource source, BooleanSupplier marked) {
+        this.source = source;
+        this.marked = marked;
+    }
+
+    /** Whether the current OpenTelemetry context's baggage holds Richter's default marker. */
+    public static boolean markedInCurrentContext() {
+        return Marked.DEFAULT_VALUE.equals(Baggage.current().getEntryValue(Marked.DEFAULT_KEY));
+    }
+
+    @Override
+    public ExitDecision decideHttp(String method, String host, int port, String path) {
+        boolean isMarked = false;
+        try {
+            isMarked = marked.getAsBoolean();
+            return HttpExitPolicy.decide(isMarked, method, host, port, path, source.current());
+        } catch (RuntimeException | LinkageError e) {
+            return isMarked ? new ExitDecision.Refuse(host + ":" + port + " " + method + " " + path,
+                    "isolation failed to decide (" + e + ")") : ExitDecision.PASS;
+        }
+    }
+
+    @Override
+    public void record(ExitDecision decision) {
+        if (decision instanceof ExitDecision.Pass) {
+            return;
+        }
+        try {
+            Span span = Span.current();
+            switch (decision) {
+                case ExitDecision.Pass p -> { }
+                case ExitDecision.Mock m -> {
+                    span.setAttribute(MOCK, ExitMocks.MOCK_ATTRIBUTE_VALUE);
+                    span.setAttribute(MOCK_EXIT, m.exit());
+                }
+                case ExitDecision.Refuse r -> {
+                    refused.incrementAndGet();
+                    span.setAttribute(REFUSED, r.message());
+                    LOG.warning(r.message() + " (refused so far: " + refused.get() + ")");
+                }
+                case ExitDecision.WouldRefuse w -> {
+                    wouldRefuse.incrementAndGet();
+                    span.setAttribute(WOULD_REFUSE, w.message());
+                    LOG.warning(w.message() + " (so far: " + wouldRefuse.get() + ")");
+                }
+            }
+        } catch (RuntimeException | LinkageError e) {
+            LOG.warning("Richter isolation: could not record " + decision + ": " + e);
+        }
+    }
+
+    @Override
+    public MarkerScope markInbound(String baggageHeader) {
+        try {
+            if (Marked.fromBaggage(baggageHeader, Marked.DEFAULT_KEY, Marked.DEFAULT_VALUE) != Marked.MARKED
+                    || marked.getAsBoolean()) {
+                return NOTHING;
+            }
+            Scope scope = Context.current()
+                    .with(Baggage.current().toBuilder().put(Marked.DEFAULT_KEY, Marked.DEFAULT_VALUE).build())
+                    .makeCurrent();
+            return scope::close;
+        } catch (RuntimeException | LinkageError e) {
+            LOG.warning("Richter isolation: could not make an inbound request's marker current: " + e);
+            return NOTHING;
+        }
+    }
+
+    @Override
+    public Optional<String> inboundRefusal(String baggageHeader) {
+        if (Marked.fromBaggage(baggageHeader, Marked.DEFAULT_KEY, Marked.DEFAULT_VALUE) != Marked.MARKED
+                || source.current().isPresent()) {
+            return Optional.empty();
+        }
+        String reason = "Richter isolation: " + HttpExitPolicy.NOT_LOADED + " (" + source.state().lastError()
+                + "); marked requests are refused until it loads";
+        refused.incrementAndGet();
+        try {
+            Span.current().setAttribute(REFUSED, reason);
+        } catch (RuntimeException | LinkageError e) {
+            // evidence only: the refusal stands
+        }
+        return Optional.of(reason);
+    }
+}

@@ -1,0 +1,86 @@
+package dev.richter.agent.isolation;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.richter.agent.bootstrap.ExitDecision;
+import dev.richter.agent.bootstrap.MarkerScope;
+import io.opentelemetry.api.baggage.Baggage;
+import io.opentelemetry.context.Scope;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class RichterIsolationGuardTest {
+
+    private static IsolationConfigSource notLoaded() {
+        return new IsolationConfigSource(new IsolationSettings(Optional.empty(), "", Optional.empty(), 30));
+    }
+
+    private static IsolationConfigSource loaded(Path dir) throws IOException {
+        Path file = Files.writeString(dir.resolve("i.json"), "{\"scope\":[\"a.internal\"],\"mocks\":[]}");
+        IsolationConfigSource source = new IsolationConfigSource(new IsolationSettings(Optional.empty(), "",
+                Optional.of(file), 30));
+        assertTrue(source.refresh());
+        return source;
+    }
+
+    @Test
+    void readsTheMarkerFromTheCurrentContextsBaggage() {
+        assertFalse(RichterIsolationGuard.markedInCurrentContext());
+        try (Scope s = Baggage.builder().put("richter-loadtest", "1").put("other", "x").build().makeCurrent()) {
+            assertTrue(RichterIsolationGuard.markedInCurrentContext());
+        }
+        try (Scope s = Baggage.builder().put("richter-loadtest", "0").build().makeCurrent()) {
+            assertFalse(RichterIsolationGuard.markedInCurrentContext());
+        }
+    }
+
+    @Test
+    void decidesWithTheMarkerAndTheLoadedConfiguration(@TempDir Path dir) throws IOException {
+        IsolationConfigSource source = loaded(dir);
+
+        assertEquals(ExitDecision.PASS, new RichterIsolationGuard(source, () -> false).decideHttp("GET", "x", 80, "/"));
+        assertInstanceOf(ExitDecision.Refuse.class, new RichterIsolationGuard(source, () -> true).decideHttp("GET", "x", 80, "/"));
+        assertEquals(ExitDecision.PASS, new RichterIsolationGuard(source, () -> true).decideHttp("GET", "a.internal", 80, "/"));
+    }
+
+    @Test
+    void aMarkerThatCannotBeReadLetsTheCallPassRatherThanThrowing() {
+        RichterIsolationGuard guard = new RichterIsolationGuard(notLoaded(), () -> {
+            throw new IllegalStateException("boom");
+        });
+
+        assertEquals(ExitDecision.PASS, guard.decideHttp("GET", "x", 80, "/"));
+    }
+
+    @Test
+    void makesAnInboundRequestsMarkerCurrentWhenTheContextLacksIt() {
+        RichterIsolationGuard guard = new RichterIsolationGuard(notLoaded(), RichterIsolationGuard::markedInCurrentContext);
+
+        try (MarkerScope scope = guard.markInbound("a=b,richter-loadtest=1")) {
+            assertTrue(RichterIsolationGuard.markedInCurrentContext());
+        }
+        assertFalse(RichterIsolationGuard.markedInCurrentContext());
+        try (MarkerScope scope = guard.markInbound("richter-loadtest=0")) {
+            assertFalse(RichterIsolationGuard.markedInCurrentContext());
+        }
+    }
+
+    @Test
+    void refusesMarkedInboundRequestsOnlyWhileNothingIsLoaded(@TempDir Path dir) throws IOException {
+        RichterIsolationGuard before = new RichterIsolationGuard(notLoaded(), () -> false);
+        RichterIsolationGuard after = new RichterIsolationGuard(loaded(dir), () -> false);
+
+        assertTrue(before.inboundRefusal("a=b, richter-loadtest=1;p").orElseThrow()
+                .startsWith("Richter isolation: isolation configuration not loaded (no source configured"));
+        assertEquals(Optional.empty(), before.inboundRefusal(""));
+        assertEquals(Optional.empty(), before.inboundRefusal("richter-loadtest=0"));
+        assertEquals(Optional.empty(), after.inboundRefusal("richter-loadtest=1"));
+    }
+}

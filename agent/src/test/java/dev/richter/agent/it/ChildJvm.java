@@ -1,0 +1,139 @@
+package dev.richter.agent.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@link IsolationTestApp} in a child JVM: {@code java -javaagent:<agent 2.22.0> -Dotel.javaagent.extensions=<the
+ * built extension jar>}, spans exported with {@code logging-otlp} into its output (stdout and stderr, one file in
+ * {@code target/it-logs}). The jars come from the system properties failsafe sets ({@code richter.agent.jar}, {@code
+ * richter.extension.jar}).
+ */
+final class ChildJvm implements AutoCloseable {
+    /** The marker as a client sends it: Richter's default baggage member. */
+    static final String MARKED = "richter-loadtest=1";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Process process;
+    private final Path output;
+    private final int port;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    /** One exported span: its kind (OTLP: 2 server, 3 client) and its attributes, every value as text. */
+    record Span(int kind, String name, Map<String, String> attributes) {
+        static final int SERVER = 2;
+        static final int CLIENT = 3;
+    }
+
+    /**
+     * Starts the app and waits (60 s at most) for its {@code READY <port>} line.
+     *
+     * @param flags the isolation's and any other {@code -D} flags
+     */
+    ChildJvm(List<String> flags) throws Exception {
+        // in target/, kept for reading after a failure
+        output = Files.createTempFile(Files.createDirectories(Path.of("target", "it-logs")), "child-jvm", ".log");
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-javaagent:" + jar("richter.agent.jar"), "-Dotel.javaagent.extensions=" + jar("richter.extension.jar"),
+                "-Dotel.traces.exporter=logging-otlp", "-Dotel.metrics.exporter=none", "-Dotel.logs.exporter=none",
+                "-Dotel.bsp.schedule.delay=200", "-Dotel.service.name=isolation-test-app", "-Xmx256m"));
+        command.addAll(flags);
+        command.addAll(List.of("-cp",
+                Path.of(IsolationTestApp.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString(),
+                IsolationTestApp.class.getName()));
+        process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        int found = 0;
+        while (found == 0) {
+            Optional<String> ready = Files.readAllLines(output).stream().filter(l -> l.startsWith("READY ")).findFirst();
+            if (ready.isPresent()) {
+                found = Integer.parseInt(ready.get().substring("READY ".length()).trim());
+            } else if (!process.isAlive() || System.nanoTime() > deadline) {
+                process.destroyForcibly();
+                throw new IllegalStateException("test app did not start:\n" + Files.readString(output));
+            } else {
+                Thread.sleep(100);
+            }
+        }
+        port = found;
+    }
+
+    int port() {
+        return port;
+    }
+
+    /** The child's output so far: the agent's log lines (the extension's among them) and the exported spans. */
+    String output() throws IOException {
+        return Files.readString(output);
+    }
+
+    /** {@code GET <path and query>} to the app, with {@code baggage: <baggage>} unless null. */
+    HttpResponse<String> get(String pathAndQuery, String baggage) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + pathAndQuery))
+                .timeout(Duration.ofSeconds(15));
+        if (baggage != null) {
+            request.header("baggage", baggage);
+        }
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The app's answer to {@code /call}: it calls {@code target} with {@code method}, through {@code sendAsync} or not. */
+    String call(String target, String method, boolean async, String baggage) throws Exception {
+        return get("/call?target=" + URLEncoder.encode(target, StandardCharsets.UTF_8) + "&method=" + method
+                + "&async=" + async, baggage).body();
+    }
+
+    /** Stops the app with SIGTERM (the agent's shutdown hook flushes its last spans) and returns every span exported. */
+    List<Span> stopAndReadSpans() throws Exception {
+        process.destroy();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("test app did not stop");
+        }
+        List<Span> out = new ArrayList<>();
+        for (String line : Files.readAllLines(output)) {
+            int json = line.indexOf("{\"resource\"");
+            if (json < 0) {
+                continue;
+            }
+            for (JsonNode scope : JSON.readTree(line.substring(json)).path("scopeSpans")) {
+                for (JsonNode span : scope.path("spans")) {
+                    Map<String, String> attributes = new HashMap<>();
+                    for (JsonNode a : span.path("attributes")) {
+                        attributes.put(a.path("key").asText(), a.path("value").elements().next().asText());
+                    }
+                    out.add(new Span(span.path("kind").asInt(), span.path("name").asText(), attributes));
+                }
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public void close() {
+        process.destroyForcibly();
+    }
+
+    private static String jar(String property) {
+        String v = System.getProperty(property);
+        if (v == null || !Files.isRegularFile(Path.of(v))) {
+            throw new IllegalStateException(property + " must name a built jar (run through mvn verify), got " + v);
+        }
+        return v;
+    }
+}

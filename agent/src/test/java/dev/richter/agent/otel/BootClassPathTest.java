@@ -1,0 +1,42 @@
+package dev.richter.agent.otel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/** The class lists the agent needs by name equal the classes compiled: a class added to a package is not forgotten. */
+class BootClassPathTest {
+
+    private static List<String> compiled(String pkg) throws IOException {
+        Path dir = Path.of("target/classes", pkg.replace('.', '/'));
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".class"))
+                    .map(n -> pkg + "." + n.substring(0, n.length() - ".class".length())).sorted().toList();
+        }
+    }
+
+    private static List<String> sorted(List<String> names) {
+        List<String> out = new ArrayList<>(names);
+        out.sort(null);
+        return out;
+    }
+
+    @Test
+    void theBridgeJarHoldsEveryClassOfTheBridgePackage() throws IOException {
+        assertEquals(compiled("dev.richter.agent.bootstrap"), sorted(BootClassPath.BRIDGE_CLASSES));
+    }
+
+    @Test
+    void theModulesInjectEveryClassOfTheHelperPackage() throws IOException {
+        List<String> helpers = new ArrayList<>(JdkHttpClientInstrumentationModule.HELPERS);
+        helpers.addAll(JdkHttpServerInstrumentationModule.HELPERS);
+
+        assertEquals(compiled("dev.richter.agent.jdk"), sorted(helpers));
+    }
+}
