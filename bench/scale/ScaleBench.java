@@ -123,6 +123,7 @@ public class ScaleBench {
         over |= row("longest invocation, s", e.longestInvocationS(), Quotas.LAMBDA_MAX_TIMEOUT_S);
         over |= row("stored plan item, KiB", e.statePayloads().planItemBytes() / 1024.0,
                 RunEstimate.DYNAMODB_ITEM_MAX_BYTES / 1024.0);
+        info("expected duration, s (start to leases released, nothing aborting)", fmt(e.expectedDurationS()));
         info("peak concurrent workers", e.peakConcurrentWorkers());
         info("executions (1 parent + legs + workers)", e.executions().total() + " (1 + " + e.executions().legs() + " + "
                 + e.executions().workers() + ")");
