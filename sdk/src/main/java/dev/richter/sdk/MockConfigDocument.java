@@ -17,12 +17,19 @@ import java.util.Set;
  * ({@code richter-otel-extension}, whose isolation document carries the same {@code mocks} array) answer from it
  * ({@link #parse}) and the checks function's mock-present check inspects it ({@link #read}).
  * <pre>{@code {"mocks":[{"exit":"payment POST /charge","status":200,"body":"...","headers":{},"latencyMs":50}]}}</pre>
- * {@code exit} is required and unique; {@code status} is an integer, defaults to 200 and must be 100–599 to be
- * answered; {@code latencyMs} defaults to 0 and must be ≥ 0; {@code body} defaults to {@code ""}; header values are
- * text. Unknown fields are ignored (forward compatible).
+ * The rules are the API's, as {@code openapi.json} states them for {@code SafetyConfig.mocks} (which {@code PUT /safety}
+ * validates and {@code GET /safety/mocks} and {@code GET /safety/isolation} serve; a test in the local stack holds the
+ * two equal on a table of documents): {@code exit} is required, non-blank text and unique; {@code status} is required,
+ * an integer 100–599; {@code latencyMs} an integer 0–60000 (default 0); {@code body} text (default {@code ""});
+ * {@code headers} an object of text values; no other field. {@link #read} leaves a missing or out-of-range
+ * {@code status} for the checks to name as a finding; {@link #parse}, which answers calls, refuses it.
  */
 public final class MockConfigDocument {
     private static final ObjectMapper MAPPER = new ObjectMapper();
+    /** The fields of one mock, in the schema's order. */
+    private static final List<String> FIELDS = List.of("exit", "status", "body", "headers", "latencyMs");
+    /** The longest simulated latency, milliseconds ({@code SafetyConfig.mocks[].latencyMs} maximum). */
+    public static final long MAX_LATENCY_MS = 60_000;
 
     private MockConfigDocument() {}
 
@@ -83,10 +90,17 @@ public final class MockConfigDocument {
             }
             OptionalLong latencyMs = OptionalLong.empty();
             if (m.has("latencyMs")) {
-                if (!m.get("latencyMs").isIntegralNumber() || m.get("latencyMs").asLong() < 0) {
-                    throw new IllegalArgumentException(at + ".latencyMs: must be a non-negative integer");
+                JsonNode l = m.get("latencyMs");
+                if (!l.isIntegralNumber() || l.asLong() < 0 || l.asLong() > MAX_LATENCY_MS) {
+                    throw new IllegalArgumentException(at + ".latencyMs: must be an integer from 0 to " + MAX_LATENCY_MS);
                 }
-                latencyMs = OptionalLong.of(m.get("latencyMs").asLong());
+                latencyMs = OptionalLong.of(l.asLong());
+            }
+            for (Map.Entry<String, JsonNode> field : m.properties()) {
+                if (!FIELDS.contains(field.getKey())) {
+                    throw new IllegalArgumentException(at + "." + field.getKey() + ": unknown field; a mock has "
+                            + String.join(", ", FIELDS));
+                }
             }
             if (m.has("body") && !m.get("body").isTextual()) {
                 throw new IllegalArgumentException(at + ".body: must be text");
@@ -113,14 +127,18 @@ public final class MockConfigDocument {
      *
      * @param json UTF-8 JSON object with a {@code mocks} array; its other fields are ignored
      * @return exit id → response, in document order
-     * @throws IllegalArgumentException naming the field path, e.g. {@code mocks[1].status: must be 100-599}
+     * @throws IllegalArgumentException naming the field path, e.g. {@code mocks[1].status: must be 100-599} or
+     *                                  {@code mocks[0].status: required, 100-599}
      */
     public static Map<String, MockResponse> parse(byte[] json) {
         Map<String, MockResponse> out = new LinkedHashMap<>();
         List<StatedMock> entries = read(json);
         for (int i = 0; i < entries.size(); i++) {
             StatedMock e = entries.get(i);
-            int status = e.status().orElse(200);
+            if (e.status().isEmpty()) {
+                throw new IllegalArgumentException("mocks[" + i + "].status: required, 100-599");
+            }
+            int status = e.status().getAsInt();
             if (status < 100 || status > 599) {
                 throw new IllegalArgumentException("mocks[" + i + "].status: must be 100-599");
             }

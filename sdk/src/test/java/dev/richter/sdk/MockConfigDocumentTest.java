@@ -18,7 +18,7 @@ class MockConfigDocumentTest {
 
     @Test
     void defaultsAndOrder() {
-        Map<String, MockResponse> m = parse("{\"mocks\":[{\"exit\":\"b\"},{\"exit\":\"a\",\"latencyMs\":7,\"future\":1}]}");
+        Map<String, MockResponse> m = parse("{\"mocks\":[{\"exit\":\"b\",\"status\":200},{\"exit\":\"a\",\"status\":503,\"latencyMs\":7}]}");
         assertEquals(new MockResponse("b", 200, "", Map.of(), 0), m.get("b"));
         assertEquals(7, m.get("a").latencyMs());
         assertEquals(java.util.List.of("b", "a"), java.util.List.copyOf(m.keySet()));
@@ -28,11 +28,16 @@ class MockConfigDocumentTest {
     void errorsNameTheField() {
         assertEquals("mocks: required array", error("{}"));
         assertEquals("mocks[0].exit: required text", error("{\"mocks\":[{\"status\":200}]}"));
-        assertEquals("mocks[1].exit: duplicate 'a'", error("{\"mocks\":[{\"exit\":\"a\"},{\"exit\":\"a\"}]}"));
+        assertEquals("mocks[1].exit: duplicate 'a'", error("{\"mocks\":[{\"exit\":\"a\",\"status\":200},{\"exit\":\"a\",\"status\":200}]}"));
         assertEquals("mocks[0].status: must be 100-599", error("{\"mocks\":[{\"exit\":\"a\",\"status\":42}]}"));
-        assertEquals("mocks[0].latencyMs: must be a non-negative integer",
-                error("{\"mocks\":[{\"exit\":\"a\",\"latencyMs\":1.5}]}"));
-        assertEquals("mocks[0].headers.x: must be text", error("{\"mocks\":[{\"exit\":\"a\",\"headers\":{\"x\":1}}]}"));
+        assertEquals("mocks[0].latencyMs: must be an integer from 0 to 60000",
+                error("{\"mocks\":[{\"exit\":\"a\",\"status\":200,\"latencyMs\":1.5}]}"));
+        assertEquals("mocks[0].latencyMs: must be an integer from 0 to 60000",
+                error("{\"mocks\":[{\"exit\":\"a\",\"status\":200,\"latencyMs\":60001}]}"));
+        assertEquals("mocks[0].status: required, 100-599", error("{\"mocks\":[{\"exit\":\"a\"}]}"));
+        assertEquals("mocks[0].future: unknown field; a mock has exit, status, body, headers, latencyMs",
+                error("{\"mocks\":[{\"exit\":\"a\",\"status\":200,\"future\":1}]}"));
+        assertEquals("mocks[0].headers.x: must be text", error("{\"mocks\":[{\"exit\":\"a\",\"status\":200,\"headers\":{\"x\":1}}]}"));
         assertEquals("mocks[0].status: must be 100-599", error("{\"mocks\":[{\"exit\":\"a\",\"status\":\"oops\"}]}"));
     }
 

@@ -16,9 +16,9 @@ class HttpExitPolicyTest {
                 {"mode": "%s", "scope": ["orders.internal:8080", "inventory.internal"],
                  "mocks": [{"exit": "api.stripe.com/v1/charges", "status": 201, "body": "ok", "latencyMs": 5,
                             "headers": {"Content-Type": "application/json"}},
-                           {"exit": "payment.internal:8443 POST /charge", "body": "paid"},
+                           {"exit": "payment.internal:8443 POST /charge", "status": 200, "body": "paid"},
                            {"exit": "inventory.internal/reserve", "status": 202},
-                           {"exit": "payment POST /charge"}]}
+                           {"exit": "payment POST /charge", "status": 200}]}
                 """).formatted(mode).getBytes(StandardCharsets.UTF_8)));
     }
 

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class IsolationConfigSourceTest {
-    private static final String ENFORCE = "{\"scope\":[\"a.internal\"],\"mocks\":[{\"exit\":\"x.example/p\"}]}";
+    private static final String ENFORCE = "{\"scope\":[\"a.internal\"],\"mocks\":[{\"exit\":\"x.example/p\",\"status\":200}]}";
 
     @Test
     void loadsAFileAndKeepsTheLastGoodConfigurationWhenTheFileTurnsBad(@TempDir Path dir) throws IOException {

@@ -55,8 +55,8 @@ class IsolationConfigTest {
     @Test
     void ordersTheHttpExitsMostSpecificFirstAndSkipsIdsThatNameNoHttpCall() {
         IsolationConfig c = parse("""
-                {"mocks": [{"exit": "pay.example"}, {"exit": "pay.example/charge"}, {"exit": "pay.example:443/charge"},
-                           {"exit": "pay.example POST /charge"}, {"exit": "payment charge"}]}
+                {"mocks": [{"exit": "pay.example", "status": 200}, {"exit": "pay.example/charge", "status": 200}, {"exit": "pay.example:443/charge", "status": 200},
+                           {"exit": "pay.example POST /charge", "status": 200}, {"exit": "payment charge", "status": 200}]}
                 """);
 
         assertEquals(List.of("pay.example POST /charge", "pay.example:443/charge", "pay.example/charge", "pay.example"),

@@ -49,7 +49,7 @@ class MocksPresentCheckTest {
     void malformedDocumentNamesTheField() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> doc("{\"mocks\":[{\"exit\":\"a\",\"latencyMs\":-3}]}"));
-        assertEquals("mocks[0].latencyMs: must be a non-negative integer", e.getMessage());
+        assertEquals("mocks[0].latencyMs: must be an integer from 0 to 60000", e.getMessage());
     }
 
     /** The check reads the document with the SDK's reader: what the SDK would refuse at run time is refused here. */
