@@ -1,0 +1,152 @@
+package dev.richter.agent.jdbc;
+
+import dev.richter.agent.bootstrap.IsolationBridge;
+import dev.richter.agent.bootstrap.IsolationGuard;
+import dev.richter.agent.bootstrap.ShadowDecision;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * The isolation at JDBC: what {@code Statement.execute*(sql)}, {@code addBatch(sql)}, {@code Connection.prepare*(sql)},
+ * {@code Driver.connect(url, ...)} and {@code DataSource.getConnection()} do for a marked call, per the {@link
+ * IsolationGuard}'s decision ({@code decideSql}, {@code decideJdbcUrl}, {@code decideConnection}), each stamped on the
+ * current span. Unmarked calls are not looked at (one baggage lookup). Injected by the agent as a helper next to the
+ * driver or pool (their class loader); no lambdas.
+ */
+public final class JdbcExits {
+    /** SQLState of a refused call: "syntax error or access rule violation", the class a driver uses for "not allowed". */
+    static final String REFUSED_STATE = "42000";
+
+    private JdbcExits() {}
+
+    /**
+     * Before a statement is sent or prepared.
+     *
+     * @param connection the statement's connection (for its database), or {@code null} when unknown
+     * @param sql        the SQL as the application passed it
+     * @return {@code null}: send as it is; a {@code String}: send that SQL instead (the shadow tables); an {@code
+     *     SQLException}: throw it, nothing is sent
+     */
+    public static Object beforeSql(Connection connection, String sql) {
+        IsolationGuard guard = IsolationBridge.guard();
+        if (sql == null || !guard.marked()) {
+            return null;
+        }
+        String catalog = "";
+        String schema = "";
+        if (connection != null) {
+            catalog = catalog(connection);
+            schema = schema(connection);
+        }
+        ShadowDecision decision = guard.decideSql(sql, catalog, schema);
+        guard.record(decision);
+        if (decision.refused()) {
+            return new SQLException(decision.refusal(), REFUSED_STATE);
+        }
+        return decision.rewritten().isPresent() ? decision.rewritten().get() : null;
+    }
+
+    /** {@link #beforeSql} for a statement's own SQL ({@code Statement.execute*(sql)}, {@code addBatch(sql)}). */
+    public static Object beforeStatement(Statement statement, String sql) {
+        Connection connection = null;
+        try {
+            connection = statement.getConnection();
+        } catch (SQLException | RuntimeException e) {
+            // the database stays unknown: the statement is decided by its tables alone
+        }
+        return beforeSql(connection, sql);
+    }
+
+    /**
+     * Before {@code Driver.connect(url, info)} outside a {@code DataSource.getConnection}.
+     *
+     * @return {@code null}: connect as asked; a {@code String}: connect to that URL instead (the shadow database); an
+     *     {@code SQLException}: throw it
+     */
+    public static Object beforeConnect(String url) {
+        IsolationGuard guard = IsolationBridge.guard();
+        if (url == null || !guard.marked()) {
+            return null;
+        }
+        ShadowDecision decision = guard.decideJdbcUrl(url);
+        guard.record(decision);
+        if (decision.refused()) {
+            return new SQLException(decision.refusal(), REFUSED_STATE);
+        }
+        return decision.rewritten().isPresent() ? decision.rewritten().get() : null;
+    }
+
+    /**
+     * After the outermost {@code DataSource.getConnection()} of a thread returned {@code connection}.
+     *
+     * @return {@code connection} itself (unmarked, or nothing to switch); the connection switched to the shadow
+     *     schema or catalog, wrapped so that {@code close()} switches it back before it goes back to the pool; or an
+     *     {@code SQLException} to throw (the connection closed first) when it is refused or cannot be switched
+     */
+    public static Object afterGetConnection(Connection connection) {
+        IsolationGuard guard = IsolationBridge.guard();
+        if (connection == null || !guard.marked()) {
+            return connection;
+        }
+        String catalog = catalog(connection);
+        String schema = schema(connection);
+        ShadowDecision decision = guard.decideConnection(catalog, schema);
+        guard.record(decision);
+        if (decision.refused()) {
+            return closed(connection, decision.refusal());
+        }
+        if (decision.rewritten().isEmpty()) {
+            return connection;
+        }
+        String switchTo = decision.rewritten().get();
+        boolean bySchema = switchTo.startsWith("schema=");
+        String shadow = switchTo.substring(switchTo.indexOf('=') + 1);
+        try {
+            if (bySchema) {
+                connection.setSchema(shadow);
+            } else {
+                connection.setCatalog(shadow);
+            }
+            String now = bySchema ? connection.getSchema() : connection.getCatalog();
+            if (now == null || !now.equalsIgnoreCase(shadow)) {
+                return closed(connection, "Richter isolation refused a marked connection: the driver did not switch it"
+                        + " from " + (bySchema ? "schema '" + schema : "catalog '" + catalog) + "' to its shadow '"
+                        + shadow + "' (it is '" + now + "'); connect to the shadow database by URL");
+            }
+        } catch (SQLException | RuntimeException e) {
+            return closed(connection, "Richter isolation refused a marked connection: switching it to its shadow '"
+                    + shadow + "' failed: " + e);
+        }
+        return Proxy.newProxyInstance(JdbcExits.class.getClassLoader(), new Class<?>[] {Connection.class},
+                new ShadowConnection(connection, bySchema, bySchema ? schema : catalog));
+    }
+
+    private static SQLException closed(Connection connection, String message) {
+        try {
+            connection.close();
+        } catch (SQLException | RuntimeException e) {
+            // refused either way
+        }
+        return new SQLException(message, REFUSED_STATE);
+    }
+
+    private static String catalog(Connection connection) {
+        try {
+            String c = connection.getCatalog();
+            return c == null ? "" : c;
+        } catch (SQLException | RuntimeException | AbstractMethodError e) {
+            return "";
+        }
+    }
+
+    private static String schema(Connection connection) {
+        try {
+            String s = connection.getSchema();
+            return s == null ? "" : s;
+        } catch (SQLException | RuntimeException | AbstractMethodError e) {
+            return "";
+        }
+    }
+}

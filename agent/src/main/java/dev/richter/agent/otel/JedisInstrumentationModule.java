@@ -1,0 +1,27 @@
+package dev.richter.agent.otel;
+
+import io.opentelemetry.javaagent.extension.instrumentation.TypeInstrumentation;
+import java.util.List;
+
+/**
+ * The isolation at Jedis 5 to 7 ({@link JedisInstrumentation}), shadow keys by prefix; its helper {@code
+ * dev.richter.agent.jedis.JedisExits} is injected next to Jedis. Instrumentation name {@code richter-jedis}.
+ */
+public final class JedisInstrumentationModule extends RichterInstrumentationModule {
+    /** The helper classes, every class of {@code dev.richter.agent.jedis} (held so by a test). */
+    static final List<String> HELPERS = List.of("dev.richter.agent.jedis.JedisExits");
+
+    public JedisInstrumentationModule() {
+        super("richter-jedis");
+    }
+
+    @Override
+    protected List<TypeInstrumentation> instrumentations() {
+        return List.of(new JedisInstrumentation());
+    }
+
+    @Override
+    public List<String> getAdditionalHelperClassNames() {
+        return HELPERS;
+    }
+}
