@@ -76,6 +76,16 @@ public interface IsolationGuard {
     }
 
     /**
+     * Decides a marked execution of a prepared statement that was prepared unmarked (its SQL was never decided and is
+     * not known here).
+     *
+     * @return a refusal (enforce), or a {@link ExitDecision.WouldRefuse} (report)
+     */
+    default ShadowDecision decidePreparedUnmarked() {
+        return ShadowDecision.UNTOUCHED;
+    }
+
+    /**
      * Decides a JDBC URL a connection is being opened with ({@code Driver.connect}), in the current context.
      *
      * @return {@link ShadowDecision#UNTOUCHED} unmarked; marked: the URL with its database replaced by the shadow

@@ -93,6 +93,16 @@ public final class RichterIsolationGuard implements IsolationGuard {
     }
 
     @Override
+    public ShadowDecision decidePreparedUnmarked() {
+        String reason = "the prepared statement was prepared by an unmarked call, so its SQL was never shadowed:"
+                + " a marked call prepares its own";
+        return marked() ? decideStore("prepared statement", c -> c.mode() == IsolationMode.ENFORCE
+                ? ShadowDecision.refuse("prepared statement", reason)
+                : new ShadowDecision(Optional.empty(), "", new ExitDecision.WouldRefuse("prepared statement", reason)))
+                : ShadowDecision.UNTOUCHED;
+    }
+
+    @Override
     public ShadowDecision decideJdbcUrl(String url) {
         return marked() ? decideStore("jdbc " + url, c -> DatabaseShadowPolicy.url(url, c.shadows()))
                 : ShadowDecision.UNTOUCHED;

@@ -5,8 +5,12 @@ import dev.richter.agent.bootstrap.IsolationGuard;
 import dev.richter.agent.bootstrap.ShadowDecision;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Collections;
+import java.util.Map;
+import java.util.WeakHashMap;
 
 /**
  * The isolation at JDBC: what {@code Statement.execute*(sql)}, {@code addBatch(sql)}, {@code Connection.prepare*(sql)},
@@ -19,7 +23,38 @@ public final class JdbcExits {
     /** SQLState of a refused call: "syntax error or access rule violation", the class a driver uses for "not allowed". */
     static final String REFUSED_STATE = "42000";
 
+    /**
+     * The prepared statements a marked call prepared (their SQL decided then); weak, so it holds none of them alive.
+     * Only marked prepares are put here: unmarked traffic never touches it.
+     */
+    private static final Map<PreparedStatement, Boolean> PREPARED_MARKED =
+            Collections.synchronizedMap(new WeakHashMap<>());
+
     private JdbcExits() {}
+
+    /** After a marked call's {@code Connection.prepare*(sql)} returned {@code statement}. */
+    public static void afterPrepare(Object statement) {
+        if (statement instanceof PreparedStatement p && IsolationBridge.guard().marked()) {
+            PREPARED_MARKED.put(p, Boolean.TRUE);
+        }
+    }
+
+    /**
+     * Before a prepared statement's {@code execute()}, {@code executeQuery()}, {@code executeUpdate()}, {@code
+     * executeLargeUpdate()} or {@code addBatch()}: a marked call may run only a statement prepared while marked (its
+     * SQL was decided then); one prepared unmarked (held across requests) would reach the production tables.
+     *
+     * @return {@code null}: run it; an {@code SQLException}: throw it, nothing is sent
+     */
+    public static SQLException beforeExecutePrepared(PreparedStatement statement) {
+        IsolationGuard guard = IsolationBridge.guard();
+        if (!guard.marked() || PREPARED_MARKED.containsKey(statement)) {
+            return null;
+        }
+        ShadowDecision decision = guard.decidePreparedUnmarked();
+        guard.record(decision);
+        return decision.refused() ? new SQLException(decision.refusal(), REFUSED_STATE) : null;
+    }
 
     /**
      * Before a statement is sent or prepared.

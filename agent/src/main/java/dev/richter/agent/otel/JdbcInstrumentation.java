@@ -16,6 +16,7 @@ import io.opentelemetry.javaagent.extension.instrumentation.TypeInstrumentation;
 import io.opentelemetry.javaagent.extension.instrumentation.TypeTransformer;
 import io.opentelemetry.javaagent.extension.matcher.AgentElementMatchers;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.Statement;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.description.type.TypeDescription;
@@ -38,6 +39,10 @@ final class JdbcInstrumentation implements TypeInstrumentation {
 
     static JdbcInstrumentation statements() {
         return new JdbcInstrumentation("java.sql.Statement");
+    }
+
+    static JdbcInstrumentation preparedStatements() {
+        return new JdbcInstrumentation("java.sql.PreparedStatement");
     }
 
     static JdbcInstrumentation connections() {
@@ -69,6 +74,9 @@ final class JdbcInstrumentation implements TypeInstrumentation {
             case "java.sql.Statement" -> transformer.applyAdviceToMethod(isMethod().and(isPublic())
                             .and(namedOneOf("execute", "executeQuery", "executeUpdate", "executeLargeUpdate", "addBatch"))
                             .and(takesArgument(0, String.class)), self + "$StatementAdvice");
+            case "java.sql.PreparedStatement" -> transformer.applyAdviceToMethod(isMethod().and(isPublic())
+                            .and(namedOneOf("execute", "executeQuery", "executeUpdate", "executeLargeUpdate", "addBatch"))
+                            .and(takesArguments(0)), self + "$ExecutePreparedAdvice");
             case "java.sql.Connection" -> transformer.applyAdviceToMethod(isMethod().and(isPublic())
                             .and(namedOneOf("prepareStatement", "prepareCall")).and(takesArgument(0, String.class)),
                     self + "$PrepareAdvice");
@@ -110,7 +118,35 @@ final class JdbcInstrumentation implements TypeInstrumentation {
         }
     }
 
-    /** {@code Connection.prepareStatement(sql, ...)}, {@code prepareCall(sql, ...)}. */
+    /** {@code PreparedStatement.execute*()}, {@code addBatch()}: refused when marked and prepared unmarked. */
+    @SuppressWarnings("unused")
+    public static final class ExecutePreparedAdvice {
+        private ExecutePreparedAdvice() {}
+
+        @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
+        public static Object enter(@Advice.This PreparedStatement statement,
+                                   @Advice.Local("richterDepth") CallDepth depth) {
+            depth = CallDepth.forClass(JdbcExits.class);
+            if (depth.getAndIncrement() > 0) {
+                return null;
+            }
+            return JdbcExits.beforeExecutePrepared(statement);
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+        public static void exit(@Advice.Enter Object refusal, @Advice.Thrown(readOnly = false) Throwable thrown,
+                                @Advice.Local("richterDepth") CallDepth depth) {
+            depth.decrementAndGet();
+            if (refusal instanceof Throwable t) {
+                thrown = t;
+            }
+        }
+    }
+
+    /**
+     * {@code Connection.prepareStatement(sql, ...)}, {@code prepareCall(sql, ...)}; the statement a marked call
+     * prepared is remembered as decided ({@link ExecutePreparedAdvice}).
+     */
     @SuppressWarnings("unused")
     public static final class PrepareAdvice {
         private PrepareAdvice() {}
@@ -133,8 +169,10 @@ final class JdbcInstrumentation implements TypeInstrumentation {
 
         @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
         public static void exit(@Advice.Enter Object refusal, @Advice.Thrown(readOnly = false) Throwable thrown,
-                                @Advice.Local("richterDepth") CallDepth depth) {
-            depth.decrementAndGet();
+                                @Advice.Return Object statement, @Advice.Local("richterDepth") CallDepth depth) {
+            if (depth.decrementAndGet() == 0 && refusal == null && thrown == null) {
+                JdbcExits.afterPrepare(statement);
+            }
             if (refusal instanceof Throwable t) {
                 thrown = t;
             }

@@ -19,7 +19,8 @@ public final class JdbcInstrumentationModule extends RichterInstrumentationModul
 
     @Override
     protected List<TypeInstrumentation> instrumentations() {
-        return List.of(JdbcInstrumentation.statements(), JdbcInstrumentation.connections(),
+        return List.of(JdbcInstrumentation.statements(), JdbcInstrumentation.preparedStatements(),
+                JdbcInstrumentation.connections(),
                 JdbcInstrumentation.drivers(), JdbcInstrumentation.dataSources());
     }
 

@@ -64,7 +64,7 @@ class StorageIsolationIT {
         document = Files.createTempFile(Files.createDirectories(Path.of("target", "it-logs")), "isolation", ".json");
         Files.writeString(document, isolationDocument("enforce"));
         app = new ChildJvm(List.of("-Drichter.isolation.file=" + document, "-Drichter.isolation.refresh-s=1",
-                "-Dapp.pool.url=" + url("ledger") + ";SCHEMA=SALES", "-Dapp.held.url=" + url("billing"),
+                "-Dapp.pool.url=" + url("ledger") + ";SCHEMA=SALES", "-Dapp.shop.url=" + url("shop"), "-Dapp.held.url=" + url("billing"),
                 "-Dapp.redis.port=" + redisPort), StorageTestApp.class,
                 List.of(org.h2.Driver.class, Jedis.class, org.apache.commons.pool2.ObjectPool.class,
                         org.slf4j.LoggerFactory.class, com.google.gson.Gson.class, org.json.JSONObject.class));
@@ -128,6 +128,19 @@ class StorageIsolationIT {
 
     @Test
     @Order(4)
+    void aMarkedCallRunningAStatementPreparedUnmarkedIsRefused() throws Exception {
+        String answer = sql("heldprepared", "", "", MARKED);
+
+        assertTrue(answer.startsWith("error=java.sql.SQLException: Richter isolation refused a marked call to exit"
+                + " 'prepared statement': the prepared statement was prepared by an unmarked call"), answer);
+        assertEquals(0, count("shop", "SELECT COUNT(*) FROM visits WHERE page = 'held'"));
+        assertEquals("updated=1", sql("heldprepared", "", "", null));
+        assertEquals(1, count("shop", "SELECT COUNT(*) FROM visits WHERE page = 'held'"));
+        assertEquals(5, count("shop", "visits_shadow"));
+    }
+
+    @Test
+    @Order(5)
     void aConnectionOpenedWhileMarkedGoesToTheShadowDatabase() throws Exception {
         for (int i = 0; i < 2; i++) {
             assertEquals("updated=1 schema=PUBLIC", sqlAt("statement", "billing", "INSERT INTO invoices VALUES (10)", MARKED));
@@ -140,7 +153,7 @@ class StorageIsolationIT {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void aMarkedStatementOnAProductionConnectionOpenedUnmarkedIsRefused() throws Exception {
         String answer = sql("held", "", "INSERT INTO invoices VALUES (1)", MARKED);
 
@@ -151,7 +164,7 @@ class StorageIsolationIT {
     }
 
     @Test
-    @Order(6)
+    @Order(7)
     void aPooledConnectionTakenWhileMarkedIsTheShadowSchemasAndGoesBackToThePoolAsProductions() throws Exception {
         for (int i = 0; i < 2; i++) {
             assertEquals("updated=1 schema=SALES_SHADOW", sql("pool", "", "INSERT INTO entries VALUES (5)", MARKED));
@@ -164,7 +177,7 @@ class StorageIsolationIT {
     }
 
     @Test
-    @Order(7)
+    @Order(8)
     void markedRedisKeysGetTheShadowPrefixAndAMarkedWriteToAnUnmappedKeyIsRefused() throws Exception {
         assertEquals("ok=OK", redisAt("set", "stock:1", "7", MARKED));
         assertEquals("ok=OK", redisAt("set", "stock:1", "100", null));
@@ -183,7 +196,7 @@ class StorageIsolationIT {
     }
 
     @Test
-    @Order(8)
+    @Order(9)
     void reportModeLetsWhatWouldBeRefusedThroughAndStillRoutesEveryShadow() throws Exception {
         Files.writeString(document, isolationDocument("report"));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
@@ -199,7 +212,7 @@ class StorageIsolationIT {
         assertEquals(0, refusedWhileReloading == 0 ? 0 : count("shop", "SELECT COUNT(*) FROM audit WHERE what = 'marked'"));
         assertTrue(sqlAt("statement", "shop", "INSERT INTO visits (page) VALUES ('r')", MARKED).startsWith("updated=1"));
         assertEquals(6, count("shop", "visits_shadow"));
-        assertEquals(2, count("shop", "visits"));
+        assertEquals(3, count("shop", "visits"), "the two unmarked rows and the held statement's");
         assertEquals("ok=OK", redisAt("set", "session:9", "x", MARKED));
         assertEquals("ok=OK", redisAt("set", "stock:2", "1", MARKED));
         try (Jedis jedis = redis()) {
@@ -209,7 +222,7 @@ class StorageIsolationIT {
     }
 
     @Test
-    @Order(9)
+    @Order(10)
     void theShadowTargetsAndRefusalsAreStampedOnTheSpans() throws Exception {
         List<Span> spans = app.stopAndReadSpans();
 

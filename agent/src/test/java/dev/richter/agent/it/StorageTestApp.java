@@ -23,7 +23,8 @@ import redis.clients.jedis.JedisPooled;
  *       DriverManager} and {@code Statement.execute}, {@code Connection.prepareStatement}, the H2 pool ({@code
  *       -Dapp.pool.url}, one connection) or a connection opened at start ({@code -Dapp.held.url}); answers {@code
  *       updated=<n>} or {@code value=<first column of the first row>}, then {@code  schema=<connection's schema>},
- *       or {@code error=<exception class>: <message>};</li>
+ *       or {@code error=<exception class>: <message>}; {@code /sql?how=heldprepared}: runs the {@code INSERT INTO visits}
+ *       prepared at start on {@code -Dapp.shop.url};</li>
  *   <li>{@code /redis?op=set|get&key=<key>&value=<value>} through Jedis ({@code -Dapp.redis.port}): {@code ok=<reply>}
  *       or {@code error=...}.</li>
  * </ul>
@@ -35,6 +36,8 @@ public final class StorageTestApp {
         JdbcConnectionPool pool = JdbcConnectionPool.create(System.getProperty("app.pool.url"), "sa", "");
         pool.setMaxConnections(1);
         Connection held = DriverManager.getConnection(System.getProperty("app.held.url"), "sa", "");
+        PreparedStatement heldPrepared = DriverManager.getConnection(System.getProperty("app.shop.url"), "sa", "")
+                .prepareStatement("INSERT INTO visits (page) VALUES ('held')");
         JedisPooled redis = new JedisPooled("127.0.0.1", Integer.getInteger("app.redis.port"));
         HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/sql", exchange -> {
@@ -58,6 +61,7 @@ public final class StorageTestApp {
                         }
                     }
                     case "held" -> run(held, q.get("sql"), false);
+                    case "heldprepared" -> "updated=" + heldPrepared.executeUpdate();
                     default -> "error=unknown how";
                 };
             } catch (Exception e) {
