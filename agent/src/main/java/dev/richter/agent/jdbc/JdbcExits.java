@@ -83,13 +83,18 @@ public final class JdbcExits {
         return decision.rewritten().isPresent() ? decision.rewritten().get() : null;
     }
 
-    /** {@link #beforeSql} for a statement's own SQL ({@code Statement.execute*(sql)}, {@code addBatch(sql)}). */
-    public static Object beforeStatement(Statement statement, String sql) {
-        Connection connection = null;
-        try {
-            connection = statement.getConnection();
-        } catch (SQLException | RuntimeException e) {
-            // the database stays unknown: the statement is decided by its tables alone
+    /**
+     * {@link #beforeSql} for {@code Statement.execute*(sql)} and {@code addBatch(sql)} (the statement's connection),
+     * or {@code Connection.prepare*(sql)}.
+     */
+    public static Object beforeSqlOf(Object statementOrConnection, String sql) {
+        Connection connection = statementOrConnection instanceof Connection c ? c : null;
+        if (statementOrConnection instanceof Statement statement && sql != null && IsolationBridge.guard().marked()) {
+            try {
+                connection = statement.getConnection();
+            } catch (SQLException | RuntimeException e) {
+                // the database stays unknown: the statement is decided by its tables alone
+            }
         }
         return beforeSql(connection, sql);
     }
@@ -168,18 +173,18 @@ public final class JdbcExits {
     }
 
     private static String catalog(Connection connection) {
-        try {
-            String c = connection.getCatalog();
-            return c == null ? "" : c;
-        } catch (SQLException | RuntimeException | AbstractMethodError e) {
-            return "";
-        }
+        return nameOf(connection, true);
     }
 
     private static String schema(Connection connection) {
+        return nameOf(connection, false);
+    }
+
+    /** The connection's catalog or schema, {@code ""} when it has none or the driver cannot say. */
+    private static String nameOf(Connection connection, boolean catalog) {
         try {
-            String s = connection.getSchema();
-            return s == null ? "" : s;
+            String name = catalog ? connection.getCatalog() : connection.getSchema();
+            return name == null ? "" : name;
         } catch (SQLException | RuntimeException | AbstractMethodError e) {
             return "";
         }

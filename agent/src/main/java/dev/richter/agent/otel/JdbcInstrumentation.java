@@ -17,9 +17,9 @@ import io.opentelemetry.javaagent.extension.instrumentation.TypeTransformer;
 import io.opentelemetry.javaagent.extension.matcher.AgentElementMatchers;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.Statement;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.implementation.bytecode.assign.Assigner;
 import net.bytebuddy.matcher.ElementMatcher;
 
 /**
@@ -73,13 +73,13 @@ final class JdbcInstrumentation implements TypeInstrumentation {
         switch (iface) {
             case "java.sql.Statement" -> transformer.applyAdviceToMethod(isMethod().and(isPublic())
                             .and(namedOneOf("execute", "executeQuery", "executeUpdate", "executeLargeUpdate", "addBatch"))
-                            .and(takesArgument(0, String.class)), self + "$StatementAdvice");
+                            .and(takesArgument(0, String.class)), self + "$SqlAdvice");
             case "java.sql.PreparedStatement" -> transformer.applyAdviceToMethod(isMethod().and(isPublic())
                             .and(namedOneOf("execute", "executeQuery", "executeUpdate", "executeLargeUpdate", "addBatch"))
                             .and(takesArguments(0)), self + "$ExecutePreparedAdvice");
             case "java.sql.Connection" -> transformer.applyAdviceToMethod(isMethod().and(isPublic())
                             .and(namedOneOf("prepareStatement", "prepareCall")).and(takesArgument(0, String.class)),
-                    self + "$PrepareAdvice");
+                    self + "$SqlAdvice");
             case "java.sql.Driver" -> transformer.applyAdviceToMethod(isMethod().and(isPublic()).and(named("connect"))
                     .and(takesArguments(2)).and(takesArgument(0, String.class)), self + "$ConnectAdvice");
             default -> transformer.applyAdviceToMethod(isMethod().and(isPublic()).and(named("getConnection")),
@@ -87,20 +87,24 @@ final class JdbcInstrumentation implements TypeInstrumentation {
         }
     }
 
-    /** {@code Statement.execute*(sql, ...)}, {@code addBatch(sql)}. */
+    /**
+     * {@code Statement.execute*(sql, ...)}, {@code addBatch(sql)}, {@code Connection.prepareStatement(sql, ...)},
+     * {@code prepareCall(sql, ...)}: the SQL replaced or refused; the statement a marked call prepared is remembered
+     * as decided ({@link ExecutePreparedAdvice}).
+     */
     @SuppressWarnings("unused")
-    public static final class StatementAdvice {
-        private StatementAdvice() {}
+    public static final class SqlAdvice {
+        private SqlAdvice() {}
 
         @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
-        public static Object enter(@Advice.This Statement statement,
+        public static Object enter(@Advice.This Object statementOrConnection,
                                    @Advice.Argument(value = 0, readOnly = false) String sql,
                                    @Advice.Local("richterDepth") CallDepth depth) {
             depth = CallDepth.forClass(JdbcExits.class);
             if (depth.getAndIncrement() > 0) {
                 return null;
             }
-            Object decided = JdbcExits.beforeStatement(statement, sql);
+            Object decided = JdbcExits.beforeSqlOf(statementOrConnection, sql);
             if (decided instanceof String shadowSql) {
                 sql = shadowSql;
                 return null;
@@ -110,8 +114,11 @@ final class JdbcInstrumentation implements TypeInstrumentation {
 
         @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
         public static void exit(@Advice.Enter Object refusal, @Advice.Thrown(readOnly = false) Throwable thrown,
+                                @Advice.Return(typing = Assigner.Typing.DYNAMIC) Object returned,
                                 @Advice.Local("richterDepth") CallDepth depth) {
-            depth.decrementAndGet();
+            if (depth.decrementAndGet() == 0 && refusal == null && thrown == null) {
+                JdbcExits.afterPrepare(returned);
+            }
             if (refusal instanceof Throwable t) {
                 thrown = t;
             }
@@ -137,42 +144,6 @@ final class JdbcInstrumentation implements TypeInstrumentation {
         public static void exit(@Advice.Enter Object refusal, @Advice.Thrown(readOnly = false) Throwable thrown,
                                 @Advice.Local("richterDepth") CallDepth depth) {
             depth.decrementAndGet();
-            if (refusal instanceof Throwable t) {
-                thrown = t;
-            }
-        }
-    }
-
-    /**
-     * {@code Connection.prepareStatement(sql, ...)}, {@code prepareCall(sql, ...)}; the statement a marked call
-     * prepared is remembered as decided ({@link ExecutePreparedAdvice}).
-     */
-    @SuppressWarnings("unused")
-    public static final class PrepareAdvice {
-        private PrepareAdvice() {}
-
-        @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
-        public static Object enter(@Advice.This Connection connection,
-                                   @Advice.Argument(value = 0, readOnly = false) String sql,
-                                   @Advice.Local("richterDepth") CallDepth depth) {
-            depth = CallDepth.forClass(JdbcExits.class);
-            if (depth.getAndIncrement() > 0) {
-                return null;
-            }
-            Object decided = JdbcExits.beforeSql(connection, sql);
-            if (decided instanceof String shadowSql) {
-                sql = shadowSql;
-                return null;
-            }
-            return decided;
-        }
-
-        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-        public static void exit(@Advice.Enter Object refusal, @Advice.Thrown(readOnly = false) Throwable thrown,
-                                @Advice.Return Object statement, @Advice.Local("richterDepth") CallDepth depth) {
-            if (depth.decrementAndGet() == 0 && refusal == null && thrown == null) {
-                JdbcExits.afterPrepare(statement);
-            }
             if (refusal instanceof Throwable t) {
                 thrown = t;
             }
