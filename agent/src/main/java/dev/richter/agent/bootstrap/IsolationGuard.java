@@ -10,7 +10,7 @@ import java.util.Optional;
  * <p>{@link #decideHttp} is the one rule for every HTTP client (the JDK's today; Apache HttpClient 5 and OkHttp call
  * it the same way); a datastore or broker has its own {@code decide...} method answering a {@link ShadowDecision}
  * (the document's {@code shadows}): JDBC ({@link #decideSql}, {@link #decideJdbcUrl}, {@link #decideConnection}) and
- * Redis ({@link #decideRedis}) today. Their defaults decide nothing (unmarked, untouched: the guard installed before
+ * Redis ({@link #decideRedis}) and Kafka ({@link #decideTopic}) today. Their defaults decide nothing (unmarked, untouched: the guard installed before
  * the extension starts); the extension's guard overrides every one.
  */
 public interface IsolationGuard {
@@ -116,6 +116,16 @@ public interface IsolationGuard {
      *     shadow's, a read of an unmapped key), or a refusal (a write to a key no prefix maps)
      */
     default ShadowDecision decideRedis(String command, String key) {
+        return ShadowDecision.UNTOUCHED;
+    }
+
+    /**
+     * Decides the topic of a record sent in the current context ({@code kind: topic}).
+     *
+     * @return {@link ShadowDecision#UNTOUCHED} unmarked; marked: the shadow topic, or untouched (already a shadow
+     *     topic), or a refusal (a topic no shadow maps)
+     */
+    default ShadowDecision decideTopic(String topic) {
         return ShadowDecision.UNTOUCHED;
     }
 

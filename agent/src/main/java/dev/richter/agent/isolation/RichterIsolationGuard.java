@@ -120,6 +120,12 @@ public final class RichterIsolationGuard implements IsolationGuard {
                 c -> RedisKeyPolicy.decide(command, key, c.shadows(), c.mode())) : ShadowDecision.UNTOUCHED;
     }
 
+    @Override
+    public ShadowDecision decideTopic(String topic) {
+        return marked() ? decideStore("topic " + topic, c -> TopicPolicy.decide(topic, c.shadows(), c.mode()))
+                : ShadowDecision.UNTOUCHED;
+    }
+
     /** A marked datastore call: refused before the configuration loads, or when the rule fails; else the rule's. */
     private ShadowDecision decideStore(String exit, Function<IsolationConfig, ShadowDecision> rule) {
         try {

@@ -80,4 +80,14 @@ class StoreShadowPoliciesTest {
         assertInstanceOf(ExitDecision.WouldRefuse.class,
                 RedisKeyPolicy.decide("DEL", "session:9", SHADOWS, IsolationMode.REPORT).verdict());
     }
+
+    @Test
+    void aMarkedRecordGoesToTheShadowTopicAndOneToATopicWithoutAShadowIsRefused() {
+        assertEquals(Optional.of("orders-shadow"), TopicPolicy.decide("orders", SHADOWS, IsolationMode.ENFORCE).rewritten());
+        assertEquals("orders-shadow", TopicPolicy.decide("orders-shadow", SHADOWS, IsolationMode.ENFORCE).shadowTarget());
+        ShadowDecision refused = TopicPolicy.decide("payments", SHADOWS, IsolationMode.ENFORCE);
+        assertTrue(refused.refused());
+        assertTrue(refused.refusal().contains("topic 'payments'"), refused.refusal());
+        assertInstanceOf(ExitDecision.WouldRefuse.class, TopicPolicy.decide("payments", SHADOWS, IsolationMode.REPORT).verdict());
+    }
 }

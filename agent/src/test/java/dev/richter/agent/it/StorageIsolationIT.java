@@ -14,10 +14,22 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.test.KafkaClusterTestKit;
+import org.apache.kafka.common.test.TestKitNodes;
 import org.h2.tools.Server;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -31,7 +43,8 @@ import redis.clients.jedis.Jedis;
 /**
  * The storage isolation in a real child JVM ({@link ChildJvm}, the real agent and the built extension) running {@link
  * StorageTestApp}, which has no Richter code: the H2 2.3 driver over TCP to an H2 server this test starts, H2's own
- * connection pool, and Jedis 7 to a {@code redis-server} this test starts on an ephemeral port. Every count is read
+ * connection pool, Jedis 7 to a {@code redis-server} this test starts on an ephemeral port, and a kafka-clients 4.1
+ * producer to an embedded KRaft broker ({@code KafkaClusterTestKit}). Every count is read
  * by this test through its own connections (no agent here). The document comes from a file the child reloads every
  * second. One child serves every case, in order; the last one stops it and reads its spans.
  */
@@ -42,6 +55,7 @@ class StorageIsolationIT {
     private Process redisServer;
     private int redisPort;
     private Path document;
+    private KafkaClusterTestKit kafka;
     private ChildJvm app;
     private String base;
 
@@ -61,12 +75,21 @@ class StorageIsolationIT {
         try (Jedis jedis = redis()) {
             jedis.set("config:flag", "on");
         }
+        kafka = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder().setCombined(true).setNumBrokerNodes(1)
+                .setNumControllerNodes(1).build()).build();
+        kafka.format();
+        kafka.startup();
+        kafka.waitForReadyBrokers();
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
+            admin.createTopics(List.of(new NewTopic("orders", 1, (short) 1), new NewTopic("orders-shadow", 1, (short) 1),
+                    new NewTopic("payments", 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        }
         document = Files.createTempFile(Files.createDirectories(Path.of("target", "it-logs")), "isolation", ".json");
         Files.writeString(document, isolationDocument("enforce"));
         app = new ChildJvm(List.of("-Drichter.isolation.file=" + document, "-Drichter.isolation.refresh-s=1",
                 "-Dapp.pool.url=" + url("ledger") + ";SCHEMA=SALES", "-Dapp.shop.url=" + url("shop"), "-Dapp.held.url=" + url("billing"),
-                "-Dapp.redis.port=" + redisPort), StorageTestApp.class,
-                List.of(org.h2.Driver.class, Jedis.class, org.apache.commons.pool2.ObjectPool.class,
+                "-Dapp.redis.port=" + redisPort, "-Dapp.kafka.bootstrap=" + kafka.bootstrapServers()), StorageTestApp.class,
+                List.of(org.h2.Driver.class, Jedis.class, org.apache.commons.pool2.ObjectPool.class, KafkaProducer.class,
                         org.slf4j.LoggerFactory.class, com.google.gson.Gson.class, org.json.JSONObject.class));
     }
 
@@ -80,6 +103,13 @@ class StorageIsolationIT {
         }
         if (h2 != null) {
             h2.stop();
+        }
+        try {
+            if (kafka != null) {
+                kafka.close();
+            }
+        } catch (Exception e) {
+            // the JVM ends anyway
         }
     }
 
@@ -197,6 +227,23 @@ class StorageIsolationIT {
 
     @Test
     @Order(9)
+    void aMarkedRecordGoesToTheShadowTopicCarryingTheMarkerAndOneToATopicWithoutAShadowIsRefused() throws Exception {
+        assertEquals("ok=orders-shadow", kafkaAt("orders", "m1", MARKED));
+        assertEquals("ok=orders", kafkaAt("orders", "u1", null));
+        String refused = kafkaAt("payments", "m2", MARKED);
+
+        assertTrue(refused.startsWith("error=org.apache.kafka.common.KafkaException: Richter isolation refused a marked"
+                + " call to exit 'topic payments': a marked record to topic 'payments'"), refused);
+        List<ConsumerRecord<String, String>> shadow = records("orders-shadow", 1);
+        assertEquals(List.of("m1"), shadow.stream().map(ConsumerRecord::value).toList());
+        assertTrue(new String(shadow.get(0).headers().lastHeader("baggage").value(), StandardCharsets.UTF_8)
+                .contains(MARKED), "the marker travels with the record");
+        assertEquals(List.of("u1"), records("orders", 1).stream().map(ConsumerRecord::value).toList());
+        assertEquals(List.of(), records("payments", 0));
+    }
+
+    @Test
+    @Order(10)
     void reportModeLetsWhatWouldBeRefusedThroughAndStillRoutesEveryShadow() throws Exception {
         Files.writeString(document, isolationDocument("report"));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
@@ -219,10 +266,15 @@ class StorageIsolationIT {
             assertEquals(Set.of("stock:1", "shadow:stock:1", "shadow:stock:2", "config:flag", "session:9"),
                     new TreeSet<>(jedis.keys("*")));
         }
+        assertEquals("ok=payments", kafkaAt("payments", "r1", MARKED));
+        assertEquals("ok=orders-shadow", kafkaAt("orders", "m3", MARKED));
+        assertEquals(List.of("r1"), records("payments", 1).stream().map(ConsumerRecord::value).toList());
+        assertEquals(List.of("m1", "m3"), records("orders-shadow", 2).stream().map(ConsumerRecord::value).toList());
+        assertEquals(List.of("u1"), records("orders", 1).stream().map(ConsumerRecord::value).toList());
     }
 
     @Test
-    @Order(10)
+    @Order(11)
     void theShadowTargetsAndRefusalsAreStampedOnTheSpans() throws Exception {
         List<Span> spans = app.stopAndReadSpans();
 
@@ -240,6 +292,9 @@ class StorageIsolationIT {
         assertTrue(spans.stream().anyMatch(s -> "shadow:stock:1".equals(s.attributes().get("richter.shadow.target"))));
         assertTrue(spans.stream().anyMatch(s -> s.attributes().getOrDefault("richter.would_refuse", "")
                 .contains("key 'session:9'")));
+        assertTrue(spans.stream().anyMatch(s -> "orders-shadow".equals(s.attributes().get("richter.shadow.target"))));
+        assertTrue(spans.stream().anyMatch(s -> s.attributes().getOrDefault("richter.refused", "")
+                .contains("topic 'payments'")));
     }
 
     private String isolationDocument(String mode) {
@@ -248,7 +303,8 @@ class StorageIsolationIT {
                  "shadows": [{"kind": "table", "production": "visits", "shadow": "visits_shadow", "service": "shop"},
                              {"kind": "schema", "production": "billing", "shadow": "billing_shadow", "service": "shop"},
                              {"kind": "schema", "production": "SALES", "shadow": "SALES_SHADOW", "service": "shop"},
-                             {"kind": "cache", "production": "stock:", "shadow": "shadow:stock:", "service": "shop"}]}
+                             {"kind": "cache", "production": "stock:", "shadow": "shadow:stock:", "service": "shop"},
+                             {"kind": "topic", "production": "orders", "shadow": "orders-shadow", "service": "shop"}]}
                 """.formatted(mode);
     }
 
@@ -266,6 +322,29 @@ class StorageIsolationIT {
 
     private String redisAt(String op, String key, String value, String baggage) throws Exception {
         return app.get("/redis?op=" + op + "&key=" + enc(key) + "&value=" + enc(value), baggage).body();
+    }
+
+    private String kafkaAt(String topic, String value, String baggage) throws Exception {
+        return app.get("/kafka?topic=" + enc(topic) + "&value=" + enc(value), baggage).body();
+    }
+
+    /** Every record of {@code topic}'s one partition, read by this test's own consumer once {@code expected} are in. */
+    private List<ConsumerRecord<String, String>> records(String topic, int expected) {
+        Map<String, Object> config = Map.of("bootstrap.servers", kafka.bootstrapServers(),
+                "key.deserializer", StringDeserializer.class.getName(),
+                "value.deserializer", StringDeserializer.class.getName(), "enable.auto.commit", "false");
+        List<ConsumerRecord<String, String>> out = new ArrayList<>();
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config)) {
+            TopicPartition partition = new TopicPartition(topic, 0);
+            consumer.assign(List.of(partition));
+            consumer.seekToBeginning(List.of(partition));
+            // none expected: poll 2 s to see that none come
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(expected == 0 ? 2 : 15);
+            while (System.nanoTime() < deadline && (out.size() < expected || expected == 0)) {
+                consumer.poll(Duration.ofMillis(200)).forEach(out::add);
+            }
+        }
+        return out;
     }
 
     private static String enc(String s) {

@@ -12,11 +12,16 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.h2.jdbcx.JdbcConnectionPool;
 import redis.clients.jedis.JedisPooled;
 
 /**
- * A service with no Richter code that writes to a database and a cache, for {@link StorageIsolationIT}: a JDK {@code
+ * A service with no Richter code that writes to a database, a cache and a broker, for {@link StorageIsolationIT}: a JDK {@code
  * HttpServer} on an ephemeral port (prints {@code READY <port>}) answering
  * <ul>
  *   <li>{@code /sql?how=statement|prepared|pool|held&url=<jdbc url>&sql=<sql>}: runs the SQL through {@code
@@ -26,7 +31,9 @@ import redis.clients.jedis.JedisPooled;
  *       or {@code error=<exception class>: <message>}; {@code /sql?how=heldprepared}: runs the {@code INSERT INTO visits}
  *       prepared at start on {@code -Dapp.shop.url};</li>
  *   <li>{@code /redis?op=set|get&key=<key>&value=<value>} through Jedis ({@code -Dapp.redis.port}): {@code ok=<reply>}
- *       or {@code error=...}.</li>
+ *       or {@code error=...};</li>
+ *   <li>{@code /kafka?topic=<topic>&value=<value>} through a {@code KafkaProducer} ({@code -Dapp.kafka.bootstrap}),
+ *       waiting for the broker's answer: {@code ok=<the topic written>} or {@code error=...}.</li>
  * </ul>
  */
 public final class StorageTestApp {
@@ -39,6 +46,12 @@ public final class StorageTestApp {
         PreparedStatement heldPrepared = DriverManager.getConnection(System.getProperty("app.shop.url"), "sa", "")
                 .prepareStatement("INSERT INTO visits (page) VALUES ('held')");
         JedisPooled redis = new JedisPooled("127.0.0.1", Integer.getInteger("app.redis.port"));
+        Properties kafkaConfig = new Properties();
+        kafkaConfig.put("bootstrap.servers", System.getProperty("app.kafka.bootstrap"));
+        kafkaConfig.put("key.serializer", StringSerializer.class.getName());
+        kafkaConfig.put("value.serializer", StringSerializer.class.getName());
+        kafkaConfig.put("max.block.ms", "10000");
+        KafkaProducer<String, String> kafka = new KafkaProducer<>(kafkaConfig);
         HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/sql", exchange -> {
             Map<String, String> q = query(exchange);
@@ -74,6 +87,17 @@ public final class StorageTestApp {
             String answer;
             try {
                 answer = "ok=" + ("set".equals(q.get("op")) ? redis.set(q.get("key"), q.get("value")) : redis.get(q.get("key")));
+            } catch (Exception e) {
+                answer = "error=" + e.getClass().getName() + ": " + e.getMessage();
+            }
+            CountingServer.answer(exchange, 200, answer);
+        });
+        server.createContext("/kafka", exchange -> {
+            Map<String, String> q = query(exchange);
+            String answer;
+            try {
+                answer = "ok=" + kafka.send(new ProducerRecord<>(q.get("topic"), q.get("value"))).get(10, TimeUnit.SECONDS)
+                        .topic();
             } catch (Exception e) {
                 answer = "error=" + e.getClass().getName() + ": " + e.getMessage();
             }

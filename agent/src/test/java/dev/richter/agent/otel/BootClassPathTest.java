@@ -44,5 +44,6 @@ class BootClassPathTest {
     void theStorageModulesInjectEveryClassOfTheirHelperPackage() throws IOException {
         assertEquals(compiled("dev.richter.agent.jdbc"), sorted(JdbcInstrumentationModule.HELPERS));
         assertEquals(compiled("dev.richter.agent.jedis"), sorted(JedisInstrumentationModule.HELPERS));
+        assertEquals(compiled("dev.richter.agent.kafka"), sorted(KafkaProducerInstrumentationModule.HELPERS));
     }
 }
