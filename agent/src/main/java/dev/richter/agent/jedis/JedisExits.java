@@ -14,7 +14,7 @@ import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * The isolation at Jedis ({@code redis.clients.jedis.Connection.sendCommand(CommandArguments)}, the path of every
- * command of Jedis 5 to 7, pooled, pipelined or not): each key of a marked command ({@code CommandArguments.getKeys()})
+ * command of Jedis 7, tested with 7.0.0, pooled, pipelined or not): each key of a marked command ({@code CommandArguments.getKeys()})
  * is decided by the {@link IsolationGuard} ({@code decideRedis}, {@code kind: cache}); the command is sent with its
  * shadow keys, or refused with Jedis's own {@link JedisDataException} naming the key. Unmarked commands are not looked
  * at. Injected by the agent as a helper next to Jedis; no lambdas.
@@ -31,6 +31,15 @@ public final class JedisExits {
         if (args == null || !guard.marked()) {
             return null;
         }
+        try {
+            return decide(guard, args);
+        } catch (RuntimeException | LinkageError e) {
+            // e.g. a Jedis without CommandArguments.getKeys(): a marked command whose keys cannot be read is not sent
+            return new JedisDataException("Richter isolation refused a marked command: its keys cannot be read (" + e + ")");
+        }
+    }
+
+    private static Object decide(IsolationGuard guard, CommandArguments args) {
         String command = new String(args.getCommand().getRaw(), StandardCharsets.UTF_8).toUpperCase(Locale.ROOT);
         List<Object> keys = args.getKeys();
         if (keys.isEmpty()) {

@@ -16,7 +16,7 @@ import net.bytebuddy.matcher.ElementMatcher;
 import redis.clients.jedis.CommandArguments;
 
 /**
- * {@code redis.clients.jedis.Connection.sendCommand(CommandArguments)} (Jedis 5 to 7): the advice replaces the
+ * {@code redis.clients.jedis.Connection.sendCommand(CommandArguments)} (Jedis 7; any Jedis with {@code CommandArguments.getKeys()}): the advice replaces the
  * arguments with their shadow keys, or skips the send and throws the refusal's {@code JedisDataException}.
  */
 final class JedisInstrumentation implements TypeInstrumentation {

@@ -4,7 +4,7 @@ import io.opentelemetry.javaagent.extension.instrumentation.TypeInstrumentation;
 import java.util.List;
 
 /**
- * The isolation at Jedis 5 to 7 ({@link JedisInstrumentation}), shadow keys by prefix; its helper {@code
+ * The isolation at Jedis 7 ({@link JedisInstrumentation}), shadow keys by prefix; its helper {@code
  * dev.richter.agent.jedis.JedisExits} is injected next to Jedis. Instrumentation name {@code richter-jedis}.
  */
 public final class JedisInstrumentationModule extends RichterInstrumentationModule {
