@@ -10,7 +10,8 @@ import java.util.Optional;
  * <p>{@link #decideHttp} is the one rule for every HTTP client (the JDK's today; Apache HttpClient 5 and OkHttp call
  * it the same way); a datastore or broker has its own {@code decide...} method answering a {@link ShadowDecision}
  * (the document's {@code shadows}): JDBC ({@link #decideSql}, {@link #decideJdbcUrl}, {@link #decideConnection}) and
- * Redis ({@link #decideRedis}) and Kafka ({@link #decideTopic}) today. Their defaults decide nothing (unmarked, untouched: the guard installed before
+ * Redis ({@link #decideRedis}) and Kafka ({@link #decideTopic}) today. Their defaults decide nothing (unmarked,
+ * untouched: the guard installed before
  * the extension starts); the extension's guard overrides every one.
  */
 public interface IsolationGuard {

@@ -19,7 +19,8 @@ import java.util.Set;
  *
  * @param tables       production table (lower case) → shadow table, {@code kind: table}
  * @param schemas      production database or schema (lower case) → shadow, {@code kind: schema}
- * @param cachePrefixes production key prefix → shadow key prefix, longest production prefix first, {@code kind: cache}
+ * @param cachePrefixes production key prefix → shadow key prefix, longest production prefix first, {@code kind:
+ *                      cache}
  * @param topics       production topic → shadow topic, {@code kind: topic}
  */
 public record Shadows(Map<String, String> tables, Map<String, String> schemas, Map<String, String> cachePrefixes,

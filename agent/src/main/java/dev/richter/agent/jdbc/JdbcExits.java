@@ -20,7 +20,7 @@ import java.util.WeakHashMap;
  * driver or pool (their class loader); no lambdas.
  */
 public final class JdbcExits {
-    /** SQLState of a refused call: "syntax error or access rule violation", the class a driver uses for "not allowed". */
+    /** SQLState of a refused call: class 42, "syntax error or access rule violation". */
     static final String REFUSED_STATE = "42000";
 
     /**

@@ -14,7 +14,8 @@ import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * The isolation at Jedis ({@code redis.clients.jedis.Connection.sendCommand(CommandArguments)}, the path of every
- * command of Jedis 7, tested with 7.0.0, pooled, pipelined or not): each key of a marked command ({@code CommandArguments.getKeys()})
+ * command of Jedis 7, tested with 7.0.0, pooled, pipelined or not): each key of a marked command ({@code
+ * CommandArguments.getKeys()})
  * is decided by the {@link IsolationGuard} ({@code decideRedis}, {@code kind: cache}); the command is sent with its
  * shadow keys, or refused with Jedis's own {@link JedisDataException} naming the key. Unmarked commands are not looked
  * at. Injected by the agent as a helper next to Jedis; no lambdas.

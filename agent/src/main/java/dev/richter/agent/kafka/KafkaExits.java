@@ -10,7 +10,8 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
- * The isolation at Kafka's producer ({@code KafkaProducer.send(record, callback)}, tested with kafka-clients 4.1.1): a marked
+ * The isolation at Kafka's producer ({@code KafkaProducer.send(record, callback)}, tested with kafka-clients 4.1.1):
+ * a marked
  * record goes to the shadow of its topic ({@code decideTopic}, {@code kind: topic}) and carries the marker in its
  * headers ({@code baggage: richter-loadtest=1}, unless the agent's propagation already put it there), so its consumer
  * sees it marked; a record to a topic with no shadow is refused with Kafka's own {@link KafkaException}, unsent.

@@ -4,7 +4,8 @@ import io.opentelemetry.javaagent.extension.instrumentation.TypeInstrumentation;
 import java.util.List;
 
 /**
- * The isolation at Jedis 7 ({@link JedisInstrumentation}), shadow keys by prefix; its helper {@code
+ * The isolation at Jedis 7 ({@link JedisSendAdvice} on {@code Connection.sendCommand(CommandArguments)}), shadow keys
+ * by prefix; its helper {@code
  * dev.richter.agent.jedis.JedisExits} is injected next to Jedis. Instrumentation name {@code richter-jedis}.
  */
 public final class JedisInstrumentationModule extends RichterInstrumentationModule {
@@ -17,7 +18,8 @@ public final class JedisInstrumentationModule extends RichterInstrumentationModu
 
     @Override
     protected List<TypeInstrumentation> instrumentations() {
-        return List.of(new JedisInstrumentation());
+        return List.of(new OneMethodInstrumentation("redis.clients.jedis.Connection", "sendCommand", 1,
+                "redis.clients.jedis.CommandArguments", JedisSendAdvice.class.getName()));
     }
 
     @Override

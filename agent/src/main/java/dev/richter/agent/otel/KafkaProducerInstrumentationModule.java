@@ -4,7 +4,8 @@ import io.opentelemetry.javaagent.extension.instrumentation.TypeInstrumentation;
 import java.util.List;
 
 /**
- * The isolation at Kafka's producer ({@link KafkaProducerInstrumentation}), shadow topics; its helper {@code
+ * The isolation at Kafka's producer ({@link KafkaSendAdvice} on {@code KafkaProducer.send(ProducerRecord, Callback)}),
+ * shadow topics; its helper {@code
  * dev.richter.agent.kafka.KafkaExits} is injected next to kafka-clients. Instrumentation name {@code
  * richter-kafka-producer}.
  */
@@ -18,7 +19,8 @@ public final class KafkaProducerInstrumentationModule extends RichterInstrumenta
 
     @Override
     protected List<TypeInstrumentation> instrumentations() {
-        return List.of(new KafkaProducerInstrumentation());
+        return List.of(new OneMethodInstrumentation("org.apache.kafka.clients.producer.KafkaProducer", "send", 2,
+                "org.apache.kafka.clients.producer.ProducerRecord", KafkaSendAdvice.class.getName()));
     }
 
     @Override

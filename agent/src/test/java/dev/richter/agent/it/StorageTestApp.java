@@ -21,14 +21,16 @@ import org.h2.jdbcx.JdbcConnectionPool;
 import redis.clients.jedis.JedisPooled;
 
 /**
- * A service with no Richter code that writes to a database, a cache and a broker, for {@link StorageIsolationIT}: a JDK {@code
+ * A service with no Richter code that writes to a database, a cache and a broker, for {@link StorageIsolationIT}: a
+ * JDK {@code
  * HttpServer} on an ephemeral port (prints {@code READY <port>}) answering
  * <ul>
  *   <li>{@code /sql?how=statement|prepared|pool|held&url=<jdbc url>&sql=<sql>}: runs the SQL through {@code
  *       DriverManager} and {@code Statement.execute}, {@code Connection.prepareStatement}, the H2 pool ({@code
  *       -Dapp.pool.url}, one connection) or a connection opened at start ({@code -Dapp.held.url}); answers {@code
  *       updated=<n>} or {@code value=<first column of the first row>}, then {@code  schema=<connection's schema>},
- *       or {@code error=<exception class>: <message>}; {@code /sql?how=heldprepared}: runs the {@code INSERT INTO visits}
+ *       or {@code error=<exception class>: <message>}; {@code /sql?how=heldprepared}: runs the {@code INSERT INTO
+ *       visits}
  *       prepared at start on {@code -Dapp.shop.url};</li>
  *   <li>{@code /redis?op=set|get&key=<key>&value=<value>} through Jedis ({@code -Dapp.redis.port}): {@code ok=<reply>}
  *       or {@code error=...};</li>
