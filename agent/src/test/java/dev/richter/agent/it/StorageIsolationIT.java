@@ -30,6 +30,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
+import com.zaxxer.hikari.HikariDataSource;
 import org.h2.tools.Server;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -43,7 +44,7 @@ import redis.clients.jedis.Jedis;
 /**
  * The storage isolation in a real child JVM ({@link ChildJvm}, the real agent and the built extension) running {@link
  * StorageTestApp}, which has no Richter code: the H2 2.3 driver over TCP to an H2 server this test starts, H2's own
- * connection pool, Jedis 7 to a {@code redis-server} this test starts on an ephemeral port, and a kafka-clients 4.1
+ * connection pool and HikariCP 7, Jedis 7 to a {@code redis-server} this test starts on an ephemeral port, and a kafka-clients 4.1
  * producer to an embedded KRaft broker ({@code KafkaClusterTestKit}). Every count is read
  * by this test through its own connections (no agent here). The document comes from a file the child reloads every
  * second. One child serves every case, in order; the last one stops it and reads its spans.
@@ -87,9 +88,9 @@ class StorageIsolationIT {
         document = Files.createTempFile(Files.createDirectories(Path.of("target", "it-logs")), "isolation", ".json");
         Files.writeString(document, isolationDocument("enforce"));
         app = new ChildJvm(List.of("-Drichter.isolation.file=" + document, "-Drichter.isolation.refresh-s=1",
-                "-Dapp.pool.url=" + url("ledger") + ";SCHEMA=SALES", "-Dapp.shop.url=" + url("shop"), "-Dapp.held.url=" + url("billing"),
+                "-Dapp.pool.url=" + url("ledger") + ";SCHEMA=SALES", "-Dapp.hikari.url=" + url("ledger") + ";SCHEMA=SALES", "-Dapp.shop.url=" + url("shop"), "-Dapp.held.url=" + url("billing"),
                 "-Dapp.redis.port=" + redisPort, "-Dapp.kafka.bootstrap=" + kafka.bootstrapServers()), StorageTestApp.class,
-                List.of(org.h2.Driver.class, Jedis.class, org.apache.commons.pool2.ObjectPool.class, KafkaProducer.class,
+                List.of(org.h2.Driver.class, HikariDataSource.class, Jedis.class, org.apache.commons.pool2.ObjectPool.class, KafkaProducer.class,
                         org.slf4j.LoggerFactory.class, com.google.gson.Gson.class, org.json.JSONObject.class));
     }
 
@@ -208,6 +209,19 @@ class StorageIsolationIT {
 
     @Test
     @Order(8)
+    void aHikariConnectionTakenWhileMarkedIsTheShadowSchemasAndGoesBackToThePoolAsProductions() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            assertEquals("updated=1 schema=SALES_SHADOW", sql("hikari", "", "INSERT INTO entries VALUES (6)", MARKED));
+        }
+        // one connection in the pool: the one the marked calls had
+        assertEquals("updated=1 schema=SALES", sql("hikari", "", "INSERT INTO entries VALUES (8)", null));
+
+        assertEquals(5, count("ledger", "SALES_SHADOW.entries"));
+        assertEquals(2, count("ledger", "SALES.entries"));
+    }
+
+    @Test
+    @Order(9)
     void markedRedisKeysGetTheShadowPrefixAndAMarkedWriteToAnUnmappedKeyIsRefused() throws Exception {
         assertEquals("ok=OK", redisAt("set", "stock:1", "7", MARKED));
         assertEquals("ok=OK", redisAt("set", "stock:1", "100", null));
@@ -226,7 +240,7 @@ class StorageIsolationIT {
     }
 
     @Test
-    @Order(9)
+    @Order(10)
     void aMarkedRecordGoesToTheShadowTopicCarryingTheMarkerAndOneToATopicWithoutAShadowIsRefused() throws Exception {
         assertEquals("ok=orders-shadow", kafkaAt("orders", "m1", MARKED));
         assertEquals("ok=orders", kafkaAt("orders", "u1", null));
@@ -243,7 +257,7 @@ class StorageIsolationIT {
     }
 
     @Test
-    @Order(10)
+    @Order(11)
     void reportModeLetsWhatWouldBeRefusedThroughAndStillRoutesEveryShadow() throws Exception {
         Files.writeString(document, isolationDocument("report"));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
@@ -274,7 +288,7 @@ class StorageIsolationIT {
     }
 
     @Test
-    @Order(11)
+    @Order(12)
     void theShadowTargetsAndRefusalsAreStampedOnTheSpans() throws Exception {
         List<Span> spans = app.stopAndReadSpans();
 

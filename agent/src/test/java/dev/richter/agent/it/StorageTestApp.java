@@ -17,6 +17,8 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import org.h2.jdbcx.JdbcConnectionPool;
 import redis.clients.jedis.JedisPooled;
 
@@ -27,7 +29,7 @@ import redis.clients.jedis.JedisPooled;
  * <ul>
  *   <li>{@code /sql?how=statement|prepared|pool|held&url=<jdbc url>&sql=<sql>}: runs the SQL through {@code
  *       DriverManager} and {@code Statement.execute}, {@code Connection.prepareStatement}, the H2 pool ({@code
- *       -Dapp.pool.url}, one connection) or a connection opened at start ({@code -Dapp.held.url}); answers {@code
+ *       -Dapp.pool.url}, one connection), HikariCP ({@code -Dapp.hikari.url}, one connection) or a connection opened at start ({@code -Dapp.held.url}); answers {@code
  *       updated=<n>} or {@code value=<first column of the first row>}, then {@code  schema=<connection's schema>},
  *       or {@code error=<exception class>: <message>}; {@code /sql?how=heldprepared}: runs the {@code INSERT INTO
  *       visits}
@@ -44,6 +46,12 @@ public final class StorageTestApp {
     public static void main(String[] args) throws Exception {
         JdbcConnectionPool pool = JdbcConnectionPool.create(System.getProperty("app.pool.url"), "sa", "");
         pool.setMaxConnections(1);
+        HikariConfig hikariConfig = new HikariConfig();
+        hikariConfig.setJdbcUrl(System.getProperty("app.hikari.url"));
+        hikariConfig.setUsername("sa");
+        hikariConfig.setPassword("");
+        hikariConfig.setMaximumPoolSize(1);
+        HikariDataSource hikari = new HikariDataSource(hikariConfig);
         Connection held = DriverManager.getConnection(System.getProperty("app.held.url"), "sa", "");
         PreparedStatement heldPrepared = DriverManager.getConnection(System.getProperty("app.shop.url"), "sa", "")
                 .prepareStatement("INSERT INTO visits (page) VALUES ('held')");
@@ -72,6 +80,11 @@ public final class StorageTestApp {
                     }
                     case "pool" -> {
                         try (Connection c = pool.getConnection()) {
+                            yield run(c, q.get("sql"), false);
+                        }
+                    }
+                    case "hikari" -> {
+                        try (Connection c = hikari.getConnection()) {
                             yield run(c, q.get("sql"), false);
                         }
                     }
