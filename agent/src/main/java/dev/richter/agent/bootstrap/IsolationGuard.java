@@ -8,8 +8,11 @@ import java.util.Optional;
  * agent start. Only java.base types cross it. Implementations never throw.
  *
  * <p>{@link #decideHttp} is the one rule for every HTTP client (the JDK's today; Apache HttpClient 5 and OkHttp call
- * it the same way); a datastore or broker (JDBC, Redis, Kafka) adds its own {@code decide...} method here, with its
- * own {@link ExitDecision} kinds where a mock does not fit.
+ * it the same way); a datastore or broker has its own {@code decide...} method answering a {@link ShadowDecision}
+ * (the document's {@code shadows}): JDBC ({@link #decideSql}, {@link #decideJdbcUrl}, {@link #decideConnection}) and
+ * Redis ({@link #decideRedis}) and Kafka ({@link #decideTopic}) today. Their defaults decide nothing (unmarked,
+ * untouched: the guard installed before
+ * the extension starts); the extension's guard overrides every one.
  */
 public interface IsolationGuard {
 
@@ -52,4 +55,84 @@ public interface IsolationGuard {
      *     context that already holds the marker
      */
     MarkerScope markInbound(String baggageHeader);
+
+    /** Whether the call being made carries the load-test marker (the current context's baggage); never throws. */
+    default boolean marked() {
+        return false;
+    }
+
+    /**
+     * Decides a marked SQL statement (shadow tables, {@code kind: table}; the connection's database, {@code kind:
+     * schema}). Call only when {@link #marked()}: the statement is parsed.
+     *
+     * @param sql     the statement as the application passed it to {@code Statement.execute*} or {@code
+     *                Connection.prepare*}
+     * @param catalog the connection's {@code getCatalog()}, {@code ""} when unknown
+     * @param schema  the connection's {@code getSchema()}, {@code ""} when unknown
+     * @return the SQL with every mapped table replaced by its shadow; a refusal for a write to a table without a
+     *     shadow, a statement that cannot be parsed, or a connection to a production database that has a shadow
+     */
+    default ShadowDecision decideSql(String sql, String catalog, String schema) {
+        return ShadowDecision.UNTOUCHED;
+    }
+
+    /**
+     * Decides a marked execution of a prepared statement that was prepared unmarked (its SQL was never decided and is
+     * not known here).
+     *
+     * @return a refusal (enforce), or a {@link ExitDecision.WouldRefuse} (report)
+     */
+    default ShadowDecision decidePreparedUnmarked() {
+        return ShadowDecision.UNTOUCHED;
+    }
+
+    /**
+     * Decides a JDBC URL a connection is being opened with ({@code Driver.connect}), in the current context.
+     *
+     * @return {@link ShadowDecision#UNTOUCHED} unmarked; marked: the URL with its database replaced by the shadow
+     *     ({@code kind: schema}), or untouched when it names no mapped database
+     */
+    default ShadowDecision decideJdbcUrl(String url) {
+        return ShadowDecision.UNTOUCHED;
+    }
+
+    /**
+     * Decides a connection a marked call took from a {@code DataSource} (a pool's, perhaps opened unmarked).
+     *
+     * @param catalog the connection's {@code getCatalog()}, {@code ""} when unknown
+     * @param schema  the connection's {@code getSchema()}, {@code ""} when unknown
+     * @return the shadow schema to switch it to ({@code setSchema}, or {@code setCatalog} when the catalog is the
+     *     mapped one), or untouched; {@link ShadowDecision#UNTOUCHED} unmarked
+     */
+    default ShadowDecision decideConnection(String catalog, String schema) {
+        return ShadowDecision.UNTOUCHED;
+    }
+
+    /**
+     * Decides one key of a Redis command in the current context ({@code kind: cache}, by key prefix).
+     *
+     * @param command the command's name, upper case, e.g. {@code SET}
+     * @param key     the key, UTF-8 text
+     * @return {@link ShadowDecision#UNTOUCHED} unmarked; marked: the shadow key, or untouched (a key already a
+     *     shadow's, a read of an unmapped key), or a refusal (a write to a key no prefix maps)
+     */
+    default ShadowDecision decideRedis(String command, String key) {
+        return ShadowDecision.UNTOUCHED;
+    }
+
+    /**
+     * Decides the topic of a record sent in the current context ({@code kind: topic}).
+     *
+     * @return {@link ShadowDecision#UNTOUCHED} unmarked; marked: the shadow topic, or untouched (already a shadow
+     *     topic), or a refusal (a topic no shadow maps)
+     */
+    default ShadowDecision decideTopic(String topic) {
+        return ShadowDecision.UNTOUCHED;
+    }
+
+    /**
+     * Stamps a datastore decision on the current span: {@code richter.shadow.target=<shadow>} when it is routed, then
+     * its verdict as {@link #record(ExitDecision)} does.
+     */
+    default void record(ShadowDecision decision) {}
 }

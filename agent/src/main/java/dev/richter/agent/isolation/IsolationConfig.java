@@ -26,17 +26,19 @@ import java.util.Map;
  * scope}: the hosts, with or without a port, of the services under test that marked traffic may reach ({@link
  * HostPort}); default none. {@code mocks}: the mock document's entries, read by its one reader ({@link
  * MockConfigDocument#parse}); their exit ids are matched against HTTP calls as {@link HttpExit} says. Unknown fields
- * are ignored, among them the {@code shadows} of Richter's {@code GET /safety/isolation} (which serves this document:
- * its {@code Isolation} schema in openapi.json), read by no client of this extension yet.
+ * are ignored. {@code shadows}: where marked datastore and broker calls go instead of production ({@link Shadows}),
+ * default none. Richter's {@code GET /safety/isolation} serves this document (its {@code Isolation} schema in
+ * openapi.json).
  *
  * @param mode     enforce or report
  * @param refreshS seconds until the next load as the document states it; 0 when it states none
  * @param scope    hosts marked traffic may reach, in document order
  * @param mocks    exit id → mock, in document order
  * @param exits    the mocks' exit ids that name HTTP calls, most specific first (ties keep document order)
+ * @param shadows  production target → shadow target, by kind
  */
 public record IsolationConfig(IsolationMode mode, long refreshS, List<HostPort> scope, Map<String, MockResponse> mocks,
-                              List<HttpExit> exits) {
+                              List<HttpExit> exits, Shadows shadows) {
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
     public IsolationConfig {
@@ -102,6 +104,6 @@ public record IsolationConfig(IsolationMode mode, long refreshS, List<HostPort> 
             HttpExit.parse(id).ifPresent(exits::add);
         }
         exits.sort(Comparator.comparingInt(HttpExit::specificity).reversed());
-        return new IsolationConfig(mode, refreshS, scope, mocks, exits);
+        return new IsolationConfig(mode, refreshS, scope, mocks, exits, Shadows.parse(root.get("shadows")));
     }
 }

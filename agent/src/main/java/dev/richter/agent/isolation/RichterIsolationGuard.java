@@ -3,6 +3,7 @@ package dev.richter.agent.isolation;
 import dev.richter.agent.bootstrap.ExitDecision;
 import dev.richter.agent.bootstrap.IsolationGuard;
 import dev.richter.agent.bootstrap.MarkerScope;
+import dev.richter.agent.bootstrap.ShadowDecision;
 import dev.richter.sdk.ExitMocks;
 import dev.richter.sdk.Marked;
 import io.opentelemetry.api.baggage.Baggage;
@@ -12,6 +13,7 @@ import io.opentelemetry.context.Scope;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.logging.Logger;
 
 /**
@@ -33,6 +35,8 @@ public final class RichterIsolationGuard implements IsolationGuard {
     public static final String REFUSED = "richter.refused";
     /** Span attribute of a call report mode let through that enforce mode would have refused: the same message. */
     public static final String WOULD_REFUSE = "richter.would_refuse";
+    /** Span attribute of a datastore call routed to a shadow: the shadow table(s), database, schema or key. */
+    public static final String SHADOW_TARGET = "richter.shadow.target";
 
     private static final Logger LOG = Logger.getLogger(RichterIsolationGuard.class.getName());
     private static final MarkerScope NOTHING = () -> { };
@@ -41,6 +45,11 @@ public final class RichterIsolationGuard implements IsolationGuard {
     private final BooleanSupplier marked;
     private final AtomicLong refused = new AtomicLong();
     private final AtomicLong wouldRefuse = new AtomicLong();
+    /** The SQL rule of the configuration last seen, rebuilt (with an empty cache) when a new one loads. */
+    private volatile SqlRule sql;
+
+    /** The SQL rule of one configuration. */
+    private record SqlRule(IsolationConfig config, SqlShadowPolicy policy) {}
 
     /**
      * @param source the configuration
@@ -66,6 +75,89 @@ public final class RichterIsolationGuard implements IsolationGuard {
             return isMarked ? new ExitDecision.Refuse(host + ":" + port + " " + method + " " + path,
                     "isolation failed to decide (" + e + ")") : ExitDecision.PASS;
         }
+    }
+
+    @Override
+    public boolean marked() {
+        try {
+            return marked.getAsBoolean();
+        } catch (RuntimeException | LinkageError e) {
+            return false;
+        }
+    }
+
+    @Override
+    public ShadowDecision decideSql(String sqlText, String catalog, String schema) {
+        return marked() ? decideStore("sql", c -> sqlPolicy(c).decide(sqlText, catalog, schema))
+                : ShadowDecision.UNTOUCHED;
+    }
+
+    @Override
+    public ShadowDecision decidePreparedUnmarked() {
+        String reason = "the prepared statement was prepared by an unmarked call, so its SQL was never shadowed:"
+                + " a marked call prepares its own";
+        return marked() ? decideStore("prepared statement", c -> c.mode() == IsolationMode.ENFORCE
+                ? ShadowDecision.refuse("prepared statement", reason)
+                : new ShadowDecision(Optional.empty(), "", new ExitDecision.WouldRefuse("prepared statement", reason)))
+                : ShadowDecision.UNTOUCHED;
+    }
+
+    @Override
+    public ShadowDecision decideJdbcUrl(String url) {
+        return marked() ? decideStore("jdbc " + url, c -> DatabaseShadowPolicy.url(url, c.shadows()))
+                : ShadowDecision.UNTOUCHED;
+    }
+
+    @Override
+    public ShadowDecision decideConnection(String catalog, String schema) {
+        return marked() ? decideStore("database " + catalog + "/" + schema,
+                c -> DatabaseShadowPolicy.connection(catalog, schema, c.shadows())) : ShadowDecision.UNTOUCHED;
+    }
+
+    @Override
+    public ShadowDecision decideRedis(String command, String key) {
+        return marked() ? decideStore("redis " + command + " " + key,
+                c -> RedisKeyPolicy.decide(command, key, c.shadows(), c.mode())) : ShadowDecision.UNTOUCHED;
+    }
+
+    @Override
+    public ShadowDecision decideTopic(String topic) {
+        return marked() ? decideStore("topic " + topic, c -> TopicPolicy.decide(topic, c.shadows(), c.mode()))
+                : ShadowDecision.UNTOUCHED;
+    }
+
+    /** A marked datastore call: refused before the configuration loads, or when the rule fails; else the rule's. */
+    private ShadowDecision decideStore(String exit, Function<IsolationConfig, ShadowDecision> rule) {
+        try {
+            Optional<IsolationConfig> config = source.current();
+            return config.isEmpty() ? ShadowDecision.refuse(exit, HttpExitPolicy.NOT_LOADED) : rule.apply(config.get());
+        } catch (RuntimeException | LinkageError e) {
+            return ShadowDecision.refuse(exit, "isolation failed to decide (" + e + ")");
+        }
+    }
+
+    private SqlShadowPolicy sqlPolicy(IsolationConfig config) {
+        SqlRule r = sql;
+        if (r == null || r.config() != config) {
+            r = new SqlRule(config, new SqlShadowPolicy(config.shadows(), config.mode()));
+            sql = r;
+        }
+        return r.policy();
+    }
+
+    @Override
+    public void record(ShadowDecision decision) {
+        if (decision.shadowTarget().isEmpty() && decision.verdict() instanceof ExitDecision.Pass) {
+            return;
+        }
+        try {
+            if (!decision.shadowTarget().isEmpty()) {
+                Span.current().setAttribute(SHADOW_TARGET, decision.shadowTarget());
+            }
+        } catch (RuntimeException | LinkageError e) {
+            LOG.warning("Richter isolation: could not record " + decision + ": " + e);
+        }
+        record(decision.verdict());
     }
 
     @Override

@@ -30,7 +30,8 @@ final class BootClassPath {
             "dev.richter.agent.bootstrap.IsolationBridge",
             "dev.richter.agent.bootstrap.IsolationBridge$1",
             "dev.richter.agent.bootstrap.IsolationBridge$2",
-            "dev.richter.agent.bootstrap.MarkerScope");
+            "dev.richter.agent.bootstrap.MarkerScope",
+            "dev.richter.agent.bootstrap.ShadowDecision");
 
     private static boolean appended;
 

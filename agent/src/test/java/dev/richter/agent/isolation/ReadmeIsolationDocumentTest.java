@@ -26,6 +26,8 @@ class ReadmeIsolationDocumentTest {
         Optional<IsolationConfig> config = Optional.of(IsolationConfig.parse(json.group(1).getBytes(StandardCharsets.UTF_8)));
 
         assertEquals(IsolationMode.ENFORCE, config.get().mode());
+        assertEquals(Optional.of("visits_shadow"), config.get().shadows().shadowTable("visits"));
+        assertEquals("shadow:stock:", config.get().shadows().cachePrefixes().get("stock:"));
         assertEquals("api.stripe.com/v1/charges", ((ExitDecision.Mock) HttpExitPolicy.decide(true, "POST",
                 "api.stripe.com", 443, "/v1/charges", config)).exit());
         assertEquals(ExitDecision.PASS, HttpExitPolicy.decide(true, "GET", "orders.internal", 8080, "/orders", config));

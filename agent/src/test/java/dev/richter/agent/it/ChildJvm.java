@@ -47,6 +47,15 @@ final class ChildJvm implements AutoCloseable {
      * @param flags the isolation's and any other {@code -D} flags
      */
     ChildJvm(List<String> flags) throws Exception {
+        this(flags, IsolationTestApp.class, List.of());
+    }
+
+    /**
+     * Starts {@code main} (a test application printing {@code READY <port>}) as above.
+     *
+     * @param libraries classes whose jars go on the application's class path too (its JDBC driver, its Redis client)
+     */
+    ChildJvm(List<String> flags, Class<?> main, List<Class<?>> libraries) throws Exception {
         // in target/, kept for reading after a failure
         output = Files.createTempFile(Files.createDirectories(Path.of("target", "it-logs")), "child-jvm", ".log");
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -54,9 +63,14 @@ final class ChildJvm implements AutoCloseable {
                 "-Dotel.traces.exporter=logging-otlp", "-Dotel.metrics.exporter=none", "-Dotel.logs.exporter=none",
                 "-Dotel.bsp.schedule.delay=200", "-Dotel.service.name=isolation-test-app", "-Xmx256m"));
         command.addAll(flags);
-        command.addAll(List.of("-cp",
-                Path.of(IsolationTestApp.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString(),
-                IsolationTestApp.class.getName()));
+        List<String> classPath = new ArrayList<>();
+        for (Class<?> c : concat(main, libraries)) {
+            String entry = Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+            if (!classPath.contains(entry)) {
+                classPath.add(entry);
+            }
+        }
+        command.addAll(List.of("-cp", String.join(java.io.File.pathSeparator, classPath), main.getName()));
         process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         int found = 0;
@@ -72,6 +86,12 @@ final class ChildJvm implements AutoCloseable {
             }
         }
         port = found;
+    }
+
+    private static List<Class<?>> concat(Class<?> main, List<Class<?>> libraries) {
+        List<Class<?>> all = new ArrayList<>(List.of(main));
+        all.addAll(libraries);
+        return all;
     }
 
     int port() {

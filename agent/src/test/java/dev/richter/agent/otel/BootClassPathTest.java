@@ -39,4 +39,11 @@ class BootClassPathTest {
 
         assertEquals(compiled("dev.richter.agent.jdk"), sorted(helpers));
     }
+
+    @Test
+    void theStorageModulesInjectEveryClassOfTheirHelperPackage() throws IOException {
+        assertEquals(compiled("dev.richter.agent.jdbc"), sorted(JdbcInstrumentationModule.HELPERS));
+        assertEquals(compiled("dev.richter.agent.jedis"), sorted(JedisInstrumentationModule.HELPERS));
+        assertEquals(compiled("dev.richter.agent.kafka"), sorted(KafkaProducerInstrumentationModule.HELPERS));
+    }
 }

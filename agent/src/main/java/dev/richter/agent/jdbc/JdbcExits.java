@@ -1,0 +1,192 @@
+package dev.richter.agent.jdbc;
+
+import dev.richter.agent.bootstrap.IsolationBridge;
+import dev.richter.agent.bootstrap.IsolationGuard;
+import dev.richter.agent.bootstrap.ShadowDecision;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Collections;
+import java.util.Map;
+import java.util.WeakHashMap;
+
+/**
+ * The isolation at JDBC: what {@code Statement.execute*(sql)}, {@code addBatch(sql)}, {@code Connection.prepare*(sql)},
+ * {@code Driver.connect(url, ...)} and {@code DataSource.getConnection()} do for a marked call, per the {@link
+ * IsolationGuard}'s decision ({@code decideSql}, {@code decideJdbcUrl}, {@code decideConnection}), each stamped on the
+ * current span. Unmarked calls are not looked at (one baggage lookup). Injected by the agent as a helper next to the
+ * driver or pool (their class loader); no lambdas.
+ */
+public final class JdbcExits {
+    /** SQLState of a refused call: class 42, "syntax error or access rule violation". */
+    static final String REFUSED_STATE = "42000";
+
+    /**
+     * The prepared statements a marked call prepared (their SQL decided then); weak, so it holds none of them alive.
+     * Only marked prepares are put here: unmarked traffic never touches it.
+     */
+    private static final Map<PreparedStatement, Boolean> PREPARED_MARKED =
+            Collections.synchronizedMap(new WeakHashMap<>());
+
+    private JdbcExits() {}
+
+    /** After a marked call's {@code Connection.prepare*(sql)} returned {@code statement}. */
+    public static void afterPrepare(Object statement) {
+        if (statement instanceof PreparedStatement p && IsolationBridge.guard().marked()) {
+            PREPARED_MARKED.put(p, Boolean.TRUE);
+        }
+    }
+
+    /**
+     * Before a prepared statement's {@code execute()}, {@code executeQuery()}, {@code executeUpdate()}, {@code
+     * executeLargeUpdate()} or {@code addBatch()}: a marked call may run only a statement prepared while marked (its
+     * SQL was decided then); one prepared unmarked (held across requests) would reach the production tables.
+     *
+     * @return {@code null}: run it; an {@code SQLException}: throw it, nothing is sent
+     */
+    public static SQLException beforeExecutePrepared(PreparedStatement statement) {
+        IsolationGuard guard = IsolationBridge.guard();
+        if (!guard.marked() || PREPARED_MARKED.containsKey(statement)) {
+            return null;
+        }
+        ShadowDecision decision = guard.decidePreparedUnmarked();
+        guard.record(decision);
+        return decision.refused() ? new SQLException(decision.refusal(), REFUSED_STATE) : null;
+    }
+
+    /**
+     * Before a statement is sent or prepared.
+     *
+     * @param connection the statement's connection (for its database), or {@code null} when unknown
+     * @param sql        the SQL as the application passed it
+     * @return {@code null}: send as it is; a {@code String}: send that SQL instead (the shadow tables); an {@code
+     *     SQLException}: throw it, nothing is sent
+     */
+    public static Object beforeSql(Connection connection, String sql) {
+        IsolationGuard guard = IsolationBridge.guard();
+        if (sql == null || !guard.marked()) {
+            return null;
+        }
+        String catalog = "";
+        String schema = "";
+        if (connection != null) {
+            catalog = catalog(connection);
+            schema = schema(connection);
+        }
+        ShadowDecision decision = guard.decideSql(sql, catalog, schema);
+        guard.record(decision);
+        if (decision.refused()) {
+            return new SQLException(decision.refusal(), REFUSED_STATE);
+        }
+        return decision.rewritten().isPresent() ? decision.rewritten().get() : null;
+    }
+
+    /**
+     * {@link #beforeSql} for {@code Statement.execute*(sql)} and {@code addBatch(sql)} (the statement's connection),
+     * or {@code Connection.prepare*(sql)}.
+     */
+    public static Object beforeSqlOf(Object statementOrConnection, String sql) {
+        Connection connection = statementOrConnection instanceof Connection c ? c : null;
+        if (statementOrConnection instanceof Statement statement && sql != null && IsolationBridge.guard().marked()) {
+            try {
+                connection = statement.getConnection();
+            } catch (SQLException | RuntimeException e) {
+                // the database stays unknown: the statement is decided by its tables alone
+            }
+        }
+        return beforeSql(connection, sql);
+    }
+
+    /**
+     * Before {@code Driver.connect(url, info)} outside a {@code DataSource.getConnection}.
+     *
+     * @return {@code null}: connect as asked; a {@code String}: connect to that URL instead (the shadow database); an
+     *     {@code SQLException}: throw it
+     */
+    public static Object beforeConnect(String url) {
+        IsolationGuard guard = IsolationBridge.guard();
+        if (url == null || !guard.marked()) {
+            return null;
+        }
+        ShadowDecision decision = guard.decideJdbcUrl(url);
+        guard.record(decision);
+        if (decision.refused()) {
+            return new SQLException(decision.refusal(), REFUSED_STATE);
+        }
+        return decision.rewritten().isPresent() ? decision.rewritten().get() : null;
+    }
+
+    /**
+     * After the outermost {@code DataSource.getConnection()} of a thread returned {@code connection}.
+     *
+     * @return {@code connection} itself (unmarked, or nothing to switch); the connection switched to the shadow
+     *     schema or catalog, wrapped so that {@code close()} switches it back before it goes back to the pool; or an
+     *     {@code SQLException} to throw (the connection closed first) when it is refused or cannot be switched
+     */
+    public static Object afterGetConnection(Connection connection) {
+        IsolationGuard guard = IsolationBridge.guard();
+        if (connection == null || !guard.marked()) {
+            return connection;
+        }
+        String catalog = catalog(connection);
+        String schema = schema(connection);
+        ShadowDecision decision = guard.decideConnection(catalog, schema);
+        guard.record(decision);
+        if (decision.refused()) {
+            return closed(connection, decision.refusal());
+        }
+        if (decision.rewritten().isEmpty()) {
+            return connection;
+        }
+        String switchTo = decision.rewritten().get();
+        boolean bySchema = switchTo.startsWith("schema=");
+        String shadow = switchTo.substring(switchTo.indexOf('=') + 1);
+        try {
+            if (bySchema) {
+                connection.setSchema(shadow);
+            } else {
+                connection.setCatalog(shadow);
+            }
+            String now = bySchema ? connection.getSchema() : connection.getCatalog();
+            if (now == null || !now.equalsIgnoreCase(shadow)) {
+                return closed(connection, "Richter isolation refused a marked connection: the driver did not switch it"
+                        + " from " + (bySchema ? "schema '" + schema : "catalog '" + catalog) + "' to its shadow '"
+                        + shadow + "' (it is '" + now + "'); connect to the shadow database by URL");
+            }
+        } catch (SQLException | RuntimeException e) {
+            return closed(connection, "Richter isolation refused a marked connection: switching it to its shadow '"
+                    + shadow + "' failed: " + e);
+        }
+        return Proxy.newProxyInstance(JdbcExits.class.getClassLoader(), new Class<?>[] {Connection.class},
+                new ShadowConnection(connection, bySchema, bySchema ? schema : catalog));
+    }
+
+    private static SQLException closed(Connection connection, String message) {
+        try {
+            connection.close();
+        } catch (SQLException | RuntimeException e) {
+            // refused either way
+        }
+        return new SQLException(message, REFUSED_STATE);
+    }
+
+    private static String catalog(Connection connection) {
+        return nameOf(connection, true);
+    }
+
+    private static String schema(Connection connection) {
+        return nameOf(connection, false);
+    }
+
+    /** The connection's catalog or schema, {@code ""} when it has none or the driver cannot say. */
+    private static String nameOf(Connection connection, boolean catalog) {
+        try {
+            String name = catalog ? connection.getCatalog() : connection.getSchema();
+            return name == null ? "" : name;
+        } catch (SQLException | RuntimeException | AbstractMethodError e) {
+            return "";
+        }
+    }
+}

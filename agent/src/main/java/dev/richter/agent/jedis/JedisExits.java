@@ -1,0 +1,99 @@
+package dev.richter.agent.jedis;
+
+import dev.richter.agent.bootstrap.IsolationBridge;
+import dev.richter.agent.bootstrap.IsolationGuard;
+import dev.richter.agent.bootstrap.ShadowDecision;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import redis.clients.jedis.CommandArguments;
+import redis.clients.jedis.args.Rawable;
+import redis.clients.jedis.exceptions.JedisDataException;
+
+/**
+ * The isolation at Jedis ({@code redis.clients.jedis.Connection.sendCommand(CommandArguments)}, the path of every
+ * command of Jedis 7, tested with 7.0.0, pooled, pipelined or not): each key of a marked command ({@code
+ * CommandArguments.getKeys()})
+ * is decided by the {@link IsolationGuard} ({@code decideRedis}, {@code kind: cache}); the command is sent with its
+ * shadow keys, or refused with Jedis's own {@link JedisDataException} naming the key. Unmarked commands are not looked
+ * at. Injected by the agent as a helper next to Jedis; no lambdas.
+ */
+public final class JedisExits {
+    private JedisExits() {}
+
+    /**
+     * @return {@code null}: send as it is; a {@code CommandArguments}: send that instead (the shadow keys); a {@code
+     *     JedisDataException}: throw it, nothing is sent
+     */
+    public static Object beforeSend(CommandArguments args) {
+        IsolationGuard guard = IsolationBridge.guard();
+        if (args == null || !guard.marked()) {
+            return null;
+        }
+        try {
+            return decide(guard, args);
+        } catch (RuntimeException | LinkageError e) {
+            // e.g. a Jedis without CommandArguments.getKeys(): a marked command whose keys cannot be read is not sent
+            return new JedisDataException("Richter isolation refused a marked command: its keys cannot be read (" + e + ")");
+        }
+    }
+
+    private static Object decide(IsolationGuard guard, CommandArguments args) {
+        String command = new String(args.getCommand().getRaw(), StandardCharsets.UTF_8).toUpperCase(Locale.ROOT);
+        List<Object> keys = args.getKeys();
+        if (keys.isEmpty()) {
+            ShadowDecision d = guard.decideRedis(command, "");
+            guard.record(d);
+            return d.refused() ? new JedisDataException(d.refusal()) : null;
+        }
+        Object[] shadowKeys = new Object[keys.size()];
+        boolean changed = false;
+        for (int i = 0; i < keys.size(); i++) {
+            Object key = keys.get(i);
+            ShadowDecision d = guard.decideRedis(command, new String(bytes(key), StandardCharsets.UTF_8));
+            guard.record(d);
+            if (d.refused()) {
+                return new JedisDataException(d.refusal());
+            }
+            if (d.rewritten().isPresent()) {
+                String shadow = d.rewritten().get();
+                shadowKeys[i] = key instanceof String ? shadow : shadow.getBytes(StandardCharsets.UTF_8);
+                changed = true;
+            }
+        }
+        return changed ? withKeys(args, keys, shadowKeys) : null;
+    }
+
+    /** A copy of {@code args} with each key argument, in order, replaced by its shadow key where it has one. */
+    private static CommandArguments withKeys(CommandArguments args, List<Object> keys, Object[] shadowKeys) {
+        CommandArguments out = new CommandArguments(args.getCommand());
+        Iterator<Rawable> it = args.iterator();
+        it.next(); // the command itself
+        int k = 0;
+        while (it.hasNext()) {
+            Rawable arg = it.next();
+            if (k < keys.size() && Arrays.equals(arg.getRaw(), bytes(keys.get(k)))) {
+                out.key(shadowKeys[k] != null ? shadowKeys[k] : keys.get(k));
+                k++;
+            } else {
+                out.add(arg);
+            }
+        }
+        if (args.isBlocking()) {
+            out.blocking();
+        }
+        return out;
+    }
+
+    private static byte[] bytes(Object key) {
+        if (key instanceof byte[] b) {
+            return b;
+        }
+        if (key instanceof Rawable r) {
+            return r.getRaw();
+        }
+        return String.valueOf(key).getBytes(StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,216 @@
+package dev.richter.agent.otel;
+
+import static net.bytebuddy.matcher.ElementMatchers.isMethod;
+import static net.bytebuddy.matcher.ElementMatchers.isPublic;
+import static net.bytebuddy.matcher.ElementMatchers.named;
+import static net.bytebuddy.matcher.ElementMatchers.namedOneOf;
+import static net.bytebuddy.matcher.ElementMatchers.not;
+import static net.bytebuddy.matcher.ElementMatchers.isInterface;
+import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
+import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
+
+import dev.richter.agent.bootstrap.ShadowDecision;
+import dev.richter.agent.jdbc.JdbcExits;
+import io.opentelemetry.javaagent.bootstrap.CallDepth;
+import io.opentelemetry.javaagent.extension.instrumentation.TypeInstrumentation;
+import io.opentelemetry.javaagent.extension.instrumentation.TypeTransformer;
+import io.opentelemetry.javaagent.extension.matcher.AgentElementMatchers;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import net.bytebuddy.asm.Advice;
+import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.implementation.bytecode.assign.Assigner;
+import net.bytebuddy.matcher.ElementMatcher;
+
+/**
+ * The JDBC classes the isolation instruments, one {@link TypeInstrumentation} per interface: every implementation of
+ * {@code java.sql.Statement} ({@code execute}, {@code executeQuery}, {@code executeUpdate}, {@code
+ * executeLargeUpdate}, {@code addBatch} taking the SQL), {@code java.sql.Connection} ({@code prepareStatement}, {@code
+ * prepareCall}), {@code java.sql.Driver} ({@code connect}) and {@code javax.sql.DataSource} ({@code getConnection}).
+ * The advice replaces the SQL or URL argument with the shadow one, or skips the call and throws the refusal's {@code
+ * SQLException}; only the outermost call of a thread decides (a driver's overloads call each other).
+ */
+final class JdbcInstrumentation implements TypeInstrumentation {
+    private final String iface;
+
+    private JdbcInstrumentation(String iface) {
+        this.iface = iface;
+    }
+
+    static JdbcInstrumentation statements() {
+        return new JdbcInstrumentation("java.sql.Statement");
+    }
+
+    static JdbcInstrumentation preparedStatements() {
+        return new JdbcInstrumentation("java.sql.PreparedStatement");
+    }
+
+    static JdbcInstrumentation connections() {
+        return new JdbcInstrumentation("java.sql.Connection");
+    }
+
+    static JdbcInstrumentation drivers() {
+        return new JdbcInstrumentation("java.sql.Driver");
+    }
+
+    static JdbcInstrumentation dataSources() {
+        return new JdbcInstrumentation("javax.sql.DataSource");
+    }
+
+    @Override
+    public ElementMatcher<ClassLoader> classLoaderOptimization() {
+        return AgentElementMatchers.hasClassesNamed(iface);
+    }
+
+    @Override
+    public ElementMatcher<TypeDescription> typeMatcher() {
+        return not(isInterface()).and(AgentElementMatchers.implementsInterface(named(iface)));
+    }
+
+    @Override
+    public void transform(TypeTransformer transformer) {
+        String self = JdbcInstrumentation.class.getName();
+        switch (iface) {
+            case "java.sql.Statement" -> transformer.applyAdviceToMethod(isMethod().and(isPublic())
+                            .and(namedOneOf("execute", "executeQuery", "executeUpdate", "executeLargeUpdate", "addBatch"))
+                            .and(takesArgument(0, String.class)), self + "$SqlAdvice");
+            case "java.sql.PreparedStatement" -> transformer.applyAdviceToMethod(isMethod().and(isPublic())
+                            .and(namedOneOf("execute", "executeQuery", "executeUpdate", "executeLargeUpdate", "addBatch"))
+                            .and(takesArguments(0)), self + "$ExecutePreparedAdvice");
+            case "java.sql.Connection" -> transformer.applyAdviceToMethod(isMethod().and(isPublic())
+                            .and(namedOneOf("prepareStatement", "prepareCall")).and(takesArgument(0, String.class)),
+                    self + "$SqlAdvice");
+            case "java.sql.Driver" -> transformer.applyAdviceToMethod(isMethod().and(isPublic()).and(named("connect"))
+                    .and(takesArguments(2)).and(takesArgument(0, String.class)), self + "$ConnectAdvice");
+            default -> transformer.applyAdviceToMethod(isMethod().and(isPublic()).and(named("getConnection")),
+                    self + "$GetConnectionAdvice");
+        }
+    }
+
+    /**
+     * {@code Statement.execute*(sql, ...)}, {@code addBatch(sql)}, {@code Connection.prepareStatement(sql, ...)},
+     * {@code prepareCall(sql, ...)}: the SQL replaced or refused; the statement a marked call prepared is remembered
+     * as decided ({@link ExecutePreparedAdvice}).
+     */
+    @SuppressWarnings("unused")
+    public static final class SqlAdvice {
+        private SqlAdvice() {}
+
+        @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
+        public static Object enter(@Advice.This Object statementOrConnection,
+                                   @Advice.Argument(value = 0, readOnly = false) String sql,
+                                   @Advice.Local("richterDepth") CallDepth depth) {
+            depth = CallDepth.forClass(JdbcExits.class);
+            if (depth.getAndIncrement() > 0) {
+                return null;
+            }
+            Object decided = JdbcExits.beforeSqlOf(statementOrConnection, sql);
+            if (decided instanceof String shadowSql) {
+                sql = shadowSql;
+                return null;
+            }
+            return decided;
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+        public static void exit(@Advice.Enter Object refusal, @Advice.Thrown(readOnly = false) Throwable thrown,
+                                @Advice.Return(typing = Assigner.Typing.DYNAMIC) Object returned,
+                                @Advice.Local("richterDepth") CallDepth depth) {
+            if (depth.decrementAndGet() == 0 && refusal == null && thrown == null) {
+                JdbcExits.afterPrepare(returned);
+            }
+            if (refusal instanceof Throwable t) {
+                thrown = t;
+            }
+        }
+    }
+
+    /** {@code PreparedStatement.execute*()}, {@code addBatch()}: refused when marked and prepared unmarked. */
+    @SuppressWarnings("unused")
+    public static final class ExecutePreparedAdvice {
+        private ExecutePreparedAdvice() {}
+
+        @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
+        public static Object enter(@Advice.This PreparedStatement statement,
+                                   @Advice.Local("richterDepth") CallDepth depth) {
+            depth = CallDepth.forClass(JdbcExits.class);
+            if (depth.getAndIncrement() > 0) {
+                return null;
+            }
+            return JdbcExits.beforeExecutePrepared(statement);
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+        public static void exit(@Advice.Enter Object refusal, @Advice.Thrown(readOnly = false) Throwable thrown,
+                                @Advice.Local("richterDepth") CallDepth depth) {
+            depth.decrementAndGet();
+            if (refusal instanceof Throwable t) {
+                thrown = t;
+            }
+        }
+    }
+
+    /**
+     * {@code Driver.connect(url, info)}, but inside a {@code DataSource.getConnection} (a pool opening its connection
+     * on the caller's thread: that connection is the pool's, and is switched at {@link GetConnectionAdvice}).
+     */
+    @SuppressWarnings("unused")
+    public static final class ConnectAdvice {
+        private ConnectAdvice() {}
+
+        @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
+        public static Object enter(@Advice.Argument(value = 0, readOnly = false) String url) {
+            CallDepth inDataSource = CallDepth.forClass(ShadowDecision.class);
+            boolean pooled = inDataSource.getAndIncrement() > 0;
+            inDataSource.decrementAndGet();
+            if (pooled) {
+                return null;
+            }
+            Object decided = JdbcExits.beforeConnect(url);
+            if (decided instanceof String shadowUrl) {
+                url = shadowUrl;
+                return null;
+            }
+            return decided;
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+        public static void exit(@Advice.Enter Object refusal, @Advice.Thrown(readOnly = false) Throwable thrown) {
+            if (refusal instanceof Throwable t) {
+                thrown = t;
+            }
+        }
+    }
+
+    /**
+     * {@code DataSource.getConnection(...)}: the outermost of a thread (keyed on the boot class path's {@code
+     * ShadowDecision}, so pools and drivers in different class loaders share it) switches a marked call's connection.
+     */
+    @SuppressWarnings("unused")
+    public static final class GetConnectionAdvice {
+        private GetConnectionAdvice() {}
+
+        @Advice.OnMethodEnter(suppress = Throwable.class)
+        public static CallDepth enter() {
+            CallDepth depth = CallDepth.forClass(ShadowDecision.class);
+            depth.getAndIncrement();
+            return depth;
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+        public static void exit(@Advice.Enter CallDepth depth,
+                                @Advice.Return(readOnly = false) Connection connection,
+                                @Advice.Thrown(readOnly = false) Throwable thrown) {
+            if (depth.decrementAndGet() > 0 || thrown != null || connection == null) {
+                return;
+            }
+            Object decided = JdbcExits.afterGetConnection(connection);
+            if (decided instanceof Connection switched) {
+                connection = switched;
+            } else if (decided instanceof Throwable refusal) {
+                connection = null;
+                thrown = refusal;
+            }
+        }
+    }
+}

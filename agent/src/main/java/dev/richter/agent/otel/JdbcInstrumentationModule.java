@@ -1,0 +1,31 @@
+package dev.richter.agent.otel;
+
+import io.opentelemetry.javaagent.extension.instrumentation.TypeInstrumentation;
+import java.util.List;
+
+/**
+ * The isolation at JDBC ({@link JdbcInstrumentation}: statements, connections, drivers, data sources), for shadow
+ * tables and shadow databases; its helpers, {@code dev.richter.agent.jdbc.JdbcExits} and {@code ShadowConnection},
+ * are injected next to the driver. Instrumentation name {@code richter-jdbc}.
+ */
+public final class JdbcInstrumentationModule extends RichterInstrumentationModule {
+    /** The helper classes, every class of {@code dev.richter.agent.jdbc} (held so by a test). */
+    static final List<String> HELPERS = List.of("dev.richter.agent.jdbc.JdbcExits",
+            "dev.richter.agent.jdbc.ShadowConnection");
+
+    public JdbcInstrumentationModule() {
+        super("richter-jdbc");
+    }
+
+    @Override
+    protected List<TypeInstrumentation> instrumentations() {
+        return List.of(JdbcInstrumentation.statements(), JdbcInstrumentation.preparedStatements(),
+                JdbcInstrumentation.connections(),
+                JdbcInstrumentation.drivers(), JdbcInstrumentation.dataSources());
+    }
+
+    @Override
+    public List<String> getAdditionalHelperClassNames() {
+        return HELPERS;
+    }
+}
