@@ -39,4 +39,14 @@ class BootClassPathTest {
 
         assertEquals(compiled("dev.richter.agent.jdk"), sorted(helpers));
     }
+
+    @Test
+    void theOkHttpModuleInjectsEveryClassOfItsHelperPackage() throws IOException {
+        assertEquals(compiled("dev.richter.agent.okhttp"), sorted(OkHttpInstrumentationModule.HELPERS));
+    }
+
+    @Test
+    void theApacheHttpClientModuleInjectsEveryClassOfItsHelperPackage() throws IOException {
+        assertEquals(compiled("dev.richter.agent.apache"), sorted(ApacheHttpClientInstrumentationModule.HELPERS));
+    }
 }
