@@ -5,8 +5,6 @@ import dev.richter.agent.bootstrap.IsolationBridge;
 import dev.richter.agent.bootstrap.IsolationGuard;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Map;
@@ -17,6 +15,7 @@ import org.apache.hc.core5.http.HttpHost;
 import org.apache.hc.core5.http.impl.EnglishReasonPhraseCatalog;
 import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
 import org.apache.hc.core5.http.message.BasicClassicHttpResponse;
+import org.apache.hc.core5.net.URIAuthority;
 
 /**
  * The isolation at Apache HttpClient 5's classic client: what {@code CloseableHttpClient.doExecute}, the method every
@@ -31,27 +30,24 @@ public final class ApacheHttpClientExits {
     /**
      * Before {@code doExecute(target, request, context)}.
      *
-     * @param target the host the caller named; {@code null} when the request's URI names it
+     * @param target the host the caller named; {@code null} when the request names it (its authority)
      * @return {@code null}: call for real; a {@code CloseableHttpResponse}: the mock's answer (its latency already
      *     waited, the body a repeatable entity of its UTF-8 bytes); an {@code IOException}: throw it
      */
     public static Object beforeExecute(HttpHost target, ClassicHttpRequest request) {
-        ExitDecision decision;
         IsolationGuard guard = IsolationBridge.guard();
-        try {
-            URI uri = request.getUri();
-            String scheme = target != null ? target.getSchemeName() : uri.getScheme();
-            String host = target != null ? target.getHostName() : uri.getHost() == null ? "" : uri.getHost();
-            int port = target != null ? target.getPort() : uri.getPort();
-            if (port < 0) {
-                port = "https".equalsIgnoreCase(scheme) ? 443 : 80;
-            }
-            String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
-            decision = guard.decideHttp(request.getMethod().toUpperCase(Locale.ROOT), host, port, path);
-        } catch (URISyntaxException e) {
-            // the client fails the same request for the same reason
-            return null;
+        URIAuthority authority = request.getAuthority();
+        String scheme = target != null ? target.getSchemeName() : request.getScheme();
+        String host = target != null ? target.getHostName() : authority != null ? authority.getHostName() : "";
+        int port = target != null ? target.getPort() : authority != null ? authority.getPort() : -1;
+        if (port < 0) {
+            port = "https".equalsIgnoreCase(scheme) ? 443 : 80;
         }
+        String path = request.getPath() == null ? "" : request.getPath();
+        int query = path.indexOf('?');
+        path = query >= 0 ? path.substring(0, query) : path;
+        ExitDecision decision = guard.decideHttp(request.getMethod().toUpperCase(Locale.ROOT), host, port,
+                path.isEmpty() ? "/" : path);
         guard.record(decision);
         return switch (decision) {
             case ExitDecision.Pass p -> null;
@@ -62,13 +58,10 @@ public final class ApacheHttpClientExits {
     }
 
     private static Object answer(ExitDecision.Mock mock) {
-        if (mock.latencyMs() > 0) {
-            try {
-                Thread.sleep(mock.latencyMs());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return new InterruptedIOException("interrupted while waiting the mock's latency");
-            }
+        try {
+            mock.awaitLatency();
+        } catch (InterruptedIOException e) {
+            return e;
         }
         BasicClassicHttpResponse response = new BasicClassicHttpResponse(mock.status(),
                 EnglishReasonPhraseCatalog.INSTANCE.getReason(mock.status(), Locale.ENGLISH));

@@ -4,7 +4,6 @@ import dev.richter.agent.bootstrap.ExitDecision;
 import dev.richter.agent.bootstrap.IsolationBridge;
 import dev.richter.agent.bootstrap.IsolationGuard;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
@@ -61,7 +60,9 @@ public final class OkHttpExits {
             case ExitDecision.Refuse r -> { }
         }
         try {
-            List<Interceptor> network = ((RealCall) chain.call()).getClient().networkInterceptors();
+            // a chain of OkHttp's own always has its RealCall; were it another, the answer comes without them
+            List<Interceptor> network = chain.call() instanceof RealCall call ? call.getClient().networkInterceptors()
+                    : List.of();
             return new SkippedNetwork(chain, network, 0, request, decision).proceed(request);
         } catch (Throwable e) {
             return e;
@@ -75,14 +76,7 @@ public final class OkHttpExits {
             throw new IOException(r.message());
         }
         ExitDecision.Mock mock = (ExitDecision.Mock) decision;
-        if (mock.latencyMs() > 0) {
-            try {
-                Thread.sleep(mock.latencyMs());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new InterruptedIOException("interrupted while waiting the mock's latency");
-            }
-        }
+        mock.awaitLatency();
         String contentType = null;
         for (Map.Entry<String, String> h : mock.headers().entrySet()) {
             if (h.getKey().equalsIgnoreCase("Content-Type")) {
