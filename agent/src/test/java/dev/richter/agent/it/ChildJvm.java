@@ -139,6 +139,19 @@ final class ChildJvm implements AutoCloseable {
         process.destroyForcibly();
     }
 
+    /** Closes each of {@code all} that is not null, the next one even when one fails (an IT's servers and child). */
+    static void closeAll(AutoCloseable... all) {
+        for (AutoCloseable c : all) {
+            try {
+                if (c != null) {
+                    c.close();
+                }
+            } catch (Exception e) {
+                // the next one still closes
+            }
+        }
+    }
+
     /**
      * The app's classes, then the libraries of {@code richter.app.classpath} (the file failsafe names: the HTTP clients
      * the app calls besides the JDK's), copied nowhere: the app needs nothing of Richter's.

@@ -52,15 +52,7 @@ class HttpClientsIsolationIT {
 
     @AfterAll
     void stopAll() {
-        for (AutoCloseable c : new AutoCloseable[] {app, mockedExit, outOfScope}) {
-            try {
-                if (c != null) {
-                    c.close();
-                }
-            } catch (Exception e) {
-                // the next one still closes
-            }
-        }
+        ChildJvm.closeAll(app, mockedExit, outOfScope);
     }
 
     @Test
