@@ -12,6 +12,8 @@
 # differences, so this shared host's drift cancels. The measure is the client JVM's CPU time per call (all threads) (a neighbour takes wall
 # time from a call, not CPU time); wall time is printed next to it.
 # unmarked_overhead_us = cpu(unmarked, extension) - cpu(unmarked, alone); marked_overhead_us = cpu(marked, extension).
+# Then the extension's advice alone (its helper JdkHttpClientExits.beforeSend called in the extension's JVM, no network),
+# unmarked and marked: the floor under both figures, exact where the paired differences carry this host's noise.
 # (A JDBC statement measurement is to come: a kind of AgentBench and its field on the last line, see "JDBC" below.)
 # Settings: BENCH_JAVA_OPTS (e.g. "-Dbench.rounds=100 -Dbench.calls=500"). About 1-2 minutes on 2 cores.
 # Last line: unmarked_overhead_us=<x> marked_overhead_us=<y>

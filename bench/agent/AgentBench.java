@@ -31,8 +31,10 @@ import java.util.Locale;
  *       runs {@code bench.rounds} rounds (default 60) of {@code bench.calls} calls (default 500) a kind, the two
  *       clients one after the other, in alternating order. Each round of the extension is paired with the alone
  *       round next to it: the overhead of a kind is the median of the paired differences, so this shared host's
- *       drift cancels. The client JVM's CPU time per call (all its threads) is the measure the last line uses (a neighbour takes wall time
- *       from a call, not CPU time); wall time is printed too.</li>
+ *       drift cancels. The client JVM's CPU time per call (all its threads) is the measure the last line uses (a
+ *       neighbour takes wall time from a call, not CPU time); wall time is printed too. Then the extension's advice
+ *       alone ({@code advice <kind>}: its helper called in the extension's client, no network), unmarked and
+ *       marked: the floor of both overheads, which this host's noise cannot blur.</li>
  * </ul>
  * Kinds, all {@code POST} with a small JSON body:
  * <ol>
@@ -57,7 +59,7 @@ public final class AgentBench {
 
     private AgentBench() {}
 
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] args) throws Throwable {
         switch (args[0]) {
             case "server" -> server();
             case "client" -> client(Integer.parseInt(args[1]));
@@ -81,11 +83,15 @@ public final class AgentBench {
 
     // --- client ---------------------------------------------------------------------------------------------------
 
-    private static void client(int port) throws Exception {
+    private static void client(int port) throws Throwable {
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         for (String line = in.readLine(); line != null && !line.equals("quit"); line = in.readLine()) {
             String[] command = line.split(" ");
+            if (command[0].equals("advice")) {
+                advice(port, command[1]);
+                continue;
+            }
             int calls = command[0].equals("warmup") ? WARMUP : CALLS;
             String kind = command[1];
             HttpRequest request = request(port, kind.equals("marked_pass") ? "/stock" : "/charge");
@@ -104,6 +110,44 @@ public final class AgentBench {
             System.out.println("done calls=" + calls + " wall_ns=" + wall + " cpu_ns=" + cpu + " body=" + body);
             System.out.flush();
         }
+    }
+
+    /**
+     * The extension's advice alone, in this JVM and with no network: {@code bench.adviceCalls} (default 200000) calls of
+     * {@code JdkHttpClientExits.beforeSend}, the helper the advice of {@code HttpClient.send} calls (injected next to
+     * the JDK's client once the first call was instrumented), for the kind's request; the answer's body is the
+     * helper's answer ({@code null}: call for real; a mocked response's class). {@code body=none} where the extension
+     * is not attached.
+     */
+    private static void advice(int port, String kind) throws Throwable {
+        int calls = Integer.getInteger("bench.adviceCalls", 200_000);
+        java.lang.invoke.MethodHandle beforeSend;
+        try {
+            Class<?> helper = Class.forName("dev.richter.agent.jdk.JdkHttpClientExits", true,
+                    ClassLoader.getPlatformClassLoader());
+            beforeSend = java.lang.invoke.MethodHandles.publicLookup().findStatic(helper, "beforeSend",
+                    java.lang.invoke.MethodType.methodType(Object.class, HttpRequest.class, HttpResponse.BodyHandler.class));
+        } catch (ClassNotFoundException e) {
+            System.out.println("done calls=1 wall_ns=0 cpu_ns=0 body=none");
+            return;
+        }
+        HttpRequest request = request(port, "/charge");
+        HttpResponse.BodyHandler<String> handler = HttpResponse.BodyHandlers.ofString();
+        Baggage baggage = kind.startsWith("marked") ? Baggage.builder().put("richter-loadtest", "1").build()
+                : Baggage.empty();
+        Object answer = null;
+        long cpu0 = cpuNanos();
+        long wall0 = System.nanoTime();
+        try (Scope ignored = baggage.makeCurrent()) {
+            for (int i = 0; i < calls; i++) {
+                answer = (Object) beforeSend.invokeExact(request, (HttpResponse.BodyHandler<?>) handler);
+            }
+        }
+        long wall = System.nanoTime() - wall0;
+        long cpu = cpuNanos() - cpu0;
+        System.out.println("done calls=" + calls + " wall_ns=" + wall + " cpu_ns=" + cpu + " body="
+                + (answer == null ? "null" : answer.getClass().getSimpleName()));
+        System.out.flush();
     }
 
     /**
@@ -214,6 +258,14 @@ public final class AgentBench {
                 } else if (kind.equals("marked")) {
                     markedOverhead = median(e[1]);
                 }
+            }
+            for (String kind : List.of("unmarked", "marked")) {
+                String expected = kind.equals("marked") ? "MockedHttpResponse" : "null";
+                extension.run("advice", kind, expected);
+                double[] x = extension.run("advice", kind, expected);
+                System.out.printf(Locale.ROOT, "the extension's advice alone, %s (JdkHttpClientExits.beforeSend in the"
+                        + " JVM, no network; %s): %.3f us per call cpu, %.3f wall%n", kind,
+                        kind.equals("marked") ? "the mock built" : "decided PASS", x[1], x[0]);
             }
             System.out.println("(medians of " + ROUNDS + " rounds of " + CALLS + " calls; diff: median of the paired"
                     + " differences; marked: a real call alone, the mock with the extension)");
