@@ -1,5 +1,6 @@
 package dev.richter.agent.bootstrap;
 
+import java.io.InterruptedIOException;
 import java.util.Map;
 
 /**
@@ -27,6 +28,25 @@ public sealed interface ExitDecision {
     record Mock(String exit, int status, Map<String, String> headers, String body, long latencyMs) implements ExitDecision {
         public Mock {
             headers = Map.copyOf(headers);
+        }
+
+        /**
+         * Waits {@code latencyMs} on the calling thread, as the real exit would have taken, before a blocking client
+         * answers with the mock.
+         *
+         * @throws InterruptedIOException when the thread is interrupted meanwhile (its interrupt flag set again), as a
+         *     blocking client's read would be
+         */
+        public void awaitLatency() throws InterruptedIOException {
+            if (latencyMs <= 0) {
+                return;
+            }
+            try {
+                Thread.sleep(latencyMs);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while waiting the mock's latency of " + latencyMs + " ms");
+            }
         }
     }
 

@@ -35,8 +35,11 @@ final class ChildJvm implements AutoCloseable {
     private final int port;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    /** One exported span: its kind (OTLP: 2 server, 3 client) and its attributes, every value as text. */
-    record Span(int kind, String name, Map<String, String> attributes) {
+    /**
+     * One exported span: the instrumentation scope that made it (e.g. {@code io.opentelemetry.okhttp-3.0}), its kind
+     * (OTLP: 2 server, 3 client) and its attributes, every value as text.
+     */
+    record Span(String scope, int kind, String name, Map<String, String> attributes) {
         static final int SERVER = 2;
         static final int CLIENT = 3;
     }
@@ -66,6 +69,11 @@ final class ChildJvm implements AutoCloseable {
         List<String> classPath = new ArrayList<>();
         for (Class<?> c : concat(main, libraries)) {
             String entry = Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+            if (!classPath.contains(entry)) {
+                classPath.add(entry);
+            }
+        }
+        for (String entry : appLibraries()) {
             if (!classPath.contains(entry)) {
                 classPath.add(entry);
             }
@@ -115,8 +123,16 @@ final class ChildJvm implements AutoCloseable {
 
     /** The app's answer to {@code /call}: it calls {@code target} with {@code method}, through {@code sendAsync} or not. */
     String call(String target, String method, boolean async, String baggage) throws Exception {
-        return get("/call?target=" + URLEncoder.encode(target, StandardCharsets.UTF_8) + "&method=" + method
-                + "&async=" + async, baggage).body();
+        return call("jdk", target, method, async, baggage);
+    }
+
+    /**
+     * The app's answer to {@code /call} made with {@code client} ({@code jdk}, {@code okhttp}, {@code apache}, {@code
+     * spring}; see {@link IsolationTestApp}), its second way when {@code async}.
+     */
+    String call(String client, String target, String method, boolean async, String baggage) throws Exception {
+        return get("/call?client=" + client + "&target=" + URLEncoder.encode(target, StandardCharsets.UTF_8)
+                + "&method=" + method + "&async=" + async, baggage).body();
     }
 
     /** Stops the app with SIGTERM (the agent's shutdown hook flushes its last spans) and returns every span exported. */
@@ -137,7 +153,8 @@ final class ChildJvm implements AutoCloseable {
                     for (JsonNode a : span.path("attributes")) {
                         attributes.put(a.path("key").asText(), a.path("value").elements().next().asText());
                     }
-                    out.add(new Span(span.path("kind").asInt(), span.path("name").asText(), attributes));
+                    out.add(new Span(scope.path("scope").path("name").asText(), span.path("kind").asInt(),
+                            span.path("name").asText(), attributes));
                 }
             }
         }
@@ -147,6 +164,34 @@ final class ChildJvm implements AutoCloseable {
     @Override
     public void close() {
         process.destroyForcibly();
+    }
+
+    /** Closes each of {@code all} that is not null, the next one even when one fails (an IT's servers and child). */
+    static void closeAll(AutoCloseable... all) {
+        for (AutoCloseable c : all) {
+            try {
+                if (c != null) {
+                    c.close();
+                }
+            } catch (Exception e) {
+                // the next one still closes
+            }
+        }
+    }
+
+    /**
+     * The app's classes, then the libraries of {@code richter.app.classpath} (the file failsafe names: the HTTP clients
+     * the app calls besides the JDK's), copied nowhere: the app needs nothing of Richter's.
+     */
+    /** The HTTP clients the test applications call (target/app-classpath.txt, which mvn verify writes). */
+    private static List<String> appLibraries() throws IOException {
+        String file = System.getProperty("richter.app.classpath");
+        if (file == null || !Files.isRegularFile(Path.of(file))) {
+            throw new IllegalStateException("richter.app.classpath must name the built class path file (run through"
+                    + " mvn verify), got " + file);
+        }
+        String libraries = Files.readString(Path.of(file)).trim();
+        return libraries.isEmpty() ? List.of() : List.of(libraries.split(java.io.File.pathSeparator));
     }
 
     private static String jar(String property) {

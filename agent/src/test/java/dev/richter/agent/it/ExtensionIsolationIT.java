@@ -59,15 +59,7 @@ class ExtensionIsolationIT {
 
     @AfterAll
     void stopAll() {
-        for (AutoCloseable c : new AutoCloseable[] {app, config, mockedExit, outOfScope, inScope}) {
-            try {
-                if (c != null) {
-                    c.close();
-                }
-            } catch (Exception e) {
-                // the next one still closes
-            }
-        }
+        ChildJvm.closeAll(app, config, mockedExit, outOfScope, inScope);
     }
 
     @Test

@@ -26,6 +26,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code GET /call?target=<url>&method=<GET|POST>&async=<true|false>}: calls {@code target} with the JDK
  *       {@code HttpClient} ({@code send}, or {@code sendAsync(...).get()}) and answers 200 with {@code
  *       status=<code> body=<body>}, or {@code error=<exception message>};</li>
+ *   <li>{@code GET /call?client=<okhttp|apache|spring>&...}: the same call with OkHttp, Apache HttpClient 5 or
+ *       Spring's {@code RestClient} over Apache HttpClient 5 ({@link OtherClients});</li>
  *   <li>{@code GET /calls}: how many times the {@code /call} handler ran.</li>
  * </ul>
  * Whatever marks a call comes in on the request ({@code baggage: richter-loadtest=1}) and reaches the outgoing call
@@ -54,6 +56,12 @@ public final class IsolationTestApp {
             query.put(pair.substring(0, eq), URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
         }
         String method = query.getOrDefault("method", "GET");
+        String client = query.getOrDefault("client", "jdk");
+        if (!client.equals("jdk")) {
+            answer(exchange, OtherClients.call(client, query.get("target"), method,
+                    Boolean.parseBoolean(query.get("async"))));
+            return;
+        }
         HttpRequest request = HttpRequest.newBuilder(URI.create(query.get("target"))).timeout(Duration.ofSeconds(5))
                 .method(method, method.equals("GET") ? HttpRequest.BodyPublishers.noBody()
                         : HttpRequest.BodyPublishers.ofString("{\"amount\":1}"))

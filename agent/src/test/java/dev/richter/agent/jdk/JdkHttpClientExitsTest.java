@@ -9,18 +9,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.richter.agent.bootstrap.ExitDecision;
 import dev.richter.agent.bootstrap.IsolationBridge;
-import dev.richter.agent.bootstrap.IsolationGuard;
-import dev.richter.agent.bootstrap.MarkerScope;
+import dev.richter.agent.bootstrap.RecordingGuard;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import org.junit.jupiter.api.AfterEach;
@@ -31,32 +28,10 @@ class JdkHttpClientExitsTest {
     private static final ExitDecision.Mock MOCK = new ExitDecision.Mock("pay.example/charge", 201,
             Map.of("Content-Type", "application/json"), "{\"id\":\"ch_1\"}", 0);
 
-    private final List<String> asked = new ArrayList<>();
-    private final List<ExitDecision> recorded = new ArrayList<>();
+    private RecordingGuard guard;
 
     private void install(ExitDecision answer) {
-        IsolationBridge.install(new IsolationGuard() {
-            @Override
-            public ExitDecision decideHttp(String method, String host, int port, String path) {
-                asked.add(method + " " + host + ":" + port + " " + path);
-                return answer;
-            }
-
-            @Override
-            public void record(ExitDecision decision) {
-                recorded.add(decision);
-            }
-
-            @Override
-            public Optional<String> inboundRefusal(String baggageHeader) {
-                return Optional.empty();
-            }
-
-            @Override
-            public MarkerScope markInbound(String baggageHeader) {
-                return () -> { };
-            }
-        });
+        guard = RecordingGuard.install(answer);
     }
 
     @AfterEach
@@ -75,8 +50,8 @@ class JdkHttpClientExitsTest {
         assertNull(JdkHttpClientExits.beforeSend(post("https://pay.example?x=1"), HttpResponse.BodyHandlers.ofString()));
         assertNull(JdkHttpClientExits.beforeSend(post("http://pay.example:8080/a/b?x=1"), HttpResponse.BodyHandlers.ofString()));
 
-        assertEquals(List.of("POST pay.example:443 /", "POST pay.example:8080 /a/b"), asked);
-        assertEquals(List.of(ExitDecision.PASS, ExitDecision.PASS), recorded);
+        assertEquals(List.of("POST pay.example:443 /", "POST pay.example:8080 /a/b"), guard.asked);
+        assertEquals(List.of(ExitDecision.PASS, ExitDecision.PASS), guard.recorded);
     }
 
     @Test
@@ -99,7 +74,7 @@ class JdkHttpClientExitsTest {
             assertEquals("{\"id\":\"ch_1\"}", new String(in.readAllBytes(), StandardCharsets.UTF_8));
         }
         assertEquals(URI.create("https://pay.example/charge"), asString.uri());
-        assertEquals(List.of(MOCK, MOCK, MOCK), recorded);
+        assertEquals(List.of(MOCK, MOCK, MOCK), guard.recorded);
     }
 
     @Test

@@ -46,4 +46,14 @@ class BootClassPathTest {
         assertEquals(compiled("dev.richter.agent.jedis"), sorted(JedisInstrumentationModule.HELPERS));
         assertEquals(compiled("dev.richter.agent.kafka"), sorted(KafkaProducerInstrumentationModule.HELPERS));
     }
+
+    @Test
+    void theOkHttpModuleInjectsEveryClassOfItsHelperPackage() throws IOException {
+        assertEquals(compiled("dev.richter.agent.okhttp"), sorted(OkHttpInstrumentationModule.HELPERS));
+    }
+
+    @Test
+    void theApacheHttpClientModuleInjectsEveryClassOfItsHelperPackage() throws IOException {
+        assertEquals(compiled("dev.richter.agent.apache"), sorted(ApacheHttpClientInstrumentationModule.HELPERS));
+    }
 }

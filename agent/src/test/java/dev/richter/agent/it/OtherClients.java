@@ -1,0 +1,110 @@
+package dev.richter.agent.it;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import okhttp3.Call;
+import okhttp3.Callback;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.client5.http.impl.classic.HttpClients;
+import org.apache.hc.core5.http.ClassicHttpRequest;
+import org.apache.hc.core5.http.ClassicHttpResponse;
+import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.io.entity.EntityUtils;
+import org.apache.hc.core5.http.io.support.ClassicRequestBuilder;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.ResponseEntity;
+import org.springframework.http.client.HttpComponentsClientHttpRequestFactory;
+import org.springframework.web.client.RestClient;
+
+/**
+ * {@link IsolationTestApp}'s calls with the HTTP clients besides the JDK's, as a service makes them (no Richter code):
+ * OkHttp 5 ({@code execute()}, or {@code enqueue(callback)} when async), Apache HttpClient 5's classic client ({@code
+ * execute(request, handler)}, or {@code executeOpen} when async) and Spring's {@code RestClient} over that client.
+ * POST sends {@code {"amount":1}}.
+ */
+final class OtherClients {
+    private static final String BODY = "{\"amount\":1}";
+    private static final OkHttpClient OKHTTP = new OkHttpClient.Builder().callTimeout(Duration.ofSeconds(5)).build();
+    private static final CloseableHttpClient APACHE = HttpClients.createDefault();
+    private static final RestClient SPRING = RestClient.builder()
+            .requestFactory(new HttpComponentsClientHttpRequestFactory(APACHE)).build();
+
+    private OtherClients() {}
+
+    /** {@code status=<code> body=<body>}, or {@code error=<the exception's message>}. */
+    static String call(String client, String target, String method, boolean async) {
+        try {
+            return switch (client) {
+                case "okhttp" -> okhttp(target, method, async);
+                case "apache" -> apache(target, method, async);
+                case "spring" -> spring(target, method);
+                default -> "error=no client " + client;
+            };
+        } catch (IOException | RuntimeException e) {
+            return "error=" + e.getMessage();
+        } catch (ExecutionException e) {
+            return "error=" + e.getCause().getMessage();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "error=interrupted";
+        } catch (Exception e) {
+            return "error=" + e;
+        }
+    }
+
+    private static String okhttp(String target, String method, boolean async) throws Exception {
+        Request request = new Request.Builder().url(target)
+                .method(method, method.equals("GET") ? null : RequestBody.create(BODY, okhttp3.MediaType.get("application/json")))
+                .build();
+        if (!async) {
+            try (Response response = OKHTTP.newCall(request).execute()) {
+                return "status=" + response.code() + " body=" + response.body().string();
+            }
+        }
+        CompletableFuture<String> answer = new CompletableFuture<>();
+        OKHTTP.newCall(request).enqueue(new Callback() {
+            @Override
+            public void onFailure(Call call, IOException e) {
+                answer.completeExceptionally(e);
+            }
+
+            @Override
+            public void onResponse(Call call, Response response) throws IOException {
+                try (response) {
+                    answer.complete("status=" + response.code() + " body=" + response.body().string());
+                }
+            }
+        });
+        return answer.get(10, TimeUnit.SECONDS);
+    }
+
+    private static String apache(String target, String method, boolean async) throws Exception {
+        ClassicRequestBuilder builder = ClassicRequestBuilder.create(method).setUri(target);
+        if (!method.equals("GET")) {
+            builder.setEntity(BODY, ContentType.APPLICATION_JSON);
+        }
+        ClassicHttpRequest request = builder.build();
+        if (!async) {
+            return APACHE.execute(request, r -> "status=" + r.getCode() + " body=" + EntityUtils.toString(r.getEntity()));
+        }
+        try (ClassicHttpResponse response = APACHE.executeOpen(null, request, null)) {
+            return "status=" + response.getCode() + " body=" + EntityUtils.toString(response.getEntity());
+        }
+    }
+
+    private static String spring(String target, String method) {
+        RestClient.RequestBodySpec request = SPRING.method(HttpMethod.valueOf(method)).uri(target);
+        if (!method.equals("GET")) {
+            request.contentType(org.springframework.http.MediaType.APPLICATION_JSON).body(BODY);
+        }
+        ResponseEntity<String> response = request.retrieve().toEntity(String.class);
+        return "status=" + response.getStatusCode().value() + " body=" + response.getBody();
+    }
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Per-call overhead of the Richter agent extension (agent/): the OpenTelemetry agent 2.22.0 alone against the agent
+# with the extension, same workload (bench/agent/AgentBench.java), each in its own child JVM, warmed up, many calls;
+# the loopback server in a third JVM without any agent. JDK HttpClient.send, one call at a time:
+#   unmarked     no marker: the extension must cost next to nothing (goal <= 5 us per call);
+#   marked       marked and mocked by the extension's document (latencyMs 0), so it never leaves the JVM: its whole
+#                time is what the extension spends deciding and answering (the agent's own client span included);
+#                goal <= 50 us per call. Under the agent alone the same call is a real one (reported for comparison);
+#   marked_pass  marked, to an exit in the test's scope: the extension decides and lets it through (reported).
+# Both client JVMs run side by side, driven round by round in alternating order (AgentBench compare): each round of
+# the extension is paired with the agent-alone round next to it, and a kind's overhead is the median of the paired
+# differences, so this shared host's drift cancels. The measure is the client JVM's CPU time per call (all threads) (a neighbour takes wall
+# time from a call, not CPU time); wall time is printed next to it.
+# unmarked_overhead_us = cpu(unmarked, extension) - cpu(unmarked, alone); marked_overhead_us = cpu(marked, extension).
+# Then the extension's advice alone (its helper JdkHttpClientExits.beforeSend called in the extension's JVM, no network),
+# unmarked and marked: the floor under both figures, exact where the paired differences carry this host's noise.
+# (A JDBC statement measurement is to come: a kind of AgentBench and its field on the last line, see "JDBC" below.)
+# Settings: BENCH_JAVA_OPTS (e.g. "-Dbench.rounds=100 -Dbench.calls=500"). About 1-2 minutes on 2 cores.
+# Last line: unmarked_overhead_us=<x> marked_overhead_us=<y>
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" agent-bench
+bench_build agent -pl agent -am
+# a snapshot of the jars: a build in another terminal must not swap one under a running JVM
+cp agent/target/otel/opentelemetry-javaagent.jar "$WORK/agent.jar"
+cp agent/target/richter-otel-extension.jar "$WORK/extension.jar"
+# the application API the bench marks its calls with (the agent bridges it): opentelemetry-api, -context and -common
+API_CP="$(tr ':' '\n' <"$WORK/cp.txt" | grep -E '/opentelemetry-(api|context|common)-[0-9][^/]*\.jar$' | while read -r j; do
+  cp "$j" "$WORK/" && printf '%s:' "$WORK/$(basename "$j")"; done)"
+javac --release 21 -nowarn -cp "$API_CP" -d "$WORK/classes" bench/agent/AgentBench.java
+CP="$WORK/classes:$API_CP"
+SERVER_CPU=0; CLIENT_CPU=1
+(( $(nproc) < 2 )) && { SERVER_CPU=0; CLIENT_CPU=0; echo "warning: 1 core, the server and the client share it" >&2; }
+
+SERVER_PID=""
+stop_server() { [[ -n "$SERVER_PID" ]] && kill "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null || true; rm -rf "$WORK"; }
+trap stop_server EXIT INT TERM
+taskset -c "$SERVER_CPU" java -Xmx256m -cp "$CP" AgentBench server >"$WORK/server.out" 2>&1 &
+SERVER_PID=$!
+for _ in $(seq 100); do grep -q '^PORT ' "$WORK/server.out" 2>/dev/null && break; sleep 0.1; done
+PORT="$(sed -n 's/^PORT //p' "$WORK/server.out")"
+[[ -n "$PORT" ]] || { echo "bench server did not start" >&2; cat "$WORK/server.out" >&2; exit 1; }
+cat >"$WORK/isolation.json" <<DOC
+{"mode": "enforce", "scope": ["127.0.0.1:$PORT"],
+ "mocks": [{"exit": "127.0.0.1:$PORT POST /charge", "status": 200, "body": "mocked", "latencyMs": 0}]}
+DOC
+
+read -r -a EXTRA <<<"${BENCH_JAVA_OPTS:-}"
+# the two clients' flags (java @argfile), the same but for the extension's
+printf '%s\n' -Xms256m -Xmx256m -XX:+UseSerialGC -javaagent:"$WORK/agent.jar" -Dotel.traces.exporter=none \
+  -Dotel.metrics.exporter=none -Dotel.logs.exporter=none -Dotel.service.name=agent-bench "${EXTRA[@]}" -cp "$CP" \
+  >"$WORK/alone.args"
+{ cat "$WORK/alone.args"; printf '%s\n' -Dotel.javaagent.extensions="$WORK/extension.jar" \
+  -Drichter.isolation.file="$WORK/isolation.json"; } >"$WORK/extension.args"
+echo "== per-call time, JDK HttpClient.send to a loopback server (clients on cpu $CLIENT_CPU, server on cpu $SERVER_CPU, $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)) =="
+# JDBC: a statement's kind goes into AgentBench's KINDS (and its own overhead onto the last line)
+taskset -c "$CLIENT_CPU" java "${EXTRA[@]}" -cp "$CP" AgentBench compare "$PORT" "$WORK/alone.args" "$WORK/extension.args" \
+  2> >(grep -v -e '^OpenJDK 64-Bit Server VM warning' -e 'INFO io.opentelemetry.javaagent' -e 'INFO dev.richter' >&2)
