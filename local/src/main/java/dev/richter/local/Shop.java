@@ -3,7 +3,10 @@ package dev.richter.local;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import dev.richter.common.Json;
+import dev.richter.links.source.DirectoryTraceSource;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -17,6 +20,12 @@ public final class Shop implements AutoCloseable {
     public static final int ORDER_PORT = 18081;
     public static final int INVENTORY_PORT = 18082;
     public static final int PAYMENT_PORT = 18083;
+    public static final int GATEWAY_PORT = 18080;
+    /** The shop's database (H2 in server mode) and its Redis. */
+    public static final int DB_PORT = 18092;
+    public static final int REDIS_PORT = 18093;
+    /** The services, each logging its spans to {@code <run dir>/<service>.log}. */
+    public static final List<String> SERVICES = List.of("gateway", "order", "inventory", "payment");
 
     private final Path root;
     private final Map<String, String> env;
@@ -40,11 +49,21 @@ public final class Shop implements AutoCloseable {
         return new Shop(root, env);
     }
 
-    /** Writes the shop's spans as one OTLP JSON document; false when there were none. */
-    public static boolean exportSpans(Path root, Path out) throws IOException, InterruptedException {
+    /**
+     * Writes the spans the shop's services logged (the agent's {@code logging-otlp} lines in
+     * {@code examples/shop/target/run/<service>.log}) as one OTLP JSON document.
+     *
+     * @return false when there were none (then nothing is written)
+     */
+    public static boolean exportSpans(Path root, Path out) throws IOException {
+        Path run = root.resolve("examples/shop/target/run");
+        var doc = DirectoryTraceSource.otlpFromLogs(SERVICES.stream().map(s -> run.resolve(s + ".log")).toList());
+        if (doc.path("resourceSpans").isEmpty()) {
+            return false;
+        }
         Files.createDirectories(out.getParent());
-        script(root, Map.of(), "spans", out.toString());
-        return Files.exists(out) && Files.size(out) > 0;
+        Json.MAPPER.writeValue(out.toFile(), doc);
+        return true;
     }
 
     private static void script(Path root, Map<String, String> env, String... args) throws IOException, InterruptedException {

@@ -24,31 +24,43 @@ public final class JdbcExits {
     static final String REFUSED_STATE = "42000";
 
     /**
-     * The prepared statements a marked call prepared (their SQL decided then); weak, so it holds none of them alive.
-     * Only marked prepares are put here: unmarked traffic never touches it.
+     * The prepared statements a marked call prepared, with the decision on their SQL taken then; weak, so it holds
+     * none of them alive. Only marked prepares are put here: unmarked traffic never touches it.
      */
-    private static final Map<PreparedStatement, Boolean> PREPARED_MARKED =
+    private static final Map<PreparedStatement, ShadowDecision> PREPARED_MARKED =
             Collections.synchronizedMap(new WeakHashMap<>());
+
+    /** The decision of the SQL a marked {@code prepare*(sql)} is preparing on this thread, until it returns. */
+    private static final ThreadLocal<ShadowDecision> PREPARING = new ThreadLocal<>();
 
     private JdbcExits() {}
 
     /** After a marked call's {@code Connection.prepare*(sql)} returned {@code statement}. */
     public static void afterPrepare(Object statement) {
-        if (statement instanceof PreparedStatement p && IsolationBridge.guard().marked()) {
-            PREPARED_MARKED.put(p, Boolean.TRUE);
+        ShadowDecision decision = PREPARING.get();
+        PREPARING.remove();
+        if (statement instanceof PreparedStatement p && decision != null && IsolationBridge.guard().marked()) {
+            PREPARED_MARKED.put(p, decision);
         }
     }
 
     /**
      * Before a prepared statement's {@code execute()}, {@code executeQuery()}, {@code executeUpdate()}, {@code
      * executeLargeUpdate()} or {@code addBatch()}: a marked call may run only a statement prepared while marked (its
-     * SQL was decided then); one prepared unmarked (held across requests) would reach the production tables.
+     * SQL was decided then), and that decision is stamped again on the span of this execution (the agent's JDBC
+     * span, whose {@code db.*} attributes name the SQL as the application prepared it), so every statement's span
+     * says where it went. One prepared unmarked (held across requests) would reach the production tables: refused.
      *
      * @return {@code null}: run it; an {@code SQLException}: throw it, nothing is sent
      */
     public static SQLException beforeExecutePrepared(PreparedStatement statement) {
         IsolationGuard guard = IsolationBridge.guard();
-        if (!guard.marked() || PREPARED_MARKED.containsKey(statement)) {
+        if (!guard.marked()) {
+            return null;
+        }
+        ShadowDecision prepared = PREPARED_MARKED.get(statement);
+        if (prepared != null) {
+            guard.record(prepared);
             return null;
         }
         ShadowDecision decision = guard.decidePreparedUnmarked();
@@ -65,6 +77,11 @@ public final class JdbcExits {
      *     SQLException}: throw it, nothing is sent
      */
     public static Object beforeSql(Connection connection, String sql) {
+        return outcome(decide(connection, sql));
+    }
+
+    /** The decision on {@code sql}, recorded on the current span; {@code null} when unmarked (nothing decided). */
+    private static ShadowDecision decide(Connection connection, String sql) {
         IsolationGuard guard = IsolationBridge.guard();
         if (sql == null || !guard.marked()) {
             return null;
@@ -77,6 +94,14 @@ public final class JdbcExits {
         }
         ShadowDecision decision = guard.decideSql(sql, catalog, schema);
         guard.record(decision);
+        return decision;
+    }
+
+    /** What {@link #beforeSql} answers for {@code decision}. */
+    private static Object outcome(ShadowDecision decision) {
+        if (decision == null) {
+            return null;
+        }
         if (decision.refused()) {
             return new SQLException(decision.refusal(), REFUSED_STATE);
         }
@@ -85,10 +110,17 @@ public final class JdbcExits {
 
     /**
      * {@link #beforeSql} for {@code Statement.execute*(sql)} and {@code addBatch(sql)} (the statement's connection),
-     * or {@code Connection.prepare*(sql)}.
+     * or {@code Connection.prepare*(sql)}, whose decision is kept for the statement it returns ({@link #afterPrepare}).
      */
     public static Object beforeSqlOf(Object statementOrConnection, String sql) {
-        Connection connection = statementOrConnection instanceof Connection c ? c : null;
+        if (statementOrConnection instanceof Connection c) {
+            ShadowDecision decision = decide(c, sql);
+            if (decision != null) {
+                PREPARING.set(decision);
+            }
+            return outcome(decision);
+        }
+        Connection connection = null;
         if (statementOrConnection instanceof Statement statement && sql != null && IsolationBridge.guard().marked()) {
             try {
                 connection = statement.getConnection();

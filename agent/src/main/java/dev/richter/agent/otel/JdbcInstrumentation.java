@@ -116,8 +116,8 @@ final class JdbcInstrumentation implements TypeInstrumentation {
         public static void exit(@Advice.Enter Object refusal, @Advice.Thrown(readOnly = false) Throwable thrown,
                                 @Advice.Return(typing = Assigner.Typing.DYNAMIC) Object returned,
                                 @Advice.Local("richterDepth") CallDepth depth) {
-            if (depth.decrementAndGet() == 0 && refusal == null && thrown == null) {
-                JdbcExits.afterPrepare(returned);
+            if (depth.decrementAndGet() == 0) {
+                JdbcExits.afterPrepare(refusal == null && thrown == null ? returned : null);
             }
             if (refusal instanceof Throwable t) {
                 thrown = t;

@@ -297,6 +297,18 @@ class StorageIsolationIT {
         assertTrue(shadowTable.stream().anyMatch(s -> s.kind() == Span.CLIENT
                 && s.attributes().getOrDefault("db.query.text", s.attributes().getOrDefault("db.statement", ""))
                 .contains("visits")), "a client span with the agent's db attributes: " + shadowTable);
+        // each execution's own span says where it went, prepared statements too (their SQL was decided at the
+        // prepare): 6 marked INSERTs into visits (3 statements, 2 prepared, 1 in report mode); 3 unmarked (a statement,
+        // a prepared one, the held one) and the held one refused to a marked call
+        List<Span> visitInserts = spans.stream().filter(s -> s.kind() == Span.CLIENT && s.attributes()
+                .getOrDefault("db.query.text", s.attributes().getOrDefault("db.statement", "")).startsWith("INSERT INTO visits"))
+                .toList();
+        assertEquals(6, visitInserts.stream().filter(s -> "visits_shadow".equals(s.attributes().get("richter.shadow.target")))
+                .count(), "marked inserts stamped on their own spans: " + visitInserts);
+        List<Span> notRouted = visitInserts.stream().filter(s -> !s.attributes().containsKey("richter.shadow.target"))
+                .toList();
+        assertEquals(4, notRouted.size(), "unmarked and refused inserts: " + notRouted);
+        assertEquals(1, notRouted.stream().filter(s -> s.attributes().containsKey("richter.refused")).count(), notRouted.toString());
         assertTrue(spans.stream().anyMatch(s -> s.attributes().getOrDefault("richter.refused", "")
                 .contains("table 'audit'")), "refused: " + spans);
         assertTrue(spans.stream().anyMatch(s -> s.attributes().getOrDefault("richter.would_refuse", "")

@@ -51,6 +51,17 @@ final class SafetyResource {
                 }
             }
         }
+        JsonNode exits = doc.path("exits");
+        for (int i = 0; i < exits.size(); i++) {
+            JsonNode baseUrl = exits.get(i).path("baseUrl");
+            if (baseUrl.isTextual()) {
+                try {
+                    TargetAddress.of(baseUrl.asText());
+                } catch (IllegalArgumentException e) {
+                    problems.add(new InputProblem("$.exits[" + i + "].baseUrl", e.getMessage()));
+                }
+            }
+        }
         if (!problems.isEmpty()) {
             throw ApiException.validationFailed(problems);
         }
@@ -88,7 +99,10 @@ final class SafetyResource {
      *   <li>{@code refreshS}: {@code isolation.refreshS}, else {@value #DEFAULT_ISOLATION_REFRESH_S};</li>
      *   <li>{@code scope}: the {@code host:port} of every service the team registered ({@link TargetAddress}), in
      *       order, each once: the only places marked calls may reach;</li>
-     *   <li>{@code mocks}: the exit mocks of {@code PUT /safety};</li>
+     *   <li>{@code mocks}: the exit mocks of {@code PUT /safety}; a mock whose exit id starts with the service of an
+     *       exit declared with a {@code baseUrl} (e.g. {@code payment POST /charge}, exit {@code {"service":
+     *       "payment", "baseUrl": "http://10.0.3.7:8083"}}) is served under the address the clients call ({@code
+     *       10.0.3.7:8083 POST /charge}), the form the extension matches ({@link #addressed});</li>
      *   <li>{@code shadows}: {@code {kind, production, shadow, service}} of the registered datastores, of the named
      *       service or of every service of the team.</li>
      * </ul>
@@ -122,9 +136,43 @@ final class SafetyResource {
         body.put("mode", settings.path("mode").asText("enforce"));
         body.put("refreshS", settings.path("refreshS").asInt(DEFAULT_ISOLATION_REFRESH_S));
         body.put("scope", List.copyOf(scope));
-        body.put("mocks", doc == null || !doc.path("mocks").isArray() ? List.of() : doc.get("mocks"));
+        body.put("mocks", doc == null || !doc.path("mocks").isArray() ? List.of() : addressed(doc.get("mocks"), doc.path("exits")));
         body.put("shadows", shadows);
         return ApiResponse.json(200, body);
+    }
+
+    /**
+     * {@code mocks} with each exit id that names a service of {@code exits} by name (its first word, or the part
+     * before its first {@code /}) rewritten to that exit's {@code baseUrl} address ({@link TargetAddress#authority}):
+     * {@code payment POST /charge} → {@code 10.0.3.7:8083 POST /charge}, {@code payment/v1/charges} → {@code
+     * 10.0.3.7:8083/v1/charges}, {@code payment} → {@code 10.0.3.7:8083}. Other ids are kept as they are.
+     */
+    static JsonNode addressed(JsonNode mocks, JsonNode exits) {
+        Map<String, String> addressOf = new LinkedHashMap<>();
+        for (JsonNode e : exits) {
+            if (e.path("baseUrl").isTextual()) {
+                try {
+                    addressOf.putIfAbsent(e.path("service").asText(), TargetAddress.of(e.path("baseUrl").asText()).authority());
+                } catch (IllegalArgumentException stale) {
+                    // stored before baseUrl was checked: its mocks keep their ids
+                }
+            }
+        }
+        var out = Json.MAPPER.createArrayNode();
+        for (JsonNode m : mocks) {
+            String id = m.path("exit").asText().trim();
+            int end = 0;
+            while (end < id.length() && !Character.isWhitespace(id.charAt(end)) && id.charAt(end) != '/') {
+                end++;
+            }
+            String address = addressOf.get(id.substring(0, end));
+            if (address == null || !m.isObject()) {
+                out.add(m);
+            } else {
+                out.add(((com.fasterxml.jackson.databind.node.ObjectNode) m.deepCopy()).put("exit", address + id.substring(end)));
+            }
+        }
+        return out;
     }
 
     /** The stored safety configuration of the team, or null when it has none. */

@@ -62,6 +62,36 @@ class SafetyRoutesTest {
     }
 
     @Test
+    void mocksOfAnExitDeclaredWithItsBaseUrlAreServedUnderTheAddressTheClientsCall() {
+        assertEquals(201, api.call("PUT /safety", "t1", Map.of(), Map.of(), json("""
+                {"exits": [{"service": "payment", "node": "payment POST /charge", "from": "order",
+                            "baseUrl": "http://127.0.0.1:18083"},
+                           {"service": "stripe", "baseUrl": "https://API.Stripe.com"}],
+                 "mocks": [{"exit": "payment POST /charge", "status": 200, "body": "{}"},
+                           {"exit": "stripe/v1/charges", "status": 402},
+                           {"exit": "stripe", "status": 503},
+                           {"exit": "payments-archive POST /charge", "status": 200},
+                           {"exit": "10.1.1.1:80 GET /x", "status": 204}]}""")).get("statusCode"));
+        JsonNode doc = isolation("t1", Map.of(), 200);
+        api.assertConforms("Isolation", doc);
+        List<String> ids = new java.util.ArrayList<>();
+        doc.path("mocks").forEach(m -> ids.add(m.path("exit").asText()));
+        assertEquals(List.of("127.0.0.1:18083 POST /charge", "api.stripe.com:443/v1/charges", "api.stripe.com:443",
+                "payments-archive POST /charge", "10.1.1.1:80 GET /x"), ids, "only a declared service's ids are rewritten");
+        assertEquals(200, doc.path("mocks").get(0).path("status").asInt(), "the rest of the mock is kept");
+        assertEquals("payment POST /charge", RegistryApiHarness.body(api.call("GET /safety", "t1", Map.of(), Map.of(), null))
+                .path("mocks").get(0).path("exit").asText(), "the stored configuration keeps the team's ids");
+    }
+
+    @Test
+    void anExitBaseUrlThatCannotBeLoadedIsRefusedAtItsPath() {
+        var r = api.call("PUT /safety", "t1", Map.of(), Map.of(), json(
+                "{\"exits\": [{\"service\": \"payment\"}, {\"service\": \"payment\", \"baseUrl\": \"ftp://pay:21\"}]}"));
+        assertEquals(400, r.get("statusCode"));
+        assertEquals("$.exits[1].baseUrl", RegistryApiHarness.body(r).path("errors").get(0).path("path").asText());
+    }
+
+    @Test
     void anIsolationModeOutsideEnforceAndReportIsRefusedAtItsPath() {
         var r = api.call("PUT /safety", "t1", Map.of(), Map.of(), json("{\"isolation\": {\"mode\": \"off\"}}"));
         assertEquals(400, r.get("statusCode"));

@@ -113,6 +113,29 @@ public final class DirectoryTraceSource implements TraceSource {
         }
     }
 
+    /**
+     * The spans that the agent's {@code logging-otlp} exporter wrote into {@code logFiles}, one line per export (see the
+     * class comment), as one OTLP/JSON document {@code {"resourceSpans":[...]}}, in file then line order.
+     *
+     * @param logFiles log files; missing ones are skipped
+     * @throws UncheckedIOException when a file that exists cannot be read
+     */
+    public static ObjectNode otlpFromLogs(List<Path> logFiles) {
+        ObjectNode doc = MAPPER.createObjectNode();
+        ArrayNode resourceSpans = doc.putArray("resourceSpans");
+        for (Path file : logFiles) {
+            if (!Files.isRegularFile(file)) {
+                continue;
+            }
+            try (Stream<String> lines = Files.lines(file, StandardCharsets.UTF_8)) {
+                lines.forEach(line -> addFromLine(line, resourceSpans));
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read " + file, e);
+            }
+        }
+        return doc;
+    }
+
     /** Adds the ResourceSpans a line carries, if any. */
     static void addFromLine(String line, ArrayNode out) {
         int brace = line.indexOf('{');

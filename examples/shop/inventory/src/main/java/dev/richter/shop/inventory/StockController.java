@@ -1,0 +1,92 @@
+package dev.richter.shop.inventory;
+
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.annotation.Transactional;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RestController;
+import redis.clients.jedis.JedisPooled;
+
+/**
+ * Inventory's endpoints.
+ * <ul>
+ *   <li>{@code POST /reserve {"orderId", "sku", "qty"}} → 200 {@code {"reservationId", "amountCents"}}: takes
+ *       {@code qty} off {@code stock}, records the reservation in {@code reservations} and refreshes the cached stock
+ *       ({@code stock:<sku>} in Redis); 404 for an unknown sku, 409 when the stock is short, 400 for a bad body.</li>
+ *   <li>{@code GET /stock/{sku}} → 200 {@code {"sku", "qty", "cached"}}: from Redis, else from the database (then
+ *       cached for 60 s); 404 for an unknown sku.</li>
+ * </ul>
+ */
+@RestController
+public class StockController {
+    private static final int CACHE_TTL_S = 60;
+
+    private final JdbcTemplate db;
+    private final JedisPooled redis;
+    private final boolean auditReservations;
+    private final long storeLatencyMs;
+
+    public StockController(JdbcTemplate db, JedisPooled redis,
+                           @Value("${shop.audit-reservations}") boolean auditReservations,
+                           @Value("${shop.store-latency-ms}") long storeLatencyMs) {
+        this.db = db;
+        this.redis = redis;
+        this.auditReservations = auditReservations;
+        this.storeLatencyMs = storeLatencyMs;
+    }
+
+    @PostMapping("/reserve")
+    @Transactional
+    public ResponseEntity<Map<String, Object>> reserve(@RequestBody Map<String, Object> body) throws InterruptedException {
+        if (!(body.get("sku") instanceof String sku) || !(body.get("qty") instanceof Number qtyNumber)
+                || qtyNumber.intValue() <= 0 || !(body.get("orderId") instanceof String orderId)) {
+            return ResponseEntity.badRequest().body(Map.of("error", "orderId, sku and a positive qty are required"));
+        }
+        int qty = qtyNumber.intValue();
+        List<Map<String, Object>> rows = db.queryForList("SELECT qty, price_cents FROM stock WHERE sku = ?", sku);
+        if (rows.isEmpty()) {
+            return ResponseEntity.status(HttpStatus.NOT_FOUND).body(Map.of("error", "unknown sku " + sku));
+        }
+        int updated = db.update("UPDATE stock SET qty = qty - ? WHERE sku = ? AND qty >= ?", qty, sku, qty);
+        if (updated == 0) {
+            return ResponseEntity.status(HttpStatus.CONFLICT).body(Map.of("error", "stock of " + sku + " is short"));
+        }
+        String id = "r-" + UUID.randomUUID();
+        db.update("INSERT INTO reservations (id, order_id, sku, qty, created_at) VALUES (?, ?, ?, ?, ?)",
+                id, orderId, sku, qty, Timestamp.from(Instant.now()));
+        if (auditReservations) {
+            db.update("INSERT INTO reservation_audit (reservation_id, note) VALUES (?, ?)", id, "reserved " + qty + " " + sku);
+        }
+        if (storeLatencyMs > 0) {
+            Thread.sleep(storeLatencyMs);
+        }
+        long left = ((Number) rows.get(0).get("QTY")).longValue() - qty;
+        redis.setex("stock:" + sku, CACHE_TTL_S, Long.toString(left));
+        long amount = ((Number) rows.get(0).get("PRICE_CENTS")).longValue() * qty;
+        return ResponseEntity.ok(Map.of("reservationId", id, "amountCents", amount));
+    }
+
+    @GetMapping("/stock/{sku}")
+    public ResponseEntity<Map<String, Object>> stock(@PathVariable String sku) {
+        String cached = redis.get("stock:" + sku);
+        if (cached != null) {
+            return ResponseEntity.ok(Map.of("sku", sku, "qty", Long.parseLong(cached), "cached", true));
+        }
+        List<Long> qty = db.queryForList("SELECT qty FROM stock WHERE sku = ?", Long.class, sku);
+        if (qty.isEmpty()) {
+            return ResponseEntity.status(HttpStatus.NOT_FOUND).body(Map.of("error", "unknown sku " + sku));
+        }
+        redis.setex("stock:" + sku, CACHE_TTL_S, Long.toString(qty.get(0)));
+        return ResponseEntity.ok(Map.of("sku", sku, "qty", qty.get(0), "cached", false));
+    }
+}

@@ -1,0 +1,49 @@
+package dev.richter.shop.order;
+
+import java.time.Duration;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.http.client.ClientHttpRequestFactoryBuilder;
+import org.springframework.boot.http.client.ClientHttpRequestFactorySettings;
+import org.springframework.context.annotation.Bean;
+import org.springframework.web.client.RestClient;
+
+/**
+ * The shop's order service: places orders by reserving stock at inventory and charging the external payment
+ * provider, both through Spring's {@link RestClient} on Apache HttpClient 5. Configuration: {@code application.yml},
+ * overridden by the {@code SHOP_*} environment variables named there.
+ */
+@SpringBootApplication
+public class OrderApplication {
+    /** Connections per downstream host: above the bulkhead's concurrency, so the pool never queues an order. */
+    static final int CONNECTIONS_PER_ROUTE = 64;
+
+    public static void main(String[] args) {
+        SpringApplication.run(OrderApplication.class, args);
+    }
+
+    /** Inventory's client: {@code shop.inventory-url}, reads time out after {@code shop.inventory-timeout-ms}. */
+    @Bean
+    RestClient inventoryClient(RestClient.Builder builder, @Value("${shop.inventory-url}") String url,
+                               @Value("${shop.inventory-timeout-ms}") long timeoutMs) {
+        return client(builder, url, timeoutMs);
+    }
+
+    /** The payment provider's client: {@code shop.payment-url}, reads time out after {@code shop.payment-timeout-ms}. */
+    @Bean
+    RestClient paymentClient(RestClient.Builder builder, @Value("${shop.payment-url}") String url,
+                             @Value("${shop.payment-timeout-ms}") long timeoutMs) {
+        return client(builder, url, timeoutMs);
+    }
+
+    private static RestClient client(RestClient.Builder builder, String baseUrl, long timeoutMs) {
+        var factory = ClientHttpRequestFactoryBuilder.httpComponents()
+                .withConnectionManagerCustomizer(m -> m.setMaxConnPerRoute(CONNECTIONS_PER_ROUTE)
+                        .setMaxConnTotal(2 * CONNECTIONS_PER_ROUTE))
+                .build(ClientHttpRequestFactorySettings.defaults()
+                        .withConnectTimeout(Duration.ofMillis(timeoutMs))
+                        .withReadTimeout(Duration.ofMillis(timeoutMs)));
+        return builder.clone().baseUrl(baseUrl).requestFactory(factory).build();
+    }
+}

@@ -1,0 +1,120 @@
+package dev.richter.shop.order;
+
+import io.github.resilience4j.bulkhead.Bulkhead;
+import io.github.resilience4j.bulkhead.BulkheadRegistry;
+import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilience4j.ratelimiter.RateLimiter;
+import io.github.resilience4j.ratelimiter.RateLimiterRegistry;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.core.ParameterizedTypeReference;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.client.HttpClientErrorException;
+import org.springframework.web.client.RestClient;
+import org.springframework.web.client.RestClientException;
+
+/**
+ * {@code POST /orders {"sku", "qty"}}: reserves the stock at inventory, then charges the payment provider.
+ * <ul>
+ *   <li>201 {@code {"orderId", "reservationId", "chargeId", "status": "PLACED"}};</li>
+ *   <li>429 with {@code Retry-After: 1} above the rate limiter ({@code orders}) or the bulkhead ({@code orders});</li>
+ *   <li>200 {@code {"orderId", "status": "ACCEPTED", "degraded": true, "reason"}} when inventory fails, times out or
+ *       its circuit breaker is open: the fallback accepts the order for later instead of failing it;</li>
+ *   <li>inventory's own 4xx answer (unknown sku, short stock) as it is; 400 for a bad body; 502 when the charge
+ *       fails.</li>
+ * </ul>
+ */
+@RestController
+public class OrderController {
+    private static final ParameterizedTypeReference<Map<String, Object>> JSON = new ParameterizedTypeReference<>() {};
+
+    private final RestClient inventory;
+    private final RestClient payment;
+    private final String fraudUrl;
+    private final RateLimiter rateLimiter;
+    private final Bulkhead bulkhead;
+    private final CircuitBreaker inventoryBreaker;
+
+    public OrderController(@Qualifier("inventoryClient") RestClient inventory, @Qualifier("paymentClient") RestClient payment,
+                           @Value("${shop.fraud-url}") String fraudUrl, RateLimiterRegistry rateLimiters,
+                           BulkheadRegistry bulkheads, CircuitBreakerRegistry breakers) {
+        this.inventory = inventory;
+        this.payment = payment;
+        this.fraudUrl = fraudUrl;
+        this.rateLimiter = rateLimiters.rateLimiter("orders");
+        this.bulkhead = bulkheads.bulkhead("orders");
+        this.inventoryBreaker = breakers.circuitBreaker("inventory");
+    }
+
+    @PostMapping("/orders")
+    public ResponseEntity<Map<String, Object>> place(@RequestBody Map<String, Object> body) {
+        if (!rateLimiter.acquirePermission()) {
+            return shed("rate limit of " + rateLimiter.getRateLimiterConfig().getLimitForPeriod() + " orders a second");
+        }
+        if (!bulkhead.tryAcquirePermission()) {
+            return shed("bulkhead full: " + bulkhead.getBulkheadConfig().getMaxConcurrentCalls() + " orders at once");
+        }
+        try {
+            return placeWithinLimits(body);
+        } finally {
+            bulkhead.onComplete();
+        }
+    }
+
+    private ResponseEntity<Map<String, Object>> placeWithinLimits(Map<String, Object> body) {
+        if (!(body.get("sku") instanceof String sku) || !(body.get("qty") instanceof Number qty) || qty.intValue() <= 0) {
+            return ResponseEntity.badRequest().body(Map.of("error", "sku and a positive qty are required"));
+        }
+        String orderId = "o-" + UUID.randomUUID();
+        Map<String, Object> reservation;
+        try {
+            reservation = inventoryBreaker.executeSupplier(() -> inventory.post().uri("/reserve")
+                    .contentType(MediaType.APPLICATION_JSON)
+                    .body(Map.of("orderId", orderId, "sku", sku, "qty", qty.intValue()))
+                    .retrieve().body(JSON));
+        } catch (HttpClientErrorException e) {
+            return ResponseEntity.status(e.getStatusCode()).contentType(MediaType.APPLICATION_JSON)
+                    .body(Map.of("error", "inventory: " + e.getResponseBodyAsString()));
+        } catch (CallNotPermittedException e) {
+            return degraded(orderId, "inventory circuit breaker open");
+        } catch (RestClientException e) {
+            return degraded(orderId, "inventory failed: " + e.getMessage());
+        }
+        try {
+            if (!fraudUrl.isBlank()) {
+                payment.post().uri(fraudUrl + "/score").contentType(MediaType.APPLICATION_JSON)
+                        .body(Map.of("orderId", orderId)).retrieve().toBodilessEntity();
+            }
+            Map<String, Object> charge = payment.post().uri("/charge").contentType(MediaType.APPLICATION_JSON)
+                    .body(Map.of("reservationId", reservation.get("reservationId"), "amountCents", reservation.get("amountCents")))
+                    .retrieve().body(JSON);
+            Map<String, Object> placed = new LinkedHashMap<>();
+            placed.put("orderId", orderId);
+            placed.put("reservationId", reservation.get("reservationId"));
+            placed.put("chargeId", charge.get("chargeId"));
+            placed.put("status", "PLACED");
+            return ResponseEntity.status(HttpStatus.CREATED).body(placed);
+        } catch (RestClientException e) {
+            return ResponseEntity.status(HttpStatus.BAD_GATEWAY).body(Map.of("error", "payment failed: " + e.getMessage()));
+        }
+    }
+
+    private static ResponseEntity<Map<String, Object>> shed(String reason) {
+        return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS).header("Retry-After", "1")
+                .body(Map.of("error", "shed: " + reason));
+    }
+
+    private static ResponseEntity<Map<String, Object>> degraded(String orderId, String reason) {
+        return ResponseEntity.ok(Map.of("orderId", orderId, "status", "ACCEPTED", "degraded", true, "reason", reason));
+    }
+}
