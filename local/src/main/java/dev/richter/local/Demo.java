@@ -15,11 +15,13 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 /**
- * Richter's main job, end to end on the local stack (README command 1): starts the local stack
- * and the demo shop, registers the shop's services, creates a plan (pre-test 2 QPS × 10 s; formal
- * 20 → 40 → 80 QPS × 15 s), starts it through the HTTP API, prints progress, ingests the shop's
- * OTLP spans into the link builder, and keeps a file copy of the stored report (JSON + HTML) under
- * {@code build/reports/<runId>/}; it ends with the report's path and headline figures ({@link #summary}).
+ * Richter's main job, end to end on the local stack (README command 1): starts the local stack, registers the demo
+ * shop's services and safety configuration, starts the shop (Spring Boot services with the OpenTelemetry agent and
+ * Richter's extension), creates the plan of {@code examples/shop/plan.json} (pre-test 2 QPS × 10 s; formal 20 → 40 →
+ * 60 → 80 QPS × 15 s, across the shop's capacity), starts it through the HTTP API, prints progress, ingests the
+ * shop's OTLP spans into the link builder, and keeps a file copy of the stored report (JSON + HTML) under
+ * {@code build/reports/<runId>/}; it ends with the report's path and headline figures ({@link #summary}) and the
+ * isolation line measured from the shop's own database and payment counter ({@link ShopLedger#isolationLine}).
  *
  * <p>{@code --verbose} also prints the Lambda host's per-invocation lines, which otherwise go only to
  * {@code build/local/logs/lambda.log}.
@@ -60,8 +62,7 @@ public final class Demo {
         if (verbose) {
             local.verbose();
         }
-        try (LocalAwsStack stack = local.start();
-             Shop shop = Shop.start(root, shopEnv(stack))) {
+        try (LocalAwsStack stack = local.start()) {
             run(root, stack, root.resolve(REPORTS_DIR));
         } catch (Exception e) {
             System.err.println("demo failed: " + e);
@@ -79,36 +80,48 @@ public final class Demo {
     /** Who the demo is, in the audit log ({@code sub} of its token). */
     public static final String CALLER = "demo@shop-team";
 
+    /** The shop's services in the test scope, front first; payment is the exit. */
+    public static final List<String> SCOPE = List.of("gateway", "order", "inventory");
+
     /**
-     * The shop's environment for the demo: its inventory fetches the exit mocks from Richter's own
-     * {@code GET /safety/mocks} (refreshed every second, with a token of the demo team) and answers marked payment
-     * calls with them.
+     * The shop's environment for the demo: its agent extension loads its isolation from Richter's own {@code GET
+     * /safety/isolation} at {@code apiBase} with a token of the demo team ({@code token}).
      */
-    public static Map<String, String> shopEnv(LocalAwsStack stack) {
-        return Map.of("SHOP_MOCKS_URL", LocalAwsStack.apiBaseUrl() + "/safety/mocks", "SHOP_MOCKS_REFRESH_MS", "1000",
-                "SHOP_MOCKS_TOKEN", stack.identity().token(TEAM, "shop-inventory", Duration.ofHours(2),
-                        JWSAlgorithm.RS256));
+    public static Map<String, String> shopEnv(String apiBase, String token) {
+        return Map.of("SHOP_ISOLATION_URL", apiBase + "/safety/isolation", "SHOP_ISOLATION_TOKEN", token);
     }
 
     /**
-     * Runs the main job against a started stack and a shop started with {@link #shopEnv}, then prints the run's own
-     * metrics ({@link MetricsSummary}: rate error, probe round p99, abort latency when aborted).
+     * What one demo run produced.
+     *
+     * @param reportDir the directory holding {@code report.json} and {@code report.html}
+     * @param shopSide  the shop's own ledger over the run ({@link ShopLedger#minus}: after less before)
+     * @param refused   spans of the run on which the agent extension refused a call ({@code richter.refused})
+     */
+    public record Result(Path reportDir, ShopLedger shopSide, long refused) {}
+
+    /**
+     * Runs the main job against a started stack: configures the demo team, starts the shop, runs the plan, prints
+     * the isolation line measured from the shop's side, stops the shop, then prints the run's own metrics ({@link
+     * MetricsSummary}: rate error, probe round p99, abort latency when aborted).
      *
      * @param reports where the report's file copy goes: {@code <reports>/<runId>/report.{json,html}} (the demo's
      *                {@link #REPORTS_DIR}; tests pass a folder under their own {@code target/})
-     * @return the directory holding {@code report.json} and {@code report.html}
      * @throws IllegalStateException when the API answers unexpectedly or the run does not finish
      */
-    public static Path run(Path root, LocalAwsStack stack, Path reports) throws IOException, InterruptedException {
+    public static Result run(Path root, LocalAwsStack stack, Path reports) throws IOException, InterruptedException {
         // a real token of the demo team, verified by the local API's JWT authorizer like any client's
         String token = stack.identity().token(TEAM, CALLER, Duration.ofHours(2), JWSAlgorithm.RS256);
         System.out.println("authenticating as " + CALLER + " of team " + TEAM + " (a JWT of the local identity provider, RS256)");
-        Path dir = run(root, new ApiClient(LocalAwsStack.apiBaseUrl(), token), "127.0.0.1",
+        String shopToken = stack.identity().token(TEAM, "shop-agent", Duration.ofHours(2), JWSAlgorithm.RS256);
+        Result result = run(root, new ApiClient(LocalAwsStack.apiBaseUrl(), token), "127.0.0.1",
+                shopEnv(LocalAwsStack.apiBaseUrl(), shopToken),
                 () -> "events on the bus: " + stack.eventBus().events().stream().map(e -> e.path("detail-type").asText()).toList(),
                 reports);
         System.out.println("Richter's own metrics (" + stack.metricsFile() + "):");
-        MetricsSummary.of(stack.metricsFile(), dir.getFileName().toString()).lines().forEach(l -> System.out.println("  " + l));
-        return dir;
+        MetricsSummary.of(stack.metricsFile(), result.reportDir().getFileName().toString()).lines()
+                .forEach(l -> System.out.println("  " + l));
+        return result;
     }
 
     /**
@@ -122,11 +135,10 @@ public final class Demo {
         String token = System.getenv().getOrDefault("RICHTER_TOKEN", "");
         String shopHost = System.getenv().getOrDefault("RICHTER_SHOP_HOST", "host.docker.internal");
         String base = apiUrl.endsWith("/") ? apiUrl.substring(0, apiUrl.length() - 1) : apiUrl;
-        try (Shop shop = Shop.start(root, Map.of("SHOP_MOCKS_URL", base + "/safety/mocks", "SHOP_MOCKS_TOKEN", token,
-                "SHOP_MOCKS_REFRESH_MS", "1000"))) {
+        try {
             System.out.println("the main job against " + base + " (shop registered at " + shopHost + ")");
-            run(root, new ApiClient(base, token), shopHost, () -> "events: on LocalStack's event bus richter-local",
-                    root.resolve(REPORTS_DIR));
+            run(root, new ApiClient(base, token), shopHost, shopEnv(base, token),
+                    () -> "events: on LocalStack's event bus richter-local", root.resolve(REPORTS_DIR));
             return 0;
         } catch (Exception e) {
             System.err.println("demo failed: " + e);
@@ -135,53 +147,77 @@ public final class Demo {
     }
 
     /**
-     * Runs the main job through {@code api} against a shop started with {@link #shopEnv}, registered at
-     * {@code shopHost}; {@code events} says what reached the event bus; the report's file copy goes to
-     * {@code <reports>/<runId>/}.
-     *
-     * @return the directory holding {@code report.json} and {@code report.html}
-     * @throws IllegalStateException when the API answers unexpectedly or the run does not finish
+     * Registers the demo team's services (gateway, order, inventory with its shadow tables and keys) at {@code
+     * shopHost} and its safety configuration (trace source: the shop's run directory; the payment exit, mocked for
+     * marked traffic; isolation enforced, refreshed every 5 s), before the shop starts, so that its agent extension's
+     * first load is the whole isolation.
      */
-    static Path run(Path root, ApiClient api, String shopHost, Supplier<String> events, Path reports)
-            throws IOException, InterruptedException {
-        for (String service : List.of("order", "inventory")) {
-            int port = service.equals("order") ? Shop.ORDER_PORT : Shop.INVENTORY_PORT;
-            var r = api.post("/services", Json.write(Map.of("name", service, "baseUrl", "http://" + shopHost + ":" + port,
-                    "healthPath", "/actuator/health", "prometheusPath", "/actuator/prometheus",
-                    "datastores", List.of(Map.of("kind", "table", "production", service + "s", "shadow", service + "s_shadow")))));
-            expect(r, 201, 200);
+    static void configure(Path root, ApiClient api, String shopHost) throws IOException, InterruptedException {
+        List<Map<String, Object>> inventoryStores = List.of(
+                Map.of("kind", "table", "production", "stock", "shadow", "stock_shadow"),
+                Map.of("kind", "table", "production", "reservations", "shadow", "reservations_shadow"),
+                Map.of("kind", "cache", "production", "stock:", "shadow", "shadow:stock:"));
+        for (String service : SCOPE) {
+            int port = switch (service) {
+                case "gateway" -> Shop.GATEWAY_PORT;
+                case "order" -> Shop.ORDER_PORT;
+                default -> Shop.INVENTORY_PORT;
+            };
+            Map<String, Object> body = new java.util.LinkedHashMap<>(Map.of("name", service,
+                    "baseUrl", "http://" + shopHost + ":" + port,
+                    "healthPath", "/actuator/health", "prometheusPath", "/actuator/prometheus"));
+            if (service.equals("inventory")) {
+                body.put("datastores", inventoryStores);
+            }
+            expect(api.post("/services", Json.write(body)), 201, 200);
             System.out.println("registered service " + service);
         }
         var safety = api.put("/safety", Json.write(Map.of(
                 "traceSource", Map.of("kind", "directory", "path", root.resolve("examples/shop/target/run").toString()),
-                "exits", List.of(Map.of("service", "payment", "node", PAYMENT_EXIT, "from", "inventory")),
-                "mocks", List.of(Map.of("exit", PAYMENT_EXIT, "status", 200, "body", "{\"chargeId\":\"mock\"}", "latencyMs", 20)))));
+                "exits", List.of(Map.of("service", "payment", "node", PAYMENT_EXIT, "from", "order",
+                        "baseUrl", "http://" + shopHost + ":" + Shop.PAYMENT_PORT)),
+                "mocks", List.of(Map.of("exit", PAYMENT_EXIT, "status", 200, "body", "{\"chargeId\":\"mock\"}",
+                        "headers", Map.of("Content-Type", "application/json"), "latencyMs", 20)),
+                "isolation", Map.of("mode", "enforce", "refreshS", 5))));
         expect(safety, 200, 201);
-        System.out.println("safety configuration: trace source examples/shop/target/run, payment exit mocked for marked traffic");
+        System.out.println("safety configuration: trace source examples/shop/target/run, payment exit mocked for marked "
+                + "traffic, isolation enforced by the agent extension");
+    }
+
+    /**
+     * Runs the main job through {@code api}: {@link #configure}, starts the shop with {@code shopEnv}, runs the plan
+     * in {@code examples/shop/plan.json}, reads the shop's own ledger before and after ({@link ShopLedger}), prints
+     * the isolation line, ingests the shop's spans, stops the shop; {@code events} says what reached the event bus;
+     * the report's file copy goes to {@code <reports>/<runId>/}.
+     *
+     * @throws IllegalStateException when the API answers unexpectedly or the run does not finish
+     */
+    static Result run(Path root, ApiClient api, String shopHost, Map<String, String> shopEnv, Supplier<String> events,
+                      Path reports) throws IOException, InterruptedException {
+        configure(root, api, shopHost);
         var plan = api.post("/plans", Files.readString(root.resolve("examples/shop/plan.json")));
         expect(plan, 201);
         String planId = plan.json().path("planId").asText();
         System.out.println("created plan " + planId);
-        var start = api.post("/plans/" + planId + "/runs", "");
-        expect(start, 202);
-        String runId = start.json().path("runId").asText();
-        System.out.println("started run " + runId + " (" + start.json().path("executionArn").asText() + ")");
-        RunWatcher.watch(api, runId, 15 * 60_000L, System.out::println);
-
-        Path spans = root.resolve("build/local/shop-spans.json");
-        if (Shop.exportSpans(root, spans)) {
-            // one request per ≤ 3 MiB of whole traces: the API takes bodies of 4 MiB at most
-            List<String> chunks = TraceChunks.split(Json.MAPPER.readTree(spans.toFile()), INGEST_CHUNK_BYTES);
-            int parsed = 0;
-            int edges = 0;
-            for (int i = 0; i < chunks.size(); i++) {
-                var ingest = api.post("/traces?file=shop-spans-" + (i + 1) + ".json", chunks.get(i));
-                expect(ingest, 200);
-                parsed += ingest.json().path("spansParsed").asInt();
-                edges += ingest.json().path("edgesAdded").asInt();
+        String runId;
+        ShopLedger shopSide;
+        long refused;
+        System.out.println("starting the shop (gateway, order, inventory, payment; H2, Redis) ...");
+        try (Shop shop = Shop.start(root, shopEnv)) {
+            ShopLedger before = shop.ledger();
+            long startedAt = System.currentTimeMillis();
+            var start = api.post("/plans/" + planId + "/runs", "");
+            expect(start, 202);
+            runId = start.json().path("runId").asText();
+            System.out.println("started run " + runId + " (" + start.json().path("executionArn").asText() + ")");
+            RunWatcher.watch(api, runId, 15 * 60_000L, System.out::println);
+            Thread.sleep(1_000); // the agent exports its spans every 500 ms
+            shopSide = shop.ledger().minus(before);
+            refused = Shop.refused(shop.spans(startedAt, System.currentTimeMillis()));
+            Path spans = root.resolve("build/local/shop-spans.json");
+            if (shop.exportSpans(spans)) {
+                ingest(api, spans);
             }
-            System.out.println("ingested shop spans into the link builder: " + parsed + " spans in " + chunks.size()
-                    + " request(s), " + edges + " new edges");
         }
 
         Path dir = reports.resolve(runId);
@@ -195,7 +231,24 @@ public final class Demo {
         System.out.println();
         System.out.println(events.get());
         summary(json.json(), dir).forEach(System.out::println);
-        return dir;
+        System.out.println(shopSide.isolationLine(refused));
+        return new Result(dir, shopSide, refused);
+    }
+
+    /** Sends the spans in {@code spans} to the link builder, one request per ≤ 3 MiB of whole traces. */
+    private static void ingest(ApiClient api, Path spans) throws IOException, InterruptedException {
+        // the API takes bodies of 4 MiB at most
+        List<String> chunks = TraceChunks.split(Json.MAPPER.readTree(spans.toFile()), INGEST_CHUNK_BYTES);
+        int parsed = 0;
+        int edges = 0;
+        for (int i = 0; i < chunks.size(); i++) {
+            var ingest = api.post("/traces?file=shop-spans-" + (i + 1) + ".json", chunks.get(i));
+            expect(ingest, 200);
+            parsed += ingest.json().path("spansParsed").asInt();
+            edges += ingest.json().path("edgesAdded").asInt();
+        }
+        System.out.println("ingested shop spans into the link builder: " + parsed + " spans in " + chunks.size()
+                + " request(s), " + edges + " new edges");
     }
 
     /**

@@ -1,27 +1,28 @@
 package dev.richter.local;
 
+import dev.richter.common.Json;
+import dev.richter.links.source.DirectoryTraceSource;
+import dev.richter.links.trace.Span;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import dev.richter.common.Json;
-import dev.richter.links.source.DirectoryTraceSource;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Starts and stops the demo shop ({@code examples/shop/shop.sh}) as the system under test, optionally
- * with extra environment: a variant ({@code SHOP_BREAK_ASYNC_MARKER=1}, {@code SHOP_MOCKS_URL=...}), other
- * ports ({@code SHOP_ORDER_PORT}...), or another run directory ({@code SHOP_RUN_DIR}: pid files and the
- * services' logs with the agent's span exports).
+ * Starts and stops the demo shop ({@code examples/shop/shop.sh}: gateway, order, inventory, payment on Spring Boot,
+ * its H2 database and Redis) as the system under test, with extra environment: where its agent extension loads its
+ * isolation ({@code SHOP_ISOLATION_URL}, {@code SHOP_ISOLATION_TOKEN}), a variant ({@code SHOP_AUDIT_RESERVATIONS=1},
+ * {@code SHOP_FRAUD_URL=...}, {@code SHOP_ASYNC_PAYMENT=1}), other ports ({@code SHOP_GATEWAY_PORT}...), or another run
+ * directory ({@code SHOP_RUN_DIR}: pid files and the services' logs with the agent's span exports).
  */
 public final class Shop implements AutoCloseable {
-    /** Default ports of the shop's services (see examples/shop). */
+    /** Default ports of the shop's parts (examples/shop/README.md). */
+    public static final int GATEWAY_PORT = 18080;
     public static final int ORDER_PORT = 18081;
     public static final int INVENTORY_PORT = 18082;
     public static final int PAYMENT_PORT = 18083;
-    public static final int GATEWAY_PORT = 18080;
-    /** The shop's database (H2 in server mode) and its Redis. */
     public static final int DB_PORT = 18092;
     public static final int REDIS_PORT = 18093;
     /** The services, each logging its spans to {@code <run dir>/<service>.log}. */
@@ -35,29 +36,69 @@ public final class Shop implements AutoCloseable {
         this.env = Map.copyOf(env);
     }
 
-    /** Runs {@code shop.sh start}; throws when it fails (its output says why). */
-    public static Shop start(Path root) throws IOException, InterruptedException {
-        return start(root, Map.of());
-    }
-
     /**
      * Runs {@code shop.sh start} with {@code env} added to the environment (see examples/shop/README.md);
      * {@link #close()} stops it with the same environment (same ports and run directory).
+     *
+     * @throws IOException when it does not start (its output says why)
      */
     public static Shop start(Path root, Map<String, String> env) throws IOException, InterruptedException {
         script(root, env, "start");
         return new Shop(root, env);
     }
 
+    /** The port of a part, from {@code SHOP_<PART>_PORT} of this shop's environment, else its default. */
+    public int port(String part, int defaultPort) {
+        return Integer.parseInt(env.getOrDefault("SHOP_" + part.toUpperCase(java.util.Locale.ROOT) + "_PORT",
+                String.valueOf(defaultPort)));
+    }
+
+    /** The base URL of a service on loopback, e.g. {@code http://127.0.0.1:18080} for {@code gateway}. */
+    public String url(String service) {
+        int port = switch (service) {
+            case "gateway" -> port("gateway", GATEWAY_PORT);
+            case "order" -> port("order", ORDER_PORT);
+            case "inventory" -> port("inventory", INVENTORY_PORT);
+            case "payment" -> port("payment", PAYMENT_PORT);
+            default -> throw new IllegalArgumentException("no shop service " + service);
+        };
+        return "http://127.0.0.1:" + port;
+    }
+
+    /** The shop's database URL (H2 in server mode). */
+    public String jdbcUrl() {
+        return "jdbc:h2:tcp://127.0.0.1:" + port("db", DB_PORT) + "/shop";
+    }
+
+    /** The directory of the services' logs, with the agent's span exports. */
+    public Path runDir() {
+        String dir = env.get("SHOP_RUN_DIR");
+        return dir == null ? root.resolve("examples/shop/target/run") : Path.of(dir);
+    }
+
+    /** What the shop's database and payment provider hold now ({@link ShopLedger#read}). */
+    public ShopLedger ledger() throws IOException, InterruptedException {
+        return ShopLedger.read(jdbcUrl(), url("payment"));
+    }
+
+    /** The spans the services logged that started in {@code [fromMs, toMs]}, epoch ms. */
+    public List<Span> spans(long fromMs, long toMs) {
+        return new DirectoryTraceSource(runDir()).spans("", fromMs, toMs);
+    }
+
+    /** How many of {@code spans} carry a refusal of Richter's agent extension ({@code richter.refused}). */
+    public static long refused(List<Span> spans) {
+        return spans.stream().filter(s -> s.attributes().containsKey("richter.refused")).count();
+    }
+
     /**
-     * Writes the spans the shop's services logged (the agent's {@code logging-otlp} lines in
-     * {@code examples/shop/target/run/<service>.log}) as one OTLP JSON document.
+     * Writes the spans the services logged (the agent's {@code logging-otlp} lines in {@code <run dir>/<service>.log})
+     * as one OTLP JSON document.
      *
      * @return false when there were none (then nothing is written)
      */
-    public static boolean exportSpans(Path root, Path out) throws IOException {
-        Path run = root.resolve("examples/shop/target/run");
-        var doc = DirectoryTraceSource.otlpFromLogs(SERVICES.stream().map(s -> run.resolve(s + ".log")).toList());
+    public boolean exportSpans(Path out) throws IOException {
+        var doc = DirectoryTraceSource.otlpFromLogs(SERVICES.stream().map(s -> runDir().resolve(s + ".log")).toList());
         if (doc.path("resourceSpans").isEmpty()) {
             return false;
         }
@@ -73,7 +114,8 @@ public final class Shop implements AutoCloseable {
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(root.toFile()).inheritIO();
         pb.environment().putAll(env);
         Process p = pb.start();
-        if (!p.waitFor(300, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        if (!p.waitFor(420, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            p.destroyForcibly();
             throw new IOException("examples/shop/shop.sh " + String.join(" ", args) + " failed");
         }
     }

@@ -7,6 +7,7 @@ import dev.richter.checks.safety.QueueShadowConfig;
 import dev.richter.checks.safety.ShadowRegistry;
 import dev.richter.links.source.TraceSourceSpec;
 import dev.richter.common.Json;
+import dev.richter.common.model.TargetAddress;
 import dev.richter.common.Repositories;
 import dev.richter.links.Exit;
 import java.nio.charset.StandardCharsets;
@@ -32,17 +33,20 @@ import java.util.Map;
  * @param queues per-topic shadow switches; the message-queue check runs when non-empty
  * @param middlewareRules version rules; the middleware-version check runs when non-empty
  * @param sbomsByService CycloneDX JSON SBOM bytes per service (for the middleware rules)
+ * @param exitAddresses  {@code host:port} of each exit service declared with a {@code baseUrl}, by service name
+ *                       ({@link TargetAddress#authority}): the agent extension names the mocks it serves by it
  */
 public record SafetyConfig(TraceSourceSpec traceSource, List<Exit> exits, List<MockDefinition> mocks,
                            ShadowRegistry shadowTargets, List<QueueShadowConfig> queues,
-                           List<MiddlewareRule> middlewareRules, Map<String, byte[]> sbomsByService) {
+                           List<MiddlewareRule> middlewareRules, Map<String, byte[]> sbomsByService,
+                           Map<String, String> exitAddresses) {
     /** Registry item key of the configuration (one per team). */
     public static final String ITEM_KEY = Repositories.SAFETY_CONFIG_KEY;
     /** {@link Exit#annotatedBy()} of exits declared in the configuration. */
     public static final String ANNOTATED_BY = "safety-config";
     /** No configuration: no trace source, no exits, no mocks, no optional checks. */
     public static final SafetyConfig NONE = new SafetyConfig(new TraceSourceSpec("", "", "", ""), List.of(), List.of(),
-            new ShadowRegistry(List.of()), List.of(), List.of(), Map.of());
+            new ShadowRegistry(List.of()), List.of(), List.of(), Map.of(), Map.of());
 
     public SafetyConfig {
         exits = List.copyOf(exits);
@@ -50,6 +54,7 @@ public record SafetyConfig(TraceSourceSpec traceSource, List<Exit> exits, List<M
         queues = List.copyOf(queues);
         middlewareRules = List.copyOf(middlewareRules);
         sbomsByService = Map.copyOf(sbomsByService);
+        exitAddresses = Map.copyOf(exitAddresses);
     }
 
     /** True when a trace source is configured. */
@@ -69,6 +74,7 @@ public record SafetyConfig(TraceSourceSpec traceSource, List<Exit> exits, List<M
         TraceSourceSpec source = new TraceSourceSpec(ts.path("kind").asText(""), ts.path("path").asText(""),
                 ts.path("bucket").asText(""), ts.path("prefix").asText(""));
         List<Exit> exits = new ArrayList<>();
+        Map<String, String> addresses = new java.util.LinkedHashMap<>();
         for (JsonNode e : d.path("exits")) {
             String service = e.path("service").asText("").trim();
             if (service.isEmpty()) {
@@ -77,6 +83,13 @@ public record SafetyConfig(TraceSourceSpec traceSource, List<Exit> exits, List<M
             String node = e.path("node").asText(service).trim();
             String from = e.path("from").asText("").trim();
             exits.add(new Exit(from, from, service, node.isEmpty() ? service : node, 0, 0, true, false, ANNOTATED_BY));
+            if (e.path("baseUrl").isTextual()) {
+                try {
+                    addresses.putIfAbsent(service, TargetAddress.of(e.path("baseUrl").asText()).authority());
+                } catch (IllegalArgumentException malformed) {
+                    throw new IllegalArgumentException("exits[" + (exits.size() - 1) + "].baseUrl: " + malformed.getMessage());
+                }
+            }
         }
         List<MockDefinition> mocks = d.has("mocks")
                 ? MockDefinition.parseDocument(Json.write(Map.of("mocks", d.get("mocks"))).getBytes(StandardCharsets.UTF_8))
@@ -97,6 +110,6 @@ public record SafetyConfig(TraceSourceSpec traceSource, List<Exit> exits, List<M
         }
         Map<String, byte[]> sboms = new LinkedHashMap<>();
         d.path("sboms").properties().forEach(e -> sboms.put(e.getKey(), Json.write(e.getValue()).getBytes(StandardCharsets.UTF_8)));
-        return new SafetyConfig(source, exits, mocks, new ShadowRegistry(targets), queues, rules, sboms);
+        return new SafetyConfig(source, exits, mocks, new ShadowRegistry(targets), queues, rules, sboms, addresses);
     }
 }

@@ -181,7 +181,7 @@ public final class SafetyGate {
         out.add(new CheckResult(TRACE_SOURCE_CHECK, Outcome.PASS, subject, read));
         ParsedTraces traces = new ParsedTraces(source.describe(), TraceFormat.OTLP_JSON, spans, Map.of(), Map.of(), List.of());
         out.addAll(SafetyChecks.markerPropagation(traces, scope, Marker.DEFAULT));
-        out.addAll(SafetyChecks.mockedExits(traces, scope, exits, Marker.DEFAULT));
+        out.addAll(SafetyChecks.mockedExits(traces, scope, exits, Marker.DEFAULT, config.exitAddresses()));
         out.addAll(SafetyChecks.linkComparison(traces, Marker.DEFAULT, Dimension.INTERFACE, exits));
         return out;
     }

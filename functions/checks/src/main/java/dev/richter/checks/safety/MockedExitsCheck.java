@@ -57,6 +57,17 @@ public final class MockedExitsCheck {
      */
     public static List<CheckResult> check(List<Span> spans, Set<String> scopeServices, List<Exit> exits,
                                           Marker marker) {
+        return check(spans, scopeServices, exits, marker, Map.of());
+    }
+
+    /**
+     * {@link #check(List, Set, List, Marker)}, where {@code exitAddresses} gives the {@code host:port} of exit services
+     * by name: a mocked span may name its exit under that address, as the agent extension does ({@code
+     * richter.mock.exit=10.0.3.7:8083 POST /charge} for the exit {@code payment POST /charge} of {@code payment} at
+     * {@code 10.0.3.7:8083}).
+     */
+    public static List<CheckResult> check(List<Span> spans, Set<String> scopeServices, List<Exit> exits,
+                                          Marker marker, Map<String, String> exitAddresses) {
         Map<String, Exit> required = MockRequiredExits.byNode(exits);
         List<CheckResult> out = new ArrayList<>();
         if (required.isEmpty()) {
@@ -76,7 +87,7 @@ public final class MockedExitsCheck {
             boolean inScope = scopeServices.contains(s.service());
             if (isMocked(s)) {
                 for (Map.Entry<String, Exit> e : required.entrySet()) {
-                    if (mockNames(s, e.getValue())) {
+                    if (mockNames(s, e.getValue(), exitAddresses)) {
                         mocked.merge(e.getKey(), 1, Integer::sum);
                     }
                 }
@@ -132,10 +143,15 @@ public final class MockedExitsCheck {
     }
 
     /** True when a mocked span names {@code exit} (or names nothing: then it counts for every exit of its call). */
-    private static boolean mockNames(Span s, Exit exit) {
+    private static boolean mockNames(Span s, Exit exit, Map<String, String> exitAddresses) {
         String named = s.attributes().getOrDefault(MOCK_EXIT_ATTRIBUTE, "").trim();
         if (named.isEmpty()) {
             return exit.toService().equals(s.peerService());
+        }
+        String address = exitAddresses.get(exit.toService());
+        if (address != null && (named.equals(address) || named.startsWith(address + " ") || named.startsWith(address + "/"))) {
+            // the service's name written as its address: payment POST /charge ≡ 10.0.3.7:8083 POST /charge
+            named = exit.toService() + named.substring(address.length());
         }
         return named.equals(exit.toNode()) || named.equals(exit.toService())
                 || named.startsWith(exit.toService() + " ") && exit.toNode().equals(exit.toService());

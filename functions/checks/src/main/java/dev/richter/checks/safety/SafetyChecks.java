@@ -77,7 +77,16 @@ public final class SafetyChecks {
     /** Marked traffic never reaches a mock-required exit for real ({@link MockedExitsCheck}). */
     public static List<CheckResult> mockedExits(ParsedTraces traces, Set<String> scopeServices, List<Exit> exits,
                                                 Marker marker) {
-        return MockedExitsCheck.check(traces.spans(), scopeServices, exits, marker);
+        return MockedExitsCheck.check(traces.spans(), scopeServices, exits, marker, Map.of());
+    }
+
+    /**
+     * {@link #mockedExits(ParsedTraces, Set, List, Marker)}, with the {@code host:port} of exit services by name, under
+     * which the agent extension names the mocks it serves ({@code richter.mock.exit=10.0.3.7:8083 POST /charge}).
+     */
+    public static List<CheckResult> mockedExits(ParsedTraces traces, Set<String> scopeServices, List<Exit> exits,
+                                                Marker marker, Map<String, String> exitAddresses) {
+        return MockedExitsCheck.check(traces.spans(), scopeServices, exits, marker, exitAddresses);
     }
 
     /**

@@ -46,6 +46,23 @@ class MockedExitsCheckTest {
     }
 
     @Test
+    void theExtensionsMocksNamedByTheExitsAddressCountForTheExit() {
+        // two marked orders of the Spring Boot shop (gateway -> order -> inventory), captured from ./richter demo: the
+        // agent extension answered order's RestClient call to payment with the mock it serves as
+        // '127.0.0.1:18083 POST /charge' (the exit declared with baseUrl http://127.0.0.1:18083)
+        ParsedTraces t = SafetyFixtures.traces("shop-spring-extension-mocked-payment.otlp.json");
+        Exit payment = new Exit("order", "order POST /orders", "payment", "payment POST /charge", 2, 0, true, true, "ops");
+        Set<String> scope = Set.of("gateway", "order", "inventory");
+        List<CheckResult> r = SafetyChecks.mockedExits(t, scope, List.of(payment), Marker.DEFAULT,
+                Map.of("payment", "127.0.0.1:18083"));
+        assertEquals(List.of(Outcome.PASS), r.stream().map(CheckResult::outcome).toList(), r.toString());
+        assertEquals("2 marked calls answered by the mock (richter.mock=true), 0 real", r.get(0).evidence());
+        // without the address the mocks name no exit: the exit looks unexercised
+        assertTrue(SafetyChecks.mockedExits(t, scope, List.of(payment), Marker.DEFAULT).get(0).evidence()
+                .contains("none mocked either"));
+    }
+
+    @Test
     void mockedCallPassesAndExitWithoutMockRequirementIsIgnored() {
         Map<String, String> mk = Map.of("richter-loadtest", "1");
         List<Span> spans = List.of(

@@ -41,16 +41,19 @@ public class OrderController {
     private final RestClient inventory;
     private final RestClient payment;
     private final String fraudUrl;
+    private final boolean asyncPayment;
     private final RateLimiter rateLimiter;
     private final Bulkhead bulkhead;
     private final CircuitBreaker inventoryBreaker;
 
     public OrderController(@Qualifier("inventoryClient") RestClient inventory, @Qualifier("paymentClient") RestClient payment,
-                           @Value("${shop.fraud-url}") String fraudUrl, RateLimiterRegistry rateLimiters,
+                           @Value("${shop.fraud-url}") String fraudUrl,
+                           @Value("${shop.async-payment}") boolean asyncPayment, RateLimiterRegistry rateLimiters,
                            BulkheadRegistry bulkheads, CircuitBreakerRegistry breakers) {
         this.inventory = inventory;
         this.payment = payment;
         this.fraudUrl = fraudUrl;
+        this.asyncPayment = asyncPayment;
         this.rateLimiter = rateLimiters.rateLimiter("orders");
         this.bulkhead = bulkheads.bulkhead("orders");
         this.inventoryBreaker = breakers.circuitBreaker("inventory");
@@ -95,9 +98,7 @@ public class OrderController {
                 payment.post().uri(fraudUrl + "/score").contentType(MediaType.APPLICATION_JSON)
                         .body(Map.of("orderId", orderId)).retrieve().toBodilessEntity();
             }
-            Map<String, Object> charge = payment.post().uri("/charge").contentType(MediaType.APPLICATION_JSON)
-                    .body(Map.of("reservationId", reservation.get("reservationId"), "amountCents", reservation.get("amountCents")))
-                    .retrieve().body(JSON);
+            Map<String, Object> charge = asyncPayment ? chargeOnItsOwnThread(reservation) : charge(reservation);
             Map<String, Object> placed = new LinkedHashMap<>();
             placed.put("orderId", orderId);
             placed.put("reservationId", reservation.get("reservationId"));
@@ -106,6 +107,29 @@ public class OrderController {
             return ResponseEntity.status(HttpStatus.CREATED).body(placed);
         } catch (RestClientException e) {
             return ResponseEntity.status(HttpStatus.BAD_GATEWAY).body(Map.of("error", "payment failed: " + e.getMessage()));
+        }
+    }
+
+    private Map<String, Object> charge(Map<String, Object> reservation) {
+        return payment.post().uri("/charge").contentType(MediaType.APPLICATION_JSON)
+                .body(Map.of("reservationId", reservation.get("reservationId"), "amountCents", reservation.get("amountCents")))
+                .retrieve().body(JSON);
+    }
+
+    /** The charge on a plain thread started for it (variant {@code SHOP_ASYNC_PAYMENT=1}), waited for. */
+    private Map<String, Object> chargeOnItsOwnThread(Map<String, Object> reservation) {
+        var result = new java.util.concurrent.CompletableFuture<Map<String, Object>>();
+        new Thread(() -> {
+            try {
+                result.complete(charge(reservation));
+            } catch (RuntimeException e) {
+                result.completeExceptionally(e);
+            }
+        }, "charge").start();
+        try {
+            return result.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw e.getCause() instanceof RestClientException r ? r : new RestClientException("charge failed", e.getCause());
         }
     }
 
