@@ -37,6 +37,11 @@ public final class RichterIsolationGuard implements IsolationGuard {
     public static final String WOULD_REFUSE = "richter.would_refuse";
     /** Span attribute of a datastore call routed to a shadow: the shadow table(s), database, schema or key. */
     public static final String SHADOW_TARGET = "richter.shadow.target";
+    /**
+     * Span attribute {@code report} beside every decision recorded in report mode (a mock, a shadow route, a call let
+     * through): the evidence that enforcement was off, which the {@code isolation-enforced} check fails on.
+     */
+    public static final String MODE = "richter.isolation.mode";
 
     private static final Logger LOG = Logger.getLogger(RichterIsolationGuard.class.getName());
     private static final MarkerScope NOTHING = () -> { };
@@ -153,6 +158,7 @@ public final class RichterIsolationGuard implements IsolationGuard {
         try {
             if (!decision.shadowTarget().isEmpty()) {
                 Span.current().setAttribute(SHADOW_TARGET, decision.shadowTarget());
+                stampReportMode(Span.current());
             }
         } catch (RuntimeException | LinkageError e) {
             LOG.warning("Richter isolation: could not record " + decision + ": " + e);
@@ -167,6 +173,7 @@ public final class RichterIsolationGuard implements IsolationGuard {
         }
         try {
             Span span = Span.current();
+            stampReportMode(span);
             switch (decision) {
                 case ExitDecision.Pass p -> { }
                 case ExitDecision.Mock m -> {
@@ -186,6 +193,13 @@ public final class RichterIsolationGuard implements IsolationGuard {
             }
         } catch (RuntimeException | LinkageError e) {
             LOG.warning("Richter isolation: could not record " + decision + ": " + e);
+        }
+    }
+
+    /** {@link #MODE}{@code =report} on {@code span} when the loaded configuration is in report mode. */
+    private void stampReportMode(Span span) {
+        if (source.current().map(c -> c.mode() == IsolationMode.REPORT).orElse(false)) {
+            span.setAttribute(MODE, "report");
         }
     }
 

@@ -195,6 +195,10 @@ class ExtensionIsolationIT {
         assertEquals("200", reported.get(0).attributes().get("http.response.status_code"));
         assertTrue(reported.get(0).attributes().get("richter.would_refuse").contains("exit '127.0.0.1:"
                 + outOfScope.port() + " GET /customers' (report mode)"));
+        assertEquals("report", reported.get(0).attributes().get("richter.isolation.mode"),
+                "a decision taken in report mode says so on its span");
+        assertEquals(1, spans.stream().filter(s -> s.attributes().containsKey("richter.isolation.mode")).count(),
+                "enforce-mode decisions carry no mode: " + spans);
         assertEquals(0, spans.stream().filter(s -> s.attributes().getOrDefault("url.full", "").endsWith("/isolation"))
                 .count(), "the configuration's fetches are not traced");
         assertTrue(spans.stream().filter(s -> s.kind() == Span.CLIENT && !s.attributes().containsKey("richter.mock")

@@ -1,5 +1,6 @@
 package dev.richter.checks;
 
+import dev.richter.checks.safety.IsolationEnforcedCheck;
 import dev.richter.checks.safety.MarkerOnSpan;
 import dev.richter.checks.safety.QueueUsage;
 import dev.richter.checks.safety.SafetyChecks;
@@ -182,6 +183,7 @@ public final class SafetyGate {
         ParsedTraces traces = new ParsedTraces(source.describe(), TraceFormat.OTLP_JSON, spans, Map.of(), Map.of(), List.of());
         out.addAll(SafetyChecks.markerPropagation(traces, scope, Marker.DEFAULT));
         out.addAll(SafetyChecks.mockedExits(traces, scope, exits, Marker.DEFAULT, config.exitAddresses()));
+        out.add(IsolationEnforcedCheck.check(spans, scope, Marker.DEFAULT));
         out.addAll(SafetyChecks.linkComparison(traces, Marker.DEFAULT, Dimension.INTERFACE, exits));
         return out;
     }

@@ -1,0 +1,99 @@
+package dev.richter.checks.safety;
+
+import dev.richter.common.model.CheckResult;
+import dev.richter.common.model.CheckResult.Outcome;
+import dev.richter.common.model.Marker;
+import dev.richter.links.trace.Span;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Dynamic check {@value #NAME}: the isolation of Richter's agent extension held for the marked traffic, as its own
+ * span evidence tells (agent/README.md).
+ *
+ * <p>Marked traffic: every trace holding a span that carries the marker ({@link MarkerOnSpan}). Any span of it, of a
+ * scope service, that bears
+ * <ul>
+ *   <li>{@value #REFUSED}: the extension refused a call the traffic made (an exit with no mock, a write with no
+ *       shadow, a request before its configuration loaded). Nothing reached production, but the link under test is
+ *       not the link the system runs, and the next change may leak: FAIL;</li>
+ *   <li>{@value #WOULD_REFUSE}: report mode let through a call that enforce mode refuses, so it reached its real
+ *       target: FAIL;</li>
+ *   <li>{@value #MODE}{@code =report}: the extension decided in report mode (onboarding only), so nothing would
+ *       have been refused: FAIL.</li>
+ * </ul>
+ * The evidence counts each kind and quotes the first {@value #QUOTED} spans: trace, span, service, span name and
+ * the reason. PASS says how many marked traces were read.
+ */
+public final class IsolationEnforcedCheck {
+    /** Check name in {@link CheckResult#name()}. */
+    public static final String NAME = "isolation-enforced";
+    /** The extension's span attribute of a refused call, holding the refusal. */
+    public static final String REFUSED = "richter.refused";
+    /** The extension's span attribute of a call report mode let through, holding what enforce mode would say. */
+    public static final String WOULD_REFUSE = "richter.would_refuse";
+    /** The extension's span attribute of a decision taken in report mode. */
+    public static final String MODE = "richter.isolation.mode";
+    static final int QUOTED = 5;
+
+    private IsolationEnforcedCheck() {}
+
+    /**
+     * @param spans  normalized spans of one batch (e.g. the pre-test's traces)
+     * @param scope  service names of the test scope
+     * @param marker the team's marker
+     * @return one result, subject {@code marked traces}
+     */
+    public static CheckResult check(List<Span> spans, Set<String> scope, Marker marker) {
+        Set<String> markedTraces = new HashSet<>();
+        for (Span s : spans) {
+            if (MarkerOnSpan.carries(s, marker)) {
+                markedTraces.add(s.traceId());
+            }
+        }
+        int refused = 0;
+        int letThrough = 0;
+        Set<String> reportModeServices = new LinkedHashSet<>();
+        List<String> quoted = new ArrayList<>();
+        for (Span s : spans) {
+            if (!markedTraces.contains(s.traceId()) || !scope.contains(s.service())) {
+                continue;
+            }
+            String reason = null;
+            if (s.attributes().containsKey(REFUSED)) {
+                refused++;
+                reason = "refused: " + s.attributes().get(REFUSED);
+            } else if (s.attributes().containsKey(WOULD_REFUSE)) {
+                letThrough++;
+                reason = "let through by report mode: " + s.attributes().get(WOULD_REFUSE);
+            } else if ("report".equals(s.attributes().get(MODE))) {
+                reportModeServices.add(s.service());
+            }
+            if (reason != null && quoted.size() < QUOTED) {
+                quoted.add("trace " + s.traceId() + " span " + s.spanId() + " " + s.service() + " '" + s.operation() + "' "
+                        + reason);
+            }
+        }
+        if (refused == 0 && letThrough == 0 && reportModeServices.isEmpty()) {
+            return new CheckResult(NAME, Outcome.PASS, "marked traces", markedTraces.size()
+                    + " marked traces: no call refused by the isolation, none decided in report mode");
+        }
+        List<String> parts = new ArrayList<>();
+        if (refused > 0) {
+            parts.add(refused + " marked calls refused by the isolation (an exit with no mock, a write with no shadow,"
+                    + " or a request before the isolation loaded)");
+        }
+        if (letThrough > 0) {
+            parts.add(letThrough + " marked calls let through by report mode to their real target");
+        }
+        if (!reportModeServices.isEmpty()) {
+            parts.add("the isolation is in report mode in " + String.join(", ", reportModeServices)
+                    + " (onboarding only: nothing is refused); set isolation.mode to enforce (PUT /safety)");
+        }
+        return new CheckResult(NAME, Outcome.FAIL, "marked traces", String.join("; ", parts)
+                + (quoted.isEmpty() ? "" : ": " + String.join("; ", quoted)));
+    }
+}
