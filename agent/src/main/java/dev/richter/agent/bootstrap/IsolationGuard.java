@@ -153,7 +153,7 @@ public interface IsolationGuard {
      * per table (agent/README.md, "Shadow pre-check"), and a log line per failure.
      *
      * @param database the database checked: its JDBC URL without parameters
-     * @param checks   one per {@code kind: table} shadow, in the document's order
+     * @param checks   one per {@code kind: table} shadow, by production table name
      */
     default void recordShadowChecks(String database, List<ShadowCheck> checks) {}
 

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -135,7 +136,7 @@ public final class ShadowPreCheck {
                     guard.recordShadowChecks(database, check(connection, shadows));
                 } catch (SQLException | RuntimeException e) {
                     List<ShadowCheck> failed = new ArrayList<>();
-                    for (Map.Entry<String, String> t : shadows.entrySet()) {
+                    for (Map.Entry<String, String> t : new TreeMap<>(shadows).entrySet()) {
                         failed.add(new ShadowCheck(t.getKey(), t.getValue(), false,
                                 "the pre-check could not connect: " + e));
                     }
@@ -163,11 +164,11 @@ public final class ShadowPreCheck {
      * Checks every table shadow on {@code connection} (see the class); leaves the connection as it found it.
      *
      * @param shadows production table → shadow table, either optionally qualified {@code schema.table}
-     * @return one per entry, in its order
+     * @return one per entry, by production table name
      */
     static List<ShadowCheck> check(Connection connection, Map<String, String> shadows) {
         List<ShadowCheck> out = new ArrayList<>();
-        for (Map.Entry<String, String> t : shadows.entrySet()) {
+        for (Map.Entry<String, String> t : new TreeMap<>(shadows).entrySet()) {
             String reason;
             try {
                 reason = checkOne(connection, t.getKey(), t.getValue());
