@@ -12,7 +12,8 @@ import java.util.logging.Logger;
 
 /**
  * The evidence of one shadow pre-check round, as traces Richter reads (shape in agent/README.md, "Shadow pre-check"):
- * a root span {@value #ROUND} for the database, and one child {@value #TABLE} per {@code kind: table} shadow, made
+ * a root span {@value #ROUND} for the database, and one child {@value #TABLE} per {@code kind: table} shadow whose
+ * production table the database has (none at all: no span, a log line), made
  * with the agent's {@link GlobalOpenTelemetry} tracer (scope {@value #SCOPE}) and exported with the service's other
  * spans. A failed table is also a log line.
  */
@@ -33,10 +34,13 @@ public final class ShadowPreCheckSpans {
     public static final String SHADOW_TABLE = "richter.precheck.shadow";
     /** Why a table failed (a failed table's span only). */
     public static final String REASON = "richter.precheck.reason";
-    /** How many tables the round checked (the round's span). */
+    /** How many tables the round checked: the mapped production tables this database has (the round's span). */
     public static final String TABLES = "richter.precheck.tables";
-    /** The production tables that failed, comma-separated, {@code ""} when none (the round's span). */
+    /** The production tables that failed, comma-separated (the round's span, when one failed). */
     public static final String FAILED = "richter.precheck.failed";
+
+    /** The mapped production tables this database does not have, comma-separated (the round's span, when any). */
+    public static final String ABSENT = "richter.precheck.absent";
 
     private static final Logger LOG = Logger.getLogger(ShadowPreCheckSpans.class.getName());
 
@@ -46,34 +50,50 @@ public final class ShadowPreCheckSpans {
     public static void record(String database, List<ShadowCheck> checks) {
         try {
             Tracer tracer = GlobalOpenTelemetry.getTracer(SCOPE);
+            List<ShadowCheck> present = new ArrayList<>();
+            List<String> absent = new ArrayList<>();
             List<String> failed = new ArrayList<>();
             for (ShadowCheck c : checks) {
-                if (!c.passed()) {
+                if (c.outcome() == ShadowCheck.Outcome.ABSENT) {
+                    absent.add(c.table());
+                    continue;
+                }
+                present.add(c);
+                if (c.outcome() == ShadowCheck.Outcome.FAIL) {
                     failed.add(c.table());
                     LOG.warning("Richter isolation: shadow pre-check FAIL on " + database + ": table '" + c.table()
                             + "' → shadow '" + c.shadow() + "': " + c.reason());
                 }
             }
+            if (present.isEmpty()) {
+                LOG.info("Richter isolation: shadow pre-check of " + database + ": none of the mapped production"
+                        + " tables is in this database");
+                return;
+            }
             Span round = tracer.spanBuilder(ROUND).setNoParent().setAttribute(DATABASE, database)
-                    .setAttribute(TABLES, (long) checks.size()).setAttribute(OUTCOME, failed.isEmpty() ? "PASS" : "FAIL")
-                    .setAttribute(FAILED, String.join(",", failed)).startSpan();
+                    .setAttribute(TABLES, (long) present.size()).setAttribute(OUTCOME, failed.isEmpty() ? "PASS" : "FAIL")
+                    .startSpan();
+            if (!absent.isEmpty()) {
+                round.setAttribute(ABSENT, String.join(",", absent));
+            }
             Context parent = Context.root().with(round);
-            for (ShadowCheck c : checks) {
+            for (ShadowCheck c : present) {
                 Span table = tracer.spanBuilder(TABLE).setParent(parent).setAttribute(DATABASE, database)
                         .setAttribute(PRODUCTION_TABLE, c.table()).setAttribute(SHADOW_TABLE, c.shadow())
-                        .setAttribute(OUTCOME, c.passed() ? "PASS" : "FAIL").startSpan();
-                if (!c.passed()) {
+                        .setAttribute(OUTCOME, c.outcome().name()).startSpan();
+                if (c.outcome() == ShadowCheck.Outcome.FAIL) {
                     table.setAttribute(REASON, c.reason());
                     table.setStatus(StatusCode.ERROR, c.reason());
                 }
                 table.end();
             }
             if (!failed.isEmpty()) {
+                round.setAttribute(FAILED, String.join(",", failed));
                 round.setStatus(StatusCode.ERROR, "shadow pre-check failed for " + String.join(", ", failed));
             }
             round.end();
-            LOG.info("Richter isolation: shadow pre-check of " + database + ": " + (checks.size() - failed.size())
-                    + " of " + checks.size() + " table shadows pass");
+            LOG.info("Richter isolation: shadow pre-check of " + database + ": " + (present.size() - failed.size())
+                    + " of " + present.size() + " table shadows pass");
         } catch (RuntimeException | LinkageError e) {
             LOG.warning("Richter isolation: could not record the shadow pre-check of " + database + ": " + e);
         }

@@ -61,6 +61,9 @@ public final class ShadowPreCheck {
     /** The {@code TABLE_TYPE}s of {@code DatabaseMetaData.getTables} a shadow may have: a view or temporary table fails. */
     static final List<String> WRITABLE_TYPES = List.of("TABLE", "BASE TABLE", "PARTITIONED TABLE");
 
+    /** How the reason of a table whose production table this database lacks begins. */
+    static final String ABSENT = "no production table";
+
     private ShadowPreCheck() {}
 
     /**
@@ -137,7 +140,7 @@ public final class ShadowPreCheck {
                 } catch (SQLException | RuntimeException e) {
                     List<ShadowCheck> failed = new ArrayList<>();
                     for (Map.Entry<String, String> t : new TreeMap<>(shadows).entrySet()) {
-                        failed.add(new ShadowCheck(t.getKey(), t.getValue(), false,
+                        failed.add(new ShadowCheck(t.getKey(), t.getValue(), ShadowCheck.Outcome.FAIL,
                                 "the pre-check could not connect: " + e));
                     }
                     guard.recordShadowChecks(url != null ? withoutParameters(url) : String.valueOf(dataSource), failed);
@@ -164,7 +167,8 @@ public final class ShadowPreCheck {
      * Checks every table shadow on {@code connection} (see the class); leaves the connection as it found it.
      *
      * @param shadows production table → shadow table, either optionally qualified {@code schema.table}
-     * @return one per entry, by production table name
+     * @return one per entry, by production table name: {@code ABSENT} when this database has no such production
+     *     table, else {@code PASS} or {@code FAIL}
      */
     static List<ShadowCheck> check(Connection connection, Map<String, String> shadows) {
         List<ShadowCheck> out = new ArrayList<>();
@@ -175,7 +179,9 @@ public final class ShadowPreCheck {
             } catch (SQLException | RuntimeException e) {
                 reason = "the check failed: " + e;
             }
-            out.add(new ShadowCheck(t.getKey(), t.getValue(), reason.isEmpty(), reason));
+            ShadowCheck.Outcome outcome = reason.isEmpty() ? ShadowCheck.Outcome.PASS
+                    : reason.startsWith(ABSENT) ? ShadowCheck.Outcome.ABSENT : ShadowCheck.Outcome.FAIL;
+            out.add(new ShadowCheck(t.getKey(), t.getValue(), outcome, reason));
         }
         return out;
     }
@@ -185,7 +191,7 @@ public final class ShadowPreCheck {
         DatabaseMetaData meta = connection.getMetaData();
         Table prod = Table.find(connection, meta, production);
         if (prod.columns().isEmpty()) {
-            return "the production table '" + production + "' was not found (" + prod.where() + ")";
+            return ABSENT + " '" + production + "' in this database (" + prod.where() + ")";
         }
         Table shad = Table.find(connection, meta, shadow);
         if (shad.columns().isEmpty()) {

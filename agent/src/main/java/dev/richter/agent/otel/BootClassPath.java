@@ -32,6 +32,7 @@ final class BootClassPath {
             "dev.richter.agent.bootstrap.IsolationBridge$2",
             "dev.richter.agent.bootstrap.MarkerScope",
             "dev.richter.agent.bootstrap.ShadowCheck",
+            "dev.richter.agent.bootstrap.ShadowCheck$Outcome",
             "dev.richter.agent.bootstrap.ShadowDecision");
 
     private static boolean appended;

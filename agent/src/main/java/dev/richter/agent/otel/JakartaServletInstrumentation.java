@@ -1,24 +1,18 @@
 package dev.richter.agent.otel;
 
-import static net.bytebuddy.matcher.ElementMatchers.isInterface;
 import static net.bytebuddy.matcher.ElementMatchers.isMethod;
 import static net.bytebuddy.matcher.ElementMatchers.isPublic;
 import static net.bytebuddy.matcher.ElementMatchers.named;
-import static net.bytebuddy.matcher.ElementMatchers.not;
 import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
 import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
 import dev.richter.agent.bootstrap.MarkerScope;
 import dev.richter.agent.servlet.ServletGate;
 import io.opentelemetry.javaagent.bootstrap.CallDepth;
-import io.opentelemetry.javaagent.extension.instrumentation.TypeInstrumentation;
 import io.opentelemetry.javaagent.extension.instrumentation.TypeTransformer;
-import io.opentelemetry.javaagent.extension.matcher.AgentElementMatchers;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
 import net.bytebuddy.asm.Advice;
-import net.bytebuddy.description.type.TypeDescription;
-import net.bytebuddy.matcher.ElementMatcher;
 
 /**
  * Where a jakarta Servlet container hands a request to the application: {@code doFilter(ServletRequest,
@@ -30,12 +24,11 @@ import net.bytebuddy.matcher.ElementMatcher;
  * container's class; the filter chains and servlets the application runs inside (Spring Security's, {@code
  * DispatcherServlet}) are inner calls and decide nothing. Asks {@link ServletGate}.
  */
-final class JakartaServletInstrumentation implements TypeInstrumentation {
-    private final String iface;
+final class JakartaServletInstrumentation extends ImplementorsInstrumentation {
     private final String method;
 
     private JakartaServletInstrumentation(String iface, String method) {
-        this.iface = iface;
+        super(iface);
         this.method = method;
     }
 
@@ -45,16 +38,6 @@ final class JakartaServletInstrumentation implements TypeInstrumentation {
 
     static JakartaServletInstrumentation servlets() {
         return new JakartaServletInstrumentation("jakarta.servlet.Servlet", "service");
-    }
-
-    @Override
-    public ElementMatcher<ClassLoader> classLoaderOptimization() {
-        return AgentElementMatchers.hasClassesNamed(iface);
-    }
-
-    @Override
-    public ElementMatcher<TypeDescription> typeMatcher() {
-        return not(isInterface()).and(AgentElementMatchers.implementsInterface(named(iface)));
     }
 
     @Override

@@ -4,8 +4,6 @@ import static net.bytebuddy.matcher.ElementMatchers.isMethod;
 import static net.bytebuddy.matcher.ElementMatchers.isPublic;
 import static net.bytebuddy.matcher.ElementMatchers.named;
 import static net.bytebuddy.matcher.ElementMatchers.namedOneOf;
-import static net.bytebuddy.matcher.ElementMatchers.not;
-import static net.bytebuddy.matcher.ElementMatchers.isInterface;
 import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
 import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
@@ -13,19 +11,15 @@ import dev.richter.agent.bootstrap.ShadowDecision;
 import dev.richter.agent.jdbc.JdbcExits;
 import dev.richter.agent.jdbc.ShadowPreCheck;
 import io.opentelemetry.javaagent.bootstrap.CallDepth;
-import io.opentelemetry.javaagent.extension.instrumentation.TypeInstrumentation;
 import io.opentelemetry.javaagent.extension.instrumentation.TypeTransformer;
-import io.opentelemetry.javaagent.extension.matcher.AgentElementMatchers;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.util.Properties;
 import net.bytebuddy.asm.Advice;
-import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.implementation.bytecode.assign.Assigner;
-import net.bytebuddy.matcher.ElementMatcher;
 
 /**
- * The JDBC classes the isolation instruments, one {@link TypeInstrumentation} per interface: every implementation of
+ * The JDBC classes the isolation instruments, one instrumentation per interface: every implementation of
  * {@code java.sql.Statement} ({@code execute}, {@code executeQuery}, {@code executeUpdate}, {@code
  * executeLargeUpdate}, {@code addBatch} taking the SQL), {@code java.sql.Connection} ({@code prepareStatement}, {@code
  * prepareCall}), {@code java.sql.Driver} ({@code connect}) and {@code javax.sql.DataSource} ({@code getConnection}).
@@ -34,11 +28,9 @@ import net.bytebuddy.matcher.ElementMatcher;
  * obtained (outermost {@code getConnection}, or {@code connect} outside one) may queue a shadow pre-check ({@code
  * ShadowPreCheck}), which runs on a thread of its own.
  */
-final class JdbcInstrumentation implements TypeInstrumentation {
-    private final String iface;
-
+final class JdbcInstrumentation extends ImplementorsInstrumentation {
     private JdbcInstrumentation(String iface) {
-        this.iface = iface;
+        super(iface);
     }
 
     static JdbcInstrumentation statements() {
@@ -59,16 +51,6 @@ final class JdbcInstrumentation implements TypeInstrumentation {
 
     static JdbcInstrumentation dataSources() {
         return new JdbcInstrumentation("javax.sql.DataSource");
-    }
-
-    @Override
-    public ElementMatcher<ClassLoader> classLoaderOptimization() {
-        return AgentElementMatchers.hasClassesNamed(iface);
-    }
-
-    @Override
-    public ElementMatcher<TypeDescription> typeMatcher() {
-        return not(isInterface()).and(AgentElementMatchers.implementsInterface(named(iface)));
     }
 
     @Override

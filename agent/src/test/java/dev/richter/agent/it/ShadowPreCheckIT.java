@@ -51,7 +51,7 @@ class ShadowPreCheckIT {
             port = s.getLocalPort();
         }
         h2 = Server.createTcpServer("-tcpPort", String.valueOf(port), "-ifNotExists").start();
-        database = "jdbc:h2:tcp://127.0.0.1:" + h2.getPort() + "/mem:shop";
+        database = "jdbc:h2:tcp://127.0.0.1:" + h2.getPort() + "/mem:precheck";
         owner = DriverManager.getConnection(database + ";DB_CLOSE_DELAY=-1", "sa", "");
         sql("CREATE TABLE visits (id INT NOT NULL, page VARCHAR(40))",
                 "CREATE TABLE visits_shadow (id INT NOT NULL, page VARCHAR(40))",
@@ -149,7 +149,7 @@ class ShadowPreCheckIT {
         List<List<String>> expected = List.of(
                 List.of("audit", "audit_shadow", "FAIL", notWritable),
                 List.of("orders", "orders_shadow", "FAIL",
-                        "the shadow table 'orders_shadow' does not exist (catalog SHOP, schema PUBLIC)"),
+                        "the shadow table 'orders_shadow' does not exist (catalog PRECHECK, schema PUBLIC)"),
                 List.of("payments", "payments_shadow", "FAIL", "column 2 differs: production 'AMOUNT INTEGER(32)"
                         + " NULL', shadow 'AMOUNT CHARACTER VARYING(10) NULL'"),
                 List.of("stock", "stock_shadow", "FAIL", "the shadow 'stock_shadow' is a VIEW, not a table"),
@@ -172,11 +172,11 @@ class ShadowPreCheckIT {
     private void writeDocument(String paymentsShadow) throws Exception {
         Files.writeString(document, """
                 {"mode": "enforce", "refreshS": 1, "scope": [], "mocks": [],
-                 "shadows": [{"kind": "table", "production": "visits", "shadow": "visits_shadow", "service": "shop"},
-                             {"kind": "table", "production": "orders", "shadow": "orders_shadow", "service": "shop"},
-                             {"kind": "table", "production": "payments", "shadow": "%s", "service": "shop"},
-                             {"kind": "table", "production": "audit", "shadow": "audit_shadow", "service": "shop"},
-                             {"kind": "table", "production": "stock", "shadow": "stock_shadow", "service": "shop"}]}
+                 "shadows": [{"kind": "table", "production": "visits", "shadow": "visits_shadow", "service": "order"},
+                             {"kind": "table", "production": "orders", "shadow": "orders_shadow", "service": "order"},
+                             {"kind": "table", "production": "payments", "shadow": "%s", "service": "order"},
+                             {"kind": "table", "production": "audit", "shadow": "audit_shadow", "service": "order"},
+                             {"kind": "table", "production": "stock", "shadow": "stock_shadow", "service": "order"}]}
                 """.formatted(paymentsShadow));
     }
 

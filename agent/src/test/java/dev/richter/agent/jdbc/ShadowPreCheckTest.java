@@ -1,5 +1,8 @@
 package dev.richter.agent.jdbc;
 
+import static dev.richter.agent.bootstrap.ShadowCheck.Outcome.ABSENT;
+import static dev.richter.agent.bootstrap.ShadowCheck.Outcome.FAIL;
+import static dev.richter.agent.bootstrap.ShadowCheck.Outcome.PASS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.richter.agent.bootstrap.ShadowCheck;
@@ -60,44 +63,44 @@ class ShadowPreCheckTest {
 
     @Test
     void aShadowWithTheSameColumnsThatAcceptsAWritePasses() throws Exception {
-        assertEquals(List.of(new ShadowCheck("sales.entries", "sales.entries_shadow", true, ""),
-                        new ShadowCheck("visits", "visits_shadow", true, "")),
+        assertEquals(List.of(new ShadowCheck("sales.entries", "sales.entries_shadow", PASS, ""),
+                        new ShadowCheck("visits", "visits_shadow", PASS, "")),
                 check(owner, "visits", "visits_shadow", "sales.entries", "sales.entries_shadow"));
         assertEquals(0, rows("visits_shadow"), "the probe wrote nothing");
         assertEquals(true, owner.getAutoCommit(), "the connection is left as found");
     }
 
     @Test
-    void aMissingShadowFailsAndALikeNamedTableDoesNotCountAsIt() {
-        assertEquals(List.of(new ShadowCheck("visits", "visits_shadow2", false,
+    void aMissingShadowFailsALikeNamedTableDoesNotCountAsItAndAMissingProductionTableIsAbsent() {
+        assertEquals(List.of(new ShadowCheck("visits", "visits_shadow2", FAIL,
                         "the shadow table 'visits_shadow2' does not exist (catalog PRECHECK-UNIT, schema PUBLIC)")),
                 check(owner, "visits", "visits_shadow2"));
-        assertEquals(List.of(new ShadowCheck("gone", "gone_shadow", false,
-                        "the production table 'gone' was not found (catalog PRECHECK-UNIT, schema PUBLIC)")),
+        assertEquals(List.of(new ShadowCheck("gone", "gone_shadow", ABSENT,
+                        "no production table 'gone' in this database (catalog PRECHECK-UNIT, schema PUBLIC)")),
                 check(owner, "gone", "gone_shadow"));
     }
 
     @Test
     void aColumnThatDiffersInTypeSizeNullabilityOrCountFailsNamingIt() {
         assertEquals(List.of(
-                new ShadowCheck("fewer", "fewer_shadow", false,
+                new ShadowCheck("fewer", "fewer_shadow", FAIL,
                         "column 2 differs: production 'NOTE CHARACTER VARYING(10) NULL', shadow has none"),
-                new ShadowCheck("narrow", "narrow_shadow", false, "column 1 differs: production 'PAGE CHARACTER"
+                new ShadowCheck("narrow", "narrow_shadow", FAIL, "column 1 differs: production 'PAGE CHARACTER"
                         + " VARYING(40) NULL', shadow 'PAGE CHARACTER VARYING(20) NULL'"),
-                new ShadowCheck("nulls", "nulls_shadow", false,
+                new ShadowCheck("nulls", "nulls_shadow", FAIL,
                         "column 1 differs: production 'ID INTEGER(32) NOT NULL', shadow 'ID INTEGER(32) NULL'")),
                 check(owner, "narrow", "narrow_shadow", "nulls", "nulls_shadow", "fewer", "fewer_shadow"));
     }
 
     @Test
     void aViewOrAShadowTheUserMayNotWriteFailsWithTheDatabasesReason() throws Exception {
-        assertEquals(List.of(new ShadowCheck("stock", "stock_shadow", false, "the shadow 'stock_shadow' is a VIEW, not a table")),
+        assertEquals(List.of(new ShadowCheck("stock", "stock_shadow", FAIL, "the shadow 'stock_shadow' is a VIEW, not a table")),
                 check(owner, "stock", "stock_shadow"));
 
         try (Connection app = DriverManager.getConnection("jdbc:h2:mem:precheck-unit", "app", "app")) {
             List<ShadowCheck> checks = check(app, "visits", "visits_shadow", "audit", "audit_shadow");
-            assertEquals(new ShadowCheck("visits", "visits_shadow", true, ""), checks.get(1));
-            assertEquals(false, checks.get(0).passed());
+            assertEquals(new ShadowCheck("visits", "visits_shadow", PASS, ""), checks.get(1));
+            assertEquals(FAIL, checks.get(0).outcome());
             assertEquals("the shadow does not accept a write (INSERT INTO \"PUBLIC\".\"AUDIT_SHADOW\" (\"WHAT\") SELECT"
                     + " \"WHAT\" FROM \"PUBLIC\".\"AUDIT\" WHERE 1=0): Not enough rights for object"
                     + " \"PUBLIC.AUDIT_SHADOW\"", checks.get(0).reason().split("; SQL statement")[0]);
