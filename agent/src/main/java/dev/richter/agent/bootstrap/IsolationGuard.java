@@ -1,5 +1,7 @@
 package dev.richter.agent.bootstrap;
 
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -135,4 +137,34 @@ public interface IsolationGuard {
      * its verdict as {@link #record(ExitDecision)} does.
      */
     default void record(ShadowDecision decision) {}
+
+    /**
+     * The {@code kind: table} shadows of the loaded document, for the shadow pre-check: production table (lower case)
+     * → shadow table. The same instance while the document's shadows do not change.
+     *
+     * @return empty before a document has loaded, or when it maps no table
+     */
+    default Map<String, String> tableShadows() {
+        return Map.of();
+    }
+
+    /**
+     * Records one round of the shadow pre-check of a database: one span {@code richter.shadow-precheck} with a child
+     * per table (agent/README.md, "Shadow pre-check"), and a log line per failure.
+     *
+     * @param database the database checked: its JDBC URL without parameters
+     * @param checks   one per {@code kind: table} shadow, by production table name
+     */
+    default void recordShadowChecks(String database, List<ShadowCheck> checks) {}
+
+    /**
+     * Makes the root OpenTelemetry context current on this thread (no marker, no span), for the extension's own work
+     * on a thread an instrumented executor may have handed a marked context: the pre-check's connections and
+     * statements are never decided as marked.
+     *
+     * @return the scope to close when that work is done
+     */
+    default MarkerScope detached() {
+        return () -> { };
+    }
 }

@@ -3,6 +3,7 @@ package dev.richter.agent.isolation;
 import dev.richter.agent.bootstrap.ExitDecision;
 import dev.richter.agent.bootstrap.IsolationGuard;
 import dev.richter.agent.bootstrap.MarkerScope;
+import dev.richter.agent.bootstrap.ShadowCheck;
 import dev.richter.agent.bootstrap.ShadowDecision;
 import dev.richter.sdk.ExitMocks;
 import dev.richter.sdk.Marked;
@@ -10,6 +11,8 @@ import io.opentelemetry.api.baggage.Baggage;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
@@ -200,6 +203,31 @@ public final class RichterIsolationGuard implements IsolationGuard {
     private void stampReportMode(Span span) {
         if (source.current().map(c -> c.mode() == IsolationMode.REPORT).orElse(false)) {
             span.setAttribute(MODE, "report");
+        }
+    }
+
+    @Override
+    public Map<String, String> tableShadows() {
+        try {
+            Optional<IsolationConfig> config = source.current();
+            return config.isEmpty() ? Map.of() : config.get().shadows().tables();
+        } catch (RuntimeException | LinkageError e) {
+            return Map.of();
+        }
+    }
+
+    @Override
+    public void recordShadowChecks(String database, List<ShadowCheck> checks) {
+        ShadowPreCheckSpans.record(database, checks);
+    }
+
+    @Override
+    public MarkerScope detached() {
+        try {
+            Scope scope = Context.root().makeCurrent();
+            return scope::close;
+        } catch (RuntimeException | LinkageError e) {
+            return NOTHING;
         }
     }
 

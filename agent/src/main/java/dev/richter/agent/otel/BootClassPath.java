@@ -31,6 +31,8 @@ final class BootClassPath {
             "dev.richter.agent.bootstrap.IsolationBridge$1",
             "dev.richter.agent.bootstrap.IsolationBridge$2",
             "dev.richter.agent.bootstrap.MarkerScope",
+            "dev.richter.agent.bootstrap.ShadowCheck",
+            "dev.richter.agent.bootstrap.ShadowCheck$Outcome",
             "dev.richter.agent.bootstrap.ShadowDecision");
 
     private static boolean appended;

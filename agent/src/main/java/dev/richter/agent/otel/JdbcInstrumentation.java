@@ -4,37 +4,33 @@ import static net.bytebuddy.matcher.ElementMatchers.isMethod;
 import static net.bytebuddy.matcher.ElementMatchers.isPublic;
 import static net.bytebuddy.matcher.ElementMatchers.named;
 import static net.bytebuddy.matcher.ElementMatchers.namedOneOf;
-import static net.bytebuddy.matcher.ElementMatchers.not;
-import static net.bytebuddy.matcher.ElementMatchers.isInterface;
 import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
 import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
 import dev.richter.agent.bootstrap.ShadowDecision;
 import dev.richter.agent.jdbc.JdbcExits;
+import dev.richter.agent.jdbc.ShadowPreCheck;
 import io.opentelemetry.javaagent.bootstrap.CallDepth;
-import io.opentelemetry.javaagent.extension.instrumentation.TypeInstrumentation;
 import io.opentelemetry.javaagent.extension.instrumentation.TypeTransformer;
-import io.opentelemetry.javaagent.extension.matcher.AgentElementMatchers;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.util.Properties;
 import net.bytebuddy.asm.Advice;
-import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.implementation.bytecode.assign.Assigner;
-import net.bytebuddy.matcher.ElementMatcher;
 
 /**
- * The JDBC classes the isolation instruments, one {@link TypeInstrumentation} per interface: every implementation of
+ * The JDBC classes the isolation instruments, one instrumentation per interface: every implementation of
  * {@code java.sql.Statement} ({@code execute}, {@code executeQuery}, {@code executeUpdate}, {@code
  * executeLargeUpdate}, {@code addBatch} taking the SQL), {@code java.sql.Connection} ({@code prepareStatement}, {@code
  * prepareCall}), {@code java.sql.Driver} ({@code connect}) and {@code javax.sql.DataSource} ({@code getConnection}).
  * The advice replaces the SQL or URL argument with the shadow one, or skips the call and throws the refusal's {@code
- * SQLException}; only the outermost call of a thread decides (a driver's overloads call each other).
+ * SQLException}; only the outermost call of a thread decides (a driver's overloads call each other). A connection
+ * obtained (outermost {@code getConnection}, or {@code connect} outside one) may queue a shadow pre-check ({@code
+ * ShadowPreCheck}), which runs on a thread of its own.
  */
-final class JdbcInstrumentation implements TypeInstrumentation {
-    private final String iface;
-
+final class JdbcInstrumentation extends ImplementorsInstrumentation {
     private JdbcInstrumentation(String iface) {
-        this.iface = iface;
+        super(iface);
     }
 
     static JdbcInstrumentation statements() {
@@ -55,16 +51,6 @@ final class JdbcInstrumentation implements TypeInstrumentation {
 
     static JdbcInstrumentation dataSources() {
         return new JdbcInstrumentation("javax.sql.DataSource");
-    }
-
-    @Override
-    public ElementMatcher<ClassLoader> classLoaderOptimization() {
-        return AgentElementMatchers.hasClassesNamed(iface);
-    }
-
-    @Override
-    public ElementMatcher<TypeDescription> typeMatcher() {
-        return not(isInterface()).and(AgentElementMatchers.implementsInterface(named(iface)));
     }
 
     @Override
@@ -159,9 +145,10 @@ final class JdbcInstrumentation implements TypeInstrumentation {
         private ConnectAdvice() {}
 
         @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
-        public static Object enter(@Advice.Argument(value = 0, readOnly = false) String url) {
+        public static Object enter(@Advice.Argument(value = 0, readOnly = false) String url,
+                                   @Advice.Local("richterPooled") boolean pooled) {
             CallDepth inDataSource = CallDepth.forClass(ShadowDecision.class);
-            boolean pooled = inDataSource.getAndIncrement() > 0;
+            pooled = inDataSource.getAndIncrement() > 0;
             inDataSource.decrementAndGet();
             if (pooled) {
                 return null;
@@ -175,9 +162,14 @@ final class JdbcInstrumentation implements TypeInstrumentation {
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-        public static void exit(@Advice.Enter Object refusal, @Advice.Thrown(readOnly = false) Throwable thrown) {
+        public static void exit(@Advice.Enter Object refusal, @Advice.Thrown(readOnly = false) Throwable thrown,
+                                @Advice.This Object driver, @Advice.Argument(0) String url,
+                                @Advice.Argument(1) Properties info, @Advice.Return Connection connection,
+                                @Advice.Local("richterPooled") boolean pooled) {
             if (refusal instanceof Throwable t) {
                 thrown = t;
+            } else if (!pooled && thrown == null && connection != null) {
+                ShadowPreCheck.connected(driver, url, info);
             }
         }
     }
@@ -200,10 +192,12 @@ final class JdbcInstrumentation implements TypeInstrumentation {
         @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
         public static void exit(@Advice.Enter CallDepth depth,
                                 @Advice.Return(readOnly = false) Connection connection,
-                                @Advice.Thrown(readOnly = false) Throwable thrown) {
+                                @Advice.Thrown(readOnly = false) Throwable thrown,
+                                @Advice.This Object dataSource, @Advice.AllArguments Object[] arguments) {
             if (depth.decrementAndGet() > 0 || thrown != null || connection == null) {
                 return;
             }
+            ShadowPreCheck.connected(dataSource, arguments);
             Object decided = JdbcExits.afterGetConnection(connection);
             if (decided instanceof Connection switched) {
                 connection = switched;

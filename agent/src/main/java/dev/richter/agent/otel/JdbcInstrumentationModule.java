@@ -5,13 +5,15 @@ import java.util.List;
 
 /**
  * The isolation at JDBC ({@link JdbcInstrumentation}: statements, connections, drivers, data sources), for shadow
- * tables and shadow databases; its helpers, {@code dev.richter.agent.jdbc.JdbcExits} and {@code ShadowConnection},
- * are injected next to the driver. Instrumentation name {@code richter-jdbc}.
+ * tables and shadow databases, and the shadow pre-check; its helpers, {@code dev.richter.agent.jdbc.JdbcExits},
+ * {@code ShadowConnection} and {@code ShadowPreCheck}, are injected next to the driver. Instrumentation name {@code richter-jdbc}.
  */
 public final class JdbcInstrumentationModule extends RichterInstrumentationModule {
     /** The helper classes, every class of {@code dev.richter.agent.jdbc} (held so by a test). */
     static final List<String> HELPERS = List.of("dev.richter.agent.jdbc.JdbcExits",
-            "dev.richter.agent.jdbc.ShadowConnection");
+            "dev.richter.agent.jdbc.ShadowConnection", "dev.richter.agent.jdbc.ShadowPreCheck",
+            "dev.richter.agent.jdbc.ShadowPreCheck$Round", "dev.richter.agent.jdbc.ShadowPreCheck$Column",
+            "dev.richter.agent.jdbc.ShadowPreCheck$Table", "dev.richter.agent.jdbc.ShadowPreCheck$Daemon");
 
     public JdbcInstrumentationModule() {
         super("richter-jdbc");

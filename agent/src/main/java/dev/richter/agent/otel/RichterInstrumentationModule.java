@@ -8,8 +8,9 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Base of every Richter instrumentation module (one per client or server: the JDK's {@code HttpClient} and {@code
- * HttpServer} today; Apache HttpClient 5, OkHttp, JDBC, Redis, Kafka to come). Its constructor starts the isolation
+ * Base of every Richter instrumentation module (one per client or server: the JDK's {@code HttpClient}, Apache
+ * HttpClient 5, OkHttp, JDBC, Jedis, the Kafka producer; the JDK's {@code HttpServer}, jakarta Servlet containers,
+ * reactor-netty's {@code HttpServer}). Its constructor starts the isolation
  * ({@link IsolationStartup}): the agent constructs its modules before it instruments any class, so the bridge and the
  * guard are in place before the first instrumented call. A module's advice calls a helper of its own (injected next
  * to the client it instruments, listed in {@link #getAdditionalHelperClassNames()}) which asks {@code

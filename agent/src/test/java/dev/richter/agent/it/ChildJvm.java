@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -151,7 +152,9 @@ final class ChildJvm implements AutoCloseable {
                 for (JsonNode span : scope.path("spans")) {
                     Map<String, String> attributes = new HashMap<>();
                     for (JsonNode a : span.path("attributes")) {
-                        attributes.put(a.path("key").asText(), a.path("value").elements().next().asText());
+                        // OTLP JSON leaves out a default value: {"value": {}} is an empty string
+                        Iterator<JsonNode> value = a.path("value").elements();
+                        attributes.put(a.path("key").asText(), value.hasNext() ? value.next().asText() : "");
                     }
                     out.add(new Span(scope.path("scope").path("name").asText(), span.path("kind").asInt(),
                             span.path("name").asText(), attributes));

@@ -321,6 +321,17 @@ class StorageIsolationIT {
         assertTrue(spans.stream().anyMatch(s -> "orders-shadow".equals(s.attributes().get("richter.shadow.target"))));
         assertTrue(spans.stream().anyMatch(s -> s.attributes().getOrDefault("richter.refused", "")
                 .contains("topic 'payments'")));
+        // the shadow pre-check: one round, on the one database that has the mapped table (enforce and report map the
+        // same tables); billing and ledger have no table 'visits', so no round of theirs
+        List<Span> prechecks = spans.stream().filter(s -> s.name().startsWith("richter.shadow-precheck")).toList();
+        assertEquals(List.of("richter.shadow-precheck", "richter.shadow-precheck.table"),
+                prechecks.stream().map(Span::name).sorted().toList(), "pre-check spans: " + prechecks);
+        for (Span s : prechecks) {
+            assertEquals(base + "shop", s.attributes().get("richter.precheck.database"));
+            assertEquals("PASS", s.attributes().get("richter.precheck.outcome"));
+            assertEquals(null, s.attributes().get("richter.precheck.failed"));
+            assertEquals(null, s.attributes().get("richter.precheck.reason"));
+        }
     }
 
     private String isolationDocument(String mode) {

@@ -56,4 +56,10 @@ class BootClassPathTest {
     void theApacheHttpClientModuleInjectsEveryClassOfItsHelperPackage() throws IOException {
         assertEquals(compiled("dev.richter.agent.apache"), sorted(ApacheHttpClientInstrumentationModule.HELPERS));
     }
+
+    @Test
+    void theServerGateModulesInjectEveryClassOfTheirHelperPackage() throws IOException {
+        assertEquals(compiled("dev.richter.agent.servlet"), sorted(JakartaServletInstrumentationModule.HELPERS));
+        assertEquals(compiled("dev.richter.agent.reactornetty"), sorted(ReactorNettyServerInstrumentationModule.HELPERS));
+    }
 }
