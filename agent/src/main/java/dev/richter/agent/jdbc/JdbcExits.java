@@ -35,12 +35,35 @@ public final class JdbcExits {
 
     private JdbcExits() {}
 
-    /** After a marked call's {@code Connection.prepare*(sql)} returned {@code statement}. */
-    public static void afterPrepare(Object statement) {
+    /**
+     * After a {@code Connection.prepare*(sql)} returned {@code statement} ({@code null} when it threw or was refused):
+     * a marked call's statement keeps the decision on its SQL. Called at every level of a prepare (a pool's proxy
+     * connection, then the driver's), so both the proxy statement and the driver's carry it.
+     *
+     * @param outermost whether this is the outermost prepare of the thread, after which the decision is forgotten
+     */
+    public static void afterPrepare(Object statement, boolean outermost) {
         ShadowDecision decision = PREPARING.get();
-        PREPARING.remove();
+        if (outermost) {
+            PREPARING.remove();
+        }
         if (statement instanceof PreparedStatement p && decision != null && IsolationBridge.guard().marked()) {
             PREPARED_MARKED.put(p, decision);
+        }
+    }
+
+    /**
+     * Inside the outermost execution of a prepared statement (a pool's proxy delegating to the driver's statement):
+     * stamps the decision of a statement a marked call prepared on the current span, which is the agent's JDBC span
+     * when the agent opened it at the proxy.
+     */
+    public static void stampPrepared(PreparedStatement statement) {
+        IsolationGuard guard = IsolationBridge.guard();
+        if (guard.marked()) {
+            ShadowDecision prepared = PREPARED_MARKED.get(statement);
+            if (prepared != null) {
+                guard.record(prepared);
+            }
         }
     }
 

@@ -55,6 +55,8 @@ public final class ShadowPreCheck {
     private static final Map<Object, Map<String, String>> QUEUED = Collections.synchronizedMap(new WeakHashMap<>());
     /** The table shadows last checked, by database URL and user: two sources of one database check it once. */
     private static final Map<String, Map<String, String>> CHECKED = new ConcurrentHashMap<>();
+    /** Database keys of {@link #CHECKED} whose last round found a production table absent: checked again. */
+    private static final java.util.Set<String> RECHECKING = ConcurrentHashMap.newKeySet();
     private static final ExecutorService ROUNDS = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
             new LinkedBlockingQueue<>(), new Daemon());
 
@@ -63,6 +65,15 @@ public final class ShadowPreCheck {
 
     /** How the reason of a table whose production table this database lacks begins. */
     static final String ABSENT = "no production table";
+
+    /**
+     * How long after a round that found a mapped production table absent the next connection checks again, ms: the
+     * application may be creating its schema (Spring's {@code schema.sql}, Flyway) on the connection that started the
+     * round, so an absent table is re-checked rather than taken as the database's last word.
+     */
+    static final long ABSENT_RECHECK_MS = 5_000;
+    /** When the next round of a queue key whose last round found a production table absent may run, epoch ms. */
+    private static final Map<Object, Long> RECHECK_AT = Collections.synchronizedMap(new WeakHashMap<>());
 
     private ShadowPreCheck() {}
 
@@ -96,12 +107,16 @@ public final class ShadowPreCheck {
         }
         synchronized (QUEUED) {
             Map<String, String> before = QUEUED.get(key);
-            if (before == shadows || shadows.equals(before)) {
+            Long recheckAt = RECHECK_AT.get(key);
+            boolean recheck = recheckAt != null && System.currentTimeMillis() >= recheckAt;
+            if ((before == shadows || shadows.equals(before)) && !recheck) {
                 return;
             }
+            RECHECK_AT.remove(key);
             QUEUED.put(key, shadows);
         }
         round.shadows = shadows;
+        round.queueKey = key;
         ROUNDS.execute(round);
     }
 
@@ -113,6 +128,7 @@ public final class ShadowPreCheck {
         private final String url;
         private final Properties info;
         private volatile Map<String, String> shadows;
+        private volatile Object queueKey;
 
         Round(DataSource dataSource, Object[] arguments, Driver driver, String url, Properties info) {
             this.dataSource = dataSource;
@@ -133,10 +149,18 @@ public final class ShadowPreCheck {
                     String database = withoutParameters(meta.getURL());
                     String key = database + " as " + meta.getUserName();
                     Map<String, String> before = CHECKED.put(key, shadows);
-                    if (shadows.equals(before)) {
+                    if (shadows.equals(before) && !RECHECKING.remove(key)) {
                         return;
                     }
-                    guard.recordShadowChecks(database, check(connection, shadows));
+                    List<ShadowCheck> checks = check(connection, shadows);
+                    for (ShadowCheck c : checks) {
+                        if (c.outcome() == ShadowCheck.Outcome.ABSENT) {
+                            RECHECKING.add(key);
+                            RECHECK_AT.put(queueKey, System.currentTimeMillis() + ABSENT_RECHECK_MS);
+                            break;
+                        }
+                    }
+                    guard.recordShadowChecks(database, checks);
                 } catch (SQLException | RuntimeException e) {
                     List<ShadowCheck> failed = new ArrayList<>();
                     for (Map.Entry<String, String> t : new TreeMap<>(shadows).entrySet()) {

@@ -102,9 +102,8 @@ final class JdbcInstrumentation extends ImplementorsInstrumentation {
         public static void exit(@Advice.Enter Object refusal, @Advice.Thrown(readOnly = false) Throwable thrown,
                                 @Advice.Return(typing = Assigner.Typing.DYNAMIC) Object returned,
                                 @Advice.Local("richterDepth") CallDepth depth) {
-            if (depth.decrementAndGet() == 0) {
-                JdbcExits.afterPrepare(refusal == null && thrown == null ? returned : null);
-            }
+            // every level's statement (a pool's proxy and the driver's own) carries the outermost prepare's decision
+            JdbcExits.afterPrepare(refusal == null && thrown == null ? returned : null, depth.decrementAndGet() == 0);
             if (refusal instanceof Throwable t) {
                 thrown = t;
             }
@@ -121,6 +120,9 @@ final class JdbcInstrumentation extends ImplementorsInstrumentation {
                                    @Advice.Local("richterDepth") CallDepth depth) {
             depth = CallDepth.forClass(JdbcExits.class);
             if (depth.getAndIncrement() > 0) {
+                // inside a pool's proxy: the driver's statement, whose call may be the one the agent's span is
+                // current in
+                JdbcExits.stampPrepared(statement);
                 return null;
             }
             return JdbcExits.beforeExecutePrepared(statement);
