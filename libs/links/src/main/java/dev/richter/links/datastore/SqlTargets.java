@@ -121,7 +121,9 @@ public final class SqlTargets {
             statement = CCJSqlParserUtil.parse(sql);
         } catch (JSQLParserException | RuntimeException e) {
             String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage().lines().findFirst().orElse("");
-            throw new IllegalArgumentException("statement does not parse as SQL (" + why.strip() + ")");
+            // the parser's own sentence, without its exception class ("net.sf.jsqlparser.parser.ParseException: ...")
+            throw new IllegalArgumentException("statement does not parse as SQL ("
+                    + why.replaceFirst("^([a-zA-Z_$][\\w$]*\\.)+[A-Z][\\w$]*: ", "").strip() + ")");
         }
         Set<String> all = new LinkedHashSet<>();
         try {
