@@ -123,7 +123,7 @@ public record DatastoreCall(String kind, String system, String namespace, String
             return new DatastoreCall(TABLE, system, namespace, verb, false, true, List.of(), List.of(), statement, "");
         }
         try {
-            SqlTargets.Parsed p = SqlTargets.parse(statement);
+            SqlTargets.Tables p = SqlTargets.parse(statement);
             return new DatastoreCall(TABLE, system, namespace, p.operation(), SqlTargets.writes(p.operation()), false,
                     p.written(), p.read(), statement, "");
         } catch (IllegalArgumentException e) {

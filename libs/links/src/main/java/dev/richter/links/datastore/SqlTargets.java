@@ -49,7 +49,7 @@ public final class SqlTargets {
     public static final Set<String> CONTROL_OPERATIONS = Set.of("SET", "COMMIT", "ROLLBACK", "BEGIN", "START",
             "SAVEPOINT", "RELEASE", "USE", "RESET");
 
-    private static final Map<String, Parsed> CACHE = new ConcurrentHashMap<>();
+    private static final Map<String, Tables> CACHE = new ConcurrentHashMap<>();
 
     private SqlTargets() {}
 
@@ -60,8 +60,8 @@ public final class SqlTargets {
      * @param written tables written, as named (schema-qualified when the statement qualifies them, quotes removed)
      * @param read tables read only
      */
-    public record Parsed(String operation, List<String> written, List<String> read) {
-        public Parsed {
+    public record Tables(String operation, List<String> written, List<String> read) {
+        public Tables {
             written = List.copyOf(written);
             read = List.copyOf(read);
         }
@@ -72,12 +72,12 @@ public final class SqlTargets {
      *
      * @throws IllegalArgumentException naming the parser's complaint in a sentence when JSqlParser cannot read it
      */
-    public static Parsed parse(String sql) {
-        Parsed cached = CACHE.get(sql);
+    public static Tables parse(String sql) {
+        Tables cached = CACHE.get(sql);
         if (cached != null) {
             return cached;
         }
-        Parsed parsed = parseUncached(sql);
+        Tables parsed = parseUncached(sql);
         if (CACHE.size() >= CACHE_LIMIT) {
             CACHE.clear();
         }
@@ -115,7 +115,7 @@ public final class SqlTargets {
         return b.toString();
     }
 
-    private static Parsed parseUncached(String sql) {
+    private static Tables parseUncached(String sql) {
         Statement statement;
         try {
             statement = CCJSqlParserUtil.parse(sql);
@@ -147,7 +147,7 @@ public final class SqlTargets {
                 read.add(t);
             }
         }
-        return new Parsed(verb(sql), new ArrayList<>(written), read);
+        return new Tables(verb(sql), new ArrayList<>(written), read);
     }
 
     private static List<Table> targets(Statement s) {

@@ -57,12 +57,12 @@ class DatastoreCallTest {
 
     @Test
     void sqlTargetsSplitWrittenFromReadTablesAndRefuseWhatDoesNotParse() {
-        assertEquals(new SqlTargets.Parsed("UPDATE", List.of("visits"), List.of("customers")),
+        assertEquals(new SqlTargets.Tables("UPDATE", List.of("visits"), List.of("customers")),
                 SqlTargets.parse("UPDATE visits SET page = ? WHERE page IN (SELECT name FROM customers)"));
-        assertEquals(new SqlTargets.Parsed("INSERT", List.of("SALES.entries"), List.of("customers")),
+        assertEquals(new SqlTargets.Tables("INSERT", List.of("SALES.entries"), List.of("customers")),
                 SqlTargets.parse("INSERT INTO \"SALES\".\"entries\" SELECT name FROM customers"));
-        assertEquals(new SqlTargets.Parsed("TRUNCATE", List.of("visits"), List.of()), SqlTargets.parse("TRUNCATE TABLE visits"));
-        assertEquals(new SqlTargets.Parsed("CALL", List.of(), List.of()), SqlTargets.parse("CALL refresh(?)"));
+        assertEquals(new SqlTargets.Tables("TRUNCATE", List.of("visits"), List.of()), SqlTargets.parse("TRUNCATE TABLE visits"));
+        assertEquals(new SqlTargets.Tables("CALL", List.of(), List.of()), SqlTargets.parse("CALL refresh(?)"));
         assertTrue(SqlTargets.writes("CALL"), "a procedure may write");
         assertFalse(SqlTargets.writes("select"));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
