@@ -410,7 +410,8 @@ class StorageIsolationIT {
         return new Jedis("127.0.0.1", redisPort);
     }
 
-    private static Process startRedis(int port) throws Exception {
+    /** A {@code redis-server} on {@code port} (loopback, no persistence), once it answers PING (20 s at most). */
+    static Process startRedis(int port) throws Exception {
         Path binary = Path.of("/usr/bin/redis-server");
         if (!Files.isExecutable(binary)) {
             throw new IllegalStateException("StorageIsolationIT needs redis-server: apt-get install -y redis-server");
@@ -434,7 +435,8 @@ class StorageIsolationIT {
         }
     }
 
-    private static int freePort() throws Exception {
+    /** A TCP port free at the time of the call. */
+    static int freePort() throws Exception {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         }

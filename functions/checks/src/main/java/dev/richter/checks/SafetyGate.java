@@ -10,6 +10,7 @@ import dev.richter.common.model.CheckResult.Outcome;
 import dev.richter.common.model.Marker;
 import dev.richter.common.model.RegisteredService;
 import dev.richter.links.Exit;
+import dev.richter.links.datastore.DiscoveredDatastore;
 import dev.richter.links.graph.Dimension;
 import dev.richter.links.trace.ParsedTraces;
 import dev.richter.links.trace.Span;
@@ -18,6 +19,7 @@ import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -29,12 +31,13 @@ import java.util.function.LongSupplier;
  * the handler loads the configuration, services, exits and the run's window and passes them in.
  *
  * <p>Static: {@value dev.richter.checks.safety.MocksPresentCheck#NAME} always (over the configured and
- * the link-builder-annotated mock-required exits); shadow storage, message queues and middleware versions
- * when the configuration lists shadow targets, queues or middleware rules; one WARN {@value #CONFIG_CHECK}
- * when the team has no configuration.
+ * the link-builder-annotated mock-required exits) and {@value dev.richter.checks.safety.DiscoveredDatastoresCheck#NAME}
+ * (the datastores the link builder discovered against the declared shadows); shadow storage, message queues and
+ * middleware versions when the configuration lists shadow targets, queues or middleware rules; one WARN
+ * {@value #CONFIG_CHECK} when the team has no configuration.
  *
- * <p>Dynamic: the spans of the window from the team's trace source, then marker propagation, mocked exits
- * and test-vs-real link comparison (interface dimension). Spans arrive late: the OpenTelemetry agent exports
+ * <p>Dynamic: the spans of the window from the team's trace source, then marker propagation, mocked exits,
+ * test-vs-real link comparison (interface dimension) and shadow writes. Spans arrive late: the OpenTelemetry agent exports
  * every 500 ms, so the read starts at least {@link #FLUSH_ALLOWANCE_MS} after the window's end and is
  * repeated every {@link #POLL_INTERVAL_MS} until a marked span is seen, for at most
  * {@link #MAX_MARKED_WAIT_MS}. One {@value #TRACE_SOURCE_CHECK} result says what was read: WARN when no
@@ -83,15 +86,18 @@ public final class SafetyGate {
      * @param configured false when the team never stored one (adds the {@value #CONFIG_CHECK} WARN)
      * @param services the team's registered services (the scope)
      * @param exits mock-required exits ({@link #mockRequiredExits})
+     * @param discovered the datastores the link builder discovered, by service ({@code LinkService.datastores})
      */
     public static List<CheckResult> staticChecks(String teamId, SafetyConfig config, boolean configured,
-                                                 List<RegisteredService> services, List<Exit> exits) {
+                                                 List<RegisteredService> services, List<Exit> exits,
+                                                 Map<String, List<DiscoveredDatastore>> discovered) {
         List<CheckResult> out = new ArrayList<>();
         if (!configured) {
             out.add(new CheckResult(CONFIG_CHECK, Outcome.WARN, teamId, "team " + teamId
                     + " has no safety configuration (PUT /safety): no trace source, exits, mocks or shadow targets to check"));
         }
         out.addAll(SafetyChecks.mocksPresent(exits, config.mocks()));
+        out.addAll(SafetyChecks.discoveredDatastores(services, discovered));
         if (!config.shadowTargets().targets().isEmpty()) {
             out.addAll(SafetyChecks.shadowStorage(services, config.shadowTargets()));
         }
@@ -127,7 +133,7 @@ public final class SafetyGate {
      * @param config its configuration
      * @param source the opened trace source, or null when {@code config} has none or it could not be opened
      * @param sourceProblem why {@code source} is null ({@code ""} when no trace source is configured)
-     * @param scope the registered services' names
+     * @param services the team's registered services: their names are the scope, their datastores the shadows
      * @param exits mock-required exits
      * @param fromEpochMs first worker's start, epoch ms
      * @param toEpochMs last worker's end, epoch ms
@@ -135,13 +141,16 @@ public final class SafetyGate {
      * @param subject what the window was, e.g. {@code pre-test} (evidence)
      */
     public List<CheckResult> dynamicChecks(String teamId, SafetyConfig config, TraceSource source, String sourceProblem,
-                                           Set<String> scope, List<Exit> exits, long fromEpochMs, long toEpochMs,
-                                           long markedRequestsSent, String subject) {
+                                           List<RegisteredService> services, List<Exit> exits, long fromEpochMs,
+                                           long toEpochMs, long markedRequestsSent, String subject) {
+        Set<String> scope = new LinkedHashSet<>();
+        services.forEach(s -> scope.add(s.name()));
         List<CheckResult> out = new ArrayList<>();
         if (source == null) {
             out.add(sourceProblem.isEmpty()
                     ? new CheckResult(TRACE_SOURCE_CHECK, Outcome.WARN, teamId, "no trace source configured for team "
-                            + teamId + " (PUT /safety traceSource): marker propagation, mocked exits and link comparison not checked")
+                            + teamId + " (PUT /safety traceSource): marker propagation, mocked exits, link comparison and"
+                            + " shadow writes not checked")
                     : new CheckResult(TRACE_SOURCE_CHECK, Outcome.WARN, teamId, config.traceSource().describe() + ": "
                             + sourceProblem + "; trace checks not run"));
             return out;
@@ -185,6 +194,7 @@ public final class SafetyGate {
         out.addAll(SafetyChecks.mockedExits(traces, scope, exits, Marker.DEFAULT, config.exitAddresses()));
         out.add(IsolationEnforcedCheck.check(spans, scope, Marker.DEFAULT));
         out.addAll(SafetyChecks.linkComparison(traces, Marker.DEFAULT, Dimension.INTERFACE, exits));
+        out.addAll(SafetyChecks.shadowWrites(traces, scope, services, Marker.DEFAULT));
         return out;
     }
 

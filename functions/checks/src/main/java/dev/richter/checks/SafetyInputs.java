@@ -52,7 +52,7 @@ final class SafetyInputs {
                     "stored safety configuration is unreadable: " + loaded.problem()));
         }
         out.addAll(SafetyGate.staticChecks(teamId, loaded.config(), loaded.configured(), services,
-                exits(teamId, loaded.config(), scope(services))));
+                exits(teamId, loaded.config(), scope(services)), links.datastores(teamId)));
         return out;
     }
 
@@ -82,7 +82,8 @@ final class SafetyInputs {
         long to = results.stream().mapToLong(WorkerResult::endedAtMs).max().orElse(0);
         long marked = results.stream().map(WorkerResult::counters).reduce(Counters.ZERO, Counters::plus).marked();
         Set<String> scope = scope(services);
-        return gate.dynamicChecks(teamId, config, source, problem, scope, exits(teamId, config, scope), from, to, marked, subject);
+        return gate.dynamicChecks(teamId, config, source, problem, services, exits(teamId, config, scope), from, to, marked,
+                subject);
     }
 
     private List<Exit> exits(String teamId, SafetyConfig config, Set<String> scope) {

@@ -17,13 +17,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class SafetyGateTest {
-    static final Set<String> SCOPE = Set.of("order", "inventory");
+    static final List<RegisteredService> SCOPE = List.of(new RegisteredService("t", "order", "http://o", "/h", null, List.of()),
+            new RegisteredService("t", "inventory", "http://i", "/h", null, List.of()));
     static final String CONFIG = """
             {"traceSource": {"kind": "directory", "path": "/tmp/spans"},
              "exits": [{"service": "payment", "node": "payment POST /charge", "from": "inventory"}],
@@ -62,14 +63,14 @@ class SafetyGateTest {
     @Test
     void staticChecksWarnWithoutConfigurationAndFailAMissingMock() {
         List<RegisteredService> services = List.of(new RegisteredService("t", "order", "http://x", "/h", null, List.of()));
-        List<CheckResult> none = SafetyGate.staticChecks("t", SafetyConfig.NONE, false, services, List.of());
-        assertEquals(List.of(SafetyGate.CONFIG_CHECK), names(none, Outcome.WARN));
+        List<CheckResult> none = SafetyGate.staticChecks("t", SafetyConfig.NONE, false, services, List.of(), Map.of());
+        assertEquals(List.of(SafetyGate.CONFIG_CHECK, "discovered-datastores"), names(none, Outcome.WARN));
         assertEquals(List.of(), names(none, Outcome.FAIL));
 
         SafetyConfig c = SafetyConfig.parse(CONFIG);
-        assertEquals(List.of(), names(SafetyGate.staticChecks("t", c, true, services, c.exits()), Outcome.FAIL));
+        assertEquals(List.of(), names(SafetyGate.staticChecks("t", c, true, services, c.exits(), Map.of()), Outcome.FAIL));
         SafetyConfig noMock = SafetyConfig.parse(CONFIG.replace("\"payment POST /charge\", \"status\"", "\"other\", \"status\""));
-        assertEquals(List.of("mock-present"), names(SafetyGate.staticChecks("t", noMock, true, services, noMock.exits()), Outcome.FAIL));
+        assertEquals(List.of("mock-present"), names(SafetyGate.staticChecks("t", noMock, true, services, noMock.exits(), Map.of()), Outcome.FAIL));
     }
 
     @Test

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.Json;
 import dev.richter.common.model.Plan;
 import dev.richter.common.model.RegisteredService;
+import dev.richter.links.datastore.DiscoveredDatastore;
 import dev.richter.runs.PlanDocument;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -36,6 +37,20 @@ final class Documents {
     }
 
     /** A registered service: {@code teamId} (read-only), then the fields of {@code POST /services}; absent ones absent. */
+    /** A discovered datastore as {@code GET /services/{name}} answers it ({@code DiscoveredDatastore} in openapi.json). */
+    static Map<String, Object> discoveredDatastore(DiscoveredDatastore d) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("kind", d.kind());
+        m.put("name", d.name());
+        m.put("system", d.system());
+        if (!d.namespace().isEmpty()) {
+            m.put("namespace", d.namespace());
+        }
+        m.put("writes", d.writes());
+        m.put("lastSeenMs", d.lastSeenMs());
+        return m;
+    }
+
     static Map<String, Object> service(RegisteredService s) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("teamId", s.teamId());

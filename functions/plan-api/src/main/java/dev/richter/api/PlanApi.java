@@ -90,13 +90,14 @@ public final class PlanApi {
                 new FlowRunner(HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build(), Expressions.DEFAULT,
                         Marker.DEFAULT, Duration.ofMillis(FlowResource.FLOW_CALL_TIMEOUT_MS), clock::millis),
                 clock::millis);
+        LinkService links = new LinkService(dynamoDb, tables.links());
         this.routes = new Routes(new Routes.Resources(
-                new ServiceResource(repositories, store, leases, audit, input),
+                new ServiceResource(repositories, store, leases, audit, input, links),
                 new PlanResource(repositories, store, leases, plans, audit, quotas, clock),
                 new RunResource(repositories, store, starter, new RunMetricsRepository(dynamoDb, tables.runMetrics()), reports,
                         new RunFlags(dynamoDb, tables.runs()), audit, sfn, input),
                 new ReportResource(repositories, reports),
-                new TraceResource(new LinkService(dynamoDb, tables.links()), audit),
+                new TraceResource(links, audit),
                 new TrafficSetResource(new TrafficSetStore(dynamoDb, tables.registry()), audit, clock),
                 new FlowResource(flows, repositories, audit, input, clock),
                 new DataSetResource(flows),

@@ -10,6 +10,7 @@ import dev.richter.common.model.TargetAddress;
 import dev.richter.runs.InputProblem;
 import dev.richter.runs.RunLeases;
 import dev.richter.common.tls.TlsTrust;
+import dev.richter.links.LinkService;
 import java.util.List;
 import java.util.Map;
 
@@ -23,8 +24,11 @@ final class ServiceResource {
     private final RunLeases leases;
     private final AuditLog audit;
     private final InputValidator validator;
+    private final LinkService links;
 
-    ServiceResource(Repositories repositories, PlanStore store, RunLeases leases, AuditLog audit, InputValidator validator) {
+    ServiceResource(Repositories repositories, PlanStore store, RunLeases leases, AuditLog audit, InputValidator validator,
+                    LinkService links) {
+        this.links = links;
         this.repositories = repositories;
         this.store = store;
         this.leases = leases;
@@ -66,11 +70,19 @@ final class ServiceResource {
                 (limit, start) -> store.services(req.teamId(), limit, start), Documents::service);
     }
 
-    /** {@code GET /services/{name}}: 200 with the service; 404 when the team has none of that name. */
+    /**
+     * {@code GET /services/{name}}: 200 with the service and, next to its declared {@code datastores}, the ones its
+     * traces showed it touching ({@code discovered: [{kind, name, system, namespace?, writes, lastSeenMs}]}, from
+     * every trace ingest of the team's real traffic: {@code LinkService.datastores}); 404 when the team has none of that
+     * name.
+     */
     ApiResponse get(ApiRequest req) {
         String name = req.path("name");
         RegisteredService s = repositories.getService(req.teamId(), name).orElseThrow(() -> ApiException.notFound("service", name));
-        return ApiResponse.json(200, Documents.service(s));
+        Map<String, Object> doc = Documents.service(s);
+        doc.put("discovered", links.datastores(req.teamId()).getOrDefault(name, List.of()).stream()
+                .map(Documents::discoveredDatastore).toList());
+        return ApiResponse.json(200, doc);
     }
 
     /**

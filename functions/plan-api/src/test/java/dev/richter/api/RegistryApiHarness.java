@@ -16,6 +16,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.DeleteItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.DeleteItemResponse;
@@ -48,6 +50,7 @@ final class RegistryApiHarness {
                 case "getItem" -> get((GetItemRequest) args[0]);
                 case "deleteItem" -> delete((DeleteItemRequest) args[0]);
                 case "query" -> query((QueryRequest) args[0]);
+                case "batchWriteItem" -> batchWrite(args[0] instanceof BatchWriteItemRequest b ? b : built(args[0]));
                 case "queryPaginator" -> new software.amazon.awssdk.services.dynamodb.paginators.QueryIterable(
                         (DynamoDbClient) proxy, (QueryRequest) args[0]);
                 case "close" -> null;
@@ -56,6 +59,9 @@ final class RegistryApiHarness {
             });
 
     private static String key(String table, Map<String, AttributeValue> item) {
+        if (table.equals("links")) { // the links table's pk/sk layout (LinkKeys)
+            return table + "\u0000" + item.get("pk").s() + "\u0000" + item.get("sk").s();
+        }
         if (table.equals("plans")) {
             return table + "\u0000\u0000" + item.get("planId").s();
         }
@@ -88,7 +94,27 @@ final class RegistryApiHarness {
         return DeleteItemResponse.builder().build();
     }
 
+    /** The request a {@code Consumer<BatchWriteItemRequest.Builder>} (the SDK's default-method overload) builds. */
+    @SuppressWarnings("unchecked")
+    private static BatchWriteItemRequest built(Object consumer) {
+        BatchWriteItemRequest.Builder b = BatchWriteItemRequest.builder();
+        ((java.util.function.Consumer<BatchWriteItemRequest.Builder>) consumer).accept(b);
+        return b.build();
+    }
+
+    private BatchWriteItemResponse batchWrite(BatchWriteItemRequest r) {
+        r.requestItems().forEach((table, writes) -> writes.forEach(w -> items.put(key(table, w.putRequest().item()),
+                w.putRequest().item())));
+        return BatchWriteItemResponse.builder().build();
+    }
+
     private QueryResponse query(QueryRequest r) {
+        if (r.tableName().equals("links")) { // pk = :pk, one page (the datastores of a team, LinkRepository)
+            String pk = r.expressionAttributeValues().get(":pk").s();
+            return QueryResponse.builder().items(items.entrySet().stream()
+                    .filter(e -> e.getKey().startsWith("links\u0000" + pk + "\u0000")).map(Map.Entry::getValue).toList())
+                    .build();
+        }
         String team = r.expressionAttributeValues().get(":t").s();
         String prefix = r.expressionAttributeValues().containsKey(":p") ? r.expressionAttributeValues().get(":p").s() : null;
         String after = r.exclusiveStartKey() == null || r.exclusiveStartKey().isEmpty() ? null : key(r.tableName(), r.exclusiveStartKey());
@@ -132,6 +158,11 @@ final class RegistryApiHarness {
             e.put("isBase64Encoded", true);
         }
         return handler.handle(e, null);
+    }
+
+    /** The in-memory DynamoDB behind the handler, for writing what another function would have stored. */
+    DynamoDbClient dynamoDb() {
+        return ddb;
     }
 
     static JsonNode body(Map<String, Object> response) {

@@ -45,6 +45,10 @@ public final class Problems {
                     + " executor hand-offs) before sending marked traffic again"),
             Map.entry("mocked-exit", "marked traffic reached a real exit: make the caller answer it from its mock (ExitMocks SDK)"
                     + " before the next run"),
+            Map.entry("shadow-writes", "route the named datastore call to its shadow (the agent extension in enforce mode, a"
+                    + " declared shadow for the target) before sending marked traffic again"),
+            Map.entry("discovered-datastores", "declare a shadow for the named datastore (POST /services datastores): the"
+                    + " service's traces show it in use"),
             Map.entry("safety-config", "store the team's safety configuration (PUT /safety): trace source, exits, mocks"),
             Map.entry("mock-present", "add a usable mock for the exit (PUT /safety mocks)"),
             Map.entry("shadow-storage", "fix the datastore's shadow target: it must exist, differ from production and match its schema"),

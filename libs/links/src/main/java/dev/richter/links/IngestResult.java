@@ -18,9 +18,12 @@ import java.util.Map;
  * @param interfaceEdgesObserved distinct interface edges in the document
  * @param edgesAdded edges (both dimensions) that were not in the team's link set before
  * @param closureItemsWritten closure rows inserted or updated (both dimensions)
- * @param itemsWritten all DynamoDB items written (closure rows, edge list, entries)
+ * @param itemsWritten all DynamoDB items written (closure rows, edge list, entries, discovered datastores)
  * @param serviceEntries entry services seen in the document
  * @param interfaceEntries entry interfaces seen in the document
+ * @param datastoresSeen distinct datastores the document's spans touch (per service: tables, key spaces, topics)
+ * @param datastoresDropped of those, new ones not stored: their service already has {@link
+ *     LinkService#MAX_DATASTORES_PER_SERVICE}
  */
 public record IngestResult(
         String fileName,
@@ -35,4 +38,6 @@ public record IngestResult(
         int closureItemsWritten,
         int itemsWritten,
         List<String> serviceEntries,
-        List<String> interfaceEntries) {}
+        List<String> interfaceEntries,
+        int datastoresSeen,
+        int datastoresDropped) {}

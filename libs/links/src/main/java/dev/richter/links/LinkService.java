@@ -1,5 +1,7 @@
 package dev.richter.links;
 
+import dev.richter.links.datastore.DatastoreDiscovery;
+import dev.richter.links.datastore.DiscoveredDatastore;
 import dev.richter.links.graph.ClosurePair;
 import dev.richter.links.graph.ClosureTable;
 import dev.richter.links.graph.Dimension;
@@ -22,6 +24,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -43,6 +46,12 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 public final class LinkService {
     /** Default closure depth cap: call chains deeper than this are not stored. */
     public static final int DEFAULT_MAX_CLOSURE_DEPTH = 32;
+    /**
+     * Discovered datastores kept per service (one item of at most a few hundred bytes each, names ≤ {@value
+     * DatastoreDiscovery#MAX_NAME_CHARS} characters): beyond it new ones are dropped, counted in {@link
+     * IngestResult#datastoresDropped()}, while the ones stored keep their last-seen times current.
+     */
+    public static final int MAX_DATASTORES_PER_SERVICE = 100;
 
     private final LinkRepository repository;
     private final int maxClosureDepth;
@@ -148,12 +157,63 @@ public final class LinkService {
                 items += repository.writeEntries(teamId, dim, links.entries(dim), now);
             }
         }
+        DatastoreWrite datastores = recordDatastores(teamId, parsed.spans());
+        items += datastores.written();
         Map<String, Integer> repaired = new TreeMap<>(parsed.repairedByReason());
         links.repairedByReason().forEach((k, v) -> repaired.merge(k, v, Integer::sum));
         return new IngestResult(fileName, parsed.format(), parsed.spans().size(), parsed.spansSkipped(),
                 new TreeMap<>(parsed.skippedByReason()), repaired, links.serviceEdges().size(),
                 links.interfaceEdges().size(), edgesAdded, closureItems, items,
-                List.copyOf(new TreeSet<>(links.serviceEntries())), List.copyOf(new TreeSet<>(links.interfaceEntries())));
+                List.copyOf(new TreeSet<>(links.serviceEntries())), List.copyOf(new TreeSet<>(links.interfaceEntries())),
+                datastores.seen(), datastores.dropped());
+    }
+
+    private record DatastoreWrite(int seen, int dropped, int written) {}
+
+    /**
+     * Merges the datastores the spans touch ({@link DatastoreDiscovery}) into the team's stored ones (writes or-ed,
+     * latest sighting kept), at most {@link #MAX_DATASTORES_PER_SERVICE} per service; writes only what changed.
+     */
+    private DatastoreWrite recordDatastores(String teamId, List<Span> spans) {
+        List<DiscoveredDatastore> seen = DatastoreDiscovery.discover(spans);
+        if (seen.isEmpty()) {
+            return new DatastoreWrite(0, 0, 0);
+        }
+        Map<String, DiscoveredDatastore> stored = new LinkedHashMap<>();
+        Map<String, Integer> perService = new HashMap<>();
+        for (DiscoveredDatastore d : repository.datastores(teamId)) {
+            stored.put(d.key(), d);
+            perService.merge(d.service(), 1, Integer::sum);
+        }
+        List<DiscoveredDatastore> changed = new ArrayList<>();
+        int dropped = 0;
+        for (DiscoveredDatastore d : seen) {
+            DiscoveredDatastore old = stored.get(d.key());
+            if (old == null) {
+                if (perService.getOrDefault(d.service(), 0) >= MAX_DATASTORES_PER_SERVICE) {
+                    dropped++;
+                    continue;
+                }
+                perService.merge(d.service(), 1, Integer::sum);
+                changed.add(d);
+            } else if (!old.merge(d).equals(old)) {
+                changed.add(old.merge(d));
+            }
+        }
+        return new DatastoreWrite(seen.size(), dropped, repository.writeDatastores(teamId, changed));
+    }
+
+    /**
+     * The datastores the team's traces showed each service touching (stored by every ingest), by service name, each
+     * list ordered by kind, namespace and name.
+     */
+    public Map<String, List<DiscoveredDatastore>> datastores(String teamId) {
+        requireTeam(teamId);
+        Map<String, List<DiscoveredDatastore>> out = new TreeMap<>();
+        for (DiscoveredDatastore d : repository.datastores(teamId)) {
+            out.computeIfAbsent(d.service(), k -> new ArrayList<>()).add(d);
+        }
+        return out;
     }
 
     /**

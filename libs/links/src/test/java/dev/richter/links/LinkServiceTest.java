@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.richter.links.datastore.DiscoveredDatastore;
+import dev.richter.links.datastore.ShadowSpans;
 import dev.richter.links.graph.Dimension;
 import dev.richter.links.graph.Edge;
 import dev.richter.links.store.LinkRepository;
@@ -188,5 +190,48 @@ class LinkServiceTest {
                     .append("\",\"localEndpoint\":{\"serviceName\":\"").append(services[i]).append("\"}}");
         }
         return b.append(']').toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void ingestRecordsTheDatastoresEachServiceTouchesOnceAndKeepsThemCurrent() throws Exception {
+        IngestResult first = service.ingest("teamA", ShadowSpans.SHOP, resourceBytes(ShadowSpans.SHOP));
+        assertEquals(9, first.datastoresSeen());
+        assertEquals(0, first.datastoresDropped());
+        service.ingest("teamA", ShadowSpans.INVENTORY, resourceBytes(ShadowSpans.INVENTORY));
+        IngestResult again = service.ingest("teamA", ShadowSpans.SHOP, resourceBytes(ShadowSpans.SHOP));
+        assertEquals(first.itemsWritten(), again.itemsWritten() + 9, "closure rows are rewritten, datastores only when changed");
+
+        Map<String, List<DiscoveredDatastore>> stored = service.datastores("teamA");
+        assertEquals(Set.of("shop", "inventory"), stored.keySet());
+        assertEquals(List.of("cache config:", "cache session:", "cache stock:", "table audit", "table customers",
+                "table entries", "table visits", "topic orders", "topic payments"),
+                stored.get("shop").stream().map(d -> d.kind() + " " + d.name()).sorted().toList());
+        DiscoveredDatastore visits = stored.get("inventory").stream().filter(d -> d.name().equals("visits")).findFirst()
+                .orElseThrow();
+        assertEquals(new DiscoveredDatastore("inventory", "table", "visits", "h2database", "mem:shop", true,
+                visits.lastSeenMs()), visits);
+        assertTrue(visits.lastSeenMs() > Instant.parse("2026-01-01T00:00:00Z").toEpochMilli(), "the span's own time");
+        assertEquals(Map.of(), service.datastores("teamB"), "team-scoped");
+    }
+
+    @Test
+    void aServiceKeepsAtMostTheCapOfDatastoresAndCountsTheRestDropped() {
+        StringBuilder spans = new StringBuilder("[");
+        for (int i = 0; i < LinkService.MAX_DATASTORES_PER_SERVICE + 5; i++) {
+            spans.append(i == 0 ? "" : ",").append("""
+                    {"traceId":"%032x","id":"%016x","name":"set","kind":"CLIENT","timestamp":1700000000000000,
+                     "duration":10,"localEndpoint":{"serviceName":"cart"},
+                     "tags":{"db.system":"redis","db.statement":"SET space%d:k ?"}}""".formatted(i + 1, i + 1, i));
+        }
+        IngestResult r = service.ingest("t", "many.json", spans.append(']').toString().getBytes(StandardCharsets.UTF_8));
+        assertEquals(LinkService.MAX_DATASTORES_PER_SERVICE + 5, r.datastoresSeen());
+        assertEquals(5, r.datastoresDropped());
+        assertEquals(LinkService.MAX_DATASTORES_PER_SERVICE, service.datastores("t").get("cart").size());
+    }
+
+    private static byte[] resourceBytes(String name) throws java.io.IOException {
+        try (var in = LinkServiceTest.class.getResourceAsStream("/" + name)) {
+            return in.readAllBytes();
+        }
     }
 }

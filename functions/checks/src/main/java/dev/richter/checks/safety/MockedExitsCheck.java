@@ -6,10 +6,8 @@ import dev.richter.common.model.Marker;
 import dev.richter.links.Exit;
 import dev.richter.links.graph.Dimension;
 import dev.richter.links.trace.Span;
-import dev.richter.links.trace.SpanRef;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -75,7 +73,7 @@ public final class MockedExitsCheck {
             return out;
         }
         SpanGraph g = new SpanGraph(spans);
-        boolean[] markedTraffic = markedTraffic(g, marker);
+        boolean[] markedTraffic = g.markedTraffic(marker);
         Map<String, List<String>> real = new LinkedHashMap<>();
         Map<String, Integer> realCount = new HashMap<>();
         Map<String, Integer> mocked = new HashMap<>();
@@ -172,44 +170,5 @@ public final class MockedExitsCheck {
         if (l.size() < QUOTED_CALLS) {
             l.add(call);
         }
-    }
-
-    /** Spans of marked traffic: traces with a marked span, closed over span links between traces. */
-    private static boolean[] markedTraffic(SpanGraph g, Marker marker) {
-        Map<String, String> uf = new HashMap<>();
-        for (Span s : g.spans) {
-            uf.putIfAbsent(s.traceId(), s.traceId());
-        }
-        for (Span s : g.spans) {
-            for (SpanRef ref : s.links()) {
-                if (uf.containsKey(ref.traceId())) {
-                    uf.put(find(uf, s.traceId()), find(uf, ref.traceId()));
-                }
-            }
-        }
-        Set<String> markedRoots = new HashSet<>();
-        for (Span s : g.spans) {
-            if (MarkerOnSpan.carries(s, marker)) {
-                markedRoots.add(find(uf, s.traceId()));
-            }
-        }
-        boolean[] out = new boolean[g.size()];
-        for (int i = 0; i < g.size(); i++) {
-            out[i] = markedRoots.contains(find(uf, g.span(i).traceId()));
-        }
-        return out;
-    }
-
-    private static String find(Map<String, String> uf, String x) {
-        String r = x;
-        while (!uf.get(r).equals(r)) {
-            r = uf.get(r);
-        }
-        while (!uf.get(x).equals(r)) {
-            String next = uf.get(x);
-            uf.put(x, r);
-            x = next;
-        }
-        return r;
     }
 }

@@ -5,6 +5,7 @@ import dev.richter.common.model.Marker;
 import dev.richter.common.model.RegisteredService;
 import dev.richter.links.Exit;
 import dev.richter.links.LinkComparison;
+import dev.richter.links.datastore.DiscoveredDatastore;
 import dev.richter.links.graph.Dimension;
 import dev.richter.links.trace.ParsedTraces;
 import java.util.List;
@@ -17,13 +18,14 @@ import java.util.Set;
  * callers load SBOMs, registries, exits, mocks and spans and pass them in.
  *
  * <p>Static checks (before the pre-test and nightly): {@link #middlewareVersions},
- * {@link #shadowStorage}, {@link #messageQueues}, {@link #mocksPresent}. Dynamic checks (on the
- * pre-test's or the nightly replay's traces, e.g. {@code TraceDocuments.parse(name, bytes)}):
- * {@link #markerPropagation}, {@link #mockedExits}, {@link #linkComparison}.
+ * {@link #shadowStorage}, {@link #messageQueues}, {@link #mocksPresent}, {@link #discoveredDatastores}. Dynamic checks
+ * (on the pre-test's or the nightly replay's traces, e.g. {@code TraceDocuments.parse(name, bytes)}):
+ * {@link #markerPropagation}, {@link #mockedExits}, {@link #linkComparison}, {@link #shadowWrites}.
  *
  * <p>Check names: {@value MiddlewareVersionCheck#NAME}, {@value ShadowStorageCheck#NAME},
  * {@value MessageQueueCheck#NAME}, {@value MocksPresentCheck#NAME}, {@value MarkerPropagationCheck#NAME},
- * {@value MockedExitsCheck#NAME}, {@value LinkComparisonCheck#NAME}.
+ * {@value MockedExitsCheck#NAME}, {@value LinkComparisonCheck#NAME}, {@value ShadowWritesCheck#NAME},
+ * {@value DiscoveredDatastoresCheck#NAME}.
  */
 public final class SafetyChecks {
     private SafetyChecks() {}
@@ -72,6 +74,26 @@ public final class SafetyChecks {
      */
     public static List<CheckResult> markerPropagation(ParsedTraces traces, Set<String> scopeServices, Marker marker) {
         return MarkerPropagationCheck.check(traces.spans(), scopeServices, marker);
+    }
+
+    /**
+     * Every datastore the traces show a service touching has a declared shadow ({@link DiscoveredDatastoresCheck}).
+     *
+     * @param discovered by service name, e.g. {@code LinkService.datastores(teamId)}
+     */
+    public static List<CheckResult> discoveredDatastores(List<RegisteredService> services,
+                                                         Map<String, List<DiscoveredDatastore>> discovered) {
+        return DiscoveredDatastoresCheck.check(services, discovered);
+    }
+
+    /**
+     * Marked datastore calls went to shadows and real ones never did ({@link ShadowWritesCheck}).
+     *
+     * @param services the team's registered services (their declared datastores name the shadows)
+     */
+    public static List<CheckResult> shadowWrites(ParsedTraces traces, Set<String> scopeServices,
+                                                 List<RegisteredService> services, Marker marker) {
+        return ShadowWritesCheck.check(traces.spans(), scopeServices, services, marker);
     }
 
     /** Marked traffic never reaches a mock-required exit for real ({@link MockedExitsCheck}). */

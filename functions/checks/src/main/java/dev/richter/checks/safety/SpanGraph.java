@@ -1,13 +1,16 @@
 package dev.richter.checks.safety;
 
+import dev.richter.common.model.Marker;
 import dev.richter.links.graph.Dimension;
 import dev.richter.links.trace.Span;
 import dev.richter.links.trace.SpanRef;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * One batch of spans as a graph over span indices: parents, children, and span links followed
@@ -147,5 +150,45 @@ final class SpanGraph {
         }
         Span s = spans.get(i);
         return Dimension.interfaceNode(s.service(), s.operation());
+    }
+
+    /** Spans of marked traffic: traces with a marked span ({@link MarkerOnSpan}), closed over span links between traces. */
+    boolean[] markedTraffic(Marker marker) {
+        SpanGraph g = this;
+        Map<String, String> uf = new HashMap<>();
+        for (Span s : g.spans) {
+            uf.putIfAbsent(s.traceId(), s.traceId());
+        }
+        for (Span s : g.spans) {
+            for (SpanRef ref : s.links()) {
+                if (uf.containsKey(ref.traceId())) {
+                    uf.put(find(uf, s.traceId()), find(uf, ref.traceId()));
+                }
+            }
+        }
+        Set<String> markedRoots = new HashSet<>();
+        for (Span s : g.spans) {
+            if (MarkerOnSpan.carries(s, marker)) {
+                markedRoots.add(find(uf, s.traceId()));
+            }
+        }
+        boolean[] out = new boolean[g.size()];
+        for (int i = 0; i < g.size(); i++) {
+            out[i] = markedRoots.contains(find(uf, g.span(i).traceId()));
+        }
+        return out;
+    }
+
+    private static String find(Map<String, String> uf, String x) {
+        String r = x;
+        while (!uf.get(r).equals(r)) {
+            r = uf.get(r);
+        }
+        while (!uf.get(x).equals(r)) {
+            String next = uf.get(x);
+            uf.put(x, r);
+            x = next;
+        }
+        return r;
     }
 }

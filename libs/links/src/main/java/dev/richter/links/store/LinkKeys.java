@@ -12,6 +12,7 @@ import dev.richter.links.graph.Dimension;
  * direct edge   pk = E#{dim}#{len}:{team}               sk = {len(from)}:{from}#{to}
  * entry         pk = N#{dim}#{len}:{team}               sk = {node}
  * annotation    pk = A#{len}:{team}                     sk = {subject}
+ * datastore     pk = D#{len}:{team}                     sk = {DiscoveredDatastore#key()}
  * </pre>
  */
 final class LinkKeys {
@@ -35,6 +36,10 @@ final class LinkKeys {
 
     static String entries(String teamId, Dimension dimension) {
         return "N#" + scope(teamId, dimension);
+    }
+
+    static String datastores(String teamId) {
+        return "D#" + teamId.length() + ":" + teamId;
     }
 
     static String annotations(String teamId) {

@@ -1,5 +1,6 @@
 package dev.richter.links.store;
 
+import dev.richter.links.datastore.DiscoveredDatastore;
 import dev.richter.links.graph.ClosurePair;
 import dev.richter.links.graph.Dimension;
 import dev.richter.links.graph.InMemoryClosureView;
@@ -189,6 +190,42 @@ public final class LinkRepository {
         query(QueryRequest.builder().tableName(table).keyConditionExpression("pk = :pk")
                 .expressionAttributeValues(Map.of(":pk", s(LinkKeys.entries(teamId, dimension)))),
                 item -> out.add(str(item, "node")));
+        return out;
+    }
+
+    /**
+     * Writes discovered datastores (one small item each, replacing the one of the same {@link DiscoveredDatastore#key()});
+     * returns items written. Callers bound how many a service has ({@code LinkService.MAX_DATASTORES_PER_SERVICE}).
+     */
+    public int writeDatastores(String teamId, Collection<DiscoveredDatastore> datastores) {
+        List<Map<String, AttributeValue>> items = new ArrayList<>();
+        for (DiscoveredDatastore d : datastores) {
+            Map<String, AttributeValue> item = new HashMap<>(12);
+            item.put("pk", s(LinkKeys.datastores(teamId)));
+            item.put("sk", s(d.key()));
+            item.put("service", s(d.service()));
+            item.put("kind", s(d.kind()));
+            item.put("name", s(d.name()));
+            item.put("writes", AttributeValue.fromBool(d.writes()));
+            item.put("lastSeenMs", n(d.lastSeenMs()));
+            if (!d.system().isEmpty()) { // empty strings are avoided: older emulators reject them
+                item.put("system", s(d.system()));
+            }
+            if (!d.namespace().isEmpty()) {
+                item.put("namespace", s(d.namespace()));
+            }
+            items.add(item);
+        }
+        return batchPut(items);
+    }
+
+    /** Every datastore discovered for the team's services, ordered by service, kind, namespace and name. */
+    public List<DiscoveredDatastore> datastores(String teamId) {
+        List<DiscoveredDatastore> out = new ArrayList<>();
+        query(QueryRequest.builder().tableName(table).keyConditionExpression("pk = :pk")
+                .expressionAttributeValues(Map.of(":pk", s(LinkKeys.datastores(teamId)))), item ->
+                out.add(new DiscoveredDatastore(str(item, "service"), str(item, "kind"), str(item, "name"),
+                        str(item, "system"), str(item, "namespace"), bool(item, "writes"), num(item, "lastSeenMs"))));
         return out;
     }
 

@@ -1,0 +1,66 @@
+package dev.richter.checks.safety;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.richter.common.model.CheckResult;
+import dev.richter.common.model.CheckResult.Outcome;
+import dev.richter.common.model.RegisteredService;
+import dev.richter.common.model.RegisteredService.Datastore;
+import dev.richter.links.datastore.DatastoreDiscovery;
+import dev.richter.links.datastore.DiscoveredDatastore;
+import dev.richter.links.datastore.ShadowSpans;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** {@link DiscoveredDatastoresCheck} on what the link builder discovers in the agent's real spans ({@link ShadowSpans}). */
+class DiscoveredDatastoresCheckTest {
+    private static Map<String, List<DiscoveredDatastore>> discovered(String resource, String service) {
+        return Map.of(service, DatastoreDiscovery.discover(ShadowSpans.parse(resource).spans()));
+    }
+
+    private static List<String> lines(List<CheckResult> r) {
+        return r.stream().map(c -> c.outcome() + " " + c.subject()).toList();
+    }
+
+    @Test
+    void aWrittenDatastoreWithoutDeclaredShadowFailsAndAReadOnlyOneWarns() {
+        List<RegisteredService> services = List.of(new RegisteredService("t", "shop", "http://shop", "/h", null,
+                List.of(new Datastore("table", "visits", "visits_shadow"), new Datastore("cache", "stock:", "shadow:stock:"),
+                        new Datastore("topic", "orders", "orders-shadow"))));
+
+        List<CheckResult> r = DiscoveredDatastoresCheck.check(services, discovered(ShadowSpans.SHOP, "shop"));
+
+        assertEquals(List.of("WARN shop cache config:", "WARN shop table customers", "FAIL shop table audit",
+                "FAIL shop table entries", "FAIL shop cache session:", "FAIL shop topic payments"), lines(r));
+        assertTrue(r.get(2).evidence().matches("shop table mem:shop/audit \\(h2, last seen 20\\d\\d-.*Z\\) is written in the"
+                + " traces but shop declares no shadow table for it: marked writes would reach it"), r.get(2).evidence());
+    }
+
+    @Test
+    void allMappedPassesAndADiscoveredShadowIsNotAProductionDatastore() {
+        List<RegisteredService> services = List.of(new RegisteredService("t", "inventory", "http://i", "/h", null,
+                List.of(new Datastore("table", "visits", "visits_shadow"), new Datastore("table", "customers", "customers_shadow"),
+                        new Datastore("schema", "billing", "billing_shadow"), new Datastore("cache", "stock:", "shadow:stock:"),
+                        new Datastore("topic", "orders", "orders-shadow"))));
+
+        List<CheckResult> r = DiscoveredDatastoresCheck.check(services, discovered(ShadowSpans.INVENTORY, "inventory"));
+
+        assertEquals(List.of("PASS inventory"), lines(r));
+        assertEquals("5 discovered datastores, each with a declared shadow", r.get(0).evidence(),
+                "visits, customers, invoices (schema billing), stock:, orders; visits_shadow is a shadow");
+    }
+
+    @Test
+    void nothingDiscoveredWarns() {
+        List<RegisteredService> services = new ArrayList<>(List.of(new RegisteredService("t", "shop", "http://shop", "/h",
+                null, List.of())));
+
+        List<CheckResult> r = DiscoveredDatastoresCheck.check(services, Map.of());
+
+        assertEquals(List.of("WARN discovered datastores"), lines(r));
+        assertTrue(r.get(0).evidence().startsWith("no datastore discovered in the traces of [shop]"), r.get(0).evidence());
+    }
+}

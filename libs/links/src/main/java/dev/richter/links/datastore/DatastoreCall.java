@@ -1,0 +1,150 @@
+package dev.richter.links.datastore;
+
+import dev.richter.links.trace.Span;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What one CLIENT or PRODUCER span asked of a database, a cache or a broker, read from the OpenTelemetry semantic
+ * conventions the agent writes: the old database attributes (agent 2.22's default: {@code db.system},
+ * {@code db.name}, {@code db.statement}, {@code db.operation}, {@code db.sql.table}) and the stable ones
+ * ({@code otel.semconv-stability.opt-in=database}: {@code db.system.name}, {@code db.namespace},
+ * {@code db.query.text}, {@code db.operation.name}, {@code db.collection.name}), the new one first when both are
+ * present; messaging: {@code messaging.system}, {@code messaging.destination.name}, {@code messaging.operation}
+ * (or {@code messaging.operation.type}).
+ *
+ * <p>These attributes name what the application asked for; Richter's agent extension records where it sent a marked
+ * call instead ({@value #SHADOW_TARGET}), or that it refused it ({@value #REFUSED}) or would have in report mode
+ * ({@value #WOULD_REFUSE}).
+ *
+ * <p>Targets: a database call's table attribute when there is one, else the tables its statement names
+ * ({@link SqlTargets}); a Redis call's keys ({@link RedisCommands}); a messaging call's destination.
+ *
+ * @param kind {@value #TABLE}, {@value #CACHE} or {@value #TOPIC} (the {@code kind}s of a service's datastores)
+ * @param system the database, cache or messaging system, e.g. {@code h2}, {@code postgresql}, {@code redis},
+ *     {@code kafka}
+ * @param namespace the database ({@code db.name} / {@code db.namespace}), {@code ""} when not recorded
+ * @param operation upper case: the SQL verb, the Redis command, or the messaging operation ({@code PUBLISH},
+ *     {@code SEND}, ...); {@code ""} when neither recorded nor readable from the statement
+ * @param write true when the call may change data (SQL writes and DDL, Redis write commands, publish/send); unknown
+ *     operations count as writes
+ * @param control true when the call touches no data (SQL {@code SET}, {@code COMMIT}...; Redis {@code CLIENT},
+ *     {@code PING}...)
+ * @param written the targets it writes, as named (table, Redis key, topic)
+ * @param read the targets it only reads
+ * @param statement the recorded statement, {@code ""} when none
+ * @param problem why the targets could not be read ({@code ""} when they could), e.g. the statement does not parse
+ */
+public record DatastoreCall(String kind, String system, String namespace, String operation, boolean write,
+                            boolean control, List<String> written, List<String> read, String statement,
+                            String problem) {
+    /** Kind of a database table. */
+    public static final String TABLE = "table";
+    /** Kind of a cache key space (a key prefix). */
+    public static final String CACHE = "cache";
+    /** Kind of a messaging destination. */
+    public static final String TOPIC = "topic";
+    /** Span attribute: the shadow Richter's agent extension sent a marked call to. */
+    public static final String SHADOW_TARGET = "richter.shadow.target";
+    /** Span attribute: the extension refused the marked call (nothing was sent), with its reason. */
+    public static final String REFUSED = "richter.refused";
+    /** Span attribute: the extension would have refused it, but its report mode let it through. */
+    public static final String WOULD_REFUSE = "richter.would_refuse";
+    /** {@code db.system} values of key-value caches (OpenTelemetry semantic conventions). */
+    public static final Set<String> CACHE_SYSTEMS = Set.of("redis", "memcached", "valkey", "hazelcast", "geode",
+            "coherence");
+
+    public DatastoreCall {
+        written = List.copyOf(written);
+        read = List.copyOf(read);
+    }
+
+    /** Every target, written ones first. */
+    public List<String> targets() {
+        List<String> all = new ArrayList<>(written);
+        all.addAll(read);
+        return all;
+    }
+
+    /**
+     * The datastore call {@code span} records, if it is one: a CLIENT or PRODUCER span with a database or messaging
+     * system attribute.
+     */
+    public static Optional<DatastoreCall> of(Span span) {
+        if (!span.kind().makesCall()) {
+            return Optional.empty();
+        }
+        Map<String, String> a = span.attributes();
+        String dbSystem = first(a, "db.system.name", "db.system");
+        if (!dbSystem.isEmpty()) {
+            String statement = first(a, "db.query.text", "db.statement");
+            String operation = first(a, "db.operation.name", "db.operation").toUpperCase(Locale.ROOT);
+            String namespace = first(a, "db.namespace", "db.name");
+            if (CACHE_SYSTEMS.contains(dbSystem.toLowerCase(Locale.ROOT))) {
+                return Optional.of(cache(dbSystem, namespace, operation, statement));
+            }
+            return Optional.of(table(dbSystem, namespace, operation, first(a, "db.collection.name", "db.sql.table"),
+                    statement));
+        }
+        String messaging = a.getOrDefault("messaging.system", "");
+        if (!messaging.isEmpty()) {
+            String destination = a.getOrDefault("messaging.destination.name", "");
+            String operation = first(a, "messaging.operation.type", "messaging.operation").toUpperCase(Locale.ROOT);
+            boolean write = span.kind() == dev.richter.links.trace.SpanKind.PRODUCER
+                    || !Set.of("RECEIVE", "PROCESS", "SETTLE", "DELIVER").contains(operation);
+            List<String> target = destination.isEmpty() ? List.of() : List.of(destination);
+            return Optional.of(new DatastoreCall(TOPIC, messaging, "", operation, write, false,
+                    write ? target : List.of(), write ? List.of() : target, "",
+                    destination.isEmpty() ? "no messaging.destination.name" : ""));
+        }
+        return Optional.empty();
+    }
+
+    private static DatastoreCall table(String system, String namespace, String operation, String table,
+                                       String statement) {
+        if (!table.isEmpty()) {
+            String op = operation.isEmpty() ? SqlTargets.verb(statement) : operation;
+            boolean write = SqlTargets.writes(op);
+            String name = SqlTargets.unquote(table);
+            return new DatastoreCall(TABLE, system, namespace, op, write, false, write ? List.of(name) : List.of(),
+                    write ? List.of() : List.of(name), statement, "");
+        }
+        if (statement.isBlank()) {
+            boolean control = SqlTargets.CONTROL_OPERATIONS.contains(operation);
+            return new DatastoreCall(TABLE, system, namespace, operation, !control && SqlTargets.writes(operation),
+                    control, List.of(), List.of(), "", control ? "" : "no table attribute and no statement recorded");
+        }
+        String verb = operation.isEmpty() ? SqlTargets.verb(statement) : operation;
+        if (SqlTargets.CONTROL_OPERATIONS.contains(SqlTargets.verb(statement))) {
+            return new DatastoreCall(TABLE, system, namespace, verb, false, true, List.of(), List.of(), statement, "");
+        }
+        try {
+            SqlTargets.Tables p = SqlTargets.parse(statement);
+            return new DatastoreCall(TABLE, system, namespace, p.operation(), SqlTargets.writes(p.operation()), false,
+                    p.written(), p.read(), statement, "");
+        } catch (IllegalArgumentException e) {
+            return new DatastoreCall(TABLE, system, namespace, verb, SqlTargets.writes(verb), false, List.of(),
+                    List.of(), statement, e.getMessage());
+        }
+    }
+
+    private static DatastoreCall cache(String system, String namespace, String operation, String statement) {
+        RedisCommands.Command c = RedisCommands.parse(statement);
+        String op = c.command().isEmpty() ? operation : c.command();
+        RedisCommands.Command command = new RedisCommands.Command(op, c.keys());
+        String problem = command.keys().isEmpty() && !command.control()
+                ? (statement.isBlank() ? "no statement recorded: the key is unknown" : "names no key") : "";
+        return new DatastoreCall(CACHE, system, namespace, op, command.writes(), command.control(),
+                command.writes() ? command.keys() : List.of(), command.writes() ? List.of() : command.keys(), statement,
+                problem);
+    }
+
+    private static String first(Map<String, String> a, String preferred, String old) {
+        String v = a.getOrDefault(preferred, "").strip();
+        return v.isEmpty() ? a.getOrDefault(old, "").strip() : v;
+    }
+}
