@@ -24,27 +24,39 @@ import software.amazon.awssdk.services.sfn.model.DescribeExecutionRequest;
 import software.amazon.awssdk.services.sfn.model.StartExecutionRequest;
 
 /**
- * End to end: the safety checks gate real runs of the demo shop (with the OpenTelemetry agent) on the
- * local stack. The team's safety configuration goes through {@code PUT /safety}; its trace source is the shop's
- * run directory (the agent's span log lines). Variants: real payment for marked traffic (mock-required exit
- * reached), the async hop that drops the marker, the SDK answering marked payment calls from Richter's
- * {@code GET /safety/mocks}; and the nightly state machine emitting {@code Check Regressed} when the shop
- * breaks between two nights.
+ * End to end: the safety checks gate real runs of the demo shop (Spring Boot services with the OpenTelemetry agent and
+ * Richter's extension, H2, Redis) on the local stack, and each broken variant is caught before the formal stage with
+ * nothing reaching production, as the shop's own database and payment counter show ({@link ShopLedger}). The team's
+ * safety configuration goes through {@code PUT /safety}; its trace source is the shop's run directory (the agent's
+ * span log lines); the shop's extension loads the team's {@code GET /safety/isolation} every 5 s.
+ * <ul>
+ *   <li>the shop as it should be: every check passes, the formal stage runs, marked writes land in the shadows;</li>
+ *   <li>the extension left in report mode (the team's {@code isolation.mode}), though every shadow and mock is set;</li>
+ *   <li>a new table with no shadow ({@code SHOP_AUDIT_RESERVATIONS=1});</li>
+ *   <li>a new external exit with no mock ({@code SHOP_FRAUD_URL});</li>
+ *   <li>the marker lost on a thread the agent does not follow ({@code SHOP_ASYNC_PAYMENT=1}), and the nightly state
+ *       machine emitting {@code Check Regressed} when the shop breaks that way between two nights.</li>
+ * </ul>
  *
- * <p>The shop runs on its own ports and run directory; a variant is started once and reused by the tests
- * that need it (methods run in order so each variant starts once).
+ * <p>The shop runs on its own ports and run directory; a variant is started once and reused by the tests that need it
+ * (methods run in order so each variant starts once).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SafetyGateIT extends LocalAwsStackTestSupport {
+    static final String TEAM = "safety-shop";
+    static final int GATEWAY_PORT = 19180;
     static final int ORDER_PORT = 19181;
     static final int INVENTORY_PORT = 19182;
     static final int PAYMENT_PORT = 19183;
     static final Path RUN_DIR = root.resolve("local/target/it-shop-safety");
     static final String NIGHTLY_ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:NightlyCheckStateMachine";
     static final String PAYMENT_EXIT = "payment POST /charge";
+    /** Longer than the isolation's refreshS (5): the extension has loaded a configuration put before it. */
+    static final long ISOLATION_RELOAD_MS = 7_000;
 
     static Shop shop;
     static Map<String, String> shopVariant;
+    static ApiClient api;
 
     @AfterAll
     static void stopShop() {
@@ -53,8 +65,15 @@ class SafetyGateIT extends LocalAwsStackTestSupport {
         }
     }
 
-    /** The shop with {@code variant} added to its environment; restarted only when the variant changes. */
+    /**
+     * The shop with {@code variant} added to its environment, its extension loading the team's isolation; restarted
+     * only when the variant changes. The team is configured ({@link #configure}) before the first start.
+     */
     static void useShop(Map<String, String> variant) throws Exception {
+        if (api == null) {
+            api = api(TEAM);
+            configure("enforce");
+        }
         if (shop != null && variant.equals(shopVariant)) {
             return;
         }
@@ -63,41 +82,66 @@ class SafetyGateIT extends LocalAwsStackTestSupport {
             shop = null;
         }
         Map<String, String> env = new HashMap<>(variant);
+        env.put("SHOP_GATEWAY_PORT", String.valueOf(GATEWAY_PORT));
         env.put("SHOP_ORDER_PORT", String.valueOf(ORDER_PORT));
         env.put("SHOP_INVENTORY_PORT", String.valueOf(INVENTORY_PORT));
         env.put("SHOP_PAYMENT_PORT", String.valueOf(PAYMENT_PORT));
+        env.put("SHOP_DB_PORT", "19192");
+        env.put("SHOP_REDIS_PORT", "19193");
         env.put("SHOP_RUN_DIR", RUN_DIR.toString());
+        env.putAll(Demo.shopEnv(LocalAwsStack.apiBaseUrl(), token(TEAM)));
+        if (variant.containsKey("SHOP_FRAUD_URL")) {
+            env.put("SHOP_FRAUD_URL", "http://127.0.0.1:" + PAYMENT_PORT);
+        }
         shop = Shop.start(root, env);
         shopVariant = Map.copyOf(variant);
     }
 
-    /** Registers the shop's in-scope services (order, inventory; payment is the exit) and the safety configuration. */
-    static ApiClient team(String team, Map<String, Object> safety) throws Exception {
-        ApiClient api = api(team);
+    /**
+     * Registers the shop's in-scope services (gateway, order, inventory with its shadow tables and keys; payment is
+     * the exit) and the safety configuration: the payment exit with its address and its mock, isolation in
+     * {@code mode}, refreshed every 5 s.
+     */
+    static void configure(String mode) throws Exception {
+        register(api, "gateway", "http://127.0.0.1:" + GATEWAY_PORT);
         register(api, "order", "http://127.0.0.1:" + ORDER_PORT);
-        register(api, "inventory", "http://127.0.0.1:" + INVENTORY_PORT);
-        Map<String, Object> config = new HashMap<>(safety);
-        config.put("traceSource", Map.of("kind", "directory", "path", RUN_DIR.toString()));
-        var r = api.put("/safety", Json.write(config));
+        var r = api.post("/services", Json.write(Map.of("name", "inventory", "baseUrl", "http://127.0.0.1:" + INVENTORY_PORT,
+                "healthPath", "/actuator/health", "datastores", List.of(
+                        Map.of("kind", "table", "production", "stock", "shadow", "stock_shadow"),
+                        Map.of("kind", "table", "production", "reservations", "shadow", "reservations_shadow"),
+                        Map.of("kind", "cache", "production", "stock:", "shadow", "shadow:stock:")))));
         assertTrue(r.status() == 201 || r.status() == 200, r.body());
-        return api;
-    }
-
-    static Map<String, Object> paymentMockRequired() {
-        return Map.of("exits", List.of(Map.of("service", "payment", "node", PAYMENT_EXIT, "from", "inventory")),
+        r = api.put("/safety", Json.write(Map.of(
+                "traceSource", Map.of("kind", "directory", "path", RUN_DIR.toString()),
+                "exits", List.of(Map.of("service", "payment", "node", PAYMENT_EXIT, "from", "order",
+                        "baseUrl", "http://127.0.0.1:" + PAYMENT_PORT)),
                 "mocks", List.of(Map.of("exit", PAYMENT_EXIT, "status", 200, "body", "{\"chargeId\":\"mock-1\"}",
-                        "latencyMs", 20)));
+                        "headers", Map.of("Content-Type", "application/json"), "latencyMs", 20)),
+                "isolation", Map.of("mode", mode, "refreshS", 5))));
+        assertTrue(r.status() == 201 || r.status() == 200, r.body());
     }
 
-    /** Pre-test 2 QPS x 5 s, one formal step 4 QPS x 3 s, POST /orders on order. */
+    /** Pre-test 2 QPS x 5 s, one formal step 4 QPS x 3 s, POST /orders through the gateway. */
     static String shopPlan() {
-        return Json.write(Map.of("name", "safety it", "scenarios", List.of(Map.of("name", "orders", "service", "order",
+        return Json.write(Map.of("name", "safety it", "scenarios", List.of(Map.of("name", "orders", "service", "gateway",
                         "requests", List.of(Map.of("method", "POST", "path", "/orders", "headers",
                                 Map.of("content-type", "application/json"), "body", "{\"sku\":\"A1\",\"qty\":1}")))),
                 "preTest", Map.of("qps", 2, "durationS", 5),
                 "formal", Map.of("steps", List.of(Map.of("qps", 4, "durationS", 3))),
-                "coreModules", List.of("order"), "perWorkerQps", 5, "requestTimeoutMs", 2000));
+                "coreModules", List.of("order", "inventory"), "perWorkerQps", 5, "requestTimeoutMs", 2000));
     }
+
+    /** Runs the shop plan; returns its report and the shop's ledger over the run. */
+    static Ran run(String variant) throws Exception {
+        ShopLedger before = shop.ledger();
+        JsonNode report = show(variant, awaitReport(api, startRun(api, shopPlan()), 180_000));
+        Thread.sleep(1_000); // the agent exports spans every 500 ms
+        ShopLedger side = shop.ledger().minus(before);
+        System.out.println("   shop side: " + side);
+        return new Ran(report, side);
+    }
+
+    record Ran(JsonNode report, ShopLedger shop) {}
 
     /** Prints the report's safety evidence (the IT log shows what each variant produced). */
     static JsonNode show(String variant, JsonNode report) {
@@ -117,80 +161,127 @@ class SafetyGateIT extends LocalAwsStackTestSupport {
                 .filter(c -> c.path("name").asText().equals(name)).toList();
     }
 
+    static JsonNode onlyCheck(JsonNode report, String name) {
+        List<JsonNode> c = checks(report, "dynamicChecks", name);
+        assertEquals(1, c.size(), name + ": " + report.path("dynamicChecks"));
+        return c.get(0);
+    }
+
+    /** The pre-test failed, the formal stage never started, and nothing of the run reached production. */
+    static void caughtBeforeTheFormalStageWithNothingInProduction(Ran ran) {
+        assertEquals("PRE_TEST_FAILED", ran.report().path("outcome").asText(), ran.report().path("outcomeReason").asText());
+        assertEquals(0, ran.report().path("formal").size(), "the formal stage must not start");
+        assertEquals(0, ran.shop().rows().get("reservations"), ran.shop().toString());
+        assertEquals(0, ran.shop().rows().get("reservation_audit"), ran.shop().toString());
+        assertEquals(0, ran.shop().stockUnits().get("stock"), ran.shop().toString());
+        assertEquals(0, ran.shop().charges(), "payment's own counter: " + ran.shop());
+        assertEquals(0, ran.shop().scores(), "payment's own counter: " + ran.shop());
+    }
+
     @Test
     @Order(1)
-    void markedTrafficReachingAMockRequiredExitForRealFailsThePreTest() throws Exception {
+    void theShopWithItsExtensionPassesEverySafetyCheckAndItsMarkedWritesLandInTheShadows() throws Exception {
         useShop(Map.of());
-        ApiClient api = team("safety-real", paymentMockRequired());
-        JsonNode report = show("real payment", awaitReport(api, startRun(api, shopPlan()), 180_000));
-
-        assertEquals("PRE_TEST_FAILED", report.path("outcome").asText(), report.toPrettyString());
-        assertEquals(0, report.path("formal").size(), "the formal stage must not start");
-        List<JsonNode> mocked = checks(report, "dynamicChecks", "mocked-exit");
-        assertEquals(1, mocked.size(), report.path("dynamicChecks").toString());
-        assertEquals("FAIL", mocked.get(0).path("outcome").asText(), mocked.toString());
-        assertEquals(PAYMENT_EXIT, mocked.get(0).path("subject").asText());
-        assertTrue(mocked.get(0).path("evidence").asText().matches("(?s).*trace [0-9a-f]{32}.*"),
-                "names a trace id: " + mocked.get(0).path("evidence").asText());
-        assertEquals("PASS", checks(report, "staticChecks", "mock-present").get(0).path("outcome").asText(),
-                "the mock is configured in Richter (the shop just does not use it)");
+        Ran ran = run("enforced isolation");
+        JsonNode report = ran.report();
+        assertEquals("PASSED", report.path("outcome").asText(), report.path("outcomeReason").asText());
+        assertEquals(1, report.path("formal").size(), "the formal stage ran");
+        for (String name : List.of("trace-source", "marker-propagation", "mocked-exit", "isolation-enforced", "shadow-writes")) {
+            List<JsonNode> c = checks(report, "dynamicChecks", name);
+            assertTrue(!c.isEmpty() && c.stream().allMatch(r -> r.path("outcome").asText().equals("PASS")), name + ": " + c);
+        }
+        assertTrue(onlyCheck(report, "mocked-exit").path("evidence").asText()
+                .matches("[1-9][0-9]* marked calls answered by the mock.*"), report.path("dynamicChecks").toString());
+        long sent = report.path("preTest").get(0).path("counters").path("ok").asLong()
+                + report.path("formal").get(0).path("counters").path("ok").asLong();
+        assertEquals(22, sent, "2 QPS x 5 s + 4 QPS x 3 s, all placed");
+        assertEquals(22, ran.shop().rows().get("reservations_shadow"), ran.shop().toString());
+        assertEquals(0, ran.shop().rows().get("reservations"), ran.shop().toString());
+        assertEquals(22, ran.shop().stockUnits().get("stock_shadow"), ran.shop().toString());
+        assertEquals(0, ran.shop().stockUnits().get("stock"), ran.shop().toString());
+        assertEquals(0, ran.shop().charges(), "payment's own counter: every marked charge was mocked");
     }
 
     @Test
     @Order(2)
-    void nightlyCheckEmitsCheckRegressedWhenTheShopBreaksBetweenTwoNights() throws Exception {
+    void theExtensionLeftInReportModeFailsThePreTestThoughNothingReachedProduction() throws Exception {
         useShop(Map.of());
-        ApiClient api = team("safety-nightly", Map.of());
-        assertEquals(201, api.post("/plans", shopPlan()).status());
-        JsonNode first = nightly();
-        assertTrue(first.toString().contains("safety-nightly"), first.toString());
-        assertTrue(regressions("safety-nightly").stream().noneMatch(e -> e.path("check").asText().equals("marker-propagation")),
-                "a healthy night: marker propagation passes");
-
-        useShop(Map.of("SHOP_BREAK_ASYNC_MARKER", "1"));
-        nightly();
-        regressions("safety-nightly").forEach(e -> System.out.println("== nightly Check Regressed: " + e));
-        List<JsonNode> regressed = regressions("safety-nightly").stream()
-                .filter(e -> e.path("check").asText().equals("marker-propagation")).toList();
-        assertTrue(regressed.stream().anyMatch(e -> e.path("now").asText().equals("FAIL")
-                && e.path("evidence").asText().contains("inventory->payment")), regressions("safety-nightly").toString());
+        configure("report");
+        Thread.sleep(ISOLATION_RELOAD_MS);
+        try {
+            Ran ran = run("report mode");
+            caughtBeforeTheFormalStageWithNothingInProduction(ran);
+            JsonNode enforced = onlyCheck(ran.report(), "isolation-enforced");
+            assertEquals("FAIL", enforced.path("outcome").asText(), enforced.toString());
+            assertTrue(enforced.path("evidence").asText().contains("the isolation is in report mode in "), enforced.toString());
+            assertTrue(ran.report().path("outcomeReason").asText().contains("isolation-enforced"),
+                    ran.report().path("outcomeReason").asText());
+        } finally {
+            configure("enforce");
+            Thread.sleep(ISOLATION_RELOAD_MS);
+        }
     }
 
     @Test
     @Order(3)
-    void markerLostOnTheAsyncHopFailsThePreTestNamingTheEdge() throws Exception {
-        useShop(Map.of("SHOP_BREAK_ASYNC_MARKER", "1"));
-        ApiClient api = team("safety-async", Map.of());
-        JsonNode report = show("async marker", awaitReport(api, startRun(api, shopPlan()), 180_000));
+    void nightlyCheckEmitsCheckRegressedWhenTheShopBreaksBetweenTwoNights() throws Exception {
+        useShop(Map.of());
+        assertEquals(201, api.post("/plans", shopPlan()).status());
+        JsonNode first = nightly();
+        assertTrue(first.toString().contains(TEAM), first.toString());
+        assertTrue(regressions(TEAM).stream().noneMatch(e -> e.path("check").asText().equals("marker-propagation")),
+                "a healthy night: marker propagation passes");
 
-        assertEquals("PRE_TEST_FAILED", report.path("outcome").asText(), report.toPrettyString());
-        assertEquals(0, report.path("formal").size(), "the formal stage must not start");
-        List<JsonNode> propagation = checks(report, "dynamicChecks", "marker-propagation");
-        assertTrue(propagation.stream().anyMatch(c -> c.path("outcome").asText().equals("FAIL")
-                && c.path("evidence").asText().contains("edge inventory->payment")), propagation.toString());
-        assertTrue(report.path("outcomeReason").asText().contains("inventory->payment"), report.path("outcomeReason").asText());
+        useShop(Map.of("SHOP_ASYNC_PAYMENT", "1"));
+        nightly();
+        regressions(TEAM).forEach(e -> System.out.println("== nightly Check Regressed: " + e));
+        List<JsonNode> regressed = regressions(TEAM).stream()
+                .filter(e -> e.path("check").asText().equals("marker-propagation")).toList();
+        assertTrue(regressed.stream().anyMatch(e -> e.path("now").asText().equals("FAIL")
+                && e.path("evidence").asText().contains("order->payment")), regressions(TEAM).toString());
     }
 
     @Test
     @Order(4)
-    void exitMockServedByRichterLetsTheSafetyChecksPassAndTheFormalStageRun() throws Exception {
-        String team = "safety-mocked";
-        ApiClient api = team(team, paymentMockRequired());
-        var mocks = api(team).get("/safety/mocks");
-        assertEquals(200, mocks.status(), mocks.body());
-        assertEquals(PAYMENT_EXIT, mocks.json().path("mocks").get(0).path("exit").asText());
-        useShop(Map.of("SHOP_MOCKS_URL", LocalAwsStack.apiBaseUrl() + "/safety/mocks", "SHOP_MOCKS_TOKEN", token(team),
-                "SHOP_MOCKS_REFRESH_MS", "1000"));
-        JsonNode report = show("mocked payment", awaitReport(api, startRun(api, shopPlan()), 180_000));
+    void markerLostOnAThreadTheAgentDoesNotFollowFailsThePreTestNamingTheEdge() throws Exception {
+        useShop(Map.of("SHOP_ASYNC_PAYMENT", "1"));
+        Ran ran = run("marker lost");
+        JsonNode report = ran.report();
+        assertEquals("PRE_TEST_FAILED", report.path("outcome").asText(), report.path("outcomeReason").asText());
+        assertEquals(0, report.path("formal").size(), "the formal stage must not start");
+        List<JsonNode> propagation = checks(report, "dynamicChecks", "marker-propagation");
+        assertTrue(propagation.stream().anyMatch(c -> c.path("outcome").asText().equals("FAIL")
+                && c.path("evidence").asText().contains("edge order->payment")), propagation.toString());
+        assertTrue(report.path("outcomeReason").asText().contains("order->payment"), report.path("outcomeReason").asText());
+        // what the marker check is for: without the marker the extension cannot tell, and the charges were real
+        assertEquals(10, ran.shop().charges(), "payment's own counter: the pre-test's 10 orders, charged for real");
+    }
 
-        assertEquals("PASSED", report.path("outcome").asText(), report.toPrettyString());
-        assertEquals(1, report.path("formal").size(), "the formal stage ran");
-        for (String name : List.of("trace-source", "marker-propagation", "mocked-exit")) {
-            List<JsonNode> c = checks(report, "dynamicChecks", name);
-            assertTrue(!c.isEmpty() && c.stream().allMatch(r -> r.path("outcome").asText().equals("PASS")), name + ": " + c);
-        }
-        assertTrue(checks(report, "dynamicChecks", "mocked-exit").get(0).path("evidence").asText()
-                .matches("[1-9][0-9]* marked calls answered by the mock.*"), report.path("dynamicChecks").toString());
+    @Test
+    @Order(5)
+    void aNewTableWithNoShadowIsRefusedByTheExtensionAndFailsThePreTest() throws Exception {
+        useShop(Map.of("SHOP_AUDIT_RESERVATIONS", "1"));
+        Ran ran = run("table with no shadow");
+        caughtBeforeTheFormalStageWithNothingInProduction(ran);
+        JsonNode enforced = onlyCheck(ran.report(), "isolation-enforced");
+        assertEquals("FAIL", enforced.path("outcome").asText(), enforced.toString());
+        assertTrue(enforced.path("evidence").asText().startsWith("10 marked calls refused by the isolation"), enforced.toString());
+        assertTrue(enforced.path("evidence").asText().contains("exit 'table reservation_audit'"), enforced.toString());
+        assertEquals(0, ran.shop().rows().get("reservations_shadow"),
+                "the refusal rolled the reservation back: the transaction failed whole " + ran.shop());
+    }
+
+    @Test
+    @Order(6)
+    void aNewExitWithNoMockIsRefusedByTheExtensionAndFailsThePreTest() throws Exception {
+        useShop(Map.of("SHOP_FRAUD_URL", "payment"));
+        Ran ran = run("exit with no mock");
+        caughtBeforeTheFormalStageWithNothingInProduction(ran);
+        JsonNode enforced = onlyCheck(ran.report(), "isolation-enforced");
+        assertEquals("FAIL", enforced.path("outcome").asText(), enforced.toString());
+        assertTrue(enforced.path("evidence").asText().startsWith("10 marked calls refused by the isolation"), enforced.toString());
+        assertTrue(enforced.path("evidence").asText().contains("exit '127.0.0.1:" + PAYMENT_PORT + " POST /score'"),
+                enforced.toString());
     }
 
     /** Runs the nightly state machine once and returns its output. */
