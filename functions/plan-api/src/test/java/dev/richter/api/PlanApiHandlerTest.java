@@ -75,6 +75,8 @@ class PlanApiHandlerTest {
     }
 
     private PlanApiHandler handler(Supplier<Quotas> quotas) {
+        repositories.putService(new RegisteredService("t1", "gateway", "http://127.0.0.1:18080", "/actuator/health",
+                "/actuator/prometheus", List.of()));
         repositories.putService(new RegisteredService("t1", "order", "http://127.0.0.1:18081", "/actuator/health",
                 "/actuator/prometheus", List.of()));
         repositories.putService(new RegisteredService("t1", "inventory", "http://127.0.0.1:18082", "/actuator/health",
@@ -112,7 +114,8 @@ class PlanApiHandlerTest {
     /** The demo plan with its last formal step at {@code qps}. */
     private static String demoPlanWithLastStep(double qps) throws Exception {
         ObjectNode plan = (ObjectNode) Json.MAPPER.readTree(demoPlan());
-        ((ObjectNode) plan.path("formal").path("steps").get(2)).put("qps", qps);
+        var steps = plan.path("formal").path("steps");
+        ((ObjectNode) steps.get(steps.size() - 1)).put("qps", qps);
         return Json.write(plan);
     }
 
@@ -129,7 +132,7 @@ class PlanApiHandlerTest {
         assertEquals(1, storedPlans());
         JsonNode stored = body(response);
         assertEquals(1, stored.path("version").asInt());
-        assertEquals(3, stored.path("formal").path("steps").size(), "read back in the input's shape");
+        assertEquals(4, stored.path("formal").path("steps").size(), "read back in the input's shape");
         // the plan read back is valid input: posting it again creates another plan with the same content
         var again = call(h, event("POST /plans", "t1", Map.of(), Json.write(stored)));
         assertEquals(201, again.get("statusCode"), String.valueOf(again.get("body")));
@@ -315,7 +318,7 @@ class PlanApiHandlerTest {
         JsonNode body = body(response);
         assertEquals("ValidationFailed", body.path("error").asText());
         assertEquals(1, body.path("errors").size(), body.toString());
-        assertEquals("$.formal.steps[2].qps", body.path("errors").get(0).path("path").asText());
+        assertEquals("$.formal.steps[3].qps", body.path("errors").get(0).path("path").asText());
         String reason = body.path("errors").get(0).path("reason").asText();
         assertTrue(reason.contains("42 concurrent Lambda executions") && reason.contains("Lambda concurrency limit of 20"),
                 reason);
@@ -345,12 +348,13 @@ class PlanApiHandlerTest {
         String before = System.getProperty(name);
         System.setProperty(name, "10");
         try {
+            repositories.putService(new RegisteredService("t1", "gateway", "http://127.0.0.1:18080", "/health", null, List.of()));
             repositories.putService(new RegisteredService("t1", "order", "http://127.0.0.1:18081", "/health", null, List.of()));
             repositories.putService(new RegisteredService("t1", "inventory", "http://127.0.0.1:18082", "/health", null, List.of()));
             var h = new PlanApiHandler(new PlanApi(repositories, sfn, "arn", 100_000));
             var response = call(h, event("POST /plans", "t1", Map.of(), demoPlanWithLastStep(500)));
             assertEquals(400, response.get("statusCode"), "500 QPS = 10 workers + 2 > 10");
-            assertEquals("$.formal.steps[2].qps", body(response).path("errors").get(0).path("path").asText());
+            assertEquals("$.formal.steps[3].qps", body(response).path("errors").get(0).path("path").asText());
         } finally {
             if (before == null) {
                 System.clearProperty(name);
@@ -369,9 +373,10 @@ class PlanApiHandlerTest {
         assertEquals(200, response.get("statusCode"), String.valueOf(response.get("body")));
         JsonNode estimate = body(response);
         assertEquals(planId, estimate.path("planId").asText());
-        // demo: pre-test 2 QPS x 10 s, formal 20, 40, 80 QPS x 15 s at 50 QPS per worker: 1, 1, 1, 2 workers, one leg each
-        assertEquals(List.of(1, 1, 1, 2), workers(estimate));
-        assertEquals(1 + 4 + 5, estimate.path("executions").path("total").asLong(), "1 parent, 4 legs, 5 workers");
+        // demo: pre-test 2 QPS x 10 s, formal 20, 40, 60, 80 QPS x 15 s at 50 QPS per worker: 1, 1, 1, 2, 2 workers,
+        // one leg each
+        assertEquals(List.of(1, 1, 1, 2, 2), workers(estimate));
+        assertEquals(1 + 5 + 7, estimate.path("executions").path("total").asLong(), "1 parent, 5 legs, 7 workers");
         assertEquals(25_000, estimate.path("historyEvents").path("limit").asLong());
         // a 15 s formal leg is monitored 10 s lead + 15 s = 25 s, counted at the 1 s alert wait: 25 + 1 = 26 rounds,
         // 20 + 14*26 = 384 events
@@ -398,7 +403,7 @@ class PlanApiHandlerTest {
         assertEquals(PlanDocument.DEFAULT_REQUEST_TIMEOUT_MS, stored.path("requestTimeoutMs").asInt());
         JsonNode estimate = body(call(h, event("GET /plans/{planId}/estimate", "t1",
                 Map.of("planId", stored.path("planId").asText()), null)));
-        assertEquals(List.of(1, 1, 1, 3), workers(estimate), "2400 QPS / 1000 per worker = 3 workers");
+        assertEquals(List.of(1, 1, 1, 1, 3), workers(estimate), "2400 QPS / 1000 per worker = 3 workers");
     }
 
     private static List<Integer> workers(JsonNode estimate) {

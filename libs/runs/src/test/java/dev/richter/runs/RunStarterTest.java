@@ -58,6 +58,7 @@ class RunStarterTest {
             new AuditLog(db.dynamoDb, "audit"), sfn, SM, CLOCK);
 
     RunStarterTest() {
+        db.repositories.putService(new RegisteredService("t1", "gateway", "http://127.0.0.1:18080", "/health", null, List.of()));
         db.repositories.putService(new RegisteredService("t1", "order", "http://127.0.0.1:18081", "/health", null, List.of()));
         db.repositories.putService(new RegisteredService("t1", "inventory", "http://127.0.0.1:18082", "/health", null, List.of()));
     }
@@ -88,11 +89,12 @@ class RunStarterTest {
         var run = db.items("runs").get(s.runId());
         assertEquals("STARTING", run.get("status").s());
         assertEquals("3", run.get("planVersion").n());
-        assertEquals("inventory,order,target:127.0.0.1:18081,target:127.0.0.1:18082", run.get("leasedServices").s());
+        assertEquals("gateway,inventory,order,target:127.0.0.1:18080,target:127.0.0.1:18081,target:127.0.0.1:18082",
+                run.get("leasedServices").s());
         assertEquals("alice", run.get("startedBy").s());
         assertEquals(s.executionArn(), run.get("executionArn").s());
-        for (String key : List.of("t1#service#inventory", "t1#service#order", "target#127.0.0.1:18081",
-                "target#127.0.0.1:18082")) {
+        for (String key : List.of("t1#service#gateway", "t1#service#inventory", "t1#service#order", "target#127.0.0.1:18080",
+                "target#127.0.0.1:18081", "target#127.0.0.1:18082")) {
             assertEquals(s.runId(), db.items("leases").get(key).get("runId").s(), key);
             assertEquals("t1", db.items("leases").get(key).get("teamId").s(), key);
         }
@@ -132,7 +134,7 @@ class RunStarterTest {
 
         RunStart.TargetLeased leased = assertInstanceOf(RunStart.TargetLeased.class, starter.start("bob", demo("plan-2"), 1, ""));
 
-        assertEquals("inventory", leased.held().service(), "the first target in name order");
+        assertEquals("gateway", leased.held().service(), "the first target in name order");
         assertEquals(first.runId(), leased.held().runId());
         assertEquals("plan-1", leased.held().planId());
         assertEquals(1, executions.size());
@@ -154,7 +156,7 @@ class RunStarterTest {
         assertTrue(leased.message("t1").startsWith("target 127.0.0.1:18082 is in use by run " + first.runId()
                 + " (plan plan-1) until it ends"), leased.message("t1"));
         assertEquals(1, executions.size());
-        assertEquals(4, db.items("leases").size(), "the refused start left no lease: the 4 are the first run's");
+        assertEquals(6, db.items("leases").size(), "the refused start left no lease: the 6 are the first run's");
     }
 
     /** Issue 24 finding 1: another team's run on the same address refuses the start, and names nothing of it. */
@@ -172,7 +174,8 @@ class RunStarterTest {
                 leased.message("t2"));
         assertTrue(!leased.message("t2").contains(first.runId()) && !leased.message("t2").contains("plan-1"));
         assertEquals(1, executions.size());
-        assertEquals(Set.of("t1#service#inventory", "t1#service#order", "target#127.0.0.1:18081", "target#127.0.0.1:18082"),
+        assertEquals(Set.of("t1#service#gateway", "t1#service#inventory", "t1#service#order", "target#127.0.0.1:18080",
+                        "target#127.0.0.1:18081", "target#127.0.0.1:18082"),
                 db.items("leases").keySet(), "the refused start left no lease behind");
     }
 
