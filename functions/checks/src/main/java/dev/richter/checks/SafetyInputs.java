@@ -1,6 +1,6 @@
 package dev.richter.checks;
 
-import dev.richter.links.source.TraceSource;
+import dev.richter.checks.safety.ShadowPreCheckEvidence;
 import dev.richter.common.Repositories;
 import dev.richter.common.model.CheckResult;
 import dev.richter.common.model.Counters;
@@ -8,6 +8,7 @@ import dev.richter.common.model.RegisteredService;
 import dev.richter.common.model.WorkerResult;
 import dev.richter.links.Exit;
 import dev.richter.links.LinkService;
+import dev.richter.links.source.TraceSource;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -53,7 +54,31 @@ final class SafetyInputs {
         }
         out.addAll(SafetyGate.staticChecks(teamId, loaded.config(), loaded.configured(), services,
                 exits(teamId, loaded.config(), scope(services)), links.datastores(teamId)));
+        out.addAll(shadowPreChecks(teamId, loaded, services));
         return out;
+    }
+
+    /** How far back the static gate looks for the agent extension's shadow pre-checks, ms. */
+    static final long PRECHECK_LOOKBACK_MS = 24 * 3_600_000L;
+
+    /**
+     * {@link ShadowPreCheckEvidence} over the last {@link #PRECHECK_LOOKBACK_MS} of the team's trace source, when a
+     * scope service declares a shadow table and a trace source is configured; a source that cannot be read is a WARN.
+     */
+    private List<CheckResult> shadowPreChecks(String teamId, Loaded loaded, List<RegisteredService> services) {
+        boolean tables = services.stream().anyMatch(s -> s.datastores().stream().anyMatch(d -> d.kind().equals("table")));
+        if (!tables || !loaded.problem().isEmpty() || !loaded.config().hasTraceSource()) {
+            return List.of();
+        }
+        long now = System.currentTimeMillis();
+        try {
+            TraceSource source = loaded.config().traceSource().open();
+            return ShadowPreCheckEvidence.check(source.spans(teamId, now - PRECHECK_LOOKBACK_MS, now), scope(services),
+                    "the last 24 h of " + source.describe());
+        } catch (RuntimeException e) {
+            return List.of(new CheckResult(ShadowPreCheckEvidence.NAME, CheckResult.Outcome.WARN, "shadow tables",
+                    "cannot read the trace source for the shadow pre-checks: " + e.getMessage()));
+        }
     }
 
     /**

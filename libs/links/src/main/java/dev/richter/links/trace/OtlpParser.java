@@ -90,8 +90,8 @@ final class OtlpParser {
             }
         }
         String peer = kind.makesCall() ? PeerService.of(attributes) : "";
-        return new Span(traceId, spanId, parent, links, service, s.path("name").asText(""), kind, peer,
-                attributes, start, end > start ? end - start : 0);
+        return new Span(traceId, spanId, parent, links, service, ServerOperation.of(kind, s.path("name").asText(""), attributes),
+                kind, peer, attributes, start, end > start ? end - start : 0);
     }
 
     private static List<String> links(JsonNode ls, JsonPath at) {

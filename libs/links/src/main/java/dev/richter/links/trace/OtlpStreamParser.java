@@ -99,8 +99,8 @@ final class OtlpStreamParser {
                 }
             }
             String peer = d.kind.makesCall() ? PeerService.of(d.attributes) : "";
-            out.add(new Span(traceId, spanId, parent, links, service, d.name, d.kind, peer, d.attributes, d.start,
-                    d.end > d.start ? d.end - d.start : 0));
+            out.add(new Span(traceId, spanId, parent, links, service, ServerOperation.of(d.kind, d.name, d.attributes), d.kind,
+                    peer, d.attributes, d.start, d.end > d.start ? d.end - d.start : 0));
         }
     }
 
