@@ -64,6 +64,10 @@ class StorageIsolationIT {
     void start() throws Exception {
         h2 = Server.createTcpServer("-tcpPort", String.valueOf(freePort()), "-ifNotExists").start();
         base = "jdbc:h2:tcp://127.0.0.1:" + h2.getPort() + "/mem:";
+        // the in-memory databases are the test JVM's, shared with ShadowSpansFixtureIT's of the same names: start empty
+        for (String db : List.of("shop", "billing", "billing_shadow", "ledger")) {
+            sql(db, "DROP ALL OBJECTS");
+        }
         sql("shop", "CREATE TABLE visits (page VARCHAR(40))", "CREATE TABLE visits_shadow (page VARCHAR(40))",
                 "CREATE TABLE audit (what VARCHAR(40))", "CREATE TABLE customers (name VARCHAR(40))",
                 "INSERT INTO customers VALUES ('Ada')");
