@@ -47,6 +47,8 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 public final class LinkService {
     /** Default closure depth cap: call chains deeper than this are not stored. */
     public static final int DEFAULT_MAX_CLOSURE_DEPTH = 32;
+    /** Depth of a tree or upstream walk, edges, when the caller asks for none (the Lambda's event, the HTTP API). */
+    public static final int DEFAULT_TREE_DEPTH = 10;
     /**
      * Discovered datastores kept per service (one item of at most a few hundred bytes each, names ≤ {@value
      * DatastoreDiscovery#MAX_NAME_CHARS} characters): beyond it new ones are dropped, counted in {@link
