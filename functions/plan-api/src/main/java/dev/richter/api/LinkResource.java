@@ -9,7 +9,6 @@ import dev.richter.links.LinkService;
 import dev.richter.links.LinkTree;
 import dev.richter.links.graph.Dimension;
 import dev.richter.links.store.NodeAnnotation;
-import dev.richter.links.store.StoredEdge;
 import dev.richter.runs.InputProblem;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -26,7 +25,9 @@ import java.util.Set;
  * the entries, the tree below a node, the exits below an entry and their "mock required" mark. Every read and write
  * is in the caller's team's partition of the links table, so another team's node is a 404, never a 403.
  *
- * <p>Query parameters are checked before anything is read: a bad one is a 400 {@code ValidationFailed} naming
+ * <p>Nodes, edges and exits are the library's records as they are ({@link LinkTree.TreeNode},
+ * {@link dev.richter.links.store.StoredEdge}, {@link Exit}), their fields named as in openapi.json's {@code LinkTree}
+ * and {@code LinkExit}. Query parameters are checked before anything is read: a bad one is a 400 {@code ValidationFailed} naming
  * {@code query.<name>} and the rule, every bad parameter of the request in one answer.
  */
 final class LinkResource {
@@ -93,8 +94,8 @@ final class LinkResource {
         body.put("root", tree.root());
         body.put("maxDepth", tree.maxDepth());
         body.put("rootCycleDepth", tree.rootCycleDepth());
-        body.put("nodes", tree.nodes().stream().map(LinkResource::treeNode).toList());
-        body.put("edges", links.edgesAmong(req.teamId(), dimension, members).stream().map(LinkResource::edge).toList());
+        body.put("nodes", tree.nodes());
+        body.put("edges", links.edgesAmong(req.teamId(), dimension, members));
         return ApiResponse.json(200, body);
     }
 
@@ -123,7 +124,7 @@ final class LinkResource {
         body.put("entry", entry);
         body.put("dimension", dimension.wireName());
         body.put("scope", List.copyOf(scope));
-        body.put("exits", links.exitsBelow(req.teamId(), dimension, entry, scope).stream().map(LinkResource::exit).toList());
+        body.put("exits", links.exitsBelow(req.teamId(), dimension, entry, scope));
         return ApiResponse.json(200, body);
     }
 
@@ -155,8 +156,8 @@ final class LinkResource {
         NodeAnnotation after = links.markMockRequired(req.teamId(), to, mockRequired, req.caller());
         audit.record(req.teamId(), req.caller(), "MarkExitMock", from + " -> " + to, before, after);
         Exit e = found.get();
-        return ApiResponse.json(200, exit(new Exit(e.fromService(), e.fromNode(), e.toService(), e.toNode(), e.callCount(),
-                e.lastSeenEpochMs(), after.mockRequired(), after.coreDependency(), after.annotatedBy())));
+        return ApiResponse.json(200, new Exit(e.fromService(), e.fromNode(), e.toService(), e.toNode(), e.callCount(),
+                e.lastSeenEpochMs(), after.mockRequired(), after.coreDependency(), after.annotatedBy()));
     }
 
     /** The team's registered service names, by name (the registry's order): the test scope. */
@@ -218,41 +219,5 @@ final class LinkResource {
         if (!problems.isEmpty()) {
             throw ApiException.validationFailed(problems);
         }
-    }
-
-    private static Map<String, Object> treeNode(LinkTree.TreeNode n) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("node", n.node());
-        m.put("depth", n.depth());
-        m.put("parent", n.parent());
-        m.put("pathCount", n.pathCount());
-        m.put("callCount", n.callCount());
-        m.put("lastSeenEpochMs", n.lastSeenEpochMs());
-        return m;
-    }
-
-    private static Map<String, Object> edge(StoredEdge e) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("from", e.from());
-        m.put("to", e.to());
-        m.put("fromService", e.fromService());
-        m.put("toService", e.toService());
-        m.put("callCount", e.callCount());
-        m.put("lastSeenEpochMs", e.lastSeenEpochMs());
-        return m;
-    }
-
-    private static Map<String, Object> exit(Exit e) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("fromService", e.fromService());
-        m.put("fromNode", e.fromNode());
-        m.put("toService", e.toService());
-        m.put("toNode", e.toNode());
-        m.put("callCount", e.callCount());
-        m.put("lastSeenEpochMs", e.lastSeenEpochMs());
-        m.put("mockRequired", e.mockRequired());
-        m.put("coreDependency", e.coreDependency());
-        m.put("annotatedBy", e.annotatedBy());
-        return m;
     }
 }
