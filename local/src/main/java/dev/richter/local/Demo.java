@@ -98,7 +98,7 @@ public final class Demo {
      * @param shopSide  the shop's own ledger over the run ({@link ShopLedger#minus}: after less before)
      * @param refused   spans of the run on which the agent extension refused a call ({@code richter.refused})
      */
-    public record Result(Path reportDir, ShopLedger shopSide, long refused) {}
+    public record DemoRun(Path reportDir, ShopLedger shopSide, long refused) {}
 
     /**
      * Runs the main job against a started stack: configures the demo team, starts the shop, runs the plan, prints
@@ -109,12 +109,12 @@ public final class Demo {
      *                {@link #REPORTS_DIR}; tests pass a folder under their own {@code target/})
      * @throws IllegalStateException when the API answers unexpectedly or the run does not finish
      */
-    public static Result run(Path root, LocalAwsStack stack, Path reports) throws IOException, InterruptedException {
+    public static DemoRun run(Path root, LocalAwsStack stack, Path reports) throws IOException, InterruptedException {
         // a real token of the demo team, verified by the local API's JWT authorizer like any client's
         String token = stack.identity().token(TEAM, CALLER, Duration.ofHours(2), JWSAlgorithm.RS256);
         System.out.println("authenticating as " + CALLER + " of team " + TEAM + " (a JWT of the local identity provider, RS256)");
         String shopToken = stack.identity().token(TEAM, "shop-agent", Duration.ofHours(2), JWSAlgorithm.RS256);
-        Result result = run(root, new ApiClient(LocalAwsStack.apiBaseUrl(), token), "127.0.0.1",
+        DemoRun result = run(root, new ApiClient(LocalAwsStack.apiBaseUrl(), token), "127.0.0.1",
                 shopEnv(LocalAwsStack.apiBaseUrl(), shopToken),
                 () -> "events on the bus: " + stack.eventBus().events().stream().map(e -> e.path("detail-type").asText()).toList(),
                 reports);
@@ -192,7 +192,7 @@ public final class Demo {
      *
      * @throws IllegalStateException when the API answers unexpectedly or the run does not finish
      */
-    static Result run(Path root, ApiClient api, String shopHost, Map<String, String> shopEnv, Supplier<String> events,
+    static DemoRun run(Path root, ApiClient api, String shopHost, Map<String, String> shopEnv, Supplier<String> events,
                       Path reports) throws IOException, InterruptedException {
         configure(root, api, shopHost);
         var plan = api.post("/plans", Files.readString(root.resolve("examples/shop/plan.json")));
@@ -232,7 +232,7 @@ public final class Demo {
         System.out.println(events.get());
         summary(json.json(), dir).forEach(System.out::println);
         System.out.println(shopSide.isolationLine(refused));
-        return new Result(dir, shopSide, refused);
+        return new DemoRun(dir, shopSide, refused);
     }
 
     /** Sends the spans in {@code spans} to the link builder, one request per ≤ 3 MiB of whole traces. */

@@ -20,7 +20,7 @@ class MainJobIT extends LocalAwsStackTestSupport {
 
     @Test
     void mainJobFindsTheKneeStopsAtItAndProvesFromTheShopsSideThatNoMarkedRequestReachedProduction() throws Exception {
-        Demo.Result result = Demo.run(root, stack, root.resolve("local/target/it-reports"));
+        Demo.DemoRun result = Demo.run(root, stack, root.resolve("local/target/it-reports"));
         Path dir = result.reportDir();
         JsonNode report = Json.MAPPER.readTree(Files.readString(dir.resolve("report.json")));
         String html = Files.readString(dir.resolve("report.html"));

@@ -25,8 +25,8 @@ import java.util.List;
         @JsonSubTypes.Type(value = LinkRequest.CompareRequest.class, name = "compare"),
         @JsonSubTypes.Type(value = LinkRequest.AnnotateRequest.class, name = "annotate")})
 public sealed interface LinkRequest extends RunScoped {
-    /** Depth of a tree or upstream walk when the event gives none. */
-    int DEFAULT_TREE_DEPTH = 10;
+    /** Depth of a tree or upstream walk when the event gives none ({@link LinkService#DEFAULT_TREE_DEPTH}). */
+    int DEFAULT_TREE_DEPTH = LinkService.DEFAULT_TREE_DEPTH;
 
     /**
      * {@code ingest}: one trace document into the team's links ({@link LinkService#ingest}).

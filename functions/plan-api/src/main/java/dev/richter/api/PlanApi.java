@@ -98,6 +98,7 @@ public final class PlanApi {
                         new RunFlags(dynamoDb, tables.runs()), audit, sfn, input),
                 new ReportResource(repositories, reports),
                 new TraceResource(links, audit),
+                new LinkResource(links, repositories, audit, input),
                 new TrafficSetResource(new TrafficSetStore(dynamoDb, tables.registry()), audit, clock),
                 new FlowResource(flows, repositories, audit, input, clock),
                 new DataSetResource(flows),

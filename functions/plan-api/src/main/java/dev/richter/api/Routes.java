@@ -24,7 +24,7 @@ public final class Routes {
 
     /** One resource class per kind of thing the API serves, each built with only the stores and clients it uses. */
     record Resources(ServiceResource services, PlanResource plans, RunResource runs, ReportResource reports,
-                     TraceResource traces, TrafficSetResource trafficSets, FlowResource flows, DataSetResource dataSets,
+                     TraceResource traces, LinkResource links, TrafficSetResource trafficSets, FlowResource flows, DataSetResource dataSets,
                      SafetyResource safety, AuditResource audit, OpenApiResource openApi) {}
 
     /** Route key to operation, in the order of {@link #ALL}. */
@@ -63,6 +63,10 @@ public final class Routes {
         t.put("POST /runs/{runId}/abort", (r, req) -> r.runs().abort(req));
         t.put("GET /runs/{runId}/report", (r, req) -> r.reports().get(req));
         t.put("POST /traces", (r, req) -> r.traces().ingest(req));
+        t.put("GET /links/entries", (r, req) -> r.links().entries(req));
+        t.put("GET /links/tree", (r, req) -> r.links().tree(req));
+        t.put("GET /links/exits", (r, req) -> r.links().exits(req));
+        t.put("PUT /links/exits/mock", (r, req) -> r.links().markMock(req));
         t.put("POST /traffic-sets", (r, req) -> r.trafficSets().importFile(req));
         t.put("GET /traffic-sets", (r, req) -> r.trafficSets().list(req));
         t.put("GET /traffic-sets/{setId}", (r, req) -> r.trafficSets().get(req));

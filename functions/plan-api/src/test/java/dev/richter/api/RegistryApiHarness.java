@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.richter.common.Json;
 import dev.richter.common.Repositories;
 import dev.richter.common.TableNames;
+import dev.richter.links.FakeDynamoDb;
 import dev.richter.sizing.Quotas;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
@@ -31,7 +32,8 @@ import software.amazon.awssdk.services.sfn.SfnClient;
 
 /**
  * The plan API's Lambda handler (payload 2.0 events in, {@code {statusCode, body}} out) on an in-memory registry,
- * plans and audit table (items keyed by table, team and sort key; queries page by {@code Limit}), for route tests.
+ * plans and audit table (items keyed by table, team and sort key; queries page by {@code Limit}) and the links
+ * library's {@link FakeDynamoDb} as the links table, for route tests.
  * {@link #failPutsWithPrefix} makes the n-th put of a traffic-set manifest fail, to show nothing is half-written.
  */
 final class RegistryApiHarness {
@@ -40,6 +42,9 @@ final class RegistryApiHarness {
      * run records its rows from several threads at once, as DynamoDB takes them).
      */
     final ConcurrentSkipListMap<String, Map<String, AttributeValue>> items = new ConcurrentSkipListMap<>();
+    /** The links table: the links library's own fake of the calls LinkRepository makes (Query on pk or reverse index). */
+    private static final String LINKS = "links";
+    private final FakeDynamoDb links = new FakeDynamoDb();
     /** Fail the n-th put of a traffic-set manifest (0: never). */
     int failPutsWithPrefix;
     final InputValidator schemas = new InputValidator();
@@ -49,7 +54,8 @@ final class RegistryApiHarness {
                 case "putItem" -> put((PutItemRequest) args[0]);
                 case "getItem" -> get((GetItemRequest) args[0]);
                 case "deleteItem" -> delete((DeleteItemRequest) args[0]);
-                case "query" -> query((QueryRequest) args[0]);
+                case "query" -> LINKS.equals(((QueryRequest) args[0]).tableName()) ? links.query((QueryRequest) args[0])
+                        : query((QueryRequest) args[0]);
                 case "batchWriteItem" -> batchWrite(args[0] instanceof BatchWriteItemRequest b ? b : built(args[0]));
                 case "queryPaginator" -> new software.amazon.awssdk.services.dynamodb.paginators.QueryIterable(
                         (DynamoDbClient) proxy, (QueryRequest) args[0]);
@@ -59,9 +65,6 @@ final class RegistryApiHarness {
             });
 
     private static String key(String table, Map<String, AttributeValue> item) {
-        if (table.equals("links")) { // the links table's pk/sk layout (LinkKeys)
-            return table + "\u0000" + item.get("pk").s() + "\u0000" + item.get("sk").s();
-        }
         if (table.equals("plans")) {
             return table + "\u0000\u0000" + item.get("planId").s();
         }
@@ -103,35 +106,35 @@ final class RegistryApiHarness {
     }
 
     private BatchWriteItemResponse batchWrite(BatchWriteItemRequest r) {
+        if (r.requestItems().keySet().equals(java.util.Set.of(LINKS))) {
+            return links.batchWriteItem(r);
+        }
         r.requestItems().forEach((table, writes) -> writes.forEach(w -> items.put(key(table, w.putRequest().item()),
                 w.putRequest().item())));
         return BatchWriteItemResponse.builder().build();
     }
 
     private QueryResponse query(QueryRequest r) {
-        if (r.tableName().equals("links")) { // pk = :pk, one page (the datastores of a team, LinkRepository)
-            String pk = r.expressionAttributeValues().get(":pk").s();
-            return QueryResponse.builder().items(items.entrySet().stream()
-                    .filter(e -> e.getKey().startsWith("links\u0000" + pk + "\u0000")).map(Map.Entry::getValue).toList())
-                    .build();
-        }
         String team = r.expressionAttributeValues().get(":t").s();
         String prefix = r.expressionAttributeValues().containsKey(":p") ? r.expressionAttributeValues().get(":p").s() : null;
         String after = r.exclusiveStartKey() == null || r.exclusiveStartKey().isEmpty() ? null : key(r.tableName(), r.exclusiveStartKey());
         List<Map<String, AttributeValue>> out = new ArrayList<>();
         Map<String, AttributeValue> last = null;
         int limit = r.limit() == null ? Integer.MAX_VALUE : r.limit();
-        for (var e : items.entrySet()) {
+        boolean forward = r.scanIndexForward() == null || r.scanIndexForward(); // the audit log reads newest first
+        for (var e : (forward ? items : items.descendingMap()).entrySet()) {
             var item = e.getValue();
             if (!e.getKey().startsWith(r.tableName() + "\u0000") || !item.get("teamId").s().equals(team)
-                    || (prefix != null && !item.get("itemKey").s().startsWith(prefix)) || (after != null && e.getKey().compareTo(after) <= 0)) {
+                    || (prefix != null && !item.get("itemKey").s().startsWith(prefix))
+                    || (after != null && (forward ? e.getKey().compareTo(after) <= 0 : e.getKey().compareTo(after) >= 0))) {
                 continue;
             }
             if (out.size() == limit) {
                 break;
             }
             out.add(item);
-            last = Map.of("teamId", item.get("teamId"), "itemKey", item.get("itemKey"));
+            String sortKey = item.containsKey("itemKey") ? "itemKey" : "sk";
+            last = Map.of("teamId", item.get("teamId"), sortKey, item.get(sortKey));
         }
         return QueryResponse.builder().items(out).lastEvaluatedKey(out.size() == limit ? last : null).build();
     }

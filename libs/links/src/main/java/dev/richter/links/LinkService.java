@@ -29,6 +29,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -46,6 +47,8 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 public final class LinkService {
     /** Default closure depth cap: call chains deeper than this are not stored. */
     public static final int DEFAULT_MAX_CLOSURE_DEPTH = 32;
+    /** Depth of a tree or upstream walk, edges, when the caller asks for none (the Lambda's event, the HTTP API). */
+    public static final int DEFAULT_TREE_DEPTH = 10;
     /**
      * Discovered datastores kept per service (one item of at most a few hundred bytes each, names ≤ {@value
      * DatastoreDiscovery#MAX_NAME_CHARS} characters): beyond it new ones are dropped, counted in {@link
@@ -259,16 +262,86 @@ public final class LinkService {
     }
 
     /**
+     * Whether {@code node} is in the team's graph of {@code dimension}: one of its entries, or the caller or callee of
+     * a stored edge. At most three DynamoDB Queries (entries, one row below, one row above).
+     *
+     * @param teamId team scope, non-blank
+     * @param node   a node id ({@link Dimension}), e.g. {@code order POST /orders} or {@code order}
+     * @return false for a node of another team's graph, or of no graph
+     * @throws IllegalArgumentException when {@code teamId} is blank
+     */
+    public boolean hasNode(String teamId, Dimension dimension, String node) {
+        requireTeam(teamId);
+        return repository.entries(teamId, dimension).contains(node)
+                || !repository.descendants(teamId, dimension, node, 1).isEmpty()
+                || !repository.ancestors(teamId, dimension, node, 1).isEmpty();
+    }
+
+    /**
+     * The team's direct edges of {@code dimension} whose caller and callee are both in {@code nodes} (e.g. a
+     * {@link LinkTree}'s root and nodes: the tree's edges, back edges of cycles included), each with the calls
+     * observed over every ingest; ordered by caller, then callee. One DynamoDB Query of the team's edges.
+     *
+     * @throws IllegalArgumentException when {@code teamId} is blank
+     */
+    public List<StoredEdge> edgesAmong(String teamId, Dimension dimension, Set<String> nodes) {
+        requireTeam(teamId);
+        return repository.edges(teamId, dimension).stream()
+                .filter(e -> nodes.contains(e.from()) && nodes.contains(e.to()))
+                .sorted(Comparator.comparing(StoredEdge::from).thenComparing(StoredEdge::to))
+                .toList();
+    }
+
+    /**
+     * The {@link #exits} of {@code scopeServices} below {@code entry}: those whose calling node is {@code entry} or a
+     * node it reaches (closure rows of any depth). In the {@code interface} dimension, an exit known only by its
+     * services (a dependency list's service edge) counts when its calling service is the service of a node reached;
+     * in the {@code service} dimension, an exit counts when its calling service is reached. Same order as
+     * {@link #exits}.
+     *
+     * @param entry a node of {@code dimension}; a node the team's graph lacks has no exits
+     * @throws IllegalArgumentException when {@code teamId} is blank
+     */
+    public List<Exit> exitsBelow(String teamId, Dimension dimension, String entry, Set<String> scopeServices) {
+        requireTeam(teamId);
+        Set<String> reached = new HashSet<>();
+        reached.add(entry);
+        repository.descendants(teamId, dimension, entry, Integer.MAX_VALUE).forEach(p -> reached.add(p.descendant()));
+        List<StoredEdge> interfaceEdges = repository.edges(teamId, Dimension.INTERFACE);
+        Set<String> reachedServices = new HashSet<>();
+        if (dimension == Dimension.SERVICE) {
+            reachedServices.addAll(reached);
+        } else {
+            for (StoredEdge e : interfaceEdges) {
+                if (reached.contains(e.from())) {
+                    reachedServices.add(e.fromService());
+                }
+                if (reached.contains(e.to())) {
+                    reachedServices.add(e.toService());
+                }
+            }
+        }
+        return exits(teamId, scopeServices, interfaceEdges).stream()
+                .filter(x -> (dimension == Dimension.SERVICE || x.fromNode().equals(x.fromService()))
+                        ? reachedServices.contains(x.fromService()) : reached.contains(x.fromNode()))
+                .toList();
+    }
+
+    /**
      * Calls leaving {@code scopeServices}: interface edges whose caller's service is in scope and
      * callee's is not, plus service edges with no interface detail (dependency lists). Each exit
      * carries the annotation on its called node (or, failing that, its called service).
      */
     public List<Exit> exits(String teamId, Set<String> scopeServices) {
         requireTeam(teamId);
+        return exits(teamId, scopeServices, repository.edges(teamId, Dimension.INTERFACE));
+    }
+
+    private List<Exit> exits(String teamId, Set<String> scopeServices, List<StoredEdge> interfaceEdges) {
         Map<String, NodeAnnotation> notes = repository.annotations(teamId);
         List<Exit> out = new ArrayList<>();
         Set<String> covered = new HashSet<>();
-        for (StoredEdge e : repository.edges(teamId, Dimension.INTERFACE)) {
+        for (StoredEdge e : interfaceEdges) {
             if (scopeServices.contains(e.fromService()) && !scopeServices.contains(e.toService())) {
                 out.add(exit(e, notes));
                 covered.add(e.fromService() + '\u001f' + e.toService());
@@ -326,6 +399,29 @@ public final class LinkService {
         }
         repository.putAnnotation(teamId, annotation);
         return annotation;
+    }
+
+    /** The team's annotation on {@code subject} (a node or service id), if it has one. */
+    public Optional<NodeAnnotation> annotation(String teamId, String subject) {
+        requireTeam(teamId);
+        return Optional.ofNullable(repository.annotations(teamId).get(subject));
+    }
+
+    /**
+     * Sets or clears the "mock required" mark on {@code subject} (the called node of an exit: the mark applies to
+     * every exit into it), keeping the rest of its annotation (core dependency, note) when it has one; stamped with
+     * {@code annotatedBy} and the clock's time. A cleared mark is stored as {@code mockRequired=false}, so it also
+     * overrides a mark on the subject's service ({@link #exits} reads the node's annotation first).
+     *
+     * @param subject     a node id, non-blank
+     * @param annotatedBy who sets it (the caller's identity)
+     * @return the annotation stored
+     * @throws IllegalArgumentException when {@code teamId} or {@code subject} is blank
+     */
+    public NodeAnnotation markMockRequired(String teamId, String subject, boolean mockRequired, String annotatedBy) {
+        NodeAnnotation old = annotation(teamId, subject).orElse(null);
+        return annotate(teamId, new NodeAnnotation(subject, old != null && old.coreDependency(), mockRequired,
+                old == null ? "" : old.note(), annotatedBy, clock.millis()));
     }
 
     private Set<Edge> edgeSet(String teamId, Dimension dimension) {

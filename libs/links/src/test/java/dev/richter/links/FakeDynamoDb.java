@@ -17,9 +17,10 @@ import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
 /**
  * Just enough of DynamoDB for LinkRepository's calls: BatchWriteItem puts (optionally leaving the
  * first attempt's last item unprocessed, to exercise the retry), and Query on pk or on the
- * {@code reverse} index (rpk) with the optional {@code #d <= :d} filter, paged by 50 items.
+ * {@code reverse} index (rpk) with the optional {@code #d <= :d} filter, paged by 50 items. Public for the tests of
+ * the functions that read and write links through {@link dev.richter.links.LinkService} (plan-api's link routes).
  */
-final class FakeDynamoDb implements DynamoDbClient {
+public final class FakeDynamoDb implements DynamoDbClient {
     final Map<String, Map<String, AttributeValue>> items = new HashMap<>();
     boolean dropOnce;
     int batchCalls;

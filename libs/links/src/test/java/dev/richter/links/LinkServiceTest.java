@@ -72,6 +72,59 @@ class LinkServiceTest {
     }
 
     @Test
+    void exitsBelowANodeAreTheExitsOfWhatItReachesInEitherDimension() {
+        service.ingest("teamA", "yelp.json", Corpus.bytes("traces/zipkin/yelp.json"));
+        Set<String> scope = Set.of("routing", "unknown", "yelp_main/api_proxy", "yelp-main", "mobile_api", "spectre");
+        String mobile = "mobile_api post /location/update/v4";
+        List<String> expected = List.of(mobile + " -> blt post", mobile + " -> memcache get_multi mobile_api_nonce",
+                mobile + " -> memcache set mobile_api_nonce");
+        assertEquals(expected, service.exitsBelow("teamA", Dimension.INTERFACE, mobile, scope).stream()
+                .map(x -> x.fromNode() + " -> " + x.toNode()).toList());
+        assertEquals(expected, service.exitsBelow("teamA", Dimension.SERVICE, "mobile_api", scope).stream()
+                .map(x -> x.fromNode() + " -> " + x.toNode()).toList(), "the service's interface exits");
+        assertEquals(service.exits("teamA", scope), service.exitsBelow("teamA", Dimension.INTERFACE,
+                "routing post /location/update/v4", scope), "the entry reaches every exit of the trace");
+        assertEquals(List.of(), service.exitsBelow("teamA", Dimension.INTERFACE, "blt post", scope), "a leaf calls nothing");
+        assertEquals(List.of(), service.exitsBelow("teamB", Dimension.INTERFACE, mobile, scope), "team-scoped");
+    }
+
+    @Test
+    void edgesAmongATreesNodesCarryTheirCallsAndHasNodeKnowsLeavesButNotOtherTeams() {
+        service.ingest("teamA", "yelp.json", Corpus.bytes("traces/zipkin/yelp.json"));
+        LinkTree tree = service.tree("teamA", Dimension.SERVICE, "yelp-main", 1);
+        Set<String> nodes = new java.util.HashSet<>(Set.of("yelp-main"));
+        tree.nodes().forEach(n -> nodes.add(n.node()));
+        assertEquals(List.of("mobile_api -> memcache x2", "yelp-main -> memcache x3", "yelp-main -> mobile_api x1",
+                "yelp-main -> mysql x2"), service.edgesAmong("teamA", Dimension.SERVICE, nodes).stream()
+                        .map(e -> e.from() + " -> " + e.to() + " x" + e.callCount()).toList(),
+                "the tree's edges, and the one between two of its nodes (mobile_api also calls memcache)");
+        assertTrue(service.hasNode("teamA", Dimension.SERVICE, "routing"), "an entry");
+        assertTrue(service.hasNode("teamA", Dimension.SERVICE, "blt"), "a leaf: only a row above it");
+        assertTrue(service.hasNode("teamA", Dimension.INTERFACE, "blt post"));
+        assertFalse(service.hasNode("teamA", Dimension.INTERFACE, "blt"), "a service is no interface node");
+        assertFalse(service.hasNode("teamB", Dimension.SERVICE, "routing"), "team-scoped");
+    }
+
+    @Test
+    void markingAnExitMockRequiredKeepsTheRestOfItsAnnotationAndClearingItOverridesItsService() {
+        service.ingest("teamA", "yelp.json", Corpus.bytes("traces/zipkin/yelp.json"));
+        service.annotate("teamA", new NodeAnnotation("mysql begin", true, false, "core", "alice", 1L));
+        NodeAnnotation set = service.markMockRequired("teamA", "mysql begin", true, "bob");
+        assertEquals(new NodeAnnotation("mysql begin", true, true, "core", "bob",
+                Instant.parse("2026-01-01T00:00:00Z").toEpochMilli()), set);
+        assertEquals(set, service.annotation("teamA", "mysql begin").orElseThrow());
+        assertTrue(service.exits("teamA", Set.of("yelp-main")).stream()
+                .filter(e -> e.toNode().equals("mysql begin")).allMatch(Exit::mockRequired));
+
+        service.annotate("teamA", new NodeAnnotation("mysql", false, true, "", "alice", 1L));
+        service.markMockRequired("teamA", "mysql commit", false, "bob");
+        Map<String, Boolean> marks = service.exits("teamA", Set.of("yelp-main")).stream()
+                .filter(e -> e.toService().equals("mysql")).collect(Collectors.toMap(Exit::toNode, Exit::mockRequired));
+        assertEquals(Map.of("mysql begin", true, "mysql commit", false), marks, "the node's own mark wins over its service's");
+        assertTrue(service.annotation("teamB", "mysql begin").isEmpty(), "team-scoped");
+    }
+
+    @Test
     void reingestAddsCallsButNoStructure() {
         IngestResult first = service.ingest("t", "k.json", Corpus.bytes("traces/zipkin/messaging-kafka.json"));
         int items = ddb.items.size();

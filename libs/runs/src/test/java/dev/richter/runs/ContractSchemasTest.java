@@ -62,7 +62,8 @@ class ContractSchemasTest {
                 requestSchemas.add(ref.asText().substring(ref.asText().lastIndexOf('/') + 1));
             }
         }));
-        assertEquals(Set.of("AbortRequest", "FlowInput", "FlowRunRequest", "PlanInput", "SafetyConfig", "ServiceInput"),
+        assertEquals(Set.of("AbortRequest", "ExitMockMark", "FlowInput", "FlowRunRequest", "PlanInput", "SafetyConfig",
+                "ServiceInput"),
                 requestSchemas);
         int objects = 0;
         for (String name : requestSchemas) {
