@@ -45,13 +45,13 @@ final class JakartaServletInstrumentation extends ImplementorsInstrumentation {
         transformer.applyAdviceToMethod(isMethod().and(isPublic()).and(named(method)).and(takesArguments(2))
                         .and(takesArgument(0, named("jakarta.servlet.ServletRequest")))
                         .and(takesArgument(1, named("jakarta.servlet.ServletResponse"))),
-                JakartaServletInstrumentation.class.getName() + "$GateAdvice");
+                JakartaServletInstrumentation.class.getName() + "$ServletGateAdvice");
     }
 
     /** Inlined into the container's chain and servlets: names only the helper, the bridge and Servlet types. */
     @SuppressWarnings("unused")
-    public static final class GateAdvice {
-        private GateAdvice() {}
+    public static final class ServletGateAdvice {
+        private ServletGateAdvice() {}
 
         @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
         public static boolean enter(@Advice.Argument(0) ServletRequest request,

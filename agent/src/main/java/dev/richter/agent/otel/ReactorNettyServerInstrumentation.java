@@ -15,14 +15,14 @@ final class ReactorNettyServerInstrumentation {
     /** The class and method instrumented (package-private in reactor-netty; stable from 1.0 to 1.3). */
     static final OneMethodInstrumentation HANDLE = new OneMethodInstrumentation(
             "reactor.netty.http.server.HttpServer$HttpServerHandle", "onStateChange", 2, "reactor.netty.Connection",
-            ReactorNettyServerInstrumentation.class.getName() + "$GateAdvice");
+            ReactorNettyServerInstrumentation.class.getName() + "$ReactorNettyGateAdvice");
 
     private ReactorNettyServerInstrumentation() {}
 
     /** Inlined into reactor-netty: names only the helper and the bridge. */
     @SuppressWarnings("unused")
-    public static final class GateAdvice {
-        private GateAdvice() {}
+    public static final class ReactorNettyGateAdvice {
+        private ReactorNettyGateAdvice() {}
 
         @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
         public static boolean enter(@Advice.Argument(0) Object connection, @Advice.Argument(1) Object state,
