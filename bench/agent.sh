@@ -28,7 +28,8 @@
 # After each section, the extension's advice alone (its helpers, JdkHttpClientExits.beforeSend; JdbcExits.beforeSqlOf,
 # afterPrepare and beforeExecutePrepared; called in the extension's JVM, no network, no database), unmarked and
 # marked: the floor under the figures, exact where the paired differences carry this host's noise.
-# Settings: BENCH_JAVA_OPTS (e.g. "-Dbench.rounds=100 -Dbench.calls=500"). About 2 minutes on 2 cores.
+# Settings: BENCH_JAVA_OPTS (e.g. "-Dbench.rounds=100 -Dbench.calls=500 -Dbench.jdbcCalls=2000"). About 2 minutes on 2
+# cores.
 # Last three lines: the http figures, the jdbc figures, then the worse (max) of the two per field:
 #   http: unmarked_overhead_us=<x> marked_overhead_us=<y>
 #   jdbc: unmarked_overhead_us=<x> marked_overhead_us=<y>

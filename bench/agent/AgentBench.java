@@ -39,8 +39,10 @@ import java.util.Map;
  *       body=<the answer>}; {@code rows} answers the row counts of its two tables;</li>
  *   <li>{@code compare <port> <alone argfile> <extension argfile>}: starts one client of each ({@code java @argfile}:
  *       the agent flags and the class path), and for each kind warms both up ({@code bench.warmup} calls, default
- *       10000), then runs {@code bench.rounds} rounds (default 60) of {@code bench.calls} calls (default 500), the two
- *       clients one after the other, in alternating order. Each round of the extension is paired with the alone
+ *       10000; JDBC {@code bench.jdbcWarmup}, 200000: with fewer its first kind ran half compiled, dearer than the
+ *       same call of the second), then runs {@code bench.rounds} rounds (default 60) of {@code bench.calls} calls
+ *       (default 500; JDBC {@code bench.jdbcCalls}, 2000: rounds of some tens of ms either way), the two clients one
+ *       after the other, in alternating order. Each round of the extension is paired with the alone
  *       round next to it: a kind's overhead is the median of the paired differences, so this shared host's drift
  *       cancels. The client JVM's CPU time per call (all its threads) is the measure the last lines use (a neighbour
  *       takes wall time from a call, not CPU time); wall time is printed too. After each client's kinds, the
@@ -80,6 +82,9 @@ public final class AgentBench {
     private static final int WARMUP = Integer.getInteger("bench.warmup", 10_000);
     private static final int ROUNDS = Integer.getInteger("bench.rounds", 60);
     private static final int CALLS = Integer.getInteger("bench.calls", 500);
+    /** A JDBC call is some 20 times cheaper than an HTTP one: its warm-up and rounds take more calls. */
+    private static final int JDBC_WARMUP = Integer.getInteger("bench.jdbcWarmup", 200_000);
+    private static final int JDBC_CALLS = Integer.getInteger("bench.jdbcCalls", 2_000);
     private static final int ADVICE_CALLS = Integer.getInteger("bench.adviceCalls", 200_000);
     private static final byte[] OK = "ok".getBytes(StandardCharsets.UTF_8);
 
@@ -168,7 +173,12 @@ public final class AgentBench {
                     case "advice" -> advice(port, db, Kind.of(command[1]), command.length > 2);
                     case "rows" -> done(1, 0, 0, "visits=" + count(db, "visits") + ",visits_shadow="
                             + count(db, "visits_shadow"));
-                    default -> calls(http, port, db, Kind.of(command[1]), command[0].equals("warmup") ? WARMUP : CALLS);
+                    default -> {
+                        Kind kind = Kind.of(command[1]);
+                        boolean warmup = command[0].equals("warmup");
+                        calls(http, port, db, kind, kind.jdbc ? (warmup ? JDBC_WARMUP : JDBC_CALLS)
+                                : (warmup ? WARMUP : CALLS));
+                    }
                 }
             }
         }
@@ -430,7 +440,7 @@ public final class AgentBench {
             advice(extension, "jdbc_marked distinct", "String",
                     helpers + "; a new SQL text per call: parsed and rewritten");
 
-            System.out.println("(medians of " + ROUNDS + " rounds of " + CALLS + " calls; diff: median of the paired"
+            System.out.println("(medians of " + ROUNDS + " rounds of " + CALLS + " calls, jdbc " + JDBC_CALLS + "; diff: median of the paired"
                     + " differences; http marked: a real call alone, the mock with the extension, the overhead is the"
                     + " mock's whole cpu; jdbc marked: both insert a row, the overhead is the diff; last line: the"
                     + " worse of http and jdbc per field)");
