@@ -95,7 +95,8 @@ public final class AgentBench {
      */
     static final String DB_URL = "jdbc:h2:mem:bench;DB_CLOSE_DELAY=-1;INIT="
             + "CREATE TABLE IF NOT EXISTS visits (id BIGINT AUTO_INCREMENT PRIMARY KEY, page VARCHAR(64) NOT NULL)\\;"
-            + "CREATE TABLE IF NOT EXISTS visits_shadow (id BIGINT AUTO_INCREMENT PRIMARY KEY, page VARCHAR(64) NOT NULL)";
+            + "CREATE TABLE IF NOT EXISTS visits_shadow"
+            + " (id BIGINT AUTO_INCREMENT PRIMARY KEY, page VARCHAR(64) NOT NULL)";
     /** The JDBC kinds' statement; the extension's document maps {@code visits} to {@code visits_shadow}. */
     static final String INSERT = "INSERT INTO visits (page) VALUES (?)";
     /** How many SQL texts the {@code distinct} JDBC advice has used: each run's are new. */
@@ -250,8 +251,9 @@ public final class AgentBench {
             jdbcAdvice(db, kind, distinct);
             return;
         }
-        MethodHandle beforeSend = helper(ClassLoader.getPlatformClassLoader(), "dev.richter.agent.jdk.JdkHttpClientExits",
-                "beforeSend", MethodType.methodType(Object.class, HttpRequest.class, HttpResponse.BodyHandler.class));
+        MethodHandle beforeSend = helper(ClassLoader.getPlatformClassLoader(),
+                "dev.richter.agent.jdk.JdkHttpClientExits", "beforeSend",
+                MethodType.methodType(Object.class, HttpRequest.class, HttpResponse.BodyHandler.class));
         if (beforeSend == null) {
             done(1, 0, 0, "none");
             return;
@@ -306,10 +308,11 @@ public final class AgentBench {
             wall = System.nanoTime() - wall0;
             cpu = cpuNanos() - cpu0;
         }
-        done(calls, wall, cpu, refusal != null ? "refused" : answer == null ? "null" : answer.getClass().getSimpleName());
+        String body = answer == null ? "null" : answer.getClass().getSimpleName();
+        done(calls, wall, cpu, refusal != null ? "refused" : body);
     }
 
-    /** A public static method of a helper class the agent injected into {@code loader}; {@code null} when there is none. */
+    /** A public static method of a helper class the agent injected into {@code loader}; {@code null} if none. */
     private static MethodHandle helper(ClassLoader loader, String className, String method, MethodType type)
             throws ReflectiveOperationException {
         try {
@@ -357,17 +360,18 @@ public final class AgentBench {
             answers = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         }
 
-        /** Calls of {@code kind}: {@code {wall us per call, cpu us per call}}; fails unless the body is {@code expected}. */
+        /** Calls of {@code kind}: {@code {wall us, cpu us}} per call; fails unless the body is {@code expected}. */
         double[] run(String command, Kind kind, String expected) throws IOException {
             return run(command + " " + kind.label(), expected);
         }
 
-        /** {@code line}'s answer as {@code {wall us per call, cpu us per call}}; fails unless its body is {@code expected}. */
+        /** {@code line}'s answer as {@code {wall us, cpu us}} per call; fails unless its body is {@code expected}. */
         double[] run(String line, String expected) throws IOException {
             String answer = ask(line);
             String body = field(answer, "body");
             if (!body.equals(expected)) {
-                throw new IllegalStateException(label + " " + line + " answered '" + body + "', expected '" + expected + "'");
+                throw new IllegalStateException(label + " " + line + " answered '" + body + "', expected '" + expected
+                        + "'");
             }
             double calls = Double.parseDouble(field(answer, "calls"));
             if (!line.startsWith("advice")) {
@@ -440,10 +444,10 @@ public final class AgentBench {
             advice(extension, "jdbc_marked distinct", "String",
                     helpers + "; a new SQL text per call: parsed and rewritten");
 
-            System.out.println("(medians of " + ROUNDS + " rounds of " + CALLS + " calls, jdbc " + JDBC_CALLS + "; diff: median of the paired"
-                    + " differences; http marked: a real call alone, the mock with the extension, the overhead is the"
-                    + " mock's whole cpu; jdbc marked: both insert a row, the overhead is the diff; last line: the"
-                    + " worse of http and jdbc per field)");
+            System.out.println("(medians of " + ROUNDS + " rounds of " + CALLS + " calls, jdbc " + JDBC_CALLS
+                    + "; diff: median of the paired differences; http marked: a real call alone, the mock with"
+                    + " the extension, the overhead is the mock's whole cpu; jdbc marked: both insert a row, the"
+                    + " overhead is the diff; last line: the worse of http and jdbc per field)");
             System.out.printf(Locale.ROOT, "http: unmarked_overhead_us=%.2f marked_overhead_us=%.2f%n", httpUnmarked,
                     httpMarked);
             System.out.printf(Locale.ROOT, "jdbc: unmarked_overhead_us=%.2f marked_overhead_us=%.2f%n", jdbcUnmarked,
