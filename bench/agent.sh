@@ -1,22 +1,39 @@
 #!/usr/bin/env bash
 # Per-call overhead of the Richter agent extension (agent/): the OpenTelemetry agent 2.22.0 alone against the agent
 # with the extension, same workload (bench/agent/AgentBench.java), each in its own child JVM, warmed up, many calls;
-# the loopback server in a third JVM without any agent. JDK HttpClient.send, one call at a time:
+# the loopback server in a third JVM without any agent. One call at a time, two sections:
+# HTTP, JDK HttpClient.send:
 #   unmarked     no marker: the extension must cost next to nothing (goal <= 5 us per call);
 #   marked       marked and mocked by the extension's document (latencyMs 0), so it never leaves the JVM: its whole
 #                time is what the extension spends deciding and answering (the agent's own client span included);
 #                goal <= 50 us per call. Under the agent alone the same call is a real one (reported for comparison);
 #   marked_pass  marked, to an exit in the test's scope: the extension decides and lets it through (reported).
+# JDBC, a PreparedStatement "INSERT INTO visits (page) VALUES (?)" prepared, executed and closed per call (as an
+# application whose pool caches no statements), on one connection to H2 (the agent module's test version, 2.3.232)
+# in memory in the client's JVM:
+#   jdbc_unmarked  no marker, into visits (goal <= 5 us per call);
+#   jdbc_marked    marked: the extension's document maps visits to visits_shadow (kind table), so the prepare is
+#                  decided and rewritten and the execution checked (goal <= 50 us per call). The same SQL text every
+#                  call: the steady state, in which the extension's parse cache answers; a new text's parse is the
+#                  advice line "a new SQL text per call". Under the agent alone it goes into visits.
+#   The rows are counted at the end in each client's JVM; the bench fails unless the extension's marked rows are all
+#   in visits_shadow and its unmarked ones in visits (alone: all in visits).
 # Both client JVMs run side by side, driven round by round in alternating order (AgentBench compare): each round of
 # the extension is paired with the agent-alone round next to it, and a kind's overhead is the median of the paired
-# differences, so this shared host's drift cancels. The measure is the client JVM's CPU time per call (all threads) (a neighbour takes wall
-# time from a call, not CPU time); wall time is printed next to it.
-# unmarked_overhead_us = cpu(unmarked, extension) - cpu(unmarked, alone); marked_overhead_us = cpu(marked, extension).
-# Then the extension's advice alone (its helper JdkHttpClientExits.beforeSend called in the extension's JVM, no network),
-# unmarked and marked: the floor under both figures, exact where the paired differences carry this host's noise.
-# (A JDBC statement measurement is to come: a kind of AgentBench and its field on the last line, see "JDBC" below.)
-# Settings: BENCH_JAVA_OPTS (e.g. "-Dbench.rounds=100 -Dbench.calls=500"). About 1-2 minutes on 2 cores.
-# Last line: unmarked_overhead_us=<x> marked_overhead_us=<y>
+# differences, so this shared host's drift cancels. The measure is the client JVM's CPU time per call (all threads)
+# (a neighbour takes wall time from a call, not CPU time); wall time is printed next to it.
+# http: unmarked_overhead_us = cpu(unmarked, extension) - cpu(unmarked, alone); marked_overhead_us = cpu(marked,
+# extension), the mocked call's whole time. jdbc: unmarked_overhead_us and marked_overhead_us = cpu(extension) -
+# cpu(alone) of jdbc_unmarked and jdbc_marked (both insert a row).
+# After each section, the extension's advice alone (its helpers, JdkHttpClientExits.beforeSend; JdbcExits.beforeSqlOf,
+# afterPrepare and beforeExecutePrepared; called in the extension's JVM, no network, no database), unmarked and
+# marked: the floor under the figures, exact where the paired differences carry this host's noise.
+# Settings: BENCH_JAVA_OPTS (e.g. "-Dbench.rounds=100 -Dbench.calls=500 -Dbench.jdbcCalls=2000"). About 2 minutes on 2
+# cores.
+# Last three lines: the http figures, the jdbc figures, then the worse (max) of the two per field:
+#   http: unmarked_overhead_us=<x> marked_overhead_us=<y>
+#   jdbc: unmarked_overhead_us=<x> marked_overhead_us=<y>
+#   unmarked_overhead_us=<max x> marked_overhead_us=<max y>
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" agent-bench
 bench_build agent -pl agent -am
@@ -27,7 +44,11 @@ cp agent/target/richter-otel-extension.jar "$WORK/extension.jar"
 API_CP="$(tr ':' '\n' <"$WORK/cp.txt" | grep -E '/opentelemetry-(api|context|common)-[0-9][^/]*\.jar$' | while read -r j; do
   cp "$j" "$WORK/" && printf '%s:' "$WORK/$(basename "$j")"; done)"
 javac --release 21 -nowarn -cp "$API_CP" -d "$WORK/classes" bench/agent/AgentBench.java
-CP="$WORK/classes:$API_CP"
+# the JDBC kinds' driver: H2, the version the agent module tests the extension with (its class path)
+H2_JAR="$(tr ':' '\n' <"$WORK/cp.txt" | grep -E '/com/h2database/h2/[^/]+/h2-[^/]+\.jar$' | head -1)"
+[[ -n "$H2_JAR" ]] || { echo "no H2 jar on the agent module's class path" >&2; exit 2; }
+cp "$H2_JAR" "$WORK/"
+CP="$WORK/classes:$API_CP$WORK/$(basename "$H2_JAR")"
 SERVER_CPU=0; CLIENT_CPU=1
 (( $(nproc) < 2 )) && { SERVER_CPU=0; CLIENT_CPU=0; echo "warning: 1 core, the server and the client share it" >&2; }
 
@@ -41,7 +62,8 @@ PORT="$(sed -n 's/^PORT //p' "$WORK/server.out")"
 [[ -n "$PORT" ]] || { echo "bench server did not start" >&2; cat "$WORK/server.out" >&2; exit 1; }
 cat >"$WORK/isolation.json" <<DOC
 {"mode": "enforce", "scope": ["127.0.0.1:$PORT"],
- "mocks": [{"exit": "127.0.0.1:$PORT POST /charge", "status": 200, "body": "mocked", "latencyMs": 0}]}
+ "mocks": [{"exit": "127.0.0.1:$PORT POST /charge", "status": 200, "body": "mocked", "latencyMs": 0}],
+ "shadows": [{"kind": "table", "production": "visits", "shadow": "visits_shadow"}]}
 DOC
 
 read -r -a EXTRA <<<"${BENCH_JAVA_OPTS:-}"
@@ -51,7 +73,6 @@ printf '%s\n' -Xms256m -Xmx256m -XX:+UseSerialGC -javaagent:"$WORK/agent.jar" -D
   >"$WORK/alone.args"
 { cat "$WORK/alone.args"; printf '%s\n' -Dotel.javaagent.extensions="$WORK/extension.jar" \
   -Drichter.isolation.file="$WORK/isolation.json"; } >"$WORK/extension.args"
-echo "== per-call time, JDK HttpClient.send to a loopback server (clients on cpu $CLIENT_CPU, server on cpu $SERVER_CPU, $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)) =="
-# JDBC: a statement's kind goes into AgentBench's KINDS (and its own overhead onto the last line)
+echo "== per-call time (clients on cpu $CLIENT_CPU, server on cpu $SERVER_CPU, $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg); $(basename "$H2_JAR" .jar)) =="
 taskset -c "$CLIENT_CPU" java "${EXTRA[@]}" -cp "$CP" AgentBench compare "$PORT" "$WORK/alone.args" "$WORK/extension.args" \
   2> >(grep -v -e '^OpenJDK 64-Bit Server VM warning' -e 'INFO io.opentelemetry.javaagent' -e 'INFO dev.richter' >&2)
