@@ -46,28 +46,34 @@ final class ResponseCheck {
     /** Longest value text in a reason, characters. */
     static final int MAX_VALUE_CHARS = 40;
 
-    /** Jackson trees in, Jackson trees out; a missing path selects nothing instead of throwing. */
-    private static final Configuration JSON_PATHS = Configuration.builder()
-            .jsonProvider(new JacksonJsonNodeJsonProvider(Json.MAPPER))
-            .mappingProvider(new JacksonMappingProvider(Json.MAPPER))
-            .options(Option.ALWAYS_RETURN_LIST, Option.SUPPRESS_EXCEPTIONS)
-            .build();
+    /**
+     * Jackson trees in, Jackson trees out; a missing path selects nothing instead of throwing. In a holder of its own, so
+     * that JsonPath's classes load only in a worker whose requests have JSON checks: loading them delayed the first
+     * sends of workers without any (LoadDriverTest's late counts).
+     */
+    private static final class JsonPaths {
+        static final Configuration CONFIG = Configuration.builder()
+                .jsonProvider(new JacksonJsonNodeJsonProvider(Json.MAPPER))
+                .mappingProvider(new JacksonMappingProvider(Json.MAPPER))
+                .options(Option.ALWAYS_RETURN_LIST, Option.SUPPRESS_EXCEPTIONS)
+                .build();
+    }
 
     /** How one answer is counted. */
-    enum Kind { OK, HTTP_ERROR, CHECK_FAILED }
+    enum AnswerCount { OK, HTTP_ERROR, CHECK_FAILED }
 
     /**
      * One answer's judgement.
      *
      * @param kind   how it is counted
-     * @param reason why it failed its check ({@link Kind#CHECK_FAILED}); empty otherwise
+     * @param reason why it failed its check ({@link AnswerCount#CHECK_FAILED}); empty otherwise
      */
-    record Judgement(Kind kind, String reason) {
-        static final Judgement OK = new Judgement(Kind.OK, "");
-        static final Judgement HTTP_ERROR = new Judgement(Kind.HTTP_ERROR, "");
+    record Judgement(AnswerCount kind, String reason) {
+        static final Judgement OK = new Judgement(AnswerCount.OK, "");
+        static final Judgement HTTP_ERROR = new Judgement(AnswerCount.HTTP_ERROR, "");
 
         static Judgement failed(String reason) {
-            return new Judgement(Kind.CHECK_FAILED, reason);
+            return new Judgement(AnswerCount.CHECK_FAILED, reason);
         }
     }
 
@@ -90,7 +96,8 @@ final class ResponseCheck {
         }
         expect.headers().entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(h -> headers.add(
                 new CompiledHeader(h.getKey(), h.getKey().toLowerCase(Locale.ROOT), Pattern.compile(h.getValue()))));
-        this.expectedStatuses = expect.status().size() == 1 ? "expected " + expect.status().get(0)
+        this.expectedStatuses = expect.status().isEmpty() ? ""
+                : expect.status().size() == 1 ? "expected " + expect.status().get(0)
                 : "expected one of " + expect.status().stream().map(String::valueOf).collect(Collectors.joining(", "));
     }
 
@@ -157,7 +164,7 @@ final class ResponseCheck {
             return Judgement.failed(kept.body().length == 0 ? "body is empty, not JSON" : "body is not JSON");
         }
         for (CompiledJson c : json) {
-            String failure = failure(c, c.path().read(body, JSON_PATHS));
+            String failure = failure(c, c.path().read(body, JsonPaths.CONFIG));
             if (failure != null) {
                 return Judgement.failed(failure);
             }
