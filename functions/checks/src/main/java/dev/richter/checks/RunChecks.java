@@ -115,7 +115,8 @@ public final class RunChecks {
         out.add(new CheckResult("pre-test-success-rate", c.sent() > 0 && successPct >= MIN_PRE_TEST_SUCCESS_PCT ? Outcome.PASS : Outcome.FAIL,
                 subject, String.format("%.2f %% of %d requests succeeded (minimum %.1f %%); HTTP errors %s, timeouts %d, "
                         + "connect errors %d, dropped %d", successPct, c.sent(), MIN_PRE_TEST_SUCCESS_PCT, c.httpErrors(),
-                        c.timeouts(), c.connectErrors(), c.dropped())));
+                        c.timeouts(), c.connectErrors(), c.dropped())
+                        + (c.checkFailed() == 0 ? "" : ", check-failed " + c.checkFailed() + " " + c.topCheckFailures(3))));
         return out;
     }
 }

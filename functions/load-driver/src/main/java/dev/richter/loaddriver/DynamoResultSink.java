@@ -116,6 +116,7 @@ public final class DynamoResultSink implements ResultSink {
         item.put(WindowAttributes.CONNECT_ERRORS, n(w.connectErrors()));
         item.put(WindowAttributes.DROPPED, n(w.dropped()));
         item.put(WindowAttributes.LATE, n(w.late()));
+        item.put(WindowAttributes.CHECK_FAILED, n(w.checkFailed()));
         return item;
     }
 

@@ -4,6 +4,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMessage;
@@ -17,7 +18,8 @@ import java.io.IOException;
 /**
  * One HTTP/1.1 keep-alive connection of a {@link NettyHttpTransport}: one exchange at a time, the request
  * written as a duplicate of its pre-encoded bytes, the response parsed by Netty's decoder (headers not
- * validated: only the status, keep-alive, framing and a redirect's {@code Location} are read) and its body discarded.
+ * validated: only the status, keep-alive, framing and a redirect's {@code Location} are read) and its body discarded,
+ * unless the request asks for it ({@link HttpTransport.Capture}: then its body, bounded, and the named headers are kept).
  * On the last content the connection goes back to its pool (or closes, for {@code Connection: close}) before the
  * exchange completes or follows its redirect.
  */
@@ -31,6 +33,10 @@ final class Http1ClientConnection extends SimpleChannelInboundHandler<HttpObject
     /** The response being read (status, and Retry-After / Date for 429 and 503). */
     private HttpTransport.ResponseHead response;
     private boolean keepAlive;
+    /** For a request whose {@link HttpTransport.Capture} asks for anything: the headers kept, else null. */
+    private java.util.Map<String, String> keptHeaders;
+    /** For a request that asks for the body: the body read so far, else null. */
+    private KeptBody keptBody;
 
     private Http1ClientConnection(NettyHttpTransport.Attempt attempt) {
         this.attempt = attempt;
@@ -76,6 +82,8 @@ final class Http1ClientConnection extends SimpleChannelInboundHandler<HttpObject
         status = 0;
         response = null;
         keepAlive = true;
+        keptHeaders = null;
+        keptBody = null;
         channel.writeAndFlush(ex.request.http1.retainedDuplicate(), channel.voidPromise());
     }
 
@@ -98,9 +106,23 @@ final class Http1ClientConnection extends SimpleChannelInboundHandler<HttpObject
             status = r.status().code();
             keepAlive = HttpUtil.isKeepAlive(r);
             response = HttpTransport.ResponseHead.of(status, r.headers(), HttpHeaders::get);
+            HttpTransport.Capture capture = ex.request.source.capture();
+            if (capture.any() && !Redirects.isRedirect(status)) {
+                keptHeaders = capture.read(r.headers(), HttpHeaders::get);
+                keptBody = capture.body() ? new KeptBody() : null;
+            }
+        }
+        if (keptBody != null && msg instanceof HttpContent content) {
+            keptBody.add(content.content());
         }
         if (msg instanceof LastHttpContent) {
             HttpTransport.ResponseHead code = response != null ? response : HttpTransport.ResponseHead.of(status);
+            if (keptHeaders != null) {
+                code = code.with(keptBody != null ? keptBody.kept(keptHeaders)
+                        : new HttpTransport.Kept(keptHeaders, new byte[0], -1));
+                keptHeaders = null;
+                keptBody = null;
+            }
             response = null;
             current = null;
             if (keepAlive) {

@@ -24,7 +24,8 @@ import java.io.IOException;
  * One HTTP/2 connection of a {@link NettyHttpTransport} (RFC 9113), on Netty's connection handler without
  * child channels: an exchange is one stream (HEADERS from the request's prepared header block, DATA for a body; a
  * redirect's hop is another stream), its status read from the response HEADERS and its body discarded (the flow-control window is returned as it
- * is read). The connection takes exchanges once the server's SETTINGS arrived, up to the server's
+ * is read), unless the request asks for it ({@link HttpTransport.Capture}: then its body, bounded, and the named headers
+ * are kept). The connection takes exchanges once the server's SETTINGS arrived, up to the server's
  * {@code MAX_CONCURRENT_STREAMS}; after a GOAWAY or when stream ids run out it takes none and the pool opens
  * another. An exchange the server never processed (its stream refused, or above the GOAWAY's last stream id, as
  * nginx sends after {@code keepalive_requests}) starts again on another connection; a stream that closes unanswered
@@ -40,6 +41,11 @@ final class Http2ClientConnection extends Http2ConnectionHandler implements Nett
     private ChannelHandlerContext ctx;
     private boolean ready;
     private boolean retired;
+    /**
+     * Streams of this connection whose body is being kept ({@link HttpTransport.Capture#body}): while none is, a DATA
+     * frame that does not end its stream is not looked up (the hot path of requests without an expectation).
+     */
+    private int capturing;
 
     private Http2ClientConnection(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder,
                                   NettyHttpTransport.Attempt attempt) {
@@ -143,7 +149,21 @@ final class Http2ClientConnection extends Http2ConnectionHandler implements Nett
      */
     private void answered(Http2Stream stream, NettyHttpTransport.PendingRequest ex, HttpTransport.ResponseHead response) {
         stream.removeProperty(exchangeKey);
+        if (ex.keptBody != null) {
+            capturing--;
+        }
+        if (ex.keptHeaders != null) {
+            response = response.with(ex.keptBody != null ? ex.keptBody.kept(ex.keptHeaders)
+                    : new HttpTransport.Kept(ex.keptHeaders, new byte[0], -1));
+            ex.keptHeaders = null;
+            ex.keptBody = null;
+        }
         ex.succeed(response);
+    }
+
+    private static String header(Http2Headers headers, String name) {
+        CharSequence v = headers.get(name);
+        return v == null ? null : v.toString();
     }
 
     private static int statusOf(Http2Headers headers) {
@@ -181,10 +201,15 @@ final class Http2ClientConnection extends Http2ConnectionHandler implements Nett
             }
             if (ex.status == 0) {
                 ex.status = status;
-                ex.response = HttpTransport.ResponseHead.of(status, headers, (h, name) -> {
-                    CharSequence v = h.get(name);
-                    return v == null ? null : v.toString();
-                });
+                ex.response = HttpTransport.ResponseHead.of(status, headers, Http2ClientConnection::header);
+                HttpTransport.Capture capture = ex.request.source.capture();
+                if (capture.any() && !Redirects.isRedirect(status)) {
+                    ex.keptHeaders = capture.read(headers, Http2ClientConnection::header);
+                    if (capture.body()) {
+                        ex.keptBody = new KeptBody();
+                        capturing++;
+                    }
+                }
             }
             if (endOfStream) {
                 answered(stream, ex, ex.response);
@@ -199,9 +224,12 @@ final class Http2ClientConnection extends Http2ConnectionHandler implements Nett
 
         @Override
         public int onDataRead(ChannelHandlerContext ctx, int streamId, ByteBuf data, int padding, boolean endOfStream) {
-            Http2Stream stream = endOfStream ? connection().stream(streamId) : null;
+            Http2Stream stream = endOfStream || capturing > 0 ? connection().stream(streamId) : null;
             NettyHttpTransport.PendingRequest ex = stream == null ? null : stream.getProperty(exchangeKey);
-            if (ex != null) {
+            if (ex != null && ex.keptBody != null) {
+                ex.keptBody.add(data);
+            }
+            if (ex != null && endOfStream) {
                 answered(stream, ex, ex.response != null ? ex.response : HttpTransport.ResponseHead.of(ex.status));
             }
             return data.readableBytes() + padding;
@@ -229,6 +257,11 @@ final class Http2ClientConnection extends Http2ConnectionHandler implements Nett
         @Override
         public void onStreamClosed(Http2Stream stream) {
             NettyHttpTransport.PendingRequest ex = stream.getProperty(exchangeKey);
+            if (ex != null && ex.keptBody != null) {
+                capturing--;
+                ex.keptBody = null;
+                ex.keptHeaders = null;
+            }
             if (ex == null || ex.done) {
                 return;
             }

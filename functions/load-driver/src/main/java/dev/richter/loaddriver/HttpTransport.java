@@ -11,13 +11,86 @@ import java.util.function.BiFunction;
  *
  * <p>A sent request follows its redirects within its target ({@link Redirects}: same origin, at most
  * {@link Redirects#MAX_REDIRECTS}, the deadline covering the whole chain). Its future completes with the
- * {@link ResponseHead} of the last response (including its body, which is discarded), or exceptionally with:
+ * {@link ResponseHead} of the last response (its body discarded, unless the request's {@link OutboundRequest#capture}
+ * asks for it: then at most {@link #MAX_KEPT_BODY_BYTES} of it are kept, and the named headers), or exceptionally with:
  * {@link java.net.http.HttpTimeoutException} or {@link java.util.concurrent.TimeoutException} when the deadline passed;
  * a {@link RedirectException} for a redirect not followed (out of the target, too many, no usable {@code Location});
  * another {@link java.io.IOException} (e.g. {@link java.net.ConnectException}) for connection failures. It must
  * complete by the request's deadline (plus scheduling slack).
  */
 public interface HttpTransport extends AutoCloseable {
+    /**
+     * Most bytes of a response body a transport keeps for a request that asks for its body ({@link Capture#body}),
+     * 64 KiB; a longer body is counted whole ({@link Kept#bodyBytes}) and kept only up to this.
+     */
+    int MAX_KEPT_BODY_BYTES = 64 * 1024;
+
+    /**
+     * What a transport keeps of a final response beyond its {@link ResponseHead}: for a request whose expectation reads
+     * headers or the body ({@link dev.richter.common.model.Expectation}). Redirects followed keep nothing.
+     *
+     * @param headers lower-case names of the headers whose first value is kept
+     * @param body    whether the body is kept (at most {@link #MAX_KEPT_BODY_BYTES}) and counted
+     */
+    record Capture(java.util.List<String> headers, boolean body) {
+        /** Nothing beyond the head: what every request without an expectation asks for. */
+        public static final Capture NONE = new Capture(java.util.List.of(), false);
+
+        public Capture {
+            headers = java.util.List.copyOf(headers);
+        }
+
+        /** What judging an answer by {@code expect} reads: its headers' names (lower-cased) and, for JSON or a size limit, the body. */
+        public static Capture of(dev.richter.common.model.Expectation expect) {
+            if (expect.headers().isEmpty() && !expect.readsBody()) {
+                return NONE;
+            }
+            return new Capture(expect.headers().keySet().stream().map(n -> n.toLowerCase(java.util.Locale.ROOT)).sorted().toList(),
+                    expect.readsBody());
+        }
+
+        /** Whether anything is kept beyond the head. */
+        public boolean any() {
+            return body || !headers.isEmpty();
+        }
+
+        /**
+         * The first values of the {@link #headers} asked for that {@code from} has.
+         *
+         * @param read reads one header value by lower-case name (null when absent)
+         */
+        public <H> java.util.Map<String, String> read(H from, BiFunction<H, String, String> read) {
+            if (headers.isEmpty()) {
+                return java.util.Map.of();
+            }
+            java.util.Map<String, String> out = new java.util.HashMap<>();
+            for (String name : headers) {
+                String v = read.apply(from, name);
+                if (v != null) {
+                    out.put(name, v);
+                }
+            }
+            return out;
+        }
+    }
+
+    /**
+     * What was kept of a response for its {@link Capture}.
+     *
+     * @param headers   lower-case header name → first value, for the names asked for that the response had
+     * @param body      the body's first bytes, at most {@link #MAX_KEPT_BODY_BYTES} (empty when not asked for)
+     * @param bodyBytes the whole body's length, bytes, as received (decoded framing, no content decoding); -1 when the
+     *                  body was not asked for
+     */
+    record Kept(java.util.Map<String, String> headers, byte[] body, long bodyBytes) {
+        /** Nothing kept. */
+        public static final Kept NONE = new Kept(java.util.Map.of(), new byte[0], -1);
+
+        /** Whether the body was longer than what was kept ({@link #MAX_KEPT_BODY_BYTES}). */
+        public boolean bodyOverBound() {
+            return bodyBytes > body.length;
+        }
+    }
     /** A request ready to be sent any number of times. */
     interface PreparedRequest {
         /** Sends asynchronously; must not block the caller. */
@@ -55,8 +128,10 @@ public interface HttpTransport extends AutoCloseable {
      * @param retryAfter the {@code Retry-After} value verbatim, null when absent or not a 429/503
      * @param date       the {@code Date} value verbatim, null when absent or not a 429/503
      * @param location   the {@code Location} value verbatim, null when absent or not a redirect
+     * @param kept       what was kept for the request's {@link Capture}; {@link Kept#NONE} for a request that asked for
+     *                   nothing (every request without an expectation)
      */
-    record ResponseHead(int status, String retryAfter, String date, String location) {
+    record ResponseHead(int status, String retryAfter, String date, String location, Kept kept) {
         private static final ResponseHead[] BY_STATUS = new ResponseHead[600];
 
         static {
@@ -65,9 +140,19 @@ public interface HttpTransport extends AutoCloseable {
             }
         }
 
+        /** A response that kept nothing beyond its head. */
+        public ResponseHead(int status, String retryAfter, String date, String location) {
+            this(status, retryAfter, date, location, Kept.NONE);
+        }
+
         /** The response of {@code status} without headers (shared for 0..599). */
         public static ResponseHead of(int status) {
             return status >= 0 && status < BY_STATUS.length ? BY_STATUS[status] : new ResponseHead(status, null, null, null);
+        }
+
+        /** This response with {@code what} kept of it. */
+        public ResponseHead with(Kept what) {
+            return new ResponseHead(status, retryAfter, date, location, what);
         }
 
         /**

@@ -1,14 +1,19 @@
 package dev.richter.loaddriver;
 
 import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
+import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Flow;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -20,6 +25,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Redirects are followed by {@link Redirects} (the client's own following is off: it would leave the target), each
  * hop a new exchange with the time left of the request's deadline.
+ *
+ * <p>Bodies are discarded ({@link HttpResponse.BodyHandlers#replacing}, as {@code discarding()} does), except for a
+ * request whose {@link OutboundRequest#capture} asks for its body: its final response's body is counted and its first
+ * {@link HttpTransport#MAX_KEPT_BODY_BYTES} kept ({@link KeptBody}); redirects followed keep nothing.
  *
  * <p>Headers the JDK client manages itself ({@code connection}, {@code content-length}, {@code expect},
  * {@code host}, {@code upgrade}) and HTTP/2 pseudo-headers ({@code :authority} …) in a replayed request
@@ -74,9 +83,15 @@ public final class JdkHttpTransport implements HttpTransport {
      */
     private CompletableFuture<ResponseHead> exchange(OutboundRequest request, HttpRequest httpRequest, long deadlineNanos,
                                                      int redirects) {
-        return client.sendAsync(httpRequest, HttpResponse.BodyHandlers.discarding()).thenCompose(r -> {
-            ResponseHead head = ResponseHead.of(r.statusCode(), r.headers(), (h, name) -> h.firstValue(name).orElse(null));
+        Capture capture = request.capture();
+        HttpResponse.BodyHandler<KeptBody> bodies = capture.body() ? KEEP_BODY : DISCARD;
+        return client.sendAsync(httpRequest, bodies).thenCompose(r -> {
+            ResponseHead head = ResponseHead.of(r.statusCode(), r.headers(), JdkHttpTransport::header);
             if (!Redirects.isRedirect(head.status())) {
+                if (capture.any()) {
+                    Map<String, String> headers = capture.read(r.headers(), JdkHttpTransport::header);
+                    head = head.with(r.body() != null ? r.body().kept(headers) : new Kept(headers, new byte[0], -1));
+                }
                 return CompletableFuture.completedFuture(head);
             }
             OutboundRequest next;
@@ -92,6 +107,46 @@ public final class JdkHttpTransport implements HttpTransport {
             }
             return exchange(next, build(next, leftMs), deadlineNanos, redirects + 1);
         });
+    }
+
+    /** Every body discarded: {@code BodyHandlers.discarding()}'s subscriber, typed for {@link #KEEP_BODY}'s responses. */
+    private static final HttpResponse.BodyHandler<KeptBody> DISCARD = HttpResponse.BodyHandlers.replacing(null);
+
+    /** A final response's body counted and kept up to the bound; a redirect's discarded. */
+    private static final HttpResponse.BodyHandler<KeptBody> KEEP_BODY = info -> Redirects.isRedirect(info.statusCode())
+            ? HttpResponse.BodySubscribers.replacing(null)
+            : HttpResponse.BodySubscribers.fromSubscriber(new KeepingSubscriber(), KeepingSubscriber::body);
+
+    /** Reads a body into a {@link KeptBody}; the client delivers its buffers one list at a time. */
+    private static final class KeepingSubscriber implements Flow.Subscriber<List<ByteBuffer>> {
+        private final KeptBody body = new KeptBody();
+
+        @Override
+        public void onSubscribe(Flow.Subscription subscription) {
+            subscription.request(Long.MAX_VALUE);
+        }
+
+        @Override
+        public void onNext(List<ByteBuffer> buffers) {
+            buffers.forEach(body::add);
+        }
+
+        @Override
+        public void onError(Throwable error) {
+            // the exchange fails with it
+        }
+
+        @Override
+        public void onComplete() {
+        }
+
+        KeptBody body() {
+            return body;
+        }
+    }
+
+    private static String header(HttpHeaders headers, String name) {
+        return headers.firstValue(name).orElse(null);
     }
 
     private static HttpRequest build(OutboundRequest request, long timeoutMs) {

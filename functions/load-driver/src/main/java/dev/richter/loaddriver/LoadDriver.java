@@ -39,7 +39,9 @@ import org.apache.logging.log4j.Logger;
  *   <li>on its outcome at {@code e_i}: {@code e_i − d_i} goes to the from-due histogram and
  *       {@code e_i − s_i} to the from-send histogram (µs), see {@link StepRecorder#outcome}. The outcome is the last
  *       response of its redirect chain ({@link Redirects}): ok for 2xx and 304, an HTTP error by status for any other,
- *       3xx included; a redirect not followed (out of the target, too many) is an HTTP error by status and reason.</li>
+ *       3xx included; a redirect not followed (out of the target, too many) is an HTTP error by status and reason. A
+ *       request with an expectation ({@link ResponseCheck}) has its answer judged by it: ok, an HTTP error by status,
+ *       or {@code check-failed} with a reason ({@link StepRecorder#checkFailed}).</li>
  * </ul>
  * The abort flag is polled on a separate scheduled thread every {@code abortPollIntervalMs} (and once
  * before the first request); after it turns true no request is sent (within one park slice, 50 ms),
@@ -315,7 +317,9 @@ public final class LoadDriver {
                     return;
                 }
                 inFlight.incrementAndGet();
-                HttpTransport.PreparedRequest request = mix.next().request();
+                TrafficMix.Entry entry = mix.next();
+                HttpTransport.PreparedRequest request = entry.request();
+                ResponseCheck check = entry.check();
                 long sendNanos = clock.nanoTime();
                 observer.onSend(index, dueNanos, sendNanos);
                 recorder.sent(sendNanos - dueNanos > lateNanos, true, epochSecondOf.of(dueNanos));
@@ -327,7 +331,7 @@ public final class LoadDriver {
                 }
                 response.whenComplete((answer, error) -> {
                     long endNanos = clock.nanoTime();
-                    record(recorder, answer, error, (endNanos - dueNanos) / 1000, (endNanos - sendNanos) / 1000,
+                    record(recorder, check, answer, error, (endNanos - dueNanos) / 1000, (endNanos - sendNanos) / 1000,
                             epochSecondOf.of(endNanos), epochMsAtT0 + Math.floorDiv(endNanos - t0Nanos, 1_000_000L));
                     inFlight.decrementAndGet();
                 });
@@ -392,12 +396,21 @@ public final class LoadDriver {
         return result;
     }
 
-    private static void record(StepRecorder recorder, HttpTransport.ResponseHead answer, Throwable error, long fromDueUs,
-                               long fromSendUs, long epochSecond, long nowEpochMs) {
+    private static void record(StepRecorder recorder, ResponseCheck check, HttpTransport.ResponseHead answer, Throwable error,
+                               long fromDueUs, long fromSendUs, long epochSecond, long nowEpochMs) {
         if (error == null) {
             int status = answer.status();
-            StepRecorder.RequestOutcome o = Redirects.isSuccess(status) ? StepRecorder.RequestOutcome.OK : StepRecorder.RequestOutcome.HTTP_ERROR;
-            recorder.outcome(o, status, fromDueUs, fromSendUs, epochSecond);
+            if (check.none()) {
+                StepRecorder.RequestOutcome o = Redirects.isSuccess(status) ? StepRecorder.RequestOutcome.OK : StepRecorder.RequestOutcome.HTTP_ERROR;
+                recorder.outcome(o, status, fromDueUs, fromSendUs, epochSecond);
+            } else {
+                ResponseCheck.Judgement j = check.judge(answer);
+                switch (j.kind()) {
+                    case OK -> recorder.outcome(StepRecorder.RequestOutcome.OK, status, fromDueUs, fromSendUs, epochSecond);
+                    case HTTP_ERROR -> recorder.outcome(StepRecorder.RequestOutcome.HTTP_ERROR, status, fromDueUs, fromSendUs, epochSecond);
+                    case CHECK_FAILED -> recorder.checkFailed(j.reason(), fromDueUs, fromSendUs, epochSecond);
+                }
+            }
             recorder.response(answer, fromSendUs, nowEpochMs);
         } else if (unwrap(error) instanceof RedirectException refused) {
             recorder.refusedRedirect(refused.status(), refused.counterKey(), fromDueUs, fromSendUs, epochSecond);

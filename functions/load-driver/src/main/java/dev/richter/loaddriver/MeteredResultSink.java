@@ -92,6 +92,7 @@ final class MeteredResultSink implements ResultSink {
                 .count("Http4xx", w.http4xx())
                 .count("Http5xx", w.http5xx())
                 .count("Timeouts", w.timeouts())
+                .count("CheckFailed", w.checkFailed())
                 .count("ConnectErrors", w.connectErrors())
                 .count("Dropped", w.dropped())
                 .count("Late", w.late())

@@ -367,6 +367,10 @@ public final class NettyHttpTransport implements HttpTransport {
         int status;
         /** HTTP/2: the response read from its HEADERS frame, until the stream ends. */
         ResponseHead response;
+        /** HTTP/2, for a request whose {@link Capture} asks for anything: the headers kept, else null. */
+        Map<String, String> keptHeaders;
+        /** HTTP/2, for a request that asks for the body: the body read so far, else null. */
+        KeptBody keptBody;
         /** Redirects followed so far. */
         int redirects;
         boolean done;
@@ -420,6 +424,8 @@ public final class NettyHttpTransport implements HttpTransport {
             streamId = 0;
             status = 0;
             response = null;
+            keptHeaders = null;
+            keptBody = null;
             hop.pool.dispatch(this);
         }
 

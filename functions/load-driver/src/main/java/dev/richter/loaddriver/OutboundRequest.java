@@ -11,5 +11,17 @@ import java.util.Map;
  * @param headers   header name → value, in insertion order, marker included
  * @param body      body bytes, empty for none (binary-safe; decoded from {@code bodyBase64})
  * @param timeoutMs deadline of the whole exchange, milliseconds
+ * @param capture   what the transport keeps of the final response for the request's expectation
+ *                  ({@link HttpTransport.Capture#NONE} for a request without one)
  */
-public record OutboundRequest(URI uri, String method, Map<String, String> headers, byte[] body, int timeoutMs) {}
+public record OutboundRequest(URI uri, String method, Map<String, String> headers, byte[] body, int timeoutMs,
+                              HttpTransport.Capture capture) {
+    public OutboundRequest {
+        capture = capture == null ? HttpTransport.Capture.NONE : capture;
+    }
+
+    /** A request that keeps nothing of its response beyond the head. */
+    public OutboundRequest(URI uri, String method, Map<String, String> headers, byte[] body, int timeoutMs) {
+        this(uri, method, headers, body, timeoutMs, HttpTransport.Capture.NONE);
+    }
+}

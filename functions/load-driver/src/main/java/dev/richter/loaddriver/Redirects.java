@@ -103,7 +103,7 @@ final class Redirects {
         boolean toGet = ((status == 301 || status == 302) && method.equals("POST"))
                 || (status == 303 && !method.equals("GET") && !method.equals("HEAD"));
         if (!toGet) {
-            return new OutboundRequest(hop, current.method(), current.headers(), current.body(), current.timeoutMs());
+            return new OutboundRequest(hop, current.method(), current.headers(), current.body(), current.timeoutMs(), current.capture());
         }
         Map<String, String> headers = new LinkedHashMap<>();
         current.headers().forEach((name, value) -> {
@@ -111,7 +111,7 @@ final class Redirects {
                 headers.put(name, value);
             }
         });
-        return new OutboundRequest(hop, "GET", headers, new byte[0], current.timeoutMs());
+        return new OutboundRequest(hop, "GET", headers, new byte[0], current.timeoutMs(), current.capture());
     }
 
     /** A header value of octets (one char each) read as UTF-8 when its octets are UTF-8; as it is otherwise. */

@@ -38,9 +38,11 @@ final class RequestTemplate {
     private final List<Part> textBody;
     private final byte[] rawBody;
     private final int timeoutMs;
+    private final HttpTransport.Capture capture;
 
     private RequestTemplate(String method, String base, List<Part> path, Map<String, List<Part>> headers,
-                            List<Part> textBody, byte[] rawBody, int timeoutMs) {
+                            List<Part> textBody, byte[] rawBody, int timeoutMs, HttpTransport.Capture capture) {
+        this.capture = capture;
         this.method = method;
         this.base = base;
         this.path = path;
@@ -83,7 +85,7 @@ final class RequestTemplate {
         String text = textOf(r.bodyBase64());
         byte[] raw = r.bodyBase64() == null || r.bodyBase64().isEmpty() ? new byte[0] : Base64.getDecoder().decode(r.bodyBase64());
         List<Part> textBody = text != null && PLACEHOLDER.matcher(text).find() ? parts(text, scenario) : null;
-        return new RequestTemplate(plain.method(), base, path, headers, textBody, raw, timeoutMs);
+        return new RequestTemplate(plain.method(), base, path, headers, textBody, raw, timeoutMs, HttpTransport.Capture.of(r.expect()));
     }
 
     /**
@@ -102,7 +104,7 @@ final class RequestTemplate {
         Map<String, String> h = new LinkedHashMap<>();
         headers.forEach((k, v) -> h.put(k, render(v, values, s, ts, uuid, false).replace("\r", "").replace("\n", "")));
         byte[] body = textBody == null ? rawBody : render(textBody, values, s, ts, uuid, false).getBytes(StandardCharsets.UTF_8);
-        return new OutboundRequest(uri, method, h, body, timeoutMs);
+        return new OutboundRequest(uri, method, h, body, timeoutMs, capture);
     }
 
     private static String render(List<Part> parts, List<List<String>> values, String seq, String ts, String uuid, boolean encode) {

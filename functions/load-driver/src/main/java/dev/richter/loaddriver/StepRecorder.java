@@ -21,7 +21,7 @@ import org.HdrHistogram.Histogram;
  */
 final class StepRecorder {
     /** How a sent request ended. */
-    enum RequestOutcome { OK, HTTP_ERROR, TIMEOUT, CONNECT_ERROR }
+    enum RequestOutcome { OK, HTTP_ERROR, TIMEOUT, CONNECT_ERROR, CHECK_FAILED }
 
     private final Histogram fromDueUs = HistogramCodec.newLatencyHistogramUs();
     private final Histogram fromSendUs = HistogramCodec.newLatencyHistogramUs();
@@ -31,6 +31,9 @@ final class StepRecorder {
     static final String OTHER_REDIRECT_KEY = "redirects not followed, other reasons";
 
     private final Map<String, Long> httpErrors = new TreeMap<>();
+    /** The first {@link Counters#MAX_CHECK_REASONS} distinct check-failure reasons, with their counts. */
+    private final Map<String, Long> checkFailures = new TreeMap<>();
+    private long checkFailed;
     private int redirectKeys;
     private final TreeMap<Long, WindowAcc> windows = new TreeMap<>();
     private final OverloadResponses.Recorder overload = new OverloadResponses.Recorder();
@@ -65,6 +68,7 @@ final class StepRecorder {
         long connectErrors;
         long dropped;
         long late;
+        long checkFailed;
     }
 
     /** A request due in second {@code dueEpochSecond} was not sent: the in-flight cap was reached. */
@@ -127,6 +131,18 @@ final class StepRecorder {
         record(RequestOutcome.HTTP_ERROR, status, key, fromDueUsValue, fromSendUsValue, epochSecond);
     }
 
+    /**
+     * Records an answer that missed its request's expectation ({@link ResponseCheck}): a {@code check-failed} error,
+     * with its latency as any answer. Its {@code reason} is counted when it is one of the worker's first
+     * {@link Counters#MAX_CHECK_REASONS} distinct reasons (or one of those again); the others only in the total.
+     */
+    synchronized void checkFailed(String reason, long fromDueUsValue, long fromSendUsValue, long epochSecond) {
+        if (checkFailures.containsKey(reason) || checkFailures.size() < Counters.MAX_CHECK_REASONS) {
+            checkFailures.merge(reason, 1L, Long::sum);
+        }
+        record(RequestOutcome.CHECK_FAILED, 0, null, fromDueUsValue, fromSendUsValue, epochSecond);
+    }
+
     private void record(RequestOutcome outcome, int status, String httpErrorKey, long fromDueUsValue, long fromSendUsValue,
                         long epochSecond) {
         epochSecond = Math.max(epochSecond, drainedBefore);
@@ -154,6 +170,10 @@ final class StepRecorder {
             case CONNECT_ERROR -> {
                 connectErrors++;
                 w.connectErrors++;
+            }
+            case CHECK_FAILED -> {
+                checkFailed++;
+                w.checkFailed++;
             }
         }
         if (outcome != RequestOutcome.OK) {
@@ -208,7 +228,7 @@ final class StepRecorder {
             WindowAcc w = e.getValue();
             out.add(new Window(runId, stage, stepIndex, workerIndex, e.getKey(), w.count, w.errors,
                     HistogramCodec.encode(w.hist), legIndex, w.sent, w.http4xx, w.http5xx, w.timeouts, w.connectErrors,
-                    w.dropped, w.late));
+                    w.dropped, w.late, w.checkFailed));
             it.remove();
             if (w == latest) {
                 latest = null;
@@ -221,7 +241,8 @@ final class StepRecorder {
     }
 
     synchronized Counters counters() {
-        return new Counters(due, sent, ok, httpErrors, timeouts, connectErrors, dropped, late, marked);
+        return new Counters(due, sent, ok, httpErrors, timeouts, connectErrors, dropped, late, marked, checkFailed,
+                checkFailures);
     }
 
     synchronized String encodedFromDue() {

@@ -28,14 +28,20 @@ import java.util.SplittableRandom;
  * prepared. Scenarios without placeholders are prepared once, as before, and allocate nothing per send.
  */
 public final class TrafficMix {
-    /** A prepared request and its scenario's name. */
-    public record Entry(String scenario, HttpTransport.PreparedRequest request) {}
+    /**
+     * A prepared request, its scenario's name and how its answers are judged.
+     *
+     * @param check the request's expectation ({@link ResponseCheck#NONE} for a request without one)
+     */
+    public record Entry(String scenario, HttpTransport.PreparedRequest request, ResponseCheck check) {}
 
     private final List<String> names = new ArrayList<>();
     private final double[] weights;
     private final double[] current;
     private final double totalWeight;
     private final List<List<HttpTransport.PreparedRequest>> prepared = new ArrayList<>();
+    /** Per scenario, per request: its compiled expectation. */
+    private final List<List<ResponseCheck>> checks = new ArrayList<>();
     private final int[] nextRequest;
     private final HttpTransport transport;
     /** Per scenario: its templates and row cursors, or null for a scenario prepared once. */
@@ -63,7 +69,8 @@ public final class TrafficMix {
      * @param requestTimeoutMs deadline of each request, milliseconds
      * @param transport        prepares the requests
      * @throws IllegalArgumentException when no scenario has a positive weight and a request, or a
-     *                                  request is malformed (bad URI, bad base64 body)
+     *                                  request is malformed (bad URI, bad base64 body, an expectation whose JSONPath or
+     *                                  regular expression does not compile)
      */
     public TrafficMix(List<Scenario> scenarios, Marker marker, int requestTimeoutMs, HttpTransport transport) {
         this.transport = transport;
@@ -75,7 +82,9 @@ public final class TrafficMix {
             List<HttpTransport.PreparedRequest> ps = new ArrayList<>();
             boolean templatedScenario = !s.data().isEmpty() || s.requests().stream().anyMatch(RequestTemplate::isTemplated);
             List<RequestTemplate> templates = new ArrayList<>();
+            List<ResponseCheck> cs = new ArrayList<>();
             for (ReplayRequest r : s.requests()) {
+                cs.add(ResponseCheck.of(r.expect()));
                 if (templatedScenario) {
                     RequestTemplate t = RequestTemplate.parse(s, r, marker, requestTimeoutMs);
                     templates.add(t);
@@ -88,6 +97,7 @@ public final class TrafficMix {
             names.add(s.name());
             ws.add(s.weight());
             prepared.add(ps);
+            checks.add(cs);
         }
         if (names.isEmpty()) {
             throw new IllegalArgumentException("scenarios: no scenario with weight > 0 and at least one request");
@@ -112,10 +122,12 @@ public final class TrafficMix {
         int i = nextRequest[best];
         nextRequest[best] = (i + 1) % ps.size();
         Templated t = templated.get(best);
+        ResponseCheck check = checks.get(best).get(i);
         if (t == null) {
-            return new Entry(names.get(best), ps.get(i));
+            return new Entry(names.get(best), ps.get(i), check);
         }
-        return new Entry(names.get(best), transport.prepare(t.requests.get(i).render(draw(t), t.seq++, System.currentTimeMillis())));
+        return new Entry(names.get(best), transport.prepare(t.requests.get(i).render(draw(t), t.seq++, System.currentTimeMillis())),
+                check);
     }
 
     /** One row of each bound data set for the next request of {@code t}. */
@@ -186,7 +198,8 @@ public final class TrafficMix {
         byte[] body = r.bodyBase64() == null || r.bodyBase64().isEmpty()
                 ? new byte[0] : Base64.getDecoder().decode(r.bodyBase64());
         String method = r.method() == null || r.method().isBlank() ? "GET" : r.method();
-        return new OutboundRequest(URI.create(base + path), method, withMarker(r.headers(), marker), body, timeoutMs);
+        return new OutboundRequest(URI.create(base + path), method, withMarker(r.headers(), marker), body, timeoutMs,
+                HttpTransport.Capture.of(r.expect()));
     }
 
     /**

@@ -6,7 +6,7 @@ import dev.richter.common.model.WindowKey;
 /**
  * One second of one worker's results: passive evidence for the fault decider and the report's time series, stored in
  * the run-metrics table as {@code {runId, sk = }{@link #sortKey()}{@code , count, errors, hist, sent, http4xx, http5xx,
- * timeouts, connectErrors, dropped, late}} (attribute names: {@link WindowAttributes}).
+ * timeouts, connectErrors, dropped, late, checkFailed}} (attribute names: {@link WindowAttributes}).
  *
  * <p>An outcome (response, timeout or connection failure) belongs to the second in which it was observed; a send, a
  * drop and a late send to the second in which the request was due. Both by epoch time.
@@ -29,10 +29,20 @@ import dev.richter.common.model.WindowKey;
  * @param connectErrors connection failures observed in the second
  * @param dropped       requests due in the second and not sent because the in-flight cap was reached
  * @param late          requests due in the second and sent later than the lateness tolerance
+ * @param checkFailed   answers observed in the second that missed their request's expectation ({@code check-failed};
+ *                      counted in {@code errors} too)
  */
 public record Window(String runId, String stage, int stepIndex, int workerIndex, long epochSecond, long count,
                      long errors, String hist, int legIndex, long sent, long http4xx, long http5xx, long timeouts,
-                     long connectErrors, long dropped, long late) {
+                     long connectErrors, long dropped, long late, long checkFailed) {
+
+    /** A window without check failures. */
+    public Window(String runId, String stage, int stepIndex, int workerIndex, long epochSecond, long count, long errors,
+                  String hist, int legIndex, long sent, long http4xx, long http5xx, long timeouts, long connectErrors,
+                  long dropped, long late) {
+        this(runId, stage, stepIndex, workerIndex, epochSecond, count, errors, hist, legIndex, sent, http4xx, http5xx,
+                timeouts, connectErrors, dropped, late, 0);
+    }
 
     /** {@code window#<stage>#<stepIndex %03d>#<epochSecond>#<workerIndex %04d>#<legIndex %04d>} ({@link WindowKey}). */
     public String sortKey() {

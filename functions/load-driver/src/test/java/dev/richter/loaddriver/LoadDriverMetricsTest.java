@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 /** The EMF lines the load-driver handler writes: one per stored window, with counts by kind and the rate error. */
 class LoadDriverMetricsTest {
     private static final List<String> COUNTS = List.of("Sent", "Ok", "Http4xx", "Http5xx", "Timeouts", "ConnectErrors",
-            "Dropped", "Late");
+            "Dropped", "Late", "CheckFailed");
 
     @Test
     void everyStoredWindowIsOneEmfLineWithItsCountsAndTheRateErrorAgainstTheSchedule() throws Exception {

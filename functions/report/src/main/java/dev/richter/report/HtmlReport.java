@@ -206,12 +206,29 @@ public final class HtmlReport {
         h.append("</section>");
     }
 
-    /** {@code 503: 12, timeouts: 3}, or an en dash when the step had no error. */
+    /** First check-failure reasons a step's row shows, most frequent first. */
+    static final int SHOWN_CHECK_REASONS = 5;
+
+    /**
+     * {@code 503: 12, timeouts: 3, check-failed: 40 (status 200, expected 201: 30; ...)}, or an en dash when the step had
+     * no error. Check failures show their {@value #SHOWN_CHECK_REASONS} most frequent reasons (each worker keeps its
+     * first {@link dev.richter.common.model.Counters#MAX_CHECK_REASONS}), and how many failed for reasons not kept.
+     */
     static String errorKinds(StepFigures f) {
         List<String> parts = new ArrayList<>();
         f.counters().httpErrors().forEach((status, n) -> parts.add(status + ": " + n));
         if (f.counters().timeouts() > 0) {
             parts.add("timeouts: " + f.counters().timeouts());
+        }
+        if (f.counters().checkFailed() > 0) {
+            List<String> reasons = new ArrayList<>();
+            Map<String, Long> top = f.counters().topCheckFailures(SHOWN_CHECK_REASONS);
+            top.forEach((reason, n) -> reasons.add(reason + ": " + n));
+            long shown = top.values().stream().mapToLong(Long::longValue).sum();
+            if (f.counters().checkFailed() > shown) {
+                reasons.add("other reasons: " + (f.counters().checkFailed() - shown));
+            }
+            parts.add("check-failed: " + f.counters().checkFailed() + " (" + String.join("; ", reasons) + ")");
         }
         if (f.counters().connectErrors() > 0) {
             parts.add("connect: " + f.counters().connectErrors());

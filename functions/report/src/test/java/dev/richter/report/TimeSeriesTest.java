@@ -48,7 +48,8 @@ class TimeSeriesTest {
     @Test
     void errorKindsAndSendsAreChartedWhenTheLoadDriverRecordsThem() {
         Map<String, Long> kinds = Map.of(WindowAttributes.SENT, 21L, WindowAttributes.HTTP_5XX, 3L, WindowAttributes.TIMEOUTS, 1L,
-                WindowAttributes.HTTP_4XX, 0L, WindowAttributes.CONNECT_ERRORS, 0L, WindowAttributes.DROPPED, 0L, WindowAttributes.LATE, 0L);
+                WindowAttributes.HTTP_4XX, 0L, WindowAttributes.CONNECT_ERRORS, 0L, WindowAttributes.DROPPED, 0L, WindowAttributes.LATE, 0L,
+                WindowAttributes.CHECK_FAILED, 2L);
         TimeSeries ts = new TimeSeries.Builder(1, TARGETS)
                 .add(new TimeSeries.StoredWindow("formal", 0, 100, 20, 4, hist(5), kinds))
                 .build();
@@ -56,6 +57,7 @@ class TimeSeriesTest {
         assertEquals(List.of(21.0), ts.achievedQps());
         assertEquals(List.of(3.0), ts.errorsByKindPerS().get(WindowAttributes.HTTP_5XX));
         assertEquals(List.of(1.0), ts.errorsByKindPerS().get(WindowAttributes.TIMEOUTS));
+        assertEquals(List.of(2.0), ts.errorsByKindPerS().get(WindowAttributes.CHECK_FAILED));
         assertEquals(List.copyOf(WindowAttributes.ERROR_KINDS), List.copyOf(ts.errorsByKindPerS().keySet()));
         assertEquals("", ts.note());
     }

@@ -1,6 +1,7 @@
 package dev.richter.runs;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.richter.common.model.Expectation;
 import dev.richter.common.model.Plan;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -57,7 +58,7 @@ public final class PlanDocument {
                 r.path("headers").fields().forEachRemaining(e -> headers.put(e.getKey(), e.getValue().asText()));
                 requests.add(new Plan.RequestSpec(r.path("method").asText(), r.path("path").asText(), headers,
                         r.hasNonNull("body") ? r.get("body").asText() : null,
-                        r.hasNonNull("bodyBase64") ? r.get("bodyBase64").asText() : null));
+                        r.hasNonNull("bodyBase64") ? r.get("bodyBase64").asText() : null, expectation(r.path("expect"))));
             }
             List<Plan.DataBinding> data = new ArrayList<>();
             s.path("data").forEach(b -> data.add(new Plan.DataBinding(b.path("dataSetId").asText(), b.path("mode").asText("unique"))));
@@ -65,7 +66,8 @@ public final class PlanDocument {
             s.path("slots").properties().forEach(e -> slots.put(e.getKey(), e.getValue().asText()));
             scenarios.add(new Plan.ScenarioSpec(s.path("name").asText(), s.path("service").asText(),
                     s.path("weight").asDouble(1.0), requests,
-                    s.hasNonNull("trafficSetId") ? s.get("trafficSetId").asText() : null, data, slots));
+                    s.hasNonNull("trafficSetId") ? s.get("trafficSetId").asText() : null, data, slots,
+                    expectation(s.path("expect"))));
         }
         List<Plan.StepSpec> formal = new ArrayList<>();
         doc.path("formal").path("steps").forEach(st -> formal.add(step(st)));
@@ -78,6 +80,64 @@ public final class PlanDocument {
         return new Plan(planId, teamId, doc.path("name").asText(), scenarios, step(doc.path("preTest")),
                 formal, policy, core, doc.path("perWorkerQps").asDouble(DEFAULT_PER_WORKER_QPS),
                 doc.path("requestTimeoutMs").asInt(DEFAULT_REQUEST_TIMEOUT_MS), createdAtMs);
+    }
+
+    /**
+     * The {@link Expectation} an {@code expect} object states ({@code openapi.json#/components/schemas/Expect}, already
+     * valid); {@link Expectation#NONE} for a missing node.
+     */
+    public static Expectation expectation(JsonNode expect) {
+        if (!expect.isObject()) {
+            return Expectation.NONE;
+        }
+        List<Integer> status = new ArrayList<>();
+        expect.path("status").forEach(c -> status.add(c.asInt()));
+        List<Expectation.JsonCheck> json = new ArrayList<>();
+        for (JsonNode c : expect.path("json")) {
+            String path = c.path("path").asText();
+            if (c.has("equals")) {
+                json.add(new Expectation.JsonCheck(path, Expectation.CheckKind.EQUALS, c.get("equals")));
+            } else if (c.has("nonEmpty")) {
+                json.add(new Expectation.JsonCheck(path, Expectation.CheckKind.NON_EMPTY, null));
+            } else if (c.has("matches")) {
+                json.add(new Expectation.JsonCheck(path, Expectation.CheckKind.MATCHES, c.get("matches")));
+            } else if (c.has("absent")) {
+                json.add(new Expectation.JsonCheck(path, c.get("absent").asBoolean()
+                        ? Expectation.CheckKind.ABSENT : Expectation.CheckKind.PRESENT, null));
+            }
+        }
+        Map<String, String> headers = new TreeMap<>();
+        expect.path("headers").properties().forEach(e -> headers.put(e.getKey(), e.getValue().asText()));
+        return new Expectation(status, json, headers, expect.path("maxBytes").asLong(0));
+    }
+
+    /** {@code e} as its {@code expect} object (the inverse of {@link #expectation}); absent fields left out. */
+    static Map<String, Object> expectDoc(Expectation e) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        if (!e.status().isEmpty()) {
+            m.put("status", e.status());
+        }
+        if (!e.json().isEmpty()) {
+            m.put("json", e.json().stream().map(c -> {
+                Map<String, Object> cm = new LinkedHashMap<>();
+                cm.put("path", c.path());
+                switch (c.kind()) {
+                    case EQUALS -> cm.put("equals", c.value());
+                    case NON_EMPTY -> cm.put("nonEmpty", true);
+                    case MATCHES -> cm.put("matches", c.value().asText());
+                    case ABSENT -> cm.put("absent", true);
+                    case PRESENT -> cm.put("absent", false);
+                }
+                return cm;
+            }).toList());
+        }
+        if (!e.headers().isEmpty()) {
+            m.put("headers", new TreeMap<>(e.headers()));
+        }
+        if (e.maxBytes() > 0) {
+            m.put("maxBytes", e.maxBytes());
+        }
+        return m;
     }
 
     private static Plan.StepSpec step(JsonNode st) {
@@ -125,6 +185,9 @@ public final class PlanDocument {
             if (r.bodyBase64() != null) {
                 rm.put("bodyBase64", r.bodyBase64());
             }
+            if (!r.expect().isNone()) {
+                rm.put("expect", expectDoc(r.expect()));
+            }
             return rm;
         }).toList();
         if (!requests.isEmpty() || s.trafficSetId() == null) {
@@ -138,6 +201,9 @@ public final class PlanDocument {
         }
         if (!s.slots().isEmpty()) {
             sm.put("slots", s.slots());
+        }
+        if (!s.expect().isNone()) {
+            sm.put("expect", expectDoc(s.expect()));
         }
         return sm;
     }

@@ -1,6 +1,8 @@
 package dev.richter.runs;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.jayway.jsonpath.InvalidPathException;
+import com.jayway.jsonpath.JsonPath;
 import dev.richter.common.Json;
 import dev.richter.common.Repositories;
 import dev.richter.common.model.Plan;
@@ -19,6 +21,7 @@ import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 
 /**
  * Whether a plan may be stored and run: every problem, each with its JSON path, in one pass. The checks, in this
@@ -32,6 +35,10 @@ import java.util.regex.Pattern;
  *   <li>the stored sets: a scenario's traffic set and data sets are stored by the team, no data set is bound twice,
  *       a {@code unique} data set has enough {@code ok} rows, every {@code {{data.<id>.<column>}}} names a bound set and
  *       one of its columns (DESIGN.md, "Plans use stored sets");</li>
+ *   <li>the response checks: every {@code expect}'s JSONPaths compile (Jayway JsonPath, the load driver's
+ *       evaluator) and its regular expressions compile ({@link Pattern}), at
+ *       {@code $.scenarios[i].requests[j].expect.json[k].path|matches}, {@code ...expect.headers.<name>} and
+ *       {@code $.scenarios[i].expect...};</li>
  *   <li>the team's QPS cap on the pre-test and every formal step ({@code $.preTest.qps},
  *       {@code $.formal.steps[i].qps}; DESIGN.md §7);</li>
  *   <li>the AWS limits of its run: {@link RunEstimate#violations()} against the current {@link Quotas} and
@@ -114,6 +121,13 @@ public final class PlanValidator {
         double mostRequests = doc.path("preTest").path("qps").asDouble() * doc.path("preTest").path("durationS").asDouble();
         for (JsonNode st : doc.path("formal").path("steps")) {
             mostRequests = Math.max(mostRequests, st.path("qps").asDouble() * st.path("durationS").asDouble());
+        }
+        for (int i = 0; i < scenarios.size(); i++) {
+            JsonNode sc = scenarios.get(i);
+            checkExpect(sc.path("expect"), "$.scenarios[" + i + "].expect", problems);
+            for (int j = 0; j < sc.path("requests").size(); j++) {
+                checkExpect(sc.path("requests").get(j).path("expect"), "$.scenarios[" + i + "].requests[" + j + "].expect", problems);
+            }
         }
         for (int i = 0; i < scenarios.size(); i++) {
             long stepRequests = (long) Math.ceil(mostRequests * scenarios.get(i).path("weight").asDouble(1.0) / totalWeight);
@@ -214,6 +228,38 @@ public final class PlanValidator {
             }
         }
         scenario.path("slots").properties().forEach(e -> placeholders.accept(at + ".slots." + e.getKey(), e.getValue().asText()));
+    }
+
+    /**
+     * An {@code expect} object's JSONPaths and regular expressions compile, as the load driver compiles them: a path
+     * by Jayway JsonPath ({@link JsonPath#compile}), a {@code matches} and each header's pattern by {@link Pattern}.
+     * Problems at {@code <at>.json[k].path}, {@code <at>.json[k].matches}, {@code <at>.headers.<name>}.
+     */
+    static void checkExpect(JsonNode expect, String at, List<InputProblem> problems) {
+        JsonNode json = expect.path("json");
+        for (int k = 0; k < json.size(); k++) {
+            JsonNode c = json.get(k);
+            String path = c.path("path").asText();
+            try {
+                JsonPath.compile(path);
+            } catch (InvalidPathException | IllegalArgumentException e) {
+                problems.add(new InputProblem(at + ".json[" + k + "].path", "'" + path
+                        + "' is not a JSONPath (Jayway JsonPath syntax, e.g. $.status or $.items[0].sku): " + e.getMessage()));
+            }
+            if (c.has("matches")) {
+                regex(c.get("matches").asText(), at + ".json[" + k + "].matches", problems);
+            }
+        }
+        expect.path("headers").properties().forEach(h -> regex(h.getValue().asText(), at + ".headers." + h.getKey(), problems));
+    }
+
+    private static void regex(String pattern, String path, List<InputProblem> problems) {
+        try {
+            Pattern.compile(pattern);
+        } catch (PatternSyntaxException e) {
+            problems.add(new InputProblem(path, "'" + pattern + "' is not a regular expression (java.util.regex): "
+                    + e.getDescription() + " near index " + e.getIndex()));
+        }
     }
 
     /** The team's registered service {@code name}, from {@code seen} or the registry (then remembered in {@code seen}). */

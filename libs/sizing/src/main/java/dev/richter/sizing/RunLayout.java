@@ -1,5 +1,6 @@
 package dev.richter.sizing;
 
+import dev.richter.common.model.Expectation;
 import dev.richter.common.model.Plan;
 import dev.richter.common.model.RegisteredService;
 import dev.richter.common.model.ReplayRequest;
@@ -104,7 +105,7 @@ public final class RunLayout {
                 throw notRegistered(plan, s);
             }
             out.add(new Scenario(s.name(), s.service(), target.baseUrl(), s.weight(),
-                    s.requests().stream().map(RunLayout::replayRequest).toList()));
+                    s.requests().stream().map(r -> replayRequest(r, s.expectFor(r))).toList()));
         }
         return out;
     }
@@ -151,10 +152,10 @@ public final class RunLayout {
         return Map.of("conditions", conditions);
     }
 
-    private static ReplayRequest replayRequest(Plan.RequestSpec r) {
+    private static ReplayRequest replayRequest(Plan.RequestSpec r, Expectation expect) {
         String body = r.bodyBase64() != null ? r.bodyBase64()
                 : r.body() == null ? null : Base64.getEncoder().encodeToString(r.body().getBytes(StandardCharsets.UTF_8));
-        return new ReplayRequest(r.method(), r.path(), r.headers(), body);
+        return new ReplayRequest(r.method(), r.path(), r.headers(), body, expect);
     }
 
     /**

@@ -73,6 +73,9 @@ public final class WorkerTasks {
             if (spec.trafficSetId() != null && !spec.trafficSetId().isBlank()) {
                 requests = sets.trafficSet(plan.teamId(), spec.trafficSetId()).orElseThrow(() -> new PlanNotRunnableException(
                         "scenario '" + spec.name() + "' replays traffic set '" + spec.trafficSetId() + "', which is not stored"));
+                if (!spec.expect().isNone()) {
+                    requests = requests.stream().map(r -> r.expect().isNone() ? r.withExpect(spec.expect()) : r).toList();
+                }
             }
             if (!spec.slots().isEmpty()) {
                 requests = requests.stream().map(r -> fillSlots(r, spec.slots())).toList();
@@ -125,6 +128,6 @@ public final class WorkerTasks {
                 body = Base64.getEncoder().encodeToString(fill.apply(text).getBytes(StandardCharsets.UTF_8));
             }
         }
-        return new ReplayRequest(r.method(), fill.apply(r.path()), headers, body);
+        return new ReplayRequest(r.method(), fill.apply(r.path()), headers, body, r.expect());
     }
 }

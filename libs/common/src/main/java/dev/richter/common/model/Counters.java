@@ -1,5 +1,7 @@
 package dev.richter.common.model;
 
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -8,7 +10,8 @@ import java.util.TreeMap;
  *
  * @param due            requests whose due time passed (the schedule's count)
  * @param sent           requests actually sent
- * @param ok             requests whose final response (after the redirects followed) was 2xx, or 304 Not Modified
+ * @param ok             requests whose final response (after the redirects followed) was 2xx, or 304 Not Modified, and
+ *                       met the request's expectation ({@link Expectation}) when it has one
  * @param httpErrors     the other final responses by status code, 3xx included, e.g. {@code {"503": 4, "300": 1}}, and
  *                       redirects not followed by status and reason, e.g.
  *                       {@code {"302 redirect out of scope: https://login.example.test": 7}}
@@ -17,26 +20,59 @@ import java.util.TreeMap;
  * @param dropped        due requests not sent because the in-flight cap was reached
  * @param late           sent requests whose send time was later than the lateness tolerance
  * @param marked         sent requests that carried the marker
+ * @param checkFailed    answers that missed their request's expectation ({@code check-failed}: a 200 with a degraded
+ *                       body, a status the expectation does not list, a body over its bound, ...)
+ * @param checkFailures  of those, counts by reason, e.g. {@code {"$.status is \"ACCEPTED\", expected \"PLACED\"": 12}}:
+ *                       at most {@link #MAX_CHECK_REASONS} distinct reasons per worker, the first ones seen (merged
+ *                       counters hold each worker's); answers with further reasons are counted in {@code checkFailed}
+ *                       only
  */
 public record Counters(long due, long sent, long ok, Map<String, Long> httpErrors, long timeouts,
-                       long connectErrors, long dropped, long late, long marked) {
+                       long connectErrors, long dropped, long late, long marked, long checkFailed,
+                       Map<String, Long> checkFailures) {
+    /** Distinct check-failure reasons one worker keeps with their counts. */
+    public static final int MAX_CHECK_REASONS = 5;
+
     public Counters {
         httpErrors = httpErrors == null ? Map.of() : Map.copyOf(httpErrors);
+        checkFailures = checkFailures == null ? Map.of() : Map.copyOf(checkFailures);
+    }
+
+    /** Counters without check failures (requests without expectations). */
+    public Counters(long due, long sent, long ok, Map<String, Long> httpErrors, long timeouts, long connectErrors,
+                    long dropped, long late, long marked) {
+        this(due, sent, ok, httpErrors, timeouts, connectErrors, dropped, late, marked, 0, Map.of());
     }
 
     /** All-zero counters. */
     public static final Counters ZERO = new Counters(0, 0, 0, Map.of(), 0, 0, 0, 0, 0);
 
-    /** Total failed requests: HTTP errors + timeouts + connect errors. */
+    /** Total failed requests: HTTP errors + timeouts + connect errors + check failures. */
     public long errors() {
-        return httpErrors.values().stream().mapToLong(Long::longValue).sum() + timeouts + connectErrors;
+        return httpErrors.values().stream().mapToLong(Long::longValue).sum() + timeouts + connectErrors + checkFailed;
     }
 
-    /** Field-wise sum of two counters. */
+    /**
+     * The {@code n} most frequent check-failure reasons with their counts, most frequent first (ties by reason), for a
+     * report.
+     */
+    public Map<String, Long> topCheckFailures(int n) {
+        Map<String, Long> top = new LinkedHashMap<>();
+        checkFailures.entrySet().stream()
+                .sorted(Map.Entry.<String, Long>comparingByValue(Comparator.reverseOrder()).thenComparing(Map.Entry.comparingByKey()))
+                .limit(n)
+                .forEach(e -> top.put(e.getKey(), e.getValue()));
+        return top;
+    }
+
+    /** Field-wise sum of two counters (the maps summed key by key). */
     public Counters plus(Counters o) {
         Map<String, Long> merged = new TreeMap<>(httpErrors);
         o.httpErrors.forEach((k, v) -> merged.merge(k, v, Long::sum));
+        Map<String, Long> reasons = new TreeMap<>(checkFailures);
+        o.checkFailures.forEach((k, v) -> reasons.merge(k, v, Long::sum));
         return new Counters(due + o.due, sent + o.sent, ok + o.ok, merged, timeouts + o.timeouts,
-                connectErrors + o.connectErrors, dropped + o.dropped, late + o.late, marked + o.marked);
+                connectErrors + o.connectErrors, dropped + o.dropped, late + o.late, marked + o.marked,
+                checkFailed + o.checkFailed, reasons);
     }
 }

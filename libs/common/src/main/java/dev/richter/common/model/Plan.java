@@ -45,13 +45,28 @@ public record Plan(String planId, String teamId, String name, List<ScenarioSpec>
      * @param data         data sets the templates draw from, each with how its rows are used
      * @param slots        for a traffic set: slot name → template filling each {@code {{slot:<name>}}} the import put
      *                     where it scrubbed a value (e.g. {@code "header.authorization": "Bearer {{data.buyers.token}}"})
+     * @param expect       what a good answer is for every request of the scenario that states none of its own (the
+     *                     requests of a traffic set included); {@link Expectation#NONE}: any 2xx or 304
      */
     public record ScenarioSpec(String name, String service, double weight, List<RequestSpec> requests,
-                               String trafficSetId, List<DataBinding> data, Map<String, String> slots) {
+                               String trafficSetId, List<DataBinding> data, Map<String, String> slots,
+                               Expectation expect) {
         public ScenarioSpec {
             requests = requests == null ? List.of() : List.copyOf(requests);
             data = data == null ? List.of() : List.copyOf(data);
             slots = slots == null ? Map.of() : Map.copyOf(slots);
+            expect = expect == null ? Expectation.NONE : expect;
+        }
+
+        /** A scenario without a scenario-wide expectation. */
+        public ScenarioSpec(String name, String service, double weight, List<RequestSpec> requests,
+                            String trafficSetId, List<DataBinding> data, Map<String, String> slots) {
+            this(name, service, weight, requests, trafficSetId, data, slots, Expectation.NONE);
+        }
+
+        /** What a good answer to {@code r} is: its own expectation, else the scenario's. */
+        public Expectation expectFor(RequestSpec r) {
+            return r.expect().isNone() ? expect : r.expect();
         }
 
         /** A scenario of inline requests and no data sets. */
@@ -83,10 +98,18 @@ public record Plan(String planId, String teamId, String name, List<ScenarioSpec>
      * @param headers    headers, one value each
      * @param body       text body (UTF-8), or null
      * @param bodyBase64 binary body, base64, or null; wins over {@code body}
+     * @param expect     what a good answer is; {@link Expectation#NONE} for the scenario's (by default any 2xx or 304)
      */
-    public record RequestSpec(String method, String path, Map<String, String> headers, String body, String bodyBase64) {
+    public record RequestSpec(String method, String path, Map<String, String> headers, String body, String bodyBase64,
+                              Expectation expect) {
         public RequestSpec {
             headers = headers == null ? Map.of() : Map.copyOf(headers);
+            expect = expect == null ? Expectation.NONE : expect;
+        }
+
+        /** A request without an expectation of its own. */
+        public RequestSpec(String method, String path, Map<String, String> headers, String body, String bodyBase64) {
+            this(method, path, headers, body, bodyBase64, Expectation.NONE);
         }
     }
 

@@ -16,7 +16,10 @@ public final class WindowAttributes {
 
     /** Outcomes observed in the second (ok + HTTP errors + timeouts + connect errors), N. */
     public static final String COUNT = "count";
-    /** Of which failed (a final status other than 2xx and 304, redirects not followed, timeouts, connect errors), N. */
+    /**
+     * Of which failed (a final status other than 2xx and 304, redirects not followed, timeouts, connect errors, answers
+     * that missed their expectation), N.
+     */
     public static final String ERRORS = "errors";
     /** Latency from the due time of the second's outcomes, microseconds, {@link HistogramCodec} encoding, S. */
     public static final String HIST = "hist";
@@ -35,6 +38,13 @@ public final class WindowAttributes {
     /** Requests sent later than the lateness tolerance, N (optional). */
     public static final String LATE = "late";
 
+    /**
+     * Answers that missed their request's expectation ({@link Expectation}: {@code check-failed}), N (optional; counted
+     * in {@value #ERRORS} too).
+     */
+    public static final String CHECK_FAILED = "checkFailed";
+
     /** The errors-by-kind attributes, in the order a report shows them. */
-    public static final List<String> ERROR_KINDS = List.of(HTTP_4XX, HTTP_5XX, TIMEOUTS, CONNECT_ERRORS, DROPPED, LATE);
+    public static final List<String> ERROR_KINDS = List.of(HTTP_4XX, HTTP_5XX, TIMEOUTS, CHECK_FAILED, CONNECT_ERRORS,
+            DROPPED, LATE);
 }
