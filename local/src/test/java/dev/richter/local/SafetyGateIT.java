@@ -121,11 +121,16 @@ class SafetyGateIT extends LocalAwsStackTestSupport {
         assertTrue(r.status() == 201 || r.status() == 200, r.body());
     }
 
-    /** Pre-test 2 QPS x 5 s, one formal step 4 QPS x 3 s, POST /orders through the gateway. */
+    /**
+     * Pre-test 2 QPS x 5 s, one formal step 4 QPS x 3 s, POST /orders through the gateway; a good answer is a 201 with
+     * {@code "status": "PLACED"} (order's fallback answers 200 {@code "degraded": true}).
+     */
     static String shopPlan() {
         return Json.write(Map.of("name", "safety it", "scenarios", List.of(Map.of("name", "orders", "service", "gateway",
                         "requests", List.of(Map.of("method", "POST", "path", "/orders", "headers",
-                                Map.of("content-type", "application/json"), "body", "{\"sku\":\"A1\",\"qty\":1}")))),
+                                Map.of("content-type", "application/json"), "body", "{\"sku\":\"A1\",\"qty\":1}",
+                                "expect", Map.of("status", List.of(201), "json", List.of(Map.of("path", "$.status",
+                                        "equals", "PLACED"))))))),
                 "preTest", Map.of("qps", 2, "durationS", 5),
                 "formal", Map.of("steps", List.of(Map.of("qps", 4, "durationS", 3))),
                 "coreModules", List.of("order", "inventory"), "perWorkerQps", 5, "requestTimeoutMs", 2000));
@@ -269,6 +274,10 @@ class SafetyGateIT extends LocalAwsStackTestSupport {
         assertTrue(enforced.path("evidence").asText().contains("exit 'table reservation_audit'"), enforced.toString());
         assertEquals(0, ran.shop().rows().get("reservations_shadow"),
                 "the refusal rolled the reservation back: the transaction failed whole " + ran.shop());
+        // order's circuit-breaker fallback answered 200 "degraded": the response check counts them as failures
+        JsonNode counters = ran.report().path("preTest").get(0).path("counters");
+        assertEquals(10, counters.path("checkFailed").asLong(), counters.toString());
+        assertEquals(0, counters.path("ok").asLong(), counters.toString());
     }
 
     @Test
