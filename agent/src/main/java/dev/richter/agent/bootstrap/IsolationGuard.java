@@ -158,9 +158,10 @@ public interface IsolationGuard {
     default void recordShadowChecks(String database, List<ShadowCheck> checks) {}
 
     /**
-     * Makes the root OpenTelemetry context current on this thread (no marker, no span), for the extension's own work
-     * on a thread an instrumented executor may have handed a marked context: the pre-check's connections and
-     * statements are never decided as marked.
+     * Makes the root OpenTelemetry context current on this thread (no marker, no span), with the agent's
+     * instrumentation suppressed, for the extension's own work on a thread an instrumented executor may have handed a
+     * marked context: the pre-check's connections and statements are never decided as marked, and make no spans of
+     * the service's (its probe INSERT into a shadow would read as unmarked traffic touching a shadow).
      *
      * @return the scope to close when that work is done
      */

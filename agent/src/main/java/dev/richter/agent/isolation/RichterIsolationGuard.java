@@ -9,6 +9,7 @@ import dev.richter.sdk.ExitMocks;
 import dev.richter.sdk.Marked;
 import io.opentelemetry.api.baggage.Baggage;
 import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.internal.InstrumentationUtil;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import java.util.List;
@@ -224,7 +225,13 @@ public final class RichterIsolationGuard implements IsolationGuard {
     @Override
     public MarkerScope detached() {
         try {
-            Scope scope = Context.root().makeCurrent();
+            // the root context with the agent's instrumentation suppressed (what the SDK's exporters use for their own
+            // calls): Richter's own work here, e.g. the shadow pre-check's probe INSERT, is no span of the service's
+            Context[] suppressed = {Context.root()};
+            try (Scope root = Context.root().makeCurrent()) {
+                InstrumentationUtil.suppressInstrumentation(() -> suppressed[0] = Context.current());
+            }
+            Scope scope = suppressed[0].makeCurrent();
             return scope::close;
         } catch (RuntimeException | LinkageError e) {
             return NOTHING;
