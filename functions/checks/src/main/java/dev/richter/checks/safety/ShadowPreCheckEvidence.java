@@ -6,6 +6,7 @@ import dev.richter.links.trace.Span;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,8 +47,11 @@ public final class ShadowPreCheckEvidence {
      */
     public static List<CheckResult> check(List<Span> spans, Set<String> scope, String window) {
         Map<String, Span> latestRound = new LinkedHashMap<>();
+        Map<String, List<Span>> tablesOfRound = new HashMap<>();
         for (Span s : spans) {
-            if (s.operation().equals(ROUND_SPAN) && scope.contains(s.service())) {
+            if (s.operation().equals(TABLE_SPAN)) {
+                tablesOfRound.computeIfAbsent(s.traceId() + "/" + s.parentSpanId(), k -> new ArrayList<>()).add(s);
+            } else if (s.operation().equals(ROUND_SPAN) && scope.contains(s.service())) {
                 String key = s.service() + " " + s.attributes().getOrDefault(DATABASE, "");
                 Span before = latestRound.get(key);
                 if (before == null || s.startEpochNanos() > before.startEpochNanos()) {
@@ -63,9 +67,7 @@ public final class ShadowPreCheckEvidence {
         List<CheckResult> out = new ArrayList<>();
         for (Span round : latestRound.values()) {
             String at = Instant.ofEpochSecond(0, round.startEpochNanos()).toString();
-            List<Span> tables = spans.stream()
-                    .filter(s -> s.operation().equals(TABLE_SPAN) && s.traceId().equals(round.traceId())
-                            && s.parentSpanId().equals(round.spanId()))
+            List<Span> tables = tablesOfRound.getOrDefault(round.traceId() + "/" + round.spanId(), List.of()).stream()
                     .sorted(Comparator.comparing(s -> s.attributes().getOrDefault(TABLE, ""))).toList();
             for (Span t : tables) {
                 String subject = round.service() + " " + t.attributes().getOrDefault(TABLE, "?") + " -> "
