@@ -236,7 +236,7 @@ public final class Demo {
     }
 
     /** Sends the spans in {@code spans} to the link builder, one request per ≤ 3 MiB of whole traces. */
-    private static void ingest(ApiClient api, Path spans) throws IOException, InterruptedException {
+    static void ingest(ApiClient api, Path spans) throws IOException, InterruptedException {
         // the API takes bodies of 4 MiB at most
         List<String> chunks = TraceChunks.split(Json.MAPPER.readTree(spans.toFile()), INGEST_CHUNK_BYTES);
         int parsed = 0;
@@ -253,7 +253,7 @@ public final class Demo {
 
     /**
      * What a person reads at the end of the demo, from the stored report JSON ({@link dev.richter.report.Report}'s
-     * fields): outcome, capacity ("not measured" when {@code capacity.measured} is false), failure mode, the four
+     * fields): outcome, capacity ("not measured" when {@code capacity.measured} is false), failure mode, the five
      * resilience findings, confidence, the number of problems to follow, and the report's files.
      */
     static List<String> summary(JsonNode report, Path dir) {

@@ -34,6 +34,8 @@ import software.amazon.awssdk.services.sfn.model.StartExecutionRequest;
  *   <li>the extension left in report mode (the team's {@code isolation.mode}), though every shadow and mock is set;</li>
  *   <li>a new table with no shadow ({@code SHOP_AUDIT_RESERVATIONS=1});</li>
  *   <li>a new external exit with no mock ({@code SHOP_FRAUD_URL});</li>
+ *   <li>order's circuit breaker on inventory forced open ({@code SHOP_INVENTORY_BREAKER_FORCED_OPEN=true}): every answer
+ *       a degraded 200, reported as silent degradation with the call path to inventory vanished;</li>
  *   <li>the marker lost on a thread the agent does not follow ({@code SHOP_ASYNC_PAYMENT=1}), and the nightly state
  *       machine emitting {@code Check Regressed} when the shop breaks that way between two nights.</li>
  * </ul>
@@ -291,6 +293,37 @@ class SafetyGateIT extends LocalAwsStackTestSupport {
         assertTrue(enforced.path("evidence").asText().startsWith("10 marked calls refused by the isolation"), enforced.toString());
         assertTrue(enforced.path("evidence").asText().contains("exit '127.0.0.1:" + PAYMENT_PORT + " POST /score'"),
                 enforced.toString());
+    }
+
+    @Test
+    @Order(7)
+    void aBreakerForcedOpenIsSilentDegradationAndTheVanishedCallPathIsNamed() throws Exception {
+        // the links below the entry, as the team's own traffic made them: order calls inventory
+        Path spans = RUN_DIR.resolveSibling("it-shop-safety-spans.json");
+        assertTrue(shop != null && shop.exportSpans(spans), "the shop of the earlier tests wrote spans");
+        Demo.ingest(api, spans);
+        useShop(Map.of("SHOP_INVENTORY_BREAKER_FORCED_OPEN", "true"));
+        Ran ran = run("breaker forced open");
+        JsonNode report = ran.report();
+        // every answer was order's fallback: a 200 "degraded", which the plan's check counts as failed
+        JsonNode counters = report.path("preTest").get(0).path("counters");
+        assertEquals(10, counters.path("checkFailed").asLong(), counters.toString());
+        assertEquals(0, counters.path("ok").asLong(), counters.toString());
+        assertEquals("PRE_TEST_FAILED", report.path("outcome").asText(), report.path("outcomeReason").asText());
+        assertEquals(0, ran.shop().rows().get("reservations_shadow"), "inventory was never called: " + ran.shop());
+        JsonNode degradation = StreamSupport.stream(report.path("resilience").path("findings").spliterator(), false)
+                .filter(f -> f.path("defence").asText().equals("degradation")).findFirst().orElseThrow();
+        System.out.println("   degradation: " + degradation);
+        assertEquals("FAILS", degradation.path("status").asText(), degradation.toString());
+        String line = degradation.path("line").asText();
+        assertTrue(line.startsWith("silent: 10 answers failed the plan's check"), line);
+        assertTrue(line.contains("order → inventory not called in 10 of 10 gateway POST /orders requests from pre-test"), line);
+        JsonNode edge = StreamSupport.stream(report.path("callGraph").path("edges").spliterator(), false)
+                .filter(e -> e.path("from").asText().startsWith("order ") && e.path("to").asText().startsWith("inventory "))
+                .findFirst().orElseThrow(() -> new AssertionError(report.path("callGraph").toString()));
+        assertEquals("NOT_VERIFIED", edge.path("marker").asText(), "no marked trace crossed it: " + edge);
+        assertTrue(StreamSupport.stream(report.path("problems").spliterator(), false)
+                .anyMatch(p -> p.path("subject").asText().equals("degradation")), report.path("problems").toString());
     }
 
     /** Runs the nightly state machine once and returns its output. */

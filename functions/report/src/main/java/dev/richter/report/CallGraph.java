@@ -301,6 +301,28 @@ public record CallGraph(boolean read, String note, List<String> entries, List<St
         return depth.values().stream().filter(d -> d <= collapse).count();
     }
 
+    /**
+     * The same graph where an in-scope edge between two services that no marked trace of the run crossed is
+     * NOT_VERIFIED instead of PROPAGATED: the marker check saw it on no marked call, so it cannot vouch for it (a path
+     * that vanished under a fallback, e.g. a circuit breaker open, is not "propagated").
+     *
+     * @param crossedPairs service pairs {@code "A->B"} the marked traces crossed ({@link VanishedEdges.Coverage#crossed})
+     */
+    public CallGraph withCrossings(java.util.Set<String> crossedPairs) {
+        Map<String, Node> byId = new HashMap<>();
+        nodes.forEach(n -> byId.put(n.id(), n));
+        List<CallEdge> out = new ArrayList<>();
+        for (CallEdge e : edges) {
+            Node from = byId.get(e.from());
+            Node to = byId.get(e.to());
+            boolean between = from != null && to != null && !e.exit() && !from.service().equals(to.service());
+            boolean unseen = between && e.marker() == MarkerStatus.PROPAGATED
+                    && !crossedPairs.contains(from.service() + "->" + to.service());
+            out.add(unseen ? new CallEdge(e.from(), e.to(), e.calls(), MarkerStatus.NOT_VERIFIED, e.mock(), e.exit(), e.backEdge()) : e);
+        }
+        return new CallGraph(read, note, entries, entriesWithoutTraces, nodes, out, collapsedBelowDepth, hiddenNodes);
+    }
+
     /** The same graph with this note. */
     public CallGraph withNote(String newNote) {
         return new CallGraph(read, newNote, entries, entriesWithoutTraces, nodes, edges, collapsedBelowDepth, hiddenNodes);

@@ -81,10 +81,12 @@ public final class EvidenceLoader {
                 TimeSeries.EMPTY);
         var overload = attempt("429/503 records", () -> evidence.overload(run.runId()), List.<OverloadResponses>of());
         RunEvidenceRepository.Safety safety = attempt("safety configuration", () -> evidence.safety(plan.teamId()), null);
-        Traced traced = safety == null ? new Traced(TraceEvidence.notRead("the team's safety configuration could not be read"), List.of())
+        Traced traced = safety == null ? new Traced(TraceEvidence.notRead("the team's safety configuration could not be read"), List.of(),
+                List.of())
                 : attempt("traces", () -> traces(plan.teamId(), safety.traceSource(), results), null);
         if (traced == null) {
-            traced = new Traced(TraceEvidence.notRead("the trace source could not be read (see the report function's log)"), List.of());
+            traced = new Traced(TraceEvidence.notRead("the trace source could not be read (see the report function's log)"), List.of(),
+                    List.of());
         }
         TraceEvidence traces = traced.evidence();
         List<Span> spans = traced.spans();
@@ -93,7 +95,15 @@ public final class EvidenceLoader {
         if (graph == null) {
             graph = CallGraph.notRead("the links table could not be read (see the report function's log)");
         }
-        return new ReportEvidence(started, series, overload, traces, graph, sentByWorker);
+        VanishedEdges.Coverage coverage = VanishedEdges.Coverage.NONE;
+        if (traces.read() && graph.read()) {
+            CallGraph g = graph;
+            Traced t = traced;
+            coverage = attempt("marked traces' coverage", () -> VanishedEdges.of(t.spans(), t.windows(), Marker.DEFAULT, g),
+                    VanishedEdges.Coverage.NONE);
+            graph = graph.withCrossings(coverage.crossed());
+        }
+        return new ReportEvidence(started, series, overload, traces, graph, sentByWorker, coverage);
     }
 
     /** The series of the run's windows, one bucket per {@link TimeSeries#bucketSFor} seconds of the run. */
@@ -126,14 +136,15 @@ public final class EvidenceLoader {
      *
      * @param evidence the per-step figures
      * @param spans    the spans read (for a call graph when the links table has none of the plan's entries yet)
+     * @param windows  the sampled step windows the spans were read for
      */
-    record Traced(TraceEvidence evidence, List<Span> spans) {}
+    record Traced(TraceEvidence evidence, List<Span> spans, List<TraceEvidence.StepWindow> windows) {}
 
     /** The marked traces of every step that has results (a sample of each), from the team's trace source. */
     Traced traces(String teamId, TraceSourceSpec spec, List<WorkerResult> results) {
         if (spec.kind().isEmpty()) {
             return new Traced(TraceEvidence.notRead("no trace source configured for team " + teamId + " (PUT /safety traceSource)"),
-                    List.of());
+                    List.of(), List.of());
         }
         Map<String, long[]> byStep = new LinkedHashMap<>();
         for (WorkerResult r : results) {
@@ -142,7 +153,7 @@ public final class EvidenceLoader {
             w[1] = Math.max(w[1], r.endedAtMs());
         }
         if (byStep.isEmpty()) {
-            return new Traced(TraceEvidence.notRead("no step ran"), List.of());
+            return new Traced(TraceEvidence.notRead("no step ran"), List.of(), List.of());
         }
         List<TraceEvidence.StepWindow> windows = new ArrayList<>();
         byStep.forEach((k, w) -> windows.add(new TraceEvidence.StepWindow(k.substring(0, k.lastIndexOf('#')),
@@ -157,7 +168,7 @@ public final class EvidenceLoader {
             sampled.add(new TraceEvidence.StepWindow(w.stage(), w.stepIndex(), from, to));
             spans.addAll(source.spans(teamId, from, to));
         }
-        return new Traced(TraceEvidence.of(source.describe(), spans, sampled, Marker.DEFAULT), spans);
+        return new Traced(TraceEvidence.of(source.describe(), spans, sampled, Marker.DEFAULT), spans, sampled);
     }
 
     /**

@@ -143,6 +143,8 @@ public final class Problems {
                                     + " Retry-After (seconds or an IMF-fixdate), before it queues";
                             case ResilienceVerdict.DEADLINES -> "give every call a deadline below the caller's and propagate it"
                                     + " downstream, so slow work ends instead of piling up";
+                            case Degradation.DEFENCE -> "make a fallback answer say so (a status or a field the caller"
+                                    + " checks), state it in the plan's expect, and alert on the breaker opening";
                             case ResilienceVerdict.RETRIES -> "cap retries (a retry budget, exponential backoff with jitter) and"
                                     + " retry in one layer only";
                             default -> "isolate the damaged module's calls (separate pools, timeouts, circuit breakers)";

@@ -109,7 +109,7 @@ public record Report(String runId, String planId, String teamId, String planName
     /**
      * The defences a system needs against progressive collapse, judged from the run's own evidence.
      *
-     * @param findings one per defence: shedding, deadlines, retry amplification, bulkheads (in that order)
+     * @param findings one per defence: shedding, deadlines, retry amplification, bulkheads, degradation (in that order)
      */
     public record Resilience(List<Finding> findings) {
         public Resilience {
@@ -136,7 +136,7 @@ public record Report(String runId, String planId, String teamId, String planName
     }
 
     /**
-     * @param defence {@code shedding}, {@code deadlines}, {@code retry amplification} or {@code bulkheads}
+     * @param defence {@code shedding}, {@code deadlines}, {@code retry amplification}, {@code bulkheads} or {@code degradation}
      * @param status  the judgement
      * @param line    one sentence with the numbers behind it (steps numbered from 1)
      */

@@ -149,6 +149,7 @@ public final class ReportBuilder {
         }
         Report.Resilience resilience = ResilienceVerdict.assess(new ResilienceVerdict.Inputs(pre, formal,
                 StepOverload.byStep(evidence.overload()), evidence.traces(), ordered, plan.requestTimeoutMs()));
+        resilience = withDegradation(resilience, pre, formal, evidence, plan);
         Report.Capacity capacity = capacity(formal, ordered, whyNoFormal(outcome, plan));
         Report.Confidence confidence = confidence(pre, formal, plan, run, missingEvidence, dynamicChecks, evidence.callGraph());
         List<StepFigures> all = new ArrayList<>(pre);
@@ -160,6 +161,18 @@ public final class ReportBuilder {
                         distinctRequests(plan), resilience), Problems.accounting(results, evidence.windowSentByWorker(), evidence.startedSteps())),
                 resilience, evidence.timeSeries().withMarks(marks(all, ordered)), LatencyCurves.of(all),
                 evidence.callGraph(), Report.INDEXING);
+    }
+
+    /** The resilience findings with {@link Degradation}'s appended, from the steps' failed checks and vanished paths. */
+    static Report.Resilience withDegradation(Report.Resilience resilience, List<StepFigures> pre, List<StepFigures> formal,
+                                             ReportEvidence evidence, Plan plan) {
+        List<StepFigures> steps = new ArrayList<>(pre);
+        steps.addAll(formal);
+        boolean checksStated = plan.scenarios().stream()
+                .anyMatch(s -> s.requests().stream().anyMatch(r -> !s.expectFor(r).isNone()));
+        List<Report.Finding> findings = new ArrayList<>(resilience.findings());
+        findings.add(Degradation.assess(steps, evidence.coverage(), evidence.traces().read(), checksStated));
+        return new Report.Resilience(findings);
     }
 
     /**

@@ -18,10 +18,17 @@ import java.util.Map;
  * @param callGraph    the links below the plan's entries
  * @param windowSentByWorker requests sent per worker according to its stored windows, keyed by worker
  *                     (what names the sends of a worker that stored no result)
+ * @param coverage     the call paths the marked traces crossed, and those that vanished ({@link VanishedEdges})
  */
 public record ReportEvidence(List<StepPlan> startedSteps, TimeSeries timeSeries,
                              List<OverloadResponses> overload, TraceEvidence traces, CallGraph callGraph,
-                             Map<WorkerKey, Long> windowSentByWorker) {
+                             Map<WorkerKey, Long> windowSentByWorker, VanishedEdges.Coverage coverage) {
+    /** Evidence without the marked traces' coverage of the call graph. */
+    public ReportEvidence(List<StepPlan> startedSteps, TimeSeries timeSeries, List<OverloadResponses> overload,
+                          TraceEvidence traces, CallGraph callGraph, Map<WorkerKey, Long> windowSentByWorker) {
+        this(startedSteps, timeSeries, overload, traces, callGraph, windowSentByWorker, VanishedEdges.Coverage.NONE);
+    }
+
     /** Evidence without per-worker window sums. */
     public ReportEvidence(List<StepPlan> startedSteps, TimeSeries timeSeries,
                           List<OverloadResponses> overload, TraceEvidence traces, CallGraph callGraph) {
@@ -39,5 +46,6 @@ public record ReportEvidence(List<StepPlan> startedSteps, TimeSeries timeSeries,
         traces = traces == null ? TraceEvidence.notRead("not read") : traces;
         callGraph = callGraph == null ? CallGraph.notRead("not read") : callGraph;
         windowSentByWorker = windowSentByWorker == null ? Map.of() : Map.copyOf(windowSentByWorker);
+        coverage = coverage == null ? VanishedEdges.Coverage.NONE : coverage;
     }
 }

@@ -57,7 +57,7 @@ class ReportHandlerTest {
         assertEquals(40.0, report.path("capacity").path("maxSustainableQps").asDouble());
         assertTrue(report.path("capacity").path("measured").asBoolean());
         assertEquals("none observed", report.path("failureMode").path("kind").asText());
-        assertEquals(4, report.path("resilience").path("findings").size());
+        assertEquals(5, report.path("resilience").path("findings").size());
         assertTrue(report.path("callGraph").path("read").asBoolean(), report.path("callGraph").toString());
         assertTrue(item.get("html").s().contains("Resilience verdict"));
         assertEquals("COMPLETED", repositories.getRun("run-1").orElseThrow().status());

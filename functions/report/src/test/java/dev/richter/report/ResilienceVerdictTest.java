@@ -172,7 +172,7 @@ class ResilienceVerdictTest {
     @Test
     void aSustainedRunObservesNoDefence() {
         Report r = report(healthyUpTo(3), List.of(), null, List.of());
-        assertEquals(List.of(NOT_OBSERVED, NOT_OBSERVED, NOT_OBSERVED, NOT_OBSERVED),
+        assertEquals(List.of(NOT_OBSERVED, NOT_OBSERVED, NOT_OBSERVED, NOT_OBSERVED, NOT_OBSERVED),
                 r.resilience().findings().stream().map(Report.Finding::status).toList(), r.resilience().toString());
         assertEquals("no step went over capacity (the highest, step 3 \u00b7 80 QPS, was sustained) and none was answered with 429/503",
                 r.resilience().of(ResilienceVerdict.SHEDDING).line());

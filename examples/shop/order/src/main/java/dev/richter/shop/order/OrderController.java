@@ -33,6 +33,9 @@ import org.springframework.web.client.RestClientException;
  *   <li>inventory's own 4xx answer (unknown sku, short stock) as it is; 400 for a bad body; 502 when the charge
  *       fails.</li>
  * </ul>
+ * The variant {@code SHOP_INVENTORY_BREAKER_FORCED_OPEN=true} forces the inventory breaker open at start
+ * ({@link CircuitBreaker#transitionToForcedOpenState()}, as an operator would through Resilience4j's actuator endpoint):
+ * every order then gets the degraded 200, and inventory is never called.
  */
 @RestController
 public class OrderController {
@@ -48,8 +51,9 @@ public class OrderController {
 
     public OrderController(@Qualifier("inventoryClient") RestClient inventory, @Qualifier("paymentClient") RestClient payment,
                            @Value("${shop.fraud-url}") String fraudUrl,
-                           @Value("${shop.async-payment}") boolean asyncPayment, RateLimiterRegistry rateLimiters,
-                           BulkheadRegistry bulkheads, CircuitBreakerRegistry breakers) {
+                           @Value("${shop.async-payment}") boolean asyncPayment,
+                           @Value("${shop.inventory-breaker-forced-open}") boolean breakerForcedOpen,
+                           RateLimiterRegistry rateLimiters, BulkheadRegistry bulkheads, CircuitBreakerRegistry breakers) {
         this.inventory = inventory;
         this.payment = payment;
         this.fraudUrl = fraudUrl;
@@ -57,6 +61,9 @@ public class OrderController {
         this.rateLimiter = rateLimiters.rateLimiter("orders");
         this.bulkhead = bulkheads.bulkhead("orders");
         this.inventoryBreaker = breakers.circuitBreaker("inventory");
+        if (breakerForcedOpen) {
+            inventoryBreaker.transitionToForcedOpenState();
+        }
     }
 
     @PostMapping("/orders")
