@@ -282,7 +282,8 @@ public final class Probes implements AutoCloseable {
     }
 
     /**
-     * Scrape, parse ({@link PrometheusTextParser#parse}), extract resource metrics.
+     * Scrape, parse ({@link PrometheusTextParser#parse}), extract resource metrics and the module's resilience policies'
+     * ({@link ResilienceMetrics}).
      *
      * <p>A 2xx scrape that parses is {@code SCRAPED}, ok, <em>module</em> evidence, and carries in
      * {@code warnings} every optional part the parser dropped (e.g. a malformed exemplar, with its line): the
@@ -313,7 +314,8 @@ public final class Probes implements AutoCloseable {
             }
             Map<String, Double> metrics;
             try {
-                metrics = t.metricNames().extract(scrape.samples());
+                metrics = new java.util.LinkedHashMap<>(t.metricNames().extract(scrape.samples()));
+                metrics.putAll(ResilienceMetrics.extract(scrape.samples()));
             } catch (IllegalArgumentException e) {
                 return invalidTarget(t, "metricNames: " + e.getMessage(), startNs, at);
             }
