@@ -106,8 +106,11 @@ class SafetyGateIT extends LocalAwsStackTestSupport {
      */
     static void configure(String mode) throws Exception {
         register(api, "gateway", "http://127.0.0.1:" + GATEWAY_PORT);
-        register(api, "order", "http://127.0.0.1:" + ORDER_PORT);
-        var r = api.post("/services", Json.write(Map.of("name", "inventory", "baseUrl", "http://127.0.0.1:" + INVENTORY_PORT,
+        // order's scrape carries its Resilience4j breaker on inventory (resilience4j_circuitbreaker_state)
+        var r = api.post("/services", Json.write(Map.of("name", "order", "baseUrl", "http://127.0.0.1:" + ORDER_PORT,
+                "healthPath", "/actuator/health", "prometheusPath", "/actuator/prometheus")));
+        assertTrue(r.status() == 201 || r.status() == 200, r.body());
+        r = api.post("/services", Json.write(Map.of("name", "inventory", "baseUrl", "http://127.0.0.1:" + INVENTORY_PORT,
                 "healthPath", "/actuator/health", "datastores", List.of(
                         Map.of("kind", "table", "production", "stock", "shadow", "stock_shadow"),
                         Map.of("kind", "table", "production", "reservations", "shadow", "reservations_shadow"),
@@ -298,9 +301,22 @@ class SafetyGateIT extends LocalAwsStackTestSupport {
     @Test
     @Order(7)
     void aBreakerForcedOpenIsSilentDegradationAndTheVanishedCallPathIsNamed() throws Exception {
-        // the links below the entry, as the team's own traffic made them: order calls inventory
+        // the links below the entry, as the team's own traffic made them: order calls inventory (the earlier tests'
+        // runs, or, when this test runs alone, a few real orders)
+        if (shop == null) {
+            useShop(Map.of());
+            var http = java.net.http.HttpClient.newHttpClient();
+            for (int i = 0; i < 3; i++) {
+                var placed = http.send(java.net.http.HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + GATEWAY_PORT + "/orders"))
+                        .header("content-type", "application/json")
+                        .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"sku\":\"A1\",\"qty\":1}")).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
+                assertEquals(201, placed.statusCode(), placed.body());
+            }
+            Thread.sleep(1_000); // the agent exports its spans every 500 ms
+        }
         Path spans = RUN_DIR.resolveSibling("it-shop-safety-spans.json");
-        assertTrue(shop != null && shop.exportSpans(spans), "the shop of the earlier tests wrote spans");
+        assertTrue(shop.exportSpans(spans), "the shop wrote spans");
         Demo.ingest(api, spans);
         useShop(Map.of("SHOP_INVENTORY_BREAKER_FORCED_OPEN", "true"));
         Ran ran = run("breaker forced open");
@@ -322,6 +338,11 @@ class SafetyGateIT extends LocalAwsStackTestSupport {
                 .filter(e -> e.path("from").asText().startsWith("order ") && e.path("to").asText().startsWith("inventory "))
                 .findFirst().orElseThrow(() -> new AssertionError(report.path("callGraph").toString()));
         assertEquals("NOT_VERIFIED", edge.path("marker").asText(), "no marked trace crossed it: " + edge);
+        // order's own breaker, read from its scrape, is named on the verdict timeline
+        assertTrue(StreamSupport.stream(report.path("verdicts").spliterator(), false).anyMatch(v ->
+                v.path("module").asText().equals("order") && v.path("state").asText().equals("SUSPECT")
+                        && v.path("reason").asText().startsWith("circuit breaker 'inventory' open")), report.path("verdicts").toString());
+        assertTrue(report.toString().contains("order SUSPECT: breaker inventory open"), "the timeline's mark");
         assertTrue(StreamSupport.stream(report.path("problems").spliterator(), false)
                 .anyMatch(p -> p.path("subject").asText().equals("degradation")), report.path("problems").toString());
     }

@@ -93,6 +93,26 @@ public final class FaultDecider {
 
     private record ResourceEval(List<Breach> breaches, ModuleState next) {}
 
+    /** Rule name of a module SUSPECT because one of its own circuit breakers is open. */
+    static final String BREAKER_OPEN_RULE = "breaker-open";
+
+    /**
+     * The circuit breakers the module's own scrape shows open or forced open (probe metrics {@code breakerOpen:<name>}
+     * = 1, from Resilience4j's {@code resilience4j_circuitbreaker_state}), in name order: the module is answering by its
+     * fallback, whatever its health endpoint says.
+     */
+    static List<String> openBreakers(List<HealthReport> reports) {
+        java.util.Set<String> open = new java.util.TreeSet<>();
+        for (HealthReport r : reports) {
+            r.metrics().forEach((k, v) -> {
+                if (k.startsWith("breakerOpen:") && v != null && v >= 1) {
+                    open.add(k.substring("breakerOpen:".length()));
+                }
+            });
+        }
+        return List.copyOf(open);
+    }
+
     /** Static and dynamic resource rules over the module's scraped metrics; detectors learn after judging. */
     static ResourceEval evaluateResources(List<HealthReport> reports, ModuleState s, Thresholds th) {
         List<Breach> breaches = new ArrayList<>();
@@ -265,6 +285,12 @@ public final class FaultDecider {
             next = State.DAMAGED;
             rule = "consecutive-failures+resource";
             reason = failures + " consecutive failed probes; " + breachText(breaches);
+        } else if (!openBreakers(reports).isEmpty() && prev != State.DAMAGED) {
+            next = State.SUSPECT;
+            rule = BREAKER_OPEN_RULE;
+            List<String> open = openBreakers(reports);
+            reason = "circuit breaker" + (open.size() == 1 ? " " : "s ") + String.join(", ", open.stream().map(b -> "'" + b + "'").toList())
+                    + " open: calls not permitted, the module answers by its fallback";
         } else if (prev == State.DAMAGED || prev == State.SUSPECT) {
             if (successes >= rules.healthyAfterConsecutiveSuccesses() && resourcesNormal) {
                 next = State.HEALTHY;

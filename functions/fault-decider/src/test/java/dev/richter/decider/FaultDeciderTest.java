@@ -50,6 +50,32 @@ class FaultDeciderTest {
         assertTrue(of(d, "order").changed());
     }
 
+    /** A scrape of {@code module} with its heap and pool normal and these Resilience4j breaker states (probe metrics). */
+    static HealthReport promWithBreakers(String module, Map<String, Double> breakers) {
+        Map<String, Double> m = new HashMap<>(prom(module, 0.5, 0.2).metrics());
+        breakers.forEach((name, open) -> m.put("breakerOpen:" + name, open));
+        return new HealthReport(module, "prometheus", true, "SCRAPED", List.of(), 5, "", m, 0);
+    }
+
+    @Test
+    void aModuleWhoseOwnBreakerIsOpenIsSuspectWhileItsHealthAnswersUpAndRecoversWhenItCloses() {
+        assertEquals(State.HEALTHY, state(round(http("order", true), promWithBreakers("order", Map.of("inventory", 0.0))), "order"));
+        Decision d = round(http("order", true), promWithBreakers("order", Map.of("inventory", 1.0, "payment", 0.0)));
+        assertEquals(State.SUSPECT, state(d, "order"));
+        assertEquals("breaker-open", of(d, "order").evidence().rule());
+        assertEquals("circuit breaker 'inventory' open: calls not permitted, the module answers by its fallback",
+                of(d, "order").verdict().reason());
+        for (int i = 0; i < 5; i++) {
+            d = round(http("order", true), promWithBreakers("order", Map.of("inventory", 1.0)));
+        }
+        assertEquals(State.SUSPECT, state(d, "order"), "never DAMAGED from an open breaker alone");
+        d = round(http("order", true), promWithBreakers("order", Map.of("inventory", 0.0)));
+        assertEquals(State.HEALTHY, state(d, "order"), "the breaker closed after 6 successful probes in a row");
+        assertEquals("recovered", of(d, "order").evidence().rule());
+        assertEquals(State.HEALTHY, state(round(http("order", true), prom("order", 0.5, 0.2)), "order"),
+                "a scrape without breaker series is no evidence of one");
+    }
+
     @Test
     void tenConsecutiveFailuresAndAResourceOverThresholdIsDamaged() {
         // TCP still answers, so the vote stays below 3/4: (0.6 + 0.4) / 1.4 = 0.71.

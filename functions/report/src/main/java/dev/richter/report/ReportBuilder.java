@@ -20,6 +20,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -204,7 +206,15 @@ public final class ReportBuilder {
     /** Verdict changes marked on the charts at most (a flapping module would hide the data); the table has them all. */
     static final int MAX_VERDICT_MARKS = 50;
 
-    /** Step boundaries (each step's first due time) and the first {@link #MAX_VERDICT_MARKS} verdict changes, in time order. */
+    /** The fault decider's reason of a {@code breaker-open} verdict: {@code circuit breaker 'inventory' open: ...}. */
+    static final Pattern OPEN_BREAKERS = Pattern.compile("circuit breakers? ((?:'[^']+'(?:, )?)+) open");
+
+    /**
+     * Step boundaries (each step's first due time) and the first {@link #MAX_VERDICT_MARKS} verdict changes, in time
+     * order; a change the module's own open circuit breaker caused is labelled with it ({@code order SUSPECT: breaker
+     * inventory open}).
+     */
+
     static List<TimeSeries.Mark> marks(List<StepFigures> steps, List<Verdict> changes) {
         List<TimeSeries.Mark> out = new ArrayList<>();
         for (StepFigures f : steps) {
@@ -217,7 +227,9 @@ public final class ReportBuilder {
         for (Verdict v : changes) {
             boolean first = seen.add(v.module());
             if (!(first && v.state() == Verdict.State.HEALTHY) && verdictMarks++ < MAX_VERDICT_MARKS) {
-                out.add(new TimeSeries.Mark(v.atMs(), "verdict", v.module() + " " + v.state(), v.state().name()));
+                Matcher breaker = OPEN_BREAKERS.matcher(v.reason());
+                out.add(new TimeSeries.Mark(v.atMs(), "verdict", v.module() + " " + v.state()
+                        + (breaker.lookingAt() ? ": breaker " + breaker.group(1).replace("'", "") + " open" : ""), v.state().name()));
             }
         }
         out.sort(Comparator.comparingLong(TimeSeries.Mark::atMs));

@@ -168,6 +168,19 @@ class ReportBuilderTest {
     }
 
     @Test
+    void aVerdictChangeAModulesOwnOpenBreakerCausedNamesTheBreakerOnTheTimeline() {
+        // the reason as the fault decider's breaker-open rule words it
+        var v = List.of(new Verdict("order", Verdict.State.HEALTHY, "probes ok", 1),
+                new Verdict("order", Verdict.State.SUSPECT,
+                        "circuit breaker 'inventory' open: calls not permitted, the module answers by its fallback", 3),
+                new Verdict("gateway", Verdict.State.SUSPECT,
+                        "circuit breakers 'order', 'payment' open: calls not permitted, the module answers by its fallback", 4),
+                new Verdict("order", Verdict.State.HEALTHY, "3 consecutive successful probes, resources normal", 5));
+        assertEquals(List.of("order SUSPECT: breaker inventory open", "gateway SUSPECT: breaker order, payment open", "order HEALTHY"),
+                ReportBuilder.marks(List.of(), ReportBuilder.changes(v)).stream().map(TimeSeries.Mark::label).toList());
+    }
+
+    @Test
     void anOperatorAbortOfAHealthyStepIsALowerBoundNotACollapse() {
         List<WorkerResult> rs = healthyUpTo(1);
         long start = Fixtures.startOf("formal", 1);
