@@ -26,6 +26,8 @@ import redis.clients.jedis.JedisPooled;
  *   <li>{@code GET /stock/{sku}} → 200 {@code {"sku", "qty", "cached"}}: from Redis, else from the database (then
  *       cached for 60 s); 404 for an unknown sku.</li>
  * </ul>
+ * The variant {@code SHOP_INVENTORY_FAIL_AFTER=<n>} answers 503 to every reservation after the first {@code n} since
+ * start, as a dependency that runs out under load would; order's breaker then opens and its fallback answers.
  */
 @RestController
 public class StockController {
@@ -35,14 +37,18 @@ public class StockController {
     private final JedisPooled redis;
     private final boolean auditReservations;
     private final long storeLatencyMs;
+    private final long failAfter;
+    private final java.util.concurrent.atomic.AtomicLong reserveCalls = new java.util.concurrent.atomic.AtomicLong();
 
     public StockController(JdbcTemplate db, JedisPooled redis,
                            @Value("${shop.audit-reservations}") boolean auditReservations,
-                           @Value("${shop.store-latency-ms}") long storeLatencyMs) {
+                           @Value("${shop.store-latency-ms}") long storeLatencyMs,
+                           @Value("${shop.fail-after}") long failAfter) {
         this.db = db;
         this.redis = redis;
         this.auditReservations = auditReservations;
         this.storeLatencyMs = storeLatencyMs;
+        this.failAfter = failAfter;
     }
 
     @PostMapping("/reserve")
@@ -51,6 +57,9 @@ public class StockController {
         if (!(body.get("sku") instanceof String sku) || !(body.get("qty") instanceof Number qtyNumber)
                 || qtyNumber.intValue() <= 0 || !(body.get("orderId") instanceof String orderId)) {
             return ResponseEntity.badRequest().body(Map.of("error", "orderId, sku and a positive qty are required"));
+        }
+        if (failAfter > 0 && reserveCalls.incrementAndGet() > failAfter) {
+            return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).body(Map.of("error", "reservations exhausted"));
         }
         int qty = qtyNumber.intValue();
         List<Map<String, Object>> rows = db.queryForList("SELECT qty, price_cents FROM stock WHERE sku = ?", sku);
