@@ -18,10 +18,17 @@ import java.util.Map;
  * @param callGraph    the links below the plan's entries
  * @param windowSentByWorker requests sent per worker according to its stored windows, keyed by worker
  *                     (what names the sends of a worker that stored no result)
+ * @param saturation   the saturation signals the fault decider stored per round (empty when none or not read)
  */
 public record ReportEvidence(List<StepPlan> startedSteps, TimeSeries timeSeries,
                              List<OverloadResponses> overload, TraceEvidence traces, CallGraph callGraph,
-                             Map<WorkerKey, Long> windowSentByWorker) {
+                             Map<WorkerKey, Long> windowSentByWorker, List<SaturationSignal> saturation) {
+    /** Evidence without saturation signals. */
+    public ReportEvidence(List<StepPlan> startedSteps, TimeSeries timeSeries, List<OverloadResponses> overload,
+                          TraceEvidence traces, CallGraph callGraph, Map<WorkerKey, Long> windowSentByWorker) {
+        this(startedSteps, timeSeries, overload, traces, callGraph, windowSentByWorker, List.of());
+    }
+
     /** Evidence without per-worker window sums. */
     public ReportEvidence(List<StepPlan> startedSteps, TimeSeries timeSeries,
                           List<OverloadResponses> overload, TraceEvidence traces, CallGraph callGraph) {
@@ -39,5 +46,11 @@ public record ReportEvidence(List<StepPlan> startedSteps, TimeSeries timeSeries,
         traces = traces == null ? TraceEvidence.notRead("not read") : traces;
         callGraph = callGraph == null ? CallGraph.notRead("not read") : callGraph;
         windowSentByWorker = windowSentByWorker == null ? Map.of() : Map.copyOf(windowSentByWorker);
+        saturation = saturation == null ? List.of() : List.copyOf(saturation);
+    }
+
+    /** The same evidence with the decider's saturation signals. */
+    public ReportEvidence withSaturation(List<SaturationSignal> signals) {
+        return new ReportEvidence(startedSteps, timeSeries, overload, traces, callGraph, windowSentByWorker, signals);
     }
 }
