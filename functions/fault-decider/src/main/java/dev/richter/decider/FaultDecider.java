@@ -66,7 +66,7 @@ public final class FaultDecider {
             if (e.getKey().equals(PASSIVE_MODULE)) continue;
             ModuleState s = restartIfNewStep(stateOf(prior, e.getKey(), th), in, th);
             ResourceEval re = evaluateResources(e.getValue(), s, th);
-            Saturation.Round sat = Saturation.evaluate(e.getValue(), s.saturation(), in.stage().equals(PRE_TEST_STAGE), th);
+            Saturation.SaturatedRound sat = Saturation.evaluate(e.getValue(), s.saturation(), in.stage().equals(PRE_TEST_STAGE), th);
             out.add(decideModule(e.getKey(), e.getValue(), passiveReport, re.breaches(), false, withSaturation(re.next(), sat.next()),
                     sat, rules, in));
         }
@@ -190,7 +190,7 @@ public final class FaultDecider {
      */
     private static ModuleDecision decideModule(String module, List<HealthReport> reports, HealthReport passive,
                                                List<Breach> breaches, boolean errorBurst, ModuleState s,
-                                               Saturation.Round sat, DecisionRules rules, DecisionInput in) {
+                                               Saturation.SaturatedRound sat, DecisionRules rules, DecisionInput in) {
         List<Breach> saturation = sat == null ? List.of() : sat.signals();
         boolean saturated = sat != null && sat.sustained(rules.thresholds());
         long now = in.nowMs();
@@ -364,7 +364,7 @@ public final class FaultDecider {
     }
 
     /** E.g. {@code "saturated for 3 rounds while its probes answer: hostCpuRatio 0.98 > 0.9 (saturation)"}. */
-    private static String saturationText(Saturation.Round sat, boolean roundFailed) {
+    private static String saturationText(Saturation.SaturatedRound sat, boolean roundFailed) {
         return "saturated for " + sat.next().rounds() + " rounds" + (roundFailed ? "" : " while its probes answer")
                 + ": " + breachText(sat.signals());
     }

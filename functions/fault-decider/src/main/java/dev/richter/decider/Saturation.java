@@ -44,8 +44,8 @@ public final class Saturation {
      * @param read    true when at least one signal could be read
      * @param next    the state for the next round ({@code rounds} already counted)
      */
-    public record Round(List<Breach> signals, boolean read, SaturationState next) {
-        public Round {
+    public record SaturatedRound(List<Breach> signals, boolean read, SaturationState next) {
+        public SaturatedRound {
             signals = List.copyOf(signals);
         }
 
@@ -63,7 +63,7 @@ public final class Saturation {
      * @param preTest true in the pre-test stage: health latencies join the baseline instead of being judged
      * @param th      thresholds in force
      */
-    public static Round evaluate(List<HealthReport> reports, SaturationState s, boolean preTest, Thresholds th) {
+    public static SaturatedRound evaluate(List<HealthReport> reports, SaturationState s, boolean preTest, Thresholds th) {
         List<Breach> out = new ArrayList<>();
         boolean read = false;
         double gcCounter = s.gcPauseSeconds();
@@ -103,7 +103,7 @@ public final class Saturation {
             }
         }
         int rounds = !out.isEmpty() ? s.rounds() + 1 : read ? 0 : s.rounds();
-        return new Round(out, read, new SaturationState(rounds, gcCounter, gcAt, baseline));
+        return new SaturatedRound(out, read, new SaturationState(rounds, gcCounter, gcAt, baseline));
     }
 
     private static boolean check(List<Breach> out, Map<String, Double> m, String metric, double limit) {
