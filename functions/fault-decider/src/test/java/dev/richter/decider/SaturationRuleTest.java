@@ -20,7 +20,7 @@ class SaturationRuleTest {
     static final long INTERVAL_MS = 2000;
     final FaultDecider decider = new FaultDecider();
     final Map<String, ModuleState> states = new HashMap<>();
-    final DecisionRules rules = DecisionRules.defaults();
+    DecisionRules rules = DecisionRules.defaults();
     long now = 1_700_000_000_000L;
     String stage = "formal";
 
@@ -69,6 +69,15 @@ class SaturationRuleTest {
             assertEquals(State.HEALTHY, d.verdict().state());
             assertEquals(List.of(), d.evidence().saturation());
         }
+    }
+
+    @Test
+    void storedThresholdsApplyToTheNextRound() {
+        rules = DecisionRules.fromJson("{\"thresholds\": {\"hostCpuMaxRatio\": 0.5, \"saturationConsecutiveRounds\": 1}}");
+        ModuleDecision d = round(up(40), scrape(Map.of("hostCpuRatio", 0.6)));
+        assertEquals(State.SUSPECT, d.verdict().state());
+        assertEquals(new Breach("hostCpuRatio", 0.6, 0.5, "saturation"), d.evidence().saturation().getFirst());
+        assertEquals(Thresholds.DEFAULT_GC_TIME_MAX_FRACTION, rules.thresholds().gcTimeMaxFraction(), "the rest stay defaults");
     }
 
     @Test
