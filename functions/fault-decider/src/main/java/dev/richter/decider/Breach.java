@@ -6,7 +6,7 @@ package dev.richter.decider;
  * @param metric e.g. {@code heapUsedRatio}, {@code p99Ms}, {@code successRate}
  * @param value  observed value
  * @param limit  the limit it crossed
- * @param rule   which rule: {@code static}, {@code sigma}, {@code ewma}, {@code baseline}, {@code trend},
+ * @param rule   which rule: {@code static}, {@code sigma}, {@code ewma}, {@code baseline}, {@code trend}, {@code saturation},
  *               {@code exhaustion} (then {@code metric} is {@code heapSecondsToFull}, below its limit)
  */
 public record Breach(String metric, double value, double limit, String rule) {

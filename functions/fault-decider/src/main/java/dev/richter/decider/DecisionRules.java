@@ -24,8 +24,12 @@ import java.util.Map;
  *       {@code damagedVoteConsecutiveRounds} rounds (default 1)</td><td>DAMAGED</td></tr>
  *   <tr><td>passive pseudo-module {@code load}: error rate ≥ {@code damagedErrorRate} (default 0.5) over the
  *       passive window</td><td>DAMAGED</td></tr>
+ *   <tr><td>{@code saturation}: a saturation signal (host or process CPU, pool use or pending threads, thread-pool use,
+ *       executor queue, GC time fraction, health-probe latency over its pre-test baseline; {@link Saturation}) past its
+ *       {@link Thresholds} limit for {@code saturationConsecutiveRounds} rounds (default 3), even while health answers
+ *       UP; never DAMAGED from saturation alone</td><td>SUSPECT</td></tr>
  *   <tr><td>{@code healthyAfterConsecutiveSuccesses} successful rounds in a row (default 3) after SUSPECT or
- *       DAMAGED, no resource breached</td><td>HEALTHY</td></tr>
+ *       DAMAGED, no resource breached, no saturation signal (a saturated round is no success)</td><td>HEALTHY</td></tr>
  *   <tr><td>two failed rounds further apart than {@code failureResetWindowMs} (default 10 000 ms)</td>
  *       <td>consecutive-failure counter restarts at 1</td></tr>
  * </table>

@@ -60,13 +60,15 @@ public final class FaultDecider {
                 ps = withBaseline(ps, ps.p99BaselineMs().add(summary.p99Ms()));
             }
             boolean burst = summary.errorRate() >= rules.damagedErrorRate();
-            out.add(decideModule(PASSIVE_MODULE, List.of(passiveReport), null, breaches, burst, ps, rules, in));
+            out.add(decideModule(PASSIVE_MODULE, List.of(passiveReport), null, breaches, burst, ps, null, rules, in));
         }
         for (var e : byModule.entrySet()) {
             if (e.getKey().equals(PASSIVE_MODULE)) continue;
             ModuleState s = restartIfNewStep(stateOf(prior, e.getKey(), th), in, th);
             ResourceEval re = evaluateResources(e.getValue(), s, th);
-            out.add(decideModule(e.getKey(), e.getValue(), passiveReport, re.breaches(), false, re.next(), rules, in));
+            Saturation.SaturatedRound sat = Saturation.evaluate(e.getValue(), s.saturation(), in.stage().equals(PRE_TEST_STAGE), th);
+            out.add(decideModule(e.getKey(), e.getValue(), passiveReport, re.breaches(), false, withSaturation(re.next(), sat.next()),
+                    sat, rules, in));
         }
         out.sort(Comparator.comparing(d -> d.verdict().module()));
         return new Decision(out, abortReason(rules.abortPolicy(), out, in, passive));
@@ -82,13 +84,19 @@ public final class FaultDecider {
         if (s.stepKey().equals(in.stepKey())) return s;
         return new ModuleState(s.module(), s.verdict(), s.verdictSinceMs(), s.consecutiveFailures(),
                 s.consecutiveSuccesses(), s.lastFailureAtMs(), s.voteRounds(), in.stepKey(),
-                SlidingWindow.empty(th.slidingWindowSize()), Ewma.empty(), s.p99BaselineMs(), Trend.empty());
+                SlidingWindow.empty(th.slidingWindowSize()), Ewma.empty(), s.p99BaselineMs(), Trend.empty(), s.saturation());
     }
 
     private static ModuleState withBaseline(ModuleState s, SlidingWindow baseline) {
         return new ModuleState(s.module(), s.verdict(), s.verdictSinceMs(), s.consecutiveFailures(),
                 s.consecutiveSuccesses(), s.lastFailureAtMs(), s.voteRounds(), s.stepKey(), s.connections(), s.heap(), baseline,
-                s.heapTrend());
+                s.heapTrend(), s.saturation());
+    }
+
+    private static ModuleState withSaturation(ModuleState s, SaturationState sat) {
+        return new ModuleState(s.module(), s.verdict(), s.verdictSinceMs(), s.consecutiveFailures(),
+                s.consecutiveSuccesses(), s.lastFailureAtMs(), s.voteRounds(), s.stepKey(), s.connections(), s.heap(),
+                s.p99BaselineMs(), s.heapTrend(), sat);
     }
 
     private record ResourceEval(List<Breach> breaches, ModuleState next) {}
@@ -152,7 +160,7 @@ public final class FaultDecider {
             }
         }
         ModuleState next = new ModuleState(s.module(), s.verdict(), s.verdictSinceMs(), s.consecutiveFailures(),
-                s.consecutiveSuccesses(), s.lastFailureAtMs(), s.voteRounds(), s.stepKey(), conn, heap, s.p99BaselineMs(), trend);
+                s.consecutiveSuccesses(), s.lastFailureAtMs(), s.voteRounds(), s.stepKey(), conn, heap, s.p99BaselineMs(), trend, s.saturation());
         return new ResourceEval(breaches, next);
     }
 
@@ -198,17 +206,20 @@ public final class FaultDecider {
      *
      * @param passive     passive report that may join the vote (null for the passive module itself)
      * @param errorBurst  true when the passive error rate reached {@code damagedErrorRate}
+     * @param sat         the module's saturation this round (null for the passive module, which has none)
      */
     private static ModuleDecision decideModule(String module, List<HealthReport> reports, HealthReport passive,
                                                List<Breach> breaches, boolean errorBurst, ModuleState s,
-                                               DecisionRules rules, DecisionInput in) {
+                                               Saturation.SaturatedRound sat, DecisionRules rules, DecisionInput in) {
+        List<Breach> saturation = sat == null ? List.of() : sat.signals();
+        boolean saturated = sat != null && sat.sustained(rules.thresholds());
         long now = in.nowMs();
         // Monitoring evidence that failed is missing evidence: it never votes and never counts as a failed
         // or a successful round (a broken scrape says nothing about the module, either way).
         List<String> missing = missingEvidence(reports);
         List<HealthReport> moduleEvidence = reports.stream().filter(r -> !r.missingEvidence()).toList();
         if (moduleEvidence.isEmpty()) {
-            return noEvidence(module, missing, breaches, s, in);
+            return noEvidence(module, missing, breaches, saturation, s, in);
         }
         reports = moduleEvidence;
         boolean roundFailed = reports.stream().anyMatch(r -> !r.ok());
@@ -223,7 +234,8 @@ public final class FaultDecider {
             lastFailure = now;
         } else {
             failures = 0;
-            successes++;
+            // a round with saturation signals is no success towards recovery, though its probes answered
+            successes = saturation.isEmpty() ? successes + 1 : 0;
         }
 
         // Weighted multi-probe vote over evidence kinds, scaled by the kinds present.
@@ -292,7 +304,7 @@ public final class FaultDecider {
             reason = "circuit breaker" + (open.size() == 1 ? " " : "s ") + String.join(", ", open.stream().map(b -> "'" + b + "'").toList())
                     + " open: calls not permitted, the module answers by its fallback";
         } else if (prev == State.DAMAGED || prev == State.SUSPECT) {
-            if (successes >= rules.healthyAfterConsecutiveSuccesses() && resourcesNormal) {
+            if (successes >= rules.healthyAfterConsecutiveSuccesses() && resourcesNormal && !saturated) {
                 next = State.HEALTHY;
                 rule = "recovered";
                 reason = successes + " consecutive successful probes, resources normal";
@@ -300,12 +312,17 @@ public final class FaultDecider {
                 next = prev;
                 rule = "held";
                 reason = prev + " held: " + successes + "/" + rules.healthyAfterConsecutiveSuccesses()
-                        + " successes" + (resourcesNormal ? "" : "; " + breachText(breaches));
+                        + " successes" + (resourcesNormal ? "" : "; " + breachText(breaches))
+                        + (saturated ? "; saturated: " + breachText(saturation) : "");
             }
         } else if (failures >= rules.suspectAfterConsecutiveFailures()) {
             next = State.SUSPECT;
             rule = "consecutive-failures";
             reason = failures + " consecutive failed probes" + (resourcesNormal ? ", resources normal" : "; " + breachText(breaches));
+        } else if (saturated) {
+            next = State.SUSPECT;
+            rule = Saturation.RULE;
+            reason = saturationText(sat, roundFailed);
         } else {
             next = State.HEALTHY;
             rule = "healthy";
@@ -317,11 +334,16 @@ public final class FaultDecider {
             rule = "consecutive-failures";
             reason = failures + " consecutive failed probes" + (resourcesNormal ? ", resources normal" : "; " + breachText(breaches));
         }
+        if (rule.equals("held") && next == State.SUSPECT && saturated) {
+            rule = Saturation.RULE;
+            reason = saturationText(sat, roundFailed);
+        }
         if (!missing.isEmpty()) reason = reason + "; missing evidence: " + String.join("; ", missing);
         long since = next == prev && s.verdictSinceMs() > 0 ? s.verdictSinceMs() : now;
         ModuleState nextState = new ModuleState(module, next, since, failures, successes, lastFailure, voteRounds,
-                s.stepKey(), s.connections(), s.heap(), s.p99BaselineMs(), s.heapTrend());
-        VerdictEvidence ev = new VerdictEvidence(rule, fraction, failingKinds, breaches, failures, successes, used, missing);
+                s.stepKey(), s.connections(), s.heap(), s.p99BaselineMs(), s.heapTrend(), s.saturation());
+        VerdictEvidence ev = new VerdictEvidence(rule, fraction, failingKinds, breaches, failures, successes, used, missing,
+                saturation);
         return new ModuleDecision(new Verdict(module, next, reason, now), prev, nextState, ev);
     }
 
@@ -355,16 +377,22 @@ public final class FaultDecider {
      * counters are held (a SUSPECT module must not recover on rounds nobody could observe, and a healthy one
      * must not drift to SUSPECT on a broken scrape).
      */
-    private static ModuleDecision noEvidence(String module, List<String> missing, List<Breach> breaches, ModuleState s,
-                                             DecisionInput in) {
+    private static ModuleDecision noEvidence(String module, List<String> missing, List<Breach> breaches,
+                                             List<Breach> saturation, ModuleState s, DecisionInput in) {
         State prev = s.verdict();
         String reason = prev + " held: no module evidence this round; missing evidence: " + String.join("; ", missing);
         long since = s.verdictSinceMs() > 0 ? s.verdictSinceMs() : in.nowMs();
         ModuleState next = new ModuleState(module, prev, since, s.consecutiveFailures(), s.consecutiveSuccesses(),
-                s.lastFailureAtMs(), s.voteRounds(), s.stepKey(), s.connections(), s.heap(), s.p99BaselineMs(), s.heapTrend());
+                s.lastFailureAtMs(), s.voteRounds(), s.stepKey(), s.connections(), s.heap(), s.p99BaselineMs(), s.heapTrend(), s.saturation());
         VerdictEvidence ev = new VerdictEvidence("no-evidence", 0, List.of(), breaches, s.consecutiveFailures(),
-                s.consecutiveSuccesses(), List.of(), missing);
+                s.consecutiveSuccesses(), List.of(), missing, saturation);
         return new ModuleDecision(new Verdict(module, prev, reason, in.nowMs()), prev, next, ev);
+    }
+
+    /** E.g. {@code "saturated for 3 rounds while its probes answer: hostCpuRatio 0.98 > 0.9 (saturation)"}. */
+    private static String saturationText(Saturation.SaturatedRound sat, boolean roundFailed) {
+        return "saturated for " + sat.next().rounds() + " rounds" + (roundFailed ? "" : " while its probes answer")
+                + ": " + breachText(sat.signals());
     }
 
     private static String breachText(List<Breach> b) {

@@ -18,10 +18,12 @@ import dev.richter.common.model.Verdict;
  * @param heap                 EWMA forecast of {@code heapUsedRatio} in this step
  * @param p99BaselineMs        pre-test p99 samples, milliseconds (only for the passive {@code load} pseudo-module)
  * @param heapTrend            the newest {@code heapUsedRatio} samples of this step, for the leak trend
+ * @param saturation           the {@code saturation} rule's count, GC counter and health-latency baseline (kept across steps)
  */
 public record ModuleState(String module, Verdict.State verdict, long verdictSinceMs, int consecutiveFailures,
                           int consecutiveSuccesses, long lastFailureAtMs, int voteRounds, String stepKey,
-                          SlidingWindow connections, Ewma heap, SlidingWindow p99BaselineMs, Trend heapTrend) {
+                          SlidingWindow connections, Ewma heap, SlidingWindow p99BaselineMs, Trend heapTrend,
+                          SaturationState saturation) {
     public ModuleState {
         verdict = verdict == null ? Verdict.State.HEALTHY : verdict;
         stepKey = stepKey == null ? "" : stepKey;
@@ -29,11 +31,12 @@ public record ModuleState(String module, Verdict.State verdict, long verdictSinc
         heap = heap == null ? Ewma.empty() : heap;
         p99BaselineMs = p99BaselineMs == null ? SlidingWindow.empty(60) : p99BaselineMs;
         heapTrend = heapTrend == null ? Trend.empty() : heapTrend;
+        saturation = saturation == null ? SaturationState.empty() : saturation;
     }
 
     /** A module never seen: HEALTHY, no counters, cold detectors. */
     public static ModuleState initial(String module, int windowSize) {
         return new ModuleState(module, Verdict.State.HEALTHY, 0, 0, 0, 0, 0, "", SlidingWindow.empty(windowSize),
-                Ewma.empty(), SlidingWindow.empty(60), Trend.empty());
+                Ewma.empty(), SlidingWindow.empty(60), Trend.empty(), SaturationState.empty());
     }
 }

@@ -49,12 +49,32 @@ import static dev.richter.common.ConfigCheck.require;
  * @param exhaustionHorizonS        a heap above {@code heapUsedMaxRatio} and forecast to reach 100 % within this many
  *                                  seconds is an {@code exhaustion} breach, which makes the module DAMAGED, ≥ 0
  *                                  (default {@value #DEFAULT_EXHAUSTION_HORIZON_S}; 0 switches the rule off)
+ * @param hostCpuMaxRatio           saturation: the host's CPU in use ({@code hostCpuRatio}) above this, ≥ 0
+ *                                  (default {@value #DEFAULT_HOST_CPU_MAX_RATIO}); the process CPU uses {@code cpuMaxRatio}
+ *                                  and pool use {@code connectionsInUseMaxRatio}
+ * @param connectionsPendingMax     saturation: more threads than this waiting for a pool connection, ≥ 0
+ *                                  (default {@value #DEFAULT_CONNECTIONS_PENDING_MAX})
+ * @param threadPoolInUseMaxRatio   saturation: the fullest thread pool's busy / max above this, ≥ 0
+ *                                  (default {@value #DEFAULT_THREAD_POOL_IN_USE_MAX_RATIO})
+ * @param executorQueuedTasksMax    saturation: more tasks than this queued in instrumented executors, ≥ 0
+ *                                  (default {@value #DEFAULT_EXECUTOR_QUEUED_TASKS_MAX})
+ * @param gcTimeMaxFraction         saturation: GC pause seconds per wall second between two rounds above this, ≥ 0
+ *                                  (default {@value #DEFAULT_GC_TIME_MAX_FRACTION})
+ * @param healthLatencyOverBaselineRatio saturation: an HTTP or gRPC health probe slower than this multiple of its
+ *                                  pre-test baseline (median of the pre-test rounds' latency), ≥ 0
+ *                                  (default {@value #DEFAULT_HEALTH_LATENCY_OVER_BASELINE_RATIO})...
+ * @param healthLatencyMinMs        ...and slower than this floor, ms, ≥ 0 (default {@value #DEFAULT_HEALTH_LATENCY_MIN_MS})
+ * @param saturationConsecutiveRounds rounds in a row some saturation signal must be past its threshold for the
+ *                                  {@code saturation} rule to make the module SUSPECT, ≥ 1
+ *                                  (default {@value #DEFAULT_SATURATION_CONSECUTIVE_ROUNDS})
  */
 public record Thresholds(double minSuccessRate, long minPassiveRequests, double p99MaxMs, double p99OverBaselineRatio,
                          double p99OverBaselineMinDeltaMs, double connectionsInUseMaxRatio, double connectionsSigmaK, double heapUsedMaxRatio,
                          double heapEwmaAlpha, double heapEwmaControlK, double cpuMaxRatio, int minSamples,
                          int slidingWindowSize, int trendSamples, double trendMinRise, double trendHorizonS,
-                         double exhaustionHorizonS) {
+                         double exhaustionHorizonS, double hostCpuMaxRatio, double connectionsPendingMax,
+                         double threadPoolInUseMaxRatio, double executorQueuedTasksMax, double gcTimeMaxFraction,
+                         double healthLatencyOverBaselineRatio, double healthLatencyMinMs, int saturationConsecutiveRounds) {
     /** Success rate below 99.9 % fails passive evidence (DESIGN.md §4). */
     public static final double DEFAULT_MIN_SUCCESS_RATE = 0.999;
     /** Requests a passive window needs before its success rate and p99 count. */
@@ -93,6 +113,23 @@ public record Thresholds(double minSuccessRate, long minPassiveRequests, double 
     /** Seconds ahead a heap over its threshold may be forecast to be full before the module is DAMAGED (DESIGN.md §4). */
     public static final double DEFAULT_EXHAUSTION_HORIZON_S = 5;
 
+    /** The host's CPU over 90 % is saturation: the trial's gateway host ran full while every health answer said UP. */
+    public static final double DEFAULT_HOST_CPU_MAX_RATIO = 0.90;
+    /** Any thread waiting for a pool connection, round after round, is a pool that is too small for the load. */
+    public static final double DEFAULT_CONNECTIONS_PENDING_MAX = 0;
+    /** A thread pool over 95 % busy is saturated (the same margin as the connection pool's). */
+    public static final double DEFAULT_THREAD_POOL_IN_USE_MAX_RATIO = 0.95;
+    /** More than 100 tasks queued in an executor is work arriving faster than the pool drains it. */
+    public static final double DEFAULT_EXECUTOR_QUEUED_TASKS_MAX = 100;
+    /** More than 10 % of wall time in GC pauses: the JVM spends its time collecting, not serving. */
+    public static final double DEFAULT_GC_TIME_MAX_FRACTION = 0.10;
+    /** A health probe five times slower than before the test (the trial's gateway went from 40 to 450 ms). */
+    public static final double DEFAULT_HEALTH_LATENCY_OVER_BASELINE_RATIO = 5;
+    /** ...and slower than 200 ms: five times a 3 ms answer is scheduling jitter, not saturation. */
+    public static final double DEFAULT_HEALTH_LATENCY_MIN_MS = 200;
+    /** Three rounds in a row (3 to 6 s at the monitor's waits): one busy scrape is not saturation. */
+    public static final int DEFAULT_SATURATION_CONSECUTIVE_ROUNDS = 3;
+
     private static final Thresholds DEFAULTS = new Builder().build();
 
     /** @throws IllegalArgumentException naming the field and its rule when a value is out of range (see the params) */
@@ -114,6 +151,14 @@ public record Thresholds(double minSuccessRate, long minPassiveRequests, double 
         atLeast("trendMinRise", trendMinRise, 0);
         atLeast("trendHorizonS", trendHorizonS, 0);
         atLeast("exhaustionHorizonS", exhaustionHorizonS, 0);
+        atLeast("hostCpuMaxRatio", hostCpuMaxRatio, 0);
+        atLeast("connectionsPendingMax", connectionsPendingMax, 0);
+        atLeast("threadPoolInUseMaxRatio", threadPoolInUseMaxRatio, 0);
+        atLeast("executorQueuedTasksMax", executorQueuedTasksMax, 0);
+        atLeast("gcTimeMaxFraction", gcTimeMaxFraction, 0);
+        atLeast("healthLatencyOverBaselineRatio", healthLatencyOverBaselineRatio, 0);
+        atLeast("healthLatencyMinMs", healthLatencyMinMs, 0);
+        atLeast("saturationConsecutiveRounds", saturationConsecutiveRounds, 1);
     }
 
     /** DESIGN.md §4 defaults: every field its {@code DEFAULT_*} constant. */
@@ -153,6 +198,14 @@ public record Thresholds(double minSuccessRate, long minPassiveRequests, double 
         private double trendMinRise = DEFAULT_TREND_MIN_RISE;
         private double trendHorizonS = DEFAULT_TREND_HORIZON_S;
         private double exhaustionHorizonS = DEFAULT_EXHAUSTION_HORIZON_S;
+        private double hostCpuMaxRatio = DEFAULT_HOST_CPU_MAX_RATIO;
+        private double connectionsPendingMax = DEFAULT_CONNECTIONS_PENDING_MAX;
+        private double threadPoolInUseMaxRatio = DEFAULT_THREAD_POOL_IN_USE_MAX_RATIO;
+        private double executorQueuedTasksMax = DEFAULT_EXECUTOR_QUEUED_TASKS_MAX;
+        private double gcTimeMaxFraction = DEFAULT_GC_TIME_MAX_FRACTION;
+        private double healthLatencyOverBaselineRatio = DEFAULT_HEALTH_LATENCY_OVER_BASELINE_RATIO;
+        private double healthLatencyMinMs = DEFAULT_HEALTH_LATENCY_MIN_MS;
+        private int saturationConsecutiveRounds = DEFAULT_SATURATION_CONSECUTIVE_ROUNDS;
 
         private Builder() {}
 
@@ -174,6 +227,14 @@ public record Thresholds(double minSuccessRate, long minPassiveRequests, double 
             trendMinRise = t.trendMinRise;
             trendHorizonS = t.trendHorizonS;
             exhaustionHorizonS = t.exhaustionHorizonS;
+            hostCpuMaxRatio = t.hostCpuMaxRatio;
+            connectionsPendingMax = t.connectionsPendingMax;
+            threadPoolInUseMaxRatio = t.threadPoolInUseMaxRatio;
+            executorQueuedTasksMax = t.executorQueuedTasksMax;
+            gcTimeMaxFraction = t.gcTimeMaxFraction;
+            healthLatencyOverBaselineRatio = t.healthLatencyOverBaselineRatio;
+            healthLatencyMinMs = t.healthLatencyMinMs;
+            saturationConsecutiveRounds = t.saturationConsecutiveRounds;
         }
 
         /** Success rate, 0..1. */
@@ -278,12 +339,62 @@ public record Thresholds(double minSuccessRate, long minPassiveRequests, double 
             return this;
         }
 
+        /** Host CPU in use, ≥ 0. */
+        public Builder hostCpuMaxRatio(double v) {
+            hostCpuMaxRatio = v;
+            return this;
+        }
+
+        /** Waiting threads, ≥ 0. */
+        public Builder connectionsPendingMax(double v) {
+            connectionsPendingMax = v;
+            return this;
+        }
+
+        /** Busy threads / max, ≥ 0. */
+        public Builder threadPoolInUseMaxRatio(double v) {
+            threadPoolInUseMaxRatio = v;
+            return this;
+        }
+
+        /** Queued tasks, ≥ 0. */
+        public Builder executorQueuedTasksMax(double v) {
+            executorQueuedTasksMax = v;
+            return this;
+        }
+
+        /** GC seconds per wall second, ≥ 0. */
+        public Builder gcTimeMaxFraction(double v) {
+            gcTimeMaxFraction = v;
+            return this;
+        }
+
+        /** Multiple of the baseline latency, ≥ 0. */
+        public Builder healthLatencyOverBaselineRatio(double v) {
+            healthLatencyOverBaselineRatio = v;
+            return this;
+        }
+
+        /** Milliseconds, ≥ 0. */
+        public Builder healthLatencyMinMs(double v) {
+            healthLatencyMinMs = v;
+            return this;
+        }
+
+        /** Rounds, ≥ 1. */
+        public Builder saturationConsecutiveRounds(int v) {
+            saturationConsecutiveRounds = v;
+            return this;
+        }
+
         /** @throws IllegalArgumentException naming the first field out of range and its rule */
         public Thresholds build() {
             return new Thresholds(minSuccessRate, minPassiveRequests, p99MaxMs, p99OverBaselineRatio,
                     p99OverBaselineMinDeltaMs, connectionsInUseMaxRatio, connectionsSigmaK, heapUsedMaxRatio, heapEwmaAlpha,
                     heapEwmaControlK, cpuMaxRatio, minSamples, slidingWindowSize, trendSamples, trendMinRise, trendHorizonS,
-                    exhaustionHorizonS);
+                    exhaustionHorizonS, hostCpuMaxRatio, connectionsPendingMax, threadPoolInUseMaxRatio,
+                    executorQueuedTasksMax, gcTimeMaxFraction, healthLatencyOverBaselineRatio, healthLatencyMinMs,
+                    saturationConsecutiveRounds);
         }
     }
 }

@@ -8,7 +8,7 @@ import java.util.List;
  *
  * @param rule                 the rule that decided, e.g. {@code vote}, {@code consecutive-failures+resource},
  *                             {@code consecutive-failures}, {@code error-burst}, {@code recovered}, {@code held}, {@code healthy},
- *                             {@code no-evidence} (every report of the round was missing evidence: verdict held)
+ *                             {@code saturation}, {@code no-evidence} (every report of the round was missing evidence: verdict held)
  * @param voteFraction         scaled weight of failing evidence, 0..1
  * @param failingKinds         evidence kinds that failed this round
  * @param breaches             thresholds crossed this round
@@ -17,14 +17,17 @@ import java.util.List;
  * @param reports              the reports the decision used (the module's own evidence plus passive)
  * @param missingEvidence      monitoring defects of the round, each {@code <kind>: <detail>} naming the line or
  *                             status, e.g. {@code "prometheus: scrape answered HTTP 404"}; they did not vote
+ * @param saturation           the {@link Saturation} signals past their thresholds this round (rule {@code saturation});
+ *                             they make SUSPECT after {@code saturationConsecutiveRounds} rounds and never vote
  */
 public record VerdictEvidence(String rule, double voteFraction, List<String> failingKinds, List<Breach> breaches,
                        int consecutiveFailures, int consecutiveSuccesses, List<HealthReport> reports,
-                       List<String> missingEvidence) {
+                       List<String> missingEvidence, List<Breach> saturation) {
     public VerdictEvidence {
         failingKinds = List.copyOf(failingKinds);
         breaches = List.copyOf(breaches);
         reports = List.copyOf(reports);
         missingEvidence = missingEvidence == null ? List.of() : List.copyOf(missingEvidence);
+        saturation = saturation == null ? List.of() : List.copyOf(saturation);
     }
 }

@@ -32,6 +32,14 @@ class ThresholdsTest {
         assertEquals(0.15, d.trendMinRise());
         assertEquals(10, d.trendHorizonS());
         assertEquals(5, d.exhaustionHorizonS());
+        assertEquals(0.90, d.hostCpuMaxRatio());
+        assertEquals(0, d.connectionsPendingMax());
+        assertEquals(0.95, d.threadPoolInUseMaxRatio());
+        assertEquals(100, d.executorQueuedTasksMax());
+        assertEquals(0.10, d.gcTimeMaxFraction());
+        assertEquals(5, d.healthLatencyOverBaselineRatio());
+        assertEquals(200, d.healthLatencyMinMs());
+        assertEquals(3, d.saturationConsecutiveRounds());
         assertEquals(d, Thresholds.builder().build());
         assertEquals(d, d.toBuilder().build());
         assertEquals(Thresholds.DEFAULT_HEAP_USED_MAX_RATIO, d.heapUsedMaxRatio());
@@ -56,7 +64,15 @@ class ThresholdsTest {
                 knob("trendSamples", b -> b.trendSamples(4), 4),
                 knob("trendMinRise", b -> b.trendMinRise(0.2), 0.2),
                 knob("trendHorizonS", b -> b.trendHorizonS(20), 20.0),
-                knob("exhaustionHorizonS", b -> b.exhaustionHorizonS(0), 0.0)));
+                knob("exhaustionHorizonS", b -> b.exhaustionHorizonS(0), 0.0),
+                knob("hostCpuMaxRatio", b -> b.hostCpuMaxRatio(0.8), 0.8),
+                knob("connectionsPendingMax", b -> b.connectionsPendingMax(2), 2.0),
+                knob("threadPoolInUseMaxRatio", b -> b.threadPoolInUseMaxRatio(0.9), 0.9),
+                knob("executorQueuedTasksMax", b -> b.executorQueuedTasksMax(50), 50.0),
+                knob("gcTimeMaxFraction", b -> b.gcTimeMaxFraction(0.2), 0.2),
+                knob("healthLatencyOverBaselineRatio", b -> b.healthLatencyOverBaselineRatio(3), 3.0),
+                knob("healthLatencyMinMs", b -> b.healthLatencyMinMs(100), 100.0),
+                knob("saturationConsecutiveRounds", b -> b.saturationConsecutiveRounds(5), 5)));
     }
 
     @Test

@@ -173,7 +173,8 @@ public final class HtmlReport {
         }
         h.append("<table class=steps><tr><th class=l>step</th><th>target QPS</th><th>achieved QPS</th><th>workers</th>")
                 .append("<th>sent</th><th>ok</th><th>errors</th><th class=l>errors by kind</th><th>dropped</th><th>late</th>")
-                .append("<th>success %</th><th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>max ms</th></tr>");
+                .append("<th>success %</th><th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>max ms</th>")
+                .append("<th class=l>bottleneck</th></tr>");
         for (StepFigures f : steps) {
             h.append("<tr><td class=l>").append(esc(StepLabels.name(f))).append(f.aborted() ? " <small>(aborted)</small>" : "")
                     .append("</td><td>").append(fmt(f.targetQps())).append("</td><td>").append(fmt(f.achievedQps())).append("</td><td")
@@ -187,9 +188,11 @@ public final class HtmlReport {
                     .append(ms(f.latencyMs(), "p50")).append("</td><td>")
                     .append(ms(f.latencyMs(), "p90")).append("</td><td>")
                     .append(ms(f.latencyMs(), "p99")).append("</td><td>")
-                    .append(ms(f.latencyMs(), "max")).append("</td></tr>");
+                    .append(ms(f.latencyMs(), "max")).append("</td><td class=l>").append(esc(bottleneck(r, f))).append("</td></tr>");
         }
-        h.append("</table>");
+        h.append("</table><p class=legend>Bottleneck: the service whose own time in the marked traces (span time not")
+                .append(" spent in its children), per request, grew most since the previous step, with the saturation signals")
+                .append(" the decider saw for it during the step.</p>");
         List<String> lateness = new ArrayList<>();
         for (StepFigures f : steps) {
             f.lateWorkers().forEach(w -> lateness.add(w.worker() + ": ready " + w.startLagMs() + " ms after its first due time, "
@@ -204,6 +207,12 @@ public final class HtmlReport {
             h.append("</ul>");
         }
         h.append("</section>");
+    }
+
+    /** The step's bottleneck text ({@link Bottlenecks.Bottleneck#text()}), or an en dash (pre-test, or none). */
+    static String bottleneck(Report r, StepFigures f) {
+        return r.bottlenecks().stream().filter(b -> b.stage().equals(f.stage()) && b.stepIndex() == f.stepIndex())
+                .map(Bottlenecks.Bottleneck::text).findFirst().orElse("\u2013");
     }
 
     /** First check-failure reasons a step's row shows, most frequent first. */

@@ -37,13 +37,16 @@ import java.util.List;
  * @param latencyCurves  the HDR percentile curve of every step that recorded latency
  * @param callGraph      the plan's entries and the links below them
  * @param indexing       how {@code stepIndex} counts, in words
+ * @param bottlenecks    per formal step, the service whose trace self-time per request grew most and its saturation
+ *                       signals ({@link Bottlenecks})
  */
 public record Report(String runId, String planId, String teamId, String planName, String outcome, String outcomeReason,
                      long generatedAtMs, List<CheckResult> staticChecks, List<CheckResult> dynamicChecks,
                      List<StepFigures> preTest, List<StepFigures> formal, int formalStepsPlanned,
                      List<Verdict> verdicts, Capacity capacity, FailureMode failureMode, Confidence confidence,
                      List<MissingEvidence> missingEvidence, List<Problem> problems, Resilience resilience,
-                     TimeSeries timeSeries, LatencyCurves latencyCurves, CallGraph callGraph, String indexing) {
+                     TimeSeries timeSeries, LatencyCurves latencyCurves, CallGraph callGraph, String indexing,
+                     List<Bottlenecks.Bottleneck> bottlenecks) {
     /** The text of {@link #indexing()}. */
     public static final String INDEXING = "stepIndex is 0-based within its stage (formal step 1 has stepIndex 0);"
             + " text for people numbers steps from 1";
@@ -56,13 +59,14 @@ public record Report(String runId, String planId, String teamId, String planName
         latencyCurves = latencyCurves == null ? LatencyCurves.EMPTY : latencyCurves;
         callGraph = callGraph == null ? CallGraph.notRead("not read") : callGraph;
         indexing = indexing == null ? INDEXING : indexing;
+        bottlenecks = bottlenecks == null ? List.of() : List.copyOf(bottlenecks);
     }
 
     /** The same report with another time series (to fit a size limit). */
     public Report withTimeSeries(TimeSeries series) {
         return new Report(runId, planId, teamId, planName, outcome, outcomeReason, generatedAtMs, staticChecks, dynamicChecks,
                 preTest, formal, formalStepsPlanned, verdicts, capacity, failureMode, confidence, missingEvidence, problems,
-                resilience, series, latencyCurves, callGraph, indexing);
+                resilience, series, latencyCurves, callGraph, indexing, bottlenecks);
     }
 
     /**

@@ -162,7 +162,7 @@ public final class ReportBuilder {
                 Problems.with(Problems.of(staticChecks, dynamicChecks, ordered, all, missingEvidence, evidence.callGraph(),
                         distinctRequests(plan), resilience), Problems.accounting(results, evidence.windowSentByWorker(), evidence.startedSteps())),
                 resilience, evidence.timeSeries().withMarks(marks(all, ordered)), LatencyCurves.of(all),
-                evidence.callGraph(), Report.INDEXING);
+                evidence.callGraph(), Report.INDEXING, Bottlenecks.of(pre, formal, evidence.traces(), evidence.saturation()));
     }
 
     /** The resilience findings with {@link Degradation}'s appended, from the steps' failed checks and vanished paths. */

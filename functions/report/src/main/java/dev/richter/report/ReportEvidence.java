@@ -19,14 +19,23 @@ import java.util.Map;
  * @param windowSentByWorker requests sent per worker according to its stored windows, keyed by worker
  *                     (what names the sends of a worker that stored no result)
  * @param coverage     the call paths the marked traces crossed, and those that vanished ({@link VanishedEdges})
+ * @param saturation   the saturation signals the fault decider stored per round (empty when none or not read)
  */
 public record ReportEvidence(List<StepPlan> startedSteps, TimeSeries timeSeries,
                              List<OverloadResponses> overload, TraceEvidence traces, CallGraph callGraph,
-                             Map<WorkerKey, Long> windowSentByWorker, VanishedEdges.Coverage coverage) {
-    /** Evidence without the marked traces' coverage of the call graph. */
+                             Map<WorkerKey, Long> windowSentByWorker, VanishedEdges.Coverage coverage,
+                             List<SaturationSignal> saturation) {
+    /** Evidence without the marked traces' coverage of the call graph and without saturation signals. */
     public ReportEvidence(List<StepPlan> startedSteps, TimeSeries timeSeries, List<OverloadResponses> overload,
                           TraceEvidence traces, CallGraph callGraph, Map<WorkerKey, Long> windowSentByWorker) {
-        this(startedSteps, timeSeries, overload, traces, callGraph, windowSentByWorker, VanishedEdges.Coverage.NONE);
+        this(startedSteps, timeSeries, overload, traces, callGraph, windowSentByWorker, VanishedEdges.Coverage.NONE, List.of());
+    }
+
+    /** Evidence without saturation signals. */
+    public ReportEvidence(List<StepPlan> startedSteps, TimeSeries timeSeries, List<OverloadResponses> overload,
+                          TraceEvidence traces, CallGraph callGraph, Map<WorkerKey, Long> windowSentByWorker,
+                          VanishedEdges.Coverage coverage) {
+        this(startedSteps, timeSeries, overload, traces, callGraph, windowSentByWorker, coverage, List.of());
     }
 
     /** Evidence without per-worker window sums. */
@@ -47,5 +56,11 @@ public record ReportEvidence(List<StepPlan> startedSteps, TimeSeries timeSeries,
         callGraph = callGraph == null ? CallGraph.notRead("not read") : callGraph;
         windowSentByWorker = windowSentByWorker == null ? Map.of() : Map.copyOf(windowSentByWorker);
         coverage = coverage == null ? VanishedEdges.Coverage.NONE : coverage;
+        saturation = saturation == null ? List.of() : List.copyOf(saturation);
+    }
+
+    /** The same evidence with the decider's saturation signals. */
+    public ReportEvidence withSaturation(List<SaturationSignal> signals) {
+        return new ReportEvidence(startedSteps, timeSeries, overload, traces, callGraph, windowSentByWorker, coverage, signals);
     }
 }

@@ -94,12 +94,23 @@ public final class RunReporter {
         }
     }
 
+    /** The decider's saturation signals; none when they cannot be read (the report is written anyway). */
+    private List<SaturationSignal> saturation(String runId) {
+        try {
+            return reports.saturation(runId);
+        } catch (RuntimeException e) {
+            LOG.warn("saturation signals of {} not read: {}", runId, e.toString());
+            return List.of();
+        }
+    }
+
     private Map<String, Object> report(String runId, Run run, JsonNode error, long remainingMs) {
         Plan plan = repositories.getPlan(run.planId()).orElseThrow(() -> new IllegalArgumentException("unknown plan " + run.planId()));
         List<WorkerResult> results = metrics.workerResults(runId);
         List<CheckResult> dynamicChecks = metrics.checks(runId, "dynamic");
         ReportEvidence evidence = loader.load(run, plan, results, dynamicChecks,
                 System.currentTimeMillis() + Math.max(5_000, remainingMs - RENDER_RESERVE_MS));
+        evidence = evidence.withSaturation(saturation(runId));
         Report report = ReportBuilder.build(run, plan, results, metrics.checks(runId, "static"), dynamicChecks,
                 reports.verdicts(runId), reports.missingEvidence(runId), evidence, errorOf(error),
                 System.currentTimeMillis());

@@ -7,6 +7,7 @@ import dev.richter.links.graph.Dimension;
 import dev.richter.links.trace.Span;
 import dev.richter.links.trace.SpanKind;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -27,6 +28,12 @@ import org.HdrHistogram.Histogram;
  * PRODUCER), or, when the callers are not instrumented, its spans that received a call from a parent (SERVER,
  * CONSUMER with a parent), whichever is more: an HTTP client instrumentation records one CLIENT span per attempt, so
  * retries count.
+ *
+ * <p>Self-time per service: each span's duration less the time covered by its children (the union of the children's
+ * intervals clipped to the span, so parallel children are not subtracted twice), summed per service that recorded
+ * the span, over the step's marked traces, divided by those traces: milliseconds of its own work per entry request.
+ * A CLIENT span's self-time (the wait for an answer not covered by the callee's SERVER span: connection, queueing,
+ * network) is its caller's.
  *
  * @param read   false when no trace was read (no trace source, or it failed): {@link #note()} says why
  * @param source the source read, for evidence text
@@ -52,8 +59,14 @@ public record TraceEvidence(boolean read, String source, String note, List<StepT
      * @param stage     stage
      * @param stepIndex step within the stage, 0-based
      * @param entries   per entry interface node ({@code service operation}), by name
+     * @param selfMsPerRequest service to its self-time per marked trace of the step, milliseconds, by name
      */
-    public record StepTraces(String stage, int stepIndex, List<EntryTraces> entries) {
+    public record StepTraces(String stage, int stepIndex, List<EntryTraces> entries, Map<String, Double> selfMsPerRequest) {
+        public StepTraces {
+            entries = List.copyOf(entries);
+            selfMsPerRequest = selfMsPerRequest == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(selfMsPerRequest));
+        }
+
         /** Marked entry requests (traces) of the step. */
         public long traces() {
             return entries.stream().mapToLong(EntryTraces::traces).sum();
@@ -105,6 +118,7 @@ public record TraceEvidence(boolean read, String source, String note, List<StepT
             byTrace.computeIfAbsent(s.traceId(), k -> new ArrayList<>()).add(s);
         }
         Map<StepWindow, Map<String, EntryTotals>> perStep = new LinkedHashMap<>();
+        Map<StepWindow, Map<String, Long>> selfNanos = new HashMap<>();
         windows.forEach(w -> perStep.put(w, new TreeMap<>()));
         for (List<Span> trace : byTrace.values()) {
             Span root = null;
@@ -142,6 +156,8 @@ public record TraceEvidence(boolean read, String source, String note, List<StepT
             acc.calls += Math.max(outgoing, received);
             acc.services.addAll(services);
             acc.durationsUs.recordValue(Math.max(1, Math.min(HistogramCodec.HIGHEST_TRACKABLE_US, root.durationNanos() / 1000)));
+            Map<String, Long> self = selfNanos.computeIfAbsent(window, w -> new HashMap<>());
+            selfNanosByService(trace).forEach((service, ns) -> self.merge(service, ns, Long::sum));
         }
         List<StepTraces> out = new ArrayList<>();
         perStep.forEach((w, entries) -> {
@@ -152,9 +168,44 @@ public record TraceEvidence(boolean read, String source, String note, List<StepT
             entries.forEach((entry, acc) -> list.add(new EntryTraces(entry, acc.traces, acc.calls,
                     acc.durationsUs.getValueAtPercentile(50) / 1000.0, acc.durationsUs.getValueAtPercentile(99) / 1000.0,
                     List.copyOf(acc.services))));
-            out.add(new StepTraces(w.stage(), w.stepIndex(), list));
+            long traces = entries.values().stream().mapToLong(e -> e.traces).sum();
+            Map<String, Double> selfMs = new TreeMap<>();
+            selfNanos.getOrDefault(w, Map.of()).forEach((service, ns) -> selfMs.put(service, ns / 1e6 / traces));
+            out.add(new StepTraces(w.stage(), w.stepIndex(), list, selfMs));
         });
         return new TraceEvidence(true, source, "", out);
+    }
+
+    /**
+     * Self-time of one trace's spans summed per service, nanoseconds: each span's duration less the union of its
+     * children's intervals clipped to it (children are the spans of the trace naming it as parent).
+     */
+    static Map<String, Long> selfNanosByService(List<Span> trace) {
+        Map<String, List<Span>> children = new HashMap<>();
+        for (Span s : trace) {
+            if (s.hasParent()) children.computeIfAbsent(s.parentSpanId(), k -> new ArrayList<>()).add(s);
+        }
+        Map<String, Long> out = new TreeMap<>();
+        for (Span s : trace) {
+            long start = s.startEpochNanos();
+            long end = start + s.durationNanos();
+            List<long[]> spans = new ArrayList<>();
+            for (Span c : children.getOrDefault(s.spanId(), List.of())) {
+                long from = Math.max(start, c.startEpochNanos());
+                long to = Math.min(end, c.startEpochNanos() + c.durationNanos());
+                if (to > from) spans.add(new long[] {from, to});
+            }
+            spans.sort((a, b) -> Long.compare(a[0], b[0]));
+            long covered = 0;
+            long reach = Long.MIN_VALUE;
+            for (long[] iv : spans) {
+                long from = Math.max(iv[0], reach);
+                if (iv[1] > from) covered += iv[1] - from;
+                reach = Math.max(reach, iv[1]);
+            }
+            out.merge(s.service(), Math.max(0, s.durationNanos() - covered), Long::sum);
+        }
+        return out;
     }
 
     /** What the traces of one entry in one step window add up to. */

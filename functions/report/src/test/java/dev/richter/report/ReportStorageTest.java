@@ -16,6 +16,7 @@ import java.io.ByteArrayInputStream;
 import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.ResponseInputStream;
@@ -57,6 +58,24 @@ class ReportStorageTest {
                 }
                 throw new UnsupportedOperationException(method.getName());
             });
+
+    /** The saturation signals come from each decision round's stored evidence (the decider's VerdictEvidence JSON). */
+    @Test
+    void saturationSignalsAreReadFromEachRoundsEvidence() {
+        FakeDynamo ddb = new FakeDynamo();
+        ddb.put(TABLES.verdicts(), Map.of("runId", AttributeValue.fromS("run-1"), "sk", AttributeValue.fromS("verdict#0000000002000#order"),
+                "module", AttributeValue.fromS("order"), "verdict", AttributeValue.fromS("HEALTHY"), "atMs", AttributeValue.fromN("2000"),
+                "evidence", AttributeValue.fromS("{\"rule\":\"healthy\",\"voteFraction\":0.0,\"failingKinds\":[],\"breaches\":[],"
+                        + "\"consecutiveFailures\":0,\"consecutiveSuccesses\":1,\"reports\":[],\"missingEvidence\":[],"
+                        + "\"saturation\":[{\"metric\":\"hostCpuRatio\",\"value\":0.97,\"limit\":0.9,\"rule\":\"saturation\"},"
+                        + "{\"metric\":\"connectionsPending\",\"value\":7.0,\"limit\":0.0,\"rule\":\"saturation\"}]}")));
+        ddb.put(TABLES.verdicts(), Map.of("runId", AttributeValue.fromS("run-1"), "sk", AttributeValue.fromS("verdict#0000000001000#order"),
+                "module", AttributeValue.fromS("order"), "verdict", AttributeValue.fromS("HEALTHY"), "atMs", AttributeValue.fromN("1000")));
+
+        assertEquals(List.of(new SaturationSignal("order", 2000, "hostCpuRatio", 0.97, 0.9),
+                        new SaturationSignal("order", 2000, "connectionsPending", 7, 0)),
+                new ReportRepository(ddb.client, TABLES.reports(), TABLES.verdicts()).saturation("run-1"));
+    }
 
     /** The API reads the whole report from the bucket; the table item when the object is missing or too large to answer. */
     @Test

@@ -2,6 +2,7 @@ package dev.richter.report;
 
 import dev.richter.common.AwsClients;
 import dev.richter.common.Env;
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.Json;
 import dev.richter.common.Repositories;
 import dev.richter.common.VerdictRounds;
@@ -166,6 +167,28 @@ public final class ReportRepository {
      */
     public List<MissingEvidence> missingEvidence(String runId) {
         return MissingEvidence.summarise(VerdictRounds.read(dynamoDb, verdictsTable, runId, 0));
+    }
+
+    /**
+     * The saturation signals of every stored decision round (the {@code saturation} list of each verdict item's
+     * {@code evidence} JSON), in time order; a round without evidence or signals adds none.
+     */
+    public List<SaturationSignal> saturation(String runId) {
+        List<SaturationSignal> out = new ArrayList<>();
+        dynamoDb.queryPaginator(QueryRequest.builder().tableName(verdictsTable)
+                        .keyConditionExpression("runId = :r AND begins_with(sk, :p)")
+                        .expressionAttributeValues(Map.of(":r", AttributeValue.fromS(runId), ":p", AttributeValue.fromS("verdict#")))
+                        .build())
+                .items().forEach(item -> {
+                    if (!item.containsKey("evidence")) return;
+                    String module = item.get("module").s();
+                    long atMs = Long.parseLong(item.get("atMs").n());
+                    for (var b : Json.read(item.get("evidence").s(), JsonNode.class).path("saturation")) {
+                        out.add(new SaturationSignal(module, atMs, b.path("metric").asText(), b.path("value").asDouble(),
+                                b.path("limit").asDouble()));
+                    }
+                });
+        return out;
     }
 
     /** Every stored verdict of the run, in sort-key (time) order. */
