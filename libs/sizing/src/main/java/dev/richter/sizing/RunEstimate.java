@@ -37,7 +37,8 @@ import java.util.Set;
  * <ul>
  *   <li>the <b>parent</b> execution: {@value #PARENT_FIXED_EVENTS} + {@value #EVENTS_PER_STEP} per step
  *       ({@link #parentHistoryEvents}: Prepare, StaticChecks, StaticGate, SelectWarmUp, RunStage over the
- *       warm-up's step (none when the plan turns it off), AfterStage, SelectPreTest, RunStage over the pre-test's step, AfterStage, DynamicChecks, DynamicGate, SelectFormal, RunStage over the formal steps,
+ *       warm-up's step (none when the plan turns it off), AfterStage, SelectPreTest, RunStage over the pre-test's
+ *       step, AfterStage, DynamicChecks, DynamicGate, SelectFormal, RunStage over the formal steps,
  *       AfterStage, Report, ReleaseLeases, Done; a step's iteration is StartStep, SkipIfAborted and the RunLegs Distributed
  *       Map);</li>
  *   <li>a <b>leg</b> child execution (one per leg, item of RunLegs): WaitForLaunch, then the Leg Parallel of
@@ -571,7 +572,7 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
     private static List<StepInPlan> stepsInPlan(Plan plan) {
         List<StepInPlan> refs = new ArrayList<>();
         if (warmUpSteps(plan) > 0) {
-            refs.add(new StepInPlan(Stages.WARM_UP, 0, "$.warmUp", "warm-up step", plan.warmUpStep()));
+            refs.add(new StepInPlan(Stages.WARM_UP, 0, "$.warmUp", "warm-up step 1", plan.warmUpStep()));
         }
         refs.add(new StepInPlan(Stages.PRE_TEST, 0, "$.preTest", "pre-test step 1", plan.preTest()));
         for (int i = 0; i < plan.formal().size(); i++) {
