@@ -112,6 +112,7 @@ class PlanValidatorTest {
         Plan own = PlanDocument.toPlan(Json.read(warmUpPlan("{\"durationS\": 45}"), JsonNode.class), "t1", "plan-1", 0);
         assertEquals(Map.of("durationS", 45), PlanDocument.fields(own).get("warmUp"));
         assertEquals(new Plan.StepSpec(2, 45), own.warmUpStep());
+        assertEquals(own, Json.read(Json.write(own), Plan.class), "as Repositories stores and reads it");
         com.fasterxml.jackson.databind.node.ObjectNode noWarmUp =
                 (com.fasterxml.jackson.databind.node.ObjectNode) Json.read(warmUpPlan("{}"), JsonNode.class);
         noWarmUp.remove("warmUp");
