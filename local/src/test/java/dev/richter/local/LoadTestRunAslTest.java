@@ -65,6 +65,50 @@ class LoadTestRunAslTest {
     }
 
     /**
+     * The stages in run order, following the top-level Pass and Choice states as the run does when every task
+     * passes: the static gate precedes any load, the warm-up (from {@code $.run.warmUp}) runs before the pre-test and
+     * goes on to it without the dynamic checks, which run once, on the pre-test; then the formal stage, then the report.
+     */
+    @Test
+    void theWarmUpRunsAfterTheStaticGateAndBeforeThePreTestOutsideTheDynamicGate() throws Exception {
+        JsonNode root = Json.MAPPER.readTree(ASL.toFile());
+        JsonNode states = root.path("States");
+        List<String> path = new ArrayList<>();
+        String stage = "";
+        String name = root.path("StartAt").asText();
+        while (!name.equals("Report") && path.size() < 50) {
+            path.add(name.equals("RunStage") ? "RunStage(" + stage + ")" : name);
+            JsonNode s = states.path(name);
+            if (s.path("Type").asText().equals("Choice")) {
+                String next = s.path("Default").asText();
+                for (JsonNode c : s.path("Choices")) {
+                    // a gate's FAIL branch is not taken: every check passes on this path
+                    if (c.path("Variable").asText().equals("$.current.stage") && c.path("StringEquals").asText().equals(stage)) {
+                        next = c.path("Next").asText();
+                        break;
+                    }
+                }
+                name = next;
+                continue;
+            }
+            if (s.path("Type").asText().equals("Pass") && s.path("ResultPath").asText().equals("$.current")) {
+                stage = s.path("Parameters").path("stage").asText();
+                assertEquals("$.run." + switch (stage) {
+                    case "warm-up" -> "warmUp";
+                    case "pre-test" -> "preTest";
+                    default -> stage;
+                }, s.path("Parameters").path("steps.$").asText(), name);
+            }
+            name = s.path("Next").asText();
+        }
+        assertEquals(List.of("Prepare", "StaticChecks", "StaticGate", "SelectWarmUp", "RunStage(warm-up)", "AfterStage",
+                "SelectPreTest", "RunStage(pre-test)", "AfterStage", "DynamicChecks", "DynamicGate", "SelectFormal",
+                "RunStage(formal)", "AfterStage"), path);
+        assertEquals("pre-test", states.path("DynamicChecks").path("Parameters").path("stage").asText());
+        assertTrue(root.path("Comment").asText().contains("warm-up stage"), "the Comment names the warm-up");
+    }
+
+    /**
      * Fail safe, in both state machines: every monitor task (probe, fault-decider) is caught, unretried, into
      * {@code MonitoringLost}, which sets the abort flag through the run-preparation function, and whose own failure
      * still ends the branch as aborted (the workers' heartbeat watch stops them then).

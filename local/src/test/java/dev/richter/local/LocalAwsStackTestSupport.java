@@ -53,7 +53,7 @@ abstract class LocalAwsStackTestSupport {
         return Json.write(Map.of("name", "it plan", "scenarios", List.of(Map.of("name", "orders", "service", service,
                         "requests", List.of(Map.of("method", "POST", "path", "/orders", "headers", Map.of("content-type", "application/json"),
                                 "body", "{\"sku\":\"A1\"}")))),
-                "preTest", Map.of("qps", preQps, "durationS", preS),
+                "preTest", Map.of("qps", preQps, "durationS", preS), "warmUp", Map.of("durationS", 0),
                 "formal", Map.of("steps", formal.stream().map(s -> Map.of("qps", s[0], "durationS", (int) s[1])).toList()),
                 "coreModules", List.of(service), "perWorkerQps", 5, "requestTimeoutMs", 1000));
     }

@@ -29,6 +29,13 @@ class MainJobIT extends LocalAwsStackTestSupport {
         assertTrue(html.contains("class=\"callgraph\""), "self-contained HTML with its call graph");
         assertTrue(dir.startsWith(root.resolve("local/target")), "the IT writes nothing into the demo's build/reports");
 
+        // the default warm-up ran first, whole, at the first formal step's rate for its 120 s bound, kept apart
+        assertEquals(1, report.path("warmUp").size());
+        JsonNode warmUp = report.path("warmUp").get(0);
+        assertEquals(20.0, warmUp.path("targetQps").asDouble(), warmUp.toString());
+        assertEquals(2400L, warmUp.path("counters").path("sent").asLong(), "exact count of the warm-up");
+        assertEquals(2400L, warmUp.path("counters").path("marked").asLong(), "marker on every warm-up request");
+
         // the pre-test and the steps below the knee ran whole, at their exact counts, every request marked
         assertEquals(1, report.path("preTest").size());
         List<Long> expectedCounts = List.of(20L, 300L, 600L, 900L);
@@ -51,6 +58,11 @@ class MainJobIT extends LocalAwsStackTestSupport {
         assertTrue(report.path("capacity").path("measured").asBoolean() && report.path("capacity").path("reached").asBoolean(),
                 report.path("capacity").toString());
         assertEquals(40.0, report.path("capacity").path("maxSustainableQps").asDouble(), report.path("capacity").toString());
+        JsonNode interval = report.path("capacity").path("interval");
+        assertEquals(40.0, interval.path("fromQps").asDouble(), interval.toString());
+        assertEquals(60.0, interval.path("toQps").asDouble(), interval.toString());
+        assertEquals("between 40 and 60 QPS; unconfirmed", interval.path("text").asText());
+        assertTrue(html.contains("40 QPS (between 40 and 60 QPS; unconfirmed)"), "the capacity card states the interval");
         assertEquals("graceful shedding", report.path("failureMode").path("kind").asText(), report.path("failureMode").toString());
         for (JsonNode c : report.path("dynamicChecks")) {
             if (List.of("trace-source", "marker-propagation", "mocked-exit", "isolation-enforced").contains(c.path("name").asText())) {
@@ -64,6 +76,9 @@ class MainJobIT extends LocalAwsStackTestSupport {
         // inventory (each 2xx answer), none to production; the stock taken was shadow stock; payment was never called
         ShopLedger shop = result.shopSide();
         long ok = 0;
+        for (JsonNode s : report.path("warmUp")) {
+            ok += s.path("counters").path("ok").asLong();
+        }
         for (JsonNode s : report.path("preTest")) {
             ok += s.path("counters").path("ok").asLong();
         }

@@ -48,7 +48,7 @@ class ProductionSizeIT {
     static String plan(String service) {
         return Json.write(Map.of("name", "production size", "scenarios", List.of(Map.of("name", "orders", "service", service,
                         "requests", List.of(Map.of("method", "POST", "path", "/orders", "body", "{\"sku\":\"A1\"}")))),
-                "preTest", Map.of("qps", 2, "durationS", 4),
+                "preTest", Map.of("qps", 2, "durationS", 4), "warmUp", Map.of("durationS", 0),
                 "formal", Map.of("steps", List.of(Map.of("qps", 24, "durationS", 20), Map.of("qps", 30, "durationS", 20))),
                 "coreModules", List.of(service), "perWorkerQps", 5, "requestTimeoutMs", 1000));
     }
@@ -109,7 +109,7 @@ class ProductionSizeIT {
             // one formal step of 120 s: 15 legs of 8 s, all waiting to launch as child executions
             String plan = Json.write(Map.of("name", "long step", "scenarios", List.of(Map.of("name", "orders",
                             "service", "orders-svc", "requests", List.of(Map.of("method", "POST", "path", "/orders")))),
-                    "preTest", Map.of("qps", 2, "durationS", 3), "formal", Map.of("steps", List.of(Map.of("qps", 10, "durationS", 120))),
+                    "preTest", Map.of("qps", 2, "durationS", 3), "warmUp", Map.of("durationS", 0), "formal", Map.of("steps", List.of(Map.of("qps", 10, "durationS", 120))),
                     "coreModules", List.of("orders-svc"), "perWorkerQps", 5, "requestTimeoutMs", 1000));
             String runId = LocalAwsStackTestSupport.startRun(api, plan);
             long deadline = System.currentTimeMillis() + 90_000;

@@ -58,4 +58,16 @@ class RunWatcherTest {
         assertTrue(lines.contains("problems to follow: 3 (listed at the top of report.html)"), lines.toString());
         assertTrue(lines.contains("report: " + Path.of("build/reports/run-1/report.html")), lines.toString());
     }
+
+    @Test
+    void theSummaryGivesTheCapacitysInterval() throws Exception {
+        JsonNode report = json("{'outcome':'ABORTED','outcomeReason':'aborted',"
+                + "'capacity':{'maxSustainableQps':40.0,'reached':true,'limitedBy':'step 3 at 60 QPS: success 83.00 %','measured':true,"
+                + "'interval':{'fromQps':40.0,'toQps':60.0,'confirmed':false,'text':'between 40 and 60 QPS; unconfirmed'}},"
+                + "'failureMode':{'kind':'graceful shedding','evidence':'-'},'resilience':{'findings':[]},"
+                + "'confidence':{'score':0.6},'problems':[]}");
+        List<String> lines = Demo.summary(report, Path.of("build/reports/run-1"));
+        assertTrue(lines.contains("capacity:     40.0 QPS (between 40 and 60 QPS; unconfirmed; step 3 at 60 QPS: success 83.00 %)"),
+                lines.toString());
+    }
 }

@@ -136,7 +136,7 @@ class SafetyGateIT extends LocalAwsStackTestSupport {
                                 Map.of("content-type", "application/json"), "body", "{\"sku\":\"A1\",\"qty\":1}",
                                 "expect", Map.of("status", List.of(201), "json", List.of(Map.of("path", "$.status",
                                         "equals", "PLACED"))))))),
-                "preTest", Map.of("qps", 2, "durationS", 5),
+                "preTest", Map.of("qps", 2, "durationS", 5), "warmUp", Map.of("durationS", 0),
                 "formal", Map.of("steps", List.of(Map.of("qps", 4, "durationS", 3))),
                 "coreModules", List.of("order", "inventory"), "perWorkerQps", 5, "requestTimeoutMs", 2000));
     }

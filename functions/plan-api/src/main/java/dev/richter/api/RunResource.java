@@ -6,6 +6,7 @@ import dev.richter.common.Repositories;
 import dev.richter.common.RunFlags;
 import dev.richter.common.RunMetricsRepository;
 import dev.richter.common.model.Plan;
+import dev.richter.common.model.Stages;
 import dev.richter.common.model.Run;
 import dev.richter.common.model.Verdict;
 import dev.richter.common.model.WorkerResult;
@@ -163,13 +164,14 @@ final class RunResource {
             body.putAll(executionStatus(sfn, run.executionArn()));
         }
         Map<String, List<WorkerResult>> byStep = metrics.workerResults(runId).stream()
-                .collect(Collectors.groupingBy(r -> String.format("%d#%03d", r.stage().equals("pre-test") ? 0 : 1, r.stepIndex()),
+                .collect(Collectors.groupingBy(r -> String.format("%d#%03d", stageRank(r.stage()), r.stepIndex()),
                         TreeMap::new, Collectors.toList()));
         Plan plan = store.version(run.planId(), planVersion).orElseThrow(() -> ApiException.notFound("plan", run.planId()));
         List<StepFigures> steps = new ArrayList<>();
         byStep.values().forEach(rs -> {
             WorkerResult r0 = rs.get(0);
-            int durationS = r0.stage().equals("pre-test") ? plan.preTest().durationS()
+            int durationS = r0.stage().equals(Stages.WARM_UP) ? plan.warmUpStep().durationS()
+                    : r0.stage().equals(Stages.PRE_TEST) ? plan.preTest().durationS()
                     : r0.stepIndex() < plan.formal().size() ? plan.formal().get(r0.stepIndex()).durationS() : 0;
             steps.add(StepFigures.merge(durationS, rs));
         });
@@ -277,5 +279,14 @@ final class RunResource {
         audit.record(req.teamId(), req.caller(), "AbortRun", runId, Map.of("abortRequested", run.abortRequested()),
                 Map.of("abortRequested", true));
         return ApiResponse.json(202, Map.of("runId", runId, "abortRequested", true));
+    }
+
+    /** Run order of a stage: warm-up 0, pre-test 1, formal 2. */
+    static int stageRank(String stage) {
+        return switch (stage) {
+            case Stages.WARM_UP -> 0;
+            case Stages.PRE_TEST -> 1;
+            default -> 2;
+        };
     }
 }

@@ -135,6 +135,7 @@ class FlowRoutesTest {
                 json("{\"rows\": 2, \"dataSetId\": \"buyers\", \"inputs\": {\"baseUrl\": \"" + base + "\"}}")).get("statusCode"));
         String plan = """
                 {"name": "orders", "preTest": {"qps": 1, "durationS": 5}, "formal": {"steps": [{"qps": 2, "durationS": 5}]},
+                 "warmUp": {"qps": 1, "durationS": 5},
                  "scenarios": [{"name": "order", "service": "shop", "data": [{"dataSetId": "buyers", "mode": "unique"}],
                    "requests": [{"method": "POST", "path": "/orders/{{data.buyers.buyerId}}?ref={{gen.uuid}}",
                                  "headers": {"x-cart": "{{data.buyers.%s}}"}, "body": "{}"}]}]}

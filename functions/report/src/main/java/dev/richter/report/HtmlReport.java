@@ -81,7 +81,7 @@ public final class HtmlReport {
         h.append("<section class=cards>");
         h.append("<div class=card><div class=k>Outcome</div><div class=\"v ").append(esc(r.outcome())).append("\">")
                 .append(esc(r.outcome())).append("</div><div class=d>").append(esc(r.outcomeReason())).append("</div></div>");
-        h.append("<div class=card><div class=k>Capacity</div><div class=v>").append(esc(capacityFigure(r)))
+        h.append("<div class=card><div class=k>Capacity</div><div class=v>").append(esc(capacityWithInterval(r)))
                 .append("</div><div class=d>").append(esc(r.capacity().limitedBy())).append("<br><small>criteria: ")
                 .append(esc(r.capacity().criteria())).append("</small></div></div>");
         h.append("<div class=card><div class=k>Failure mode</div><div class=\"v fm-")
@@ -96,6 +96,15 @@ public final class HtmlReport {
         }
         h.append("</div></div>");
         h.append("</section>");
+    }
+
+    /**
+     * The capacity as people read it with its interval, e.g. {@code 40 QPS (between 40 and 60 QPS; unconfirmed)};
+     * {@link #capacityFigure} alone when there is no interval.
+     */
+    static String capacityWithInterval(Report r) {
+        String text = r.capacity().interval().text();
+        return text.isEmpty() ? capacityFigure(r) : capacityFigure(r) + " (" + text + ")";
     }
 
     /** The capacity as people read it: {@code 80 QPS}, {@code ≥ 80 QPS}, {@code < 20 QPS} or {@code not measured}. */
@@ -139,7 +148,7 @@ public final class HtmlReport {
         h.append("<section id=charts><h2>Over time</h2>");
         TimeSeries ts = r.timeSeries();
         if (ts.isEmpty()) {
-            h.append("<p>No per-second window was stored for this run").append(r.preTest().isEmpty() && r.formal().isEmpty()
+            h.append("<p>No per-second window was stored for this run").append(r.allSteps().isEmpty()
                     ? " (no step ran)." : ".").append("</p></section>");
             return;
         }
@@ -164,8 +173,7 @@ public final class HtmlReport {
     }
 
     private static void steps(StringBuilder h, Report r) {
-        List<StepFigures> steps = new ArrayList<>(r.preTest());
-        steps.addAll(r.formal());
+        List<StepFigures> steps = r.allSteps();
         h.append("<section><h2>Steps</h2>");
         if (steps.isEmpty()) {
             h.append("<p>No step ran.</p></section>");
@@ -285,8 +293,7 @@ public final class HtmlReport {
             return;
         }
         h.append("<table><tr><th class=l>time</th><th class=l>step</th><th class=l>module</th><th class=l>verdict</th><th class=l>reason</th></tr>");
-        List<StepFigures> steps = new ArrayList<>(r.preTest());
-        steps.addAll(r.formal());
+        List<StepFigures> steps = r.allSteps();
         int shown = 0;
         for (Verdict v : r.verdicts()) {
             if (shown++ == MAX_VERDICT_ROWS) {

@@ -22,6 +22,8 @@ import java.util.List;
  * @param staticChecks   static check results (empty when they did not run)
  * @param dynamicChecks  dynamic check results on the pre-test (empty when they did not run)
  * @param preTest        the pre-test step's figures (empty when it did not run)
+ * @param warmUp         the warm-up step when it started (none when the plan turned it off): its figures are kept
+ *                       apart, in neither the pre-test gate, nor the capacity, nor the confidence
  * @param formal         the formal steps that started (a step whose workers sent nothing is kept, with
  *                       {@code counters.sent} 0), in order
  * @param formalStepsPlanned number of formal steps in the plan
@@ -42,7 +44,7 @@ import java.util.List;
  */
 public record Report(String runId, String planId, String teamId, String planName, String outcome, String outcomeReason,
                      long generatedAtMs, List<CheckResult> staticChecks, List<CheckResult> dynamicChecks,
-                     List<StepFigures> preTest, List<StepFigures> formal, int formalStepsPlanned,
+                     List<StepFigures> warmUp, List<StepFigures> preTest, List<StepFigures> formal, int formalStepsPlanned,
                      List<Verdict> verdicts, Capacity capacity, FailureMode failureMode, Confidence confidence,
                      List<MissingEvidence> missingEvidence, List<Problem> problems, Resilience resilience,
                      TimeSeries timeSeries, LatencyCurves latencyCurves, CallGraph callGraph, String indexing,
@@ -52,6 +54,7 @@ public record Report(String runId, String planId, String teamId, String planName
             + " text for people numbers steps from 1";
 
     public Report {
+        warmUp = warmUp == null ? List.of() : List.copyOf(warmUp);
         missingEvidence = missingEvidence == null ? List.of() : List.copyOf(missingEvidence);
         problems = problems == null ? List.of() : List.copyOf(problems);
         resilience = resilience == null ? new Resilience(List.of()) : resilience;
@@ -62,10 +65,18 @@ public record Report(String runId, String planId, String teamId, String planName
         bottlenecks = bottlenecks == null ? List.of() : List.copyOf(bottlenecks);
     }
 
+    /** Every step in run order: the warm-up, the pre-test, the formal steps. */
+    public List<StepFigures> allSteps() {
+        List<StepFigures> all = new java.util.ArrayList<>(warmUp);
+        all.addAll(preTest);
+        all.addAll(formal);
+        return all;
+    }
+
     /** The same report with another time series (to fit a size limit). */
     public Report withTimeSeries(TimeSeries series) {
         return new Report(runId, planId, teamId, planName, outcome, outcomeReason, generatedAtMs, staticChecks, dynamicChecks,
-                preTest, formal, formalStepsPlanned, verdicts, capacity, failureMode, confidence, missingEvidence, problems,
+                warmUp, preTest, formal, formalStepsPlanned, verdicts, capacity, failureMode, confidence, missingEvidence, problems,
                 resilience, series, latencyCurves, callGraph, indexing, bottlenecks);
     }
 
@@ -80,9 +91,41 @@ public record Report(String runId, String planId, String teamId, String planName
      * @param criteria          the criteria applied
      * @param measured          false when no formal step sent a request: there is no capacity figure at all (the
      *                          page says "not measured", never "0 QPS")
+     * @param interval          where the capacity lies and whether the knee was confirmed ({@link Interval#NONE}
+     *                          when not measured)
      */
     public record Capacity(double maxSustainableQps, boolean reached, String limitedBy, String criteria,
-                           boolean measured) {}
+                           boolean measured, Interval interval) {
+        public Capacity {
+            interval = interval == null ? Interval.NONE : interval;
+        }
+
+        /** A capacity whose interval is not stated yet ({@link ReportBuilder#withInterval} states it). */
+        public Capacity(double maxSustainableQps, boolean reached, String limitedBy, String criteria, boolean measured) {
+            this(maxSustainableQps, reached, limitedBy, criteria, measured, Interval.NONE);
+        }
+
+        /** The same capacity with {@code i} as its interval. */
+        public Capacity withInterval(Interval i) {
+            return new Capacity(maxSustainableQps, reached, limitedBy, criteria, measured, i);
+        }
+    }
+
+    /**
+     * The capacity's own uncertainty: it lies in {@code [fromQps, toQps)}, between the last formal step that met the
+     * criteria and the first that did not (a step ladder measures no rate between its steps).
+     *
+     * @param fromQps   the last sustained step's rate, requests per second (0 when the first step failed)
+     * @param toQps     the first failing step's rate, requests per second; 0 when no step failed (the interval is open
+     *                  above: the capacity is at least {@code fromQps})
+     * @param confirmed true when a re-run of the step at or just below the knee met the criteria again; the run does
+     *                  not re-run steps, so a knee is unconfirmed
+     * @param text      the interval as people read it, e.g. {@code between 40 and 60 QPS; unconfirmed}, or empty
+     */
+    public record Interval(double fromQps, double toQps, boolean confirmed, String text) {
+        /** No capacity was measured, so there is no interval. */
+        public static final Interval NONE = new Interval(0, 0, false, "");
+    }
 
     /**
      * @param kind     {@code not measured} (no formal step sent a request), {@code none observed},

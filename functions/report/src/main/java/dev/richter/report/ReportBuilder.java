@@ -42,7 +42,8 @@ import java.util.stream.Collectors;
  * {@link #ENTRY_WITHOUT_TRACES_DEDUCTION} per plan entry without traces up to {@link #ENTRIES_WITHOUT_TRACES_MAX_DEDUCTION});
  * data ({@link #FEW_REQUESTS_DEDUCTION} when the plan replays fewer than {@link #MIN_DISTINCT_REQUESTS} distinct
  * requests); monitoring defects ({@link #MISSING_EVIDENCE_DEDUCTION} each, at most
- * {@link #MISSING_EVIDENCE_MAX_DEDUCTION}); 0.10 for an abort.
+ * {@link #MISSING_EVIDENCE_MAX_DEDUCTION}); 0.10 for an abort; {@link #KNEE_UNCONFIRMED_DEDUCTION} for a knee no re-run
+ * confirmed. The warm-up's figures ({@link Report#warmUp()}) count toward neither the capacity nor the confidence.
  */
 public final class ReportBuilder {
     /** Minimum success rate of a sustained step, percent (DESIGN.md §4 default). */
@@ -75,6 +76,8 @@ public final class ReportBuilder {
     public static final int MIN_DISTINCT_REQUESTS = 20;
     /** Confidence deducted for a plan replaying fewer than {@link #MIN_DISTINCT_REQUESTS} distinct requests. */
     public static final double FEW_REQUESTS_DEDUCTION = 0.10;
+    /** Confidence deducted when the capacity is a knee no re-run confirmed ({@link #withKneeDeduction}). */
+    public static final double KNEE_UNCONFIRMED_DEDUCTION = 0.10;
     /** The module name of the load driver's own evidence in verdicts (it has no probes). */
     public static final String LOAD_MODULE = "load";
     /** Name of the dynamic check comparing marked with real links. */
@@ -119,6 +122,9 @@ public final class ReportBuilder {
                                ReportEvidence evidence, String error, long nowMs) {
         Map<String, Map<Integer, List<WorkerResult>>> byStep = results.stream().collect(Collectors.groupingBy(
                 WorkerResult::stage, TreeMap::new, Collectors.groupingBy(WorkerResult::stepIndex, TreeMap::new, Collectors.toList())));
+        Plan.StepSpec warmUpStep = plan.warmUpStep();
+        List<StepFigures> warmUp = figures(Stages.WARM_UP, byStep.getOrDefault(Stages.WARM_UP, Map.of()),
+                List.of(warmUpStep), evidence.startedSteps());
         List<StepFigures> pre = figures(Stages.PRE_TEST, byStep.getOrDefault(Stages.PRE_TEST, Map.of()),
                 List.of(plan.preTest()), evidence.startedSteps());
         List<StepFigures> formal = figures(Stages.FORMAL, byStep.getOrDefault(Stages.FORMAL, Map.of()),
@@ -151,13 +157,17 @@ public final class ReportBuilder {
         }
         Report.Resilience resilience = ResilienceVerdict.assess(new ResilienceVerdict.Inputs(pre, formal,
                 StepOverload.byStep(evidence.overload()), evidence.traces(), ordered, plan.requestTimeoutMs()));
-        resilience = withDegradation(resilience, pre, formal, evidence, plan);
-        Report.Capacity capacity = capacity(formal, ordered, whyNoFormal(outcome, plan));
-        Report.Confidence confidence = confidence(pre, formal, plan, run, missingEvidence, dynamicChecks, evidence.callGraph());
-        List<StepFigures> all = new ArrayList<>(pre);
+        List<StepFigures> beforeFormal = new ArrayList<>(warmUp);
+        beforeFormal.addAll(pre);
+        resilience = withDegradation(resilience, beforeFormal, formal, evidence, plan);
+        Report.Capacity capacity = withInterval(capacity(formal, ordered, whyNoFormal(outcome, plan)), formal);
+        Report.Confidence confidence = withKneeDeduction(
+                confidence(pre, formal, plan, run, missingEvidence, dynamicChecks, evidence.callGraph()), capacity);
+        List<StepFigures> all = new ArrayList<>(warmUp);
+        all.addAll(pre);
         all.addAll(formal);
         return new Report(run.runId(), plan.planId(), plan.teamId(), plan.name(), outcome, reason, nowMs,
-                staticChecks, dynamicChecks, pre, formal, plan.formal().size(), ordered, capacity,
+                staticChecks, dynamicChecks, warmUp, pre, formal, plan.formal().size(), ordered, capacity,
                 ResilienceVerdict.failureMode(formal, resilience), confidence, missingEvidence,
                 Problems.with(Problems.of(staticChecks, dynamicChecks, ordered, all, missingEvidence, evidence.callGraph(),
                         distinctRequests(plan), resilience), Problems.accounting(results, evidence.windowSentByWorker(), evidence.startedSteps())),
@@ -326,6 +336,44 @@ public final class ReportBuilder {
         return new Report.Capacity(max, false, "not reached: every formal step was sustained, so capacity is at least "
                 + StepLabels.qps(max) + " QPS (the plan's highest step)"
                 + (damaged > 0 ? " (" + damaged + " DAMAGED verdicts recorded)" : ""), criteria, true);
+    }
+
+    /**
+     * {@code c} with its interval: a knee found ({@code reached}) lies in [the last sustained step's rate, the first
+     * failing step's rate), e.g. {@code between 40 and 60 QPS; unconfirmed}; a capacity not reached is open above
+     * ({@code at least 80 QPS; no step failed}); one not measured has {@link Report.Interval#NONE}. The run re-runs no
+     * step, so no knee is confirmed (the field trial: one request mix gave 50 QPS on cold JVMs and 80 on warm ones).
+     *
+     * @param formal the formal steps, in order, as {@link #capacity} judged them
+     */
+    static Report.Capacity withInterval(Report.Capacity c, List<StepFigures> formal) {
+        if (!c.measured()) {
+            return c.withInterval(Report.Interval.NONE);
+        }
+        String from = StepLabels.qps(c.maxSustainableQps());
+        if (!c.reached()) {
+            return c.withInterval(new Report.Interval(c.maxSustainableQps(), 0, false,
+                    "at least " + from + " QPS; no step failed"));
+        }
+        double to = formal.stream().filter(f -> !sustained(f)).mapToDouble(StepFigures::targetQps).findFirst().orElse(0);
+        return c.withInterval(new Report.Interval(c.maxSustainableQps(), to, false,
+                "between " + from + " and " + StepLabels.qps(to) + " QPS; unconfirmed"));
+    }
+
+    /**
+     * {@code c} less {@link #KNEE_UNCONFIRMED_DEDUCTION} when the capacity is a knee that no re-run confirmed: a
+     * figure read off one pass up the ladder moves with the targets' warmth and noise.
+     */
+    static Report.Confidence withKneeDeduction(Report.Confidence c, Report.Capacity capacity) {
+        if (!capacity.reached() || capacity.interval().confirmed()) {
+            return c;
+        }
+        List<String> reasons = new ArrayList<>(c.reasons());
+        reasons.removeIf(r -> r.startsWith("no deduction:"));
+        reasons.add(String.format(Locale.ROOT, "-%.2f: the knee is unconfirmed: no step re-ran at or just below it, so the"
+                + " capacity is only known to lie %s", KNEE_UNCONFIRMED_DEDUCTION, capacity.interval().text()
+                .replace("; unconfirmed", "")));
+        return new Report.Confidence(Math.max(0, Math.round((c.score() - KNEE_UNCONFIRMED_DEDUCTION) * 100) / 100.0), reasons);
     }
 
     /** Distinct requests the plan replays over all its scenarios (service, method, path, headers, body). */

@@ -3,13 +3,13 @@ package dev.richter.report;
 import java.util.Locale;
 
 /**
- * How people read a step: formal steps numbered from 1 ({@code stepIndex} 0 is "step 1"), the pre-test by name. The
- * one place that turns a stored 0-based index into text.
+ * How people read a step: formal steps numbered from 1 ({@code stepIndex} 0 is "step 1"), the warm-up and the
+ * pre-test by name. The one place that turns a stored 0-based index into text.
  */
 public final class StepLabels {
     private StepLabels() {}
 
-    /** {@code pre-test} or {@code step <stepIndex + 1>}. */
+    /** {@code warm-up}, {@code pre-test} or {@code step <stepIndex + 1>}. */
     public static String name(String stage, int stepIndex) {
         return stage.equals("formal") ? "step " + (stepIndex + 1) : stage + (stepIndex == 0 ? "" : " " + (stepIndex + 1));
     }

@@ -53,9 +53,12 @@ final class Fixtures {
             new CheckResult("marker-propagation", CheckResult.Outcome.PASS, "marked traces", "20 marked traces: all carry the marker"),
             new CheckResult("test-vs-real-links", CheckResult.Outcome.PASS, "order POST /orders", "same 2 edges"));
 
-    /** Epoch ms of a step's first due time: pre-test at {@link #T0}, formal step i at T0 + 15 s × (i + 1). */
+    /**
+     * Epoch ms of a step's first due time: the warm-up at T0 − 130 s (its default 120 s for {@link #PLAN}), pre-test at
+     * {@link #T0}, formal step i at T0 + 15 s × (i + 1).
+     */
     static long startOf(String stage, int index) {
-        return T0 + (stage.equals("pre-test") ? 0 : 15_000L * (index + 1));
+        return T0 + (stage.equals("warm-up") ? -130_000L : stage.equals("pre-test") ? 0 : 15_000L * (index + 1));
     }
 
     /**

@@ -39,6 +39,55 @@ class ReportBuilderTest {
                 r.failureMode().evidence());
     }
 
+    /** Issue 23 item 4: the capacity states its interval and that no re-run confirmed the knee, which costs confidence. */
+    @Test
+    void aKneeIsAnUnconfirmedIntervalBetweenTheLastPassingAndTheFirstFailingStep() {
+        List<WorkerResult> rs = healthyUpTo(2);
+        rs.add(step("formal", 2, 80, 800, 700, Map.of("503", 100L), 0, 14));
+        Report r = ReportBuilder.build(RUN, PLAN, rs, List.of(), CLEAN_DYNAMIC, List.of(), null, 1);
+        assertEquals(new Report.Interval(40, 80, false, "between 40 and 80 QPS; unconfirmed"), r.capacity().interval());
+        assertEquals("40 QPS (between 40 and 80 QPS; unconfirmed)", HtmlReport.capacityWithInterval(r));
+        assertTrue(HtmlReport.render(r).contains("40 QPS (between 40 and 80 QPS; unconfirmed)"));
+        var capacity = Json.MAPPER.valueToTree(r).path("capacity").path("interval");
+        assertEquals(40.0, capacity.path("fromQps").asDouble());
+        assertEquals(80.0, capacity.path("toQps").asDouble());
+        assertFalse(capacity.path("confirmed").asBoolean(true));
+        assertEquals(1.0 - ReportBuilder.KNEE_UNCONFIRMED_DEDUCTION, r.confidence().score(), 1e-9, r.confidence().reasons().toString());
+        assertEquals(List.of("-0.10: the knee is unconfirmed: no step re-ran at or just below it, so the capacity is only"
+                + " known to lie between 40 and 80 QPS"), r.confidence().reasons());
+    }
+
+    @Test
+    void aCapacityNotReachedIsOpenAboveAndHasNoKneeToConfirm() {
+        Report r = ReportBuilder.build(RUN, PLAN, healthyUpTo(3), List.of(), CLEAN_DYNAMIC, List.of(), null, 1);
+        assertEquals(new Report.Interval(80, 0, false, "at least 80 QPS; no step failed"), r.capacity().interval());
+        assertEquals("\u2265 80 QPS (at least 80 QPS; no step failed)", HtmlReport.capacityWithInterval(r));
+        assertEquals(1.0, r.confidence().score(), r.confidence().reasons().toString());
+        Report none = ReportBuilder.build(RUN, PLAN, healthyUpTo(0), List.of(), CLEAN_DYNAMIC, List.of(), null, 1);
+        assertEquals(Report.Interval.NONE, none.capacity().interval());
+        assertEquals("not measured", HtmlReport.capacityWithInterval(none));
+    }
+
+    /** Issue 23 item 4: the warm-up's figures are a row of their own, in neither the capacity nor the confidence. */
+    @Test
+    void theWarmUpIsItsOwnRowAndCountsTowardNeitherCapacityNorConfidence() {
+        List<WorkerResult> rs = healthyUpTo(3);
+        // a cold warm-up: slow and erring, at the first formal step's rate for its default 120 s
+        rs.add(step("warm-up", 0, 20, 2400, 2000, Map.of("500", 400L), 0, 4000));
+        Report r = ReportBuilder.build(RUN, PLAN, rs, List.of(), CLEAN_DYNAMIC, List.of(), null, 1);
+        assertEquals(1, r.warmUp().size());
+        assertEquals(120, r.warmUp().get(0).durationS());
+        assertEquals(1, r.preTest().size());
+        assertEquals(80.0, r.capacity().maxSustainableQps());
+        assertFalse(r.capacity().reached());
+        assertEquals(1.0, r.confidence().score(), r.confidence().reasons().toString());
+        assertEquals(List.of("warm-up", "pre-test", "step 1", "step 2", "step 3"),
+                r.allSteps().stream().map(StepLabels::name).toList());
+        assertEquals(2400, Json.MAPPER.valueToTree(r).path("warmUp").get(0).path("counters").path("sent").asLong());
+        String html = HtmlReport.render(r);
+        assertTrue(html.contains("<td class=l>warm-up"), "the steps table has a warm-up row");
+    }
+
     @Test
     void timeoutsWithExplodingLatencyAreProgressiveCollapse() {
         List<WorkerResult> rs = healthyUpTo(2);
@@ -67,8 +116,9 @@ class ReportBuilderTest {
         rs.add(new WorkerResult("run-1", "formal", 1, 1, 2, 40, Fixtures.startOf("formal", 1), Fixtures.startOf("formal", 1) + 10_000,
                 new Counters(200, 200, 200, Map.of(), 0, 0, 0, 0, 200), null, null, false));
         Report r = ReportBuilder.build(RUN, PLAN, rs, List.of(), CLEAN_DYNAMIC, List.of(), null, 1);
-        // 2 of 3 formal steps ran (-0.2); step 2 lost worker 0 (-0.3); step 2 achieved 20 of 40 QPS (-0.2)
-        assertEquals(0.3, r.confidence().score(), 1e-9, r.confidence().reasons().toString());
+        // 2 of 3 formal steps ran (-0.2); step 2 lost worker 0 (-0.3); step 2 achieved 20 of 40 QPS (-0.2); the knee
+        // between 20 and 40 QPS is unconfirmed (-0.1)
+        assertEquals(0.2, r.confidence().score(), 1e-9, r.confidence().reasons().toString());
         assertEquals(List.of("leg 1/worker 0"), r.formal().get(1).missingWorkers());
         assertTrue(r.confidence().reasons().contains("-0.30: step 2 is missing workers [leg 1/worker 0]"), r.confidence().reasons().toString());
     }

@@ -79,7 +79,12 @@ public final class PlanDocument {
         doc.path("coreModules").forEach(c -> core.add(c.asText()));
         return new Plan(planId, teamId, doc.path("name").asText(), scenarios, step(doc.path("preTest")),
                 formal, policy, core, doc.path("perWorkerQps").asDouble(DEFAULT_PER_WORKER_QPS),
-                doc.path("requestTimeoutMs").asInt(DEFAULT_REQUEST_TIMEOUT_MS), createdAtMs);
+                doc.path("requestTimeoutMs").asInt(DEFAULT_REQUEST_TIMEOUT_MS), createdAtMs, warmUp(doc.path("warmUp")));
+    }
+
+    /** The plan's {@code warmUp} ({@code qps} 0 when absent: the first formal step's), or null when it has none. */
+    private static Plan.StepSpec warmUp(JsonNode w) {
+        return w.isObject() ? new Plan.StepSpec(w.path("qps").asDouble(0), w.path("durationS").asInt()) : null;
     }
 
     /**
@@ -146,7 +151,8 @@ public final class PlanDocument {
 
     /**
      * The fields of {@code POST /plans} that describe {@code p}, defaults applied, in the schema's order: {@code name,
-     * scenarios, preTest, formal, abortPolicy, coreModules, perWorkerQps, requestTimeoutMs} (no server fields).
+     * scenarios, preTest, warmUp (only when the plan states one), formal, abortPolicy, coreModules, perWorkerQps,
+     * requestTimeoutMs} (no server fields).
      *
      * @return a mutable map, to which a caller may add its own fields
      */
@@ -155,6 +161,14 @@ public final class PlanDocument {
         m.put("name", p.name());
         m.put("scenarios", p.scenarios().stream().map(PlanDocument::scenario).toList());
         m.put("preTest", step(p.preTest()));
+        if (p.warmUp() != null) {
+            Map<String, Object> w = new LinkedHashMap<>();
+            if (p.warmUp().qps() > 0) {
+                w.put("qps", p.warmUp().qps());
+            }
+            w.put("durationS", p.warmUp().durationS());
+            m.put("warmUp", w);
+        }
         m.put("formal", Map.of("steps", p.formal().stream().map(PlanDocument::step).toList()));
         Map<String, Object> ap = new LinkedHashMap<>();
         ap.put("abortOnDamagedCoreModule", p.abortPolicy().abortOnDamagedCoreModule());

@@ -39,7 +39,7 @@ import java.util.regex.PatternSyntaxException;
  *       evaluator) and its regular expressions compile ({@link Pattern}), at
  *       {@code $.scenarios[i].requests[j].expect.json[k].path|matches}, {@code ...expect.headers.<name>} and
  *       {@code $.scenarios[i].expect...};</li>
- *   <li>the team's QPS cap on the pre-test and every formal step ({@code $.preTest.qps},
+ *   <li>the team's QPS cap on the warm-up, the pre-test and every formal step ({@code $.warmUp.qps}, {@code $.preTest.qps},
  *       {@code $.formal.steps[i].qps}; DESIGN.md §7);</li>
  *   <li>the AWS limits of its run: {@link RunEstimate#violations()} against the current {@link Quotas} and
  *       {@link Prices#US_EAST_1}.</li>
@@ -119,6 +119,7 @@ public final class PlanValidator {
             totalWeight += sc.path("weight").asDouble(1.0);
         }
         double mostRequests = doc.path("preTest").path("qps").asDouble() * doc.path("preTest").path("durationS").asDouble();
+        mostRequests = Math.max(mostRequests, plan.warmUpStep().qps() * plan.warmUpStep().durationS());
         for (JsonNode st : doc.path("formal").path("steps")) {
             mostRequests = Math.max(mostRequests, st.path("qps").asDouble() * st.path("durationS").asDouble());
         }
@@ -144,6 +145,7 @@ public final class PlanValidator {
                 checkBaseUrl(found.get(), "$.coreModules[" + i + "]", problems);
             }
         }
+        checkQpsCap(doc.path("warmUp"), "$.warmUp.qps", problems);
         checkQpsCap(doc.path("preTest"), "$.preTest.qps", problems);
         JsonNode steps = doc.path("formal").path("steps");
         for (int i = 0; i < steps.size(); i++) {

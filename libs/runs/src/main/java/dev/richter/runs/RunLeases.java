@@ -144,11 +144,14 @@ public final class RunLeases {
     }
 
     /**
-     * When a lease for a run of {@code plan} started at {@code nowMs} lapses, epoch seconds: now + the pre-test and
-     * formal durations + {@value #PER_STEP_MARGIN_S} s per step + {@value #LEASE_MARGIN_S} s.
+     * When a lease for a run of {@code plan} started at {@code nowMs} lapses, epoch seconds: now + the warm-up (when
+     * on), pre-test and formal durations + {@value #PER_STEP_MARGIN_S} s per step + {@value #LEASE_MARGIN_S} s.
      */
     public static long expiresAtEpochS(Plan plan, long nowMs) {
         long seconds = plan.preTest().durationS() + PER_STEP_MARGIN_S;
+        if (plan.warmUpStep().durationS() > 0) {
+            seconds += plan.warmUpStep().durationS() + PER_STEP_MARGIN_S;
+        }
         for (Plan.StepSpec step : plan.formal()) {
             seconds += step.durationS() + PER_STEP_MARGIN_S;
         }

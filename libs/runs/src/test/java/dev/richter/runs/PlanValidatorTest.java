@@ -65,6 +65,62 @@ class PlanValidatorTest {
                 && problems.get(7).reason().contains("Lambda concurrency limit of 5"), problems.get(7).reason());
     }
 
+    private static String warmUpPlan(String warmUp) {
+        return """
+                {"name": "p", "scenarios": [{"name": "s", "service": "order", "requests": [{"method": "GET", "path": "/"}]}],
+                 "preTest": {"qps": 1, "durationS": 10}, "formal": {"steps": [{"qps": 2, "durationS": 10}]}, "perWorkerQps": 50,
+                 "warmUp": %s}
+                """.formatted(warmUp);
+    }
+
+    private List<String> warmUpProblems(String warmUp) {
+        return validator.problems(Json.read(warmUpPlan(warmUp), JsonNode.class), "t1", "plan-1", 0).stream()
+                .map(p -> p.path() + ": " + p.reason()).toList();
+    }
+
+    @Test
+    void aWarmUpIsCheckedAtItsOwnPaths() {
+        assertEquals(List.of(), warmUpProblems("{\"qps\": 5, \"durationS\": 60}"));
+        assertEquals(List.of(), warmUpProblems("{\"durationS\": 0}"));
+        assertEquals(List.of("$.warmUp.qps: 400.0 exceeds the team's QPS cap of 300.0 (template parameter MaxTeamQps, DESIGN.md §7)"),
+                warmUpProblems("{\"qps\": 400, \"durationS\": 1}").subList(0, 1));
+        List<String> negative = warmUpProblems("{\"durationS\": -1}");
+        assertEquals(1, negative.size(), negative.toString());
+        assertTrue(negative.get(0).startsWith("$.warmUp.durationS: "), negative.toString());
+        List<String> noDuration = warmUpProblems("{\"qps\": 5}");
+        assertEquals(1, noDuration.size(), noDuration.toString());
+        assertTrue(noDuration.get(0).startsWith("$.warmUp") && noDuration.get(0).contains("durationS"), noDuration.toString());
+    }
+
+    @Test
+    void aUniqueDataSetMustLastThroughTheWarmUpToo() {
+        // buyers has 10 ok rows; the pre-test and the formal step send 5 and 10 requests, the warm-up 1 x durationS
+        String doc = """
+                {"name": "p", "scenarios": [{"name": "s", "service": "order", "data": [{"dataSetId": "buyers", "mode": "unique"}],
+                  "requests": [{"method": "GET", "path": "/orders/{{data.buyers.token}}"}]}],
+                 "preTest": {"qps": 1, "durationS": 5}, "formal": {"steps": [{"qps": 2, "durationS": 5}]}, "perWorkerQps": 50,
+                 "warmUp": {"qps": 1, "durationS": %d}}
+                """;
+        assertEquals(List.of(), validator.problems(Json.read(doc.formatted(10), JsonNode.class), "t1", "plan-1", 0));
+        List<InputProblem> problems = validator.problems(Json.read(doc.formatted(11), JsonNode.class), "t1", "plan-1", 0);
+        assertEquals(List.of("$.scenarios[0].data[0].dataSetId"), problems.stream().map(InputProblem::path).toList());
+        assertTrue(problems.get(0).reason().contains("sends 11 requests"), problems.get(0).reason());
+    }
+
+    @Test
+    void aStatedWarmUpSurvivesTheStoredDocumentAndAnAbsentOneStaysAbsent() {
+        Plan own = PlanDocument.toPlan(Json.read(warmUpPlan("{\"durationS\": 45}"), JsonNode.class), "t1", "plan-1", 0);
+        assertEquals(Map.of("durationS", 45), PlanDocument.fields(own).get("warmUp"));
+        assertEquals(new Plan.StepSpec(2, 45), own.warmUpStep());
+        assertEquals(own, Json.read(Json.write(own), Plan.class), "as Repositories stores and reads it");
+        com.fasterxml.jackson.databind.node.ObjectNode noWarmUp =
+                (com.fasterxml.jackson.databind.node.ObjectNode) Json.read(warmUpPlan("{}"), JsonNode.class);
+        noWarmUp.remove("warmUp");
+        Plan none = PlanDocument.toPlan(noWarmUp, "t1", "plan-1", 0);
+        assertEquals(null, none.warmUp());
+        assertTrue(!PlanDocument.fields(none).containsKey("warmUp"));
+    }
+
     @Test
     void aDocumentOutsideTheSchemaGetsTheSchemasProblemsOnly() {
         // an unregistered service too, but the other checks read fields the schema guarantees: they wait

@@ -36,8 +36,9 @@ import java.util.Set;
  * (ExecutionStarted, ExecutionSucceeded). Hence:
  * <ul>
  *   <li>the <b>parent</b> execution: {@value #PARENT_FIXED_EVENTS} + {@value #EVENTS_PER_STEP} per step
- *       ({@link #parentHistoryEvents}: Prepare, StaticChecks, StaticGate, SelectPreTest, RunStage over the
- *       pre-test's step, AfterStage, DynamicChecks, DynamicGate, SelectFormal, RunStage over the formal steps,
+ *       ({@link #parentHistoryEvents}: Prepare, StaticChecks, StaticGate, SelectWarmUp, RunStage over the
+ *       warm-up's step (none when the plan turns it off), AfterStage, SelectPreTest, RunStage over the pre-test's
+ *       step, AfterStage, DynamicChecks, DynamicGate, SelectFormal, RunStage over the formal steps,
  *       AfterStage, Report, ReleaseLeases, Done; a step's iteration is StartStep, SkipIfAborted and the RunLegs Distributed
  *       Map);</li>
  *   <li>a <b>leg</b> child execution (one per leg, item of RunLegs): WaitForLaunch, then the Leg Parallel of
@@ -81,7 +82,7 @@ import java.util.Set;
  * @param planId                the plan's id
  * @param quotas                the limits and timings the estimate used
  * @param prices                the prices it used
- * @param steps                 per step, pre-test first, then the formal steps in order (empty when no step can be
+ * @param steps                 per step, the warm-up (when on) and the pre-test first, then the formal steps in order (empty when no step can be
  *                              laid out: see the {@code $.requestTimeoutMs} violation)
  * @param executions            Step Functions executions the run starts
  * @param maxHistoryEvents      history events of the largest execution (without retries)
@@ -125,7 +126,8 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
 
     /** History events of the parent execution that do not depend on the step count. */
     public static final int PARENT_FIXED_EVENTS = 2 /* execution */ + 5 /* Prepare */ + 5 /* StaticChecks */
-            + 2 /* StaticGate */ + 2 /* SelectPreTest */ + 4 /* RunStage (pre-test) */ + 2 /* AfterStage */
+            + 2 /* StaticGate */ + 2 /* SelectWarmUp */ + 4 /* RunStage (warm-up) */ + 2 /* AfterStage */
+            + 2 /* SelectPreTest */ + 4 /* RunStage (pre-test) */ + 2 /* AfterStage */
             + 5 /* DynamicChecks */ + 2 /* DynamicGate */ + 2 /* SelectFormal */ + 4 /* RunStage (formal) */
             + 2 /* AfterStage */ + 5 /* Report */ + 5 /* ReleaseLeases */ + 2 /* Done */;
     /** History events of one step in the parent: the inline Map's iteration (2), StartStep (5), SkipIfAborted (2), RunLegs (6), StepEnded (2). */
@@ -179,7 +181,7 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
     /**
      * One step as it will run.
      *
-     * @param stage                   {@code pre-test} or {@code formal}
+     * @param stage                   {@code warm-up}, {@code pre-test} or {@code formal}
      * @param stepIndex               index within the stage
      * @param path                    the step in the plan, e.g. {@code $.formal.steps[2]}
      * @param qps                     target rate, requests per second
@@ -331,7 +333,7 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
         List<StepEstimate> steps = new ArrayList<>();
         long legExecutions = 0;
         long workerExecutions = 0;
-        long transitions = parentTransitions(plan.formal().size());
+        long transitions = parentTransitions(warmUpSteps(plan), plan.formal().size());
         long monitorRoundsTotal = 0;
         long peakWorkers = 0;
         long peakLambdas = 0;
@@ -428,13 +430,13 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
                     stepLargestLeg, payload, plan, quotas, violations);
         }
 
-        long parentEvents = parentHistoryEvents(plan.formal().size());
+        long parentEvents = parentHistoryEvents(warmUpSteps(plan), plan.formal().size());
         long parentStateBytes = parentStateBytes(plan);
         if (parentEvents > quotas.historyEventsPerExecution()) {
             violations.add(new Violation("$.formal.steps", historyLimit(quotas),
                     "the run's parent execution would record " + n(parentEvents) + " history events ("
                             + PARENT_FIXED_EVENTS + " + " + EVENTS_PER_STEP + " per step, " + plan.formal().size()
-                            + " formal steps and the pre-test), over the limit of " + n(quotas.historyEventsPerExecution())
+                            + " formal steps, the pre-test and " + warmUpSteps(plan) + " warm-up step), over the limit of " + n(quotas.historyEventsPerExecution())
                             + " history events per execution"));
         }
         if (parentStateBytes > quotas.statePayloadBytes()) {
@@ -500,9 +502,17 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
 
     // ------------------------------------------------------------------ counting rules (public for tests and docs)
 
-    /** History events of the parent execution for a plan of {@code formalSteps} formal steps (and its one pre-test step). */
-    public static long parentHistoryEvents(int formalSteps) {
-        return PARENT_FIXED_EVENTS + (long) EVENTS_PER_STEP * (1 + formalSteps);
+    /**
+     * History events of the parent execution for a plan of {@code warmUpSteps} warm-up steps (0 or 1),
+     * {@code formalSteps} formal steps and its one pre-test step.
+     */
+    public static long parentHistoryEvents(int warmUpSteps, int formalSteps) {
+        return PARENT_FIXED_EVENTS + (long) EVENTS_PER_STEP * (warmUpSteps + 1 + formalSteps);
+    }
+
+    /** The plan's warm-up steps: 1, or 0 when its warm-up's {@code durationS} is 0 ({@link Plan#warmUpStep()}). */
+    static int warmUpSteps(Plan plan) {
+        return plan.warmUpStep().durationS() > 0 ? 1 : 0;
     }
 
     /**
@@ -523,9 +533,12 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
         return ceilDiv(Math.max(0, spanMs), Math.max(1, monitorWaitMs)) + 1;
     }
 
-    /** State transitions of the parent execution: 14 states plus StartStep, SkipIfAborted, RunLegs and StepEnded per step. */
-    public static long parentTransitions(int formalSteps) {
-        return 14 + 4L * (1 + formalSteps);
+    /**
+     * State transitions of the parent execution: 17 states (the warm-up's SelectWarmUp, RunStage and AfterStage
+     * included) plus StartStep, SkipIfAborted, RunLegs and StepEnded per step (warm-up, pre-test and formal).
+     */
+    public static long parentTransitions(int warmUpSteps, int formalSteps) {
+        return 17 + 4L * (warmUpSteps + 1 + formalSteps);
     }
 
     /**
@@ -558,6 +571,9 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
 
     private static List<StepInPlan> stepsInPlan(Plan plan) {
         List<StepInPlan> refs = new ArrayList<>();
+        if (warmUpSteps(plan) > 0) {
+            refs.add(new StepInPlan(Stages.WARM_UP, 0, "$.warmUp", "warm-up step 1", plan.warmUpStep()));
+        }
         refs.add(new StepInPlan(Stages.PRE_TEST, 0, "$.preTest", "pre-test step 1", plan.preTest()));
         for (int i = 0; i < plan.formal().size(); i++) {
             refs.add(new StepInPlan(Stages.FORMAL, i, "$.formal.steps[" + i + "]", "formal step " + (i + 1),
@@ -586,7 +602,7 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
             // far over any Distributed Map: build MAX_BUILT_WORKERS and extend the index list by arithmetic
             built = new Plan(plan.planId(), plan.teamId(), plan.name(), plan.scenarios(), plan.preTest(), plan.formal(),
                     plan.abortPolicy(), plan.coreModules(), ref.spec().qps() / MAX_BUILT_WORKERS,
-                    plan.requestTimeoutMs(), plan.createdAtMs());
+                    plan.requestTimeoutMs(), plan.createdAtMs(), plan.warmUp());
         }
         StartedStep started = RunLayout.start(new StepRef(SAMPLE_RUN_ID,
                         plan.teamId(), ref.stage(), ref.index(), ref.spec().qps(), ref.spec().durationS()), built,
@@ -746,8 +762,8 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
     }
 
     /**
-     * The expected wall-clock duration of a run of {@code plan} that nothing aborts, milliseconds: per step (pre-test
-     * and formal) its start ({@link #RUN_PREPARATION_INVOCATION_MS}), the worker lead ({@link Quotas#workerLeadMs()}),
+     * The expected wall-clock duration of a run of {@code plan} that nothing aborts, milliseconds: per step (warm-up,
+     * pre-test and formal) its start ({@link #RUN_PREPARATION_INVOCATION_MS}), the worker lead ({@link Quotas#workerLeadMs()}),
      * its planned duration and the drain of its last requests ({@link StepLayout#drainMs}); once, the preparation and
      * the release (a run-preparation call each), the static and dynamic checks ({@link #CHECKS_INVOCATION_MS} each)
      * and the report ({@link #REPORT_INVOCATION_MS}). Data sets are built before a run, so their time is not in it.
@@ -757,6 +773,9 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
     public static long expectedDurationMs(Plan plan, Quotas quotas) {
         long perStep = RUN_PREPARATION_INVOCATION_MS + quotas.workerLeadMs() + StepLayout.drainMs(plan.requestTimeoutMs(), quotas);
         long ms = 2 * RUN_PREPARATION_INVOCATION_MS + 2 * CHECKS_INVOCATION_MS + REPORT_INVOCATION_MS;
+        if (warmUpSteps(plan) > 0) {
+            ms += plan.warmUpStep().durationS() * 1000L + perStep;
+        }
         ms += plan.preTest().durationS() * 1000L + perStep;
         for (Plan.StepSpec step : plan.formal()) {
             ms += step.durationS() * 1000L + perStep;

@@ -120,7 +120,8 @@ public final class RunLayout {
     }
 
     /**
-     * Checks that every scenario targets a registered service and lays out the stages.
+     * Checks that every scenario targets a registered service and lays out the stages: the warm-up step
+     * ({@link Plan#warmUpStep()}; none when its {@code durationS} is 0), the pre-test step, the formal steps.
      *
      * @throws PlanNotRunnableException naming the scenario and service when a service is not registered
      */
@@ -136,7 +137,10 @@ public final class RunLayout {
             formal.add(new StepRef(runId, plan.teamId(), Stages.FORMAL, i, st.qps(), st.durationS()));
         }
         StepRef pre = new StepRef(runId, plan.teamId(), Stages.PRE_TEST, 0, plan.preTest().qps(), plan.preTest().durationS());
-        return new Stages(runId, plan.planId(), plan.teamId(), List.of(pre), formal);
+        Plan.StepSpec w = plan.warmUpStep();
+        List<StepRef> warmUp = w.durationS() > 0
+                ? List.of(new StepRef(runId, plan.teamId(), Stages.WARM_UP, 0, w.qps(), w.durationS())) : List.of();
+        return new Stages(runId, plan.planId(), plan.teamId(), warmUp, List.of(pre), formal);
     }
 
     /** The plan's abort settings as the fault decider's condition list. */

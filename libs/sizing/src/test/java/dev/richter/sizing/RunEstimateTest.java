@@ -27,7 +27,29 @@ class RunEstimateTest {
     private static Plan plan(Plan.StepSpec preTest, List<Plan.StepSpec> formal, double perWorkerQps, int requestTimeoutMs) {
         return new Plan("plan-1", "t1", "p", List.of(new Plan.ScenarioSpec("buy", "order", 1,
                 List.of(new Plan.RequestSpec("POST", "/orders", Map.of(), "{\"a\":1}", null)))),
-                preTest, formal, null, List.of("order"), perWorkerQps, requestTimeoutMs, 1_700_000_000_000L);
+                preTest, formal, null, List.of("order"), perWorkerQps, requestTimeoutMs, 1_700_000_000_000L, NO_WARM_UP);
+    }
+
+    /** The hand-worked plans below turn the warm-up off; {@link #theWarmUpIsCountedAsAStepOfItsOwn} counts it. */
+    private static final Plan.StepSpec NO_WARM_UP = new Plan.StepSpec(0, 0);
+
+    @Test
+    void theWarmUpIsCountedAsAStepOfItsOwn() {
+        Plan off = twoStepPlan();
+        Plan on = new Plan(off.planId(), off.teamId(), off.name(), off.scenarios(), off.preTest(), off.formal(),
+                off.abortPolicy(), off.coreModules(), off.perWorkerQps(), off.requestTimeoutMs(), off.createdAtMs(),
+                new Plan.StepSpec(20, 60));
+        RunEstimate a = RunEstimate.of(off, List.of(ORDER), Quotas.AWS, Prices.US_EAST_1);
+        RunEstimate b = RunEstimate.of(on, List.of(ORDER), Quotas.AWS, Prices.US_EAST_1);
+        assertEquals(List.of("warm-up", "pre-test", "formal", "formal"), b.steps().stream().map(RunEstimate.StepEstimate::stage).toList());
+        assertEquals("$.warmUp", b.steps().get(0).path());
+        // the warm-up's 60 s plus its start, worker lead and drain
+        long perStep = RunEstimate.expectedDurationMs(on, Quotas.AWS) - RunEstimate.expectedDurationMs(off, Quotas.AWS);
+        assertTrue(perStep > 60_000, "the warm-up adds its 60 s and its step overhead: " + perStep);
+        assertTrue(b.costUsd().total() > a.costUsd().total(), a.costUsd() + " vs " + b.costUsd());
+        // one worker (20 QPS at 50 per worker) writes one window a second
+        assertEquals(60, b.dynamoDb().windowItems() - a.dynamoDb().windowItems());
+        assertEquals(4, RunEstimate.parentTransitions(1, 2) - RunEstimate.parentTransitions(0, 2));
     }
 
     /** Pre-test 2 QPS × 10 s, formal 20 QPS × 15 s and 80 QPS × 5 s, 50 QPS per worker, 2 s request timeout. */
@@ -55,8 +77,8 @@ class RunEstimateTest {
 
         // executions: 1 parent + 6 legs + (1*2 + 1*3 + 2*1 = 7) workers = 14
         assertEquals(new RunEstimate.Executions(14, 1, 6, 7), e.executions());
-        // parent: 49 fixed + 17 per step x 3 steps = 100; largest leg 174 (the pre-test's first); worker 7
-        assertEquals(100, e.historyEvents().parent());
+        // parent: 57 fixed (the warm-up's states though it is off) + 17 per step x 3 steps = 108; largest leg 174 (the pre-test's first); worker 7
+        assertEquals(108, e.historyEvents().parent());
         assertEquals(174, e.maxHistoryEvents());
         assertEquals("pre-test step 1 leg 1", e.maxHistoryExecution());
         assertEquals(7, e.historyEvents().worker());
@@ -71,8 +93,8 @@ class RunEstimateTest {
         // invocations: run-preparation 1 + 3 steps; probe and decider 15 + 21 + 9 = 45 rounds
         assertEquals(Map.of("run-preparation", 4L, "checks", 2L, "load-driver", 7L, "probe", 45L,
                 "fault-decider", 45L, "report", 1L, "release-leases", 1L), e.lambdaInvocations());
-        // transitions: parent 14 + 4*3 = 26; legs 6*6 + 4*45 = 216; workers 7 -> 249
-        assertEquals(249, e.stateTransitions());
+        // transitions: parent 17 + 4*3 = 29; legs 6*6 + 4*45 = 216; workers 7 -> 252
+        assertEquals(252, e.stateTransitions());
         // DynamoDB: windows 1*10 + 1*15 + 2*5 = 35 (2 WRU each), results 7 (3 WRU), verdicts 45 rounds x 2 items x
         // 2 modules (order, load) = 180 (1 WRU), 3 step items: 70 + 21 + 180 + 3 = 274 WRU
         assertEquals(35, e.dynamoDb().windowItems());
@@ -83,7 +105,7 @@ class RunEstimateTest {
         assertEquals(91 * 1769 / 1024.0, e.costUsd().loadDriverGbSeconds(), 1e-9);
         // others at 1 GB: 45*1000 + 45*500 + 4*1000 + 2*5000 + 10000 = 91 500 ms
         assertEquals(91.5, e.costUsd().otherGbSeconds(), 1e-9);
-        double expectedTotal = (91 * 1769 / 1024.0 + 91.5) * 0.0000166667 + 105 / 1e6 * 0.20 + 249 / 1e3 * 0.025
+        double expectedTotal = (91 * 1769 / 1024.0 + 91.5) * 0.0000166667 + 105 / 1e6 * 0.20 + 252 / 1e3 * 0.025
                 + 274 / 1e6 * 0.625 + e.dynamoDb().readRequestUnits() / 1e6 * 0.125;
         assertEquals(expectedTotal, e.costUsd().total(), 1e-12);
         assertEquals(List.of(), e.violations());
@@ -189,17 +211,17 @@ class RunEstimateTest {
                 e.steps().stream().map(RunEstimate.StepEstimate::workers).toList());
         // executions: 1 + (8*3 + 1 = 25) legs + (452*3 + 1 = 1 357) workers
         assertEquals(new RunEstimate.Executions(1383, 1, 25, 1357), e.executions());
-        // largest: a formal step's first leg, 20 + 14*893 = 12 522; parent 49 + 17*9 = 202
+        // largest: a formal step's first leg, 20 + 14*893 = 12 522; parent 57 + 17*9 = 210
         assertEquals(12_522, e.maxHistoryEvents());
         assertEquals("formal step 1 leg 1", e.maxHistoryExecution());
-        assertEquals(202, e.historyEvents().parent());
+        assertEquals(210, e.historyEvents().parent());
         assertEquals(200, e.peakConcurrentWorkers());
         assertEquals(202, e.peakConcurrentLambdas());
         assertEquals(100, e.maxMapConcurrency());
         assertEquals(895.0, e.longestInvocationS(), "10 s lead + 882 s leg + 2 s request timeout + 1 s grace");
-        // transitions: parent 14 + 4*9 = 50; formal legs 8*(3*6 + 4*1 813) = 58 160; pre-test leg 6 + 4*71 = 290;
-        // workers 1 357 -> 59 857
-        assertEquals(59_857, e.stateTransitions());
+        // transitions: parent 17 + 4*9 = 53; formal legs 8*(3*6 + 4*1 813) = 58 160; pre-test leg 6 + 4*71 = 290;
+        // workers 1 357 -> 59 860
+        assertEquals(59_860, e.stateTransitions());
         assertEquals(8L * 1813 + 71, e.lambdaInvocations().get("probe"));
         assertEquals(10L, e.lambdaInvocations().get("run-preparation"));
         assertEquals(452L * 1800 + 60, e.dynamoDb().windowItems());
@@ -210,8 +232,9 @@ class RunEstimateTest {
 
     @Test
     void theSameCountingRulesAsTheStateMachine() {
-        assertEquals(49, RunEstimate.PARENT_FIXED_EVENTS);
-        assertEquals(66, RunEstimate.parentHistoryEvents(0));
+        assertEquals(57, RunEstimate.PARENT_FIXED_EVENTS);
+        assertEquals(74, RunEstimate.parentHistoryEvents(0, 0));
+        assertEquals(91, RunEstimate.parentHistoryEvents(1, 0));
         assertEquals(20 + 14 * 3, RunEstimate.legHistoryEvents(3));
         assertEquals(6 + 4 * 3, RunEstimate.legTransitions(3));
         assertEquals(6, RunEstimate.monitorRounds(10_000, 2_000));

@@ -41,6 +41,37 @@ class RunPreparationTest {
     }
 
     @Test
+    void laysOutTheDefaultWarmUpAtTheFirstFormalRateBeforeThePreTest() {
+        var stages = RunLayout.prepare("run-1", plan("order"), n -> Optional.of(ORDER));
+        assertEquals(1, stages.warmUp().size());
+        StepRef w = stages.warmUp().get(0);
+        assertEquals("warm-up", w.stage());
+        assertEquals(20.0, w.qps());
+        // ceil(10 000 / 20) = 500 s, bounded to 120 s
+        assertEquals(120, w.durationS());
+    }
+
+    @Test
+    void aPlanSetsItsWarmUpOrTurnsItOff() {
+        Plan p = plan("order");
+        Plan own = new Plan(p.planId(), p.teamId(), p.name(), p.scenarios(), p.preTest(), p.formal(), p.abortPolicy(),
+                p.coreModules(), p.perWorkerQps(), p.requestTimeoutMs(), 0, new Plan.StepSpec(5, 40));
+        StepRef w = RunLayout.prepare("run-1", own, n -> Optional.of(ORDER)).warmUp().get(0);
+        assertEquals(5.0, w.qps());
+        assertEquals(40, w.durationS());
+        Plan off = new Plan(p.planId(), p.teamId(), p.name(), p.scenarios(), p.preTest(), p.formal(), p.abortPolicy(),
+                p.coreModules(), p.perWorkerQps(), p.requestTimeoutMs(), 0, new Plan.StepSpec(0, 0));
+        assertTrue(RunLayout.prepare("run-1", off, n -> Optional.of(ORDER)).warmUp().isEmpty());
+    }
+
+    @Test
+    void theDefaultWarmUpSendsTheCompileThresholdWithinItsBounds() {
+        assertEquals(new Plan.StepSpec(100, 100), Plan.defaultWarmUp(List.of(new Plan.StepSpec(100, 10))));
+        assertEquals(new Plan.StepSpec(400, 30), Plan.defaultWarmUp(List.of(new Plan.StepSpec(400, 10))));
+        assertEquals(new Plan.StepSpec(10, 120), Plan.defaultWarmUp(List.of()));
+    }
+
+    @Test
     void rejectsAScenarioWhoseServiceIsNotRegistered() {
         var e = assertThrows(PlanNotRunnableException.class,
                 () -> RunLayout.prepare("run-1", plan("ghost"), n -> Optional.empty()));

@@ -18,16 +18,70 @@ import java.util.Map;
  * @param perWorkerQps  maximum rate of one load-driver worker; workers = ceil(stepQps / perWorkerQps)
  * @param requestTimeoutMs deadline of each replayed request, milliseconds
  * @param createdAtMs   epoch milliseconds of creation
+ * @param warmUp        the warm-up step the plan states (a {@code durationS} of 0 turns the warm-up off; a {@code qps}
+ *                      of 0 takes the first formal step's rate), or null for {@link #defaultWarmUp}; see
+ *                      {@link #warmUpStep()}
  */
 public record Plan(String planId, String teamId, String name, List<ScenarioSpec> scenarios, StepSpec preTest,
                    List<StepSpec> formal, AbortSettings abortPolicy, List<String> coreModules, double perWorkerQps,
-                   int requestTimeoutMs, long createdAtMs) {
+                   int requestTimeoutMs, long createdAtMs, StepSpec warmUp) {
+
+    /**
+     * Requests a warm-up sends by default: HotSpot's C2 compiles a method once its invocation and back-edge counters
+     * reach {@code -XX:CompileThreshold}, 10 000 (the {@code java} tool reference, "Advanced JIT Compiler Options";
+     * tiered compilation's C2 thresholds, {@code Tier4InvocationThreshold=5000} and {@code Tier4CompileThreshold=15000},
+     * are of the same order). Each request runs a service's hot path about once.
+     */
+    public static final int WARM_UP_REQUESTS = 10_000;
+    /** Shortest default warm-up, seconds: long enough for one JIT pass and a connection pool to fill at any rate. */
+    public static final int WARM_UP_MIN_S = 30;
+    /** Longest default warm-up, seconds: bounds what the warm-up adds to a run's duration and cost. */
+    public static final int WARM_UP_MAX_S = 120;
+    /** Default warm-up rate when a plan has no formal step, requests per second. */
+    public static final double WARM_UP_FALLBACK_QPS = 10;
 
     public Plan {
         scenarios = scenarios == null ? List.of() : List.copyOf(scenarios);
         formal = formal == null ? List.of() : List.copyOf(formal);
         coreModules = coreModules == null ? List.of() : List.copyOf(coreModules);
         abortPolicy = abortPolicy == null ? AbortSettings.DEFAULT : abortPolicy;
+    }
+
+    /** A plan that states no warm-up: it gets {@link #defaultWarmUp}. */
+    public Plan(String planId, String teamId, String name, List<ScenarioSpec> scenarios, StepSpec preTest,
+                List<StepSpec> formal, AbortSettings abortPolicy, List<String> coreModules, double perWorkerQps,
+                int requestTimeoutMs, long createdAtMs) {
+        this(planId, teamId, name, scenarios, preTest, formal, abortPolicy, coreModules, perWorkerQps,
+                requestTimeoutMs, createdAtMs, null);
+    }
+
+    /**
+     * The warm-up step the run sends before its pre-test: the plan's own ({@code qps} 0 meaning the first formal
+     * step's rate), else {@link #defaultWarmUp}. A {@code durationS} of 0 means no warm-up.
+     */
+    public StepSpec warmUpStep() {
+        if (warmUp == null) {
+            return defaultWarmUp(formal);
+        }
+        return warmUp.qps() > 0 ? warmUp : new StepSpec(firstFormalQps(formal), warmUp.durationS());
+    }
+
+    /**
+     * The default warm-up: at the first formal step's rate {@code q} (else {@value #WARM_UP_FALLBACK_QPS} QPS), for
+     * {@code ceil(}{@value #WARM_UP_REQUESTS}{@code / q)} seconds, so the targets see at least C2's compile threshold
+     * of requests, bounded to [{@value #WARM_UP_MIN_S}, {@value #WARM_UP_MAX_S}] s. The demo plan's first step, 20
+     * QPS: ceil(10 000 / 20) = 500 s, bounded to 120 s = 2 400 requests; at 100 QPS, 100 s = 10 000 requests; at 400
+     * QPS, 25 s raised to 30 s = 12 000 requests. Below 84 QPS the bound sends fewer than 10 000 requests; a plan that
+     * needs more states its own warm-up.
+     */
+    public static StepSpec defaultWarmUp(List<StepSpec> formal) {
+        double qps = firstFormalQps(formal);
+        long seconds = (long) Math.ceil(WARM_UP_REQUESTS / qps);
+        return new StepSpec(qps, (int) Math.max(WARM_UP_MIN_S, Math.min(WARM_UP_MAX_S, seconds)));
+    }
+
+    private static double firstFormalQps(List<StepSpec> formal) {
+        return formal == null || formal.isEmpty() ? WARM_UP_FALLBACK_QPS : formal.get(0).qps();
     }
 
     /**

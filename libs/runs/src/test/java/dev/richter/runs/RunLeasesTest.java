@@ -1,0 +1,24 @@
+package dev.richter.runs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.richter.common.model.Plan;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** {@link RunLeases#expiresAtEpochS}: a lease outlasts every step the run sends, the warm-up included. */
+class RunLeasesTest {
+    private static Plan plan(Plan.StepSpec warmUp) {
+        return new Plan("plan-1", "t1", "p", List.of(), new Plan.StepSpec(2, 10),
+                List.of(new Plan.StepSpec(20, 15), new Plan.StepSpec(40, 15)), null, List.of(), 50, 2000, 0, warmUp);
+    }
+
+    @Test
+    void theLeaseCountsTheWarmUpWhenItIsOn() {
+        long steps = 10 + 15 + 15;
+        long off = RunLeases.expiresAtEpochS(plan(new Plan.StepSpec(0, 0)), 1_000_000);
+        assertEquals(1_000 + steps + 3 * RunLeases.PER_STEP_MARGIN_S + RunLeases.LEASE_MARGIN_S, off);
+        long on = RunLeases.expiresAtEpochS(plan(new Plan.StepSpec(20, 90)), 1_000_000);
+        assertEquals(off + 90 + RunLeases.PER_STEP_MARGIN_S, on);
+    }
+}
