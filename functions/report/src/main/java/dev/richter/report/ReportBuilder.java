@@ -29,7 +29,7 @@ import java.util.stream.Collectors;
  * <p>Capacity criteria: a formal step is sustained when it sent requests, its success rate is at least
  * {@link #SUSTAINED_SUCCESS_PCT}, its p99 (from the intended time) is at most {@link #SUSTAINED_P99_MS}, it was not
  * aborted and every worker stored its result (DESIGN.md §4 thresholds). Capacity is "not measured" when no formal step
- * sent a request. The failure mode is decided by {@link ResilienceVerdict#failureMode} from the resilience findings,
+ * sent a request, or when a fault aborted the run ({@link #faultCausedAbort}). The failure mode is decided by {@link ResilienceVerdict#failureMode} from the resilience findings,
  * never from a step that sent nothing.
  *
  * <p>Confidence starts at 1 and loses, each with its reason: 0.80 when no formal step sent a request, else 0.20 when
