@@ -17,6 +17,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -30,7 +31,7 @@ import java.util.stream.Collectors;
  * <p>Capacity criteria: a formal step is sustained when it sent requests, its success rate is at least
  * {@link #SUSTAINED_SUCCESS_PCT}, its p99 (from the intended time) is at most {@link #SUSTAINED_P99_MS}, it was not
  * aborted and every worker stored its result (DESIGN.md §4 thresholds). Capacity is "not measured" when no formal step
- * sent a request. The failure mode is decided by {@link ResilienceVerdict#failureMode} from the resilience findings,
+ * sent a request, or when a fault aborted the run ({@link #faultCausedAbort}). The failure mode is decided by {@link ResilienceVerdict#failureMode} from the resilience findings,
  * never from a step that sent nothing.
  *
  * <p>Confidence starts at 1 and loses, each with its reason: 0.80 when no formal step sent a request, else 0.20 when
@@ -160,7 +161,8 @@ public final class ReportBuilder {
         List<StepFigures> beforeFormal = new ArrayList<>(warmUp);
         beforeFormal.addAll(pre);
         resilience = withDegradation(resilience, beforeFormal, formal, evidence, plan);
-        Report.Capacity capacity = withInterval(capacity(formal, ordered, whyNoFormal(outcome, plan)), formal);
+        Report.Capacity capacity = withInterval(faultCausedAbort(formal, run)
+                .orElseGet(() -> capacity(formal, ordered, whyNoFormal(outcome, plan))), formal);
         Report.Confidence confidence = withKneeDeduction(
                 confidence(pre, formal, plan, run, missingEvidence, dynamicChecks, evidence.callGraph()), capacity);
         List<StepFigures> all = new ArrayList<>(warmUp);
@@ -299,9 +301,48 @@ public final class ReportBuilder {
         return healthy(f) && !f.aborted() && f.missingWorkers().isEmpty();
     }
 
-    static Report.Capacity capacity(List<StepFigures> formal, List<Verdict> verdicts, String whyNoFormal) {
-        String criteria = String.format(Locale.ROOT, "success rate >= %.1f %%, p99 <= %.0f ms, not aborted, every worker reported",
+    /**
+     * Capacity when a fault, not the load, ended the run: "not measured: aborted by {@code <reason>} at step N", no
+     * number. The rule: the run's abort reason is fault-caused unless it is the load's own breach
+     * ({@link #LOADS_OWN_BREACH}: the abort policy's {@code error rate over ...} condition, a module DAMAGED by its error
+     * burst {@code error rate ... over the last N s}, or the {@link #LOAD_MODULE} module DAMAGED); so an abort by the API
+     * ({@code requested by ...}), by lost monitoring, by an execution ended from outside, or by a module DAMAGED from
+     * fault evidence (the probe vote, failed probes with a resource breach, heap exhaustion) is fault-caused (the
+     * fault decider's reasons, FaultDecider). It applies when the aborted formal step is the first
+     * that was not sustained: a knee found at an earlier, unaborted step still measures capacity.
+     *
+     * @return the capacity, or empty when the run was not aborted, the abort is the load's own, or no formal step was
+     *         aborted after the steps before it were sustained
+     */
+    /** Abort reasons that are the load's own error-rate breach at the knee, not a fault ({@link #faultCausedAbort}). */
+    static final java.util.regex.Pattern LOADS_OWN_BREACH = java.util.regex.Pattern.compile(
+            "error rate over |DAMAGED (core )?module (" + LOAD_MODULE + ": |\\S+: error rate )");
+
+    /** The capacity criteria, as the report states them. */
+    private static String criteria() {
+        return String.format(Locale.ROOT, "success rate >= %.1f %%, p99 <= %.0f ms, not aborted, every worker reported",
                 SUSTAINED_SUCCESS_PCT, SUSTAINED_P99_MS);
+    }
+
+    static Optional<Report.Capacity> faultCausedAbort(List<StepFigures> formal, Run run) {
+        String why = run.abortReason() == null ? "" : run.abortReason();
+        if (!run.abortRequested() || LOADS_OWN_BREACH.matcher(why).lookingAt()) {
+            return Optional.empty();
+        }
+        for (StepFigures f : formal) {
+            if (f.aborted() && ResilienceVerdict.ran(f)) {
+                return Optional.of(new Report.Capacity(0, false, "not measured: aborted by " + why + " at "
+                        + StepLabels.name(f), criteria(), false));
+            }
+            if (!sustained(f)) {
+                return Optional.empty();
+            }
+        }
+        return Optional.empty();
+    }
+
+    static Report.Capacity capacity(List<StepFigures> formal, List<Verdict> verdicts, String whyNoFormal) {
+        String criteria = criteria();
         if (formal.stream().noneMatch(ResilienceVerdict::ran)) {
             return new Report.Capacity(0, false, "not measured: " + (formal.isEmpty() ? whyNoFormal
                     : "no formal step sent a request (" + formal.size() + " started; the run was "

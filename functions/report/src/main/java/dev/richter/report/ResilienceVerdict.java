@@ -25,11 +25,16 @@ import java.util.stream.Collectors;
  *       load driver's {@link StepOverload} records.</li>
  *   <li><b>Deadlines</b>: do slow responses end at a bounded time, or grow until they reach the client deadline
  *       (the plan's {@code requestTimeoutMs})? From the steps' p99 and timeouts.</li>
- *   <li><b>Retry amplification</b>: downstream calls per entry request at each step, from the marked traces; growing
- *       by more than {@link #AMPLIFICATION_GROWTH} over the first step with traces means retries multiply load. One
- *       step with traces shows no growth either way: NOT_OBSERVED.</li>
+ *   <li><b>Retry amplification</b>: downstream calls and retries per entry request, from the marked traces
+ *       ({@link TraceEvidence}: retries are repeated CLIENT spans to the same operation from the same caller, never
+ *       database or messaging spans), compared between neighbouring steps with traces over the same request mix (the
+ *       entries both have, weighted by the earlier step's traces). Calls growing by more than
+ *       {@link #AMPLIFICATION_GROWTH} with retries growing too means retries multiply load. One step with traces, or
+ *       neighbours sharing no entry, shows no growth either way: NOT_OBSERVED.</li>
  *   <li><b>Bulkheads</b>: while a module is SUSPECT or DAMAGED, does the p99 of entries whose traces never reach it
- *       grow more than {@link #BULKHEAD_LEAK_GROWTH}× (and by {@link #BULKHEAD_LEAK_MIN_MS} ms)?</li>
+ *       grow more than {@link #BULKHEAD_LEAK_GROWTH}× (and by {@link #BULKHEAD_LEAK_MIN_MS} ms) over the same entries
+ *       at the neighbouring step, the formal step just before? Never over the pre-test, which runs at a far lower
+ *       rate; without a comparable step: NOT_OBSERVED, with the reason.</li>
  * </ul>
  * A finding is NOT_OBSERVED when the run never pushed far enough to tell or the evidence is absent. Only steps that sent
  * at least one request count: a step that sent nothing says nothing about the system.
@@ -179,41 +184,90 @@ public final class ResilienceVerdict {
         List<StepFigures> all = new ArrayList<>(in.preTest());
         all.addAll(in.formal());
         List<StepFigures> withTraces = new ArrayList<>();
-        List<Double> ratios = new ArrayList<>();
+        List<TraceEvidence.StepTraces> traces = new ArrayList<>();
         for (StepFigures f : all) {
             in.traces().step(f.stage(), f.stepIndex()).filter(t -> t.traces() >= MIN_TRACES_PER_STEP).ifPresent(t -> {
                 withTraces.add(f);
-                ratios.add(t.callsPerRequest());
+                traces.add(t);
             });
         }
         if (withTraces.isEmpty()) {
             return new Report.Finding(RETRIES, NOT_OBSERVED, "no step had " + MIN_TRACES_PER_STEP + " marked traces in "
                     + in.traces().source());
         }
-        StringBuilder series = new StringBuilder();
-        for (int i = 0; i < withTraces.size(); i++) {
-            series.append(i == 0 ? "" : " \u2192 ").append(String.format(Locale.ROOT, "%.2f", ratios.get(i)))
-                    .append(" (").append(StepLabels.name(withTraces.get(i))).append(')');
-        }
         if (withTraces.size() < 2) {
             return new Report.Finding(RETRIES, NOT_OBSERVED, String.format(Locale.ROOT, "%.2f downstream calls per entry"
-                    + " request at one step only (%s): growth with load needs two steps with traces", ratios.get(0),
-                    StepLabels.name(withTraces.get(0))));
+                    + " request at one step only (%s): growth with load needs two steps with traces",
+                    traces.get(0).callsPerRequest(), StepLabels.name(withTraces.get(0))));
         }
-        double base = ratios.get(0);
-        for (int i = 1; i < ratios.size(); i++) {
-            if (ratios.get(i) > base * AMPLIFICATION_GROWTH + 0.05) {
-                return new Report.Finding(RETRIES, FAILS, "downstream calls per entry request grow with load: " + series
-                        + "; retries multiply the load on the callees");
+        List<String> pairs = new ArrayList<>();
+        String grown = "";
+        boolean comparedOver = false;
+        for (int i = 1; i < withTraces.size(); i++) {
+            Optional<MixCompared> m = compare(traces.get(i - 1), traces.get(i));
+            if (m.isEmpty()) {
+                continue;
+            }
+            MixCompared c = m.get();
+            String pair = String.format(Locale.ROOT, "%s \u2192 %s: %.2f \u2192 %.2f calls, %.2f \u2192 %.2f retries per request",
+                    StepLabels.name(withTraces.get(i - 1)), StepLabels.name(withTraces.get(i)), c.callsBefore(), c.callsAfter(),
+                    c.retriesBefore(), c.retriesAfter());
+            pairs.add(pair);
+            comparedOver |= overCapacity(withTraces.get(i));
+            boolean callsGrow = c.callsAfter() > c.callsBefore() * AMPLIFICATION_GROWTH + 0.05;
+            if (grown.isEmpty() && callsGrow && c.retriesAfter() > c.retriesBefore()) {
+                grown = pair + " over the same entries (" + String.join(", ", c.entries()) + ")";
             }
         }
-        boolean pushed = withTraces.stream().anyMatch(ResilienceVerdict::overCapacity);
-        if (pushed) {
-            return new Report.Finding(RETRIES, HOLDS, "downstream calls per entry request stay flat over capacity: " + series);
+        if (pairs.isEmpty()) {
+            return new Report.Finding(RETRIES, NOT_OBSERVED, "no two neighbouring steps with traces share an entry, so"
+                    + " calls per request of the same request mix cannot be compared");
         }
-        return new Report.Finding(RETRIES, NOT_OBSERVED, "flat at " + series + " downstream calls per entry request, but no"
-                + " step with traces went over capacity" + (over.isPresent() ? " (" + StepLabels.name(over.get()) + " has too few traces)" : "")
-                + ": retries under overload not observed");
+        String series = String.join("; ", pairs) + " (same entries, weighted by the earlier step's mix; retries are"
+                + " repeated client spans to the same operation from the same caller, database calls excluded)";
+        if (!grown.isEmpty()) {
+            return new Report.Finding(RETRIES, FAILS, "downstream calls per entry request grow with load, by retries: " + grown
+                    + "; retries multiply the load on the callees. " + series);
+        }
+        if (comparedOver) {
+            return new Report.Finding(RETRIES, HOLDS, "no retry growth over capacity: " + series);
+        }
+        return new Report.Finding(RETRIES, NOT_OBSERVED, "no retry growth, but no step with traces went over capacity"
+                + (over.isPresent() ? " (" + StepLabels.name(over.get()) + " has too few traces)" : "")
+                + ": retries under overload not observed; " + series);
+    }
+
+    /**
+     * Calls and retries per entry request at two steps over the entries both have, each entry weighted by its share of
+     * the earlier step's traces (the same request mix at both steps).
+     */
+    record MixCompared(List<String> entries, double callsBefore, double callsAfter, double retriesBefore,
+                       double retriesAfter) {}
+
+    /** The two steps compared over the same mix; empty when they share no entry. */
+    static Optional<MixCompared> compare(TraceEvidence.StepTraces before, TraceEvidence.StepTraces after) {
+        List<String> common = new ArrayList<>();
+        long weight = 0;
+        for (TraceEvidence.EntryTraces e : before.entries()) {
+            if (e.traces() > 0 && after.entry(e.entry()).filter(x -> x.traces() > 0).isPresent()) {
+                common.add(e.entry());
+                weight += e.traces();
+            }
+        }
+        if (common.isEmpty()) {
+            return Optional.empty();
+        }
+        double[] sums = new double[4];
+        for (String entry : common) {
+            TraceEvidence.EntryTraces a = before.entry(entry).orElseThrow();
+            TraceEvidence.EntryTraces b = after.entry(entry).orElseThrow();
+            double w = (double) a.traces() / weight;
+            sums[0] += w * a.downstreamCalls() / a.traces();
+            sums[1] += w * b.downstreamCalls() / b.traces();
+            sums[2] += w * a.retries() / a.traces();
+            sums[3] += w * b.retries() / b.traces();
+        }
+        return Optional.of(new MixCompared(common, sums[0], sums[1], sums[2], sums[3]));
     }
 
     private static Report.Finding bulkheads(Inputs in) {
@@ -249,13 +303,15 @@ public final class ResilienceVerdict {
             }
             StepFigures s = at.get();
             List<String> independent = new ArrayList<>();
+            boolean anyIndependent = false;
             for (TraceEvidence.EntryTraces e : in.traces().step(s.stage(), s.stepIndex()).orElseThrow().entries()) {
                 boolean calls = in.traces().steps().stream().flatMap(t -> t.entries().stream())
                         .filter(x -> x.entry().equals(e.entry())).anyMatch(x -> x.services().contains(v.module()));
                 if (calls) {
                     continue;
                 }
-                Optional<TraceEvidence.EntryTraces> before = baseline(in.traces(), all, s, e.entry());
+                anyIndependent = true;
+                Optional<TraceEvidence.EntryTraces> before = baseline(in.traces(), in.formal(), s, e.entry());
                 if (before.isEmpty()) {
                     continue;
                 }
@@ -268,8 +324,10 @@ public final class ResilienceVerdict {
                         HtmlReport.fmt(to), leaks ? " (leaks)" : ""));
             }
             if (independent.isEmpty()) {
-                firstReason = firstReason.isEmpty() ? who + ", but every entry with traces calls " + v.module()
-                        + " (or has no earlier step to compare): no independent entry" : firstReason;
+                firstReason = !firstReason.isEmpty() ? firstReason : !anyIndependent ? who + ", but every entry with"
+                        + " traces calls " + v.module() + ": no independent entry" : who + ", but no entry that does not call "
+                        + v.module() + " has traces at the formal step before it to compare with (the pre-test, at a far"
+                        + " lower rate, is no comparable step)";
                 continue;
             }
             lines.add(who + ": entries that do not call it: " + String.join(", ", independent));
@@ -281,21 +339,24 @@ public final class ResilienceVerdict {
                 + " damaged module: " : "damage stays isolated: ") + String.join("; ", lines));
     }
 
-    /** The entry's traces at the latest step before {@code s} that had some. */
-    private static Optional<TraceEvidence.EntryTraces> baseline(TraceEvidence traces, List<StepFigures> all, StepFigures s,
+    /**
+     * The entry's traces at the neighbouring step: the formal step that ran just before {@code s}. Empty when {@code s}
+     * is no formal step or the first one that ran (the pre-test runs at a far lower rate, so its latency is no
+     * baseline), or the entry has no traces there.
+     */
+    private static Optional<TraceEvidence.EntryTraces> baseline(TraceEvidence traces, List<StepFigures> formal, StepFigures s,
                                                                 String entry) {
-        Optional<TraceEvidence.EntryTraces> found = Optional.empty();
-        for (StepFigures f : all) {
+        StepFigures previous = null;
+        for (StepFigures f : formal) {
             if (f == s) {
-                break;
+                return previous == null ? Optional.empty()
+                        : traces.step(previous.stage(), previous.stepIndex()).flatMap(t -> t.entry(entry));
             }
-            Optional<TraceEvidence.EntryTraces> e = traces.step(f.stage(), f.stepIndex())
-                    .flatMap(t -> t.entries().stream().filter(x -> x.entry().equals(entry)).findFirst());
-            if (e.isPresent()) {
-                found = e;
+            if (ran(f)) {
+                previous = f;
             }
         }
-        return found;
+        return Optional.empty();
     }
 
     /** The step running at {@code atMs}, or the last one that started before it. */
@@ -324,20 +385,24 @@ public final class ResilienceVerdict {
 
     /**
      * The failure mode: how the first formal step that sent requests and missed the criteria failed, judged from the
-     * evidence each mode names (never from a step that sent nothing). In this order:
+     * evidence it cites (never from a step that sent nothing). The first row of {@link #MODES} whose requirement the
+     * step's evidence meets, in this order:
      * <ol>
-     *   <li>{@code progressive collapse} when a sign of it is there: p99 grew more than
+     *   <li>{@code progressive collapse} needs growing latency or timeouts: p99 grew more than
      *       {@link ReportBuilder#COLLAPSE_P99_GROWTH}× over the step before, most errors are timeouts at the client
-     *       deadline, or the deadlines or retry-amplification finding {@code FAILS} (DESIGN.md §6: growing queues and
-     *       timeouts, retries amplifying load); the evidence names each sign found;</li>
-     *   <li>{@code slowdown} when the step had no errors: it missed the criteria on latency alone, without the growth
-     *       above;</li>
-     *   <li>{@code graceful shedding} when at least half the errors are 429/503 and the shedding finding does not
-     *       {@code FAIL} (they were answered fast);</li>
-     *   <li>{@code refused connections} when at least half the errors are connect errors (nothing listening, or a full
+     *       deadline, or the deadlines finding {@code FAILS}; and never with 0 timeouts while deadlines {@code HOLDS}
+     *       (slow work then ends at a bounded time). Retry amplification {@code FAILS} and slow 429/503 are cited as
+     *       further signs, never alone (DESIGN.md §6: growing queues and timeouts, retries amplifying load);</li>
+     *   <li>{@code slowdown} needs no errors: the step missed the criteria on latency alone;</li>
+     *   <li>{@code slow shedding} needs at least half the errors 429/503 and the shedding finding {@code FAILS}: they
+     *       were answered slowly, after queueing, but the rest stayed bounded;</li>
+     *   <li>{@code graceful shedding} needs at least half the errors 429/503, answered fast (shedding does not
+     *       {@code FAIL});</li>
+     *   <li>{@code refused connections} needs at least half the errors connect errors (nothing listening, or a full
      *       accept queue);</li>
-     *   <li>{@code fast errors} otherwise: errors answered without slowing down, mostly HTTP statuses other than
-     *       429/503 (a service failing fast, e.g. 500 on an exhausted pool, rather than shedding or queueing).</li>
+     *   <li>{@code fast errors} otherwise: errors answered without the growth of a collapse, mostly HTTP statuses
+     *       other than 429/503 (a service failing fast, e.g. 500 on an exhausted pool, rather than shedding or
+     *       queueing).</li>
      * </ol>
      *
      * @return {@code not measured}, {@code none observed}, or one of the modes above
@@ -377,44 +442,62 @@ public final class ResilienceVerdict {
                 HtmlReport.fmt(prevP99));
         String findings = String.format(Locale.ROOT, "shedding %s, deadlines %s, retry amplification %s",
                 words(r.of(SHEDDING).status()), words(r.of(DEADLINES).status()), words(r.of(RETRIES).status()));
-        List<String> signs = new ArrayList<>();
+        List<String> growth = new ArrayList<>();
         if (prevP99 > 0 && p99 > ReportBuilder.COLLAPSE_P99_GROWTH * prevP99) {
-            signs.add(String.format(Locale.ROOT, "p99 grew %.1f\u00d7 over the step before", p99 / prevP99));
+            growth.add(String.format(Locale.ROOT, "p99 grew %.1f\u00d7 over the step before", p99 / prevP99));
         }
         if (c.timeouts() > 0 && c.timeouts() * 2 >= errors) {
-            signs.add("most errors are timeouts at the client deadline");
+            growth.add("most errors are timeouts at the client deadline");
         }
         if (r.of(DEADLINES).status() == FAILS) {
-            signs.add("slow responses grow without bound (deadlines fails)");
+            growth.add("slow responses grow without bound (deadlines fails)");
         }
+        boolean bounded = c.timeouts() == 0 && r.of(DEADLINES).status() == HOLDS;
+        boolean mostlyShed = shed > 0 && shed * 2 >= errors;
+        List<String> signs = new ArrayList<>(growth);
         if (r.of(RETRIES).status() == FAILS) {
             signs.add("retries multiply the load (retry amplification fails)");
         }
-        boolean mostlyShed = shed > 0 && shed * 2 >= errors;
         if (mostlyShed && r.of(SHEDDING).status() == FAILS) {
             signs.add("429/503 answered slowly: queued work, not shedding at the door (shedding fails)");
         }
-        String mode;
-        String why;
-        if (!signs.isEmpty()) {
-            mode = "progressive collapse";
-            why = String.join("; ", signs);
-        } else if (errors == 0) {
-            mode = "slowdown";
-            why = "no errors: the step missed the criteria on latency alone, without the growth of a collapse";
-        } else if (mostlyShed) {
-            mode = "graceful shedding";
-            why = "most errors are 429/503, latency bounded";
-        } else if (c.connectErrors() * 2 >= errors) {
-            mode = "refused connections";
-            why = "most errors are connect errors: the service stopped accepting connections, without slowing down first";
-        } else {
-            mode = "fast errors";
-            why = "errors answered without slowing down and with no timeouts: the service fails fast, but does not shed"
-                    + " with 429/503";
-        }
+        Facts facts = new Facts(!growth.isEmpty() && !bounded, errors, mostlyShed, r.of(SHEDDING).status() == FAILS,
+                c.connectErrors() * 2 >= errors, c.timeouts(), String.join("; ", signs));
+        Mode m = MODES.stream().filter(x -> x.requires().test(facts)).findFirst().orElseThrow();
+        String mode = m.name();
+        String why = m.why().apply(facts);
         return new Report.FailureMode(mode, evidence + "; " + why + "; " + findings);
     }
+
+    /**
+     * What the failure-mode rules read of the first step that missed the criteria.
+     *
+     * @param growing      growing latency or timeouts, and not 0 timeouts with deadlines holding
+     * @param errors       errors of the step
+     * @param mostlyShed   at least half the errors are 429/503
+     * @param slowShed     the shedding finding fails (429/503 answered slowly, or none over capacity)
+     * @param mostlyRefused at least half the errors are connect errors
+     * @param timeouts     timeouts at the client deadline
+     * @param signs        the collapse signs found, joined, for the evidence
+     */
+    record Facts(boolean growing, long errors, boolean mostlyShed, boolean slowShed, boolean mostlyRefused, long timeouts,
+                 String signs) {}
+
+    /** One row of the failure-mode rule table: the mode, what it requires, and the reason it cites. */
+    record Mode(String name, java.util.function.Predicate<Facts> requires, java.util.function.Function<Facts, String> why) {}
+
+    /** The failure-mode rule table, first match wins ({@link #failureMode} gives each row's requirement and source). */
+    static final List<Mode> MODES = List.of(
+            new Mode("progressive collapse", Facts::growing, Facts::signs),
+            new Mode("slowdown", x -> x.errors() == 0,
+                    x -> "no errors: the step missed the criteria on latency alone, without the growth of a collapse"),
+            new Mode("slow shedding", x -> x.mostlyShed() && x.slowShed(),
+                    x -> "most errors are 429/503, answered slowly (queued work rejected late), while slow work stayed bounded"),
+            new Mode("graceful shedding", Facts::mostlyShed, x -> "most errors are 429/503, answered fast, latency bounded"),
+            new Mode("refused connections", Facts::mostlyRefused,
+                    x -> "most errors are connect errors: the service stopped accepting connections, without slowing down first"),
+            new Mode("fast errors", x -> true, x -> "errors answered without the growth of a collapse (" + x.timeouts()
+                    + " timeouts): the service fails fast, but does not shed with 429/503"));
 
     /** {@code {500=120}}: the HTTP error statuses other than 429 and 503, by count. */
     private static String otherStatuses(Map<String, Long> httpErrors) {

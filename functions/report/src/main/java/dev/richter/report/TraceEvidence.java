@@ -24,10 +24,15 @@ import org.HdrHistogram.Histogram;
  *
  * <p>A trace counts for the step in whose window its root started; its root is a span without parent in the trace,
  * of kind SERVER, CONSUMER or unspecified, that carries the marker ({@link MarkerAttributes}); traces whose root is not
- * in the batch (still being exported) are left out. Downstream calls of a trace are its outgoing call spans (CLIENT,
- * PRODUCER), or, when the callers are not instrumented, its spans that received a call from a parent (SERVER,
- * CONSUMER with a parent), whichever is more: an HTTP client instrumentation records one CLIENT span per attempt, so
- * retries count.
+ * in the batch (still being exported) are left out. Downstream calls of a trace are its outgoing calls to services
+ * (CLIENT spans that are no datastore call), or, when the callers are not instrumented, its spans that received a call
+ * from a parent (SERVER, CONSUMER with a parent), whichever is more. Database, cache and messaging client spans
+ * ({@link #datastoreCall}) are no call to a service and never count.
+ *
+ * <p>Retries are counted as the OTel Java agent records them: its HTTP client instrumentation writes one CLIENT span
+ * per attempt, each a child of the same caller span. So a retry is a repeated CLIENT span (no datastore call) with
+ * the same parent span, operation, peer and URL ({@code url.full}, or the old {@code http.url}) within one trace:
+ * {@code n} such spans are {@code n - 1} retries.
  *
  * <p>Self-time per service: each span's duration less the time covered by its children (the union of the children's
  * intervals clipped to the span, so parallel children are not subtracted twice), summed per service that recorded
@@ -81,18 +86,45 @@ public record TraceEvidence(boolean read, String source, String note, List<StepT
         public double callsPerRequest() {
             return traces() == 0 ? 0 : (double) calls() / traces();
         }
+
+        /** The entry's traces at this step, if it had any. */
+        public Optional<EntryTraces> entry(String entry) {
+            return entries.stream().filter(e -> e.entry().equals(entry)).findFirst();
+        }
     }
 
     /**
      * @param entry           the entry's interface node, e.g. {@code order POST /orders}
      * @param traces          marked traces rooted at it
-     * @param downstreamCalls calls below the root, summed over its traces
+     * @param downstreamCalls calls to services below the root, summed over its traces
+     * @param retries         repeated CLIENT spans to the same operation from the same parent, summed over its traces
      * @param p50Ms           median duration of the root span, milliseconds
      * @param p99Ms           99th percentile duration of the root span, milliseconds
      * @param services        every service its traces reached (span services and called peers), sorted
      */
-    public record EntryTraces(String entry, long traces, long downstreamCalls, double p50Ms, double p99Ms,
+    public record EntryTraces(String entry, long traces, long downstreamCalls, long retries, double p50Ms, double p99Ms,
                               List<String> services) {}
+
+    /**
+     * True when the span is a database, cache or messaging client call (semantic conventions {@code db.system},
+     * {@code db.system.name}, {@code messaging.system}), which is no call to a service and no retry.
+     */
+    static boolean datastoreCall(Span s) {
+        Map<String, String> a = s.attributes();
+        return a.containsKey("db.system") || a.containsKey("db.system.name") || a.containsKey("messaging.system");
+    }
+
+    /** Repeated CLIENT spans of one trace with the same parent, operation, peer and URL: {@code n} of them are {@code n - 1} retries. */
+    static long retries(List<Span> trace) {
+        Map<String, Long> attempts = new HashMap<>();
+        for (Span s : trace) {
+            if (s.kind() == SpanKind.CLIENT && s.hasParent() && !datastoreCall(s)) {
+                String url = s.attributes().getOrDefault("url.full", s.attributes().getOrDefault("http.url", ""));
+                attempts.merge(s.parentSpanId() + '\n' + s.operation() + '\n' + s.peerService() + '\n' + url, 1L, Long::sum);
+            }
+        }
+        return attempts.values().stream().mapToLong(n -> n - 1).sum();
+    }
 
     /**
      * A step's time window.
@@ -144,7 +176,7 @@ public record TraceEvidence(boolean read, String source, String note, List<StepT
                 if (!s.peerService().isEmpty() && s.kind().makesCall()) {
                     services.add(s.peerService());
                 }
-                if (s.kind().makesCall()) {
+                if (s.kind().makesCall() && !datastoreCall(s)) {
                     outgoing++;
                 } else if (s.kind().receivesCall() && s.hasParent()) {
                     received++;
@@ -154,6 +186,7 @@ public record TraceEvidence(boolean read, String source, String note, List<StepT
             EntryTotals acc = perStep.get(window).computeIfAbsent(entry, e -> new EntryTotals());
             acc.traces++;
             acc.calls += Math.max(outgoing, received);
+            acc.retries += retries(trace);
             acc.services.addAll(services);
             acc.durationsUs.recordValue(Math.max(1, Math.min(HistogramCodec.HIGHEST_TRACKABLE_US, root.durationNanos() / 1000)));
             Map<String, Long> self = selfNanos.computeIfAbsent(window, w -> new HashMap<>());
@@ -165,7 +198,7 @@ public record TraceEvidence(boolean read, String source, String note, List<StepT
                 return;
             }
             List<EntryTraces> list = new ArrayList<>();
-            entries.forEach((entry, acc) -> list.add(new EntryTraces(entry, acc.traces, acc.calls,
+            entries.forEach((entry, acc) -> list.add(new EntryTraces(entry, acc.traces, acc.calls, acc.retries,
                     acc.durationsUs.getValueAtPercentile(50) / 1000.0, acc.durationsUs.getValueAtPercentile(99) / 1000.0,
                     List.copyOf(acc.services))));
             long traces = entries.values().stream().mapToLong(e -> e.traces).sum();
@@ -212,6 +245,7 @@ public record TraceEvidence(boolean read, String source, String note, List<StepT
     private static final class EntryTotals {
         long traces;
         long calls;
+        long retries;
         final Set<String> services = new TreeSet<>();
         final Histogram durationsUs = HistogramCodec.newLatencyHistogramUs();
     }

@@ -231,16 +231,16 @@ class ReportBuilderTest {
     }
 
     @Test
-    void anOperatorAbortOfAHealthyStepIsALowerBoundNotACollapse() {
+    void anOperatorAbortOfAHealthyStepMeasuresNoCapacityAndIsNoCollapse() {
         List<WorkerResult> rs = healthyUpTo(1);
         long start = Fixtures.startOf("formal", 1);
         rs.add(new WorkerResult("run-1", "formal", 1, 0, 1, 40, start, start + 5_000, new Counters(200, 200, 200, Map.of(), 0, 0, 0, 0, 200),
                 rs.get(1).latencyFromIntendedHist(), rs.get(1).latencyFromSendHist(), true));
         Report r = ReportBuilder.build(Fixtures.aborted("requested by alice: stop"), PLAN, rs, List.of(), CLEAN_DYNAMIC, List.of(), null, 1);
         assertEquals("ABORTED", r.outcome());
-        assertEquals(20.0, r.capacity().maxSustainableQps());
-        assertTrue(r.capacity().limitedBy().contains("at least 20 QPS"), r.capacity().limitedBy());
-        assertEquals("\u2265 20 QPS", HtmlReport.capacityFigure(r));
+        assertFalse(r.capacity().measured(), "the operator, not the load, ended the run");
+        assertEquals("not measured: aborted by requested by alice: stop at step 2", r.capacity().limitedBy());
+        assertEquals("not measured", HtmlReport.capacityFigure(r));
         assertEquals("none observed", r.failureMode().kind(), r.failureMode().evidence());
         assertEquals(40.0, r.formal().get(1).achievedQps(), 1e-9, "200 sent in the 5 s the aborted step ran");
     }

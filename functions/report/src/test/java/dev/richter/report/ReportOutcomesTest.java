@@ -60,7 +60,10 @@ class ReportOutcomesTest {
         assertFalse(html.contains("0.0 ms"));
     }
 
-    /** Aborted by the fault decider during step 3 after it went bad: capacity is the last sustained step. */
+    /**
+     * Aborted by the fault decider during step 3 on the load's own breach (the module's error burst of its 500s): the
+     * knee, so capacity is the last sustained step.
+     */
     @Test
     void abortedMidStep() {
         List<WorkerResult> rs = healthyUpTo(2);
@@ -68,7 +71,7 @@ class ReportOutcomesTest {
         WorkerResult cut = worker("formal", 2, 0, 1, 80, 320, 200, Map.of("500", 120L), 0, 0, 900, true);
         rs.add(new WorkerResult(cut.runId(), cut.stage(), cut.stepIndex(), 0, 1, 80, start, start + 4_000, cut.counters(),
                 cut.latencyFromIntendedHist(), cut.latencyFromSendHist(), true));
-        Report r = ReportBuilder.build(Fixtures.aborted("fault-decider: inventory DAMAGED"), PLAN, rs, List.of(), CLEAN_DYNAMIC,
+        Report r = ReportBuilder.build(Fixtures.aborted("DAMAGED core module order: error rate 0.375 >= 0.250 over the last 5 s"), PLAN, rs, List.of(), CLEAN_DYNAMIC,
                 List.of(), null, 1);
         assertEquals("ABORTED", r.outcome());
         assertTrue(r.capacity().measured());
