@@ -98,7 +98,7 @@ public record VanishedEdges(String entry, String fromService, String toService, 
             byTrace.computeIfAbsent(s.traceId(), k -> new ArrayList<>()).add(s);
         }
         // entry -> window -> [traces, and per pair: traces crossing]
-        Map<String, Map<TraceEvidence.StepWindow, Tally>> tallies = new LinkedHashMap<>();
+        Map<String, Map<TraceEvidence.StepWindow, EntryWindowTally>> tallies = new LinkedHashMap<>();
         Map<String, Set<String>> crossedByEntry = new LinkedHashMap<>();
         for (List<Span> trace : byTrace.values()) {
             Span root = root(trace);
@@ -114,17 +114,17 @@ public record VanishedEdges(String entry, String fromService, String toService, 
             String entry = Dimension.interfaceNode(root.service(), root.operation());
             Set<String> pairs = crossedPairs(trace);
             crossedByEntry.computeIfAbsent(entry, k -> new TreeSet<>()).addAll(pairs);
-            Tally t = tallies.computeIfAbsent(entry, k -> new LinkedHashMap<>()).computeIfAbsent(window, k -> new Tally());
+            EntryWindowTally t = tallies.computeIfAbsent(entry, k -> new LinkedHashMap<>()).computeIfAbsent(window, k -> new EntryWindowTally());
             t.traces++;
             pairs.forEach(p -> t.crossing.merge(p, 1L, Long::sum));
         }
         List<VanishedEdges> vanished = new ArrayList<>();
         expected.forEach((entry, pairs) -> {
-            Map<TraceEvidence.StepWindow, Tally> perWindow = tallies.getOrDefault(entry, Map.of());
+            Map<TraceEvidence.StepWindow, EntryWindowTally> perWindow = tallies.getOrDefault(entry, Map.of());
             for (String pair : pairs) {
                 double baseline = -1;
                 for (int i = 0; i < windows.size(); i++) {
-                    Tally t = perWindow.get(windows.get(i));
+                    EntryWindowTally t = perWindow.get(windows.get(i));
                     if (t == null || t.traces < MIN_TRACES) {
                         continue;
                     }
@@ -136,7 +136,7 @@ public record VanishedEdges(String entry, String fromService, String toService, 
                         long missing = 0;
                         long traces = 0;
                         for (int j = i; j < windows.size(); j++) {
-                            Tally later = perWindow.get(windows.get(j));
+                            EntryWindowTally later = perWindow.get(windows.get(j));
                             if (later != null) {
                                 traces += later.traces;
                                 missing += later.traces - later.crossing.getOrDefault(pair, 0L);
@@ -221,7 +221,7 @@ public record VanishedEdges(String entry, String fromService, String toService, 
     }
 
     /** Traces of one entry in one window, and per pair how many crossed it. */
-    private static final class Tally {
+    private static final class EntryWindowTally {
         long traces;
         final Map<String, Long> crossing = new HashMap<>();
     }
