@@ -355,43 +355,6 @@ public final class DirectoryTraceSource implements TraceSource {
         }
     }
 
-    /** Every span of one file (see the class comment for the accepted shapes). */
-    static List<Span> read(String name, byte[] bytes) {
-        int first = 0;
-        while (first < bytes.length && Character.isWhitespace(bytes[first])) {
-            first++;
-        }
-        if (first == bytes.length) {
-            return List.of();
-        }
-        RuntimeException asOneDocument = null;
-        if (bytes[first] == '{' || bytes[first] == '[') {
-            try {
-                return TraceDocuments.parse(name, bytes).spans();
-            } catch (TraceFormatException | IllegalArgumentException notOneDocument) {
-                asOneDocument = notOneDocument; // one object per line: below
-            }
-        }
-        ObjectNode doc = MAPPER.createObjectNode();
-        ArrayNode resourceSpans = doc.putArray("resourceSpans");
-        for (String line : new String(bytes, StandardCharsets.UTF_8).split("\n")) {
-            addFromLine(line, resourceSpans);
-        }
-        if (resourceSpans.isEmpty()) {
-            if (asOneDocument != null) {
-                // Not lines of spans either: the file is one document that was rejected (e.g. an id not valid for
-                // its format). Say so, with its position, rather than reading it as empty.
-                throw asOneDocument;
-            }
-            return List.of();
-        }
-        try {
-            return TraceDocuments.parse(name, MAPPER.writeValueAsBytes(doc)).spans();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
     /**
      * The spans that the agent's {@code logging-otlp} exporter wrote into {@code logFiles}, one line per export (see the
      * class comment), as one OTLP/JSON document {@code {"resourceSpans":[...]}}, in file then line order.
