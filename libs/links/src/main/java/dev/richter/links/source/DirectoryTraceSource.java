@@ -61,7 +61,7 @@ public final class DirectoryTraceSource implements TraceSource {
     static final int GUARD_BYTES = 64;
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private final Path directory;
-    private final Map<Path, Cursor> cursors = new HashMap<>();
+    private final Map<Path, LogCursor> cursors = new HashMap<>();
     /** Bytes read from files so far (new bytes, guards, lines re-read for a window); for tests and benches. */
     private long bytesRead;
 
@@ -119,7 +119,7 @@ public final class DirectoryTraceSource implements TraceSource {
                             long toNanos) throws IOException {
         String name = file.getFileName().toString();
         long size = channel.size();
-        Cursor cursor = cursors.get(file);
+        LogCursor cursor = cursors.get(file);
         if (cursor != null && !cursor.sameFile(attributes, size, channel, this)) {
             cursor = null;
         }
@@ -146,7 +146,7 @@ public final class DirectoryTraceSource implements TraceSource {
             throw new IOException(file + ": " + (size - offset) + " unread bytes, more than one read holds");
         }
         byte[] fresh = bytes(channel, offset, (int) (size - offset));
-        Cursor next = cursor == null ? new Cursor(attributes.fileKey()) : cursor;
+        LogCursor next = cursor == null ? new LogCursor(attributes.fileKey()) : cursor;
         if (cursor == null) {
             Optional<List<Span>> document = wholeDocument(name, fresh);
             if (document.isPresent()) {
@@ -160,7 +160,7 @@ public final class DirectoryTraceSource implements TraceSource {
                 return out;
             }
         }
-        Cursor.Pending pending = new Cursor.Pending();
+        LogCursor.Pending pending = new LogCursor.Pending();
         int start = 0;
         for (int i = 0; i < fresh.length; i++) {
             if (fresh[i] == '\n') {
@@ -259,7 +259,7 @@ public final class DirectoryTraceSource implements TraceSource {
     }
 
     /** What was read of one file (see the class comment). */
-    private static final class Cursor {
+    private static final class LogCursor {
         final Object fileKey;
         boolean document;
         long offset;
@@ -271,7 +271,7 @@ public final class DirectoryTraceSource implements TraceSource {
         long[] minStartNanos = new long[4];
         long[] maxStartNanos = new long[4];
 
-        Cursor(Object fileKey) {
+        LogCursor(Object fileKey) {
             this.fileKey = fileKey;
         }
 
@@ -329,7 +329,7 @@ public final class DirectoryTraceSource implements TraceSource {
         }
 
         /** The guard before the new offset: from this call's bytes, topped up from the old guard when few were new. */
-        void guardFrom(byte[] fresh, int end, Cursor old) {
+        void guardFrom(byte[] fresh, int end, LogCursor old) {
             if (end >= GUARD_BYTES || old == null) {
                 guard(fresh, end);
                 return;
