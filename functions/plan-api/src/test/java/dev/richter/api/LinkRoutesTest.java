@@ -78,14 +78,14 @@ class LinkRoutesTest {
                 + n.path("parent").asText()));
         assertEquals(List.of("1 order POST /orders <- gateway POST /orders", "2 127.0.0.1 POST <- order POST /orders",
                 "2 inventory POST /reserve <- order POST /orders",
-                "3 127.0.0.1 INSERT shop.reservations <- inventory POST /reserve",
-                "3 127.0.0.1 SELECT shop.stock <- inventory POST /reserve",
-                "3 127.0.0.1 UPDATE shop.stock <- inventory POST /reserve", "3 redis CLIENT <- inventory POST /reserve",
+                "3 h2://127.0.0.1:18092/shop INSERT reservations <- inventory POST /reserve",
+                "3 h2://127.0.0.1:18092/shop SELECT stock <- inventory POST /reserve",
+                "3 h2://127.0.0.1:18092/shop UPDATE stock <- inventory POST /reserve", "3 redis CLIENT <- inventory POST /reserve",
                 "3 redis SETEX <- inventory POST /reserve"), nodes);
         assertEquals(List.of("gateway POST /orders -> order POST /orders x1",
-                "inventory POST /reserve -> 127.0.0.1 INSERT shop.reservations x1",
-                "inventory POST /reserve -> 127.0.0.1 SELECT shop.stock x1",
-                "inventory POST /reserve -> 127.0.0.1 UPDATE shop.stock x1",
+                "inventory POST /reserve -> h2://127.0.0.1:18092/shop INSERT reservations x1",
+                "inventory POST /reserve -> h2://127.0.0.1:18092/shop SELECT stock x1",
+                "inventory POST /reserve -> h2://127.0.0.1:18092/shop UPDATE stock x1",
                 "inventory POST /reserve -> redis CLIENT x2", "inventory POST /reserve -> redis SETEX x1",
                 "order POST /orders -> 127.0.0.1 POST x1", "order POST /orders -> inventory POST /reserve x1"),
                 edges(tree), "redis CLIENT: two connection spans on the one edge");
@@ -98,7 +98,7 @@ class LinkRoutesTest {
 
         JsonNode services = answer("GET /links/tree", "t1", Map.of("node", "order", "dimension", "service"), null, 200,
                 "LinkTree");
-        assertEquals(List.of("inventory -> 127.0.0.1 x3", "inventory -> redis x3", "order -> 127.0.0.1 x1",
+        assertEquals(List.of("inventory -> h2://127.0.0.1:18092/shop x3", "inventory -> redis x3", "order -> 127.0.0.1 x1",
                 "order -> inventory x1"), edges(services), "service dimension, below order only: its H2 and Redis calls");
         assertEquals("service", services.path("dimension").asText());
 
@@ -142,9 +142,9 @@ class LinkRoutesTest {
         JsonNode doc = answer("GET /links/exits", "t1", Map.of("entry", ENTRY), null, 200, "LinkExits");
         assertEquals("interface", doc.path("dimension").asText());
         assertEquals(List.of("gateway", "inventory", "order"), strings(doc.path("scope")), "by name, as registered");
-        assertEquals(List.of("inventory POST /reserve -> 127.0.0.1 INSERT shop.reservations x1 false",
-                "inventory POST /reserve -> 127.0.0.1 SELECT shop.stock x1 false",
-                "inventory POST /reserve -> 127.0.0.1 UPDATE shop.stock x1 false",
+        assertEquals(List.of("inventory POST /reserve -> h2://127.0.0.1:18092/shop INSERT reservations x1 false",
+                "inventory POST /reserve -> h2://127.0.0.1:18092/shop SELECT stock x1 false",
+                "inventory POST /reserve -> h2://127.0.0.1:18092/shop UPDATE stock x1 false",
                 "inventory POST /reserve -> redis CLIENT x2 false", "inventory POST /reserve -> redis SETEX x1 false",
                 "order POST /orders -> 127.0.0.1 POST x1 false"), exits(doc));
 

@@ -5,6 +5,7 @@ import dev.richter.common.model.CheckResult.Outcome;
 import dev.richter.common.model.Marker;
 import dev.richter.links.Exit;
 import dev.richter.links.graph.Dimension;
+import dev.richter.links.graph.ExitNode;
 import dev.richter.links.trace.Span;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -102,7 +103,7 @@ public final class MockedExitsCheck {
             }
             if (inScope && s.kind().makesCall() && !s.peerService().isEmpty()
                     && !scopeServices.contains(s.peerService()) && !isMocked(s) && !callsOut(g, i)) {
-                String node = Dimension.interfaceNode(s.peerService(), s.operation());
+                String node = ExitNode.of(s);
                 for (Map.Entry<String, Exit> e : required.entrySet()) {
                     if (matches(e.getValue(), s.peerService(), node)) {
                         record(real, realCount, e.getKey(), s.traceId() + " (" + g.describe(i) + " -> "

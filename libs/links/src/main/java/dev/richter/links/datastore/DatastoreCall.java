@@ -63,6 +63,14 @@ public record DatastoreCall(String kind, String system, String namespace, String
         read = List.copyOf(read);
     }
 
+    /**
+     * True for a SQL schema or privilege statement ({@link SqlTargets#schema}, e.g. {@code CREATE TABLE} at boot):
+     * it is no exit and discovers no datastore.
+     */
+    public boolean schema() {
+        return TABLE.equals(kind) && SqlTargets.schema(operation.isEmpty() ? SqlTargets.verb(statement) : operation);
+    }
+
     /** Every target, written ones first. */
     public List<String> targets() {
         List<String> all = new ArrayList<>(written);

@@ -11,7 +11,8 @@ import java.util.Optional;
  * The datastores each service's spans touch ({@link DatastoreCall#of}): tables with their database, Redis key spaces,
  * topics. Marked and unmarked spans alike: the agent's attributes name what the application asked for, so a routed
  * marked call still names its production target. A call whose targets cannot be read (a statement that does not
- * parse) adds nothing; names longer than {@value #MAX_NAME_CHARS} characters are skipped (no table or topic is named
+ * parse) adds nothing, nor does a schema statement ({@link DatastoreCall#schema}: a table only created at boot
+ * is none the service uses); names longer than {@value #MAX_NAME_CHARS} characters are skipped (no table or topic is named
  * so; such a "key space" is a key without structure).
  */
 public final class DatastoreDiscovery {
@@ -25,7 +26,7 @@ public final class DatastoreDiscovery {
         Map<String, DiscoveredDatastore> out = new LinkedHashMap<>();
         for (Span s : spans) {
             Optional<DatastoreCall> call = DatastoreCall.of(s);
-            if (call.isEmpty() || call.get().control()) {
+            if (call.isEmpty() || call.get().control() || call.get().schema()) {
                 continue;
             }
             DatastoreCall c = call.get();

@@ -41,6 +41,13 @@ public final class SqlTargets {
     /** SQL verbs (first keyword, upper case) that change data or schema. */
     public static final Set<String> WRITE_OPERATIONS = Set.of("INSERT", "UPDATE", "DELETE", "MERGE", "UPSERT",
             "REPLACE", "TRUNCATE", "CREATE", "ALTER", "DROP", "RENAME", "COMMENT", "GRANT", "REVOKE");
+    /**
+     * Schema statements (DDL: CREATE, ALTER, DROP, TRUNCATE, RENAME, COMMENT) and privilege statements (GRANT,
+     * REVOKE): what an application runs at boot (Flyway, Liquibase, {@code schema.sql}, Hibernate's
+     * {@code ddl-auto}), not its traffic. They are writes, but no exit ({@link #schema}).
+     */
+    public static final Set<String> SCHEMA_OPERATIONS = Set.of("CREATE", "ALTER", "DROP", "TRUNCATE", "RENAME",
+            "COMMENT", "GRANT", "REVOKE");
     /** SQL verbs that only read. Any verb in neither set counts as a write (nothing proves it does not write). */
     public static final Set<String> READ_OPERATIONS = Set.of("SELECT", "WITH", "SHOW", "EXPLAIN", "DESCRIBE", "DESC",
             "VALUES", "TABLE");
@@ -102,6 +109,14 @@ public final class SqlTargets {
     public static boolean writes(String operation) {
         String op = operation.strip().toUpperCase(Locale.ROOT);
         return WRITE_OPERATIONS.contains(op) || !READ_OPERATIONS.contains(op) && !CONTROL_OPERATIONS.contains(op);
+    }
+
+    /**
+     * True when {@code operation} (a verb or the agent's {@code db.operation}, e.g. {@code CREATE TABLE}; any case)
+     * starts with one of {@link #SCHEMA_OPERATIONS}. Decided by the statement, never by when it ran.
+     */
+    public static boolean schema(String operation) {
+        return SCHEMA_OPERATIONS.contains(verb(operation));
     }
 
     /** {@code name} without identifier quotes ({@code "x"}, {@code `x`}, {@code [x]}) on any of its dotted parts. */

@@ -30,7 +30,9 @@ import java.util.TreeMap;
  *       edges from the linked span (producer → consumer hops, bug 03);</li>
  *   <li>a CLIENT/PRODUCER span with a peer ({@link Span#peerService()}) and no child or linking
  *       span in another service called something uninstrumented: edges {@code service → peer} and
- *       {@code iface(s) → peer + " " + operation(s)} (e.g. {@code yelp-main → mysql});</li>
+ *       {@code iface(s) → }{@link ExitNode#of} (e.g. {@code yelp-main → mysql}; a database is named by system,
+ *       host, database and table, {@code h2://127.0.0.1:18092/shop SELECT stock}); a SQL schema statement
+ *       ({@code CREATE TABLE ...} at boot, {@link ExitNode#schemaStatement}) adds no such edge;</li>
  *   <li>a span without a parent in the batch, of kind SERVER, CONSUMER or unspecified, and not
  *       linked to a span in the batch, is an <b>entry</b>.</li>
  * </ul>
@@ -104,10 +106,9 @@ public final class EdgeExtractor {
                 }
             }
             if (s.kind().makesCall() && !s.peerService().isEmpty() && !s.peerService().equals(s.service())
-                    && !calledOut[i]) {
+                    && !calledOut[i] && !ExitNode.schemaStatement(s)) {
                 acc.service(s.service(), s.peerService(), 1);
-                acc.iface(iface[i], Dimension.interfaceNode(s.peerService(), s.operation()), s.service(),
-                        s.peerService());
+                acc.iface(iface[i], ExitNode.of(s), s.service(), s.peerService());
             }
             boolean entryKind = s.kind().receivesCall() || s.kind() == SpanKind.UNSPECIFIED;
             if (p < 0 && entryKind && (ls == null || ls.length == 0)) {

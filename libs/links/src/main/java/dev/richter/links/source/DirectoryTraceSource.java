@@ -10,13 +10,22 @@ import dev.richter.links.trace.TraceDocuments;
 import dev.richter.links.trace.TraceFormatException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
@@ -33,10 +42,28 @@ import java.util.stream.Stream;
  *
  * <p>Files last modified before the window starts are not read (a span that started in the window was
  * written after it started). Spans are kept when their start is in the window.
+ *
+ * <p><b>Only new bytes are read.</b> An instance keeps, per file of its directory, a cursor: the byte offset up to
+ * which whole lines were read, the file's identity ({@code fileKey}, the inode on Linux) and the last
+ * {@value #GUARD_BYTES} bytes before the offset. At the next call the file is read from the offset; a file whose
+ * identity changed, that is shorter than the offset, or whose bytes before the offset differ (truncated, rotated,
+ * rewritten) is read again from 0. A last line without its newline is not consumed: it is read again, complete, at
+ * the next call. Windows may move either way: for every line that held spans the cursor keeps its position, length
+ * and the earliest and latest span start, and a later call re-reads (by position) only the lines whose span starts
+ * overlap its window. A whole document is re-read only when it changed or its span starts overlap the window.
+ * Memory: 28 bytes per span-bearing line plus {@value #GUARD_BYTES} bytes per file (an agent export line holds one
+ * or more spans of 300+ bytes each, so under a tenth of the logs' size); cursors of files that left the directory are
+ * dropped. The state lives in the instance: {@link TraceSourceSpec#open()} hands out one instance per directory, so a
+ * warm Lambda keeps it between invocations; a cold one starts from 0. Calls are serialized per instance.
  */
 public final class DirectoryTraceSource implements TraceSource {
+    /** Bytes before a file's offset compared at each call to tell a rewritten file from an appended one. */
+    static final int GUARD_BYTES = 64;
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private final Path directory;
+    private final Map<Path, LogCursor> cursors = new HashMap<>();
+    /** Bytes read from files so far (new bytes, guards, lines re-read for a window); for tests and benches. */
+    private long bytesRead;
 
     /** @param directory the directory; it may not exist yet (no spans then) */
     public DirectoryTraceSource(Path directory) {
@@ -44,8 +71,9 @@ public final class DirectoryTraceSource implements TraceSource {
     }
 
     @Override
-    public List<Span> spans(String teamId, long fromEpochMs, long toEpochMs) {
+    public synchronized List<Span> spans(String teamId, long fromEpochMs, long toEpochMs) {
         if (!Files.isDirectory(directory)) {
+            cursors.clear();
             return List.of();
         }
         List<Path> files;
@@ -54,62 +82,276 @@ public final class DirectoryTraceSource implements TraceSource {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot list " + directory, e);
         }
+        cursors.keySet().retainAll(new HashSet<>(files));
         Map<SpanRef, Span> out = new LinkedHashMap<>();
         long fromNanos = fromEpochMs * 1_000_000L;
         long toNanos = toEpochMs * 1_000_000L + 999_999L;
         for (Path file : files) {
-            byte[] bytes;
+            BasicFileAttributes attributes;
             try {
-                if (Files.getLastModifiedTime(file).toMillis() < fromEpochMs) {
+                attributes = Files.readAttributes(file, BasicFileAttributes.class);
+                if (attributes.lastModifiedTime().toMillis() < fromEpochMs) {
                     continue;
                 }
-                bytes = Files.readAllBytes(file);
             } catch (IOException e) {
                 continue; // rotated or removed while listing: nothing to read
             }
-            for (Span s : read(file.getFileName().toString(), bytes)) {
-                if (s.startEpochNanos() >= fromNanos && s.startEpochNanos() <= toNanos) {
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+                for (Span s : read(file, attributes, channel, fromNanos, toNanos)) {
                     out.putIfAbsent(new SpanRef(s.traceId(), s.spanId()), s);
                 }
+            } catch (NoSuchFileException e) {
+                cursors.remove(file); // removed since listing
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read " + file, e);
             }
         }
         return new ArrayList<>(out.values());
     }
 
-    /** Every span of one file (see the class comment for the accepted shapes). */
-    static List<Span> read(String name, byte[] bytes) {
+    /** Bytes this instance read from files so far (see the class comment). */
+    synchronized long bytesRead() {
+        return bytesRead;
+    }
+
+    /** The spans of {@code file} that started in the window, reading only what the cursor has not read. */
+    private List<Span> read(Path file, BasicFileAttributes attributes, FileChannel channel, long fromNanos,
+                            long toNanos) throws IOException {
+        String name = file.getFileName().toString();
+        long size = channel.size();
+        LogCursor cursor = cursors.get(file);
+        if (cursor != null && !cursor.sameFile(attributes, size, channel, this)) {
+            cursor = null;
+        }
+        List<Span> out = new ArrayList<>();
+        if (cursor != null && cursor.document) {
+            if (size == cursor.offset && attributes.lastModifiedTime().toMillis() == cursor.modifiedMs) {
+                if (cursor.overlaps(0, fromNanos, toNanos)) {
+                    keep(TraceDocuments.parse(name, bytes(channel, 0, (int) size)).spans(), fromNanos, toNanos, out);
+                }
+                return out;
+            }
+            cursor = null;
+        }
+        if (cursor != null) {
+            for (int i = 0; i < cursor.lines; i++) {
+                if (cursor.overlaps(i, fromNanos, toNanos)) {
+                    byte[] line = bytes(channel, cursor.lineOffset[i], cursor.lineLength[i]);
+                    keep(lineSpans(name, line, 0, line.length), fromNanos, toNanos, out);
+                }
+            }
+        }
+        long offset = cursor == null ? 0 : cursor.offset;
+        if (size - offset > Integer.MAX_VALUE - 16) {
+            throw new IOException(file + ": " + (size - offset) + " unread bytes, more than one read holds");
+        }
+        byte[] fresh = bytes(channel, offset, (int) (size - offset));
+        LogCursor next = cursor == null ? new LogCursor(attributes.fileKey()) : cursor;
+        if (cursor == null) {
+            Optional<List<Span>> document = wholeDocument(name, fresh);
+            if (document.isPresent()) {
+                next.document = true;
+                next.offset = size;
+                next.modifiedMs = attributes.lastModifiedTime().toMillis();
+                next.addLine(0, fresh.length, document.get());
+                next.guard(fresh, fresh.length);
+                cursors.put(file, next);
+                keep(document.get(), fromNanos, toNanos, out);
+                return out;
+            }
+        }
+        LogCursor.Pending pending = new LogCursor.Pending();
+        int start = 0;
+        for (int i = 0; i < fresh.length; i++) {
+            if (fresh[i] == '\n') {
+                List<Span> spans = lineSpans(name, fresh, start, i);
+                if (!spans.isEmpty()) {
+                    pending.add(offset + start, i - start, spans);
+                    keep(spans, fromNanos, toNanos, out);
+                }
+                start = i + 1;
+            }
+        }
+        List<Span> tail = start < fresh.length ? lineSpans(name, fresh, start, fresh.length) : List.of();
+        keep(tail, fromNanos, toNanos, out); // not consumed: read again at the next call
+        if (cursor == null && pending.isEmpty() && tail.isEmpty()) {
+            RuntimeException rejected = rejectedDocument(name, fresh);
+            if (rejected != null) {
+                throw rejected;
+            }
+        }
+        next.commit(pending);
+        next.offset = offset + start;
+        next.guardFrom(fresh, start, cursor);
+        cursors.put(file, next);
+        return out;
+    }
+
+    private static void keep(List<Span> spans, long fromNanos, long toNanos, List<Span> out) {
+        for (Span s : spans) {
+            if (s.startEpochNanos() >= fromNanos && s.startEpochNanos() <= toNanos) {
+                out.add(s);
+            }
+        }
+    }
+
+    private byte[] bytes(FileChannel channel, long position, int length) throws IOException {
+        ByteBuffer buffer = ByteBuffer.allocate(length);
+        while (buffer.hasRemaining()) {
+            int n = channel.read(buffer, position + buffer.position());
+            if (n < 0) {
+                break;
+            }
+        }
+        bytesRead += buffer.position();
+        return buffer.position() == length ? buffer.array() : Arrays.copyOf(buffer.array(), buffer.position());
+    }
+
+    /** The spans of {@code bytes} when it is one whole trace document, else empty. */
+    private static Optional<List<Span>> wholeDocument(String name, byte[] bytes) {
+        int first = firstNonSpace(bytes);
+        if (first == bytes.length || bytes[first] != '{' && bytes[first] != '[') {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(TraceDocuments.parse(name, bytes).spans());
+        } catch (TraceFormatException | IllegalArgumentException notOneDocument) {
+            return Optional.empty();
+        }
+    }
+
+    /** Why {@code bytes}, read as one document, was rejected; {@code null} when it does not start like one. */
+    private static RuntimeException rejectedDocument(String name, byte[] bytes) {
+        int first = firstNonSpace(bytes);
+        if (first == bytes.length || bytes[first] != '{' && bytes[first] != '[') {
+            return null;
+        }
+        try {
+            TraceDocuments.parse(name, bytes);
+            return null;
+        } catch (TraceFormatException | IllegalArgumentException e) {
+            return e;
+        }
+    }
+
+    private static int firstNonSpace(byte[] bytes) {
         int first = 0;
         while (first < bytes.length && Character.isWhitespace(bytes[first])) {
             first++;
         }
-        if (first == bytes.length) {
+        return first;
+    }
+
+    /** The spans one line ({@code bytes[start, end)}) carries (see {@link #addFromLine}). */
+    private static List<Span> lineSpans(String name, byte[] bytes, int start, int end) {
+        ArrayNode resourceSpans = MAPPER.createArrayNode();
+        addFromLine(new String(bytes, start, end - start, StandardCharsets.UTF_8), resourceSpans);
+        if (resourceSpans.isEmpty()) {
             return List.of();
-        }
-        RuntimeException asOneDocument = null;
-        if (bytes[first] == '{' || bytes[first] == '[') {
-            try {
-                return TraceDocuments.parse(name, bytes).spans();
-            } catch (TraceFormatException | IllegalArgumentException notOneDocument) {
-                asOneDocument = notOneDocument; // one object per line: below
-            }
         }
         ObjectNode doc = MAPPER.createObjectNode();
-        ArrayNode resourceSpans = doc.putArray("resourceSpans");
-        for (String line : new String(bytes, StandardCharsets.UTF_8).split("\n")) {
-            addFromLine(line, resourceSpans);
-        }
-        if (resourceSpans.isEmpty()) {
-            if (asOneDocument != null) {
-                // Not lines of spans either: the file is one document that was rejected (e.g. an id not valid for
-                // its format). Say so, with its position, rather than reading it as empty.
-                throw asOneDocument;
-            }
-            return List.of();
-        }
+        doc.set("resourceSpans", resourceSpans);
         try {
             return TraceDocuments.parse(name, MAPPER.writeValueAsBytes(doc)).spans();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** What was read of one file (see the class comment). */
+    private static final class LogCursor {
+        final Object fileKey;
+        boolean document;
+        long offset;
+        long modifiedMs;
+        byte[] guard = new byte[0];
+        int lines;
+        long[] lineOffset = new long[4];
+        int[] lineLength = new int[4];
+        long[] minStartNanos = new long[4];
+        long[] maxStartNanos = new long[4];
+
+        LogCursor(Object fileKey) {
+            this.fileKey = fileKey;
+        }
+
+        /** Lines read in this call, committed to the cursor only once the whole file was read. */
+        static final class Pending {
+            final List<long[]> lines = new ArrayList<>();
+
+            void add(long offset, int length, List<Span> spans) {
+                long min = Long.MAX_VALUE;
+                long max = Long.MIN_VALUE;
+                for (Span s : spans) {
+                    min = Math.min(min, s.startEpochNanos());
+                    max = Math.max(max, s.startEpochNanos());
+                }
+                lines.add(new long[] {offset, length, min, max});
+            }
+
+            boolean isEmpty() {
+                return lines.isEmpty();
+            }
+        }
+
+        void addLine(long offset, int length, List<Span> spans) {
+            Pending p = new Pending();
+            if (!spans.isEmpty()) {
+                p.add(offset, length, spans);
+            }
+            commit(p);
+        }
+
+        void commit(Pending pending) {
+            for (long[] l : pending.lines) {
+                if (lines == lineOffset.length) {
+                    int n = lines * 2;
+                    lineOffset = Arrays.copyOf(lineOffset, n);
+                    lineLength = Arrays.copyOf(lineLength, n);
+                    minStartNanos = Arrays.copyOf(minStartNanos, n);
+                    maxStartNanos = Arrays.copyOf(maxStartNanos, n);
+                }
+                lineOffset[lines] = l[0];
+                lineLength[lines] = (int) l[1];
+                minStartNanos[lines] = l[2];
+                maxStartNanos[lines] = l[3];
+                lines++;
+            }
+        }
+
+        boolean overlaps(int line, long fromNanos, long toNanos) {
+            return line < lines && minStartNanos[line] <= toNanos && maxStartNanos[line] >= fromNanos;
+        }
+
+        /** Keeps the last {@link #GUARD_BYTES} bytes before {@code bytes[end]}. */
+        void guard(byte[] bytes, int end) {
+            guard = Arrays.copyOfRange(bytes, Math.max(0, end - GUARD_BYTES), end);
+        }
+
+        /** The guard before the new offset: from this call's bytes, topped up from the old guard when few were new. */
+        void guardFrom(byte[] fresh, int end, LogCursor old) {
+            if (end >= GUARD_BYTES || old == null) {
+                guard(fresh, end);
+                return;
+            }
+            byte[] joined = new byte[Math.min(GUARD_BYTES, old.guard.length + end)];
+            int fromOld = joined.length - end;
+            System.arraycopy(old.guard, old.guard.length - fromOld, joined, 0, fromOld);
+            System.arraycopy(fresh, 0, joined, fromOld, end);
+            guard = joined;
+        }
+
+        /** True when the file is still the one read: same key, not shorter, the same bytes before the offset. */
+        boolean sameFile(BasicFileAttributes attributes, long size, FileChannel channel, DirectoryTraceSource source)
+                throws IOException {
+            if (fileKey != null && !fileKey.equals(attributes.fileKey()) || size < offset) {
+                return false;
+            }
+            if (document) {
+                return true; // size and modification time decide (read())
+            }
+            byte[] now = source.bytes(channel, offset - guard.length, guard.length);
+            return Arrays.equals(now, guard);
         }
     }
 

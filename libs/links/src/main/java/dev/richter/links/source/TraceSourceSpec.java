@@ -6,6 +6,8 @@ import software.amazon.awssdk.services.xray.XRayClient;
 
 import java.nio.file.Path;
 import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A team's configured trace source ({@code traceSource} in its safety configuration), e.g.
@@ -25,6 +27,10 @@ public record TraceSourceSpec(String kind, String path, String bucket, String pr
     /** The X-Ray API ({@link XRayTraceSource}). */
     public static final String XRAY = "xray";
 
+    /** Directory sources kept per JVM ({@link #open()}). */
+    static final int MAX_DIRECTORIES = 64;
+    private static final Map<Path, DirectoryTraceSource> DIRECTORIES = new ConcurrentHashMap<>();
+
     public TraceSourceSpec {
         kind = kind == null ? "" : kind.trim().toLowerCase(Locale.ROOT);
         path = path == null ? "" : path.trim();
@@ -33,7 +39,7 @@ public record TraceSourceSpec(String kind, String path, String bucket, String pr
     }
 
     /**
-     * The source this spec describes.
+     * The source this spec describes; a directory's is the one instance of that directory in this JVM.
      *
      * @throws UnsupportedOperationException for {@value #S3}, not implemented yet
      * @throws IllegalArgumentException for an unknown kind or a directory spec without a path
@@ -44,7 +50,7 @@ public record TraceSourceSpec(String kind, String path, String bucket, String pr
                 if (path.isEmpty()) {
                     throw new IllegalArgumentException("traceSource.path: required for kind directory");
                 }
-                yield new DirectoryTraceSource(Path.of(path));
+                yield directory(Path.of(path));
             }
             case XRAY -> new XRayTraceSource(XRayClient.builder().region(AwsClients.region())
                     .httpClientBuilder(UrlConnectionHttpClient.builder()).build());
@@ -52,6 +58,23 @@ public record TraceSourceSpec(String kind, String path, String bucket, String pr
                     + " (see functions/checks/README.md); use kind directory or xray");
             default -> throw new IllegalArgumentException("traceSource.kind: unknown kind '" + kind + "'");
         };
+    }
+
+    /**
+     * The one {@link DirectoryTraceSource} of {@code directory} in this JVM, so its read cursors survive between the
+     * invocations of a warm Lambda. At most {@value #MAX_DIRECTORIES} directories are kept; the map is cleared when
+     * full (the next calls read their files from 0 once).
+     */
+    private static DirectoryTraceSource directory(Path directory) {
+        Path key = directory.toAbsolutePath().normalize();
+        DirectoryTraceSource known = DIRECTORIES.get(key);
+        if (known != null) {
+            return known;
+        }
+        if (DIRECTORIES.size() >= MAX_DIRECTORIES) {
+            DIRECTORIES.clear();
+        }
+        return DIRECTORIES.computeIfAbsent(key, DirectoryTraceSource::new);
     }
 
     /** For evidence text. */

@@ -79,7 +79,10 @@ class DirectoryTraceSourceTest {
         byte[] bug22 = Files.readAllBytes(Path.of(System.getProperty("richter.corpus", "/work/shared/corpus"), "bugs",
                 "22-otlp-base64-ids.json"));
         var e = assertThrows(dev.richter.links.trace.TraceFormatException.class,
-                () -> DirectoryTraceSource.read("22-otlp-base64-ids.json", bug22));
+                () -> {
+                    Files.write(dir.resolve("22-otlp-base64-ids.json"), bug22);
+                    new DirectoryTraceSource(dir).spans("team", 0, Long.MAX_VALUE / 2_000_000);
+                });
         assertTrue(e.getMessage().contains("resourceSpans[0].scopeSpans[0].spans[0].traceId: expected 32 hex characters"),
                 e.getMessage());
     }
