@@ -170,7 +170,8 @@ final class RunResource {
         List<StepFigures> steps = new ArrayList<>();
         byStep.values().forEach(rs -> {
             WorkerResult r0 = rs.get(0);
-            int durationS = r0.stage().equals(Stages.WARM_UP) ? plan.warmUpStep().durationS()
+            int durationS = r0.stage().equals(Stages.WARM_UP)
+                    ? (r0.stepIndex() < plan.warmUpSteps().size() ? plan.warmUpSteps().get(r0.stepIndex()).durationS() : 0)
                     : r0.stage().equals(Stages.PRE_TEST) ? plan.preTest().durationS()
                     : r0.stepIndex() < plan.formal().size() ? plan.formal().get(r0.stepIndex()).durationS() : 0;
             steps.add(StepFigures.merge(durationS, rs));

@@ -374,15 +374,15 @@ class PlanApiHandlerTest {
         assertEquals(200, response.get("statusCode"), String.valueOf(response.get("body")));
         JsonNode estimate = body(response);
         assertEquals(planId, estimate.path("planId").asText());
-        // demo: the default warm-up 20 QPS x 120 s, pre-test 2 QPS x 10 s, formal 20, 40, 60, 80 QPS x 15 s at 50 QPS
-        // per worker: 1, 1, 1, 1, 2, 2 workers, one leg each (the warm-up's 120 s fit one leg)
-        assertEquals(List.of(1, 1, 1, 1, 2, 2), workers(estimate));
-        assertEquals(1 + 6 + 8, estimate.path("executions").path("total").asLong(), "1 parent, 6 legs, 8 workers");
+        // demo: the warm-up 20 QPS x 45 s as its ramp 2, 4.3, 9.3, 20 QPS x 11, 11, 11, 12 s, pre-test 2 QPS x 10 s,
+        // formal 20, 40, 60, 80 QPS x 15 s at 50 QPS per worker: 1, 1, 1, 1, 1, 1, 1, 2, 2 workers, one leg each
+        assertEquals(List.of(1, 1, 1, 1, 1, 1, 1, 2, 2), workers(estimate));
+        assertEquals(1 + 9 + 11, estimate.path("executions").path("total").asLong(), "1 parent, 9 legs, 11 workers");
         assertEquals(25_000, estimate.path("historyEvents").path("limit").asLong());
-        // the warm-up's 120 s leg is monitored 10 s lead + 120 s = 130 s, counted at the 1 s alert wait: 130 + 1 = 131
-        // rounds, 20 + 14*131 = 1 854 events
-        assertEquals(1_854, estimate.path("maxHistoryEvents").asLong());
-        assertEquals("warm-up step 1 leg 1", estimate.path("maxHistoryExecution").asText());
+        // a formal step's 15 s leg is monitored 10 s lead + 15 s = 25 s, counted at the 1 s alert wait: 25 + 1 = 26
+        // rounds, 20 + 14*26 = 384 events (the warm-up's rungs are shorter)
+        assertEquals(384, estimate.path("maxHistoryEvents").asLong());
+        assertEquals("formal step 1 leg 1", estimate.path("maxHistoryExecution").asText());
         assertEquals(0, estimate.path("violations").size());
         assertTrue(estimate.path("costUsd").path("total").asDouble() > 0);
         assertTrue(estimate.path("statePayloads").path("startedStepBytes").asLong() > 0);
@@ -404,8 +404,8 @@ class PlanApiHandlerTest {
         assertEquals(PlanDocument.DEFAULT_REQUEST_TIMEOUT_MS, stored.path("requestTimeoutMs").asInt());
         JsonNode estimate = body(call(h, event("GET /plans/{planId}/estimate", "t1",
                 Map.of("planId", stored.path("planId").asText()), null)));
-        // the default warm-up (20 QPS), the pre-test, 20, 40, 60 QPS, then 2400 QPS / 1000 per worker = 3 workers
-        assertEquals(List.of(1, 1, 1, 1, 1, 3), workers(estimate), "2400 QPS / 1000 per worker = 3 workers");
+        // the warm-up's 4 rungs (up to 20 QPS), the pre-test, 20, 40, 60 QPS, then 2400 QPS / 1000 per worker = 3 workers
+        assertEquals(List.of(1, 1, 1, 1, 1, 1, 1, 1, 3), workers(estimate), "2400 QPS / 1000 per worker = 3 workers");
     }
 
     private static List<Integer> workers(JsonNode estimate) {

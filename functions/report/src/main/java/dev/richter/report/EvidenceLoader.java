@@ -116,8 +116,9 @@ public final class EvidenceLoader {
         long from = results.stream().mapToLong(WorkerResult::startedAtMs).filter(t -> t > 0).min().orElse(0);
         long to = results.stream().mapToLong(WorkerResult::endedAtMs).max().orElse(from);
         Map<String, Double> targets = new LinkedHashMap<>();
-        if (plan.warmUpStep().durationS() > 0) {
-            targets.put(Stages.WARM_UP + "#0", plan.warmUpStep().qps());
+        List<Plan.StepSpec> rungs = plan.warmUpSteps();
+        for (int i = 0; i < rungs.size(); i++) {
+            targets.put(Stages.WARM_UP + "#" + i, rungs.get(i).qps());
         }
         targets.put(Stages.PRE_TEST + "#0", plan.preTest().qps());
         for (int i = 0; i < plan.formal().size(); i++) {

@@ -123,9 +123,8 @@ public final class ReportBuilder {
                                ReportEvidence evidence, String error, long nowMs) {
         Map<String, Map<Integer, List<WorkerResult>>> byStep = results.stream().collect(Collectors.groupingBy(
                 WorkerResult::stage, TreeMap::new, Collectors.groupingBy(WorkerResult::stepIndex, TreeMap::new, Collectors.toList())));
-        Plan.StepSpec warmUpStep = plan.warmUpStep();
         List<StepFigures> warmUp = figures(Stages.WARM_UP, byStep.getOrDefault(Stages.WARM_UP, Map.of()),
-                List.of(warmUpStep), evidence.startedSteps());
+                plan.warmUpSteps(), evidence.startedSteps());
         List<StepFigures> pre = figures(Stages.PRE_TEST, byStep.getOrDefault(Stages.PRE_TEST, Map.of()),
                 List.of(plan.preTest()), evidence.startedSteps());
         List<StepFigures> formal = figures(Stages.FORMAL, byStep.getOrDefault(Stages.FORMAL, Map.of()),

@@ -72,16 +72,16 @@ class ReportBuilderTest {
     @Test
     void theWarmUpIsItsOwnRowAndCountsTowardNeitherCapacityNorConfidence() {
         List<WorkerResult> rs = healthyUpTo(3);
-        // a cold warm-up: slow and erring, at the first formal step's rate for its default 120 s
-        rs.add(step("warm-up", 0, 20, 2400, 2000, Map.of("500", 400L), 0, 4000));
+        // a cold warm-up: slow and erring in the last rung of its default ramp (120 s: 4 rungs of 30 s, up to 20 QPS)
+        rs.add(step("warm-up", 3, 20, 2400, 2000, Map.of("500", 400L), 0, 4000));
         Report r = ReportBuilder.build(RUN, PLAN, rs, List.of(), CLEAN_DYNAMIC, List.of(), null, 1);
-        assertEquals(1, r.warmUp().size());
-        assertEquals(120, r.warmUp().get(0).durationS());
+        assertEquals(1, r.warmUp().size(), "the rungs that reported");
+        assertEquals(30, r.warmUp().get(0).durationS());
         assertEquals(1, r.preTest().size());
         assertEquals(80.0, r.capacity().maxSustainableQps());
         assertFalse(r.capacity().reached());
         assertEquals(1.0, r.confidence().score(), r.confidence().reasons().toString());
-        assertEquals(List.of("warm-up", "pre-test", "step 1", "step 2", "step 3"),
+        assertEquals(List.of("warm-up 4", "pre-test", "step 1", "step 2", "step 3"),
                 r.allSteps().stream().map(StepLabels::name).toList());
         assertEquals(2400, Json.MAPPER.valueToTree(r).path("warmUp").get(0).path("counters").path("sent").asLong());
         String html = HtmlReport.render(r);

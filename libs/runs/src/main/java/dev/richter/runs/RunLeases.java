@@ -149,8 +149,8 @@ public final class RunLeases {
      */
     public static long expiresAtEpochS(Plan plan, long nowMs) {
         long seconds = plan.preTest().durationS() + PER_STEP_MARGIN_S;
-        if (plan.warmUpStep().durationS() > 0) {
-            seconds += plan.warmUpStep().durationS() + PER_STEP_MARGIN_S;
+        for (Plan.StepSpec rung : plan.warmUpSteps()) {
+            seconds += rung.durationS() + PER_STEP_MARGIN_S;
         }
         for (Plan.StepSpec step : plan.formal()) {
             seconds += step.durationS() + PER_STEP_MARGIN_S;

@@ -19,6 +19,7 @@ class RunLeasesTest {
         long off = RunLeases.expiresAtEpochS(plan(new Plan.StepSpec(0, 0)), 1_000_000);
         assertEquals(1_000 + steps + 3 * RunLeases.PER_STEP_MARGIN_S + RunLeases.LEASE_MARGIN_S, off);
         long on = RunLeases.expiresAtEpochS(plan(new Plan.StepSpec(20, 90)), 1_000_000);
-        assertEquals(off + 90 + RunLeases.PER_STEP_MARGIN_S, on);
+        // its ramp of 4 rungs (22, 22, 22, 24 s), each with a step's margin
+        assertEquals(off + 90 + 4 * RunLeases.PER_STEP_MARGIN_S, on);
     }
 }

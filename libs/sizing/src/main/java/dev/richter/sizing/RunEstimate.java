@@ -503,16 +503,16 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
     // ------------------------------------------------------------------ counting rules (public for tests and docs)
 
     /**
-     * History events of the parent execution for a plan of {@code warmUpSteps} warm-up steps (0 or 1),
+     * History events of the parent execution for a plan of {@code warmUpSteps} warm-up steps (the rungs of its ramp),
      * {@code formalSteps} formal steps and its one pre-test step.
      */
     public static long parentHistoryEvents(int warmUpSteps, int formalSteps) {
         return PARENT_FIXED_EVENTS + (long) EVENTS_PER_STEP * (warmUpSteps + 1 + formalSteps);
     }
 
-    /** The plan's warm-up steps: 1, or 0 when its warm-up's {@code durationS} is 0 ({@link Plan#warmUpStep()}). */
+    /** The plan's warm-up steps: the rungs of its ramp, 0 when its warm-up's {@code durationS} is 0 ({@link Plan#warmUpSteps()}). */
     static int warmUpSteps(Plan plan) {
-        return plan.warmUpStep().durationS() > 0 ? 1 : 0;
+        return plan.warmUpSteps().size();
     }
 
     /**
@@ -571,8 +571,9 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
 
     private static List<StepInPlan> stepsInPlan(Plan plan) {
         List<StepInPlan> refs = new ArrayList<>();
-        if (warmUpSteps(plan) > 0) {
-            refs.add(new StepInPlan(Stages.WARM_UP, 0, "$.warmUp", "warm-up step 1", plan.warmUpStep()));
+        List<Plan.StepSpec> rungs = plan.warmUpSteps();
+        for (int i = 0; i < rungs.size(); i++) {
+            refs.add(new StepInPlan(Stages.WARM_UP, i, "$.warmUp", "warm-up step " + (i + 1), rungs.get(i)));
         }
         refs.add(new StepInPlan(Stages.PRE_TEST, 0, "$.preTest", "pre-test step 1", plan.preTest()));
         for (int i = 0; i < plan.formal().size(); i++) {
@@ -773,8 +774,8 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
     public static long expectedDurationMs(Plan plan, Quotas quotas) {
         long perStep = RUN_PREPARATION_INVOCATION_MS + quotas.workerLeadMs() + StepLayout.drainMs(plan.requestTimeoutMs(), quotas);
         long ms = 2 * RUN_PREPARATION_INVOCATION_MS + 2 * CHECKS_INVOCATION_MS + REPORT_INVOCATION_MS;
-        if (warmUpSteps(plan) > 0) {
-            ms += plan.warmUpStep().durationS() * 1000L + perStep;
+        for (Plan.StepSpec rung : plan.warmUpSteps()) {
+            ms += rung.durationS() * 1000L + perStep;
         }
         ms += plan.preTest().durationS() * 1000L + perStep;
         for (Plan.StepSpec step : plan.formal()) {

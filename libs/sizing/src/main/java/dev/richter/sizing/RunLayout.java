@@ -120,8 +120,8 @@ public final class RunLayout {
     }
 
     /**
-     * Checks that every scenario targets a registered service and lays out the stages: the warm-up step
-     * ({@link Plan#warmUpStep()}; none when its {@code durationS} is 0), the pre-test step, the formal steps.
+     * Checks that every scenario targets a registered service and lays out the stages: the warm-up's ramp
+     * ({@link Plan#warmUpSteps()}; none when its {@code durationS} is 0), the pre-test step, the formal steps.
      *
      * @throws PlanNotRunnableException naming the scenario and service when a service is not registered
      */
@@ -137,9 +137,11 @@ public final class RunLayout {
             formal.add(new StepRef(runId, plan.teamId(), Stages.FORMAL, i, st.qps(), st.durationS()));
         }
         StepRef pre = new StepRef(runId, plan.teamId(), Stages.PRE_TEST, 0, plan.preTest().qps(), plan.preTest().durationS());
-        Plan.StepSpec w = plan.warmUpStep();
-        List<StepRef> warmUp = w.durationS() > 0
-                ? List.of(new StepRef(runId, plan.teamId(), Stages.WARM_UP, 0, w.qps(), w.durationS())) : List.of();
+        List<StepRef> warmUp = new ArrayList<>();
+        List<Plan.StepSpec> rungs = plan.warmUpSteps();
+        for (int i = 0; i < rungs.size(); i++) {
+            warmUp.add(new StepRef(runId, plan.teamId(), Stages.WARM_UP, i, rungs.get(i).qps(), rungs.get(i).durationS()));
+        }
         return new Stages(runId, plan.planId(), plan.teamId(), warmUp, List.of(pre), formal);
     }
 

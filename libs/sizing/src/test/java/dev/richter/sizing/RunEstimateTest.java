@@ -41,7 +41,9 @@ class RunEstimateTest {
                 new Plan.StepSpec(20, 60));
         RunEstimate a = RunEstimate.of(off, List.of(ORDER), Quotas.AWS, Prices.US_EAST_1);
         RunEstimate b = RunEstimate.of(on, List.of(ORDER), Quotas.AWS, Prices.US_EAST_1);
-        assertEquals(List.of("warm-up", "pre-test", "formal", "formal"), b.steps().stream().map(RunEstimate.StepEstimate::stage).toList());
+        // the warm-up's ramp: 4 rungs of 15 s, 2 -> 20 QPS
+        assertEquals(List.of("warm-up", "warm-up", "warm-up", "warm-up", "pre-test", "formal", "formal"),
+                b.steps().stream().map(RunEstimate.StepEstimate::stage).toList());
         assertEquals("$.warmUp", b.steps().get(0).path());
         // the warm-up's 60 s plus its start, worker lead and drain
         long perStep = RunEstimate.expectedDurationMs(on, Quotas.AWS) - RunEstimate.expectedDurationMs(off, Quotas.AWS);
@@ -49,7 +51,7 @@ class RunEstimateTest {
         assertTrue(b.costUsd().total() > a.costUsd().total(), a.costUsd() + " vs " + b.costUsd());
         // one worker (20 QPS at 50 per worker) writes one window a second
         assertEquals(60, b.dynamoDb().windowItems() - a.dynamoDb().windowItems());
-        assertEquals(4, RunEstimate.parentTransitions(1, 2) - RunEstimate.parentTransitions(0, 2));
+        assertEquals(16, RunEstimate.parentTransitions(4, 2) - RunEstimate.parentTransitions(0, 2));
     }
 
     /** Pre-test 2 QPS × 10 s, formal 20 QPS × 15 s and 80 QPS × 5 s, 50 QPS per worker, 2 s request timeout. */

@@ -43,12 +43,25 @@ class RunPreparationTest {
     @Test
     void laysOutTheDefaultWarmUpAtTheFirstFormalRateBeforeThePreTest() {
         var stages = RunLayout.prepare("run-1", plan("order"), n -> Optional.of(ORDER));
-        assertEquals(1, stages.warmUp().size());
-        StepRef w = stages.warmUp().get(0);
-        assertEquals("warm-up", w.stage());
-        assertEquals(20.0, w.qps());
-        // ceil(10 000 / 20) = 500 s, bounded to 120 s
-        assertEquals(120, w.durationS());
+        // ceil(10 000 / 20) = 500 s, bounded to 120 s, sent as a ramp of 4 rungs of 30 s from the pre-test's 2 QPS:
+        // 2 x 10^(i/3) = 2, 4.3, 9.3, 20 QPS
+        assertEquals(List.of("warm-up#0 2.0x30", "warm-up#1 4.3x30", "warm-up#2 9.3x30", "warm-up#3 20.0x30"),
+                stages.warmUp().stream().map(w -> w.stage() + "#" + w.stepIndex() + " " + w.qps() + "x" + w.durationS()).toList());
+    }
+
+    @Test
+    void aWarmUpTooShortForItsRungsOrNoFasterThanThePreTestIsOneStep() {
+        Plan p = plan("order");
+        Plan shortOne = new Plan(p.planId(), p.teamId(), p.name(), p.scenarios(), p.preTest(), p.formal(), p.abortPolicy(),
+                p.coreModules(), p.perWorkerQps(), p.requestTimeoutMs(), 0, new Plan.StepSpec(20, 19));
+        assertEquals(List.of(new Plan.StepSpec(20, 19)), shortOne.warmUpSteps());
+        Plan slow = new Plan(p.planId(), p.teamId(), p.name(), p.scenarios(), p.preTest(), p.formal(), p.abortPolicy(),
+                p.coreModules(), p.perWorkerQps(), p.requestTimeoutMs(), 0, new Plan.StepSpec(2, 60));
+        assertEquals(List.of(new Plan.StepSpec(2, 60)), slow.warmUpSteps());
+        Plan odd = new Plan(p.planId(), p.teamId(), p.name(), p.scenarios(), p.preTest(), p.formal(), p.abortPolicy(),
+                p.coreModules(), p.perWorkerQps(), p.requestTimeoutMs(), 0, new Plan.StepSpec(20, 45));
+        assertEquals(List.of(new Plan.StepSpec(2, 11), new Plan.StepSpec(4.3, 11), new Plan.StepSpec(9.3, 11),
+                new Plan.StepSpec(20, 12)), odd.warmUpSteps(), "the demo plan's warm-up: the last rung takes the remainder");
     }
 
     @Test
@@ -56,9 +69,10 @@ class RunPreparationTest {
         Plan p = plan("order");
         Plan own = new Plan(p.planId(), p.teamId(), p.name(), p.scenarios(), p.preTest(), p.formal(), p.abortPolicy(),
                 p.coreModules(), p.perWorkerQps(), p.requestTimeoutMs(), 0, new Plan.StepSpec(5, 40));
-        StepRef w = RunLayout.prepare("run-1", own, n -> Optional.of(ORDER)).warmUp().get(0);
-        assertEquals(5.0, w.qps());
-        assertEquals(40, w.durationS());
+        List<StepRef> w = RunLayout.prepare("run-1", own, n -> Optional.of(ORDER)).warmUp();
+        // 2 x 2.5^(i/3) = 2, 2.7, 3.7, 5 QPS, 10 s each
+        assertEquals(List.of(2.0, 2.7, 3.7, 5.0), w.stream().map(StepRef::qps).toList());
+        assertEquals(List.of(10, 10, 10, 10), w.stream().map(StepRef::durationS).toList());
         Plan off = new Plan(p.planId(), p.teamId(), p.name(), p.scenarios(), p.preTest(), p.formal(), p.abortPolicy(),
                 p.coreModules(), p.perWorkerQps(), p.requestTimeoutMs(), 0, new Plan.StepSpec(0, 0));
         assertTrue(RunLayout.prepare("run-1", off, n -> Optional.of(ORDER)).warmUp().isEmpty());

@@ -56,14 +56,49 @@ public record Plan(String planId, String teamId, String name, List<ScenarioSpec>
     }
 
     /**
-     * The warm-up step the run sends before its pre-test: the plan's own ({@code qps} 0 meaning the first formal
-     * step's rate), else {@link #defaultWarmUp}. A {@code durationS} of 0 means no warm-up.
+     * The warm-up the run sends before its pre-test, as the plan states it: the plan's own ({@code qps} 0 meaning the
+     * first formal step's rate), else {@link #defaultWarmUp}. A {@code durationS} of 0 means no warm-up. The run sends
+     * it as the ramp {@link #warmUpSteps}.
      */
     public StepSpec warmUpStep() {
         if (warmUp == null) {
             return defaultWarmUp(formal);
         }
         return warmUp.qps() > 0 ? warmUp : new StepSpec(firstFormalQps(formal), warmUp.durationS());
+    }
+
+    /** Rungs of the warm-up's ramp ({@link #warmUpSteps}). */
+    public static final int WARM_UP_RUNGS = 4;
+    /** Shortest rung, seconds: a warm-up shorter than {@value #WARM_UP_RUNGS} rungs of this runs as one step. */
+    public static final int WARM_UP_MIN_RUNG_S = 5;
+
+    /**
+     * The warm-up as the run sends it: a ramp of {@value #WARM_UP_RUNGS} steps of equal length (the last takes the
+     * remainder of the division) from the pre-test's rate up to the warm-up's rate, each rung the same factor above the
+     * one before (rates rounded to 0.1 QPS, the last exactly the warm-up's). A cold target then meets a rate it can
+     * answer while it compiles, fills its pools and caches, instead of the full rate at once: the demo shop's first
+     * calls take over a second, and 20 QPS at once trips its circuit breaker before it has warmed. A warm-up shorter
+     * than {@value #WARM_UP_RUNGS} × {@value #WARM_UP_MIN_RUNG_S} s, or no faster than the pre-test, is one step at
+     * its rate. Empty when the warm-up's {@code durationS} is 0. The demo plan's 20 QPS × 45 s: 2, 4.3, 9.3, 20 QPS for
+     * 11, 11, 11, 12 s (472 requests).
+     */
+    public List<StepSpec> warmUpSteps() {
+        StepSpec w = warmUpStep();
+        if (w.durationS() <= 0) {
+            return List.of();
+        }
+        double from = preTest == null ? w.qps() : Math.min(preTest.qps(), w.qps());
+        if (w.durationS() < WARM_UP_RUNGS * WARM_UP_MIN_RUNG_S || from <= 0 || from >= w.qps()) {
+            return List.of(w);
+        }
+        int rung = w.durationS() / WARM_UP_RUNGS;
+        List<StepSpec> steps = new java.util.ArrayList<>();
+        for (int i = 0; i < WARM_UP_RUNGS; i++) {
+            boolean last = i == WARM_UP_RUNGS - 1;
+            double qps = last ? w.qps() : Math.round(10 * from * Math.pow(w.qps() / from, (double) i / (WARM_UP_RUNGS - 1))) / 10.0;
+            steps.add(new StepSpec(qps, last ? w.durationS() - rung * (WARM_UP_RUNGS - 1) : rung));
+        }
+        return List.copyOf(steps);
     }
 
     /**
