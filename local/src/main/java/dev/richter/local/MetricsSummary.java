@@ -24,11 +24,13 @@ import java.util.OptionalLong;
  * @param probeRoundP99Ms    the 99th percentile of {@code ProbeRoundDuration} (nearest rank), milliseconds; empty
  *                           without rounds
  * @param abortLatencyMs     {@code AbortLatency} of the run, milliseconds; empty when it was not aborted (or no worker
- *                           was stopped by the abort)
+ *                           was stopped by the abort): from the abort flag to the last send
+ * @param abortDrainMs       {@code AbortDrain} of the run, milliseconds: from the abort flag to the last worker
+ *                           stopped, the in-flight requests' drain included; empty as {@code abortLatencyMs}
  */
 public record MetricsSummary(int rateWindows, OptionalDouble rateErrorPercent, OptionalDouble worstWindowPercent,
                              int windowsOver1Pct, int probeRounds, OptionalDouble probeRoundP99Ms,
-                             OptionalLong abortLatencyMs) {
+                             OptionalLong abortLatencyMs, OptionalLong abortDrainMs) {
 
     /**
      * Reads {@code file} (absent: an empty summary).
@@ -59,6 +61,7 @@ public record MetricsSummary(int rateWindows, OptionalDouble rateErrorPercent, O
         Double worst = null;
         List<Double> rounds = new ArrayList<>();
         OptionalLong abort = OptionalLong.empty();
+        OptionalLong drain = OptionalLong.empty();
         for (JsonNode n : lines) {
             String function = n.path("Function").asText();
             if (function.equals("load-driver") && n.has("RateError")) {
@@ -72,18 +75,23 @@ public record MetricsSummary(int rateWindows, OptionalDouble rateErrorPercent, O
                 }
             } else if (function.equals("probe") && n.has("ProbeRoundDuration")) {
                 rounds.add(n.path("ProbeRoundDuration").asDouble());
-            } else if (function.equals("report") && n.has("AbortLatency")) {
-                abort = OptionalLong.of(n.path("AbortLatency").asLong());
+            } else if (function.equals("report")) {
+                if (n.has("AbortLatency")) {
+                    abort = OptionalLong.of(n.path("AbortLatency").asLong());
+                }
+                if (n.has("AbortDrain")) {
+                    drain = OptionalLong.of(n.path("AbortDrain").asLong());
+                }
             }
         }
         rounds.sort(null);
         OptionalDouble p99 = rounds.isEmpty() ? OptionalDouble.empty()
                 : OptionalDouble.of(rounds.get((int) Math.ceil(0.99 * rounds.size()) - 1));
         return new MetricsSummary(windows, due == 0 ? OptionalDouble.empty() : OptionalDouble.of(100.0 * (sent - due) / due),
-                worst == null ? OptionalDouble.empty() : OptionalDouble.of(worst), over, rounds.size(), p99, abort);
+                worst == null ? OptionalDouble.empty() : OptionalDouble.of(worst), over, rounds.size(), p99, abort, drain);
     }
 
-    /** What the demo prints at its end: rate error, probe round p99, abort latency when the run was aborted. */
+    /** What the demo prints at its end: rate error, probe round p99, abort latency and drain when the run was aborted. */
     public List<String> lines() {
         List<String> out = new ArrayList<>();
         out.add(rateErrorPercent.isPresent()
@@ -93,7 +101,8 @@ public record MetricsSummary(int rateWindows, OptionalDouble rateErrorPercent, O
         out.add(probeRoundP99Ms.isPresent()
                 ? String.format(Locale.ROOT, "probe rounds: p99 %.0f ms over %d rounds", probeRoundP99Ms.getAsDouble(), probeRounds)
                 : "probe rounds: none");
-        abortLatencyMs.ifPresent(ms -> out.add("abort latency: " + ms + " ms from the abort flag to the last worker stopped"));
+        abortLatencyMs.ifPresent(ms -> out.add("abort latency: " + ms + " ms from the abort flag to the last send"
+                + (abortDrainMs.isPresent() ? "; drain " + abortDrainMs.getAsLong() + " ms to the last worker stopped" : "")));
         return out;
     }
 }

@@ -230,8 +230,11 @@ class LoadTestRunIT extends LocalAwsStackTestSupport {
         assertEquals(1, reportLine.path("RunsCompleted").asLong());
         assertEquals(1, lines.stream().filter(n -> n.path("Function").asText().equals("plan-api"))
                 .mapToLong(n -> n.path("RunsStarted").asLong()).sum(), "the run's start, counted once");
-        assertEquals(formalStep.path("endedAtMs").asLong() - abortRequestedAtMs, reportLine.path("AbortLatency").asLong(),
-                "abort latency = the step's last aborted worker's end - the flag's time");
+        assertEquals(formalStep.path("endedAtMs").asLong() - abortRequestedAtMs, reportLine.path("AbortDrain").asLong(),
+                "abort drain = the step's last aborted worker's end - the flag's time");
+        assertTrue(reportLine.has("AbortLatency") && reportLine.path("AbortLatency").asLong() >= 0
+                        && reportLine.path("AbortLatency").asLong() <= reportLine.path("AbortDrain").asLong(),
+                "abort latency = flag to the last send, within the drain: " + reportLine);
         assertTrue(MetricsSummary.of(stack.metricsFile(), runId).lines().stream().anyMatch(l -> l.startsWith("abort latency:")));
 
         var plan = new dev.richter.common.RunMetricsRepository(ddb, repositories.tables().runMetrics())

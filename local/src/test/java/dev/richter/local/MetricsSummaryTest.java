@@ -31,7 +31,8 @@ class MetricsSummaryTest {
             for (int i = 1; i <= 200; i++) {
                 probe.emission().milliseconds("ProbeRoundDuration", i).property("runId", "run-a").flush();
             }
-            RichterMetrics.forFunction("report").emission().count("RunsCompleted", 1).milliseconds("AbortLatency", 640)
+            RichterMetrics.forFunction("report").emission().count("RunsCompleted", 1).milliseconds("AbortLatency", 350)
+                    .milliseconds("AbortDrain", 2_410)
                     .property("runId", "run-a").flush();
         } finally {
             RichterMetrics.captureOutsideLambda(previous);
@@ -45,13 +46,15 @@ class MetricsSummaryTest {
         assertEquals(1, s.windowsOver1Pct());
         assertEquals(200, s.probeRounds());
         assertEquals(198.0, s.probeRoundP99Ms().getAsDouble(), "nearest rank: the 198th of 200");
-        assertEquals(640, s.abortLatencyMs().getAsLong());
+        assertEquals(350, s.abortLatencyMs().getAsLong());
+        assertEquals(2_410, s.abortDrainMs().getAsLong());
         assertEquals(List.of("rate error:   -20.00 % over 3 worker-seconds (worst window -60.0 %, 1 over ±1 %)",
                 "probe rounds: p99 198 ms over 200 rounds",
-                "abort latency: 640 ms from the abort flag to the last worker stopped"), s.lines());
+                "abort latency: 350 ms from the abort flag to the last send; drain 2410 ms to the last worker stopped"), s.lines());
 
         MetricsSummary other = MetricsSummary.of(file, "run-b");
         assertTrue(other.abortLatencyMs().isEmpty());
+        assertTrue(other.abortDrainMs().isEmpty());
         assertEquals(2, other.lines().size(), "no abort line for a run that was not aborted");
         assertEquals("probe rounds: none", other.lines().get(1));
     }

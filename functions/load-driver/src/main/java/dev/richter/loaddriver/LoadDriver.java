@@ -22,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.apache.logging.log4j.LogManager;
@@ -192,7 +193,7 @@ public final class LoadDriver {
     public static WorkerResult withoutHistograms(WorkerResult r) {
         return new WorkerResult(r.runId(), r.stage(), r.stepIndex(), r.workerIndex(), r.workerCount(), r.targetQps(),
                 r.startedAtMs(), r.endedAtMs(), r.counters(), null, null, r.aborted(), r.legIndex(), r.startLagMs(),
-                r.unsentAtTimeLimit(), r.unstoredWindowSeconds());
+                r.unsentAtTimeLimit(), r.unstoredWindowSeconds(), r.lastSentAtMs());
     }
 
     /** Runs {@code task}'s leg of its constant-rate step schedule with no time limit; see {@link #run(WorkerTask, long)}. */
@@ -258,7 +259,7 @@ public final class LoadDriver {
         AbortPolls polls = new AbortPolls(task, Math.max(nowEpochMs, startedAtMs));
         if (polls.stopBeforeFirstSend()) {
             LOG.info("run {}: {} stops before its first send: {}", task.runId(), task.workerName(), polls.reason);
-            return finish(task, recorder, startedAtMs, epochMsClock.getAsLong(), true, 0, 0, List.of());
+            return finish(task, recorder, startedAtMs, epochMsClock.getAsLong(), true, 0, 0, List.of(), 0);
         }
         if (config.collectBeforeStep() && schedule.count() > 0 && clock instanceof MonotonicClock.SystemClock
                 && t0Nanos + schedule.dueOffsetNanos(0) - clock.nanoTime() > PRE_STEP_GC_LEAD_NANOS) {
@@ -278,6 +279,7 @@ public final class LoadDriver {
         List<Window> unstored = new ArrayList<>();
         long unsent = 0;
         AtomicInteger inFlight = new AtomicInteger();
+        AtomicLong lastSentAtMs = new AtomicLong();
         ScheduledExecutorService background = Executors.newScheduledThreadPool(2, r -> {
             Thread t = new Thread(r, "load-driver-bg");
             t.setDaemon(true);
@@ -321,6 +323,7 @@ public final class LoadDriver {
                 HttpTransport.PreparedRequest request = entry.request();
                 ResponseCheck check = entry.check();
                 long sendNanos = clock.nanoTime();
+                lastSentAtMs.set(epochMsAtT0 + Math.floorDiv(sendNanos - t0Nanos, 1_000_000L));
                 observer.onSend(index, dueNanos, sendNanos);
                 recorder.sent(sendNanos - dueNanos > lateNanos, true, epochSecondOf.of(dueNanos));
                 CompletableFuture<HttpTransport.ResponseHead> response;
@@ -376,7 +379,8 @@ public final class LoadDriver {
             LOG.info("run {}: {} stopped: {}", task.runId(), task.workerName(), polls.reason);
         }
         List<Long> unstoredSeconds = unstored.stream().map(Window::epochSecond).sorted().distinct().toList();
-        return finish(task, recorder, startedAtMs, epochMsClock.getAsLong(), abort.get(), startLagMs, unsent, unstoredSeconds);
+        return finish(task, recorder, startedAtMs, epochMsClock.getAsLong(), abort.get(), startLagMs, unsent, unstoredSeconds,
+                lastSentAtMs.get());
     }
 
     @FunctionalInterface
@@ -385,11 +389,11 @@ public final class LoadDriver {
     }
 
     private WorkerResult finish(WorkerTask task, StepRecorder recorder, long startedAtMs, long endedAtMs, boolean aborted,
-                                long startLagMs, long unsent, List<Long> unstoredWindowSeconds) {
+                                long startLagMs, long unsent, List<Long> unstoredWindowSeconds, long lastSentAtMs) {
         Counters counters = recorder.counters();
         WorkerResult result = new WorkerResult(task.runId(), task.stage(), task.stepIndex(), task.workerIndex(),
                 task.workerCount(), task.qps(), startedAtMs, endedAtMs, counters, recorder.encodedFromDue(),
-                recorder.encodedFromSend(), aborted, task.legIndex(), startLagMs, unsent, unstoredWindowSeconds);
+                recorder.encodedFromSend(), aborted, task.legIndex(), startLagMs, unsent, unstoredWindowSeconds, lastSentAtMs);
         recorder.overload(task.runId(), task.stage(), task.stepIndex(), task.legIndex(), task.workerIndex())
                 .ifPresent(sink::putOverload);
         sink.putResult(result);

@@ -98,10 +98,12 @@ class LoadDriverTest {
                 }
                 Histogram h = HistogramCodec.decode(r.latencyFromIntendedHist());
                 assertTrue(h.valuesAreEquivalent(1_900_000, h.getValueAtPercentile(50)), "latency 1.9 s");
+                assertEquals(29_000, r.lastSentAtMs() - r.startedAtMs(), "the last send at t = 29 s, not its answer's 30.9 s");
             } else {
                 assertEquals(15, c.sent());
                 assertEquals(15, c.dropped());
                 assertEquals(2000 * MS, (long) transport.starts.get(1));
+                assertEquals(28_000, r.lastSentAtMs() - r.startedAtMs(), "the 15th send at t = 28 s");
             }
             assertEquals(c.sent(), c.ok());
             assertEquals(0, c.late());

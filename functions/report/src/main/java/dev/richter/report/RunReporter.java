@@ -44,8 +44,9 @@ import software.amazon.awssdk.services.s3.S3Client;
  *
  * <p>Writes one EMF line per run ({@link RichterMetrics}, function {@code report}): {@code RunsCompleted} (Count, 1),
  * {@code RunsAborted} (Count, 1 when the outcome is {@code ABORTED}, else 0), {@code EventsFailed} (Count) and, for an aborted run,
- * {@code AbortLatency} (Milliseconds, {@link #abortLatencyMs}: from the abort flag being set to the last aborted worker
- * stopping), with {@code runId}, {@code teamId}, {@code planId} and {@code outcome} as properties. Log lines of the
+ * {@code AbortLatency} (Milliseconds, {@link #abortLatencyMs}: from the abort flag being set to the last send of any
+ * worker; alarmed) and {@code AbortDrain} (Milliseconds, {@link #abortDrainMs}: from the flag to the last aborted worker
+ * stopping, the in-flight requests' answers or timeouts included; not alarmed), with {@code runId}, {@code teamId}, {@code planId} and {@code outcome} as properties. Log lines of the
  * invocation carry the run's {@code runId} and {@code teamId} ({@link RunLogContext}).
  */
 public final class RunReporter {
@@ -168,19 +169,37 @@ public final class RunReporter {
                 .property("planId", plan.planId())
                 .property("outcome", outcome);
         if (aborted) {
-            abortLatencyMs(flags.abortRequestedAtMs(run.runId()), results).ifPresent(ms -> e.milliseconds("AbortLatency", ms));
+            OptionalLong flagAtMs = flags.abortRequestedAtMs(run.runId());
+            abortLatencyMs(flagAtMs, results).ifPresent(ms -> e.milliseconds("AbortLatency", ms));
+            abortDrainMs(flagAtMs, results).ifPresent(ms -> e.milliseconds("AbortDrain", ms));
         }
         e.flush();
     }
 
     /**
      * Abort latency of a run, milliseconds: from the abort flag being set ({@code abortRequestedAtMs}, epoch ms) to the
+     * last send of any of the run's workers ({@link WorkerResult#lastSentAtMs()}), at least 0 (a run whose sends had all
+     * stopped before the flag reads 0). The drain after the last send is {@link #abortDrainMs}.
+     *
+     * @return empty when the flag's time is unknown, no worker was aborted or no worker reported a last send
+     */
+    static OptionalLong abortLatencyMs(OptionalLong abortRequestedAtMs, List<WorkerResult> results) {
+        long lastSend = results.stream().mapToLong(WorkerResult::lastSentAtMs).max().orElse(0);
+        if (abortRequestedAtMs.isEmpty() || results.stream().noneMatch(WorkerResult::aborted) || lastSend <= 0) {
+            return OptionalLong.empty();
+        }
+        return OptionalLong.of(Math.max(0, lastSend - abortRequestedAtMs.getAsLong()));
+    }
+
+    /**
+     * Abort drain of a run, milliseconds: from the abort flag being set ({@code abortRequestedAtMs}, epoch ms) to the
      * last worker that stopped because of it ({@link WorkerResult#endedAtMs()} of the results with
-     * {@link WorkerResult#aborted()}), at least 0.
+     * {@link WorkerResult#aborted()}), at least 0. It includes the in-flight requests answering or timing out (up to
+     * the plan's {@code requestTimeoutMs}), so it has no alarm.
      *
      * @return empty when the flag's time is unknown or no worker was aborted
      */
-    static OptionalLong abortLatencyMs(OptionalLong abortRequestedAtMs, List<WorkerResult> results) {
+    static OptionalLong abortDrainMs(OptionalLong abortRequestedAtMs, List<WorkerResult> results) {
         OptionalLong lastStop = results.stream().filter(WorkerResult::aborted)
                 .mapToLong(WorkerResult::endedAtMs).max();
         if (abortRequestedAtMs.isEmpty() || lastStop.isEmpty()) {

@@ -67,18 +67,20 @@ class ReportHandlerTest {
     }
 
     @Test
-    void anAbortedRunWritesOneEmfLineWithTheAbortLatencyFromTheFlagToTheLastAbortedWorker() throws Exception {
+    void anAbortedRunWritesOneEmfLineWithTheAbortLatencyToTheLastSendAndTheDrainToTheLastAbortedWorker() throws Exception {
         FakeDynamo ddb = new FakeDynamo();
         Repositories repositories = new Repositories(ddb.client, TABLES);
         repositories.putPlan(Fixtures.PLAN);
         repositories.createRun(new Run("run-2", "plan-1", "t1", "RUNNING", "", "formal", 1, 1, true, "requested by alice", ""));
         List<WorkerResult> stored = new ArrayList<>(Fixtures.healthyUpTo(2));
         WorkerResult last = stored.remove(stored.size() - 1);
-        // the last step's worker stopped 640 ms after the flag was set
-        long abortAtMs = last.endedAtMs() - 640;
+        // the field trial's shape: the last step's worker sent last 350 ms after the flag was set and stopped 2 410 ms
+        // after it, once its in-flight requests had answered or timed out
+        long abortAtMs = last.endedAtMs() - 2_410;
         stored.add(new WorkerResult("run-2", last.stage(), last.stepIndex(), last.workerIndex(), last.workerCount(),
                 last.targetQps(), last.startedAtMs(), last.endedAtMs(), last.counters(), last.latencyFromIntendedHist(),
-                last.latencyFromSendHist(), true, last.legIndex(), last.startLagMs(), last.unsentAtTimeLimit()));
+                last.latencyFromSendHist(), true, last.legIndex(), last.startLagMs(), last.unsentAtTimeLimit(), List.of(),
+                abortAtMs + 350));
         for (WorkerResult r : stored) {
             ddb.put(TABLES.runMetrics(), Map.of("runId", AttributeValue.fromS("run-2"), "sk", AttributeValue.fromS(r.sortKey()),
                     "result", AttributeValue.fromS(Json.write(r))));
@@ -106,20 +108,40 @@ class ReportHandlerTest {
             assertEquals("Milliseconds", dev.richter.common.metrics.MetricsCapture.unit(directive, "AbortLatency"));
             assertEquals(1, line.path("RunsCompleted").asLong());
             assertEquals(1, line.path("RunsAborted").asLong());
-            assertEquals(640, line.path("AbortLatency").asLong());
+            assertEquals("Milliseconds", dev.richter.common.metrics.MetricsCapture.unit(directive, "AbortDrain"));
+            assertEquals(350, line.path("AbortLatency").asLong(), "flag to the last send, not to the drain's end");
+            assertEquals(2_410, line.path("AbortDrain").asLong(), "flag to the last aborted worker stopped");
             assertEquals("run-2", line.path("runId").asText());
             assertEquals("ABORTED", line.path("outcome").asText());
         }
     }
 
     @Test
-    void abortLatencyNeedsTheFlagsTimeAndAnAbortedWorker() {
+    void abortLatencyRunsFromTheFlagToTheLastSendOfAnyWorker() {
         WorkerResult done = Fixtures.healthyUpTo(1).get(1);
+        WorkerResult aborted = new WorkerResult("r", "formal", 0, 0, 1, 10, 0, 5_000, done.counters(), null, null, true,
+                0, 0, 0, List.of(), 4_900);
+        WorkerResult abortedEarlier = new WorkerResult("r", "formal", 0, 1, 2, 10, 0, 5_200, done.counters(), null, null,
+                true, 0, 0, 0, List.of(), 4_800);
         assertTrue(RunReporter.abortLatencyMs(java.util.OptionalLong.of(1), List.of(done)).isEmpty(), "no aborted worker");
-        WorkerResult aborted = new WorkerResult("r", "formal", 0, 0, 1, 10, 0, 5_000, done.counters(), null, null, true);
         assertTrue(RunReporter.abortLatencyMs(java.util.OptionalLong.empty(), List.of(aborted)).isEmpty(), "no flag time");
-        assertEquals(300, RunReporter.abortLatencyMs(java.util.OptionalLong.of(4_700), List.of(aborted, done)).getAsLong());
+        assertEquals(200, RunReporter.abortLatencyMs(java.util.OptionalLong.of(4_700), List.of(abortedEarlier, aborted)).getAsLong(),
+                "the latest send of the workers");
         assertEquals(0, RunReporter.abortLatencyMs(java.util.OptionalLong.of(6_000), List.of(aborted)).getAsLong(),
-                "a worker that ended before the flag was set stopped at once");
+                "a worker whose sends stopped before the flag was set stopped at once");
+        WorkerResult noLastSend = new WorkerResult("r", "formal", 0, 0, 1, 10, 0, 5_000, done.counters(), null, null, true);
+        assertTrue(RunReporter.abortLatencyMs(java.util.OptionalLong.of(4_700), List.of(noLastSend)).isEmpty(),
+                "no worker reported its last send: the drain's end is no stand-in");
+    }
+
+    @Test
+    void abortDrainRunsFromTheFlagToTheLastAbortedWorkerStopped() {
+        WorkerResult done = Fixtures.healthyUpTo(1).get(1);
+        WorkerResult aborted = new WorkerResult("r", "formal", 0, 0, 1, 10, 0, 5_000, done.counters(), null, null, true,
+                0, 0, 0, List.of(), 4_750);
+        assertTrue(RunReporter.abortDrainMs(java.util.OptionalLong.of(1), List.of(done)).isEmpty(), "no aborted worker");
+        assertTrue(RunReporter.abortDrainMs(java.util.OptionalLong.empty(), List.of(aborted)).isEmpty(), "no flag time");
+        assertEquals(300, RunReporter.abortDrainMs(java.util.OptionalLong.of(4_700), List.of(aborted, done)).getAsLong());
+        assertEquals(0, RunReporter.abortDrainMs(java.util.OptionalLong.of(6_000), List.of(aborted)).getAsLong());
     }
 }

@@ -15,8 +15,10 @@ import org.HdrHistogram.Histogram;
  *
  * <p>Histograms are merged ({@link Histogram#add}) and the quantiles taken from the merged
  * histogram; percentiles are never averaged (corpus {@code bugs/19-percentile-merge.json}).
- * Achieved QPS is requests sent divided by the step's planned duration (or by the time it
- * actually ran when it was aborted).
+ * Achieved QPS is requests sent divided by the step's sending window ({@link #sendingWindowS}): the planned duration
+ * for a step that ran to its end; for an aborted step, from its first due time to its last send across the workers
+ * plus one send interval (1 / target), at most the planned duration. The drain (requests in flight answering or
+ * timing out after the last send) is not in the window.
  *
  * @param stage              {@code pre-test} or {@code formal}
  * @param stepIndex          step within the stage
@@ -89,6 +91,7 @@ public record StepFigures(String stage, int stepIndex, double targetQps, int dur
         boolean aborted = false;
         long startedAtMs = Long.MAX_VALUE;
         long endedAtMs = 0;
+        long lastSentAtMs = 0;
         int legsSeen = results.stream().mapToInt(WorkerResult::legIndex).max().orElse(0) + 1;
         // After an abort the legs still waiting to launch were stopped on purpose: they are not missing.
         boolean abortedStep = results.stream().anyMatch(WorkerResult::aborted);
@@ -111,6 +114,7 @@ public record StepFigures(String stage, int stepIndex, double targetQps, int dur
             aborted |= r.aborted();
             startedAtMs = Math.min(startedAtMs, r.startedAtMs());
             endedAtMs = Math.max(endedAtMs, r.endedAtMs());
+            lastSentAtMs = Math.max(lastSentAtMs, r.lastSentAtMs());
             int slot = r.legIndex() * first.workerCount() + r.workerIndex();
             if (r.workerIndex() >= 0 && r.workerIndex() < first.workerCount() && r.legIndex() >= 0) {
                 seen[slot] = true;
@@ -122,14 +126,39 @@ public record StepFigures(String stage, int stepIndex, double targetQps, int dur
                 missing.add("leg " + (slot / first.workerCount() + 1) + "/worker " + slot % first.workerCount());
             }
         }
-        double ranS = aborted && endedAtMs > startedAtMs ? Math.min(durationS, (endedAtMs - startedAtMs) / 1000.0) : durationS;
-        double achieved = ranS <= 0 ? 0 : sum.sent() / ranS;
         double target = first.targetQps();
+        double ranS = sendingWindowS(durationS, target, aborted, startedAtMs, lastSentAtMs, endedAtMs);
+        double achieved = ranS <= 0 ? 0 : sum.sent() / ranS;
         return new StepFigures(first.stage(), first.stepIndex(), target, durationS, seen.length,
                 seen.length - missing.size(), missing, achieved,
                 target == 0 ? 0 : 100.0 * Math.abs(achieved - target) / target, sum,
                 sum.sent() == 0 ? 0 : 100.0 * sum.ok() / sum.sent(), quantilesMs(intended), quantilesMs(fromSend),
                 aborted, startedAtMs, endedAtMs, HistogramCodec.encode(intended), legs, late, unsent);
+    }
+
+    /**
+     * The window a step sent in, seconds: the planned duration when it ran to its end; when aborted, from its first
+     * due time to its last send plus one send interval ({@code 1 / targetQps}, the last request's own share of the
+     * window), at most the planned duration. Without a last send time (results stored before workers reported it) the
+     * aborted window ends at the last worker's end, drain included.
+     *
+     * @param durationS    planned duration, seconds
+     * @param targetQps    the step's target rate, requests per second
+     * @param aborted      whether any worker stopped on the abort flag
+     * @param startedAtMs  epoch ms of the step's first due time
+     * @param lastSentAtMs epoch ms of the last send across the workers; 0 when unknown
+     * @param endedAtMs    epoch ms when the last worker finished accounting
+     */
+    static double sendingWindowS(int durationS, double targetQps, boolean aborted, long startedAtMs, long lastSentAtMs,
+                                 long endedAtMs) {
+        if (!aborted) {
+            return durationS;
+        }
+        if (lastSentAtMs > 0 && lastSentAtMs >= startedAtMs) {
+            double interval = targetQps > 0 ? 1.0 / targetQps : 0;
+            return Math.min(durationS, (lastSentAtMs - startedAtMs) / 1000.0 + interval);
+        }
+        return endedAtMs > startedAtMs ? Math.min(durationS, (endedAtMs - startedAtMs) / 1000.0) : durationS;
     }
 
     /**

@@ -73,4 +73,30 @@ class StepFiguresTest {
         assertEquals(0.0, f.rateErrorPct(), 1e-9);
         assertTrue(f.latencyMs().get("p50") >= 5.0 && f.latencyMs().get("p50") < 5.01);
     }
+
+    @Test
+    void anAbortedStepsAchievedRateIsOverItsSendingWindowNotTheDrain() {
+        // the field trial: 200 QPS over two workers, aborted; 2 131 due requests all sent, the last 10.650 s after the
+        // first due time; the workers stopped 2.34 s later, once their in-flight requests had answered or timed out
+        long start = 1_000_000;
+        Counters half = new Counters(1_066, 1_066, 1_066, Map.of(), 0, 0, 0, 0, 1_066);
+        Counters rest = new Counters(1_065, 1_065, 1_065, Map.of(), 0, 0, 0, 0, 1_065);
+        WorkerResult w0 = new WorkerResult("run-1", "formal", 0, 0, 2, 200, start, start + 12_990, half, null, null, true,
+                0, 0, 0, List.of(), start + 10_650);
+        WorkerResult w1 = new WorkerResult("run-1", "formal", 0, 1, 2, 200, start, start + 12_400, rest, null, null, true,
+                0, 0, 0, List.of(), start + 10_645);
+        StepFigures f = StepFigures.merge(30, List.of(w0, w1));
+        assertEquals(2_131, f.counters().sent());
+        // 2 131 sends over 10.650 s + one 5 ms interval = 10.655 s
+        assertEquals(200.0, f.achievedQps(), 1e-9, "not 2 131 / 12.99 s = 164");
+        assertEquals(0.0, f.rateErrorPct(), 1e-6);
+    }
+
+    @Test
+    void aStepThatRanToItsEndIsOverItsPlannedDurationWhateverItsDrain() {
+        Counters c = new Counters(3_000, 3_000, 3_000, Map.of(), 0, 0, 0, 0, 3_000);
+        WorkerResult w = new WorkerResult("run-1", "formal", 0, 0, 1, 200, 0, 17_000, c, null, null, false,
+                0, 0, 0, List.of(), 14_995);
+        assertEquals(200.0, StepFigures.merge(15, List.of(w)).achievedQps(), 1e-9);
+    }
 }

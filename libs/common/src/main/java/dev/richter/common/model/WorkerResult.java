@@ -28,14 +28,28 @@ import java.util.List;
  * @param unstoredWindowSeconds     epoch seconds of this worker's per-second windows that could not be stored after
  *                                  every retry (ascending); the counters above still count their requests, the time
  *                                  series and the EMF lines miss them, and the report names them
+ * @param lastSentAtMs              epoch ms of the worker's last send (its sending window ends there; the drain of the
+ *                                  requests still in flight runs on to {@code endedAtMs}); 0 when it sent nothing or
+ *                                  the result predates this field
  */
 public record WorkerResult(String runId, String stage, int stepIndex, int workerIndex, int workerCount,
                            double targetQps, long startedAtMs, long endedAtMs, Counters counters,
                            String latencyFromIntendedHist, String latencyFromSendHist, boolean aborted,
-                           int legIndex, long startLagMs, long unsentAtTimeLimit, List<Long> unstoredWindowSeconds) {
+                           int legIndex, long startLagMs, long unsentAtTimeLimit, List<Long> unstoredWindowSeconds,
+                           long lastSentAtMs) {
 
     public WorkerResult {
         unstoredWindowSeconds = unstoredWindowSeconds == null ? List.of() : List.copyOf(unstoredWindowSeconds);
+    }
+
+    /** A result whose last send time is unknown (0). */
+    public WorkerResult(String runId, String stage, int stepIndex, int workerIndex, int workerCount,
+                        double targetQps, long startedAtMs, long endedAtMs, Counters counters,
+                        String latencyFromIntendedHist, String latencyFromSendHist, boolean aborted,
+                        int legIndex, long startLagMs, long unsentAtTimeLimit, List<Long> unstoredWindowSeconds) {
+        this(runId, stage, stepIndex, workerIndex, workerCount, targetQps, startedAtMs, endedAtMs, counters,
+                latencyFromIntendedHist, latencyFromSendHist, aborted, legIndex, startLagMs, unsentAtTimeLimit,
+                unstoredWindowSeconds, 0);
     }
 
     /** A result whose windows were all stored. */
