@@ -29,12 +29,17 @@ class MainJobIT extends LocalAwsStackTestSupport {
         assertTrue(html.contains("class=\"callgraph\""), "self-contained HTML with its call graph");
         assertTrue(dir.startsWith(root.resolve("local/target")), "the IT writes nothing into the demo's build/reports");
 
-        // the plan's warm-up (20 QPS x 45 s, the first formal step's rate) ran first, whole, kept apart
-        assertEquals(1, report.path("warmUp").size());
-        JsonNode warmUp = report.path("warmUp").get(0);
-        assertEquals(20.0, warmUp.path("targetQps").asDouble(), warmUp.toString());
-        assertEquals(900L, warmUp.path("counters").path("sent").asLong(), "exact count of the warm-up");
-        assertEquals(900L, warmUp.path("counters").path("marked").asLong(), "marker on every warm-up request");
+        // the plan's warm-up (20 QPS x 45 s) ran first, whole, kept apart, as its ramp from the pre-test's rate:
+        // 2, 4.3, 9.3, 20 QPS for 11, 11, 11, 12 s (a fractional rate's count is rounded up: 47.3 -> 48, 102.3 -> 103)
+        List<Double> rungQps = List.of(2.0, 4.3, 9.3, 20.0);
+        List<Long> rungSent = List.of(22L, 48L, 103L, 240L);
+        assertEquals(4, report.path("warmUp").size(), report.path("warmUp").toString());
+        for (int i = 0; i < 4; i++) {
+            JsonNode rung = report.path("warmUp").get(i);
+            assertEquals(rungQps.get(i), rung.path("targetQps").asDouble(), rung.toString());
+            assertEquals(rungSent.get(i), rung.path("counters").path("sent").asLong(), "exact count of warm-up rung " + i);
+            assertEquals(rungSent.get(i), rung.path("counters").path("marked").asLong(), "marker on every warm-up request");
+        }
 
         // the pre-test and the steps below the knee ran whole, at their exact counts, every request marked
         assertEquals(1, report.path("preTest").size());

@@ -23,7 +23,8 @@ import java.util.TreeSet;
  * <p>The comparison is by service pair: an edge {@code A → B} of the call graph below an entry (both services in the
  * team's scope, {@code A ≠ B}) is <em>crossed</em> by a trace when the trace has a span of {@code B} whose parent is a
  * span of {@code A}, or a call span of {@code A} whose peer is {@code B}. A trace counts for the entry of its marked
- * root span (as in {@link TraceEvidence}) and for the step window its root started in.
+ * root span (as in {@link TraceEvidence}) and for the step window its root started in, and only when its root answered
+ * with success ({@link #answeredSuccess}): a 429 from a rate limiter skips the calls behind it by design.
  *
  * <p>An edge has <em>vanished</em> at a step when that step has at least {@link #MIN_TRACES} traces of the entry, at
  * least {@link #MIN_MISSING} of them do not cross it, and the share that crosses it is more than
@@ -114,6 +115,9 @@ public record VanishedEdges(String entry, String fromService, String toService, 
             String entry = Dimension.interfaceNode(root.service(), root.operation());
             Set<String> pairs = crossedPairs(trace);
             crossedByEntry.computeIfAbsent(entry, k -> new TreeSet<>()).addAll(pairs);
+            if (!answeredSuccess(root)) {
+                continue;
+            }
             EntryWindowTally t = tallies.computeIfAbsent(entry, k -> new LinkedHashMap<>()).computeIfAbsent(window, k -> new EntryWindowTally());
             t.traces++;
             pairs.forEach(p -> t.crossing.merge(p, 1L, Long::sum));
@@ -206,6 +210,24 @@ public record VanishedEdges(String entry, String fromService, String toService, 
             }
         }
         return pairs;
+    }
+
+    /**
+     * Whether the root answered with success, or recorded no status: a shed (429/503) or failed answer ends a request
+     * without its downstream calls and is the shedding and error findings' evidence, not a fallback's. The status is
+     * the OpenTelemetry HTTP server span's {@code http.response.status_code} (stable conventions) or
+     * {@code http.status_code} (older ones).
+     */
+    static boolean answeredSuccess(Span root) {
+        String status = root.attributes().getOrDefault("http.response.status_code", root.attributes().get("http.status_code"));
+        if (status == null || status.isBlank()) {
+            return true;
+        }
+        try {
+            return Integer.parseInt(status.trim()) < 400;
+        } catch (NumberFormatException e) {
+            return true;
+        }
     }
 
     /** The trace's root: the earliest span without a parent of kind SERVER, CONSUMER or unspecified. */

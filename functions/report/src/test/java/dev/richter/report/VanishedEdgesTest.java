@@ -112,6 +112,25 @@ class VanishedEdgesTest {
     }
 
     @Test
+    void aShedOrFailedAnswerIsNoFallbackAndCountsForNoPath() {
+        // the rate limiter's 429s answer without calling inventory: the shedding finding's evidence, not degradation
+        List<Span> spans = new ArrayList<>(traces(0, T0, 10, 10));
+        for (int i = 0; i < 20; i++) {
+            boolean shed = i >= 12;
+            for (Span s : trace(100 + i, T0 + 20_000 + 10L * i, !shed)) {
+                Map<String, String> a = new java.util.HashMap<>(s.attributes());
+                if (!s.hasParent()) {
+                    a.put(i % 2 == 0 ? "http.response.status_code" : "http.status_code", shed ? "429" : "201");
+                }
+                spans.add(new Span(s.traceId(), s.spanId(), s.parentSpanId(), s.links(), s.service(), s.operation(), s.kind(),
+                        s.peerService(), a, s.startEpochNanos(), s.durationNanos()));
+            }
+        }
+        VanishedEdges.Coverage c = VanishedEdges.of(spans, windows(), Marker.DEFAULT, graph(List.of()));
+        assertEquals(List.of(), c.vanished(), "12 answered 201 and reached inventory; the 8 shed answered 429");
+    }
+
+    @Test
     void unmarkedTracesAndExitsAreLeftOut() {
         List<Span> spans = new ArrayList<>();
         for (Span s : traces(0, T0, 10, 0)) {

@@ -80,7 +80,7 @@ public record Plan(String planId, String teamId, String name, List<ScenarioSpec>
      * calls take over a second, and 20 QPS at once trips its circuit breaker before it has warmed. A warm-up shorter
      * than {@value #WARM_UP_RUNGS} × {@value #WARM_UP_MIN_RUNG_S} s, or no faster than the pre-test, is one step at
      * its rate. Empty when the warm-up's {@code durationS} is 0. The demo plan's 20 QPS × 45 s: 2, 4.3, 9.3, 20 QPS for
-     * 11, 11, 11, 12 s (472 requests).
+     * 11, 11, 11, 12 s (22 + 48 + 103 + 240 = 413 requests).
      */
     public List<StepSpec> warmUpSteps() {
         StepSpec w = warmUpStep();
