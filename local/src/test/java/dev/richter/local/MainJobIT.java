@@ -77,23 +77,25 @@ class MainJobIT extends LocalAwsStackTestSupport {
         assertTrue(report.path("dynamicChecks").toString().contains("marked calls answered by the mock"),
                 "the extension's mocks of payment count for the exit: " + report.path("dynamicChecks"));
 
-        // from the shop's side: every reservation of the run went to the shadow table, one per order that reached
-        // inventory (each 2xx answer), none to production; the stock taken was shadow stock; payment was never called
+        // from the shop's side: every reservation of the run went to the shadow table, one per order placed (each 2xx
+        // answer) and at most one per answer that failed after inventory may have committed (order's 1 s inventory
+        // timeout falls back to a degraded 200, a check-failed, while the reservation commits), none to production;
+        // the stock taken was shadow stock; payment was never called
         ShopLedger shop = result.shopSide();
         long ok = 0;
-        for (JsonNode s : report.path("warmUp")) {
-            ok += s.path("counters").path("ok").asLong();
-        }
-        for (JsonNode s : report.path("preTest")) {
-            ok += s.path("counters").path("ok").asLong();
-        }
-        for (JsonNode s : report.path("formal")) {
-            ok += s.path("counters").path("ok").asLong();
+        long failedLate = 0;
+        for (String stage : List.of("warmUp", "preTest", "formal")) {
+            for (JsonNode s : report.path(stage)) {
+                ok += s.path("counters").path("ok").asLong();
+                failedLate += s.path("counters").path("checkFailed").asLong() + s.path("counters").path("timeouts").asLong();
+            }
         }
         assertTrue(ok > 1500, "orders placed: " + ok);
         assertEquals(0, shop.rows().get("reservations"), shop.toString());
         assertEquals(0, shop.rows().get("reservation_audit"), shop.toString());
-        assertEquals(ok, shop.rows().get("reservations_shadow"), "one shadow reservation per order placed: " + shop);
+        long shadowReservations = shop.rows().get("reservations_shadow");
+        assertTrue(shadowReservations >= ok && shadowReservations <= ok + failedLate,
+                "one shadow reservation per order placed (" + ok + "), plus at most one per late failure (" + failedLate + "): " + shop);
         assertEquals(0, shop.stockUnits().get("stock"), shop.toString());
         long units = shop.stockUnits().get("stock_shadow");
         assertTrue(units >= ok && units <= 2 * ok, "1 or 2 units per order placed (A1 x1, B2 x2): " + shop);
