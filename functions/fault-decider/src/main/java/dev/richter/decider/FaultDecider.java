@@ -277,6 +277,7 @@ public final class FaultDecider {
         String rule;
         String reason;
         boolean resourcesNormal = breaches.isEmpty();
+        List<String> openBreakers = openBreakers(reports);
         if (voteRounds >= rules.damagedVoteConsecutiveRounds()) {
             next = State.DAMAGED;
             rule = "vote";
@@ -297,11 +298,11 @@ public final class FaultDecider {
             next = State.DAMAGED;
             rule = "consecutive-failures+resource";
             reason = failures + " consecutive failed probes; " + breachText(breaches);
-        } else if (!openBreakers(reports).isEmpty() && prev != State.DAMAGED) {
+        } else if (!openBreakers.isEmpty() && prev != State.DAMAGED) {
             next = State.SUSPECT;
             rule = BREAKER_OPEN_RULE;
-            List<String> open = openBreakers(reports);
-            reason = "circuit breaker" + (open.size() == 1 ? " " : "s ") + String.join(", ", open.stream().map(b -> "'" + b + "'").toList())
+            reason = "circuit breaker" + (openBreakers.size() == 1 ? " " : "s ")
+                    + String.join(", ", openBreakers.stream().map(b -> "'" + b + "'").toList())
                     + " open: calls not permitted, the module answers by its fallback";
         } else if (prev == State.DAMAGED || prev == State.SUSPECT) {
             if (successes >= rules.healthyAfterConsecutiveSuccesses() && resourcesNormal && !saturated) {
