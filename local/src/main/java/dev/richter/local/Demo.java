@@ -204,6 +204,9 @@ public final class Demo {
         long refused;
         System.out.println("starting the shop (gateway, order, inventory, payment; H2, Redis) ...");
         try (Shop shop = Shop.start(root, shopEnv)) {
+            System.out.println("warming the shop with " + Shop.WARM_ORDERS + " real orders: a production service meets a test warm"
+                    + " from its own traffic");
+            shop.warm();
             ShopLedger before = shop.ledger();
             long startedAt = System.currentTimeMillis();
             var start = api.post("/plans/" + planId + "/runs", "");

@@ -4,8 +4,13 @@ import dev.richter.common.Json;
 import dev.richter.links.source.DirectoryTraceSource;
 import dev.richter.links.trace.Span;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -45,6 +50,30 @@ public final class Shop implements AutoCloseable {
     public static Shop start(Path root, Map<String, String> env) throws IOException, InterruptedException {
         script(root, env, "start");
         return new Shop(root, env);
+    }
+
+    /** Real (unmarked) orders {@link #warm} sends. */
+    public static final int WARM_ORDERS = 20;
+
+    /**
+     * Sends {@value #WARM_ORDERS} real (unmarked) orders through the gateway, one at a time, then waits out order's
+     * circuit breaker (open for 5 s). A production service meets a load test warm from its own traffic, while a JVM
+     * just started answers its first calls in over a second, past order's 1 s inventory timeout, and its breaker
+     * opens. What these orders write is real traffic's: read {@link #ledger} after warming to measure a run.
+     */
+    public void warm() throws InterruptedException {
+        var http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        for (int i = 0; i < WARM_ORDERS; i++) {
+            try {
+                http.send(HttpRequest.newBuilder(URI.create(url("gateway") + "/orders"))
+                        .timeout(Duration.ofSeconds(5)).header("content-type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString("{\"sku\":\"A1\",\"qty\":1}")).build(),
+                        HttpResponse.BodyHandlers.discarding());
+            } catch (IOException e) {
+                // a cold shop may time out a warming call: that is what warming is for
+            }
+        }
+        Thread.sleep(6_000);
     }
 
     /** The port of a part, from {@code SHOP_<PART>_PORT} of this shop's environment, else its default. */

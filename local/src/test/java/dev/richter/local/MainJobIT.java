@@ -26,7 +26,9 @@ class MainJobIT extends LocalAwsStackTestSupport {
         String html = Files.readString(dir.resolve("report.html"));
         // the charts are uPlot canvases drawn from the inlined data; the call graph is server-side SVG
         assertTrue(html.contains("id=\"richter-data\""), "self-contained HTML with its chart data");
-        assertTrue(html.contains("class=\"callgraph\""), "self-contained HTML with its call graph");
+        assertTrue(html.contains("class=\"callgraph\""), () -> "self-contained HTML with its call graph; callGraph read "
+                + report.path("callGraph").path("read") + ", note '" + report.path("callGraph").path("note").asText() + "', "
+                + report.path("callGraph").path("nodes").size() + " nodes; missing evidence " + report.path("missingEvidence"));
         assertTrue(dir.startsWith(root.resolve("local/target")), "the IT writes nothing into the demo's build/reports");
 
         // the plan's warm-up (20 QPS x 45 s) ran first, whole, kept apart, as its ramp from the pre-test's rate:

@@ -97,32 +97,8 @@ class SafetyGateIT extends LocalAwsStackTestSupport {
         }
         shop = Shop.start(root, env);
         shopVariant = Map.copyOf(variant);
-        warmWithRealTraffic();
+        shop.warm();
     }
-
-    /**
-     * Sends {@value #WARM_ORDERS} real (unmarked) orders through the gateway, one at a time, then waits out order's
-     * circuit breaker (open for 5 s): a production service meets a load test warm from its own traffic, while a JVM
-     * just started answers its first calls in over a second, past order's 1 s inventory timeout, and its breaker
-     * opens. What the orders write is real traffic's and outside the run's ledger ({@link #run} measures from its start).
-     */
-    static void warmWithRealTraffic() throws Exception {
-        var http = java.net.http.HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-        for (int i = 0; i < WARM_ORDERS; i++) {
-            try {
-                http.send(java.net.http.HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + GATEWAY_PORT + "/orders"))
-                        .timeout(Duration.ofSeconds(5)).header("content-type", "application/json")
-                        .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"sku\":\"A1\",\"qty\":1}")).build(),
-                        java.net.http.HttpResponse.BodyHandlers.discarding());
-            } catch (java.io.IOException e) {
-                // a cold shop may time out a warming call: that is what warming is for
-            }
-        }
-        Thread.sleep(6_000);
-    }
-
-    /** Real orders {@link #warmWithRealTraffic} sends after each start. */
-    static final int WARM_ORDERS = 20;
 
     /**
      * Registers the shop's in-scope services (gateway, order, inventory with its shadow tables and keys; payment is
