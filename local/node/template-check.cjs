@@ -394,8 +394,9 @@ class Context {
       const props = this.propertiesOf(id);
       if (type !== 'AWS::Serverless::Function' && type !== 'AWS::Serverless::StateMachine') continue;
       if (props.Role === undefined) out.set(`${id}Role`, { type: 'AWS::IAM::Role', by: id, role: true });
-      if (type === 'AWS::Serverless::Function' && typeof props.AutoPublishAlias === 'string') {
-        out.set(`${id}Alias${props.AutoPublishAlias}`, { type: 'AWS::Lambda::Alias', by: id });
+      const alias = type === 'AWS::Serverless::Function' ? this.mergeGlobals(props).AutoPublishAlias : undefined;
+      if (typeof alias === 'string') {
+        out.set(`${id}Alias${alias}`, { type: 'AWS::Lambda::Alias', by: id });
       }
       for (const [event, e] of Object.entries(isObject(props.Events) ? props.Events : {})) {
         if (!isObject(e)) continue;
@@ -914,7 +915,7 @@ class Context {
     if (dot > 0) {
       const [id, prop] = [name.slice(0, dot), name.slice(dot + 1)];
       const type = this.typeOf(id);
-      const props = this.propertiesOf(id);
+      const props = type === 'AWS::Serverless::Function' ? this.mergeGlobals(this.propertiesOf(id)) : this.propertiesOf(id);
       const needs = { Alias: 'AutoPublishAlias', Version: 'AutoPublishAlias', DestinationTopic: 'EventInvokeConfig', DestinationQueue: 'EventInvokeConfig' };
       if (type && (SAM_REFERABLE[type] || []).includes(prop)) {
         if (type !== 'AWS::Serverless::Function' || !needs[prop] || props[needs[prop]] !== undefined) return null;

@@ -198,6 +198,19 @@ test('b: a dangling Ref, DependsOn, a Ref SAM resolves (a generated role), and a
   }), []);
 });
 
+test('b: Ref <Function>.Alias needs AutoPublishAlias, on the function or in Globals.Function as SAM merges it', () => {
+  // the real template sets it in Globals only, and the state machines Ref every function's .Alias
+  assert.equal(real.Globals.Function.AutoPublishAlias, 'live');
+  assert.equal(fn(real, 'LoadTestRunStateMachine').DefinitionSubstitutions.ProbeFunctionArn.Ref, 'ProbeFunction.Alias');
+  assertProblems(problemsAfter((t) => { delete t.Globals.Function.AutoPublishAlias; fn(t, 'ProbeFunction').AutoPublishAlias = 'live'; }),
+    Object.entries(real.Resources)
+      .filter(([, r]) => r.Type === 'AWS::Serverless::StateMachine')
+      .flatMap(([id, r]) => Object.entries(r.Properties.DefinitionSubstitutions)
+        .filter(([, v]) => v.Ref && v.Ref.endsWith('.Alias') && v.Ref !== 'ProbeFunction.Alias')
+        .map(([key, v]) => ({ path: `Resources.${id}.Properties.DefinitionSubstitutions.${key}.Ref`, rule: 'ref',
+          reason: new RegExp(`SAM makes ${v.Ref.replace('.', '\\.')} only for a function with AutoPublishAlias`) }))));
+});
+
 test('b: a GetAtt attribute the type lacks (CloudFormation and SAM types), and a GetAtt of a parameter', () => {
   assertProblems(problemsAfter((t) => { fn(t, 'ExecutionEndedPermission').SourceArn = { 'Fn::GetAtt': ['ExecutionEndedRule', 'RuleArn'] }; }), [
     { path: 'Resources.ExecutionEndedPermission.Properties.SourceArn.Fn::GetAtt', rule: 'getatt', reason: /AWS::Events::Rule has no attribute RuleArn \(it has Arn\)/ },

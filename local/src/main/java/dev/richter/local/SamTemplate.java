@@ -153,7 +153,9 @@ public final class SamTemplate {
     /**
      * A state machine: definition file and {@code DefinitionSubstitutions}.
      *
-     * @param substitutionFunctions {@code ${Name}} → function logical id, for {@code {Fn::GetAtt: [<Function>, Arn]}}
+     * @param substitutionFunctions {@code ${Name}} → function logical id, for {@code {Fn::GetAtt: [<Function>, Arn]}}, or
+     *                              {@code <logical id>:<alias>} for SAM's {@code {Ref: <Function>.Alias}} (the
+     *                              function's {@code AutoPublishAlias}): its ARN then carries the alias as qualifier
      * @param substitutionValues    {@code ${Name}} → resolved text, for every other substitution (parameters,
      *                              literals, other ARNs)
      */
@@ -420,7 +422,8 @@ public final class SamTemplate {
     }
 
     /**
-     * Every {@code AWS::Serverless::StateMachine}: substitutions {@code {Fn::GetAtt: [<Function>, Arn]}} go
+     * Every {@code AWS::Serverless::StateMachine}: substitutions {@code {Fn::GetAtt: [<Function>, Arn]}} and
+     * {@code {Ref: <Function>.Alias}} go
      * to {@link StateMachineDef#substitutionFunctions()} (logical id), every other one is resolved to text in
      * {@link StateMachineDef#substitutionValues()}.
      */
@@ -435,6 +438,9 @@ public final class SamTemplate {
                 if (getAtt.isArray() && getAtt.size() == 2 && "Arn".equals(getAtt.get(1).asText())
                         && "AWS::Serverless::Function".equals(resourceType(getAtt.get(0).asText()))) {
                     functions.put(e.getKey(), getAtt.get(0).asText());
+                } else if (e.getValue().path("Ref").asText().endsWith(".Alias")
+                        && "AWS::Serverless::Function".equals(resourceType(aliased(e.getValue())))) {
+                    functions.put(e.getKey(), aliased(e.getValue()) + ":" + autoPublishAlias(aliased(e.getValue()), where));
                 } else {
                     values.put(e.getKey(), text(e.getValue(), where));
                 }
@@ -442,6 +448,23 @@ public final class SamTemplate {
             out.add(new StateMachineDef(id, root.resolve(text(p.path("DefinitionUri"), id + ".DefinitionUri")), functions, values));
         });
         return out;
+    }
+
+    /** The function of SAM's {@code {Ref: <Function>.Alias}}. */
+    private static String aliased(JsonNode ref) {
+        String r = ref.path("Ref").asText();
+        return r.substring(0, r.length() - ".Alias".length());
+    }
+
+    /** The function's {@code AutoPublishAlias}, else {@code Globals.Function}'s; {@code Ref: <id>.Alias} needs one. */
+    private String autoPublishAlias(String functionId, String where) {
+        JsonNode own = doc.path("Resources").path(functionId).path("Properties").path("AutoPublishAlias");
+        JsonNode alias = own.isTextual() ? own : doc.path("Globals").path("Function").path("AutoPublishAlias");
+        if (!alias.isTextual() || alias.asText().isBlank()) {
+            throw new IllegalStateException("template.yaml: " + where + ": Ref " + functionId
+                    + ".Alias needs AutoPublishAlias on the function or in Globals.Function");
+        }
+        return alias.asText();
     }
 
     /**

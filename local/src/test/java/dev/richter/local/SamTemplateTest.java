@@ -132,6 +132,38 @@ class SamTemplateTest {
     }
 
     @Test
+    void aRefToAFunctionsAliasIsItsArnQualifiedByAutoPublishAlias(@TempDir Path dir) throws IOException {
+        Path withAlias = dir.resolve("alias");
+        Files.createDirectories(withAlias);
+        Files.writeString(withAlias.resolve("m.asl.json"), "{\"A\": \"${Own}\", \"B\": \"${FromGlobals}\"}");
+        Files.writeString(withAlias.resolve("template.yaml"), """
+                Globals:
+                  Function: {AutoPublishAlias: live}
+                Resources:
+                  OwnFunction: {Type: AWS::Serverless::Function, Properties: {Handler: a.B::handleRequest, AutoPublishAlias: blue}}
+                  PlainFunction: {Type: AWS::Serverless::Function, Properties: {Handler: a.C::handleRequest}}
+                  M:
+                    Type: AWS::Serverless::StateMachine
+                    Properties:
+                      DefinitionUri: m.asl.json
+                      DefinitionSubstitutions:
+                        Own: {Ref: OwnFunction.Alias}
+                        FromGlobals: {Ref: PlainFunction.Alias}
+                """);
+        SamTemplate t = SamTemplate.load(withAlias);
+        SamTemplate.StateMachineDef sm = t.stateMachines().get(0);
+        assertEquals(Map.of("Own", "OwnFunction:blue", "FromGlobals", "PlainFunction:live"), sm.substitutionFunctions());
+        assertEquals("{\"A\": \"" + SamTemplate.functionArn("OwnFunction") + ":blue\", \"B\": \""
+                + SamTemplate.functionArn("PlainFunction") + ":live\"}", t.substitutedDefinition(sm));
+
+        Files.writeString(withAlias.resolve("template.yaml"), Files.readString(withAlias.resolve("template.yaml"))
+                .replace("Globals:\n  Function: {AutoPublishAlias: live}\n", ""));
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> SamTemplate.load(withAlias).stateMachines());
+        assertTrue(e.getMessage().contains("M.DefinitionSubstitutions.FromGlobals: Ref PlainFunction.Alias needs AutoPublishAlias"),
+                e.getMessage());
+    }
+
+    @Test
     void environmentMergesGlobalsWithTheFunctionsOwnAndResolvesRefs(@TempDir Path dir) throws IOException {
         SamTemplate t = SamTemplate.load(fixture(dir, FIXTURE));
         Map<String, String> env = function(t, "WorkerFunction").environment();
@@ -231,7 +263,10 @@ class SamTemplateTest {
         assertEquals(2, t.stateMachines().size());
         for (SamTemplate.StateMachineDef sm : t.stateMachines()) {
             for (var e : sm.substitutionFunctions().entrySet()) {
-                assertTrue(functions.contains(e.getValue()), sm.logicalId() + ": " + e.getKey() + " -> " + e.getValue());
+                // every task invokes the function's published alias, where SnapStart applies
+                String[] qualified = e.getValue().split(":");
+                assertTrue(functions.contains(qualified[0]), sm.logicalId() + ": " + e.getKey() + " -> " + e.getValue());
+                assertEquals(List.of(qualified[0], "live"), List.of(qualified), sm.logicalId() + ": " + e.getKey());
             }
             String asl = Files.readString(sm.definitionFile());
             Matcher m = Pattern.compile("\\$\\{([A-Za-z0-9]+)}").matcher(asl);

@@ -2,6 +2,7 @@ package dev.richter.probe;
 
 import com.amazonaws.services.lambda.runtime.Context;
 import dev.richter.common.JsonStreamHandler;
+import dev.richter.common.SnapStartHooks;
 import dev.richter.common.metrics.RichterMetrics;
 
 /**
@@ -10,16 +11,23 @@ import dev.richter.common.metrics.RichterMetrics;
  * per container. Log lines of the round carry the run's fields (the base opens them from the {@link ProbeRound}).
  */
 public final class ProbeHandler extends JsonStreamHandler<ProbeRound, ProbeRoundResult> {
-    /** The container's prober, built and warmed up when the Lambda constructor first runs (lazy holder). */
+    /**
+     * The container's prober, built and warmed up when the Lambda constructor first runs (lazy holder). Its probes
+     * reopen their HTTP clients and gRPC channels after a SnapStart restore ({@link Probes#reopen}).
+     */
     private static final class SharedProber {
+        static final Probes PROBES = new Probes();
         static final Prober DEFAULT = warmed();
 
         private static Prober warmed() {
-            Probes probes = new Probes();
-            probes.warmUp();
-            return new Prober(probes);
+            PROBES.warmUp();
+            SnapStartHooks.afterRestore(REOPEN_HOOK, PROBES::reopen);
+            return new Prober(PROBES);
         }
     }
+
+    /** The name of the SnapStart hook that reopens the shared prober's connections. */
+    static final String REOPEN_HOOK = "probe HTTP clients and gRPC channels";
 
     private final MeteredProber rounds;
 

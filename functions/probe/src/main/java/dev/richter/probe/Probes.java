@@ -37,6 +37,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
 
@@ -110,13 +111,15 @@ public final class Probes implements AutoCloseable {
     private final Map<String, HttpClient> httpByCaPem = new ConcurrentHashMap<>();
     private final Map<ChannelKey, ManagedChannel> channels = new ConcurrentHashMap<>();
     private final LongSupplier clockMs;
+    /** Builds the client for targets without a {@code caPem}: a new one per {@link #reopen} when it is this object's. */
+    private final Supplier<HttpClient> systemTrustClient;
 
     /** One gRPC channel per endpoint and trust configuration. */
     private record ChannelKey(String host, int port, boolean tls, String caPem) {}
 
     /** Probes with a shared HTTP/1.1 client (system trust store) and the wall clock. */
     public Probes() {
-        this(httpClient(null), System::currentTimeMillis);
+        this(() -> httpClient(null), System::currentTimeMillis);
     }
 
     /**
@@ -127,8 +130,43 @@ public final class Probes implements AutoCloseable {
      * @param clockMs epoch-millisecond clock for {@code observedAtMs}
      */
     public Probes(HttpClient http, LongSupplier clockMs) {
-        this.httpByCaPem.put(SYSTEM_TRUST, http);
+        this(() -> http, clockMs);
+    }
+
+    private Probes(Supplier<HttpClient> systemTrustClient, LongSupplier clockMs) {
+        this.systemTrustClient = systemTrustClient;
+        this.httpByCaPem.put(SYSTEM_TRUST, systemTrustClient.get());
         this.clockMs = clockMs;
+    }
+
+    /**
+     * Drops every connection this object holds and starts anew: shuts the gRPC channels and the per-{@code caPem} HTTP
+     * clients down (the next probe of each builds a new one), and replaces the system-trust HTTP client with a new one
+     * when this object built it ({@link #Probes()}; a client given to the constructor is the caller's and kept). For a
+     * SnapStart restore (ProbeHandler registers it): the channels, pooled connections and selector of a snapshot were
+     * opened in the environment that took it, and a probe must see the network of the one that runs it.
+     */
+    public void reopen() {
+        channels.values().forEach(ManagedChannel::shutdownNow);
+        channels.clear();
+        HttpClient previous = httpByCaPem.get(SYSTEM_TRUST);
+        HttpClient next = systemTrustClient.get();
+        httpByCaPem.forEach((caPem, client) -> {
+            if (!caPem.equals(SYSTEM_TRUST)) client.shutdownNow();
+        });
+        httpByCaPem.keySet().removeIf(caPem -> !caPem.equals(SYSTEM_TRUST));
+        httpByCaPem.put(SYSTEM_TRUST, next);
+        if (next != previous) previous.shutdownNow();
+    }
+
+    /** The HTTP client a target with this {@code caPem} ({@code ""}: none) is probed with now. */
+    HttpClient clientFor(String caPem) {
+        return client(caPem);
+    }
+
+    /** The gRPC channels open now. */
+    int openChannels() {
+        return channels.size();
     }
 
     /**

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.richter.common.Json;
+import dev.richter.common.SnapStartHooks;
 import dev.richter.common.model.HealthReport;
 import dev.richter.common.model.HealthReport.Evidence;
 import io.grpc.Server;
@@ -15,6 +16,7 @@ import java.io.ByteArrayOutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -350,6 +352,62 @@ class ProbesTest {
             assertEquals("run-9", line.path("runId").asText());
             assertEquals("team-a", line.path("teamId").asText());
             assertEquals("pre-test", line.path("runStage").asText());
+        }
+    }
+
+    // What a SnapStart restore renews: Probes.reopen, and the hook ProbeHandler registers for it.
+
+    @Test
+    void reopenReplacesItsOwnHttpClientAndDropsTheGrpcChannels() {
+        Probes probes = new Probes();
+        try {
+            assertTrue(probes.http(new ProbeTarget.Http("order", base + "/up", 1000, "")).ok());
+            assertTrue(probes.grpc(new ProbeTarget.Grpc("order", "127.0.0.1", grpc.getPort(), "", 1000, false, "")).ok());
+            HttpClient before = probes.clientFor("");
+            assertEquals(1, probes.openChannels());
+
+            probes.reopen();
+
+            HttpClient after = probes.clientFor("");
+            assertNotSame(before, after);
+            assertTrue(before.isTerminated() || awaitTerminated(before), "the snapshot's client is shut down");
+            assertFalse(after.isTerminated());
+            assertEquals(0, probes.openChannels());
+            // and probing goes on over new connections
+            assertTrue(probes.http(new ProbeTarget.Http("order", base + "/up", 1000, "")).ok());
+            assertTrue(probes.grpc(new ProbeTarget.Grpc("order", "127.0.0.1", grpc.getPort(), "", 1000, false, "")).ok());
+            assertEquals(1, probes.openChannels());
+        } finally {
+            probes.close();
+            probes.clientFor("").shutdownNow();
+        }
+    }
+
+    @Test
+    void aClientGivenToTheConstructorIsTheCallersAndKept() {
+        HttpClient given = Probes.httpClient(null);
+        Probes probes = new Probes(given, System::currentTimeMillis);
+        probes.reopen();
+        assertSame(given, probes.clientFor(""));
+        assertFalse(given.isTerminated());
+        given.shutdownNow();
+    }
+
+    @Test
+    void theLambdaConstructorRegistersTheReopenHook() {
+        new ProbeHandler();
+        SnapStartHooks.Hook hook = SnapStartHooks.registered().stream()
+                .filter(h -> h.name().equals(ProbeHandler.REOPEN_HOOK)).findFirst().orElseThrow();
+        hook.afterRestore(null);   // as Lambda's runtime does on a restore: must not throw
+        assertEquals(1, SnapStartHooks.registered().stream().filter(h -> h.name().equals(ProbeHandler.REOPEN_HOOK)).count());
+    }
+
+    private static boolean awaitTerminated(HttpClient client) {
+        try {
+            return client.awaitTermination(java.time.Duration.ofSeconds(5));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 }

@@ -4,10 +4,11 @@ import java.time.Duration;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
-import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
 
 /**
- * AWS SDK v2 clients built once per container with the light URL-connection HTTP client.
+ * AWS SDK v2 clients built once per container with the light URL-connection HTTP client, set on every builder
+ * ({@code httpClientBuilder}) so the SDK's classpath discovery never picks another; the Lambda jars carry no other
+ * (the root pom excludes the SDK's Apache and Netty clients). EventBridge's client is {@link EventPublisher}'s.
  *
  * <p>Endpoints are not set here: the SDK itself honours {@code AWS_ENDPOINT_URL} and
  * {@code AWS_ENDPOINT_URL_<SERVICE>} (e.g. {@code AWS_ENDPOINT_URL_DYNAMODB}), so the same
@@ -16,7 +17,6 @@ import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
  */
 public final class AwsClients {
     private static volatile DynamoDbClient dynamoDb;
-    private static volatile EventBridgeClient eventBridge;
     private static volatile DynamoDbClient dynamoDbForPolls;
 
     /** Deadline of one abort-flag poll, all attempts included, milliseconds: shorter than the 500 ms poll period. */
@@ -67,20 +67,5 @@ public final class AwsClients {
             }
         }
         return dynamoDbForPolls;
-    }
-
-    /** The container's shared EventBridge client. */
-    public static EventBridgeClient eventBridge() {
-        if (eventBridge == null) {
-            synchronized (AwsClients.class) {
-                if (eventBridge == null) {
-                    eventBridge = EventBridgeClient.builder()
-                            .region(region())
-                            .httpClientBuilder(UrlConnectionHttpClient.builder())
-                            .build();
-                }
-            }
-        }
-        return eventBridge;
     }
 }

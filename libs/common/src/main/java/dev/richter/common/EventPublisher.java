@@ -1,6 +1,7 @@
 package dev.richter.common;
 
 import java.util.Map;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
 import software.amazon.awssdk.services.eventbridge.model.PutEventsRequest;
 import software.amazon.awssdk.services.eventbridge.model.PutEventsRequestEntry;
@@ -10,6 +11,9 @@ import software.amazon.awssdk.services.eventbridge.model.PutEventsResponse;
  * Puts Richter's events on the custom bus ({@code EVENT_BUS_NAME}), source {@code richter}.
  * Detail-types (DESIGN.md §3): {@code Run Started}, {@code Stage Completed}, {@code Verdict Changed},
  * {@code Run Aborted}, {@code Run Completed}, {@code Check Regressed}.
+ *
+ * <p>The EventBridge SDK module is an optional dependency of {@code libs/common}: a function that publishes declares
+ * {@code software.amazon.awssdk:eventbridge} in its own pom, so only those functions' Lambda jars carry it.
  */
 public final class EventPublisher {
     /** The {@code source} of every Richter event. */
@@ -26,7 +30,15 @@ public final class EventPublisher {
     /** Publisher on the bus named by {@code EVENT_BUS_NAME} (default {@code richter}). */
     public static EventPublisher fromEnv() {
         String bus = System.getenv("EVENT_BUS_NAME");
-        return new EventPublisher(AwsClients.eventBridge(), bus == null || bus.isBlank() ? "richter" : bus);
+        return new EventPublisher(SharedClient.EVENT_BRIDGE, bus == null || bus.isBlank() ? "richter" : bus);
+    }
+
+    /** The container's EventBridge client (URL-connection HTTP client, region {@link AwsClients#region()}), built on first use. */
+    private static final class SharedClient {
+        static final EventBridgeClient EVENT_BRIDGE = EventBridgeClient.builder()
+                .region(AwsClients.region())
+                .httpClientBuilder(UrlConnectionHttpClient.builder())
+                .build();
     }
 
     /**

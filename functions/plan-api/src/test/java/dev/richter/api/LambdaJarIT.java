@@ -1,0 +1,16 @@
+package dev.richter.api;
+
+import dev.richter.common.LambdaJar;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The plan-api Lambda jar carries the SDK clients the function calls and one HTTP client ({@link LambdaJar#assertLean}):
+ * the tables, reports from S3, StartExecution and DescribeExecution; no X-Ray (it reads no trace source) and no EventBridge. Runs in {@code mvn -Plambda verify}, after the jar is built.
+ */
+class LambdaJarIT {
+    @Test
+    void carriesOnlyTheServiceClientsItCallsAndOneHttpClient() {
+        LambdaJar.of("plan-api").assertLean(Set.of("dynamodb", "s3", "sfn"), false);
+    }
+}
