@@ -25,7 +25,7 @@ final class CompareResource {
 
     /**
      * {@code GET /runs/{runId}/compare?with=<runId>|previous}: the run's report compared with the other run's, with the
-     * default thresholds ({@link RunComparison.Thresholds#DEFAULT}). {@code previous} is the latest earlier
+     * default thresholds ({@link RunComparison.RegressionThresholds#DEFAULT}). {@code previous} is the latest earlier
      * {@code COMPLETED} run of the same plan that has a report ({@link RunHistory#previous}).
      *
      * @return 200 {@code Comparison}
@@ -53,7 +53,7 @@ final class CompareResource {
             repositories.getRun(req.teamId(), with).orElseThrow(() -> ApiException.notFound("run", with));
             baseline = report(with);
         }
-        return ApiResponse.json(200, RunComparison.of(report, baseline, RunComparison.Thresholds.DEFAULT));
+        return ApiResponse.json(200, RunComparison.of(report, baseline, RunComparison.RegressionThresholds.DEFAULT));
     }
 
     private JsonNode report(String runId) {

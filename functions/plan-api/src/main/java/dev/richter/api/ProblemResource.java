@@ -43,7 +43,7 @@ final class ProblemResource {
         String planId = req.query().getOrDefault("planId", "");
         return Cursor.respond(req, "problems:" + req.teamId() + ":" + planId + ":" + status, Map.entry("teamId", req.teamId()),
                 (limit, start) -> {
-                    ProblemStore.Page page = problems.list(req.teamId(), planId, status, limit, start);
+                    ProblemStore.ProblemPage page = problems.list(req.teamId(), planId, status, limit, start);
                     return new PlanStore.Page<>(page.items(), page.lastKey());
                 }, p -> p);
     }

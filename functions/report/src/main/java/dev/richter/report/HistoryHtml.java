@@ -59,7 +59,7 @@ final class HistoryHtml {
         } else {
             h.append("No regression beyond the thresholds.</p>");
         }
-        RunComparison.Thresholds t = c.thresholds();
+        RunComparison.RegressionThresholds t = c.thresholds();
         h.append("<p class=note>A regression: capacity falls by more than ").append(RunComparison.num(t.capacityDropPct()))
                 .append(" %; a step's p99 rises by more than ").append(RunComparison.num(t.p99RisePct())).append(" % and ")
                 .append(RunComparison.num(t.p99RiseMs())).append(" ms; its error rate by more than ")

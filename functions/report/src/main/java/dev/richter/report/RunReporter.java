@@ -123,7 +123,7 @@ public final class RunReporter {
         try {
             return history.previous(run.planId(), run.runId(), run.createdAtMs())
                     .map(prev -> new Report.SinceLastRun("", RunComparison.of(Json.MAPPER.valueToTree(report), prev.report(),
-                            RunComparison.Thresholds.DEFAULT)))
+                            RunComparison.RegressionThresholds.DEFAULT)))
                     .orElse(new Report.SinceLastRun("the plan's first finished run: nothing to compare with", null));
         } catch (RuntimeException e) {
             LOG.error("run {} not compared with the previous run: {}", run.runId(), e.toString());

@@ -43,7 +43,7 @@ class RunComparisonTest {
     @Test
     void theSameRunTwiceIsNoRegression() {
         RunComparison c = RunComparison.of(report("run-2", healthy(10), List.of()), report("run-1", healthy(10), List.of()),
-                RunComparison.Thresholds.DEFAULT);
+                RunComparison.RegressionThresholds.DEFAULT);
         assertFalse(c.regressed(), c.regressions().toString());
         assertEquals(4, c.steps().size(), "the pre-test and three formal steps are matched by rate");
         assertEquals(List.of(), c.unmatched());
@@ -60,7 +60,7 @@ class RunComparisonTest {
     void aSlowerSecondRunIsARegressionOfEveryStepsP99() {
         JsonNode first = report("run-1", healthy(10), List.of());
         JsonNode slower = report("run-2", healthy(30), List.of());
-        RunComparison c = RunComparison.of(slower, first, RunComparison.Thresholds.DEFAULT);
+        RunComparison c = RunComparison.of(slower, first, RunComparison.RegressionThresholds.DEFAULT);
         assertTrue(c.regressed());
         assertEquals("run-1", c.baselineRunId());
         RunComparison.StepComparison step1 = c.steps().get(1);
@@ -74,7 +74,7 @@ class RunComparisonTest {
     @Test
     void aP99ThatDoublesByAFewMillisecondsIsNoRegression() {
         RunComparison c = RunComparison.of(report("run-2", healthy(8), List.of()), report("run-1", healthy(4), List.of()),
-                RunComparison.Thresholds.DEFAULT);
+                RunComparison.RegressionThresholds.DEFAULT);
         assertFalse(c.regressed(), "p99 ~5 → ~10 ms doubles but rises by less than 20 ms: " + c.regressions());
     }
 
@@ -84,7 +84,7 @@ class RunComparisonTest {
         worse.add(step("formal", 1, 40, 400, 360, Map.of("503", 40L), 0, 12));
         worse.add(step("formal", 2, 80, 800, 600, Map.of("503", 200L), 0, 14));
         RunComparison c = RunComparison.of(report("run-2", worse, List.of()), report("run-1", healthy(10), List.of()),
-                RunComparison.Thresholds.DEFAULT);
+                RunComparison.RegressionThresholds.DEFAULT);
         assertEquals("20 QPS", c.whole().capacity().run());
         assertEquals(20.0, c.whole().capacityQps().run());
         assertTrue(c.regressions().get(0).startsWith("capacity fell from ≥ 80 QPS to 20 QPS (75 %"), c.regressions().toString());
@@ -95,7 +95,7 @@ class RunComparisonTest {
     @Test
     void stepsOfARateOnlyOneRunHadAreListedNotCompared() {
         JsonNode two = report("run-2", healthyUpTo(2), List.of());
-        RunComparison c = RunComparison.of(two, report("run-1", healthy(10), List.of()), RunComparison.Thresholds.DEFAULT);
+        RunComparison c = RunComparison.of(two, report("run-1", healthy(10), List.of()), RunComparison.RegressionThresholds.DEFAULT);
         assertEquals(List.of("formal step 3 at 80 QPS (only in run-1)"), c.unmatched());
         assertEquals(3, c.steps().size());
         assertEquals("≥ 40 QPS", c.whole().capacity().run(), "two sustained steps give a lower bound");
@@ -109,7 +109,7 @@ class RunComparisonTest {
                 new Verdict("order", Verdict.State.SUSPECT, "p99 high", t + 2_000),
                 new Verdict("order", Verdict.State.HEALTHY, "", t + 6_000));
         RunComparison c = RunComparison.of(report("run-2", healthy(10), verdicts), report("run-1", healthy(10), List.of()),
-                RunComparison.Thresholds.DEFAULT);
+                RunComparison.RegressionThresholds.DEFAULT);
         assertEquals(Map.of("order", "HEALTHY"), c.steps().get(1).verdicts().run());
         assertEquals(Map.of("order", "SUSPECT"), c.steps().get(2).verdicts().run());
         assertEquals(Map.of(), c.steps().get(2).verdicts().baseline());

@@ -42,7 +42,7 @@ public final class ProblemStore {
      * @param items   the problems of the page (after the status filter: a page may hold fewer than the limit)
      * @param lastKey the key to start the next page at; null on the last page
      */
-    public record Page(List<TrackedProblem> items, Map<String, AttributeValue> lastKey) {}
+    public record ProblemPage(List<TrackedProblem> items, Map<String, AttributeValue> lastKey) {}
 
     /**
      * A page of the team's problems.
@@ -51,11 +51,11 @@ public final class ProblemStore {
      * @param planId only this plan's; blank: every plan's
      * @param status only problems in this status; blank: every status
      * @param limit  items read (before the status filter), 1..100
-     * @param start  the previous page's {@link Page#lastKey()}, or null for the first page
+     * @param start  the previous page's {@link ProblemPage#lastKey()}, or null for the first page
      */
-    public Page list(String teamId, String planId, String status, int limit, Map<String, AttributeValue> start) {
+    public ProblemPage list(String teamId, String planId, String status, int limit, Map<String, AttributeValue> start) {
         QueryResponse r = dynamoDb.query(query(teamId, planId, status).limit(limit).exclusiveStartKey(start).build());
-        return new Page(r.items().stream().map(ProblemStore::problem).toList(),
+        return new ProblemPage(r.items().stream().map(ProblemStore::problem).toList(),
                 r.hasLastEvaluatedKey() && !r.lastEvaluatedKey().isEmpty() ? r.lastEvaluatedKey() : null);
     }
 

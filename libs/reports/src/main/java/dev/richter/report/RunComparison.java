@@ -18,7 +18,7 @@ import java.util.TreeMap;
  * that rate in the other is listed as unmatched. A step that sent nothing on either side is compared but never
  * flagged.
  *
- * <p>A regression ({@link Thresholds}) is flagged when, beyond the thresholds: the capacity falls (only when this run
+ * <p>A regression ({@link RegressionThresholds}) is flagged when, beyond the thresholds: the capacity falls (only when this run
  * measured a reached capacity, since a lower bound "≥ N QPS" cannot be said to fall); or, for a matched step that sent
  * requests in both runs, p99 latency rises (by more than both the relative and the absolute bound, so that a 2 ms p99
  * doubling to 4 ms is no regression) or the error rate rises.
@@ -36,7 +36,7 @@ import java.util.TreeMap;
  * @param regressed      true when {@code regressions} is not empty
  */
 public record RunComparison(String runId, String baselineRunId, String planId, String baselinePlanId,
-                            Thresholds thresholds, List<StepComparison> steps, List<String> unmatched, Whole whole,
+                            RegressionThresholds thresholds, List<StepComparison> steps, List<String> unmatched, Whole whole,
                             List<String> regressions, boolean regressed) {
     public RunComparison {
         steps = List.copyOf(steps);
@@ -53,9 +53,9 @@ public record RunComparison(String runId, String baselineRunId, String planId, S
      * @param errorRateRisePoints a step's error rate (100 − success rate) rises by more than this, percentage points
      *                            (default 1)
      */
-    public record Thresholds(double capacityDropPct, double p99RisePct, double p99RiseMs, double errorRateRisePoints) {
+    public record RegressionThresholds(double capacityDropPct, double p99RisePct, double p99RiseMs, double errorRateRisePoints) {
         /** 10 % capacity, p99 +20 % and +20 ms, error rate +1 point. */
-        public static final Thresholds DEFAULT = new Thresholds(10, 20, 20, 1);
+        public static final RegressionThresholds DEFAULT = new RegressionThresholds(10, 20, 20, 1);
     }
 
     /**
@@ -107,7 +107,7 @@ public record RunComparison(String runId, String baselineRunId, String planId, S
      * @param thresholds the regression bounds
      * @return the comparison; never null
      */
-    public static RunComparison of(JsonNode run, JsonNode baseline, Thresholds thresholds) {
+    public static RunComparison of(JsonNode run, JsonNode baseline, RegressionThresholds thresholds) {
         List<StepComparison> steps = new ArrayList<>();
         List<String> unmatched = new ArrayList<>();
         List<String> regressions = new ArrayList<>();
@@ -144,7 +144,7 @@ public record RunComparison(String runId, String baselineRunId, String planId, S
     }
 
     private static StepComparison step(JsonNode step, JsonNode base, JsonNode verdicts, JsonNode baseVerdicts,
-                                       Thresholds t) {
+                                       RegressionThresholds t) {
         String label = label(step);
         Double p99 = latency(step, "p99");
         Double baseP99 = latency(base, "p99");
