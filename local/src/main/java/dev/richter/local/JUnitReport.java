@@ -1,6 +1,7 @@
 package dev.richter.local;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.richter.report.RunComparison;
 import java.io.StringWriter;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -64,8 +65,7 @@ final class JUnitReport {
         }
         for (String stage : List.of("warmUp", "preTest", "formal")) {
             for (JsonNode s : report.path(stage)) {
-                String name = s.path("stage").asText() + " step " + (s.path("stepIndex").asInt() + 1) + " at "
-                        + num(s.path("targetQps").asDouble()) + " QPS";
+                String name = RunComparison.label(s);
                 List<String> r = stepRegressions.getOrDefault(s.path("stage").asText() + "#" + s.path("stepIndex").asInt(), List.of());
                 JsonNode lat = s.path("latencyMs");
                 String figures = "achieved " + num(s.path("achievedQps").asDouble()) + " QPS, sent "
@@ -165,6 +165,6 @@ final class JUnitReport {
     }
 
     private static String num(double v) {
-        return v == Math.rint(v) ? String.valueOf((long) v) : String.format(java.util.Locale.ROOT, "%.1f", v);
+        return RunComparison.num(v);
     }
 }

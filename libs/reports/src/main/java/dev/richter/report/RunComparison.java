@@ -181,8 +181,8 @@ public record RunComparison(String runId, String baselineRunId, String planId, S
         return out;
     }
 
-    /** {@code formal step 2 at 40 QPS}: steps numbered from 1, as the report's text does. */
-    static String label(JsonNode step) {
+    /** {@code formal step 2 at 40 QPS}: a step of a report document, numbered from 1 as the report's text numbers it. */
+    public static String label(JsonNode step) {
         return step.path("stage").asText() + " step " + (step.path("stepIndex").asInt() + 1) + " at "
                 + num(step.path("targetQps").asDouble()) + " QPS";
     }
@@ -250,8 +250,8 @@ public record RunComparison(String runId, String baselineRunId, String planId, S
         };
     }
 
-    /** A figure as people read it: at most one decimal, none when whole. */
-    static String num(double v) {
+    /** A figure as people read it: at most one decimal, none when whole ({@code 40}, {@code 35.9}). */
+    public static String num(double v) {
         return v == Math.rint(v) ? String.valueOf((long) v) : String.format(Locale.ROOT, "%.1f", v);
     }
 }
