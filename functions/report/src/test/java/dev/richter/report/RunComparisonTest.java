@@ -114,4 +114,25 @@ class RunComparisonTest {
         assertEquals(Map.of("order", "SUSPECT"), c.steps().get(2).verdicts().run());
         assertEquals(Map.of(), c.steps().get(2).verdicts().baseline());
     }
+
+    @Test
+    void thePageSaysWhatChangedSinceTheLastRunAndWhichProblemsCameBack() {
+        JsonNode first = report("run-1", healthy(10), List.of());
+        Report slower = ReportBuilder.build(run("run-2"), PLAN, healthy(30), List.of(), CLEAN_DYNAMIC, List.of(), null, 1);
+        RunComparison c = RunComparison.of(Json.MAPPER.valueToTree(slower), first, RunComparison.RegressionThresholds.DEFAULT);
+        Report r = slower.withHistory(List.of(new Report.FollowedProblem("prb-00000000000000aa", "data:traffic set", "data",
+                "traffic <set>", "reopened", "open", "run-1", 2, "ana", "")), new Report.SinceLastRun("", c));
+        String html = HtmlReport.render(r);
+        assertTrue(html.contains("<section id=since><h2>Since the last run</h2><p>Compared with <b>run-1</b>. "
+                + "<span class=FAIL>Regression</span>:</p><ul><li>formal step 1 at 20 QPS: p99 rose from 12.0 ms to 35.9 ms"), html);
+        assertTrue(html.contains("<b>traffic &lt;set&gt;</b>"), "escaped");
+        assertTrue(html.contains(">reopened</td>"), html);
+        JsonNode json = Json.MAPPER.valueToTree(r);
+        assertEquals("run-1", json.path("sinceLastRun").path("comparison").path("baselineRunId").asText());
+        assertEquals("reopened", json.path("followUp").get(0).path("change").asText());
+
+        String none = HtmlReport.render(slower.withHistory(List.of(), new Report.SinceLastRun(
+                "the plan's first finished run: nothing to compare with", null)));
+        assertTrue(none.contains("<p>Not compared: the plan&#39;s first finished run: nothing to compare with.</p>"), none);
+    }
 }
