@@ -21,6 +21,8 @@ public final class FakeTarget implements AutoCloseable {
     public volatile String healthStatus = "UP";
     /** The {@code baggage} header of every {@code POST /orders}, in arrival order ("null" when absent). */
     public final List<String> baggage = new CopyOnWriteArrayList<>();
+    /** How long {@code POST /orders} waits before it answers, milliseconds; 0 until a test sets another. */
+    public volatile long delayMs = 0;
     /** Arrival time of every {@code POST /orders}, epoch milliseconds. */
     public final List<Long> arrivalsMs = new CopyOnWriteArrayList<>();
     private final HttpServer server;
@@ -34,6 +36,14 @@ public final class FakeTarget implements AutoCloseable {
                 arrivalsMs.add(System.currentTimeMillis());
                 ex.getRequestBody().readAllBytes();
                 baggage.add(String.valueOf(ex.getRequestHeaders().getFirst("baggage")));
+                long delay = delayMs;
+                if (delay > 0) {
+                    try {
+                        Thread.sleep(delay);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
                 byte[] body = "{\"orderId\":\"o-1\"}".getBytes(StandardCharsets.UTF_8);
                 ex.getResponseHeaders().set("Content-Type", "application/json");
                 ex.sendResponseHeaders(orderStatus.get(), body.length);

@@ -16,6 +16,7 @@ import dev.richter.data.flow.FlowRunner;
 import dev.richter.data.flow.FlowService;
 import dev.richter.data.traffic.TrafficSetStore;
 import dev.richter.links.LinkService;
+import dev.richter.report.ProblemStore;
 import dev.richter.report.ReportRepository;
 import dev.richter.runs.ContractSchemas;
 import dev.richter.runs.PlanValidator;
@@ -104,7 +105,9 @@ public final class PlanApi {
                 new DataSetResource(flows),
                 new SafetyResource(repositories, audit, input),
                 new AuditResource(store),
-                new OpenApiResource()));
+                new OpenApiResource(),
+                new ProblemResource(new ProblemStore(dynamoDb, tables.registry()), audit, input, clock),
+                new CompareResource(repositories, reports)));
     }
 
     /**

@@ -20,6 +20,8 @@ class InputValidatorTest {
     void theDemoPlanIsValid() throws Exception {
         byte[] plan = Files.readAllBytes(Path.of("../../examples/shop/plan.json"));
         assertEquals("shop capacity", validator.parse("PlanInput", plan).path("name").asText());
+        byte[] gate = Files.readAllBytes(Path.of("../../examples/ci/plan.json"));
+        assertEquals("shop release gate", validator.parse("PlanInput", gate).path("name").asText(), "the CI example's plan");
     }
 
     @Test

@@ -83,8 +83,27 @@ final class RegistryApiHarness {
             }
             return PutItemResponse.builder().build();
         }
+        if ("version = :v".equals(r.conditionExpression())) {
+            var stored = items.get(key(r.tableName(), r.item()));
+            if (stored == null || !stored.get("version").n().equals(r.expressionAttributeValues().get(":v").n())) {
+                throw ConditionalCheckFailedException.builder().message("changed").build();
+            }
+        }
         items.put(key(r.tableName(), r.item()), r.item());
         return PutItemResponse.builder().build();
+    }
+
+    /** Whether {@code item} passes the query's filter: none, or {@code #name = :value} of one attribute. */
+    private static boolean passes(QueryRequest r, Map<String, AttributeValue> item) {
+        if (r.filterExpression() == null) {
+            return true;
+        }
+        String[] f = r.filterExpression().split(" = ");
+        if (f.length != 2 || !f[0].startsWith("#")) {
+            throw new UnsupportedOperationException("filter " + r.filterExpression());
+        }
+        AttributeValue v = item.get(r.expressionAttributeNames().get(f[0]));
+        return v != null && v.equals(r.expressionAttributeValues().get(f[1]));
     }
 
     private GetItemResponse get(GetItemRequest r) {
@@ -131,6 +150,9 @@ final class RegistryApiHarness {
             }
             if (out.size() == limit) {
                 break;
+            }
+            if (!passes(r, item)) {
+                continue; // a filtered item still counts towards DynamoDB's limit; this fake counts only the kept ones
             }
             out.add(item);
             String sortKey = item.containsKey("itemKey") ? "itemKey" : "sk";

@@ -19,6 +19,7 @@ import java.util.Map;
  * tables still carry every figure.
  *
  * <p>Top to bottom: the one-screen answer (outcome, capacity, failure mode, confidence), the problems to follow, the
+ * problems followed across the plan's runs and the comparison with its last run ({@link HistoryHtml}), the
  * resilience verdict, the run over time (throughput, latency, errors, with step and verdict marks), the latency
  * distribution per step, the steps table, the call graph, then confidence reasons, checks, missing evidence and the
  * verdict timeline. Steps are numbered from 1. Every text from the run is HTML-escaped.
@@ -39,6 +40,7 @@ public final class HtmlReport {
         header(h, r);
         summary(h, r);
         problems(h, r);
+        HistoryHtml.render(h, r);
         resilience(h, r);
         timeSeries(h, r);
         latencyCurves(h, r);

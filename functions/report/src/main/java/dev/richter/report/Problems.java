@@ -80,7 +80,8 @@ public final class Problems {
             if (c.outcome() == CheckResult.Outcome.PASS || c.name().equals("monitoring-evidence") && !missingEvidence.isEmpty()) {
                 continue;
             }
-            out.add(new Report.Problem(c.outcome(), "check", c.name() + " (" + c.subject() + ")", c.evidence(), next(c)));
+            out.add(new Report.Problem(c.outcome(), "check", c.name() + " (" + c.subject() + ")", c.evidence(), next(c),
+                    "check:" + c.name() + ":" + c.subject()));
         }
         Map<String, Verdict> worst = new LinkedHashMap<>();
         for (Verdict v : verdictChanges) {

@@ -41,6 +41,9 @@ import java.util.List;
  * @param indexing       how {@code stepIndex} counts, in words
  * @param bottlenecks    per formal step, the service whose trace self-time per request grew most and its saturation
  *                       signals ({@link Bottlenecks})
+ * @param followUp       the plan's tracked problems as this run left them: each open one observed again or not, each
+ *                       new one, each resolved one that reopened ({@link ProblemTracker}); empty when not tracked
+ * @param sinceLastRun   this run compared with the plan's previous finished run ({@link RunComparison})
  */
 public record Report(String runId, String planId, String teamId, String planName, String outcome, String outcomeReason,
                      long generatedAtMs, List<CheckResult> staticChecks, List<CheckResult> dynamicChecks,
@@ -48,7 +51,8 @@ public record Report(String runId, String planId, String teamId, String planName
                      List<Verdict> verdicts, Capacity capacity, FailureMode failureMode, Confidence confidence,
                      List<MissingEvidence> missingEvidence, List<Problem> problems, Resilience resilience,
                      TimeSeries timeSeries, LatencyCurves latencyCurves, CallGraph callGraph, String indexing,
-                     List<Bottlenecks.Bottleneck> bottlenecks) {
+                     List<Bottlenecks.Bottleneck> bottlenecks, List<FollowedProblem> followUp,
+                     SinceLastRun sinceLastRun) {
     /** The text of {@link #indexing()}. */
     public static final String INDEXING = "stepIndex is 0-based within its stage (formal step 1 has stepIndex 0);"
             + " text for people numbers steps from 1";
@@ -63,6 +67,8 @@ public record Report(String runId, String planId, String teamId, String planName
         callGraph = callGraph == null ? CallGraph.notRead("not read") : callGraph;
         indexing = indexing == null ? INDEXING : indexing;
         bottlenecks = bottlenecks == null ? List.of() : List.copyOf(bottlenecks);
+        followUp = followUp == null ? List.of() : List.copyOf(followUp);
+        sinceLastRun = sinceLastRun == null ? SinceLastRun.NONE : sinceLastRun;
     }
 
     /** Every step in run order: the warm-up, the pre-test, the formal steps. */
@@ -77,7 +83,44 @@ public record Report(String runId, String planId, String teamId, String planName
     public Report withTimeSeries(TimeSeries series) {
         return new Report(runId, planId, teamId, planName, outcome, outcomeReason, generatedAtMs, staticChecks, dynamicChecks,
                 warmUp, preTest, formal, formalStepsPlanned, verdicts, capacity, failureMode, confidence, missingEvidence, problems,
-                resilience, series, latencyCurves, callGraph, indexing, bottlenecks);
+                resilience, series, latencyCurves, callGraph, indexing, bottlenecks, followUp, sinceLastRun);
+    }
+
+    /** The same report with the plan's followed problems and the comparison with its previous run. */
+    public Report withHistory(List<FollowedProblem> followed, SinceLastRun since) {
+        return new Report(runId, planId, teamId, planName, outcome, outcomeReason, generatedAtMs, staticChecks, dynamicChecks,
+                warmUp, preTest, formal, formalStepsPlanned, verdicts, capacity, failureMode, confidence, missingEvidence, problems,
+                resilience, timeSeries, latencyCurves, callGraph, indexing, bottlenecks, followed, since);
+    }
+
+    /**
+     * A tracked problem of the plan as this run left it ({@link ProblemTracker}).
+     *
+     * @param id            the tracked problem's id ({@code PATCH /problems/{id}})
+     * @param key           its key
+     * @param kind          its kind
+     * @param subject       its subject
+     * @param change        {@code new} (first listed by this run), {@code observed again} (open or acknowledged, and
+     *                      listed again), {@code not observed} (open or acknowledged, and not listed by this run) or
+     *                      {@code reopened} (resolved, and listed again: open once more)
+     * @param status        its status after this run
+     * @param firstRunId    the first run that listed it
+     * @param runsSeen      reports that listed it, this one included
+     * @param owner         who follows it up; empty when nobody
+     * @param note          the team's note
+     */
+    public record FollowedProblem(String id, String key, String kind, String subject, String change, String status,
+                                  String firstRunId, int runsSeen, String owner, String note) {}
+
+    /**
+     * The "since the last run" section: this run compared with the previous finished run of the same plan.
+     *
+     * @param note       why there is no comparison ({@code first run of the plan}, ...), empty when there is one
+     * @param comparison the comparison; null when there is none
+     */
+    public record SinceLastRun(String note, RunComparison comparison) {
+        /** Not compared (a report built outside a run's end). */
+        public static final SinceLastRun NONE = new SinceLastRun("not compared", null);
     }
 
     /**
@@ -152,8 +195,16 @@ public record Report(String runId, String planId, String teamId, String planName
      * @param subject  the check and its subject, the module, the worker, the entry...
      * @param problem  what was seen, with its figures
      * @param next     what to do next
+     * @param key      its identity across the runs of the plan, from its kind and subject and never its figures
+     *                 ({@code check:<check>:<subject>}, else {@code <kind>:<subject>}): the key of its
+     *                 {@link TrackedProblem}
      */
-    public record Problem(CheckResult.Outcome severity, String kind, String subject, String problem, String next) {}
+    public record Problem(CheckResult.Outcome severity, String kind, String subject, String problem, String next, String key) {
+        /** A problem keyed {@code <kind>:<subject>}. */
+        public Problem(CheckResult.Outcome severity, String kind, String subject, String problem, String next) {
+            this(severity, kind, subject, problem, next, kind + ":" + subject);
+        }
+    }
 
     /**
      * The defences a system needs against progressive collapse, judged from the run's own evidence.

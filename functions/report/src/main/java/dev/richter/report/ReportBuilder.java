@@ -173,7 +173,8 @@ public final class ReportBuilder {
                 Problems.with(Problems.of(staticChecks, dynamicChecks, ordered, all, missingEvidence, evidence.callGraph(),
                         distinctRequests(plan), resilience), Problems.accounting(results, evidence.windowSentByWorker(), evidence.startedSteps())),
                 resilience, evidence.timeSeries().withMarks(marks(all, ordered)), LatencyCurves.of(all),
-                evidence.callGraph(), Report.INDEXING, Bottlenecks.of(pre, formal, evidence.traces(), evidence.saturation()));
+                evidence.callGraph(), Report.INDEXING, Bottlenecks.of(pre, formal, evidence.traces(), evidence.saturation()),
+                List.of(), Report.SinceLastRun.NONE);
     }
 
     /** The resilience findings with {@link Degradation}'s appended, from the steps' failed checks and vanished paths. */

@@ -40,7 +40,10 @@ import software.amazon.awssdk.services.s3.S3Client;
  * report stands).
  *
  * <p>Reads the plans, runs, run-metrics, verdicts, registry (services, safety configuration) and links tables, and the
- * team's trace source (X-Ray on AWS).
+ * team's trace source (X-Ray on AWS). Before storing, it follows the report's problems across the plan's runs
+ * ({@link ProblemTracker}: the registry table's {@code problem#} items) and compares the run with the plan's previous
+ * finished run ({@link RunHistory}, {@link RunComparison}); either failing is logged and leaves its section empty, the
+ * report is written.
  *
  * <p>Writes one EMF line per run ({@link RichterMetrics}, function {@code report}): {@code RunsCompleted} (Count, 1),
  * {@code RunsAborted} (Count, 1 when the outcome is {@code ABORTED}, else 0), {@code EventsFailed} (Count) and, for an aborted run,
@@ -60,6 +63,8 @@ public final class RunReporter {
     private final EvidenceLoader loader;
     private final EventPublisher events;
     private final RunFlags flags;
+    private final ProblemTracker problems;
+    private final RunHistory history;
     private final RichterMetrics runMetrics = RichterMetrics.forFunction("report");
 
 
@@ -77,6 +82,8 @@ public final class RunReporter {
                 TraceSourceSpec::open);
         this.events = events;
         this.flags = new RunFlags(repositories.dynamoDb(), repositories.tables().runs());
+        this.problems = new ProblemTracker(new ProblemStore(repositories.dynamoDb(), repositories.tables().registry()));
+        this.history = new RunHistory(repositories.dynamoDb(), repositories.tables().runs(), reports);
     }
 
     /**
@@ -92,6 +99,35 @@ public final class RunReporter {
         Run run = repositories.getRun(runId).orElseThrow(() -> new IllegalArgumentException("unknown run " + runId));
         try (RunLogContext ignored = RunLogContext.open(runId, run.teamId(), null, null)) {
             return report(runId, run, error, remainingMs);
+        }
+    }
+
+    /**
+     * The plan's followed problems after this report ({@link ProblemTracker}); none when the store cannot be written
+     * (logged: the report is written anyway, and the next run's report tracks what it lists).
+     */
+    private List<Report.FollowedProblem> followUp(Report report) {
+        try {
+            return problems.track(report, report.generatedAtMs());
+        } catch (RuntimeException e) {
+            LOG.error("problems of run {} not tracked: {}", report.runId(), e.toString());
+            return List.of();
+        }
+    }
+
+    /**
+     * This run compared with the plan's previous finished run ({@link RunHistory#previous}, {@link RunComparison} with
+     * the default thresholds); a note instead when there is none or it cannot be read (logged).
+     */
+    private Report.SinceLastRun sinceLastRun(Run run, Report report) {
+        try {
+            return history.previous(run.planId(), run.runId(), run.createdAtMs())
+                    .map(prev -> new Report.SinceLastRun("", RunComparison.of(Json.MAPPER.valueToTree(report), prev.report(),
+                            RunComparison.RegressionThresholds.DEFAULT)))
+                    .orElse(new Report.SinceLastRun("the plan's first finished run: nothing to compare with", null));
+        } catch (RuntimeException e) {
+            LOG.error("run {} not compared with the previous run: {}", run.runId(), e.toString());
+            return new Report.SinceLastRun("the previous run could not be read: " + e.getMessage(), null);
         }
     }
 
@@ -115,6 +151,7 @@ public final class RunReporter {
         Report report = ReportBuilder.build(run, plan, results, metrics.checks(runId, "static"), dynamicChecks,
                 reports.verdicts(runId), reports.missingEvidence(runId), evidence, errorOf(error),
                 System.currentTimeMillis());
+        report = report.withHistory(followUp(report), sinceLastRun(run, report));
         Fitted fitted = fit(report);
         if (reports.hasBucket()) {
             // the whole report, before the table item that marks it ready; a bucket that refuses costs the copy, not the run's report
