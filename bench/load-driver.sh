@@ -2,16 +2,26 @@
 # Load-driver benchmark: the real LoadDriver (in-memory sink) against a local nginx,
 # compared with a peer load generator measured in the same run, on the same core.
 #
-# PROTOCOL=h1 (default) — HTTP/1.1 on http://, peer wrk:
-#   (1) max sustained rate per core, driver vs wrk, each pinned with `taskset -c 1` (nginx on core 0);
-#       driver: open-model max (highest target rate, 2 s trials, at which every due request was sent and
-#       answered ok, none dropped, and the send rate reached >= 99 % of the target),
-#       for both transports (Netty, JDK HttpClient); wrk: closed-loop max (-t1 -c32, 5 s, better of 2 runs);
-#       ratio_vs_wrk uses the Netty transport (the load driver's default for http://).
-#   (2) rate accuracy at 1, 10, 100, 1000, 10000 QPS (count error and send-timestamp rate error)
-#   (3) send-side inter-arrival jitter p99 at 1000 QPS, |gap - 1 ms|
+# PROTOCOL=h1 (default) — HTTP/1.1 on http://, peers wrk (closed loop), hey (-q per worker) and Artillery
+# (open model, arrivalRate), every client pinned with `taskset -c 1` (nginx on core 0):
+#   (1) CPU per request and max sustained rate per core. CPU per request = the client process's own CPU time
+#       (user + system) over the requests nginx counted (stub_status), never wall time: CPU time is robust to the
+#       neighbours of a shared host, wall-clock rates are not.
+#       driver: open-model max (highest target rate, 2 s trials, at which every due request was sent and answered ok,
+#       none dropped, and the send rate reached >= 99 % of the target), then its CPU per request in a 5 s trial at that
+#       rate, for both transports (Netty, JDK HttpClient); wrk: closed-loop max (-t1 -c32, 5 s, better of 2 runs);
+#       hey and Artillery: the highest target rate they hold within 1 % (requests counted at nginx over the trial), and
+#       their CPU per request there; hey's closed-loop max (-c 32) too.
+#       cpu_cost_ratio = wrk us/request / the driver's (Netty, the load driver's default for http://).
+#   (2) rate accuracy of the driver at 1, 10, 100, 1000, 10000 QPS (count error and send-timestamp rate error)
+#   (3) send lateness of the driver (send time minus due time, as it records it: p50, p99, p99.9, max) at 1000 and
+#       10000 QPS, beside its floor (same scheduler and thread, no-op dispatch); the peers' send accuracy as nginx
+#       sees it: requests per second at 1000 QPS for 10 s (the worst full second's error)
 #   (4) peak heap used at 10000 QPS
-#   Last line: ratio_vs_wrk=<x> max_rate_error_pct=<y> jitter_p99_ms=<z>
+#   Last line: cpu_cost_ratio=<wrk us/req / driver us/req> lateness_p99_us_1k=<x> lateness_p99_us_10k=<x>
+#              lateness_p999_us_10k=<x> max_rate_error_pct=<x> cpu_vs_artillery=<driver us/req / Artillery's>
+#              cpu_vs_hey=<driver / hey>
+#   Artillery is installed with npm (ARTILLERY_VERSION, pinned), wrk, hey and nginx with apt.
 # PROTOCOL=h2c — HTTP/2 with prior knowledge on http:// (nginx `listen ... http2`), peer h2load (-t1 -c1 -m32:
 #   one connection, 32 streams in flight, as wrk keeps 32 requests in flight; better of 2 runs):
 #   max rate of the driver's Netty h2c and, on the same nginx, its HTTP/1.1 and wrk's.
@@ -23,11 +33,12 @@
 # Every max rate is measured the same way: see LoadDriverBench (maxrate). This host is shared: compare runs made
 # back to back, and look at cpu us/request too (robust to neighbours; max rates are not).
 #
-# Usage: bench/load-driver.sh            (from anywhere; ~3-4 minutes a run)
+# Usage: bench/load-driver.sh            (from anywhere; ~6 minutes a run)
 #        RUNS=3 bench/load-driver.sh     (the whole measurement three times; the last 3 lines are the runs' last lines)
 #        PROTOCOL=h2c bench/load-driver.sh, PROTOCOL=h2 bench/load-driver.sh
 #        BENCH_JAVA_OPTS="-Dbench.scheduler=thread" bench/load-driver.sh   (A/B: scheduler on the driver's thread)
 #        BENCH_JAVA_OPTS="-Dbench.gaps=true" bench/load-driver.sh   (lists each send gap off by >= 0.3 ms, by offset)
+#        PEERS=0 bench/load-driver.sh      (without hey and Artillery)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -41,12 +52,18 @@ PORT="${BENCH_PORT:-18480}"
 H2C_PORT=$((PORT + 1))
 TLS_PORT=$((PORT + 2))
 URL="http://127.0.0.1:${PORT}"
+LOGGED_PORT=$((PORT + 3))
+LOGGED_URL="http://127.0.0.1:${LOGGED_PORT}"
+STATUS_URL="$URL/nginx_status"
 H2C_URL="http://127.0.0.1:${H2C_PORT}"
 TLS_URL="https://127.0.0.1:${TLS_PORT}"
 SUDO=""; [[ $(id -u) -ne 0 ]] && command -v sudo >/dev/null && SUDO="sudo"
 
 # --- tools -------------------------------------------------------------------------------------------
+PEERS="${PEERS:-1}"
+ARTILLERY_VERSION=2.0.34
 NEED=(nginx wrk); [[ "$PROTOCOL" != h1 ]] && NEED+=(nghttp2-client openssl)
+[[ "$PROTOCOL" == h1 && "$PEERS" == 1 ]] && NEED+=(hey)
 missing=()
 for p in "${NEED[@]}"; do
   bin="$p"; [[ "$p" == nghttp2-client ]] && bin=h2load
@@ -55,6 +72,11 @@ done
 if (( ${#missing[@]} )); then
   $SUDO apt-get install -y "${missing[@]}" >/dev/null 2>&1 || { $SUDO apt-get update >/dev/null && $SUDO apt-get install -y "${missing[@]}" >/dev/null; }
 fi
+if [[ "$PROTOCOL" == h1 && "$PEERS" == 1 ]] && ! artillery version 2>/dev/null | grep -q "$ARTILLERY_VERSION"; then
+  # Playwright's browser download is not needed for HTTP scenarios
+  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 $SUDO npm install -g --no-fund --no-audit "artillery@$ARTILLERY_VERSION" >/dev/null
+fi
+export ARTILLERY_DISABLE_TELEMETRY=true
 NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
 CORES=$(nproc)
 DRIVER_CPU=1; NGINX_CPU=0
@@ -90,6 +112,7 @@ error_log $WORK/logs/error.log warn;
 events { worker_connections 20000; }
 http {
   access_log off;
+  log_format arrival '\$msec';
   client_body_temp_path $WORK/tmp/body;
   proxy_temp_path $WORK/tmp/proxy;
   fastcgi_temp_path $WORK/tmp/fastcgi;
@@ -101,6 +124,13 @@ http {
     listen 127.0.0.1:$PORT;
     listen 127.0.0.1:$H2C_PORT http2;
     $TLS_CONF
+    location / { root $WORK/html; index index.html; }
+    location = /nginx_status { stub_status; }
+  }
+  # the peers' send accuracy: each request's arrival time, for counts per second
+  server {
+    listen 127.0.0.1:$LOGGED_PORT;
+    access_log $WORK/logs/arrivals.log arrival buffer=256k flush=1s;
     location / { root $WORK/html; index index.html; }
   }
 }
@@ -129,7 +159,7 @@ done
 CP="$WORK/bench-classes:$CP"
 # -XX:+AlwaysPreTouch as the load-driver function has it (template.yaml): no page faults in a young collection
 JVM_OPTS=(-Xms256m -Xmx512m -XX:+UseSerialGC -XX:ActiveProcessorCount=1 -XX:+AlwaysPreTouch
-          -Dlog4j2.configurationFile="$ROOT/bench/load-driver/log4j2.xml")
+          -Dlog4j2.configurationFile="$ROOT/bench/load-driver/log4j2.xml" -Dbench.nginxStatus="$STATUS_URL")
 [[ "$PROTOCOL" == h2 ]] && JVM_OPTS+=(-Djavax.net.ssl.trustStore="$WORK/trust.p12" -Djavax.net.ssl.trustStorePassword=changeit)
 # e.g. BENCH_JAVA_OPTS="-Dbench.scheduler=thread" (scheduler on the driver's thread, not the transport's send loop) or
 # "-Dbench.spinNanos=50000" (send loop polls 50 us before each send): A/B comparisons with one build
@@ -144,33 +174,120 @@ bench() {
 # --- peers: "<req/s> <cpu us/request>" ----------------------------------------------------------------
 # CPU per request (user+sys / requests) is printed too: it is robust to neighbours, max rates are not.
 TIMEFORMAT='%U %S'
+# nginx's request counter (stub_status); each read counts itself
+served() { curl -fs "$STATUS_URL" | awk 'NR==3 {print $3}'; }
+# cpu_per_req "<user s> <sys s>" <requests>: us of CPU per request
+cpu_per_req() { awk -v c="$1" -v n="$2" 'BEGIN{split(c,a," "); if (n > 0) printf "%.2f", (a[1]+a[2])*1e6/n; else print "nan"}'; }
 wrk_run() {
-  local out cpu rps reqs
+  local cpu rps s0 s1
+  s0=$(served)
   { cpu=$( { time taskset -c "$DRIVER_CPU" wrk -t1 -c32 -d5s "$URL/" > "$WORK/wrk.out"; } 2>&1 ); }
-  out="$(cat "$WORK/wrk.out")"
-  rps="$(awk '/Requests\/sec/ {print $2}' <<<"$out")"
-  reqs="$(awk '/requests in/ {print $1}' <<<"$out")"
-  awk -v r="$rps" -v n="$reqs" -v c="$cpu" 'BEGIN{split(c,a," "); printf "%s %.1f\n", r, (a[1]+a[2])*1e6/n}'
+  s1=$(served)
+  rps="$(awk '/Requests\/sec/ {print $2}' "$WORK/wrk.out")"
+  echo "$rps $(cpu_per_req "$cpu" $((s1 - s0 - 1)))"
 }
-# h2load_run <url>: 5 s measured after 1 s of warm-up (connection, TLS handshake)
-h2load_run() {
-  local cpu rps reqs
-  { cpu=$( { time taskset -c "$DRIVER_CPU" h2load -t1 -c1 -m32 -D 5 --warm-up-time=1 "$1/" > "$WORK/h2load.out"; } 2>&1 ); }
-  rps="$(sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p' "$WORK/h2load.out")"
-  reqs="$(awk '/^requests:/ {print $2}' "$WORK/h2load.out")"
-  grep -q 'Application protocol: h2' "$WORK/h2load.out" || { echo "h2load did not speak HTTP/2:" >&2; cat "$WORK/h2load.out" >&2; }
-  awk -v r="${rps:-0}" -v n="${reqs:-0}" -v c="$cpu" 'BEGIN{split(c,a," "); printf "%s %.1f\n", r, (n > 0 ? (a[1]+a[2])*1e6/n : 0)}'
+# hey_run <target qps> <seconds> [url]: "<req/s at nginx> <cpu us/request>"; target 0 = closed loop, 32 workers.
+# A target rate is spread over workers of at most 100 QPS each (-q is per worker), at least 10 workers.
+hey_run() {
+  local qps=$1 secs=$2 url="${3:-$URL}" c q cpu s0 s1
+  if [[ "$qps" == 0 ]]; then c=32; q=0; else c=$(( (qps + 99) / 100 )); (( c < 10 )) && c=10; q=$(awk -v t="$qps" -v c="$c" 'BEGIN{printf "%.4f", t/c}'); fi
+  s0=$(served)
+  { cpu=$( { time taskset -c "$DRIVER_CPU" hey -z "${secs}s" -c "$c" -q "$q" -disable-compression "$url/" > "$WORK/hey.out" 2>&1; } 2>&1 ); }
+  s1=$(served)
+  awk -v n=$((s1 - s0 - 1)) -v d="$secs" -v c="$(cpu_per_req "$cpu" $((s1 - s0 - 1)))" 'BEGIN{printf "%.1f %s\n", n/d, c}'
+}
+# artillery_ladder <rate>...: one Artillery run (Node starts once, slowly) of 5 s phases at each arrivalRate, 3 s pauses
+# between, one request per virtual user, against the logged listener; per phase (split at the pauses in nginx's
+# arrival times) "<target> <rate> <held 0|1> <cpu us/request> <worst second %>". CPU from the node process's own
+# /proc/<pid>/stat, sampled every 0.2 s, over the phase's first to last arrival (start-up and report excluded).
+artillery_ladder() {
+  local pid tck r
+  {
+    printf 'config:\n  target: "%s"\n  phases:\n' "$LOGGED_URL"
+    for r in "$@"; do printf '    - duration: 5\n      arrivalRate: %s\n    - pause: 3\n' "$r"; done
+    printf '  http:\n    timeout: 2\nscenarios:\n  - flow:\n      - get:\n          url: "/"\n'
+  } > "$WORK/artillery.yml"
+  : > "$WORK/logs/arrivals.log"; : > "$WORK/artillery.samples"
+  taskset -c "$DRIVER_CPU" artillery run --quiet "$WORK/artillery.yml" > "$WORK/artillery.out" 2>&1 &
+  pid=$!
+  tck=$(getconf CLK_TCK)
+  while kill -0 "$pid" 2>/dev/null; do
+    awk -v now="$(date +%s.%N)" '{print now, $14 + $15}' "/proc/$pid/stat" >> "$WORK/artillery.samples" 2>/dev/null || break
+    sleep 0.2
+  done
+  wait "$pid" 2>/dev/null || true
+  sleep 1.2  # the access log's buffer flushes every second
+  awk -v rates="$*" -v tck="$tck" '
+    FNR==NR { st[++ns]=$1; sc[ns]=$2; next }
+    { t=$1; if (np==0 || t-last[np] > 1.5) { np++; first[np]=t } last[np]=t; n[np]++; c[np, int(t)]++ }
+    END {
+      split(rates, R, " ")
+      for (p=1; p<=np && p<=length(R); p++) {
+        tgt=R[p]; rate=(n[p]>1) ? (n[p]-1)/(last[p]-first[p]) : 0
+        held=(n[p] >= 0.99*tgt*5 && n[p] <= 1.01*tgt*5 && rate >= 0.99*tgt && rate <= 1.01*tgt) ? 1 : 0
+        c0=""; c1=""; for (i=1; i<=ns; i++) { if (c0=="" && st[i] >= first[p]) c0=sc[i]; if (st[i] <= last[p]) c1=sc[i] }
+        cpu=(c0!="" && c1!="" && c1>c0) ? (c1-c0)/tck*1e6/n[p] : "nan"
+        worst=0; for (s=int(first[p])+1; s<int(last[p]); s++) { e=100*(c[p, s]-tgt)/tgt; if (e<0) e=-e; if (e>worst) worst=e }
+        printf "%s %.1f %d %s %.2f\n", tgt, rate, held, (cpu=="nan") ? cpu : sprintf("%.2f", cpu), worst
+      }
+    }' "$WORK/artillery.samples" "$WORK/logs/arrivals.log"
+}
+# arrivals <target qps>: from the logged listener's arrival times (nginx $msec) of the last trial, "<n> <rate> <worst>":
+# the requests, their rate ((n - 1) / (last - first)) and the worst full second's count error against the target, %
+arrivals() {
+  sleep 1.2  # the access log's buffer flushes every second
+  awk -v t="$1" 'NR==1 {first=$1} {last=$1; c[int($1)]++; n++}
+    END{ if (n < 2) { print 0, 0, 100; exit }
+         worst=0; for (s=int(first)+1; s<int(last); s++) { e=100*(c[s]-t)/t; if (e<0) e=-e; if (e>worst) worst=e }
+         printf "%d %.1f %.2f\n", n, (n-1)/(last-first), worst }' "$WORK/logs/arrivals.log"
+}
+# peer_trial hey <target qps> <seconds>: "<held 0|1> <rate> <cpu us/request> <worst second %> <requests>", on the
+# logged listener. Held: the rate of the requests counted at nginx is within 1 % of the target, and they are at least
+# 98 % of target x seconds (a tool that stops at its deadline may miss each worker's last tick).
+peer_trial() {
+  local tool=$1 qps=$2 secs=$3 rps cpu n rate worst
+  : > "$WORK/logs/arrivals.log"
+  read -r rps cpu < <("${tool}_run" "$qps" "$secs" "$LOGGED_URL")
+  read -r n rate worst < <(arrivals "$qps")
+  awk -v n="$n" -v r="$rate" -v t="$qps" -v d="$secs" -v c="$cpu" -v w="$worst" 'BEGIN{
+    held = (n >= 0.98*t*d && r >= 0.99*t && r <= 1.01*t) ? 1 : 0; print held, r, c, w, n }'
+}
+# peer_max hey <seconds>: the highest target rate held within 1 % (from 500 QPS, x1.25 until it fails,
+# then 2 bisections): "<qps> <cpu us/request there>"
+peer_max() {
+  local tool=$1 secs=$2 qps=500 pass=0 pass_cpu=nan fail=0 ok rate cpu worst n i mid
+  while (( fail == 0 && qps <= 200000 )); do
+    read -r ok rate cpu worst n < <(peer_trial "$tool" "$qps" "$secs")
+    echo "peer_trial $tool target=$qps requests=$n rate=$rate held=$ok worst_second_err_pct=$worst cpu_us_per_req=$cpu" >&2
+    if [[ "$ok" == 1 ]]; then pass=$qps; pass_cpu=$cpu; qps=$(( qps * 5 / 4 )); else fail=$qps; fi
+  done
+  for i in 1 2; do
+    (( pass == 0 || fail - pass < 50 )) && break
+    mid=$(( (pass + fail) / 2 ))
+    read -r ok rate cpu worst n < <(peer_trial "$tool" "$mid" "$secs")
+    echo "peer_trial $tool target=$mid requests=$n rate=$rate held=$ok worst_second_err_pct=$worst cpu_us_per_req=$cpu" >&2
+    if [[ "$ok" == 1 ]]; then pass=$mid; pass_cpu=$cpu; else fail=$mid; fi
+  done
+  echo "$pass $pass_cpu"
+}
+# per_second_error <tool> <target qps>: 10 s at the target; "<worst full second's count error, %> <seconds>"
+per_second_error() {
+  local ok rate cpu worst n
+  read -r ok rate cpu worst n < <(peer_trial "$1" "$2" 10)
+  echo "$worst 10"
 }
 better() { awk -v a="$1" -v b="$3" -v ca="$2" -v cb="$4" 'BEGIN{ if (a+0 >= b+0) print a, ca; else print b, cb }'; }
 mr() { sed -n "s/^maxrate .*max_rate_qps=\([0-9.]*\) cpu_us_per_req=\([0-9.]*\).*/\1 \2/p"; }
+lat() { sed -n "s/^$1 qps=$2 .*p50_us=\([0-9]*\) p99_us=\([0-9]*\) p999_us=\([0-9]*\) max_us=\([0-9]*\).*/\1 \2 \3 \4/p"; }
 div() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b>0) printf "%.3f", a/b; else print "nan"}'; }
-trials() { grep -E '^maxrate_(trial|retry)' | cut -c1-200 >&2 || true; }
+trials() { grep -E '^maxrate_(trial|retry|steady)' | cut -c1-200 >&2 || true; }
 field() { sed -n "s/.*[[:space:]]$1=\([^[:space:]]*\).*/\1/p"; }
 header() { echo; echo "== (1) max rate per core: $1 (client cpu $DRIVER_CPU, nginx cpu $NGINX_CPU, $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)) =="; printf '%-52s %12s %16s\n' "client" "max req/s" "cpu us/request"; }
 row() { printf '%-52s %12s %16s\n' "$1" "$2" "$3"; }
 
 run_h1() {
   local WRK1_RPS WRK1_CPU WRK2_RPS WRK2_CPU WRK_RPS WRK_CPU MAX_NETTY MAX_JDK NETTY_MAX NETTY_CPU JDK_MAX JDK_CPU
+  local HEY_C_RPS HEY_C_CPU HEY_MAX HEY_CPU ART_MAX ART_CPU HEY_ERR HEY_SECS ART_ERR ART_SECS
   # wrk twice (before and after the driver runs; the better run counts) because this host may be shared
   read -r WRK1_RPS WRK1_CPU < <(wrk_run)
   MAX_NETTY="$(bench "$URL" maxrate netty)"
@@ -180,15 +297,31 @@ run_h1() {
   read -r WRK_RPS WRK_CPU < <(better "$WRK1_RPS" "$WRK1_CPU" "$WRK2_RPS" "$WRK2_CPU")
   read -r NETTY_MAX NETTY_CPU < <(mr <<<"$MAX_NETTY")
   read -r JDK_MAX JDK_CPU < <(mr <<<"$MAX_JDK")
-  # --- (2)-(4) accuracy, jitter, heap ----------------------------------------------------------------
-  local ACC_OUT MAX_ERR=0 line q d t s o dr la sr ce re p99 to cx JIT_LINE FLOOR_LINE HEAP_LINE JITTER_P99_MS
+  HEY_MAX=0; HEY_CPU=nan; ART_MAX=0; ART_CPU=nan; HEY_C_RPS=0; HEY_C_CPU=nan; HEY_ERR=nan; ART_ERR=nan; HEY_SECS=0; ART_SECS=0
+  if [[ "$PEERS" == 1 ]]; then
+    read -r HEY_C_RPS HEY_C_CPU < <(hey_run 0 5)
+    read -r HEY_MAX HEY_CPU < <(peer_max hey 3)
+    read -r HEY_ERR HEY_SECS < <(per_second_error hey 1000)
+    local LADDER
+    LADDER="$(artillery_ladder 25 50 100 200 400 700 1000)"
+    sed 's/^/artillery_phase target,rate,held,cpu_us_per_req,worst_second_err_pct: /' <<<"$LADDER" >&2
+    read -r ART_MAX ART_CPU < <(awk '$3==1 && $1>m {m=$1; c=$4} END{print (m ? m : 0), (m ? c : "nan")}' <<<"$LADDER")
+    ART_ERR=$(awk '$1==1000 {print $5}' <<<"$LADDER"); ART_ERR=${ART_ERR:-nan}; ART_SECS=5
+  fi
+  # --- (2)-(4) accuracy, lateness, heap --------------------------------------------------------------
+  local ACC_OUT MAX_ERR=0 line q d t s o dr la sr ce re p99 to cx HEAP_LINE L1 F1 L10 F10
   ACC_OUT="$(bench "$URL" accuracy netty)"
 
-  header "load driver vs wrk, HTTP/1.1"
+  header "load driver vs wrk, hey and Artillery, HTTP/1.1 (CPU per request = own CPU time / requests counted at nginx)"
   row "wrk -t1 -c32 (closed loop, better of 2 runs)" "$WRK_RPS" "$WRK_CPU"
   row "load driver, Netty transport (open model)" "$NETTY_MAX" "$NETTY_CPU"
   row "load driver, JDK HttpClient (open model)" "$JDK_MAX" "$JDK_CPU"
-  printf 'wrk runs: %s and %s req/s\n' "$WRK1_RPS" "$WRK2_RPS"
+  if [[ "$PEERS" == 1 ]]; then
+    row "hey -c 32 (closed loop)" "$HEY_C_RPS" "$HEY_C_CPU"
+    row "hey -q per worker (highest rate held within 1 %)" "$HEY_MAX" "$HEY_CPU"
+    row "Artillery $ARTILLERY_VERSION arrivalRate (held within 1 %)" "$ART_MAX" "$ART_CPU"
+  fi
+  printf 'wrk runs: %s and %s req/s. CPU time is robust to this shared host'"'"'s neighbours; the max rates are not.\n' "$WRK1_RPS" "$WRK2_RPS"
   echo
   echo "== (2) rate accuracy, Netty transport (target = ceil(qps x duration); rate from send timestamps) =="
   printf '%8s %6s %7s %7s %7s %8s %6s %8s %8s %12s %10s %10s %9s\n' qps dur_s target sent ok dropped late timeouts conn_err send_rate count_err% rate_err% p99_ms
@@ -200,20 +333,30 @@ run_h1() {
     printf '%8s %6s %7s %7s %7s %8s %6s %8s %8s %12s %10s %10s %9s\n' "$q" "$d" "$t" "$s" "$o" "$dr" "$la" "$to" "$cx" "$sr" "$ce" "$re" "$p99"
     MAX_ERR=$(awk -v a="$MAX_ERR" -v b="$ce" -v c="$re" 'BEGIN{m=a; if(b>m)m=b; if(c>m)m=c; print m}')
   done < <(grep '^accuracy' <<<"$ACC_OUT")
-  JIT_LINE="$(grep '^jitter ' <<<"$ACC_OUT")"
-  FLOOR_LINE="$(grep '^jitter_floor ' <<<"$ACC_OUT")"
   HEAP_LINE="$(grep '^heap' <<<"$ACC_OUT")"
-  JITTER_P99_MS=$(awk -v us="$(field p99_us <<<" $JIT_LINE")" 'BEGIN{printf "%.3f", us/1000}')
+  read -r -a L1 < <(lat lateness 1000 <<<"$ACC_OUT")
+  read -r -a F1 < <(lat lateness_floor 1000 <<<"$ACC_OUT")
+  read -r -a L10 < <(lat lateness 10000 <<<"$ACC_OUT")
+  read -r -a F10 < <(lat lateness_floor 10000 <<<"$ACC_OUT")
   echo
-  echo "== (3) jitter at 1000 QPS (send side, |gap - 1 ms|) =="
-  echo "$JIT_LINE"
-  echo "$FLOOR_LINE   (same scheduler and thread, no-op dispatch: what this host's timers and load allow)"
-  grep '_late_gaps' <<<"$ACC_OUT" || true   # only with BENCH_JAVA_OPTS=-Dbench.gaps=true
+  echo "== (3) send lateness, us (send time - due time, as the driver records it; floor: same scheduler and thread, no-op dispatch) =="
+  printf '%-34s %8s %8s %8s %8s\n' "" p50 p99 p99.9 max
+  printf '%-34s %8s %8s %8s %8s\n' "load driver, 1000 QPS" "${L1[@]}"
+  printf '%-34s %8s %8s %8s %8s\n' "floor, 1000 QPS" "${F1[@]}"
+  printf '%-34s %8s %8s %8s %8s\n' "load driver, 10000 QPS" "${L10[@]}"
+  printf '%-34s %8s %8s %8s %8s\n' "floor, 10000 QPS" "${F10[@]}"
+  grep 'lateness_gaps' <<<"$ACC_OUT" || true   # only with BENCH_JAVA_OPTS=-Dbench.gaps=true
+  if [[ "$PEERS" == 1 ]]; then
+    echo "peers' send accuracy at 1000 QPS for 10 s, requests per second at nginx (worst full second's error):"
+    echo "  hey: ${HEY_ERR} % over ${HEY_SECS} s; Artillery: ${ART_ERR} % over its ${ART_SECS} s phase at 1000 arrivals/s"
+  fi
   echo "== (4) heap at 10000 QPS (-Xmx512m, SerialGC, peak of 50 ms samples) =="
   echo "$HEAP_LINE"
-  echo "cpu-cost ratio (wrk us/req / driver us/req, Netty): $(div "$WRK_CPU" "$NETTY_CPU")"
   echo
-  LAST="ratio_vs_wrk=$(div "$NETTY_MAX" "$WRK_RPS") max_rate_error_pct=$(awk -v m="$MAX_ERR" 'BEGIN{printf "%.3f", m}') jitter_p99_ms=$JITTER_P99_MS"
+  LAST="cpu_cost_ratio=$(div "$WRK_CPU" "$NETTY_CPU") lateness_p99_us_1k=${L1[1]:-nan} lateness_p99_us_10k=${L10[1]:-nan}"
+  LAST+=" lateness_p999_us_10k=${L10[2]:-nan} max_rate_error_pct=$(awk -v m="$MAX_ERR" 'BEGIN{printf "%.3f", m}')"
+  LAST+=" cpu_vs_artillery=$(div "$NETTY_CPU" "$ART_CPU") cpu_vs_hey=$(div "$NETTY_CPU" "$HEY_CPU")"
+  PEER_ROW="$(printf '%-6s %10s %8s %10s %8s %10s %8s %10s %8s %8s %8s' "$RUN_NO" "$WRK_RPS" "$WRK_CPU" "$NETTY_MAX" "$NETTY_CPU" "$HEY_MAX" "$HEY_CPU" "$ART_MAX" "$ART_CPU" "$HEY_ERR" "$ART_ERR")"
 }
 
 run_h2c() {
@@ -259,15 +402,21 @@ run_h2() {
   LAST="ratio_vs_h2load=$(div "$H2_MAX" "$P_RPS") h2_vs_tls_h1=$(div "$H2_MAX" "$T1_MAX") h2_vs_jdk=$(div "$H2_MAX" "$JDK_MAX")"
 }
 
-LASTS=()
+LASTS=(); PEER_ROWS=()
 for run in $(seq "$RUNS"); do
   (( RUNS > 1 )) && echo && echo "######## run $run of $RUNS (PROTOCOL=$PROTOCOL) ########"
-  LAST=""
+  LAST=""; PEER_ROW=""; RUN_NO=$run
   "run_$PROTOCOL"
   echo "$LAST"
-  LASTS+=("$LAST")
+  LASTS+=("$LAST"); PEER_ROWS+=("$PEER_ROW")
 done
 if (( RUNS > 1 )); then
+  if [[ "$PROTOCOL" == h1 ]]; then
+    echo
+    echo "== peers of the $RUNS runs: max req/s and cpu us/request (counted at nginx); per-second error at 1000 QPS, % =="
+    printf '%-6s %10s %8s %10s %8s %10s %8s %10s %8s %8s %8s\n' run wrk cpu driver cpu hey cpu artillery cpu hey_1k% art_1k%
+    printf '%s\n' "${PEER_ROWS[@]}"
+  fi
   echo
   echo "== last lines of the $RUNS runs =="
   printf '%s\n' "${LASTS[@]}"

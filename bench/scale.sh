@@ -7,6 +7,7 @@
 # beside its AWS limit (history 25 000 events per execution, Distributed Map 10 000 children at once, account
 # concurrency 1 000 Lambda executions, 256 KiB state payload, 900 s invocation). See bench/scale/ScaleBench.java.
 # Last line (plan a): max_history_events=<n> max_map_concurrency=<n> max_payload_kib=<x> longest_invocation_s=<s> cost_usd=<x>
+#   usd_per_million_requests=<x> (and demo_usd_per_million_requests=<x> for plan b): what a million load requests cost
 # Exit status: 1 when a figure of either plan is over its AWS limit or the estimate lists a violation.
 # Usage: bench/scale.sh [--per-worker-qps N]        (from anywhere; builds functions/plan-api and what it needs)
 set -euo pipefail

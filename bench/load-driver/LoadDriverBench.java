@@ -45,11 +45,16 @@ import org.HdrHistogram.Histogram;
  * open-model max sustained rate after an 8 s warm-up: the highest target rate (2 s trials from 1000 QPS —
  * halved first while it fails —, ×1.25, then bisected 3 times; a failed trial is retried once) at which
  * every due request was sent and answered ok, nothing was dropped and the send rate ((n − 1) / (last send −
- * first send)) reached ≥ 99 % of the target; {@code LoadDriverBench <url> cost <qps>
- * <durationS> <maxInFlight>} — one measured trial after a 10 s warm-up; or
- * {@code LoadDriverBench <url> accuracy} — rate accuracy at 1, 10, 100, 1000, 10000 QPS, send-side
- * inter-arrival jitter at 1000 QPS (|gap − 1 ms|, µs histogram; and the floor: the same scheduler, on the same
- * thread, with a no-op dispatch) and peak heap used at 10000 QPS.
+ * first send)) reached ≥ 99 % of the target, then CPU per request in a 5 s trial at that rate; {@code LoadDriverBench
+ * <url> cost <qps> <durationS> <maxInFlight>} — one measured trial after a 10 s warm-up ({@code -Dbench.profile=<file>}:
+ * async-profiler's CPU samples of that trial, see {@link Profiler}); or {@code LoadDriverBench <url> accuracy} — rate
+ * accuracy at 1, 10, 100, 1000, 10000 QPS, send lateness (send time minus due time, µs: p50, p99, p99.9, max, as the
+ * driver records it) at 1000 and 10000 QPS beside its floor (the same scheduler on the same thread with a no-op
+ * dispatch: what this host's timers and load allow), and peak heap used at 10000 QPS.
+ *
+ * <p>CPU per request is the process's CPU time over a trial divided by the requests nginx counted in it
+ * ({@code -Dbench.nginxStatus=<stub_status url>}; by requests sent without it). CPU time is robust to a shared host's
+ * neighbours; wall-clock rates are not.
  */
 public final class LoadDriverBench {
     /** {@code jdk} (default), {@code netty}, {@code h2c}, {@code h2} or {@code tls-h1}, from {@code -Dbench.transport}. */
@@ -86,19 +91,35 @@ public final class LoadDriverBench {
             sendNanos = new long[capacity];
         }
 
+        /** The worker's send lateness, µs, as the driver recorded it ({@link LoadDriver.SendObserver#onSendLateness}). */
+        Histogram latenessUs = new Histogram(1, 60_000_000L, 3);
+
         @Override
         public void onSend(long index, long dueNanos, long sendNanosValue) {
             if (n < sendNanos.length) {
                 sendNanos[n++] = sendNanosValue;
             }
         }
+
+        @Override
+        public void onSendLateness(Histogram sendLatenessUs) {
+            latenessUs = sendLatenessUs;
+        }
     }
 
+    /**
+     * @param nginxRequests requests nginx counted during the trial ({@code stub_status}), or -1 without
+     *                      {@code -Dbench.nginxStatus}
+     */
     private record Trial(double qps, double durationS, WorkerResult result, SendTimes sends, long peakHeapBytes,
-                         long cpuNanos) {
-        /** Process CPU time per sent request, microseconds (all threads: scheduler, I/O, completions, GC, JIT). */
+                         long cpuNanos, long nginxRequests) {
+        /**
+         * Process CPU time (all threads: scheduler, I/O, completions, GC, JIT) per request counted at nginx, microseconds;
+         * per request sent when nginx's count is not known.
+         */
         double cpuUsPerRequest() {
-            return result.counters().sent() == 0 ? 0 : cpuNanos / 1000.0 / result.counters().sent();
+            long n = nginxRequests >= 0 ? nginxRequests : result.counters().sent();
+            return n == 0 ? 0 : cpuNanos / 1000.0 / n;
         }
 
         long target() {
@@ -152,9 +173,14 @@ public final class LoadDriverBench {
         try (HttpTransport transport = transport()) {
             LoadDriver driver = new LoadDriver(transport, new ResultSink.InMemory(), id -> false, CLOCK,
                     System::currentTimeMillis, LoadDriver.Config.DEFAULT, sends);
+            long served0 = NGINX.requests();
             long cpu0 = processCpuNanos();
             WorkerResult r = driver.run(task);
-            return new Trial(qps, durationS, r, sends, peakHeap.get(), processCpuNanos() - cpu0);
+            long cpu = processCpuNanos() - cpu0;
+            long served1 = NGINX.requests();
+            // the second status read counts itself
+            long served = served0 < 0 || served1 < 0 ? -1 : served1 - served0 - 1;
+            return new Trial(qps, durationS, r, sends, peakHeap.get(), cpu, served);
         } finally {
             sampler.shutdownNow();
         }
@@ -173,6 +199,26 @@ public final class LoadDriverBench {
             default -> throw new IllegalArgumentException("bench.transport: jdk|netty|h2c|h2|tls-h1, was " + TRANSPORT);
         };
     }
+
+    /**
+     * nginx's request counter ({@code stub_status}: the third number of its third line, requests since start, the
+     * status request itself included) at {@code -Dbench.nginxStatus=<url>}; -1 without it.
+     */
+    private record NginxStatus(String url) {
+        long requests() {
+            if (url.isEmpty()) {
+                return -1;
+            }
+            try (var in = URI.create(url).toURL().openStream()) {
+                String[] lines = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII).split("\n");
+                return Long.parseLong(lines[2].trim().split("\\s+")[2]);
+            } catch (java.io.IOException | RuntimeException e) {
+                throw new IllegalStateException("nginx stub_status at " + url + ": " + e, e);
+            }
+        }
+    }
+
+    private static final NginxStatus NGINX = new NginxStatus(System.getProperty("bench.nginxStatus", ""));
 
     private static long processCpuNanos() {
         return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
@@ -218,7 +264,14 @@ public final class LoadDriverBench {
                 firstFail = mid;
             }
         }
-        print("maxrate transport=%s max_rate_qps=%.0f cpu_us_per_req=%.1f", TRANSPORT, lastPass, passCpuUsPerRequest);
+        // CPU per request at the rate found, in a longer trial once the search has compiled the hot paths: the search's
+        // 2 s trials also carry the JIT compilations a new rate sets off (a run of minutes amortizes them)
+        Trial steady = lastPass > 0 ? run(url, lastPass, 5, 1000) : null;
+        if (steady != null) {
+            report("maxrate_steady", steady);
+        }
+        print("maxrate transport=%s max_rate_qps=%.0f cpu_us_per_req=%.2f search_cpu_us_per_req=%.2f", TRANSPORT, lastPass,
+                steady == null ? 0 : steady.cpuUsPerRequest(), passCpuUsPerRequest);
     }
 
     /** One 2 s max-rate trial; a failed one is repeated once (a shared host has bursts of interference). */
@@ -244,24 +297,44 @@ public final class LoadDriverBench {
                 t.peakHeapBytes() / 1048576.0, t.cpuUsPerRequest(), t.sustained());
     }
 
-    private static void printJitter(String label, long[] sendNanos, int n) {
-        Histogram jitterUs = new Histogram(1, 60_000_000L, 3);
+    /** Diagnosis ({@code -Dbench.gaps=true}): where the late sends at 1000 QPS fall, as gaps off 1 ms by 0.3 ms or more. */
+    private static void printGaps(long[] sendNanos, int n) {
+        StringBuilder b = new StringBuilder("lateness_gaps (ms offset:us off)");
         for (int i = 1; i < n; i++) {
-            long gapNanos = sendNanos[i] - sendNanos[i - 1];
-            jitterUs.recordValue(Math.max(1, Math.abs(gapNanos - 1_000_000L) / 1000));
-        }
-        print("%s qps=1000 gaps=%d p50_us=%d p99_us=%d max_us=%d", label, jitterUs.getTotalCount(),
-                jitterUs.getValueAtPercentile(50), jitterUs.getValueAtPercentile(99), jitterUs.getMaxValue());
-        if (Boolean.getBoolean("bench.gaps")) { // diagnosis: where the late wake-ups fall (offset from the first send)
-            StringBuilder b = new StringBuilder(label + "_late_gaps (ms offset:us off)");
-            for (int i = 1; i < n; i++) {
-                long offUs = Math.abs(sendNanos[i] - sendNanos[i - 1] - 1_000_000L) / 1000;
-                if (offUs >= 300) {
-                    b.append(String.format(" %d:%d", (sendNanos[i] - sendNanos[0]) / 1_000_000, offUs));
-                }
+            long offUs = Math.abs(sendNanos[i] - sendNanos[i - 1] - 1_000_000L) / 1000;
+            if (offUs >= 300) {
+                b.append(String.format(Locale.ROOT, " %d:%d", (sendNanos[i] - sendNanos[0]) / 1_000_000, offUs));
             }
-            print("%s", b);
         }
+        print("%s", b);
+    }
+
+    /** p50, p99, p99.9 and max of a send-lateness histogram (µs), one line. */
+    private static void printLateness(String label, double qps, Histogram latenessUs) {
+        print("%s qps=%.0f sends=%d p50_us=%d p99_us=%d p999_us=%d max_us=%d", label, qps, latenessUs.getTotalCount(),
+                latenessUs.getValueAtPercentile(50), latenessUs.getValueAtPercentile(99),
+                latenessUs.getValueAtPercentile(99.9), latenessUs.getMaxValue());
+    }
+
+    /**
+     * The floor this host allows: the same scheduler, clock and thread (the transport's send loop) with a no-op dispatch
+     * (no HTTP), {@code qps} for 5 s; its lateness is the wake-up time minus the due time, µs.
+     */
+    private static Histogram latenessFloor(String url, double qps) {
+        Histogram latenessUs = new Histogram(1, 60_000_000L, 3);
+        ArrivalScheduler.Dispatch noOp = (i, due, now) -> latenessUs.recordValue(Math.max(0, (now - due) / 1000));
+        ArrivalScheduler scheduler = new ArrivalScheduler(MonotonicClock.system());
+        try (HttpTransport transport = transport()) {
+            Optional<ArrivalScheduler.TimerLoop> loop = transport.prepare(new OutboundRequest(URI.create(url),
+                    "GET", Map.of(), new byte[0], 2000)).sendLoop();
+            long t0 = System.nanoTime() + 100_000_000L;
+            if (loop.isPresent() && CLOCK instanceof MonotonicClock.SystemClock) {
+                scheduler.runOn(loop.get(), ConstantArrivalSchedule.single(qps, 5), t0, () -> false, noOp).join();
+            } else {
+                scheduler.run(ConstantArrivalSchedule.single(qps, 5), t0, () -> false, noOp);
+            }
+        }
+        return latenessUs;
     }
 
     private static void accuracy(String url) {
@@ -270,28 +343,49 @@ public final class LoadDriverBench {
         for (double[] p : plan) {
             Trial t = run(url, p[0], p[1], 10_000, ACCURACY_LEAD_MS);
             report("accuracy", t);
-            if (p[0] == 1000) {
-                printJitter("jitter", t.sends().sendNanos, t.sends().n);
-                // the floor this host allows: the same scheduler, clock and thread with a no-op dispatch (no HTTP)
-                long[] wokeNanos = new long[5000];
-                int[] n = {0};
-                ArrivalScheduler.Dispatch noOp = (i, due, now) -> wokeNanos[n[0]++] = now;
-                ArrivalScheduler scheduler = new ArrivalScheduler(MonotonicClock.system());
-                try (HttpTransport transport = transport()) {
-                    Optional<ArrivalScheduler.TimerLoop> loop = transport.prepare(new OutboundRequest(URI.create(url),
-                            "GET", Map.of(), new byte[0], 2000)).sendLoop();
-                    if (loop.isPresent() && CLOCK instanceof MonotonicClock.SystemClock) {
-                        scheduler.runOn(loop.get(), ConstantArrivalSchedule.single(1000, 5), System.nanoTime(),
-                                () -> false, noOp).join();
-                    } else {
-                        scheduler.run(ConstantArrivalSchedule.single(1000, 5), System.nanoTime(), () -> false, noOp);
-                    }
-                }
-                printJitter("jitter_floor", wokeNanos, n[0]);
+            if (p[0] == 1000 || p[0] == 10000) {
+                printLateness("lateness", p[0], t.sends().latenessUs);
+                printLateness("lateness_floor", p[0], latenessFloor(url, p[0]));
+            }
+            if (p[0] == 1000 && Boolean.getBoolean("bench.gaps")) {
+                printGaps(t.sends().sendNanos, t.sends().n);
             }
             if (p[0] == 10000) {
                 print("heap qps=10000 peak_heap_used_mb=%.1f max_heap_mb=%.0f", t.peakHeapBytes() / 1048576.0,
                         Runtime.getRuntime().maxMemory() / 1048576.0);
+            }
+        }
+    }
+
+    /**
+     * async-profiler around the measured trial of {@code cost} (not the warm-up), when {@code -Dbench.profile=<file>}
+     * names its output (collapsed stacks, CPU samples every 100 µs, kernel frames included) and the JVM was started
+     * with {@code -agentpath:<libasyncProfiler.so>}; reached through its Java API by reflection, so the bench needs it
+     * only when profiling.
+     */
+    private record Profiler(String file) {
+        static Profiler fromProperties() {
+            return new Profiler(System.getProperty("bench.profile", ""));
+        }
+
+        void start() {
+            execute("start,event=cpu,interval=100us");
+        }
+
+        void stop() {
+            execute("stop,collapsed,file=" + file);
+        }
+
+        private void execute(String command) {
+            if (file.isEmpty()) {
+                return;
+            }
+            try {
+                Class<?> c = Class.forName("one.profiler.AsyncProfiler");
+                Object p = c.getMethod("getInstance").invoke(null);
+                c.getMethod("execute", String.class).invoke(p, command);
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("bench.profile needs async-profiler's jar on the class path and its agent: " + e, e);
             }
         }
     }
@@ -301,7 +395,11 @@ public final class LoadDriverBench {
         if (args.length == 5 && args[1].equals("cost")) {
             int maxInFlight = Integer.parseInt(args[4]);
             run(args[0], Double.parseDouble(args[2]), 10, maxInFlight); // warm-up: JIT, connections
-            report("cost", run(args[0], Double.parseDouble(args[2]), Double.parseDouble(args[3]), maxInFlight));
+            Profiler profiler = Profiler.fromProperties();
+            profiler.start();
+            Trial t = run(args[0], Double.parseDouble(args[2]), Double.parseDouble(args[3]), maxInFlight);
+            profiler.stop();
+            report("cost", t);
             System.exit(0);
         }
         if (args.length != 2) {

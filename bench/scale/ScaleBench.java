@@ -29,8 +29,9 @@ import java.util.Map;
  * ({@link RunEstimate#typicalServices}).
  *
  * <p>Last line, for the large plan: {@code max_history_events=<n> max_map_concurrency=<n> max_payload_kib=<x>
- * longest_invocation_s=<s> cost_usd=<x>}, where max_map_concurrency is the most children one Distributed Map runs at
- * once (a step's workers per leg). Exit status 1 when any figure of either plan is over its AWS limit (history
+ * longest_invocation_s=<s> cost_usd=<x> usd_per_million_requests=<x> demo_usd_per_million_requests=<x>}, where
+ * max_map_concurrency is the most children one Distributed Map runs at once (a step's workers per leg) and the last
+ * figure is plan (b)'s. Exit status 1 when any figure of either plan is over its AWS limit (history
  * 25 000 events per execution; Distributed Map 10 000 children; 1 000 concurrent Lambda executions; 256 KiB state
  * payload; 900 s invocation) or the estimate lists a violation; 2 on bad arguments.
  *
@@ -66,9 +67,10 @@ public class ScaleBench {
 
         System.out.println();
         System.out.printf(Locale.ROOT, "max_history_events=%d max_map_concurrency=%d max_payload_kib=%.2f "
-                        + "longest_invocation_s=%s cost_usd=%.2f%n", largeEstimate.maxHistoryEvents(),
-                largeEstimate.maxMapConcurrency(), largeEstimate.statePayloads().largestBytes() / 1024.0,
-                fmt(largeEstimate.longestInvocationS()), largeEstimate.costUsd().total());
+                        + "longest_invocation_s=%s cost_usd=%.2f usd_per_million_requests=%.4f demo_usd_per_million_requests=%.4f%n",
+                largeEstimate.maxHistoryEvents(), largeEstimate.maxMapConcurrency(),
+                largeEstimate.statePayloads().largestBytes() / 1024.0, fmt(largeEstimate.longestInvocationS()),
+                largeEstimate.costUsd().total(), largeEstimate.usdPerMillionRequests(), shopEstimate.usdPerMillionRequests());
         System.exit(over ? 1 : 0);
     }
 
@@ -142,6 +144,8 @@ public class ScaleBench {
         info("USD DynamoDB writes", usd(c.dynamoDbWrites()));
         info("USD DynamoDB reads", usd(c.dynamoDbReads()));
         info("USD total (us-east-1 list prices)", usd(c.total()));
+        info("USD per million requests (" + e.steps().stream().mapToLong(st -> (long) Math.ceil(st.qps() * st.durationS() - 1e-9)).sum()
+                + " requests)", usd(e.usdPerMillionRequests()));
         if (e.violations().isEmpty()) {
             System.out.println("violations: none");
         } else {

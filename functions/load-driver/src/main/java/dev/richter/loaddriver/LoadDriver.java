@@ -25,6 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
+import org.HdrHistogram.Histogram;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
@@ -36,7 +37,9 @@ import org.apache.logging.log4j.Logger;
  * <p>Per request {@code i} due at {@code d_i} (see {@link ConstantArrivalSchedule}):
  * <ul>
  *   <li>in flight ≥ {@code maxInFlight} → counted {@code dropped} (and {@code due}), not sent;</li>
- *   <li>else sent at {@code s_i}; counted {@code late} when {@code s_i − d_i > latenessToleranceMs};</li>
+ *   <li>else sent at {@code s_i}; its send lateness {@code s_i − d_i} goes to a histogram (µs, logged at the worker's
+ *       end and given to {@link SendObserver#onSendLateness}), and it is counted {@code late} when
+ *       {@code s_i − d_i > latenessToleranceMs};</li>
  *   <li>on its outcome at {@code e_i}: {@code e_i − d_i} goes to the from-due histogram and
  *       {@code e_i − s_i} to the from-send histogram (µs), see {@link StepRecorder#outcome}. The outcome is the last
  *       response of its redirect chain ({@link Redirects}): ok for 2xx and 304, an HTTP error by status for any other,
@@ -89,7 +92,7 @@ public final class LoadDriver {
         }
     }
 
-    /** Instrumentation hook called on the scheduler thread right before each send (the benchmark's jitter). */
+    /** Instrumentation hook called on the scheduler thread right before each send (the benchmark's timings). */
     @FunctionalInterface
     public interface SendObserver {
         /**
@@ -98,6 +101,14 @@ public final class LoadDriver {
          * @param sendNanos time of the send call, {@link MonotonicClock} nanos
          */
         void onSend(long index, long dueNanos, long sendNanos);
+
+        /**
+         * Called once when a run has sent its last request, before its result is stored, with the worker's send
+         * lateness: for every request sent, its send time minus its due time, microseconds (0 for a request sent on
+         * time; HdrHistogram, 3 significant digits; a copy, the caller's to keep). By default does nothing.
+         */
+        default void onSendLateness(Histogram sendLatenessUs) {
+        }
 
         /** Observes nothing. */
         SendObserver NONE = (i, d, s) -> { };
@@ -325,7 +336,7 @@ public final class LoadDriver {
                 long sendNanos = clock.nanoTime();
                 lastSentAtMs.set(epochMsAtT0 + Math.floorDiv(sendNanos - t0Nanos, 1_000_000L));
                 observer.onSend(index, dueNanos, sendNanos);
-                recorder.sent(sendNanos - dueNanos > lateNanos, true, epochSecondOf.of(dueNanos));
+                recorder.sent(sendNanos - dueNanos > lateNanos, true, epochSecondOf.of(dueNanos), sendNanos - dueNanos);
                 CompletableFuture<HttpTransport.ResponseHead> response;
                 try {
                     response = request.send();
@@ -355,6 +366,11 @@ public final class LoadDriver {
                 LOG.warn("run {}: {} reached its time limit with {} requests of its leg unsent (counted dropped)",
                         task.runId(), task.workerName(), unsent);
             }
+            Histogram lateness = recorder.sendLatenessUs();
+            LOG.info("run {}: {} sent {} requests; send lateness p50 {} us, p99 {} us, p99.9 {} us, max {} us", task.runId(),
+                    task.workerName(), lateness.getTotalCount(), lateness.getValueAtPercentile(50),
+                    lateness.getValueAtPercentile(99), lateness.getValueAtPercentile(99.9), lateness.getMaxValue());
+            observer.onSendLateness(lateness);
             awaitInFlight(inFlight, task.requestTimeoutMs() + config.inFlightGraceMs());
         } finally {
             // shutdown, not shutdownNow: interrupting a flush in progress would lose the windows it had

@@ -69,7 +69,8 @@ import javax.net.ssl.TrustManagerFactory;
  * same pool (same origin, same pool), under the same deadline; each request keeps the encoded hops its redirects led to
  * (up to {@link EncodedRequest#MAX_KEPT_HOPS}), so a redirect that always answers the same costs no encoding per send.
  *
- * <p>Deadline: a timer started at send fails the request with {@link HttpTimeoutException}; an HTTP/1.1
+ * <p>Deadline: at send a request joins its pool's deadline queue (one timer for every request of the target, see
+ * {@link HostPool#byDeadline}); at its deadline it fails with {@link HttpTimeoutException}; an HTTP/1.1
  * connection still carrying it is closed, an HTTP/2 stream is reset (CANCEL). Connection failures (refused,
  * connect timeout, TLS handshake) complete with {@link ConnectException}; a connection or stream closed
  * mid-exchange with an {@link IOException}.
@@ -361,6 +362,7 @@ public final class NettyHttpTransport implements HttpTransport {
         /** The exchange under way: the request sent, or the hop its last redirect led to. */
         EncodedRequest request;
         final long deadlineNanos;
+        /** Its own deadline timer, or null when its pool's deadline queue times it out ({@link HostPool#byDeadline}). */
         ScheduledFuture<?> timeout;
         Connection connection;
         int streamId;
@@ -406,7 +408,9 @@ public final class NettyHttpTransport implements HttpTransport {
                 return;
             }
             done = true;
-            timeout.cancel(false);
+            if (timeout != null) {
+                timeout.cancel(false);
+            }
             result.complete(response);
         }
 
@@ -504,6 +508,16 @@ public final class NettyHttpTransport implements HttpTransport {
         int connecting;
         /** After the first connection: whether the target speaks HTTP/2 (learnt from ALPN on https). */
         Boolean speaksHttp2;
+        /**
+         * Exchanges in the order of their deadlines, the next to expire first, done ones dropped from the head as they
+         * reach it: one timer ({@link #expiry}) serves them all, instead of a scheduled task per request (its allocation,
+         * its insertion in the loop's priority queue and its removal on cancel were measurable at 10 000 QPS). An
+         * exchange whose deadline is earlier than the last one's (a shorter timeout on the same target) gets a timer of
+         * its own instead.
+         */
+        final ArrayDeque<PendingRequest> byDeadline = new ArrayDeque<>();
+        /** The timer of {@link #byDeadline}'s head, or null when none is armed. */
+        ScheduledFuture<?> expiry;
 
         HostPool(EventLoop loop, PoolKey key, InetSocketAddress address) {
             this.loop = loop;
@@ -528,8 +542,42 @@ public final class NettyHttpTransport implements HttpTransport {
         }
 
         private void begin(PendingRequest ex) {
-            ex.timeout = loop.schedule(ex, ex.deadlineNanos - System.nanoTime(), TimeUnit.NANOSECONDS);
+            PendingRequest head;
+            while ((head = byDeadline.peekFirst()) != null && head.done) {
+                byDeadline.pollFirst();
+            }
+            PendingRequest last = byDeadline.peekLast();
+            if (last == null || ex.deadlineNanos - last.deadlineNanos >= 0) {
+                byDeadline.addLast(ex);
+                if (expiry == null) {
+                    armExpiry(byDeadline.peekFirst().deadlineNanos);
+                }
+            } else {
+                ex.timeout = loop.schedule(ex, ex.deadlineNanos - System.nanoTime(), TimeUnit.NANOSECONDS);
+            }
             dispatch(ex);
+        }
+
+        private void armExpiry(long deadlineNanos) {
+            expiry = loop.schedule(this::expire, deadlineNanos - System.nanoTime(), TimeUnit.NANOSECONDS);
+        }
+
+        /** The head's timer fired: drops the done exchanges, times out those past their deadline, re-arms for the next. */
+        private void expire() {
+            expiry = null;
+            long now = System.nanoTime();
+            PendingRequest head;
+            while ((head = byDeadline.peekFirst()) != null) {
+                if (head.done) {
+                    byDeadline.pollFirst();
+                } else if (head.deadlineNanos - now <= 0) {
+                    byDeadline.pollFirst();
+                    head.run();
+                } else {
+                    armExpiry(head.deadlineNanos);
+                    return;
+                }
+            }
         }
 
         /** Starts {@code ex} on a free stream or connection, opens one (below the cap) or queues {@code ex}. */

@@ -25,6 +25,11 @@ final class StepRecorder {
 
     private final Histogram fromDueUs = HistogramCodec.newLatencyHistogramUs();
     private final Histogram fromSendUs = HistogramCodec.newLatencyHistogramUs();
+    /**
+     * Send lateness of every request sent: the time of its send call minus its due time, microseconds (0 when on time;
+     * 3 significant digits, as every Richter latency histogram).
+     */
+    private final Histogram sendLatenessUs = HistogramCodec.newLatencyHistogramUs();
     /** Distinct keys of refused redirects kept per worker; further ones are counted under {@link #OTHER_REDIRECT_KEY}. */
     static final int MAX_REDIRECT_KEYS = 20;
     /** Where refused redirects beyond {@link #MAX_REDIRECT_KEYS} distinct keys are counted. */
@@ -84,10 +89,16 @@ final class StepRecorder {
         dropped += n;
     }
 
-    /** A request due in second {@code dueEpochSecond} was sent, late or not, with the marker or not. */
-    synchronized void sent(boolean isLate, boolean isMarked, long dueEpochSecond) {
+    /**
+     * A request due in second {@code dueEpochSecond} was sent, late or not, with the marker or not.
+     *
+     * @param latenessNanos its send time minus its due time, nanoseconds (negative counts as 0); recorded in
+     *                      {@link #sendLatenessUs()}
+     */
+    synchronized void sent(boolean isLate, boolean isMarked, long dueEpochSecond, long latenessNanos) {
         due++;
         sent++;
+        sendLatenessUs.recordValue(Math.min(HistogramCodec.HIGHEST_TRACKABLE_US, Math.max(0, latenessNanos / 1000)));
         WindowAcc w = dueWindow(dueEpochSecond);
         w.sent++;
         if (isLate) {
@@ -243,6 +254,11 @@ final class StepRecorder {
     synchronized Counters counters() {
         return new Counters(due, sent, ok, httpErrors, timeouts, connectErrors, dropped, late, marked, checkFailed,
                 checkFailures);
+    }
+
+    /** A copy of the send lateness of every request sent so far, microseconds. */
+    synchronized Histogram sendLatenessUs() {
+        return sendLatenessUs.copy();
     }
 
     synchronized String encodedFromDue() {

@@ -112,6 +112,55 @@ class LoadDriverTest {
         }
     }
 
+    /**
+     * Send lateness on virtual time: 100 QPS for 1 s (due every 10 ms), the 11th send stalls the scheduler's thread for
+     * 25 ms. Requests 11 and 12 (due at 110 and 120 ms) leave at 125 ms, 15 and 5 ms late; the others on time. The
+     * histogram given at the end holds exactly those 100 values, in microseconds.
+     */
+    @Test
+    void sendLatenessIsEachSendTimeMinusItsDueTime_virtualTime() {
+        VirtualClock clock = new VirtualClock(0);
+        List<Long> sendTimes = new ArrayList<>();
+        HttpTransport stalling = new HttpTransport() {
+            @Override
+            public PreparedRequest prepare(OutboundRequest request) {
+                return () -> {
+                    sendTimes.add(clock.nanoTime());
+                    if (sendTimes.size() == 11) {
+                        clock.advance(25 * MS);
+                    }
+                    return CompletableFuture.completedFuture(HttpTransport.ResponseHead.of(200));
+                };
+            }
+
+            @Override
+            public void close() {}
+        };
+        Histogram[] lateness = new Histogram[1];
+        LoadDriver.SendObserver observer = new LoadDriver.SendObserver() {
+            @Override
+            public void onSend(long index, long dueNanos, long sendNanos) {
+            }
+
+            @Override
+            public void onSendLateness(Histogram sendLatenessUs) {
+                lateness[0] = sendLatenessUs;
+            }
+        };
+        WorkerResult r = new LoadDriver(stalling, new ResultSink.InMemory(), id -> false, clock, System::currentTimeMillis,
+                LoadDriver.Config.DEFAULT, observer).run(task("http://h", 100, 1, 0, 1, 0, 5000, 64, 10));
+        assertEquals(100, r.counters().sent());
+        assertEquals(125 * MS, (long) sendTimes.get(11), "request 11 (due at 110 ms) leaves when the stall ends");
+        assertEquals(125 * MS, (long) sendTimes.get(12), "request 12 (due at 120 ms) too");
+        assertEquals(130 * MS, (long) sendTimes.get(13), "request 13 on time");
+        Histogram h = lateness[0];
+        assertEquals(100, h.getTotalCount());
+        assertEquals(98, h.getCountAtValue(0), "98 sends on time");
+        assertEquals(1, h.getCountAtValue(15_000), "request 11: 15 ms late");
+        assertEquals(1, h.getCountAtValue(5_000), "request 12: 5 ms late");
+        assertEquals(1, r.counters().late(), "only request 11 is over the 10 ms tolerance");
+    }
+
     /** Corpus case 17 on real sockets, time scaled by 1/10: 10 QPS for 3 s against a server taking 190 ms. */
     @ParameterizedTest
     @MethodSource("transports")

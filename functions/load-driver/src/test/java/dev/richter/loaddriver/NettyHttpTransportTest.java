@@ -51,6 +51,24 @@ class NettyHttpTransportTest {
         }
     }
 
+    /**
+     * Deadlines out of send order on one target: a request with a 200 ms deadline sent after one with 5 s still times
+     * out at its own deadline (the pool's deadline queue holds requests in deadline order; this one gets its own timer),
+     * while the first, answered after 1 s, succeeds.
+     */
+    @Test
+    void aShorterDeadlineBehindALongerOneStillTimesOutFirst() throws Exception {
+        try (TestServer server = new TestServer(1000); NettyHttpTransport transport = new NettyHttpTransport()) {
+            URI uri = URI.create(server.baseUrl() + "/");
+            var slow = transport.prepare(new OutboundRequest(uri, "GET", Map.of(), new byte[0], 5000)).send();
+            var fast = transport.prepare(new OutboundRequest(uri, "GET", Map.of(), new byte[0], 200)).send();
+            var failure = assertThrows(java.util.concurrent.ExecutionException.class, fast::get);
+            assertTrue(failure.getCause() instanceof java.net.http.HttpTimeoutException, failure.toString());
+            assertTrue(!slow.isDone(), "the 5 s request is still waiting for its 1 s answer when the 200 ms one timed out");
+            assertEquals(200, slow.get().status());
+        }
+    }
+
     /** A connection that never opens frees its slot: with 2 allowed, 40 refused requests are 40 connect errors. */
     @Test
     void refusedConnectionsNeverUseUpTheCap() throws Exception {

@@ -15,8 +15,8 @@ class StepRecorderTest {
     @Test
     void sendsCountInTheirDueSecondAndOutcomesInTheSecondTheyWereObserved() {
         StepRecorder r = new StepRecorder();
-        r.sent(false, true, 100);
-        r.sent(true, true, 100);
+        r.sent(false, true, 100, 0);
+        r.sent(true, true, 100, 20_000_000L);
         r.dropped(100);
         r.outcome(StepRecorder.RequestOutcome.HTTP_ERROR, 429, 5_000, 4_000, 101);
         r.outcome(StepRecorder.RequestOutcome.TIMEOUT, 0, 1_000_000, 1_000_000, 101);
@@ -36,7 +36,7 @@ class StepRecorderTest {
         r.outcome(StepRecorder.RequestOutcome.OK, 200, 1_000, 1_000, 100);
         List<Window> all = new ArrayList<>(drain(r, 101));
         r.outcome(StepRecorder.RequestOutcome.OK, 200, 1_000, 1_000, 100);
-        r.sent(false, true, 99);
+        r.sent(false, true, 99, 0);
         all.addAll(drain(r, Long.MAX_VALUE));
         assertEquals(List.of(100L, 101L), all.stream().map(Window::epochSecond).toList());
         assertEquals(List.of(1L, 1L), all.stream().map(Window::count).toList());

@@ -51,6 +51,7 @@ import java.util.function.Supplier;
  *  "dynamoDb": {"windowItems", "resultItems", "verdictItems", "stepItems", "writeRequestUnits", "readRequestUnits"},
  *  "costUsd": {"loadDriverGbSeconds", "otherGbSeconds", "loadDriverCompute", "otherCompute", "lambdaRequests",
  *              "stateTransitions", "dynamoDbWrites", "dynamoDbReads", "total"},
+ *  "usdPerMillionRequests",
  *  "assumptions": ["..."],
  *  "violations": [{"path", "limit": {"name", "value", "source"}, "reason"}]}
  * }</pre>

@@ -385,6 +385,12 @@ class PlanApiHandlerTest {
         assertEquals("formal step 1 leg 1", estimate.path("maxHistoryExecution").asText());
         assertEquals(0, estimate.path("violations").size());
         assertTrue(estimate.path("costUsd").path("total").asDouble() > 0);
+        long requests = 0;
+        for (JsonNode st : estimate.path("steps")) {
+            requests += (long) Math.ceil(st.path("qps").asDouble() * st.path("durationS").asInt() - 1e-9);
+        }
+        assertEquals(estimate.path("costUsd").path("total").asDouble() / requests * 1e6,
+                estimate.path("usdPerMillionRequests").asDouble(), 1e-9, "the cost of a million of its " + requests + " requests");
         assertTrue(estimate.path("statePayloads").path("startedStepBytes").asLong() > 0);
 
         var other = call(h, event("GET /plans/{planId}/estimate", "t2", Map.of("planId", planId), null));

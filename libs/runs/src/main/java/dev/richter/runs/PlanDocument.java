@@ -23,7 +23,9 @@ public final class PlanDocument {
      * 9 323 and 14 568 requests per second (open model, nothing dropped). With a margin of ×0.125 on the lowest —
      * half for a Lambda vCPU slower than that core, half for TLS and real bodies (the JDK client), half to keep the
      * worker's CPU under 50 % so the schedule's jitter holds — that is 1 165, rounded down to 1 000, which also keeps
-     * the in-flight cap (2 000) above {@code rate × latency} for latencies up to 2 s.
+     * the in-flight cap (2 000) above {@code rate × latency} for latencies up to 2 s. Re-derived from CPU per request
+     * (issue 27, docs/production-size.md): {@code 0.125 × 10⁶ / 121.5 µs} (the worst of three runs) is 1 028, and the
+     * in-flight cap over the default 2 s timeout bounds it at 1 000.
      */
     public static final double DEFAULT_PER_WORKER_QPS = 1_000;
     /** A plan's {@code requestTimeoutMs} when it omits it, milliseconds. */

@@ -107,6 +107,10 @@ import java.util.Set;
  * @param stateTransitions      Step Functions state transitions over all executions (the states entered)
  * @param dynamoDb              DynamoDB items and request units
  * @param costUsd               dollars by item and in total
+ * @param usdPerMillionRequests what a million of the run's load requests cost: {@code costUsd.total} over the requests
+ *                              its steps send (warm-up, pre-test and formal: {@code ceil(qps × durationS)} each), per
+ *                              million, USD; 0 when it sends none. The load driver's GB-seconds dominate it, so it
+ *                              falls as {@code perWorkerQps} rises
  * @param assumptions           what the estimate assumes, one sentence each
  * @param violations            every limit the plan breaks, in plan order; empty when it fits
  */
@@ -116,7 +120,8 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
                           int peakConcurrentLambdas, int maxMapConcurrency, Map<String, Long> lambdaInvocations,
                           StatePayloads statePayloads, double longestInvocationS, double expectedDurationS,
                           long stateTransitions,
-                          DynamoDbUse dynamoDb, Cost costUsd, List<String> assumptions, List<Violation> violations) {
+                          DynamoDbUse dynamoDb, Cost costUsd, double usdPerMillionRequests, List<String> assumptions,
+                          List<Violation> violations) {
 
     /** DynamoDB's largest item, bytes: 400 KB including attribute names and values (ServiceQuotas.html). */
     public static final int DYNAMODB_ITEM_MAX_BYTES = 400 * 1024;
@@ -485,7 +490,8 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
                 maxHistoryExecution, history,
                 (int) Math.min(Integer.MAX_VALUE, peakWorkers), (int) Math.min(Integer.MAX_VALUE, peakLambdas),
                 (int) Math.min(Integer.MAX_VALUE, maxMap), invocations, payloads, longestS,
-                expectedDurationMs(plan, quotas) / 1000.0, transitions, dynamo, cost, assumptions(lookBackS), violations);
+                expectedDurationMs(plan, quotas) / 1000.0, transitions, dynamo, cost, usdPerMillion(cost, steps),
+                assumptions(lookBackS), violations);
     }
 
     /**
@@ -743,6 +749,18 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
         return new StatePayloads(largest, which, started, legInput, parentState, planItem, quotas.statePayloadBytes());
     }
 
+    /**
+     * {@code cost.total()} per million of the load requests {@code steps} send ({@code ceil(qps × durationS)} each), USD;
+     * 0 when they send none.
+     */
+    static double usdPerMillion(Cost cost, List<StepEstimate> steps) {
+        long requests = 0;
+        for (StepEstimate st : steps) {
+            requests += (long) Math.ceil(st.qps() * st.durationS() - 1e-9);
+        }
+        return requests == 0 ? 0 : cost.total() / (requests / 1e6);
+    }
+
     private static Cost cost(double loadDriverGbS, double otherGbS, long requests, long transitions, long writeUnits,
                              double readUnits, Prices p) {
         double ld = loadDriverGbS * p.lambdaUsdPerGbSecond();
@@ -758,7 +776,7 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
         return new RunEstimate(plan.planId(), quotas, prices, List.of(), new Executions(0, 0, 0, 0),
                 0, "", new HistoryEvents(0, 0, 0, quotas.historyEventsPerExecution()), 0, 0, 0, Map.of(),
                 new StatePayloads(0, "", 0, 0, 0, planItemBytes, quotas.statePayloadBytes()), 0, 0, 0,
-                new DynamoDbUse(0, 0, 0, 0, 0, 0), new Cost(0, 0, 0, 0, 0, 0, 0, 0, 0),
+                new DynamoDbUse(0, 0, 0, 0, 0, 0), new Cost(0, 0, 0, 0, 0, 0, 0, 0, 0), 0,
                 List.of("no step can be laid out: see the violations"), violations);
     }
 

@@ -110,6 +110,8 @@ class RunEstimateTest {
         double expectedTotal = (91 * 1769 / 1024.0 + 91.5) * 0.0000166667 + 105 / 1e6 * 0.20 + 252 / 1e3 * 0.025
                 + 274 / 1e6 * 0.625 + e.dynamoDb().readRequestUnits() / 1e6 * 0.125;
         assertEquals(expectedTotal, e.costUsd().total(), 1e-12);
+        // requests sent: 2 x 10 + 20 x 15 + 80 x 5 = 720
+        assertEquals(expectedTotal / 720 * 1e6, e.usdPerMillionRequests(), 1e-9);
         assertEquals(List.of(), e.violations());
     }
 
