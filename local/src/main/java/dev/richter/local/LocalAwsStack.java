@@ -37,11 +37,13 @@ import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
  *   <li>DynamoDB: {@code dynalite} (Node) with every table of {@code template.yaml};</li>
  *   <li>Lambda: {@link LambdaHost} in this JVM, serving every function and the HTTP API;</li>
  *   <li>EventBridge: {@link EventBusCapture} in this JVM;</li>
+ *   <li>EventBridge Scheduler: {@link LocalScheduler} in this JVM (one-time schedules at their time);</li>
  *   <li>Step Functions: {@code local/node/sfn-server.cjs} on {@code aws-local-stepfunctions}, running
  *       the real ASL files with the template's substitutions.</li>
  * </ul>
  * Ports come from the same environment the functions read: {@code AWS_ENDPOINT_URL_DYNAMODB},
- * {@code AWS_ENDPOINT_URL_SFN}, {@code AWS_ENDPOINT_URL_EVENTBRIDGE}, {@code AWS_ENDPOINT_URL_LAMBDA}
+ * {@code AWS_ENDPOINT_URL_SFN}, {@code AWS_ENDPOINT_URL_EVENTBRIDGE}, {@code AWS_ENDPOINT_URL_LAMBDA},
+ * {@code AWS_ENDPOINT_URL_SCHEDULER}
  * and {@code RICHTER_API_PORT}; every one must be set (so no client can reach real AWS by mistake).
  *
  * <p>Limits: the stack is as strict as AWS where Richter depends on a limit, each one lowerable
@@ -90,6 +92,7 @@ public final class LocalAwsStack implements AutoCloseable {
     private LambdaHost lambdaHost;
     private EventBusCapture eventBus;
     private EventRuleDelivery ruleDelivery;
+    private LocalScheduler scheduler;
     private SamTemplate template;
     private LocalIdentityProvider identity;
     private boolean insecureDevAuth;
@@ -181,6 +184,7 @@ public final class LocalAwsStack implements AutoCloseable {
             int sfnPort = port("AWS_ENDPOINT_URL_SFN");
             int eventsPort = port("AWS_ENDPOINT_URL_EVENTBRIDGE");
             int lambdaPort = port("AWS_ENDPOINT_URL_LAMBDA");
+            int schedulerPort = port("AWS_ENDPOINT_URL_SCHEDULER");
             int apiPort = Integer.parseInt(requireEnv("RICHTER_API_PORT"));
             Map<String, String> overrides = new LinkedHashMap<>(LOCAL_PARAMETER_DEFAULTS);
             overrides.putAll(limits.parameterOverrides());
@@ -231,13 +235,20 @@ public final class LocalAwsStack implements AutoCloseable {
                 }
             });
             eventBus.addListener(ruleDelivery);
+            scheduler = new LocalScheduler(lambdaHost, template.scheduleGroups(), line -> {
+                synchronized (invocationFile) {
+                    invocationFile.println(Instant.now() + " " + line);
+                }
+                log.accept(line);
+            });
+            scheduler.start(schedulerPort);
 
             Path config = writeSfnConfig(sfnPort);
             startNode("sfn", List.of("sfn-server.cjs", "--config", config.toString(), "--port", String.valueOf(sfnPort)),
                     Map.of("AWS_ENDPOINT_URL_LAMBDA", "http://127.0.0.1:" + lambdaPort,
                             "AWS_ENDPOINT_URL_EVENTBRIDGE", "http://127.0.0.1:" + eventsPort));
             log.accept("local stack up: dynamodb :" + dynamoPort + ", sfn :" + sfnPort + ", lambda :" + lambdaPort
-                    + ", events :" + eventsPort + ", api http://127.0.0.1:" + apiPort);
+                    + ", events :" + eventsPort + ", scheduler :" + schedulerPort + ", api http://127.0.0.1:" + apiPort);
             return this;
         } catch (IOException | InterruptedException | RuntimeException e) {
             close();
@@ -378,6 +389,11 @@ public final class LocalAwsStack implements AutoCloseable {
     /** The local EventBridge's captured events. */
     public EventBusCapture eventBus() {
         return eventBus;
+    }
+
+    /** The local EventBridge Scheduler (one-time schedules run at their time). */
+    public LocalScheduler scheduler() {
+        return scheduler;
     }
 
     /** The in-process Lambda host. */
@@ -532,6 +548,9 @@ public final class LocalAwsStack implements AutoCloseable {
         }
         if (lambdaHost != null) {
             lambdaHost.close();
+        }
+        if (scheduler != null) {
+            scheduler.close();
         }
         if (ruleDelivery != null) {
             ruleDelivery.close();

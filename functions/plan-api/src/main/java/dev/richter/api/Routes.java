@@ -60,6 +60,7 @@ public final class Routes {
         t.put("POST /plans/{planId}/runs", (r, req) -> r.runs().start(req));
         t.put("GET /plans/{planId}/runs", (r, req) -> r.runs().list(req));
         t.put("GET /runs/{runId}", (r, req) -> r.runs().get(req));
+        t.put("DELETE /runs/{runId}", (r, req) -> r.runs().cancel(req));
         t.put("POST /runs/{runId}/abort", (r, req) -> r.runs().abort(req));
         t.put("GET /runs/{runId}/report", (r, req) -> r.reports().get(req));
         t.put("POST /traces", (r, req) -> r.traces().ingest(req));
