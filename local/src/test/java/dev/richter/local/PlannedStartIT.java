@@ -72,8 +72,8 @@ class PlannedStartIT extends LocalAwsStackTestSupport {
             assertEquals("SCHEDULED", scheduled.json().path("status").asText());
             assertEquals(at.toString(), scheduled.json().path("startAt").asText());
             String runId = scheduled.json().path("runId").asText();
-            // a second run of the same target one second later: both pass the checks now (nothing holds the target yet)
-            var second = api.post("/plans/" + samePlanId + "/runs", body(at.plusSeconds(1)));
+            // a second run of the same target two seconds later: both pass the checks now (nothing holds the target yet)
+            var second = api.post("/plans/" + samePlanId + "/runs", body(at.plusSeconds(2)));
             assertEquals(202, second.status(), second.body());
             String secondId = second.json().path("runId").asText();
             var cancelled = api.post("/plans/" + otherPlanId + "/runs", body(at));

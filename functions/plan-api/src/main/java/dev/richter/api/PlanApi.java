@@ -114,6 +114,7 @@ public final class PlanApi {
                 new FlowResource(flows, repositories, audit, input, clock),
                 new DataSetResource(flows),
                 new SafetyResource(repositories, audit, input),
+                new NotificationResource(repositories, audit, input),
                 new AuditResource(store),
                 new OpenApiResource()));
     }

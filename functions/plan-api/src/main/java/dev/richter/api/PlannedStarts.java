@@ -31,8 +31,9 @@ import software.amazon.awssdk.services.scheduler.model.Target;
  * Planned starts (DESIGN.md §3 "Schedules"): {@code POST /plans/{planId}/runs} with {@code {"startAt"}} stores the run
  * {@code SCHEDULED} and creates an EventBridge Scheduler one-time schedule {@code at(yyyy-mm-ddThh:mm:ss)} (UTC,
  * {@code FlexibleTimeWindow OFF}, {@code ActionAfterCompletion DELETE}) in the group {@code SCHEDULE_GROUP_NAME}, named
- * by the run id, whose target is the {@code ScheduledStartFunction} with {@code {runId, planId, teamId}}, invoked
- * through the role {@code SCHEDULED_START_ROLE_ARN}; {@code DELETE /runs/{runId}} cancels it.
+ * by the run id, firing ahead of the start ({@link #fireAt}), whose target is the {@code ScheduledStartFunction} with
+ * {@code {runId, planId, teamId, startAtMs}}, invoked through the role {@code SCHEDULED_START_ROLE_ARN}: it checks the
+ * plan, waits for {@code startAtMs} and starts the run. {@code DELETE /runs/{runId}} cancels it until that second.
  *
  * <p>The plan and lease checks run now ({@link RunStarter#refusedForSchedule}) and again at the start
  * ({@link RunStarter#startScheduled}). The schedule's retry policy is bounded to {@value #MAX_EVENT_AGE_S} s
@@ -44,6 +45,12 @@ final class PlannedStarts {
     private static final Logger LOG = LogManager.getLogger(PlannedStarts.class);
     /** The furthest ahead a run may be planned. */
     static final Duration MAX_LEAD = Duration.ofDays(30);
+    /**
+     * How long before the planned start its schedule fires at the latest (plus up to a minute, {@link #fireAt}): the
+     * 60 s of Scheduler's precision and 30 s for the start function's cold start and checks. The function then waits
+     * for the planned second, within its 180 s timeout.
+     */
+    static final Duration LEAD = Duration.ofSeconds(90);
     /** The schedule's {@code RetryPolicy.MaximumEventAgeInSeconds} (60..86400 in Scheduler's API). */
     static final int MAX_EVENT_AGE_S = 60;
     /** The schedule's {@code RetryPolicy.MaximumRetryAttempts}. */
@@ -104,22 +111,45 @@ final class PlannedStarts {
         return at;
     }
 
+    /**
+     * When the schedule fires for a start at {@code startAt}: the whole minute at or before {@code startAt −}
+     * {@link #LEAD}, since EventBridge Scheduler invokes a target with 60-second precision (a schedule at 1:00 runs
+     * between 1:00:00 and 1:00:59, Scheduler User Guide, "Schedule types"), and the start function then waits for the
+     * planned second; a start nearer than that fires at the next second (on AWS it may then start up to a minute late).
+     */
+    static Instant fireAt(Instant startAt, Instant now) {
+        Instant early = startAt.minus(LEAD).truncatedTo(java.time.temporal.ChronoUnit.MINUTES);
+        Instant soonest = now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).plusSeconds(1);
+        return early.isAfter(soonest) ? early : soonest.isAfter(startAt) ? startAt : soonest;
+    }
+
     /** Scheduler's one-time expression for {@code at}: {@code at(yyyy-mm-ddThh:mm:ss)}, read in UTC. */
     static String atExpression(Instant at) {
         return "at(" + AT.format(at) + ")";
     }
 
     /**
-     * Schedules a run of {@code v} at {@code startAt}.
+     * Schedules a run of {@code v} at {@code startAt}. With an {@code Idempotency-Key}, a repeated request answers
+     * the run the first one scheduled ({@code Idempotent-Replayed: true}) for 24 hours, as an immediate start does.
      *
      * @return 202 {@code {runId, planId, planVersion, executionArn: "", status: SCHEDULED, startAt}}, {@code Location}
      * @throws ApiException 400 {@code ValidationFailed} when the plan fails its checks; 409 {@code TargetLeased} when a
      *                      run holds one of its targets past {@code startAt}; 503 {@code StartFailed} when the schedule
      *                      cannot be created (the run is then {@code FAILED_TO_START} with its reason)
      */
-    ApiResponse schedule(ApiRequest req, PlanStore.Versioned v, Instant startAt) {
+    ApiResponse schedule(ApiRequest req, PlanStore.Versioned v, Instant startAt, String idempotencyKey) {
+        String runId = starter.newRunId();
+        if (!idempotencyKey.isEmpty()) {
+            var bound = starter.bindKey(v.plan(), idempotencyKey, runId);
+            if (bound.isPresent()) {
+                return replay(req, bound.get(), idempotencyKey);
+            }
+        }
         var refused = starter.refusedForSchedule(v.plan(), startAt.toEpochMilli());
         if (refused.isPresent()) {
+            if (!idempotencyKey.isEmpty()) {
+                starter.unbindKey(v.plan(), idempotencyKey, runId);
+            }
             switch (refused.get()) {
                 case RunStart.PlanRefused r -> throw ApiException.validationFailed(r.problems());
                 case RunStart.TargetLeased t -> throw new ApiException(409, "TargetLeased", t.message(req.teamId())
@@ -129,15 +159,15 @@ final class PlannedStarts {
         }
         String teamId = req.teamId();
         String planId = v.plan().planId();
-        String runId = starter.newRunId();
         long now = clock.millis();
         repositories.createRun(new Run(runId, planId, teamId, "SCHEDULED", "", "", -1, now, false, "", ""));
         repositories.updateRun(runId, Map.of("planVersion", v.version(), "startAtMs", startAt.toEpochMilli(),
                 "scheduledBy", req.caller(), "startedBy", req.caller()));
-        String input = Json.write(Map.of("runId", runId, "planId", planId, "teamId", teamId));
+        String input = Json.write(Map.of("runId", runId, "planId", planId, "teamId", teamId,
+                "startAtMs", startAt.toEpochMilli()));
         try {
             scheduler.createSchedule(CreateScheduleRequest.builder().name(runId).groupName(config.groupName())
-                    .scheduleExpression(atExpression(startAt)).scheduleExpressionTimezone("UTC")
+                    .scheduleExpression(atExpression(fireAt(startAt, clock.instant()))).scheduleExpressionTimezone("UTC")
                     .flexibleTimeWindow(FlexibleTimeWindow.builder().mode(FlexibleTimeWindowMode.OFF).build())
                     .actionAfterCompletion(ActionAfterCompletion.DELETE)
                     .description("planned start of " + runId + " (plan " + planId + ", team " + teamId + ")")
@@ -160,6 +190,31 @@ final class PlannedStarts {
         body.put("status", "SCHEDULED");
         body.put("startAt", startAt.toString());
         return new ApiResponse(202, "application/json", Json.write(body), Map.of("Location", "/runs/" + runId));
+    }
+
+    /**
+     * The answer a repeated planned start with the same {@code Idempotency-Key} gets: the run the first one scheduled
+     * ({@code Idempotent-Replayed: true}), or 409 {@code IdempotencyKeyInUse} while the first is still being stored.
+     */
+    private ApiResponse replay(ApiRequest req, String runId, String key) {
+        var item = repositories.getRun(req.teamId(), runId);
+        var runItem = item.isEmpty() ? Map.<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue>of()
+                : repositories.dynamoDb().getItem(b -> b.tableName(repositories.tables().runs())
+                        .key(Map.of("runId", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS(runId)))
+                        .consistentRead(true)).item();
+        if (item.isEmpty() || !runItem.containsKey("startAtMs")) {
+            throw new ApiException(409, "IdempotencyKeyInUse", "a request with Idempotency-Key '" + key
+                    + "' is still scheduling run " + runId + ": retry in a moment");
+        }
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("runId", runId);
+        body.put("planId", item.get().planId());
+        body.put("planVersion", Documents.number(runItem, "planVersion", 1));
+        body.put("executionArn", item.get().executionArn());
+        body.put("status", item.get().status());
+        body.put("startAt", Instant.ofEpochMilli(Documents.number(runItem, "startAtMs", 0)).toString());
+        return new ApiResponse(202, "application/json", Json.write(body),
+                Map.of("Location", "/runs/" + runId, "Idempotent-Replayed", "true"));
     }
 
     /**

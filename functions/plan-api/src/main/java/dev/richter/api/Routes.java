@@ -25,7 +25,7 @@ public final class Routes {
     /** One resource class per kind of thing the API serves, each built with only the stores and clients it uses. */
     record Resources(ServiceResource services, PlanResource plans, RunResource runs, ReportResource reports,
                      TraceResource traces, LinkResource links, TrafficSetResource trafficSets, FlowResource flows, DataSetResource dataSets,
-                     SafetyResource safety, AuditResource audit, OpenApiResource openApi) {}
+                     SafetyResource safety, NotificationResource notifications, AuditResource audit, OpenApiResource openApi) {}
 
     /** Route key to operation, in the order of {@link #ALL}. */
     private static final Map<String, Operation> TABLE = table();
@@ -79,6 +79,8 @@ public final class Routes {
         t.put("GET /safety", (r, req) -> r.safety().get(req));
         t.put("GET /safety/mocks", (r, req) -> r.safety().mocks(req));
         t.put("GET /safety/isolation", (r, req) -> r.safety().isolation(req));
+        t.put("PUT /notifications", (r, req) -> r.notifications().put(req));
+        t.put("GET /notifications", (r, req) -> r.notifications().get(req));
         t.put("GET /audit", (r, req) -> r.audit().list(req));
         t.put(OPENAPI, (r, req) -> r.openApi().get(req));
         return Collections.unmodifiableMap(t);

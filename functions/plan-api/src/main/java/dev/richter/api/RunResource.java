@@ -95,14 +95,10 @@ final class RunResource {
         boolean noBody = new String(req.body(), StandardCharsets.UTF_8).isBlank();
         String startAt = noBody ? "" : input.parse("StartRunRequest", req.body()).path("startAt").asText("");
         PlanStore.Versioned v = store.get(req.teamId(), planId).orElseThrow(() -> ApiException.notFound("plan", planId));
-        if (!startAt.isEmpty()) {
-            if (req.headers().containsKey("idempotency-key")) {
-                throw ApiException.badField("header.Idempotency-Key", "is for immediate starts; a planned start is"
-                        + " one run per request (cancel one with DELETE /runs/{runId})");
-            }
-            return planned.schedule(req, v, PlannedStarts.startAt(startAt, clock.instant()));
-        }
         String key = idempotencyKey(req);
+        if (!startAt.isEmpty()) {
+            return planned.schedule(req, v, PlannedStarts.startAt(startAt, clock.instant()), key);
+        }
         return switch (starter.start(req.caller(), v.plan(), v.version(), key)) {
             case RunStart.Started s -> started(s);
             case RunStart.PlanRefused r -> throw ApiException.validationFailed(r.problems());

@@ -28,8 +28,8 @@ import software.amazon.awssdk.services.sfn.SfnClient;
 
 /**
  * Lambda handler of {@code ScheduledStartFunction} (in plan-api's jar), the target of a planned start's one-time
- * schedule ({@link PlannedStarts}): {@code {runId, planId, teamId}} → {@link RunStarter#startScheduled} with the plan
- * at the version it was scheduled with → {@code {runId, status, reason?}}.
+ * schedule ({@link PlannedStarts}): {@code {runId, planId, teamId, startAtMs}} → {@link RunStarter#startScheduled} with
+ * the plan at the version it was scheduled with, waiting until {@code startAtMs} → {@code {runId, status, reason?}}.
  *
  * <p>A start refused at its time (the plan deleted or no longer passing its checks, a target in use, the execution
  * refused) is recorded on the run ({@code START_FAILED} and its {@code failureReason}) and published as a
@@ -45,14 +45,16 @@ public final class ScheduledStartHandler extends JsonStreamHandler<ScheduledStar
      *
      * @param runId  the scheduled run
      * @param planId its plan
-     * @param teamId its team
+     * @param teamId    its team
+     * @param startAtMs the planned start, epoch ms (the schedule fires ahead of it)
      */
-    public record ScheduledStart(String runId, String planId, String teamId) implements RunScoped {}
+    public record ScheduledStart(String runId, String planId, String teamId, Long startAtMs) implements RunScoped {}
 
     private final Repositories repositories;
     private final PlanStore store;
     private final RunStarter starter;
     private final EventPublisher events;
+    private final Clock clock;
 
     /** Lambda's constructor: clients and configuration from the environment, built once. */
     public ScheduledStartHandler() {
@@ -80,6 +82,20 @@ public final class ScheduledStartHandler extends JsonStreamHandler<ScheduledStar
         this.starter = new RunStarter(repositories, new RunLeases(dynamoDb, tables.leases(), clock), validator,
                 new AuditLog(dynamoDb, tables.audit()), sfn, stateMachineArn, clock);
         this.events = events;
+        this.clock = clock;
+    }
+
+    /** Waits until {@code epochMs} (at once when it has passed). */
+    private void sleepUntil(long epochMs) {
+        long waitMs = epochMs - clock.millis();
+        if (waitMs > 0) {
+            try {
+                Thread.sleep(waitMs);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for the planned start", e);
+            }
+        }
     }
 
     @Override
@@ -106,7 +122,10 @@ public final class ScheduledStartHandler extends JsonStreamHandler<ScheduledStar
             result = null;
         } else {
             String caller = Documents.text(store.runItem(runId), "scheduledBy");
-            result = starter.startScheduled(caller.isEmpty() ? "scheduler" : caller, plan.get(), version, runId);
+            long startAtMs = input.startAtMs() != null ? input.startAtMs()
+                    : Documents.number(store.runItem(runId), "startAtMs", 0);
+            result = starter.startScheduled(caller.isEmpty() ? "scheduler" : caller, plan.get(), version, runId,
+                    () -> sleepUntil(startAtMs));
         }
         switch (result) {
             case RunStart.Started s -> {

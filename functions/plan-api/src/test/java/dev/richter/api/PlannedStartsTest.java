@@ -32,4 +32,13 @@ class PlannedStartsTest {
                     bad + ": " + e.getMessage() + " " + e.errors());
         }
     }
+
+    @Test
+    void theScheduleFiresOnTheWholeMinuteAtLeastNinetySecondsAheadOrAtTheNextSecondWhenTheStartIsNearer() {
+        // Scheduler's 60 s precision: fired anywhere in 15:08:00..15:08:59, still ahead of 15:10:00 by the function's lead
+        assertEquals(Instant.parse("2026-12-02T15:08:00Z"), PlannedStarts.fireAt(Instant.parse("2026-12-02T15:10:00Z"), NOW));
+        assertEquals(Instant.parse("2026-12-02T15:08:00Z"), PlannedStarts.fireAt(Instant.parse("2026-12-02T15:09:59Z"), NOW));
+        assertEquals(Instant.parse("2026-12-02T15:00:01Z"), PlannedStarts.fireAt(Instant.parse("2026-12-02T15:00:05Z"), NOW));
+        assertEquals(Instant.parse("2026-12-02T15:00:01Z"), PlannedStarts.fireAt(Instant.parse("2026-12-02T15:00:01Z"), NOW));
+    }
 }

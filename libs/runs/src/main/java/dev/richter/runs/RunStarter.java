@@ -137,53 +137,82 @@ public final class RunStarter {
         return Optional.empty();
     }
 
+    /**
+     * Binds a planned start's {@code Idempotency-Key} to {@code runId} ({@link RunLeases#bindIdempotencyKey}), for 24 h.
+     *
+     * @return empty when this call bound it; else the run the key names
+     */
+    public Optional<String> bindKey(Plan plan, String idempotencyKey, String runId) {
+        return leases.bindIdempotencyKey(plan.teamId(), plan.planId(), idempotencyKey, runId);
+    }
+
+    /** Frees a key {@link #bindKey} bound to {@code runId} (the planned start was refused). */
+    public void unbindKey(Plan plan, String idempotencyKey, String runId) {
+        unbind(plan, idempotencyKey, runId);
+    }
+
     /** A new run id, {@code run-<yyyyMMdd'T'HHmmss>-<8 hex>} (UTC, from the clock). */
     public String newRunId() {
         return "run-" + RUN_TIME.format(Instant.ofEpochMilli(clock.millis())) + "-" + HexFormat.of().formatHex(randomBytes(4));
     }
 
     /**
-     * Starts a planned run at its time (the schedule's target, {@code ScheduledStartHandler}): moves the stored run
-     * from {@code SCHEDULED} to {@code STARTING} (one conditional write, so a repeated delivery of the schedule or a
-     * concurrent cancel cannot both win), then checks the plan and leases its targets again, as {@link #start} does, and
-     * starts the execution. A start refused here is recorded on the run: status {@code START_FAILED}, outcome
-     * {@code ERROR}, {@code failureReason} saying why (the plan's problems, the target in use, the execution refused).
+     * Starts a planned run at its time (the schedule's target, {@code ScheduledStartHandler}), in this order:
+     * <ol>
+     *   <li>a run no longer {@code SCHEDULED} (cancelled, started by an earlier delivery) is left alone;</li>
+     *   <li>the plan is checked again; a plan that no longer passes is recorded (below);</li>
+     *   <li>{@code awaitStart} waits until the planned second (the schedule fires ahead of it);</li>
+     *   <li>the run moves from {@code SCHEDULED} to {@code STARTING} in one conditional write, so a cancel or a
+     *       repeated delivery of the schedule cannot both win;</li>
+     *   <li>its targets are leased, as {@link #start} does, and its execution started.</li>
+     * </ol>
+     * A start refused here is recorded on the run: status {@code START_FAILED}, outcome {@code ERROR},
+     * {@code failureReason} saying why (the plan's problems, the target in use, the execution refused).
      *
      * @param plan        the plan at the version it was scheduled with
      * @param planVersion that version
      * @param runId       the scheduled run
-     * @return {@link RunStart.Started}; {@link RunStart.NotScheduled} when the run is no longer {@code SCHEDULED}
-     *         (cancelled, or started by an earlier delivery): nothing done; else why it did not start (recorded)
+     * @param awaitStart  returns at the planned start
+     * @return {@link RunStart.Started}; {@link RunStart.NotScheduled} when the run is no longer {@code SCHEDULED}:
+     *         nothing done; else why it did not start (recorded)
      */
-    public RunStart startScheduled(String caller, Plan plan, long planVersion, String runId) {
+    public RunStart startScheduled(String caller, Plan plan, long planVersion, String runId, Runnable awaitStart) {
         String teamId = plan.teamId();
-        long now = clock.millis();
-        if (!repositories.updateRunIfStatus(runId, "SCHEDULED", Map.of("status", "STARTING", "startedAtMs", now))) {
-            return new RunStart.NotScheduled(runId, repositories.getRun(runId).map(Run::status).orElse("absent"));
+        String status = repositories.getRun(runId).map(Run::status).orElse("absent");
+        if (!status.equals("SCHEDULED")) {
+            return new RunStart.NotScheduled(runId, status);
         }
         List<InputProblem> problems = validator.problems(plan);
         if (!problems.isEmpty()) {
-            startFailed(runId, "the plan no longer passes its checks: " + problems.stream()
-                    .map(p -> p.path() + ": " + p.reason()).collect(Collectors.joining("; ")));
+            String reason = "the plan no longer passes its checks: " + problems.stream()
+                    .map(p -> p.path() + ": " + p.reason()).collect(Collectors.joining("; "));
+            if (!repositories.updateRunIfStatus(runId, "SCHEDULED", failed(reason))) {
+                return new RunStart.NotScheduled(runId, repositories.getRun(runId).map(Run::status).orElse("absent"));
+            }
             return new RunStart.PlanRefused(problems);
+        }
+        awaitStart.run();
+        long now = clock.millis();
+        if (!repositories.updateRunIfStatus(runId, "SCHEDULED", Map.of("status", "STARTING", "startedAtMs", now))) {
+            return new RunStart.NotScheduled(runId, repositories.getRun(runId).map(Run::status).orElse("absent"));
         }
         List<String> targets = RunLeases.leases(plan, validator.services(plan));
         try {
             leases.acquire(teamId, runId, plan.planId(), targets, RunLeases.expiresAtEpochS(plan, now));
         } catch (RunLeases.LeaseHeldException e) {
             RunStart.TargetLeased refused = new RunStart.TargetLeased(e.held());
-            startFailed(runId, refused.message(teamId));
+            repositories.updateRun(runId, failed(refused.message(teamId)));
             return refused;
         }
         RunStart started = execute(caller, plan, planVersion, runId, targets, "StartScheduledRun");
         if (started instanceof RunStart.ExecutionNotStarted) {
-            startFailed(runId, "the execution could not start");
+            repositories.updateRun(runId, failed("the execution could not start"));
         }
         return started;
     }
 
-    private void startFailed(String runId, String reason) {
-        repositories.updateRun(runId, Map.of("status", "START_FAILED", "outcome", "ERROR", "failureReason", reason));
+    private static Map<String, Object> failed(String reason) {
+        return Map.of("status", "START_FAILED", "outcome", "ERROR", "failureReason", reason);
     }
 
     /**
