@@ -8,8 +8,8 @@ import software.amazon.awssdk.services.eventbridge.model.PutEventsResponse;
 
 /**
  * Puts Richter's events on the custom bus ({@code EVENT_BUS_NAME}), source {@code richter}.
- * Detail-types (DESIGN.md §3): {@code Run Started}, {@code Stage Completed}, {@code Verdict Changed},
- * {@code Run Aborted}, {@code Run Completed}, {@code Check Regressed}.
+ * Detail-types (DESIGN.md §3): {@code Run Started}, {@code Step Completed}, {@code Verdict Changed},
+ * {@code Run Aborted}, {@code Run Completed}, {@code Run Start Failed}, {@code Check Regressed}.
  */
 public final class EventPublisher {
     /** The {@code source} of every Richter event. */
