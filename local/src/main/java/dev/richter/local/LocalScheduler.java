@@ -64,14 +64,13 @@ public final class LocalScheduler implements AutoCloseable {
                            boolean deleteAfter) {}
 
     /**
-     * A run of a schedule.
+     * A run of a schedule: the target invoked asynchronously (Scheduler sees only that the invocation was accepted;
+     * the function's own result goes to the log).
      *
      * @param schedule  the schedule
      * @param firedAtMs epoch ms the target was invoked
-     * @param status    the invocation's HTTP status (200 when the function ran)
-     * @param error     the function's error, or null
      */
-    public record Fired(Schedule schedule, long firedAtMs, int status, String error) {}
+    public record Fired(Schedule schedule, long firedAtMs) {}
 
     private final LambdaHost lambdas;
     private final Set<String> groups;
@@ -193,14 +192,14 @@ public final class LocalScheduler implements AutoCloseable {
             schedules.remove(key);
             timers.remove(key);
         }
+        fired.add(new Fired(s, now));
         // Scheduler invokes a Lambda target asynchronously (InvocationType Event): the invocation runs on its own thread
         Thread.ofPlatform().daemon().name("local-scheduler-target").start(() -> {
             LambdaHost.Invocation inv = lambdas.invoke(s.targetArn(), s.input().getBytes(StandardCharsets.UTF_8));
             String error = inv.functionError() == null && inv.status() == 200 ? null
                     : new String(inv.payload(), StandardCharsets.UTF_8);
-            fired.add(new Fired(s, now, inv.status(), error));
             log.accept("scheduler: " + s.group() + "/" + s.name() + " due " + s.at() + " invoked " + s.targetArn()
-                    + " at " + Instant.ofEpochMilli(now) + (error == null ? "" : " FAILED: " + error));
+                    + " at " + Instant.ofEpochMilli(now) + (error == null ? ": ok" : ": the function FAILED: " + error));
         });
     }
 
