@@ -229,7 +229,8 @@ public final class LocalAwsStack implements AutoCloseable {
             lambdaHost.writeMetricsTo(metricsFile());
             log.accept("Richter's own metrics (EMF): " + metricsFile());
             lambdaHost.start(lambdaPort, apiPort);
-            ruleDelivery = new EventRuleDelivery(template.eventRules(), lambdaHost, line -> {
+            ruleDelivery = new EventRuleDelivery(rulesOnTheFunctionsBus(template.eventRules(), System.getenv("EVENT_BUS_NAME")),
+                    lambdaHost, line -> {
                 synchronized (invocationFile) {
                     invocationFile.println(Instant.now() + " " + line);
                 }
@@ -355,6 +356,20 @@ public final class LocalAwsStack implements AutoCloseable {
         // one JVM runs every worker here: a worker's collection before its step would pause the others mid-step
         out.put(LoadDriver.Config.COLLECT_BEFORE_STEP_ENV, "false");
         return out;
+    }
+
+    /**
+     * The rules as the local bus sees them: a rule on the template's custom bus ({@code EventBusName: {Ref:
+     * RichterEventBus}}, locally its logical id) listens on the bus the functions put their events on, which is
+     * {@code EVENT_BUS_NAME} of the process environment when it is set (it wins over the template's value, as in
+     * {@code Env}); rules on the {@code default} bus stay there. The template has one custom bus.
+     */
+    static List<SamTemplate.EventRule> rulesOnTheFunctionsBus(List<SamTemplate.EventRule> rules, String busEnv) {
+        if (busEnv == null || busEnv.isBlank()) {
+            return rules;
+        }
+        return rules.stream().map(r -> r.eventBusName().equals("default") ? r
+                : new SamTemplate.EventRule(r.logicalId(), busEnv, r.pattern(), r.functionTargets())).toList();
     }
 
     /** Sets {@link #functionProperties} of {@code t}, remembering previous values for {@link #close()}. */
