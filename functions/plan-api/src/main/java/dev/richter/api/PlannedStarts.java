@@ -199,9 +199,10 @@ final class PlannedStarts {
     private ApiResponse replay(ApiRequest req, String runId, String key) {
         var item = repositories.getRun(req.teamId(), runId);
         var runItem = item.isEmpty() ? Map.<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue>of()
-                : repositories.dynamoDb().getItem(b -> b.tableName(repositories.tables().runs())
+                : repositories.dynamoDb().getItem(software.amazon.awssdk.services.dynamodb.model.GetItemRequest.builder()
+                        .tableName(repositories.tables().runs())
                         .key(Map.of("runId", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS(runId)))
-                        .consistentRead(true)).item();
+                        .consistentRead(true).build()).item();
         if (item.isEmpty() || !runItem.containsKey("startAtMs")) {
             throw new ApiException(409, "IdempotencyKeyInUse", "a request with Idempotency-Key '" + key
                     + "' is still scheduling run " + runId + ": retry in a moment");
