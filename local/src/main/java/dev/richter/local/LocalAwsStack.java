@@ -37,11 +37,13 @@ import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
  *   <li>DynamoDB: {@code dynalite} (Node) with every table of {@code template.yaml};</li>
  *   <li>Lambda: {@link LambdaHost} in this JVM, serving every function and the HTTP API;</li>
  *   <li>EventBridge: {@link EventBusCapture} in this JVM;</li>
+ *   <li>EventBridge Scheduler: {@link LocalScheduler} in this JVM (one-time schedules at their time);</li>
  *   <li>Step Functions: {@code local/node/sfn-server.cjs} on {@code aws-local-stepfunctions}, running
  *       the real ASL files with the template's substitutions.</li>
  * </ul>
  * Ports come from the same environment the functions read: {@code AWS_ENDPOINT_URL_DYNAMODB},
- * {@code AWS_ENDPOINT_URL_SFN}, {@code AWS_ENDPOINT_URL_EVENTBRIDGE}, {@code AWS_ENDPOINT_URL_LAMBDA}
+ * {@code AWS_ENDPOINT_URL_SFN}, {@code AWS_ENDPOINT_URL_EVENTBRIDGE}, {@code AWS_ENDPOINT_URL_LAMBDA},
+ * {@code AWS_ENDPOINT_URL_SCHEDULER}
  * and {@code RICHTER_API_PORT}; every one must be set (so no client can reach real AWS by mistake).
  *
  * <p>Limits: the stack is as strict as AWS where Richter depends on a limit, each one lowerable
@@ -90,6 +92,7 @@ public final class LocalAwsStack implements AutoCloseable {
     private LambdaHost lambdaHost;
     private EventBusCapture eventBus;
     private EventRuleDelivery ruleDelivery;
+    private LocalScheduler scheduler;
     private SamTemplate template;
     private LocalIdentityProvider identity;
     private boolean insecureDevAuth;
@@ -181,6 +184,7 @@ public final class LocalAwsStack implements AutoCloseable {
             int sfnPort = port("AWS_ENDPOINT_URL_SFN");
             int eventsPort = port("AWS_ENDPOINT_URL_EVENTBRIDGE");
             int lambdaPort = port("AWS_ENDPOINT_URL_LAMBDA");
+            int schedulerPort = port("AWS_ENDPOINT_URL_SCHEDULER");
             int apiPort = Integer.parseInt(requireEnv("RICHTER_API_PORT"));
             Map<String, String> overrides = new LinkedHashMap<>(LOCAL_PARAMETER_DEFAULTS);
             overrides.putAll(limits.parameterOverrides());
@@ -225,19 +229,27 @@ public final class LocalAwsStack implements AutoCloseable {
             lambdaHost.writeMetricsTo(metricsFile());
             log.accept("Richter's own metrics (EMF): " + metricsFile());
             lambdaHost.start(lambdaPort, apiPort);
-            ruleDelivery = new EventRuleDelivery(template.eventRules(), lambdaHost, line -> {
+            ruleDelivery = new EventRuleDelivery(rulesOnTheFunctionsBus(template.eventRules(), System.getenv("EVENT_BUS_NAME")),
+                    lambdaHost, line -> {
                 synchronized (invocationFile) {
                     invocationFile.println(Instant.now() + " " + line);
                 }
             });
             eventBus.addListener(ruleDelivery);
+            scheduler = new LocalScheduler(lambdaHost, template.scheduleGroups(), line -> {
+                synchronized (invocationFile) {
+                    invocationFile.println(Instant.now() + " " + line);
+                }
+                log.accept(line);
+            });
+            scheduler.start(schedulerPort);
 
             Path config = writeSfnConfig(sfnPort);
             startNode("sfn", List.of("sfn-server.cjs", "--config", config.toString(), "--port", String.valueOf(sfnPort)),
                     Map.of("AWS_ENDPOINT_URL_LAMBDA", "http://127.0.0.1:" + lambdaPort,
                             "AWS_ENDPOINT_URL_EVENTBRIDGE", "http://127.0.0.1:" + eventsPort));
             log.accept("local stack up: dynamodb :" + dynamoPort + ", sfn :" + sfnPort + ", lambda :" + lambdaPort
-                    + ", events :" + eventsPort + ", api http://127.0.0.1:" + apiPort);
+                    + ", events :" + eventsPort + ", scheduler :" + schedulerPort + ", api http://127.0.0.1:" + apiPort);
             return this;
         } catch (IOException | InterruptedException | RuntimeException e) {
             close();
@@ -346,6 +358,20 @@ public final class LocalAwsStack implements AutoCloseable {
         return out;
     }
 
+    /**
+     * The rules as the local bus sees them: a rule on the template's custom bus ({@code EventBusName: {Ref:
+     * RichterEventBus}}, locally its logical id) listens on the bus the functions put their events on, which is
+     * {@code EVENT_BUS_NAME} of the process environment when it is set (it wins over the template's value, as in
+     * {@code Env}); rules on the {@code default} bus stay there. The template has one custom bus.
+     */
+    static List<SamTemplate.EventRule> rulesOnTheFunctionsBus(List<SamTemplate.EventRule> rules, String busEnv) {
+        if (busEnv == null || busEnv.isBlank()) {
+            return rules;
+        }
+        return rules.stream().map(r -> r.eventBusName().equals("default") ? r
+                : new SamTemplate.EventRule(r.logicalId(), busEnv, r.pattern(), r.functionTargets())).toList();
+    }
+
     /** Sets {@link #functionProperties} of {@code t}, remembering previous values for {@link #close()}. */
     void setFunctionProperties(SamTemplate t) {
         Map<String, String> props = functionProperties(t.functions(), limits, System::getenv);
@@ -378,6 +404,11 @@ public final class LocalAwsStack implements AutoCloseable {
     /** The local EventBridge's captured events. */
     public EventBusCapture eventBus() {
         return eventBus;
+    }
+
+    /** The local EventBridge Scheduler (one-time schedules run at their time). */
+    public LocalScheduler scheduler() {
+        return scheduler;
     }
 
     /** The in-process Lambda host. */
@@ -532,6 +563,9 @@ public final class LocalAwsStack implements AutoCloseable {
         }
         if (lambdaHost != null) {
             lambdaHost.close();
+        }
+        if (scheduler != null) {
+            scheduler.close();
         }
         if (ruleDelivery != null) {
             ruleDelivery.close();

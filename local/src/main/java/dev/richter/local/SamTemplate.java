@@ -329,6 +329,11 @@ public final class SamTemplate {
         return r.isMissingNode() ? null : r.path("Type").asText();
     }
 
+    /** The local names ({@code Ref}) of every {@code AWS::Scheduler::ScheduleGroup}: their logical ids. */
+    public Set<String> scheduleGroups() {
+        return new java.util.TreeSet<>(resources("AWS::Scheduler::ScheduleGroup").keySet());
+    }
+
     /** Every {@code AWS::Serverless::Function}, with timeout, memory and environment resolved. */
     public List<FunctionDef> functions() {
         JsonNode globals = doc.path("Globals").path("Function");
@@ -710,6 +715,7 @@ public final class SamTemplate {
             case "AWS::Events::EventBus.Arn" -> "arn:aws:events:" + REGION + ":" + ACCOUNT + ":event-bus/" + id;
             case "AWS::Events::EventBus.Name" -> id;
             case "AWS::Events::Rule.Arn" -> "arn:aws:events:" + REGION + ":" + ACCOUNT + ":rule/" + id;
+            case "AWS::IAM::Role.Arn" -> "arn:aws:iam::" + ACCOUNT + ":role/" + id;
             default -> throw new IllegalStateException("template.yaml: " + where + ": Fn::GetAtt " + id + "." + attribute
                     + " (" + type + ") is not resolved by the local stack");
         };

@@ -50,4 +50,18 @@ class EventPatternTest {
         String foreign = event("Run Aborted", Map.of("runId", "r")).replace("\"source\":\"richter\"", "\"source\":\"other\"");
         assertTrue(m.rulesForJSONEvent(foreign).isEmpty(), "only Richter's own events");
     }
+
+    @Test
+    void aTeamIsNotifiedOfItsRunsProgressAndNothingElse() throws Exception {
+        SamTemplate t = SamTemplate.load(LocalAwsStack.rootFromEnv(), LocalAwsStack.LOCAL_PARAMETER_DEFAULTS);
+        Machine m = new Machine();
+        m.addRule("NotificationRule", t.eventRulePatterns().get("NotificationRule"));
+        for (String type : List.of("Run Started", "Step Completed", "Verdict Changed", "Run Aborted", "Run Completed",
+                "Run Start Failed")) {
+            assertEquals(List.of("NotificationRule"), m.rulesForJSONEvent(event(type, Map.of("runId", "r", "teamId", "t"))), type);
+        }
+        assertTrue(m.rulesForJSONEvent(event("Check Regressed", Map.of("check", "c"))).isEmpty(), "the nightly check pages on-call only");
+        String foreign = event("Run Started", Map.of("runId", "r")).replace("\"source\":\"richter\"", "\"source\":\"other\"");
+        assertTrue(m.rulesForJSONEvent(foreign).isEmpty(), "only Richter's own events");
+    }
 }

@@ -97,4 +97,15 @@ class LocalAwsStackPropertiesTest {
         assertTrue(stack.faults().current().isEmpty());
         assertEquals(LocalFaults.NONE, new LocalAwsStack(dir, dir, LocalLimits.AWS, LocalFaults.NONE, log::add).faults().current());
     }
+
+    @Test
+    void aRuleOnTheCustomBusListensWhereTheFunctionsPublishWhenTheEnvironmentNamesTheBus() throws Exception {
+        SamTemplate t = SamTemplate.load(LocalAwsStack.rootFromEnv(), LocalAwsStack.LOCAL_PARAMETER_DEFAULTS);
+        var rules = LocalAwsStack.rulesOnTheFunctionsBus(t.eventRules(), "richter-local");
+        var byId = rules.stream().collect(java.util.stream.Collectors.toMap(SamTemplate.EventRule::logicalId,
+                SamTemplate.EventRule::eventBusName));
+        assertEquals("richter-local", byId.get("NotificationRule"));
+        assertEquals("default", byId.get("ExecutionEndedRule"), "Step Functions' events stay on default");
+        assertEquals(t.eventRules(), LocalAwsStack.rulesOnTheFunctionsBus(t.eventRules(), null));
+    }
 }

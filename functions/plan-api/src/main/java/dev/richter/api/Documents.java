@@ -82,6 +82,9 @@ final class Documents {
         m.put("outcome", text(item, "outcome"));
         m.put("createdAtMs", number(item, "createdAtMs", 0));
         m.put("abortRequested", item.containsKey("abortRequested") && Boolean.TRUE.equals(item.get("abortRequested").bool()));
+        if (item.containsKey("startAtMs")) {
+            m.put("startAt", java.time.Instant.ofEpochMilli(number(item, "startAtMs", 0)).toString());
+        }
         return m;
     }
 

@@ -26,6 +26,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.function.Supplier;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.services.scheduler.SchedulerClient;
 import software.amazon.awssdk.services.sfn.SfnClient;
 
 /**
@@ -76,6 +77,15 @@ public final class PlanApi {
      */
     public PlanApi(Repositories repositories, SfnClient sfn, String stateMachineArn, double maxTeamQps,
                    Supplier<Quotas> quotas, ReportRepository reports) {
+        this(repositories, sfn, stateMachineArn, maxTeamQps, quotas, reports, schedulerFromEnv(), scheduleConfigFromEnv());
+    }
+
+    /**
+     * @param scheduler      EventBridge Scheduler, for planned starts
+     * @param scheduleConfig where planned starts' schedules go and what they invoke ({@link PlannedStarts.ScheduleTarget})
+     */
+    PlanApi(Repositories repositories, SfnClient sfn, String stateMachineArn, double maxTeamQps,
+            Supplier<Quotas> quotas, ReportRepository reports, SchedulerClient scheduler, PlannedStarts.ScheduleTarget scheduleConfig) {
         Clock clock = Clock.systemUTC();
         var dynamoDb = repositories.dynamoDb();
         var tables = repositories.tables();
@@ -96,7 +106,8 @@ public final class PlanApi {
                 new ServiceResource(repositories, store, leases, audit, input, links),
                 new PlanResource(repositories, store, leases, plans, audit, quotas, clock),
                 new RunResource(repositories, store, starter, new RunMetricsRepository(dynamoDb, tables.runMetrics()), reports,
-                        new RunFlags(dynamoDb, tables.runs()), audit, sfn, input),
+                        new RunFlags(dynamoDb, tables.runs()), audit, sfn, input,
+                        new PlannedStarts(repositories, starter, audit, scheduler, scheduleConfig, clock), clock),
                 new ReportResource(repositories, reports),
                 new TraceResource(links, audit),
                 new LinkResource(links, repositories, audit, input),
@@ -104,6 +115,7 @@ public final class PlanApi {
                 new FlowResource(flows, repositories, audit, input, clock),
                 new DataSetResource(flows),
                 new SafetyResource(repositories, audit, input),
+                new NotificationResource(repositories, audit, input),
                 new AuditResource(store),
                 new OpenApiResource(),
                 new ProblemResource(new ProblemStore(dynamoDb, tables.registry()), audit, input, clock),
@@ -121,6 +133,20 @@ public final class PlanApi {
                 Env.get("LOAD_TEST_RUN_STATE_MACHINE_ARN").orElse(""),
                 Double.parseDouble(Env.get("MAX_TEAM_QPS").orElse(String.valueOf(DEFAULT_MAX_TEAM_QPS))),
                 Quotas::fromEnv, ReportRepository.fromEnv(repositories));
+    }
+
+    /** EventBridge Scheduler through {@code AWS_ENDPOINT_URL_SCHEDULER} when set (the local stack's), else AWS's. */
+    static SchedulerClient schedulerFromEnv() {
+        return SchedulerClient.builder().region(AwsClients.region()).httpClientBuilder(UrlConnectionHttpClient.builder()).build();
+    }
+
+    /**
+     * {@code SCHEDULE_GROUP_NAME} (default {@code default}), {@code SCHEDULED_START_FUNCTION_ARN},
+     * {@code SCHEDULED_START_ROLE_ARN} (template.yaml sets all three).
+     */
+    static PlannedStarts.ScheduleTarget scheduleConfigFromEnv() {
+        return new PlannedStarts.ScheduleTarget(Env.get("SCHEDULE_GROUP_NAME").orElse("default"),
+                Env.get("SCHEDULED_START_FUNCTION_ARN").orElse(""), Env.get("SCHEDULED_START_ROLE_ARN").orElse(""));
     }
 
     /**

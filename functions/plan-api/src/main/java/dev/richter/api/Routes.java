@@ -25,7 +25,7 @@ public final class Routes {
     /** One resource class per kind of thing the API serves, each built with only the stores and clients it uses. */
     record Resources(ServiceResource services, PlanResource plans, RunResource runs, ReportResource reports,
                      TraceResource traces, LinkResource links, TrafficSetResource trafficSets, FlowResource flows, DataSetResource dataSets,
-                     SafetyResource safety, AuditResource audit, OpenApiResource openApi,
+                     SafetyResource safety, NotificationResource notifications, AuditResource audit, OpenApiResource openApi,
                      ProblemResource problems, CompareResource compare) {}
 
     /** Route key to operation, in the order of {@link #ALL}. */
@@ -61,6 +61,7 @@ public final class Routes {
         t.put("POST /plans/{planId}/runs", (r, req) -> r.runs().start(req));
         t.put("GET /plans/{planId}/runs", (r, req) -> r.runs().list(req));
         t.put("GET /runs/{runId}", (r, req) -> r.runs().get(req));
+        t.put("DELETE /runs/{runId}", (r, req) -> r.runs().cancel(req));
         t.put("POST /runs/{runId}/abort", (r, req) -> r.runs().abort(req));
         t.put("GET /runs/{runId}/report", (r, req) -> r.reports().get(req));
         t.put("GET /runs/{runId}/compare", (r, req) -> r.compare().compare(req));
@@ -80,6 +81,8 @@ public final class Routes {
         t.put("GET /safety", (r, req) -> r.safety().get(req));
         t.put("GET /safety/mocks", (r, req) -> r.safety().mocks(req));
         t.put("GET /safety/isolation", (r, req) -> r.safety().isolation(req));
+        t.put("PUT /notifications", (r, req) -> r.notifications().put(req));
+        t.put("GET /notifications", (r, req) -> r.notifications().get(req));
         t.put("GET /audit", (r, req) -> r.audit().list(req));
         t.put("GET /problems", (r, req) -> r.problems().list(req));
         t.put("PATCH /problems/{problemId}", (r, req) -> r.problems().update(req));

@@ -51,15 +51,20 @@ final class RunResource {
     private final ReportRepository reports;
     private static final Logger LOG = LogManager.getLogger(RunResource.class);
     /** Run statuses after which nothing runs any more. */
-    private static final Set<String> ENDED = Set.of("COMPLETED", "FAILED", "FAILED_TO_START");
+    private static final Set<String> ENDED = Set.of("COMPLETED", "FAILED", "FAILED_TO_START", "START_FAILED", "CANCELLED");
 
     private final RunFlags runFlags;
     private final AuditLog audit;
     private final SfnClient sfn;
     private final InputValidator input;
+    private final PlannedStarts planned;
+    private final java.time.Clock clock;
 
     RunResource(Repositories repositories, PlanStore store, RunStarter starter, RunMetricsRepository metrics,
-                ReportRepository reports, RunFlags runFlags, AuditLog audit, SfnClient sfn, InputValidator input) {
+                ReportRepository reports, RunFlags runFlags, AuditLog audit, SfnClient sfn, InputValidator input,
+                PlannedStarts planned, java.time.Clock clock) {
+        this.planned = planned;
+        this.clock = clock;
         this.repositories = repositories;
         this.store = store;
         this.starter = starter;
@@ -72,7 +77,9 @@ final class RunResource {
     }
 
     /**
-     * {@code POST /plans/{planId}/runs}: starts a run of the plan's current version ({@link RunStarter}).
+     * {@code POST /plans/{planId}/runs}: starts a run of the plan's current version ({@link RunStarter}) now, or, with
+     * a body {@code {"startAt": "<RFC 3339>"}}, schedules it ({@link PlannedStarts#schedule}: 202 with status
+     * {@code SCHEDULED}; 400 at {@code $.startAt} for a time not in the future or over 30 days ahead).
      *
      * @return 202 {@code {runId, planId, planVersion, executionArn, status}} and {@code Location: /runs/<runId>}; with
      *         an {@code Idempotency-Key} already used on this plan, the same answer for the run it started
@@ -85,8 +92,13 @@ final class RunResource {
      */
     ApiResponse start(ApiRequest req) {
         String planId = req.path("planId");
+        boolean noBody = new String(req.body(), StandardCharsets.UTF_8).isBlank();
+        String startAt = noBody ? "" : input.parse("StartRunRequest", req.body()).path("startAt").asText("");
         PlanStore.Versioned v = store.get(req.teamId(), planId).orElseThrow(() -> ApiException.notFound("plan", planId));
         String key = idempotencyKey(req);
+        if (!startAt.isEmpty()) {
+            return planned.schedule(req, v, PlannedStarts.startAt(startAt, clock.instant()), key);
+        }
         return switch (starter.start(req.caller(), v.plan(), v.version(), key)) {
             case RunStart.Started s -> started(s);
             case RunStart.PlanRefused r -> throw ApiException.validationFailed(r.problems());
@@ -95,6 +107,7 @@ final class RunResource {
                     + k.key() + "' is still starting run " + k.runId() + ": retry in a moment");
             case RunStart.ExecutionNotStarted n -> throw new ApiException(503, "StartFailed", "run " + n.runId()
                     + " could not start; its leases are released: retry");
+            case RunStart.NotScheduled n -> throw new IllegalStateException("an immediate start is never scheduled: " + n);
         };
     }
 
@@ -159,6 +172,12 @@ final class RunResource {
         body.put("planVersion", planVersion);
         if (!Documents.text(runItem, "failureReason").isEmpty()) {
             body.put("failureReason", Documents.text(runItem, "failureReason"));
+        }
+        if (runItem.containsKey("startAtMs")) {
+            body.put("startAt", java.time.Instant.ofEpochMilli(Documents.number(runItem, "startAtMs", 0)).toString());
+        }
+        if (runItem.containsKey("startedAtMs")) {
+            body.put("startedAtMs", Documents.number(runItem, "startedAtMs", 0));
         }
         if (!run.executionArn().isBlank()) {
             body.putAll(executionStatus(sfn, run.executionArn()));
@@ -280,6 +299,11 @@ final class RunResource {
         audit.record(req.teamId(), req.caller(), "AbortRun", runId, Map.of("abortRequested", run.abortRequested()),
                 Map.of("abortRequested", true));
         return ApiResponse.json(202, Map.of("runId", runId, "abortRequested", true));
+    }
+
+    /** {@code DELETE /runs/{runId}}: cancels a scheduled run ({@link PlannedStarts#cancel}). */
+    ApiResponse cancel(ApiRequest req) {
+        return planned.cancel(req);
     }
 
     /** Run order of a stage: warm-up 0, pre-test 1, formal 2. */

@@ -11,6 +11,6 @@ import org.junit.jupiter.api.Test;
 class LambdaJarIT {
     @Test
     void carriesOnlyTheServiceClientsItCallsAndOneHttpClient() {
-        LambdaJar.of("plan-api").assertLean(Set.of("dynamodb", "s3", "sfn"), false);
+        LambdaJar.of("plan-api").assertLean(Set.of("dynamodb", "eventbridge", "s3", "scheduler", "sfn", "sns"), false);
     }
 }

@@ -8,14 +8,16 @@ import com.fasterxml.jackson.databind.node.MissingNode;
 import dev.richter.common.RunScoped;
 
 /**
- * The report function's event: the state machine's {@code {action: "report", runId, state}}, or, with no
+ * The report function's event: the state machine's {@code {action: "report", runId, state}} or
+ * {@code {action: "step-completed", runId, teamId, stage, stepIndex}}, or, with no
  * {@code action}, EventBridge's {@code Step Functions Execution Status Change} event (the template's
  * {@code ExecutionEndedRule}). Jackson types it by {@code action}; an event without one is a status change. Other
  * fields are ignored.
  */
 @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, include = JsonTypeInfo.As.EXISTING_PROPERTY, property = "action",
         visible = true, defaultImpl = ReportEvent.ExecutionStatusChange.class)
-@JsonSubTypes({@JsonSubTypes.Type(value = ReportEvent.ReportRequest.class, name = "report")})
+@JsonSubTypes({@JsonSubTypes.Type(value = ReportEvent.ReportRequest.class, name = "report"),
+        @JsonSubTypes.Type(value = ReportEvent.StepCompletedRequest.class, name = "step-completed")})
 public sealed interface ReportEvent extends RunScoped {
     /**
      * {@code report}: the run's report ({@link RunReporter#report}).
@@ -28,6 +30,22 @@ public sealed interface ReportEvent extends RunScoped {
         /** The caught failure, or a missing node when the run reached its report without one. */
         public JsonNode error() {
             return state == null ? MissingNode.getInstance() : state.path("error");
+        }
+    }
+
+    /**
+     * {@code step-completed}: a step's legs all ended ({@link StepCompletion#complete}).
+     *
+     * @param runId     the run
+     * @param teamId    its team
+     * @param stage     {@code warm-up}, {@code pre-test} or {@code formal}
+     * @param stepIndex the step within the stage
+     */
+    record StepCompletedRequest(String action, String runId, String teamId, String stage, Integer stepIndex)
+            implements ReportEvent {
+        @Override
+        public Integer stepInStage() {
+            return stepIndex;
         }
     }
 
@@ -53,7 +71,7 @@ public sealed interface ReportEvent extends RunScoped {
          */
         public ExecutionStatusChange checked() {
             if (action != null) {
-                throw new IllegalArgumentException("unknown action '" + action + "'; expected one of report");
+                throw new IllegalArgumentException("unknown action '" + action + "'; expected one of report, step-completed");
             }
             if (!RunReaper.DETAIL_TYPE.equals(detailType)) {
                 throw new IllegalArgumentException("missing action, and detail-type '" + detailType + "' is not '"

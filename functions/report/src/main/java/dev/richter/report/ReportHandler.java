@@ -9,11 +9,13 @@ import java.util.function.LongConsumer;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * Lambda handler of the report function. Two inputs:
+ * Lambda handler of the report function. Three inputs:
  * <ul>
  *   <li>{@code {action: "report", runId, state}} from the state machine's {@code Report} state, where {@code state} is
  *       the execution's state (its {@code error} field, when present, is the caught failure): the run's report
  *       ({@link RunReporter}); returns {@code {runId, outcome, outcomeReason}};</li>
+ *   <li>{@code {action: "step-completed", runId, teamId, stage, stepIndex}} from the state machine's
+ *       {@code CompleteStep} state: the step's {@code Step Completed} event, once ({@link StepCompletion});</li>
  *   <li>EventBridge's {@code Step Functions Execution Status Change} event of an execution that failed, timed out or
  *       was stopped (the template's {@code ExecutionEndedRule}): the run is reaped ({@link RunReaper}: abort flag,
  *       report, leases); returns {@code {status, reaped}}.</li>
@@ -24,6 +26,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 public final class ReportHandler extends JsonStreamHandler<ReportEvent, Map<String, Object>> {
     private final RunReporter reporter;
     private final RunReaper reaper;
+    private final StepCompletion steps;
 
     /**
      * For Lambda: tables, trace sources, the event bus and the reports bucket ({@code REPORTS_BUCKET}, none when
@@ -35,6 +38,7 @@ public final class ReportHandler extends JsonStreamHandler<ReportEvent, Map<Stri
 
     private ReportHandler(Repositories repositories) {
         this(repositories, new RunReporter(repositories, EventPublisher.fromEnv(), ReportRepository.fromEnv(repositories)),
+                new StepCompletion(repositories, ReportRepository.fromEnv(repositories), EventPublisher.fromEnv()),
                 RunReaper::sleep);
     }
 
@@ -58,12 +62,15 @@ public final class ReportHandler extends JsonStreamHandler<ReportEvent, Map<Stri
      */
     public ReportHandler(Repositories repositories, EventPublisher events, S3Client s3, String bucket) {
         this(repositories, new RunReporter(repositories, events, new ReportRepository(repositories.dynamoDb(),
-                repositories.tables().reports(), repositories.tables().verdicts(), s3, bucket)), RunReaper::sleep);
+                repositories.tables().reports(), repositories.tables().verdicts(), s3, bucket)),
+                new StepCompletion(repositories, new ReportRepository(repositories.dynamoDb(),
+                        repositories.tables().reports(), repositories.tables().verdicts()), events), RunReaper::sleep);
     }
 
-    private ReportHandler(Repositories repositories, RunReporter reporter, LongConsumer sleeper) {
+    private ReportHandler(Repositories repositories, RunReporter reporter, StepCompletion steps, LongConsumer sleeper) {
         super(ReportEvent.class);
         this.reporter = reporter;
+        this.steps = steps;
         this.reaper = new RunReaper(repositories, reporter, sleeper);
     }
 
@@ -72,6 +79,8 @@ public final class ReportHandler extends JsonStreamHandler<ReportEvent, Map<Stri
         long remainingMs = context == null ? 120_000 : context.getRemainingTimeInMillis();
         return switch (input) {
             case ReportEvent.ReportRequest r -> reporter.report(r.runId(), r.error(), remainingMs);
+            case ReportEvent.StepCompletedRequest s -> steps.complete(s.runId(), s.teamId(), s.stage(),
+                    s.stepIndex() == null ? 0 : s.stepIndex());
             case ReportEvent.ExecutionStatusChange e -> reaper.reapExecution(e.checked().detail(), remainingMs);
         };
     }

@@ -25,7 +25,7 @@ import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
 
 /**
  * An in-memory DynamoDB for the report's reads and writes: PutItem, GetItem, UpdateItem ({@code SET} only),
- * BatchWriteItem and Query on a hash key with an optional
+ * BatchWriteItem and Query (a PutItem's {@code attribute_not_exists(sk)} is checked on {@code runId} and {@code sk}) on a hash key with an optional
  * {@code begins_with} on the range key (the forms the repositories use), one page at a time of {@link #PAGE} items so
  * pagination is exercised. Tables named in {@link #failing} throw, like a table the function may not read.
  */
@@ -95,6 +95,11 @@ final class FakeDynamo {
     }
 
     private PutItemResponse put(PutItemRequest r) {
+        if ("attribute_not_exists(sk)".equals(r.conditionExpression())
+                && !find(r.tableName(), Map.of("runId", r.item().get("runId"), "sk", r.item().get("sk"))).isEmpty()) {
+            throw software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException.builder()
+                    .message("The conditional request failed").build();
+        }
         put(r.tableName(), r.item());
         return PutItemResponse.builder().build();
     }

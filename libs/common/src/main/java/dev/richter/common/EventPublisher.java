@@ -9,8 +9,8 @@ import software.amazon.awssdk.services.eventbridge.model.PutEventsResponse;
 
 /**
  * Puts Richter's events on the custom bus ({@code EVENT_BUS_NAME}), source {@code richter}.
- * Detail-types (DESIGN.md §3): {@code Run Started}, {@code Stage Completed}, {@code Verdict Changed},
- * {@code Run Aborted}, {@code Run Completed}, {@code Check Regressed}.
+ * Detail-types (DESIGN.md §3): {@code Run Started}, {@code Step Completed}, {@code Verdict Changed},
+ * {@code Run Aborted}, {@code Run Completed}, {@code Run Start Failed}, {@code Check Regressed}.
  *
  * <p>The EventBridge SDK module is an optional dependency of {@code libs/common}: a function that publishes declares
  * {@code software.amazon.awssdk:eventbridge} in its own pom, so only those functions' Lambda jars carry it.

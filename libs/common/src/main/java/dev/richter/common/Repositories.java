@@ -197,6 +197,26 @@ public final class Repositories {
      * Values are strings, numbers or booleans. Throws {@link ConditionalCheckFailedException} for an unknown run.
      */
     public void updateRun(String runId, Map<String, Object> attributes) {
+        updateRun(runId, attributes, "attribute_exists(runId)", Map.of());
+    }
+
+    /**
+     * Sets attributes of a run only while its {@code status} is {@code expectedStatus} (one conditional write: of two
+     * callers moving a run out of that status, exactly one succeeds).
+     *
+     * @return false when the run is absent or in another status (nothing written)
+     */
+    public boolean updateRunIfStatus(String runId, String expectedStatus, Map<String, Object> attributes) {
+        try {
+            updateRun(runId, attributes, "#status = :expected", Map.of(":expected", s(expectedStatus)));
+            return true;
+        } catch (ConditionalCheckFailedException e) {
+            return false;
+        }
+    }
+
+    private void updateRun(String runId, Map<String, Object> attributes, String condition,
+                           Map<String, AttributeValue> conditionValues) {
         StringBuilder expr = new StringBuilder("SET ");
         Map<String, String> names = new HashMap<>();
         Map<String, AttributeValue> values = new HashMap<>();
@@ -210,8 +230,12 @@ public final class Repositories {
             values.put(":v" + i, attr(e.getValue()));
             i++;
         }
+        values.putAll(conditionValues);
+        if (!conditionValues.isEmpty()) {
+            names.put("#status", "status");
+        }
         dynamoDb.updateItem(UpdateItemRequest.builder().tableName(tables.runs()).key(Map.of("runId", s(runId)))
-                .conditionExpression("attribute_exists(runId)").updateExpression(expr.toString())
+                .conditionExpression(condition).updateExpression(expr.toString())
                 .expressionAttributeNames(names).expressionAttributeValues(values).build());
     }
 

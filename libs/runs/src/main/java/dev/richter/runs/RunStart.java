@@ -5,7 +5,7 @@ import java.util.List;
 
 /** What {@link RunStarter#start} did: the run it started (or started before), or why it started none. */
 public sealed interface RunStart permits RunStart.Started, RunStart.PlanRefused, RunStart.TargetLeased,
-        RunStart.KeyStillStarting, RunStart.ExecutionNotStarted {
+        RunStart.KeyStillStarting, RunStart.ExecutionNotStarted, RunStart.NotScheduled {
 
     /**
      * A run that is starting: its item is stored and its execution started.
@@ -68,4 +68,13 @@ public sealed interface RunStart permits RunStart.Started, RunStart.PlanRefused,
      * @param runId the run that did not start
      */
     record ExecutionNotStarted(String runId) implements RunStart {}
+
+    /**
+     * A planned start found its run no longer {@code SCHEDULED} ({@link RunStarter#startScheduled}): cancelled, or
+     * started by an earlier delivery of its schedule. Nothing was done.
+     *
+     * @param runId  the run
+     * @param status its status now ({@code CANCELLED}, {@code STARTING}, ...; {@code absent} for no run)
+     */
+    record NotScheduled(String runId, String status) implements RunStart {}
 }

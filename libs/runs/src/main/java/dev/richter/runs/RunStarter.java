@@ -14,6 +14,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 import software.amazon.awssdk.services.sfn.SfnClient;
 import software.amazon.awssdk.services.sfn.model.StartExecutionRequest;
 
@@ -76,7 +77,7 @@ public final class RunStarter {
         String teamId = plan.teamId();
         String planId = plan.planId();
         long now = clock.millis();
-        String runId = "run-" + RUN_TIME.format(Instant.ofEpochMilli(now)) + "-" + HexFormat.of().formatHex(randomBytes(4));
+        String runId = newRunId();
         if (!idempotencyKey.isEmpty()) {
             Optional<String> bound = leases.bindIdempotencyKey(teamId, planId, idempotencyKey, runId);
             if (bound.isPresent()) {
@@ -100,16 +101,136 @@ public final class RunStarter {
             unbind(plan, idempotencyKey, runId);
             return new RunStart.TargetLeased(e.held());
         }
-        String executionArn;
         try {
             repositories.createRun(new Run(runId, planId, teamId, "STARTING", "", "", -1, now, false, "", ""));
+        } catch (RuntimeException e) {
+            leases.release(teamId, runId, targets);
+            unbind(plan, idempotencyKey, runId);
+            return new RunStart.ExecutionNotStarted(runId);
+        }
+        RunStart started = execute(caller, plan, planVersion, runId, targets, "StartRun");
+        if (!(started instanceof RunStart.Started)) {
+            unbind(plan, idempotencyKey, runId);
+        }
+        return started;
+    }
+
+    /**
+     * The checks a planned start passes when it is scheduled ({@code POST /plans/{planId}/runs} with {@code startAt}):
+     * the plan's ({@link PlanValidator#problems(Plan)}), and no lease on its targets that is still held at
+     * {@code startAtMs} (a run now running whose lease ends before then is no conflict). Nothing is leased: the same
+     * checks run again when it starts ({@link #startScheduled}).
+     *
+     * @return empty when it may be scheduled; else {@link RunStart.PlanRefused} or {@link RunStart.TargetLeased}
+     */
+    public Optional<RunStart> refusedForSchedule(Plan plan, long startAtMs) {
+        List<InputProblem> problems = validator.problems(plan);
+        if (!problems.isEmpty()) {
+            return Optional.of(new RunStart.PlanRefused(problems));
+        }
+        for (String target : RunLeases.leases(plan, validator.services(plan))) {
+            Optional<RunLeases.Lease> held = leases.holder(plan.teamId(), target);
+            if (held.isPresent() && held.get().expiresAtEpochS() * 1000 > startAtMs) {
+                return Optional.of(new RunStart.TargetLeased(held.get()));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Binds a planned start's {@code Idempotency-Key} to {@code runId} ({@link RunLeases#bindIdempotencyKey}), for 24 h.
+     *
+     * @return empty when this call bound it; else the run the key names
+     */
+    public Optional<String> bindKey(Plan plan, String idempotencyKey, String runId) {
+        return leases.bindIdempotencyKey(plan.teamId(), plan.planId(), idempotencyKey, runId);
+    }
+
+    /** Frees a key {@link #bindKey} bound to {@code runId} (the planned start was refused). */
+    public void unbindKey(Plan plan, String idempotencyKey, String runId) {
+        unbind(plan, idempotencyKey, runId);
+    }
+
+    /** A new run id, {@code run-<yyyyMMdd'T'HHmmss>-<8 hex>} (UTC, from the clock). */
+    public String newRunId() {
+        return "run-" + RUN_TIME.format(Instant.ofEpochMilli(clock.millis())) + "-" + HexFormat.of().formatHex(randomBytes(4));
+    }
+
+    /**
+     * Starts a planned run at its time (the schedule's target, {@code ScheduledStartHandler}), in this order:
+     * <ol>
+     *   <li>a run no longer {@code SCHEDULED} (cancelled, started by an earlier delivery) is left alone;</li>
+     *   <li>the plan is checked again; a plan that no longer passes is recorded (below);</li>
+     *   <li>{@code awaitStart} waits until the planned second (the schedule fires ahead of it);</li>
+     *   <li>the run moves from {@code SCHEDULED} to {@code STARTING} in one conditional write, so a cancel or a
+     *       repeated delivery of the schedule cannot both win;</li>
+     *   <li>its targets are leased, as {@link #start} does, and its execution started.</li>
+     * </ol>
+     * A start refused here is recorded on the run: status {@code START_FAILED}, outcome {@code ERROR},
+     * {@code failureReason} saying why (the plan's problems, the target in use, the execution refused).
+     *
+     * @param plan        the plan at the version it was scheduled with
+     * @param planVersion that version
+     * @param runId       the scheduled run
+     * @param awaitStart  returns at the planned start
+     * @return {@link RunStart.Started}; {@link RunStart.NotScheduled} when the run is no longer {@code SCHEDULED}:
+     *         nothing done; else why it did not start (recorded)
+     */
+    public RunStart startScheduled(String caller, Plan plan, long planVersion, String runId, Runnable awaitStart) {
+        String teamId = plan.teamId();
+        String status = repositories.getRun(runId).map(Run::status).orElse("absent");
+        if (!status.equals("SCHEDULED")) {
+            return new RunStart.NotScheduled(runId, status);
+        }
+        List<InputProblem> problems = validator.problems(plan);
+        if (!problems.isEmpty()) {
+            String reason = "the plan no longer passes its checks: " + problems.stream()
+                    .map(p -> p.path() + ": " + p.reason()).collect(Collectors.joining("; "));
+            if (!repositories.updateRunIfStatus(runId, "SCHEDULED", failed(reason))) {
+                return new RunStart.NotScheduled(runId, repositories.getRun(runId).map(Run::status).orElse("absent"));
+            }
+            return new RunStart.PlanRefused(problems);
+        }
+        awaitStart.run();
+        long now = clock.millis();
+        if (!repositories.updateRunIfStatus(runId, "SCHEDULED", Map.of("status", "STARTING", "startedAtMs", now))) {
+            return new RunStart.NotScheduled(runId, repositories.getRun(runId).map(Run::status).orElse("absent"));
+        }
+        List<String> targets = RunLeases.leases(plan, validator.services(plan));
+        try {
+            leases.acquire(teamId, runId, plan.planId(), targets, RunLeases.expiresAtEpochS(plan, now));
+        } catch (RunLeases.LeaseHeldException e) {
+            RunStart.TargetLeased refused = new RunStart.TargetLeased(e.held());
+            repositories.updateRun(runId, failed(refused.message(teamId)));
+            return refused;
+        }
+        RunStart started = execute(caller, plan, planVersion, runId, targets, "StartScheduledRun");
+        if (started instanceof RunStart.ExecutionNotStarted) {
+            repositories.updateRun(runId, failed("the execution could not start"));
+        }
+        return started;
+    }
+
+    private static Map<String, Object> failed(String reason) {
+        return Map.of("status", "START_FAILED", "outcome", "ERROR", "failureReason", reason);
+    }
+
+    /**
+     * Records the leases on the stored run and starts its execution; on failure releases the leases and marks the run
+     * {@code FAILED_TO_START}.
+     */
+    private RunStart execute(String caller, Plan plan, long planVersion, String runId, List<String> targets,
+                             String auditAction) {
+        String teamId = plan.teamId();
+        String planId = plan.planId();
+        String executionArn;
+        try {
             repositories.updateRun(runId, Map.of("planVersion", planVersion, "leasedServices", String.join(",", targets),
                     "startedBy", caller));
             executionArn = sfn.startExecution(StartExecutionRequest.builder().stateMachineArn(stateMachineArn).name(runId)
                     .input(Json.write(Map.of("runId", runId, "planId", planId, "teamId", teamId))).build()).executionArn();
         } catch (RuntimeException e) {
             leases.release(teamId, runId, targets);
-            unbind(plan, idempotencyKey, runId);
             try {
                 repositories.updateRun(runId, Map.of("status", "FAILED_TO_START", "outcome", "ERROR"));
             } catch (RuntimeException notStored) {
@@ -118,7 +239,7 @@ public final class RunStarter {
             return new RunStart.ExecutionNotStarted(runId);
         }
         repositories.updateRun(runId, Map.of("executionArn", executionArn));
-        audit.record(teamId, caller, "StartRun", runId, null,
+        audit.record(teamId, caller, auditAction, runId, null,
                 Map.of("planId", planId, "planVersion", planVersion, "executionArn", executionArn, "leasedServices", targets));
         return new RunStart.Started(runId, planId, planVersion, executionArn, "STARTING", false);
     }

@@ -78,6 +78,7 @@ final class MemoryTables {
             case "attribute_not_exists(leaseKey) OR expiresAt < :now" -> existing == null
                     || Long.parseLong(existing.get("expiresAt").n()) < Long.parseLong(values.get(":now").n());
             case "runId = :r" -> existing != null && existing.get("runId").s().equals(values.get(":r").s());
+            case "#status = :expected" -> existing != null && existing.get("status").s().equals(values.get(":expected").s());
             default -> throw new UnsupportedOperationException("condition " + condition);
         };
     }

@@ -214,4 +214,67 @@ class RunStarterTest {
         assertEquals("ERROR", run.get("outcome").s());
         assertEquals(Map.of(), db.items("leases"), "leases released, the key unbound");
     }
+
+    /** A run stored SCHEDULED, as PlannedStarts stores it. */
+    private String scheduled(Plan plan) {
+        String runId = starter.newRunId();
+        db.repositories.createRun(new dev.richter.common.model.Run(runId, plan.planId(), "t1", "SCHEDULED", "", "", -1,
+                CLOCK.millis(), false, "", ""));
+        return runId;
+    }
+
+    private String status(String runId) {
+        return db.repositories.getRun(runId).orElseThrow().status();
+    }
+
+    @Test
+    void aPlannedStartWaitsForItsSecondThenLeasesAndStartsAndARepeatedDeliveryStartsNothing() throws Exception {
+        Plan plan = demo("plan-1");
+        String runId = scheduled(plan);
+        List<String> order = new ArrayList<>();
+
+        RunStart first = starter.startScheduled("alice", plan, 2, runId, () -> order.add("waited, status " + status(runId)));
+        RunStart again = starter.startScheduled("alice", plan, 2, runId, () -> order.add("waited again"));
+
+        assertInstanceOf(RunStart.Started.class, first);
+        assertEquals(List.of("waited, status SCHEDULED"), order, "cancellable until its second; a repeated delivery never waits");
+        assertEquals(new RunStart.NotScheduled(runId, "STARTING"), again);
+        assertEquals(1, executions.size());
+        assertEquals(runId, executions.get(0).name());
+        assertEquals("STARTING", status(runId));
+        assertEquals(List.of("gateway", "inventory", "order", "target:127.0.0.1:18080", "target:127.0.0.1:18081",
+                "target:127.0.0.1:18082"),
+                db.repositories.leasedServices(runId).stream().sorted().toList(), "its targets leased");
+    }
+
+    @Test
+    void aPlannedStartCancelledWhileItWaitsStartsNothingAndLeasesNothing() throws Exception {
+        Plan plan = demo("plan-1");
+        String runId = scheduled(plan);
+
+        RunStart r = starter.startScheduled("alice", plan, 1, runId,
+                () -> db.repositories.updateRunIfStatus(runId, "SCHEDULED", Map.of("status", "CANCELLED")));
+
+        assertEquals(new RunStart.NotScheduled(runId, "CANCELLED"), r);
+        assertEquals(List.of(), executions);
+        assertInstanceOf(RunStart.Started.class, starter.start("bob", demo("plan-2"), 1, ""), "nothing was leased");
+    }
+
+    @Test
+    void aPlannedStartWhoseTargetIsLeasedAtItsSecondIsRecordedStartFailedWithTheHoldingRun() throws Exception {
+        RunStart.Started holder = assertInstanceOf(RunStart.Started.class, starter.start("bob", demo("plan-2"), 1, ""));
+        Plan plan = demo("plan-1");
+        String runId = scheduled(plan);
+
+        RunStart r = starter.startScheduled("alice", plan, 1, runId, () -> { });
+
+        assertInstanceOf(RunStart.TargetLeased.class, r);
+        assertEquals("START_FAILED", status(runId));
+        assertTrue(db.repositories.getRun(runId).isPresent());
+        assertEquals(1, executions.size(), "only the holder's execution");
+        var item = db.dynamoDb.getItem(software.amazon.awssdk.services.dynamodb.model.GetItemRequest.builder().tableName("runs")
+                .key(Map.of("runId", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS(runId))).build()).item();
+        assertTrue(item.get("failureReason").s().contains("in use by run " + holder.runId()), item.toString());
+        assertEquals("ERROR", item.get("outcome").s());
+    }
 }

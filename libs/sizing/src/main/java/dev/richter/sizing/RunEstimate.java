@@ -39,8 +39,8 @@ import java.util.Set;
  *       ({@link #parentHistoryEvents}: Prepare, StaticChecks, StaticGate, SelectWarmUp, RunStage over the
  *       warm-up's step (none when the plan turns it off), AfterStage, SelectPreTest, RunStage over the pre-test's
  *       step, AfterStage, DynamicChecks, DynamicGate, SelectFormal, RunStage over the formal steps,
- *       AfterStage, Report, ReleaseLeases, Done; a step's iteration is StartStep, SkipIfAborted and the RunLegs Distributed
- *       Map);</li>
+ *       AfterStage, Report, ReleaseLeases, Done; a step's iteration is StartStep, SkipIfAborted, the RunLegs Distributed
+ *       Map and CompleteStep);</li>
  *   <li>a <b>leg</b> child execution (one per leg, item of RunLegs): WaitForLaunch, then the Leg Parallel of
  *       the Workers Distributed Map and the monitor loop (WaitForLegStart, then rounds of Probe, Decide,
  *       KeepMonitoring with WaitNextRound between them, the last one ending in MonitorDone), then AfterLeg
@@ -135,8 +135,11 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
             + 2 /* SelectPreTest */ + 4 /* RunStage (pre-test) */ + 2 /* AfterStage */
             + 5 /* DynamicChecks */ + 2 /* DynamicGate */ + 2 /* SelectFormal */ + 4 /* RunStage (formal) */
             + 2 /* AfterStage */ + 5 /* Report */ + 5 /* ReleaseLeases */ + 2 /* Done */;
-    /** History events of one step in the parent: the inline Map's iteration (2), StartStep (5), SkipIfAborted (2), RunLegs (6), StepEnded (2). */
-    public static final int EVENTS_PER_STEP = 2 + 5 + 2 + 6 + 2;
+    /**
+     * History events of one step in the parent: the inline Map's iteration (2), StartStep (5), SkipIfAborted (2), RunLegs
+     * (6), CompleteStep (5), StepEnded (2).
+     */
+    public static final int EVENTS_PER_STEP = 2 + 5 + 2 + 6 + 5 + 2;
     /** History events of a worker child execution: the execution (2) and its Worker Task (5). */
     public static final int WORKER_HISTORY_EVENTS = 2 + 5;
 
@@ -160,6 +163,8 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
     public static final long CHECKS_INVOCATION_MS = 5_000;
     /** Assumed duration of the report call, ms. */
     public static final long REPORT_INVOCATION_MS = 10_000;
+    /** Assumed duration of a step's CompleteStep call (the report function's Step Completed), ms. */
+    public static final long STEP_COMPLETION_INVOCATION_MS = 1_000;
     /** Seconds of load windows the fault decider reads per round beyond the abort policy's error-rate window (its flush lag). */
     public static final int DECIDER_FLUSH_LAG_S = 2;
     /** The fault decider's default passive window, seconds: it reads at least this many seconds of windows per round. */
@@ -472,17 +477,17 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
         invocations.put("load-driver", workerExecutions);
         invocations.put("probe", monitorRoundsTotal);
         invocations.put("fault-decider", monitorRoundsTotal);
-        invocations.put("report", 1L);
+        invocations.put("report", 1L + stepCount);   // the report, and each step's CompleteStep
         invocations.put("release-leases", 1L);
         long requests = invocations.values().stream().mapToLong(Long::longValue).sum();
 
         long writeUnits = windowItems * ceilDiv(WINDOW_ITEM_BYTES, 1024) + resultItems * ceilDiv(RESULT_ITEM_BYTES, 1024)
-                + verdictItems * ceilDiv(VERDICT_ITEM_BYTES, 1024) + stepCount;
+                + verdictItems * ceilDiv(VERDICT_ITEM_BYTES, 1024) + 2L * stepCount;   // each step's plan and its Step Completed claim
         DynamoDbUse dynamo = new DynamoDbUse(windowItems, resultItems, verdictItems, stepCount, writeUnits, readUnits);
 
         double otherGbS = (OTHER_FUNCTION_MEMORY_MB / 1024.0) / 1000.0 * (monitorRoundsTotal * PROBE_INVOCATION_MS
                 + monitorRoundsTotal * DECIDER_INVOCATION_MS + (1L + stepCount) * RUN_PREPARATION_INVOCATION_MS
-                + 2 * CHECKS_INVOCATION_MS + REPORT_INVOCATION_MS);
+                + 2 * CHECKS_INVOCATION_MS + REPORT_INVOCATION_MS + stepCount * STEP_COMPLETION_INVOCATION_MS);
         Cost cost = cost(loadDriverGbS, otherGbS, requests, transitions, writeUnits, readUnits, prices);
 
         return new RunEstimate(plan.planId(), quotas, prices, steps,
@@ -541,10 +546,11 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
 
     /**
      * State transitions of the parent execution: 17 states (the warm-up's SelectWarmUp, RunStage and AfterStage
-     * included) plus StartStep, SkipIfAborted, RunLegs and StepEnded per step (warm-up, pre-test and formal).
+     * included) plus StartStep, SkipIfAborted, RunLegs, CompleteStep and StepEnded per step (warm-up, pre-test and
+     * formal).
      */
     public static long parentTransitions(int warmUpSteps, int formalSteps) {
-        return 17 + 4L * (warmUpSteps + 1 + formalSteps);
+        return 17 + 5L * (warmUpSteps + 1 + formalSteps);
     }
 
     /**
@@ -783,14 +789,16 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
     /**
      * The expected wall-clock duration of a run of {@code plan} that nothing aborts, milliseconds: per step (warm-up,
      * pre-test and formal) its start ({@link #RUN_PREPARATION_INVOCATION_MS}), the worker lead ({@link Quotas#workerLeadMs()}),
-     * its planned duration and the drain of its last requests ({@link StepLayout#drainMs}); once, the preparation and
+     * its planned duration, the drain of its last requests ({@link StepLayout#drainMs}) and its Step Completed
+     * ({@link #STEP_COMPLETION_INVOCATION_MS}); once, the preparation and
      * the release (a run-preparation call each), the static and dynamic checks ({@link #CHECKS_INVOCATION_MS} each)
      * and the report ({@link #REPORT_INVOCATION_MS}). Data sets are built before a run, so their time is not in it.
      * The steps run one after another (DESIGN.md §4), so the figure adds; the invocation times are the estimate's
      * assumptions.
      */
     public static long expectedDurationMs(Plan plan, Quotas quotas) {
-        long perStep = RUN_PREPARATION_INVOCATION_MS + quotas.workerLeadMs() + StepLayout.drainMs(plan.requestTimeoutMs(), quotas);
+        long perStep = RUN_PREPARATION_INVOCATION_MS + quotas.workerLeadMs() + StepLayout.drainMs(plan.requestTimeoutMs(), quotas)
+                + STEP_COMPLETION_INVOCATION_MS;
         long ms = 2 * RUN_PREPARATION_INVOCATION_MS + 2 * CHECKS_INVOCATION_MS + REPORT_INVOCATION_MS;
         for (Plan.StepSpec rung : plan.warmUpSteps()) {
             ms += rung.durationS() * 1000L + perStep;
@@ -810,7 +818,8 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
                 "other functions run at " + OTHER_FUNCTION_MEMORY_MB + " MB for: probe " + PROBE_INVOCATION_MS
                         + " ms, fault-decider " + DECIDER_INVOCATION_MS + " ms, run-preparation "
                         + RUN_PREPARATION_INVOCATION_MS + " ms, checks " + CHECKS_INVOCATION_MS + " ms, report "
-                        + REPORT_INVOCATION_MS + " ms per invocation",
+                        + REPORT_INVOCATION_MS + " ms (a step's Step Completed " + STEP_COMPLETION_INVOCATION_MS
+                        + " ms) per invocation",
                 "a per-second load window item is ~" + WINDOW_ITEM_BYTES + " bytes (a compressed histogram of 1-2 KB): "
                         + ceilDiv(WINDOW_ITEM_BYTES, 1024) + " WRU; a worker result ~" + RESULT_ITEM_BYTES + " bytes: "
                         + ceilDiv(RESULT_ITEM_BYTES, 1024) + " WRU; verdict and decider-state items <= 1 KB: 1 WRU",

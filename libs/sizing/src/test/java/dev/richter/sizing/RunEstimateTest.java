@@ -51,7 +51,7 @@ class RunEstimateTest {
         assertTrue(b.costUsd().total() > a.costUsd().total(), a.costUsd() + " vs " + b.costUsd());
         // one worker (20 QPS at 50 per worker) writes one window a second
         assertEquals(60, b.dynamoDb().windowItems() - a.dynamoDb().windowItems());
-        assertEquals(16, RunEstimate.parentTransitions(4, 2) - RunEstimate.parentTransitions(0, 2));
+        assertEquals(20, RunEstimate.parentTransitions(4, 2) - RunEstimate.parentTransitions(0, 2));
     }
 
     /** Pre-test 2 QPS × 10 s, formal 20 QPS × 15 s and 80 QPS × 5 s, 50 QPS per worker, 2 s request timeout. */
@@ -79,8 +79,8 @@ class RunEstimateTest {
 
         // executions: 1 parent + 6 legs + (1*2 + 1*3 + 2*1 = 7) workers = 14
         assertEquals(new RunEstimate.Executions(14, 1, 6, 7), e.executions());
-        // parent: 57 fixed (the warm-up's states though it is off) + 17 per step x 3 steps = 108; largest leg 174 (the pre-test's first); worker 7
-        assertEquals(108, e.historyEvents().parent());
+        // parent: 57 fixed (the warm-up's states though it is off) + 22 per step x 3 steps = 123; largest leg 174 (the pre-test's first); worker 7
+        assertEquals(123, e.historyEvents().parent());
         assertEquals(174, e.maxHistoryEvents());
         assertEquals("pre-test step 1 leg 1", e.maxHistoryExecution());
         assertEquals(7, e.historyEvents().worker());
@@ -90,25 +90,26 @@ class RunEstimateTest {
         assertEquals(3, e.maxMapConcurrency(), "formal step 1 runs 3 legs at once");
         assertEquals(13.0, e.longestInvocationS(), "15 s of Lambda time less the 2 s margin kept for the last flush");
         // expected duration (issue 24 finding 19): 30 s of steps; per step 1 s start + 3 s lead + 5 s drain (2 s timeout,
-        // 1 s grace, 2 s margin) = 9 s, x 3; once: prepare and release 1 s each, two checks 5 s each, report 10 s = 22 s
-        assertEquals(30 + 27 + 22, e.expectedDurationS());
-        // invocations: run-preparation 1 + 3 steps; probe and decider 15 + 21 + 9 = 45 rounds
+        // 1 s grace, 2 s margin) + 1 s Step Completed = 10 s, x 3; once: prepare and release 1 s each, two checks 5 s
+        // each, report 10 s = 22 s
+        assertEquals(30 + 30 + 22, e.expectedDurationS());
+        // invocations: run-preparation 1 + 3 steps; probe and decider 15 + 21 + 9 = 45 rounds; report 1 + 3 Step Completed
         assertEquals(Map.of("run-preparation", 4L, "checks", 2L, "load-driver", 7L, "probe", 45L,
-                "fault-decider", 45L, "report", 1L, "release-leases", 1L), e.lambdaInvocations());
-        // transitions: parent 17 + 4*3 = 29; legs 6*6 + 4*45 = 216; workers 7 -> 252
-        assertEquals(252, e.stateTransitions());
+                "fault-decider", 45L, "report", 4L, "release-leases", 1L), e.lambdaInvocations());
+        // transitions: parent 17 + 5*3 = 32; legs 6*6 + 4*45 = 216; workers 7 -> 255
+        assertEquals(255, e.stateTransitions());
         // DynamoDB: windows 1*10 + 1*15 + 2*5 = 35 (2 WRU each), results 7 (3 WRU), verdicts 45 rounds x 2 items x
-        // 2 modules (order, load) = 180 (1 WRU), 3 step items: 70 + 21 + 180 + 3 = 274 WRU
+        // 2 modules (order, load) = 180 (1 WRU), 3 step items and 3 Step Completed claims: 70 + 21 + 180 + 6 = 277 WRU
         assertEquals(35, e.dynamoDb().windowItems());
         assertEquals(7, e.dynamoDb().resultItems());
         assertEquals(180, e.dynamoDb().verdictItems());
-        assertEquals(274, e.dynamoDb().writeRequestUnits());
+        assertEquals(277, e.dynamoDb().writeRequestUnits());
         // load driver: 26 000 + 39 000 + 2*13 000 = 91 000 ms at 1769 MB = 91 * 1769/1024 GB-s
         assertEquals(91 * 1769 / 1024.0, e.costUsd().loadDriverGbSeconds(), 1e-9);
-        // others at 1 GB: 45*1000 + 45*500 + 4*1000 + 2*5000 + 10000 = 91 500 ms
-        assertEquals(91.5, e.costUsd().otherGbSeconds(), 1e-9);
-        double expectedTotal = (91 * 1769 / 1024.0 + 91.5) * 0.0000166667 + 105 / 1e6 * 0.20 + 252 / 1e3 * 0.025
-                + 274 / 1e6 * 0.625 + e.dynamoDb().readRequestUnits() / 1e6 * 0.125;
+        // others at 1 GB: 45*1000 + 45*500 + 4*1000 + 2*5000 + 10000 + 3*1000 (Step Completed) = 94 500 ms
+        assertEquals(94.5, e.costUsd().otherGbSeconds(), 1e-9);
+        double expectedTotal = (91 * 1769 / 1024.0 + 94.5) * 0.0000166667 + 108 / 1e6 * 0.20 + 255 / 1e3 * 0.025
+                + 277 / 1e6 * 0.625 + e.dynamoDb().readRequestUnits() / 1e6 * 0.125;
         assertEquals(expectedTotal, e.costUsd().total(), 1e-12);
         // requests sent: 2 x 10 + 20 x 15 + 80 x 5 = 720
         assertEquals(expectedTotal / 720 * 1e6, e.usdPerMillionRequests(), 1e-9);
@@ -215,17 +216,17 @@ class RunEstimateTest {
                 e.steps().stream().map(RunEstimate.StepEstimate::workers).toList());
         // executions: 1 + (8*3 + 1 = 25) legs + (452*3 + 1 = 1 357) workers
         assertEquals(new RunEstimate.Executions(1383, 1, 25, 1357), e.executions());
-        // largest: a formal step's first leg, 20 + 14*893 = 12 522; parent 57 + 17*9 = 210
+        // largest: a formal step's first leg, 20 + 14*893 = 12 522; parent 57 + 22*9 = 255
         assertEquals(12_522, e.maxHistoryEvents());
         assertEquals("formal step 1 leg 1", e.maxHistoryExecution());
-        assertEquals(210, e.historyEvents().parent());
+        assertEquals(255, e.historyEvents().parent());
         assertEquals(200, e.peakConcurrentWorkers());
         assertEquals(202, e.peakConcurrentLambdas());
         assertEquals(100, e.maxMapConcurrency());
         assertEquals(895.0, e.longestInvocationS(), "10 s lead + 882 s leg + 2 s request timeout + 1 s grace");
-        // transitions: parent 17 + 4*9 = 53; formal legs 8*(3*6 + 4*1 813) = 58 160; pre-test leg 6 + 4*71 = 290;
-        // workers 1 357 -> 59 860
-        assertEquals(59_860, e.stateTransitions());
+        // transitions: parent 17 + 5*9 = 62; formal legs 8*(3*6 + 4*1 813) = 58 160; pre-test leg 6 + 4*71 = 290;
+        // workers 1 357 -> 59 869
+        assertEquals(59_869, e.stateTransitions());
         assertEquals(8L * 1813 + 71, e.lambdaInvocations().get("probe"));
         assertEquals(10L, e.lambdaInvocations().get("run-preparation"));
         assertEquals(452L * 1800 + 60, e.dynamoDb().windowItems());
@@ -237,8 +238,8 @@ class RunEstimateTest {
     @Test
     void theSameCountingRulesAsTheStateMachine() {
         assertEquals(57, RunEstimate.PARENT_FIXED_EVENTS);
-        assertEquals(74, RunEstimate.parentHistoryEvents(0, 0));
-        assertEquals(91, RunEstimate.parentHistoryEvents(1, 0));
+        assertEquals(79, RunEstimate.parentHistoryEvents(0, 0));
+        assertEquals(101, RunEstimate.parentHistoryEvents(1, 0));
         assertEquals(20 + 14 * 3, RunEstimate.legHistoryEvents(3));
         assertEquals(6 + 4 * 3, RunEstimate.legTransitions(3));
         assertEquals(6, RunEstimate.monitorRounds(10_000, 2_000));

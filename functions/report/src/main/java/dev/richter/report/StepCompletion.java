@@ -1,0 +1,163 @@
+package dev.richter.report;
+
+import dev.richter.common.EventPublisher;
+import dev.richter.common.Repositories;
+import dev.richter.common.RunMetricsRepository;
+import dev.richter.common.model.StepPlan;
+import dev.richter.common.model.Verdict;
+import dev.richter.common.model.WorkerResult;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
+
+/**
+ * The end of one step (the load-test-run state machine's {@code CompleteStep}, after every leg of the step ended, so
+ * every worker that will report has): merges the step's worker results ({@link StepFigures#merge}) and publishes one
+ * {@code Step Completed} event (DESIGN.md §3 "Events"):
+ * <pre>{@code {runId, planId, teamId, stage, stepIndex, targetQps, achievedQps, durationS, sent, ok, errors,
+ *   errorRatePct, errorsByKind: {http4xx, http5xx, timeouts, connectErrors, checkFailed, dropped}, p50Ms, p99Ms,
+ *   aborted, workers: "<reported>/<expected>", verdicts: {<module>: HEALTHY|SUSPECT|DAMAGED}, worstVerdict}}</pre>
+ * Latencies are from the intended send time (milliseconds, null when nothing answered); {@code verdicts} is the latest
+ * verdict of each module at the step's end.
+ *
+ * <p><b>Exactly once per step.</b> Before publishing, a conditional put of {@code stepcompleted#<stage>#<step %03d>}
+ * in the run-metrics table ({@code attribute_not_exists}) claims the step: a retried task or a second delivery finds
+ * the claim and publishes nothing. The claim is kept when the bus refuses the event (the run's path never depends on
+ * the bus, DESIGN.md §6): the event is then lost and counted in the answer ({@code published: false}).
+ */
+public final class StepCompletion {
+    /** The event's detail-type. */
+    public static final String DETAIL_TYPE = "Step Completed";
+    private static final Logger LOG = LogManager.getLogger(StepCompletion.class);
+
+    private final Repositories repositories;
+    private final RunMetricsRepository metrics;
+    private final ReportRepository reports;
+    private final EventPublisher events;
+
+    /**
+     * @param repositories the runs and run-metrics tables
+     * @param reports      where the verdicts are read
+     * @param events       where {@code Step Completed} goes
+     */
+    public StepCompletion(Repositories repositories, ReportRepository reports, EventPublisher events) {
+        this.repositories = repositories;
+        this.metrics = new RunMetricsRepository(repositories.dynamoDb(), repositories.tables().runMetrics());
+        this.reports = reports;
+        this.events = events;
+    }
+
+    /**
+     * Publishes the step's {@code Step Completed} once.
+     *
+     * @return {@code {runId, stage, stepIndex, published}}: {@code published} false when the step was already claimed
+     *         or the bus refused the event
+     */
+    public Map<String, Object> complete(String runId, String teamId, String stage, int stepIndex) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("runId", runId);
+        out.put("stage", stage);
+        out.put("stepIndex", stepIndex);
+        out.put("published", false);
+        if (!claim(runId, stage, stepIndex)) {
+            return out;
+        }
+        Map<String, Object> detail = detail(runId, teamId, stage, stepIndex);
+        try {
+            events.publish(DETAIL_TYPE, detail);
+            out.put("published", true);
+        } catch (RuntimeException e) {
+            LOG.error("Step Completed of {} {} {} not published: {}", runId, stage, stepIndex, e.toString());
+        }
+        return out;
+    }
+
+    /** The event's detail (see the class comment). */
+    Map<String, Object> detail(String runId, String teamId, String stage, int stepIndex) {
+        Optional<StepPlan> plan = metrics.stepPlan(runId, stage, stepIndex);
+        List<WorkerResult> results = metrics.workerResults(runId).stream()
+                .filter(r -> r.stage().equals(stage) && r.stepIndex() == stepIndex).toList();
+        Map<String, Object> d = new LinkedHashMap<>();
+        d.put("runId", runId);
+        d.put("planId", plan.map(StepPlan::planId).orElse(repositories.getRun(runId).map(r -> r.planId()).orElse("")));
+        d.put("teamId", teamId);
+        d.put("stage", stage);
+        d.put("stepIndex", stepIndex);
+        d.put("targetQps", plan.map(StepPlan::qps).orElse(0.0));
+        d.put("durationS", plan.map(StepPlan::durationS).orElse(0));
+        if (results.isEmpty()) {
+            d.put("achievedQps", 0.0);
+            d.put("sent", 0L);
+            d.put("ok", 0L);
+            d.put("errors", 0L);
+            d.put("errorRatePct", 0.0);
+            d.put("errorsByKind", Map.of());
+            d.put("p50Ms", null);
+            d.put("p99Ms", null);
+            d.put("aborted", true);
+            d.put("workers", "0/" + plan.map(p -> p.workerCount() * p.legCount()).orElse(0));
+        } else {
+            StepFigures f = StepFigures.merge(plan.map(StepPlan::durationS).orElse(0), results);
+            var c = f.counters();
+            d.put("achievedQps", f.achievedQps());
+            d.put("sent", c.sent());
+            d.put("ok", c.ok());
+            d.put("errors", c.errors());
+            d.put("errorRatePct", c.sent() == 0 ? 0.0 : 100.0 * c.errors() / c.sent());
+            Map<String, Object> kinds = new LinkedHashMap<>();
+            long http4xx = 0;
+            long http5xx = 0;
+            for (var e : c.httpErrors().entrySet()) {
+                if (e.getKey().startsWith("4")) {
+                    http4xx += e.getValue();
+                } else if (e.getKey().startsWith("5")) {
+                    http5xx += e.getValue();
+                }
+            }
+            kinds.put("http4xx", http4xx);
+            kinds.put("http5xx", http5xx);
+            kinds.put("timeouts", c.timeouts());
+            kinds.put("connectErrors", c.connectErrors());
+            kinds.put("checkFailed", c.checkFailed());
+            kinds.put("dropped", c.dropped());
+            d.put("errorsByKind", kinds);
+            d.put("p50Ms", f.latencyMs().get("p50"));
+            d.put("p99Ms", f.latencyMs().get("p99"));
+            d.put("aborted", f.aborted());
+            d.put("workers", f.workersReported() + "/" + f.workersExpected());
+        }
+        Map<String, String> verdicts = new TreeMap<>();
+        Verdict.State worst = null;
+        for (Verdict v : reports.verdicts(runId)) {
+            verdicts.put(v.module(), v.state().name());
+        }
+        for (String s : verdicts.values()) {
+            Verdict.State state = Verdict.State.valueOf(s);
+            worst = worst == null || state.ordinal() > worst.ordinal() ? state : worst;
+        }
+        d.put("verdicts", verdicts);
+        d.put("worstVerdict", worst == null ? null : worst.name());
+        return d;
+    }
+
+    /** Claims the step's event: true for the first caller only. */
+    private boolean claim(String runId, String stage, int stepIndex) {
+        try {
+            repositories.dynamoDb().putItem(PutItemRequest.builder().tableName(repositories.tables().runMetrics())
+                    .item(Map.of("runId", AttributeValue.fromS(runId),
+                            "sk", AttributeValue.fromS(String.format("stepcompleted#%s#%03d", stage, stepIndex)),
+                            "atMs", AttributeValue.fromN(Long.toString(System.currentTimeMillis()))))
+                    .conditionExpression("attribute_not_exists(sk)").build());
+            return true;
+        } catch (ConditionalCheckFailedException e) {
+            return false;
+        }
+    }
+}
