@@ -286,6 +286,7 @@ public final class LambdaHost implements AutoCloseable {
         CompletableFuture<byte[]> result = new CompletableFuture<>();
         AtomicReference<RequestStreamHandler> instance = new AtomicReference<>(pooled);
         Thread thread = Thread.ofPlatform().daemon().name("lambda-" + id + "-" + threadSeq.incrementAndGet()).unstarted(() -> {
+            IamEnforcement.enter(id);   // the function's SDK calls, init included, run under its role's policies
             try {
                 RequestStreamHandler h = instance.get();
                 try {
@@ -434,15 +435,40 @@ public final class LambdaHost implements AutoCloseable {
         }
     }
 
+    /** Header naming the caller's IAM principal (a state machine's logical id) on an Invoke from the Step Functions server. */
+    public static final String PRINCIPAL_HEADER = "x-richter-principal";
+    /** The path where the Step Functions server asks {@link IamEnforcement#check} about its own calls. */
+    public static final String IAM_CHECK_PATH = "/richter-local/iam/check";
+
     private void serveInvoke(HttpExchange ex) throws IOException {
         try (ex) {
             String path = ex.getRequestURI().getRawPath();
+            if ("POST".equals(ex.getRequestMethod()) && path.equals(IAM_CHECK_PATH)) {
+                // {principal, action, resource, session} -> {denied: AWS's message | null}
+                JsonNode q = Json.MAPPER.readTree(ex.getRequestBody().readAllBytes());
+                Map<String, Object> answer = new LinkedHashMap<>();
+                answer.put("denied", IamEnforcement.check(q.path("principal").asText(), q.path("action").asText(),
+                        q.path("resource").asText(), q.path("session").asText()).orElse(null));
+                send(ex, 200, "application/json", Json.write(answer).getBytes(StandardCharsets.UTF_8), Map.of());
+                return;
+            }
             if (!"POST".equals(ex.getRequestMethod()) || !path.startsWith(INVOKE_PREFIX) || !path.endsWith("/invocations")) {
                 send(ex, 404, "application/json", "{\"message\":\"unknown Lambda API path\"}".getBytes(StandardCharsets.UTF_8), Map.of());
                 return;
             }
             String name = URLDecoder.decode(path.substring(INVOKE_PREFIX.length(), path.length() - "/invocations".length()),
                     StandardCharsets.UTF_8);
+            String caller = ex.getRequestHeaders().getFirst(PRINCIPAL_HEADER);
+            if (caller != null) {
+                String arn = name.startsWith("arn:") ? name : SamTemplate.functionArn(name);
+                var denied = IamEnforcement.check(caller, "lambda:InvokeFunction", arn, caller);
+                if (denied.isPresent()) {
+                    // Lambda's answer to an unauthorized Invoke: 403 AccessDeniedException; the function does not run
+                    send(ex, 403, "application/json", Json.write(Map.of("Message", denied.get())).getBytes(StandardCharsets.UTF_8),
+                            Map.of("x-amzn-ErrorType", "AccessDeniedException", "x-amzn-RequestId", UUID.randomUUID().toString()));
+                    return;
+                }
+            }
             Invocation inv = invoke(name, ex.getRequestBody().readAllBytes());
             Map<String, String> headers = new LinkedHashMap<>();
             if (inv.requestId() != null) {
