@@ -79,7 +79,7 @@ public final class IamEnforcement implements ExecutionInterceptor {
      * @param enforce  false to only record (IAM off: every call passes)
      * @param recorder the recording's lines already written, and where they go
      */
-    private record Installed(IamPolicies policies, boolean enforce, Recorder recorder, Consumer<String> log) {}
+    private record Installed(IamPolicies policies, boolean enforce, CallRecording recorder, Consumer<String> log) {}
 
     /** The SDK builds this through the global interceptor registration. */
     public IamEnforcement() {}
@@ -95,7 +95,7 @@ public final class IamEnforcement implements ExecutionInterceptor {
      */
     public static synchronized void install(IamPolicies policies, boolean enforce, Path recording, Consumer<String> log)
             throws IOException {
-        installed = new Installed(policies, enforce, recording == null ? null : new Recorder(recording, log), log);
+        installed = new Installed(policies, enforce, recording == null ? null : new CallRecording(recording, log), log);
     }
 
     /** Stops enforcing and closes the recording. */
@@ -247,13 +247,13 @@ public final class IamEnforcement implements ExecutionInterceptor {
     }
 
     /** Appends each distinct checked call once. */
-    private static final class Recorder {
+    private static final class CallRecording {
         private final Set<String> seen = ConcurrentHashMap.newKeySet();
         private final BufferedWriter out;
         private final Path file;
         private final Consumer<String> log;
 
-        Recorder(Path file, Consumer<String> log) throws IOException {
+        CallRecording(Path file, Consumer<String> log) throws IOException {
             Files.createDirectories(file.toAbsolutePath().getParent());
             this.file = file;
             this.log = log;

@@ -47,7 +47,7 @@ public final class IamPolicies {
     public enum Effect { ALLOW, DENY }
 
     /** AWS's answer to one request. */
-    public enum Decision { ALLOWED, EXPLICIT_DENY, IMPLICIT_DENY }
+    public enum AccessDecision { ALLOWED, EXPLICIT_DENY, IMPLICIT_DENY }
 
     /**
      * One resolved statement.
@@ -173,18 +173,18 @@ public final class IamPolicies {
      * @param resource  the resource's ARN
      * @throws IllegalArgumentException when the template has no such principal
      */
-    public Decision decide(String principal, String action, String resource) {
+    public AccessDecision decide(String principal, String action, String resource) {
         Principal p = principal(principal);
         boolean allowed = false;
         for (Statement s : p.statements()) {
             if (s.matches(action, resource)) {
                 if (s.effect() == Effect.DENY) {
-                    return Decision.EXPLICIT_DENY;
+                    return AccessDecision.EXPLICIT_DENY;
                 }
                 allowed = true;
             }
         }
-        return allowed ? Decision.ALLOWED : Decision.IMPLICIT_DENY;
+        return allowed ? AccessDecision.ALLOWED : AccessDecision.IMPLICIT_DENY;
     }
 
     /**
@@ -193,13 +193,13 @@ public final class IamPolicies {
      * @param session the role session's name ({@code <session>} in the message): a function's name for Lambda
      */
     public Optional<String> denial(String principal, String action, String resource, String session) {
-        Decision d = decide(principal, action, resource);
-        if (d == Decision.ALLOWED) {
+        AccessDecision d = decide(principal, action, resource);
+        if (d == AccessDecision.ALLOWED) {
             return Optional.empty();
         }
         String head = "User: " + principal(principal).sessionArn(session) + " is not authorized to perform: " + action
                 + " on resource: " + resource;
-        return Optional.of(d == Decision.EXPLICIT_DENY ? head + " with an explicit deny in an identity-based policy"
+        return Optional.of(d == AccessDecision.EXPLICIT_DENY ? head + " with an explicit deny in an identity-based policy"
                 : head + " because no identity-based policy allows the " + action + " action");
     }
 

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.richter.local.IamPolicies.Decision;
+import dev.richter.local.IamPolicies.AccessDecision;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,17 +33,17 @@ class IamPoliciesTest {
     @Test
     void dynamoDbPolicyTemplatesGrantTheirActionsOnTheTableAndItsIndexesOnly() throws IOException {
         IamPolicies iam = template();
-        assertEquals(Decision.ALLOWED, iam.decide("PlanApiFunction", "dynamodb:Query", TABLE + "richter-plans/index/byTeam"));
-        assertEquals(Decision.ALLOWED, iam.decide("PlanApiFunction", "dynamodb:PutItem", TABLE + "richter-plans"));
+        assertEquals(AccessDecision.ALLOWED, iam.decide("PlanApiFunction", "dynamodb:Query", TABLE + "richter-plans/index/byTeam"));
+        assertEquals(AccessDecision.ALLOWED, iam.decide("PlanApiFunction", "dynamodb:PutItem", TABLE + "richter-plans"));
         // DynamoDBReadPolicy: reads, no writes
-        assertEquals(Decision.ALLOWED, iam.decide("PlanApiFunction", "dynamodb:Query", TABLE + "richter-run-metrics"));
-        assertEquals(Decision.IMPLICIT_DENY, iam.decide("PlanApiFunction", "dynamodb:PutItem", TABLE + "richter-run-metrics"));
+        assertEquals(AccessDecision.ALLOWED, iam.decide("PlanApiFunction", "dynamodb:Query", TABLE + "richter-run-metrics"));
+        assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("PlanApiFunction", "dynamodb:PutItem", TABLE + "richter-run-metrics"));
         // no policy names the table at all
-        assertEquals(Decision.IMPLICIT_DENY, iam.decide("ProbeFunction", "dynamodb:GetItem", TABLE + "richter-plans"));
+        assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("ProbeFunction", "dynamodb:GetItem", TABLE + "richter-plans"));
         // the template's prefix match: table/richter-runs does not cover table/richter-runs-archive
-        assertEquals(Decision.IMPLICIT_DENY, iam.decide("ProbeFunction", "dynamodb:GetItem", TABLE + "richter-runs-archive"));
+        assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("ProbeFunction", "dynamodb:GetItem", TABLE + "richter-runs-archive"));
         // TransactWriteItems is in neither SAM template
-        assertEquals(Decision.IMPLICIT_DENY, iam.decide("PlanApiFunction", "dynamodb:TransactWriteItems", TABLE + "richter-plans"));
+        assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("PlanApiFunction", "dynamodb:TransactWriteItems", TABLE + "richter-plans"));
     }
 
     @Test
@@ -58,40 +58,40 @@ class IamPoliciesTest {
     @Test
     void thePlanApiMayStartRunsAndDescribeTheirExecutionsButNotStopThem() throws IOException {
         IamPolicies iam = template();
-        assertEquals(Decision.ALLOWED, iam.decide("PlanApiFunction", "states:StartExecution", RUN_MACHINE));
-        assertEquals(Decision.ALLOWED, iam.decide("PlanApiFunction", "states:DescribeExecution", RUN_EXECUTION + "run-1"));
-        assertEquals(Decision.IMPLICIT_DENY, iam.decide("PlanApiFunction", "states:StopExecution", RUN_EXECUTION + "run-1"));
+        assertEquals(AccessDecision.ALLOWED, iam.decide("PlanApiFunction", "states:StartExecution", RUN_MACHINE));
+        assertEquals(AccessDecision.ALLOWED, iam.decide("PlanApiFunction", "states:DescribeExecution", RUN_EXECUTION + "run-1"));
+        assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("PlanApiFunction", "states:StopExecution", RUN_EXECUTION + "run-1"));
         // StepFunctionsExecutionPolicy is StartExecution on the state machine alone
-        assertEquals(Decision.IMPLICIT_DENY, iam.decide("ReportFunction", "states:DescribeExecution", RUN_EXECUTION + "run-1"));
+        assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("ReportFunction", "states:DescribeExecution", RUN_EXECUTION + "run-1"));
     }
 
     @Test
     void theRunStateMachineMayInvokeItsTasksFunctionsAndRunItsDistributedMapChildren() throws IOException {
         IamPolicies iam = template();
         String fn = "arn:aws:lambda:us-east-1:" + ACCT + ":function:";
-        assertEquals(Decision.ALLOWED, iam.decide("LoadTestRunStateMachine", "lambda:InvokeFunction", fn + "ChecksFunction"));
+        assertEquals(AccessDecision.ALLOWED, iam.decide("LoadTestRunStateMachine", "lambda:InvokeFunction", fn + "ChecksFunction"));
         // LambdaInvokePolicy's resource is function:<name>*, so qualified ARNs are covered
-        assertEquals(Decision.ALLOWED, iam.decide("LoadTestRunStateMachine", "lambda:InvokeFunction", fn + "ChecksFunction:live"));
-        assertEquals(Decision.IMPLICIT_DENY, iam.decide("LoadTestRunStateMachine", "lambda:InvokeFunction", fn + "PlanApiFunction"));
-        assertEquals(Decision.ALLOWED, iam.decide("LoadTestRunStateMachine", "states:StartExecution", RUN_MACHINE));
+        assertEquals(AccessDecision.ALLOWED, iam.decide("LoadTestRunStateMachine", "lambda:InvokeFunction", fn + "ChecksFunction:live"));
+        assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("LoadTestRunStateMachine", "lambda:InvokeFunction", fn + "PlanApiFunction"));
+        assertEquals(AccessDecision.ALLOWED, iam.decide("LoadTestRunStateMachine", "states:StartExecution", RUN_MACHINE));
         String child = "arn:aws:states:us-east-1:" + ACCT + ":execution:richter-dev-load-test-run/Legs:0f3c";
-        assertEquals(Decision.ALLOWED, iam.decide("LoadTestRunStateMachine", "states:DescribeExecution", child));
-        assertEquals(Decision.ALLOWED, iam.decide("LoadTestRunStateMachine", "states:StopExecution", child));
+        assertEquals(AccessDecision.ALLOWED, iam.decide("LoadTestRunStateMachine", "states:DescribeExecution", child));
+        assertEquals(AccessDecision.ALLOWED, iam.decide("LoadTestRunStateMachine", "states:StopExecution", child));
         // the nightly machine has no Distributed Map grant
-        assertEquals(Decision.IMPLICIT_DENY, iam.decide("NightlyCheckStateMachine", "states:StartExecution", RUN_MACHINE));
+        assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("NightlyCheckStateMachine", "states:StartExecution", RUN_MACHINE));
     }
 
     @Test
     void eventBridgeAndS3TemplatesNameTheBusAndTheBucket() throws IOException {
         IamPolicies iam = template();
-        assertEquals(Decision.ALLOWED, iam.decide("ReportFunction", "events:PutEvents",
+        assertEquals(AccessDecision.ALLOWED, iam.decide("ReportFunction", "events:PutEvents",
                 "arn:aws:events:us-east-1:" + ACCT + ":event-bus/richter-dev"));
-        assertEquals(Decision.IMPLICIT_DENY, iam.decide("ReportFunction", "events:PutEvents",
+        assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("ReportFunction", "events:PutEvents",
                 "arn:aws:events:us-east-1:" + ACCT + ":event-bus/default"));
-        assertEquals(Decision.ALLOWED, iam.decide("ReportFunction", "s3:PutObject", "arn:aws:s3:::richter-reports-bucket/reports/r1/report.json"));
-        assertEquals(Decision.IMPLICIT_DENY, iam.decide("ReportFunction", "s3:GetObject", "arn:aws:s3:::richter-reports-bucket/reports/r1/report.json"));
-        assertEquals(Decision.ALLOWED, iam.decide("PlanApiFunction", "s3:GetObject", "arn:aws:s3:::richter-reports-bucket/reports/r1/report.json"));
-        assertEquals(Decision.IMPLICIT_DENY, iam.decide("PlanApiFunction", "s3:PutObject", "arn:aws:s3:::richter-reports-bucket/reports/r1/report.json"));
+        assertEquals(AccessDecision.ALLOWED, iam.decide("ReportFunction", "s3:PutObject", "arn:aws:s3:::richter-reports-bucket/reports/r1/report.json"));
+        assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("ReportFunction", "s3:GetObject", "arn:aws:s3:::richter-reports-bucket/reports/r1/report.json"));
+        assertEquals(AccessDecision.ALLOWED, iam.decide("PlanApiFunction", "s3:GetObject", "arn:aws:s3:::richter-reports-bucket/reports/r1/report.json"));
+        assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("PlanApiFunction", "s3:PutObject", "arn:aws:s3:::richter-reports-bucket/reports/r1/report.json"));
     }
 
     static final String RULES = """
@@ -139,23 +139,23 @@ class IamPoliciesTest {
         Files.writeString(dir.resolve("template.yaml"), RULES);
         IamPolicies iam = IamPolicies.of(SamTemplate.load(dir));
         String table = TABLE + "richter-orders";
-        assertEquals(Decision.ALLOWED, iam.decide("Fn", "dynamodb:PutItem", table));
-        assertEquals(Decision.EXPLICIT_DENY, iam.decide("Fn", "dynamodb:DeleteItem", table), "explicit deny over the wildcard allow");
-        assertEquals(Decision.ALLOWED, iam.decide("Fn", "dynamodb:DeleteItem", TABLE + "other"), "the deny names one table");
-        assertEquals(Decision.ALLOWED, iam.decide("Fn", "DynamoDB:getitem", table), "actions compare case-insensitively");
-        assertEquals(Decision.ALLOWED, iam.decide("Fn", "s3:GetObject", "arn:aws:s3:::b/k"), "? is one character");
-        assertEquals(Decision.IMPLICIT_DENY, iam.decide("Fn", "s3:GetObjectAcl", "arn:aws:s3:::b/k"));
-        assertEquals(Decision.ALLOWED, iam.decide("Fn", "sns:Publish", "arn:aws:sns:us-east-1:1:alerts-oncall"), "NotAction sqs:*");
-        assertEquals(Decision.IMPLICIT_DENY, iam.decide("Fn", "sqs:SendMessage", "arn:aws:sns:us-east-1:1:alerts-oncall"));
-        assertEquals(Decision.EXPLICIT_DENY, iam.decide("Fn", "sns:Publish", "arn:aws:sns:us-east-1:1:other"), "NotResource deny");
-        assertEquals(Decision.EXPLICIT_DENY, iam.decide("Fn", "sns:Publish", "arn:aws:sns:us-east-1:1:ALERTS-oncall"),
+        assertEquals(AccessDecision.ALLOWED, iam.decide("Fn", "dynamodb:PutItem", table));
+        assertEquals(AccessDecision.EXPLICIT_DENY, iam.decide("Fn", "dynamodb:DeleteItem", table), "explicit deny over the wildcard allow");
+        assertEquals(AccessDecision.ALLOWED, iam.decide("Fn", "dynamodb:DeleteItem", TABLE + "other"), "the deny names one table");
+        assertEquals(AccessDecision.ALLOWED, iam.decide("Fn", "DynamoDB:getitem", table), "actions compare case-insensitively");
+        assertEquals(AccessDecision.ALLOWED, iam.decide("Fn", "s3:GetObject", "arn:aws:s3:::b/k"), "? is one character");
+        assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("Fn", "s3:GetObjectAcl", "arn:aws:s3:::b/k"));
+        assertEquals(AccessDecision.ALLOWED, iam.decide("Fn", "sns:Publish", "arn:aws:sns:us-east-1:1:alerts-oncall"), "NotAction sqs:*");
+        assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("Fn", "sqs:SendMessage", "arn:aws:sns:us-east-1:1:alerts-oncall"));
+        assertEquals(AccessDecision.EXPLICIT_DENY, iam.decide("Fn", "sns:Publish", "arn:aws:sns:us-east-1:1:other"), "NotResource deny");
+        assertEquals(AccessDecision.EXPLICIT_DENY, iam.decide("Fn", "sns:Publish", "arn:aws:sns:us-east-1:1:ALERTS-oncall"),
                 "resources compare case-sensitively: ALERTS-oncall is outside alerts-*, so the NotResource deny applies");
         assertTrue(iam.denial("Fn", "dynamodb:DeleteItem", table, "Fn").orElseThrow()
                 .endsWith("on resource: " + table + " with an explicit deny in an identity-based policy"));
         // a role of the template (e.g. EventBridge Scheduler's) is a principal too; Ref to a named machine is its ARN
-        assertEquals(Decision.ALLOWED, iam.decide("SchedulerRole", "states:StartExecution",
+        assertEquals(AccessDecision.ALLOWED, iam.decide("SchedulerRole", "states:StartExecution",
                 "arn:aws:states:us-east-1:" + ACCT + ":stateMachine:machine-one"));
-        assertEquals(Decision.IMPLICIT_DENY, iam.decide("SchedulerRole", "states:StartExecution",
+        assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("SchedulerRole", "states:StartExecution",
                 "arn:aws:states:us-east-1:" + ACCT + ":stateMachine:Machine"));
         assertEquals("arn:aws:iam::" + ACCT + ":role/richter-SchedulerRole", iam.principals().get("SchedulerRole").roleArn());
     }
