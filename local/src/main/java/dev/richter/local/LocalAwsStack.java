@@ -101,7 +101,7 @@ public final class LocalAwsStack implements AutoCloseable {
     private boolean insecureDevAuth;
     private boolean verbose;
     /** Whether IAM is enforced ({@link #withoutIam()} turns it off). */
-    private boolean iam = !"off".equals(KeyValueSpec.fromEnv(IAM_ENV_VAR).orElse("on"));
+    private boolean iam = iamFromEnv();
     /** The template read instead of {@code <root>/template.yaml}, or null. */
     private Path templateFile;
     /** The Lambda host's per-invocation lines ({@code <workDir>/logs/lambda.log}), open while the stack runs. */
@@ -174,6 +174,20 @@ public final class LocalAwsStack implements AutoCloseable {
      * on by default, as on AWS.
      */
     public static final String IAM_ENV_VAR = "RICHTER_LOCAL_IAM";
+
+    /**
+     * {@value #IAM_ENV_VAR}: {@code on} (also when unset) or {@code off}.
+     *
+     * @throws IllegalArgumentException naming the variable for any other value
+     */
+    static boolean iamFromEnv() {
+        String v = KeyValueSpec.fromEnv(IAM_ENV_VAR).orElse("on").trim();
+        return switch (v) {
+            case "on" -> true;
+            case "off" -> false;
+            default -> throw new IllegalArgumentException(IAM_ENV_VAR + ": must be on or off, was '" + v + "'");
+        };
+    }
 
     /**
      * Lets every AWS call of the functions and state machines through, as if their roles allowed everything (the

@@ -145,4 +145,24 @@ class IamEnforcementTest {
         }
         assertTrue(Files.readString(dir.resolve("calls.jsonl")).contains("\"decision\":\"IMPLICIT_DENY\""));
     }
+
+    @Test
+    void iamIsOnUnlessSwitchedOffAndAnyOtherValueIsAnError() {
+        String previous = System.getProperty(LocalAwsStack.IAM_ENV_VAR);
+        try {
+            System.clearProperty(LocalAwsStack.IAM_ENV_VAR);
+            assertTrue(LocalAwsStack.iamFromEnv(), "on by default, as on AWS");
+            System.setProperty(LocalAwsStack.IAM_ENV_VAR, "off");
+            assertEquals(false, LocalAwsStack.iamFromEnv());
+            System.setProperty(LocalAwsStack.IAM_ENV_VAR, "no");
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, LocalAwsStack::iamFromEnv);
+            assertEquals("RICHTER_LOCAL_IAM: must be on or off, was 'no'", e.getMessage());
+        } finally {
+            if (previous == null) {
+                System.clearProperty(LocalAwsStack.IAM_ENV_VAR);
+            } else {
+                System.setProperty(LocalAwsStack.IAM_ENV_VAR, previous);
+            }
+        }
+    }
 }
