@@ -130,8 +130,7 @@ public final class IamPolicies {
                 throw new IllegalStateException("template.yaml: " + id + ".ManagedPolicyArns: managed policies are not evaluated by"
                         + " the local stack's IAM; write the statements inline");
             }
-            String name = p.has("RoleName") ? template.text(p.get("RoleName"), id + ".RoleName") : SamTemplate.STACK_NAME + "-" + id;
-            out.put(id, new Principal(id, name, st));
+            out.put(id, new Principal(id, template.roleName(id), st));
         });
         template.resourcesOf("AWS::Serverless::Function", "AWS::Serverless::StateMachine").forEach((id, p) -> {
             JsonNode role = p.path("Role").path("Fn::GetAtt");

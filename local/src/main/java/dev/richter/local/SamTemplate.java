@@ -255,6 +255,15 @@ public final class SamTemplate {
     }
 
     /**
+     * The local name of an {@code AWS::IAM::Role}: its {@code RoleName}, else {@code richter-<LogicalId>} (AWS generates
+     * {@code <stack>-<LogicalId>-<suffix>}).
+     */
+    String roleName(String logicalId) {
+        JsonNode name = doc.path("Resources").path(logicalId).path("Properties").path("RoleName");
+        return name.isMissingNode() ? STACK_NAME + "-" + logicalId : text(name, logicalId + ".RoleName");
+    }
+
+    /**
      * The physical name of a state machine or event bus: its {@code Name} property resolved, else its logical id
      * (AWS generates a name then; the logical id stands for it locally).
      */
@@ -697,6 +706,7 @@ public final class SamTemplate {
             case "AWS::DynamoDB::Table" -> localTableName(name);
             case "AWS::Serverless::StateMachine", "AWS::StepFunctions::StateMachine" -> stateMachineArn(resourceName(name));
             case "AWS::Events::EventBus" -> resourceName(name);   // Ref of an event bus is its name
+            case "AWS::IAM::Role" -> roleName(name);
             case "AWS::S3::Bucket" -> ""; // no S3 locally: a bucket variable is unset (the demo keeps file copies)
             default -> name; // functions (name = logical id locally), HTTP API, topic
         };
@@ -716,6 +726,7 @@ public final class SamTemplate {
             case "AWS::Events::EventBus.Arn" -> "arn:aws:events:" + REGION + ":" + ACCOUNT + ":event-bus/" + resourceName(id);
             case "AWS::Events::EventBus.Name" -> resourceName(id);
             case "AWS::Events::Rule.Arn" -> "arn:aws:events:" + REGION + ":" + ACCOUNT + ":rule/" + id;
+            case "AWS::IAM::Role.Arn" -> "arn:aws:iam::" + ACCOUNT + ":role/" + roleName(id);
             default -> throw new IllegalStateException("template.yaml: " + where + ": Fn::GetAtt " + id + "." + attribute
                     + " (" + type + ") is not resolved by the local stack");
         };

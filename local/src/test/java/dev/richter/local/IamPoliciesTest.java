@@ -114,6 +114,9 @@ class IamPoliciesTest {
                         - Effect: Deny
                           Action: sns:Publish
                           NotResource: ["arn:aws:sns:*:*:alerts-*"]
+                        - Effect: Allow
+                          Action: iam:PassRole
+                          Resource: {"Fn::GetAtt": [SchedulerRole, Arn]}
               OrdersTable:
                 Type: AWS::DynamoDB::Table
                 Properties: {}
@@ -158,6 +161,9 @@ class IamPoliciesTest {
         assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("SchedulerRole", "states:StartExecution",
                 "arn:aws:states:us-east-1:" + ACCT + ":stateMachine:Machine"));
         assertEquals("arn:aws:iam::" + ACCT + ":role/richter-SchedulerRole", iam.principals().get("SchedulerRole").roleArn());
+        // a function may pass that role (Fn::GetAtt [Role, Arn] resolves to the same ARN)
+        assertEquals(AccessDecision.ALLOWED, iam.decide("Fn", "iam:PassRole", "arn:aws:iam::" + ACCT + ":role/richter-SchedulerRole"));
+        assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("Fn", "iam:PassRole", "arn:aws:iam::" + ACCT + ":role/other"));
     }
 
     @Test
