@@ -1,6 +1,7 @@
 package dev.richter.local;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.richter.common.Json;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -19,8 +20,9 @@ import java.util.regex.Pattern;
  *
  * <p>Principals, by logical id: every {@code AWS::Serverless::Function} and {@code AWS::Serverless::StateMachine}
  * (its {@code Policies}: SAM policy templates expanded by {@link SamPolicyTemplates}, and inline policy documents
- * {@code {Statement: [...]}}; or, with a {@code Role: {Fn::GetAtt: [<Role>, Arn]}}, that role's policies), and every
- * {@code AWS::IAM::Role} (its inline {@code Policies[].PolicyDocument}), e.g. an EventBridge Scheduler role. A
+ * {@code {Statement: [...]}}; or, with a {@code Role: {Fn::GetAtt: [<Role>, Arn]}}, that role's policies), every
+ * {@code AWS::IAM::Role} (its inline {@code Policies[].PolicyDocument}), e.g. an EventBridge Scheduler role, and the
+ * role SAM generates for each {@code ScheduleV2} event ({@code <Resource><Event>Role}). A
  * managed policy (a {@code Policies} string, {@code ManagedPolicyArns}) and a statement {@code Condition} are not
  * evaluated here: {@link #of} refuses them, naming where they are, rather than guess.
  *
@@ -155,8 +157,33 @@ public final class IamPolicies {
                 readSamPolicy(template, list.get(i), id + ".Policies[" + i + "]", st);
             }
             out.put(id, new Principal(id, SamTemplate.STACK_NAME + "-" + id + "Role", st));
+            scheduleRoles(template, id, p, out);
         });
         return new IamPolicies(out);
+    }
+
+    /**
+     * The role SAM generates for each {@code ScheduleV2} event without a {@code RoleArn}: logical id
+     * {@code <Resource><Event>Role}, allowed {@code lambda:InvokeFunction} on the function or
+     * {@code states:StartExecution} on the state machine, nothing else (SAM's
+     * {@code samtranslator/model/eventsources/scheduler.py} {@code _construct_execution_role} and
+     * {@code samtranslator/model/iam.py}, same commit as {@link SamPolicyTemplates}).
+     */
+    private static void scheduleRoles(SamTemplate t, String id, JsonNode props, Map<String, Principal> out) {
+        boolean function = t.resourcesOf("AWS::Serverless::Function").containsKey(id);
+        props.path("Events").fields().forEachRemaining(e -> {
+            JsonNode event = e.getValue();
+            if (!"ScheduleV2".equals(event.path("Type").asText()) || event.path("Properties").has("RoleArn")) {
+                return;
+            }
+            String role = id + e.getKey() + "Role";
+            Statement st = function
+                    ? new Statement(Effect.ALLOW, List.of("lambda:InvokeFunction"), false, List.of(SamTemplate.functionArn(id)), false,
+                            role + " (SAM's ScheduleV2 role)")
+                    : new Statement(Effect.ALLOW, List.of("states:StartExecution"), false,
+                            List.of(t.text(Json.MAPPER.createObjectNode().put("Ref", id), id)), false, role + " (SAM's ScheduleV2 role)");
+            out.put(role, new Principal(role, SamTemplate.STACK_NAME + "-" + role, List.of(st)));
+        });
     }
 
     /** Every principal by logical id, in template order (roles first). */

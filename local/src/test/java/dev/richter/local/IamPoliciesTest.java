@@ -77,6 +77,12 @@ class IamPoliciesTest {
         String child = "arn:aws:states:us-east-1:" + ACCT + ":execution:richter-dev-load-test-run/Legs:0f3c";
         assertEquals(AccessDecision.ALLOWED, iam.decide("LoadTestRunStateMachine", "states:DescribeExecution", child));
         assertEquals(AccessDecision.ALLOWED, iam.decide("LoadTestRunStateMachine", "states:StopExecution", child));
+        // EventBridge Scheduler: SAM's role of the nightly schedule may start that machine and nothing else
+        String nightly = "arn:aws:states:us-east-1:" + ACCT + ":stateMachine:NightlyCheckStateMachine";
+        assertEquals(AccessDecision.ALLOWED, iam.decide("NightlyCheckStateMachineNightlyRole", "states:StartExecution", nightly));
+        assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("NightlyCheckStateMachineNightlyRole", "states:StartExecution", RUN_MACHINE));
+        assertEquals(AccessDecision.ALLOWED, iam.decide("LinkBuilderFunctionRebuildRole", "lambda:InvokeFunction", fn + "LinkBuilderFunction"));
+        assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("LinkBuilderFunctionRebuildRole", "lambda:InvokeFunction", fn + "ReportFunction"));
         // the nightly machine has no Distributed Map grant
         assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("NightlyCheckStateMachine", "states:StartExecution", RUN_MACHINE));
     }
