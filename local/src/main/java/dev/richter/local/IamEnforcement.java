@@ -53,8 +53,9 @@ import software.amazon.awssdk.services.sfn.model.SfnException;
  * for a query or scan of an index, every table of a batch; a state machine ARN for {@code StartExecution} and
  * {@code ListExecutions}, the execution ARN for {@code DescribeExecution}/{@code StopExecution}/{@code GetExecutionHistory};
  * each entry's event bus {@code arn:aws:events:<region>:<account>:event-bus/<name>} ({@code default} when unnamed);
- * a bucket {@code arn:aws:s3:::<bucket>} or object {@code arn:aws:s3:::<bucket>/<key>}; {@code *} for X-Ray's
- * trace reads and any other call.
+ * a bucket {@code arn:aws:s3:::<bucket>} or object {@code arn:aws:s3:::<bucket>/<key>}; a schedule
+ * {@code arn:aws:scheduler:<region>:<account>:schedule/<group>/<name>} (and {@code iam:PassRole} on the schedule's
+ * {@code Target.RoleArn} for a create or update); {@code *} for X-Ray's trace reads and any other call.
  *
  * <p>A denied call throws the service's own exception with AWS's code, status and message ({@link IamPolicies#denial}):
  * DynamoDB, Step Functions, EventBridge: {@code AccessDeniedException}, HTTP 400; S3: {@code AccessDenied}, HTTP 403,
@@ -160,6 +161,30 @@ public final class IamEnforcement implements ExecutionInterceptor {
                 throw accessDenied(service, denial.get(), resource);
             }
         }
+        Optional<String> passed = passedRole(service, context.request());
+        if (passed.isPresent()) {
+            // a schedule's target role is handed to Scheduler: AWS checks iam:PassRole on it
+            // (https://docs.aws.amazon.com/scheduler/latest/UserGuide/setting-up.html#setting-up-execution-role)
+            Optional<String> denial = check(principal, "iam:PassRole", passed.get(), principal);
+            if (denial.isPresent()) {
+                throw accessDenied(service, denial.get(), passed.get());
+            }
+        }
+    }
+
+    /** The role ARN a Scheduler {@code CreateSchedule}/{@code UpdateSchedule} hands over ({@code Target.RoleArn}). */
+    static Optional<String> passedRole(String service, SdkRequest request) {
+        if (!"Scheduler".equals(service)) {
+            return Optional.empty();
+        }
+        return request.getValueForField("Target", Object.class)
+                .filter(t -> t instanceof software.amazon.awssdk.core.SdkPojo)
+                .flatMap(t -> ((software.amazon.awssdk.core.SdkPojo) t).sdkFields().stream()
+                        .filter(f -> "RoleArn".equals(f.memberName()))
+                        .findFirst()
+                        .map(f -> f.getValueOrDefault(t)))
+                .map(String::valueOf)
+                .filter(r -> !r.isEmpty() && !"null".equals(r));
     }
 
     /** The IAM action of an SDK operation ({@code DynamoDb}, {@code Query} → {@code dynamodb:Query}). */
@@ -212,6 +237,8 @@ public final class IamEnforcement implements ExecutionInterceptor {
                     + field(request, "Key").map(k -> "/" + k).orElse("")));
             case "Lambda" -> field(request, "FunctionName").ifPresent(f -> out.add(f.startsWith("arn:") ? f
                     : "arn:aws:lambda:" + region + ":" + account + ":function:" + f));
+            case "Scheduler" -> field(request, "Name").ifPresent(n -> out.add("arn:aws:scheduler:" + region + ":" + account
+                    + ":schedule/" + field(request, "GroupName").orElse("default") + "/" + n));
             default -> {
                 // X-Ray's trace reads and the rest: no resource-level permissions
             }

@@ -165,4 +165,49 @@ class IamEnforcementTest {
             }
         }
     }
+
+    /** A request of a client this classpath lacks (EventBridge Scheduler): its fields by member name. */
+    static final class FakeRequest extends software.amazon.awssdk.core.SdkRequest {
+        private final java.util.Map<String, Object> fields;
+
+        FakeRequest(java.util.Map<String, Object> fields) {
+            this.fields = fields;
+        }
+
+        @Override
+        public java.util.Optional<? extends software.amazon.awssdk.core.RequestOverrideConfiguration> overrideConfiguration() {
+            return java.util.Optional.empty();
+        }
+
+        @Override
+        public Builder toBuilder() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public java.util.List<software.amazon.awssdk.core.SdkField<?>> sdkFields() {
+            return java.util.List.of();
+        }
+
+        @Override
+        public <T> java.util.Optional<T> getValueForField(String name, Class<T> type) {
+            return java.util.Optional.ofNullable(fields.get(name)).map(type::cast);
+        }
+    }
+
+    @Test
+    void aScheduleIsAuthorizedOnItsArnAndItsTargetRoleIsPassed() {
+        var create = new FakeRequest(java.util.Map.of("Name", "run-1", "GroupName", "richter",
+                "Target", software.amazon.awssdk.services.eventbridge.model.Target.builder()
+                        .roleArn("arn:aws:iam::" + ACCT + ":role/richter-SchedulerRole").build()));
+        assertEquals(List.of("arn:aws:scheduler:us-east-1:" + ACCT + ":schedule/richter/run-1"),
+                IamEnforcement.resources("Scheduler", "CreateSchedule", create));
+        assertEquals("scheduler:CreateSchedule", IamEnforcement.action("Scheduler", "CreateSchedule"));
+        assertEquals(java.util.Optional.of("arn:aws:iam::" + ACCT + ":role/richter-SchedulerRole"),
+                IamEnforcement.passedRole("Scheduler", create));
+        var delete = new FakeRequest(java.util.Map.of("Name", "run-1"));
+        assertEquals(List.of("arn:aws:scheduler:us-east-1:" + ACCT + ":schedule/default/run-1"),
+                IamEnforcement.resources("Scheduler", "DeleteSchedule", delete), "no group: the default group");
+        assertEquals(java.util.Optional.empty(), IamEnforcement.passedRole("Scheduler", delete));
+    }
 }
