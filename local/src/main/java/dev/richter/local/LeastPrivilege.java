@@ -99,6 +99,9 @@ public final class LeastPrivilege {
         sb.append("missing permissions: ").append(c.missing().size()).append('\n');
         c.missing().forEach(m -> sb.append("  MISSING ").append(m.principal()).append(' ').append(m.action()).append(" on ")
                 .append(m.resource()).append('\n'));
+        List<Unused> idle = c.unused().stream().filter(u -> u.used().isEmpty()).toList();
+        sb.append("statements no recorded call used (remove them, or name the code path that uses them): ").append(idle.size()).append('\n');
+        idle.forEach(u -> sb.append("  UNUSED ").append(u.source()).append(" on ").append(u.resources()).append('\n'));
         Map<String, List<Unused>> byPrincipal = new LinkedHashMap<>();
         c.unused().forEach(u -> byPrincipal.computeIfAbsent(u.principal(), k -> new ArrayList<>()).add(u));
         sb.append("statements with actions no recorded call used: ").append(c.unused().size()).append('\n');

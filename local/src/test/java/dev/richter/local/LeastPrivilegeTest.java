@@ -53,5 +53,6 @@ class LeastPrivilegeTest {
         String report = LeastPrivilege.report(c, calls.size());
         assertTrue(report.contains("MISSING Fn dynamodb:PutItem on " + TABLE + "richter-orders"), report);
         assertTrue(report.contains("Fn.Policies[1].Statement[0] on [*]: NOTHING used"), report);
+        assertTrue(report.contains("name the code path that uses them): 1\n  UNUSED Fn.Policies[1].Statement[0] on [*]\n"), report);
     }
 }
