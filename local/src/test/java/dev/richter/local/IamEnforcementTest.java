@@ -73,14 +73,14 @@ class IamEnforcementTest {
     void aDeniedDynamoDbCallFailsAsDynamoDbAnswersAndAnAllowedOneIsSent(@TempDir Path dir) throws Exception {
         install(dir.resolve("calls.jsonl"), true);
         try (DynamoDbClient ddb = client(DynamoDbClient.builder().httpClientBuilder(UrlConnectionHttpClient.builder()))) {
-            Throwable denied = runAs("ProbeFunction", () -> ddb.query(q -> q.tableName("richter-plans").indexName("byTeam")));
+            Throwable denied = runAs("ReleaseLeasesFunction", () -> ddb.query(q -> q.tableName("richter-plans").indexName("byTeam")));
             DynamoDbException e = (DynamoDbException) denied;
             assertEquals("AccessDeniedException", e.awsErrorDetails().errorCode());
             assertEquals(400, e.statusCode());
-            assertEquals("User: arn:aws:sts::" + ACCT + ":assumed-role/richter-ProbeFunctionRole/ProbeFunction is not authorized to"
+            assertEquals("User: arn:aws:sts::" + ACCT + ":assumed-role/richter-ReleaseLeasesFunctionRole/ReleaseLeasesFunction is not authorized to"
                     + " perform: dynamodb:Query on resource: arn:aws:dynamodb:us-east-1:" + ACCT + ":table/richter-plans/index/byTeam"
                     + " because no identity-based policy allows the dynamodb:Query action", e.awsErrorDetails().errorMessage());
-            Throwable allowed = runAs("ProbeFunction", () -> ddb.getItem(g -> g.tableName("richter-runs").key(java.util.Map.of())));
+            Throwable allowed = runAs("ReleaseLeasesFunction", () -> ddb.getItem(g -> g.tableName("richter-runs").key(java.util.Map.of())));
             assertTrue(allowed instanceof SdkClientException, "allowed: sent, and nothing listens: " + allowed);
         }
         List<JsonNode> lines = Files.readAllLines(dir.resolve("calls.jsonl")).stream().map(l -> Json.read(l, JsonNode.class)).toList();
@@ -105,7 +105,7 @@ class IamEnforcementTest {
             assertTrue(runAs("PlanApiFunction", () -> sfn.describeExecution(r -> r.executionArn(execution))) instanceof SdkClientException,
                     "the plan API's DescribeExecution statement allows it");
 
-            EventBridgeException put = (EventBridgeException) runAs("ProbeFunction", () -> events.putEvents(p -> p.entries(
+            EventBridgeException put = (EventBridgeException) runAs("ReleaseLeasesFunction", () -> events.putEvents(p -> p.entries(
                     e -> e.eventBusName("richter-dev").source("richter").detailType("T").detail("{}"))));
             assertEquals("AccessDeniedException", put.awsErrorDetails().errorCode());
             assertTrue(put.getMessage().contains("events:PutEvents on resource: arn:aws:events:us-east-1:" + ACCT + ":event-bus/richter-dev"),
@@ -124,7 +124,7 @@ class IamEnforcementTest {
     void threadsAFunctionStartsCarryItsRoleAndUnmarkedThreadsAreNotChecked(@TempDir Path dir) throws Exception {
         install(null, true);
         try (DynamoDbClient ddb = client(DynamoDbClient.builder().httpClientBuilder(UrlConnectionHttpClient.builder()))) {
-            Throwable inWorker = runAs("ProbeFunction", () -> {
+            Throwable inWorker = runAs("ReleaseLeasesFunction", () -> {
                 try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
                     pool.submit(() -> ddb.putItem(p -> p.tableName("richter-runs").item(java.util.Map.of()))).get();
                 } catch (InterruptedException | ExecutionException e) {
@@ -141,7 +141,7 @@ class IamEnforcementTest {
     void withIamOffEveryCallIsSentAndStillRecorded(@TempDir Path dir) throws Exception {
         install(dir.resolve("calls.jsonl"), false);
         try (DynamoDbClient ddb = client(DynamoDbClient.builder().httpClientBuilder(UrlConnectionHttpClient.builder()))) {
-            assertTrue(runAs("ProbeFunction", () -> ddb.query(q -> q.tableName("richter-plans"))) instanceof SdkClientException);
+            assertTrue(runAs("ReleaseLeasesFunction", () -> ddb.query(q -> q.tableName("richter-plans"))) instanceof SdkClientException);
         }
         assertTrue(Files.readString(dir.resolve("calls.jsonl")).contains("\"decision\":\"IMPLICIT_DENY\""));
     }

@@ -9,6 +9,7 @@ import dev.richter.local.IamPolicies.AccessDecision;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -39,20 +40,23 @@ class IamPoliciesTest {
         assertEquals(AccessDecision.ALLOWED, iam.decide("PlanApiFunction", "dynamodb:Query", TABLE + "richter-run-metrics"));
         assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("PlanApiFunction", "dynamodb:PutItem", TABLE + "richter-run-metrics"));
         // no policy names the table at all
-        assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("ProbeFunction", "dynamodb:GetItem", TABLE + "richter-plans"));
+        assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("ReleaseLeasesFunction", "dynamodb:GetItem", TABLE + "richter-plans"));
         // the template's prefix match: table/richter-runs does not cover table/richter-runs-archive
-        assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("ProbeFunction", "dynamodb:GetItem", TABLE + "richter-runs-archive"));
+        assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("ReleaseLeasesFunction", "dynamodb:GetItem", TABLE + "richter-runs-archive"));
+        // the probe calls no AWS API, so its role grants nothing
+        assertEquals(List.of(), iam.principals().get("ProbeFunction").statements());
+        assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("ProbeFunction", "dynamodb:GetItem", TABLE + "richter-runs"));
         // TransactWriteItems is in neither SAM template
         assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("PlanApiFunction", "dynamodb:TransactWriteItems", TABLE + "richter-plans"));
     }
 
     @Test
     void aDenialReadsAsAwsWritesIt() throws IOException {
-        Optional<String> denial = template().denial("ProbeFunction", "dynamodb:Query", TABLE + "richter-plans", "ProbeFunction");
-        assertEquals(Optional.of("User: arn:aws:sts::" + ACCT + ":assumed-role/richter-ProbeFunctionRole/ProbeFunction is not"
+        Optional<String> denial = template().denial("ReleaseLeasesFunction", "dynamodb:Query", TABLE + "richter-plans", "ReleaseLeasesFunction");
+        assertEquals(Optional.of("User: arn:aws:sts::" + ACCT + ":assumed-role/richter-ReleaseLeasesFunctionRole/ReleaseLeasesFunction is not"
                 + " authorized to perform: dynamodb:Query on resource: " + TABLE + "richter-plans because no identity-based policy"
                 + " allows the dynamodb:Query action"), denial);
-        assertEquals(Optional.empty(), template().denial("ProbeFunction", "dynamodb:Query", TABLE + "richter-runs", "ProbeFunction"));
+        assertEquals(Optional.empty(), template().denial("ReleaseLeasesFunction", "dynamodb:Query", TABLE + "richter-runs", "ReleaseLeasesFunction"));
     }
 
     @Test
