@@ -81,6 +81,13 @@ import java.util.function.Consumer;
  * longer than {@value #INIT_LIMIT_S} s does, as on AWS
  * (https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html).
  *
+ * <p>IAM ({@link IamEnforcement}): each invocation's thread, init included, is marked with its function, so the
+ * function's AWS SDK calls run under its role's policies. An Invoke that names its caller in
+ * {@value #PRINCIPAL_HEADER} (the Step Functions server, for a state machine's Task) is checked for
+ * {@code lambda:InvokeFunction} first: refused, it is answered 403 {@code AccessDeniedException} with AWS's message and
+ * the function does not run. {@code POST} {@value #IAM_CHECK_PATH} {@code {principal, action, resource, session}}
+ * answers {@code {denied: message | null}} for the server's own calls (a Distributed Map's child executions).
+ *
  * <p>Faults: the {@link LocalFaults} Lambda rules of its {@link FaultInjector} ({@code error}, {@code timeout},
  * {@code throttle}, {@code crash:<ms>}) are applied in {@link #invoke}, after the function is found and the request
  * size checked, so the Invoke API and the HTTP API alike get them; see {@link LocalFaults} for each answer.
