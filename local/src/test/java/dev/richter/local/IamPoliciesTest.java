@@ -43,6 +43,9 @@ class IamPoliciesTest {
         assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("ReleaseLeasesFunction", "dynamodb:GetItem", TABLE + "richter-plans"));
         // the template's prefix match: table/richter-runs does not cover table/richter-runs-archive
         assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("ReleaseLeasesFunction", "dynamodb:GetItem", TABLE + "richter-runs-archive"));
+        // the nightly check stores its results in the registry: PutItem only, beside the read policy
+        assertEquals(AccessDecision.ALLOWED, iam.decide("ChecksFunction", "dynamodb:PutItem", TABLE + "richter-registry"));
+        assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("ChecksFunction", "dynamodb:DeleteItem", TABLE + "richter-registry"));
         // the probe calls no AWS API, so its role grants nothing
         assertEquals(List.of(), iam.principals().get("ProbeFunction").statements());
         assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("ProbeFunction", "dynamodb:GetItem", TABLE + "richter-runs"));

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Least privilege both ways, from the calls the integration tests recorded ({@code src/test/resources/iam/
- * recorded-calls.jsonl}, written by {@link IamEnforcement} while IamIT, ApiIT and LoadTestRunIT ran): every recorded
+ * recorded-calls.jsonl}, written by {@link IamEnforcement} while IamIT, ApiIT, LoadTestRunIT, LinksIT and SafetyGateIT ran): every recorded
  * call is granted by template.yaml, and every statement no recorded call used is named with its code path in
  * {@code named-grants.tsv}, and only those.
  */
