@@ -152,7 +152,7 @@ public class OwnFaultsBench {
                 armedAt = System.currentTimeMillis();
                 if (fullSpec == null) {
                     sfn.stopExecution(StopExecutionRequest.builder()
-                            .executionArn("arn:aws:states:us-east-1:123456789012:execution:LoadTestRunStateMachine:" + runId)
+                            .executionArn("arn:aws:states:us-east-1:123456789012:execution:richter-dev-load-test-run:" + runId)
                             .cause("bench: stopped from outside").build());
                 } else {
                     stack.faults().set(LocalFaults.parse(fullSpec));

@@ -448,7 +448,7 @@ class Scope {
         !this.append('LambdaFunctionStarted', {})) {
       throw abortedError();
     }
-    return invokeLambda(info.resource, payload);
+    return invokeLambda(info.resource, payload, this.record.principal);
   }
 
   /** Ends a Lambda attempt's bookkeeping; false if none was started (e.g. Parameters failed). */
@@ -727,6 +727,15 @@ async function runDistributedMap(scope, info, input) {
   }
   log(`${scope.label} ${info.name}: Map Run ${mapRun.mapRunArn} over ${items.length} item(s)`);
 
+  const denied = await mapRunDenial(parent, childMachineName);
+  if (denied) {
+    closeMapRun(mapRun, 'FAILED', taskError('States.Runtime', denied));
+    scope.mapRuns.delete(mapRun);
+    if (scope.append('MapRunFailed', { mapRunFailedEventDetails: { error: 'States.Runtime', cause: denied } })) {
+      scope.append('MapStateFailed', {});
+    }
+    throw mapRun.failure;
+  }
   const limit = Math.min(state.MaxConcurrency || limits.distributedMapMaxConcurrency, limits.distributedMapMaxConcurrency);
   const results = new Array(items.length);
   const runItem = async (index) => {
@@ -743,7 +752,7 @@ async function runDistributedMap(scope, info, input) {
       stateMachineArn: mapRun.stateMachineArn, stateMachineName: childMachineName, name,
       label: `${childMachineName}:${name.slice(0, 8)}`,
       machine: info.processor, input: childInput, inputText: JSON.stringify(childInput),
-      arnParts: parent.arnParts, roleArn: parent.roleArn, mapRunArn: mapRun.mapRunArn,
+      arnParts: parent.arnParts, roleArn: parent.roleArn, principal: parent.principal, mapRunArn: mapRun.mapRunArn,
     });
     mapRun.children.push(child);
     await child.done;
@@ -782,6 +791,49 @@ async function runDistributedMap(scope, info, input) {
   throw mapRun.failure;
 }
 
+/**
+ * What the execution role of `parent` must be allowed for a Distributed Map to run child executions
+ * (docs.aws.amazon.com/step-functions/latest/dg/iam-policies-eg-dist-map.html): states:StartExecution on
+ * the state machine, states:DescribeExecution and states:StopExecution on its child executions
+ * (execution:<machine>/<label>:<name>). Asked of the Lambda host's IAM (one evaluator, in Java).
+ * @returns {Promise<string|undefined>} AWS's denial message of the first refused action, or undefined
+ *   when all are allowed or the execution has no principal (IAM not configured)
+ */
+async function mapRunDenial(parent, childMachineName) {
+  if (!parent.principal) return undefined;
+  const { partition, region, account } = parent.arnParts;
+  const root = parent.stateMachineArn.replace(/\/.*$/, ''); // a child's machine is <root>/<label>
+  const child = `arn:${partition}:states:${region}:${account}:execution:${childMachineName}:${crypto.randomUUID()}`;
+  for (const [action, resource] of [['states:StartExecution', root], ['states:DescribeExecution', child],
+    ['states:StopExecution', child]]) {
+    const answer = await iamCheck({ principal: parent.principal, action, resource, session: parent.principal });
+    if (answer.denied) return answer.denied;
+  }
+  return undefined;
+}
+
+/** POST {lambdaEndpoint}/richter-local/iam/check -> {denied: message|null}. */
+function iamCheck(question) {
+  const url = new URL(`${lambdaEndpoint}/richter-local/iam/check`);
+  const body = JSON.stringify(question);
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          try {
+            resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+          } catch (err) {
+            reject(taskError('States.Runtime', `IAM check failed: ${err.message}`));
+          }
+        });
+      });
+    req.on('error', (err) => reject(taskError('States.Runtime', `IAM check failed: ${err.message}`)));
+    req.end(body);
+  });
+}
+
 /** Ends a RUNNING Map Run as FAILED (with `failure`) or ABORTED; aborts its running children. */
 function closeMapRun(mapRun, status, failure) {
   if (mapRun.status !== 'RUNNING') return;
@@ -818,11 +870,13 @@ function mapRunCounts(mapRun) {
  * Throws an ASL error (`name` matched by Retry/Catch, `message` the Cause):
  *   - a function error (header X-Amz-Function-Error): Error = the payload's errorType, Cause = the
  *     payload JSON text, as on AWS;
- *   - an Invoke API error: Lambda.<x-amzn-ErrorType>; an unreachable host: Lambda.SdkClientException;
+ *   - an Invoke API error: Lambda.<x-amzn-ErrorType>, but Lambda.AWSLambdaException for AccessDeniedException
+ *     (the state machine's role may not invoke it: `principal`, sent as x-richter-principal, is checked by
+ *     the Lambda host); an unreachable host: Lambda.SdkClientException;
  *   - a result over statePayloadBytes: States.DataLimitExceeded, which no Retry/Catch matches ([errors]).
  * No HTTP timeout of its own: the Task's TimeoutSeconds (900 s by default) ends it.
  */
-function invokeLambda(functionArn, body) {
+function invokeLambda(functionArn, body, principal) {
   const url = new URL(`${lambdaEndpoint}/2015-03-31/functions/${encodeURIComponent(functionArn)}/invocations`);
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
@@ -832,6 +886,7 @@ function invokeLambda(functionArn, body) {
         'Content-Type': 'application/json',
         'Content-Length': Buffer.byteLength(body),
         'X-Amz-Invocation-Type': 'RequestResponse',
+        ...(principal && { 'x-richter-principal': principal }),
       },
     }, (res) => {
       const chunks = [];
@@ -842,6 +897,14 @@ function invokeLambda(functionArn, body) {
         const text = bytes.toString('utf8');
         if (res.statusCode < 200 || res.statusCode > 299) {
           const type = String(res.headers['x-amzn-errortype'] || 'ServiceException').split(':')[0];
+          if (type === 'AccessDeniedException') {
+            // Step Functions' Lambda client has no AccessDeniedException type: the Task fails with
+            // Lambda.AWSLambdaException and a Cause in the Java SDK's form
+            let message = text;
+            try { message = JSON.parse(text).Message || text; } catch { /* not JSON: the text itself */ }
+            return reject(taskError('Lambda.AWSLambdaException', `${message} (Service: AWSLambda; Status Code: ${res.statusCode}; ` +
+              `Error Code: AccessDeniedException; Request ID: ${res.headers['x-amzn-requestid'] || ''}; Proxy: null)`));
+          }
           return reject(taskError(`Lambda.${type}`, text || `HTTP ${res.statusCode}`));
         }
         let result;

@@ -7,9 +7,14 @@
 //
 // Config: {"port": 4583,
 //          "stateMachines": [{"arn": "arn:aws:states:...:stateMachine:NAME",
-//                             "definitionFile": "/abs/path/NAME.json", "definitionSubstitutions": {...}}],
+//                             "definitionFile": "/abs/path/NAME.json", "definitionSubstitutions": {...},
+//                             "principal": "LogicalId"}],
 //          "limits": {"inlineMapMaxConcurrency": 40, "distributedMapMaxConcurrency": 10000,
 //                     "historyEventsPerExecution": 25000, "statePayloadBytes": 262144}}
+// "principal" (optional) names the state machine's IAM principal in the local stack: its Task invokes carry
+// it (header x-richter-principal; the Lambda host checks lambda:InvokeFunction against the machine's policies)
+// and its Distributed Maps ask the Lambda host (POST /richter-local/iam/check) whether its role may
+// StartExecution, DescribeExecution and StopExecution their child executions; without it nothing is checked.
 // (definitionSubstitutions is optional: without it the file must be substituted already; "limits" and
 // each of its keys are optional, the defaults are AWS's values and a value may only be lower, so
 // tests can run against compressed limits; see AWS_LIMITS in sfn-runtime.cjs for the AWS sources).
@@ -85,7 +90,7 @@ for (const entry of config.stateMachines || []) {
   } catch (err) {
     fail(`${entry.definitionFile}: ${err.message}`);
   }
-  machines.set(entry.arn, { arn: entry.arn, name: arn.name, definition, machine, creationDate: now() });
+  machines.set(entry.arn, { arn: entry.arn, name: arn.name, definition, machine, creationDate: now(), principal: entry.principal });
 }
 
 /** Thrown by an op to answer with an AWS JSON error. */
@@ -134,7 +139,7 @@ const operations = {
       executionArn, stateMachineArn: sm.arn, stateMachineName: sm.name, name, label: name,
       machine: sm.machine, input, inputText,
       arnParts: { partition: arn.partition, region: arn.region, account: arn.account },
-      roleArn: localRoleArn(sm.arn),
+      roleArn: localRoleArn(sm.arn), principal: sm.principal,
     });
     return { executionArn, startDate: record.startDate };
   },

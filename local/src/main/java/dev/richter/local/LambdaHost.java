@@ -81,6 +81,13 @@ import java.util.function.Consumer;
  * longer than {@value #INIT_LIMIT_S} s does, as on AWS
  * (https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html).
  *
+ * <p>IAM ({@link IamEnforcement}): each invocation's thread, init included, is marked with its function, so the
+ * function's AWS SDK calls run under its role's policies. An Invoke that names its caller in
+ * {@value #PRINCIPAL_HEADER} (the Step Functions server, for a state machine's Task) is checked for
+ * {@code lambda:InvokeFunction} first: refused, it is answered 403 {@code AccessDeniedException} with AWS's message and
+ * the function does not run. {@code POST} {@value #IAM_CHECK_PATH} {@code {principal, action, resource, session}}
+ * answers {@code {denied: message | null}} for the server's own calls (a Distributed Map's child executions).
+ *
  * <p>Faults: the {@link LocalFaults} Lambda rules of its {@link FaultInjector} ({@code error}, {@code timeout},
  * {@code throttle}, {@code crash:<ms>}) are applied in {@link #invoke}, after the function is found and the request
  * size checked, so the Invoke API and the HTTP API alike get them; see {@link LocalFaults} for each answer.
@@ -286,6 +293,7 @@ public final class LambdaHost implements AutoCloseable {
         CompletableFuture<byte[]> result = new CompletableFuture<>();
         AtomicReference<RequestStreamHandler> instance = new AtomicReference<>(pooled);
         Thread thread = Thread.ofPlatform().daemon().name("lambda-" + id + "-" + threadSeq.incrementAndGet()).unstarted(() -> {
+            IamEnforcement.enter(id);   // the function's SDK calls, init included, run under its role's policies
             try {
                 RequestStreamHandler h = instance.get();
                 try {
@@ -434,15 +442,40 @@ public final class LambdaHost implements AutoCloseable {
         }
     }
 
+    /** Header naming the caller's IAM principal (a state machine's logical id) on an Invoke from the Step Functions server. */
+    public static final String PRINCIPAL_HEADER = "x-richter-principal";
+    /** The path where the Step Functions server asks {@link IamEnforcement#check} about its own calls. */
+    public static final String IAM_CHECK_PATH = "/richter-local/iam/check";
+
     private void serveInvoke(HttpExchange ex) throws IOException {
         try (ex) {
             String path = ex.getRequestURI().getRawPath();
+            if ("POST".equals(ex.getRequestMethod()) && path.equals(IAM_CHECK_PATH)) {
+                // {principal, action, resource, session} -> {denied: AWS's message | null}
+                JsonNode q = Json.MAPPER.readTree(ex.getRequestBody().readAllBytes());
+                Map<String, Object> answer = new LinkedHashMap<>();
+                answer.put("denied", IamEnforcement.check(q.path("principal").asText(), q.path("action").asText(),
+                        q.path("resource").asText(), q.path("session").asText()).orElse(null));
+                send(ex, 200, "application/json", Json.write(answer).getBytes(StandardCharsets.UTF_8), Map.of());
+                return;
+            }
             if (!"POST".equals(ex.getRequestMethod()) || !path.startsWith(INVOKE_PREFIX) || !path.endsWith("/invocations")) {
                 send(ex, 404, "application/json", "{\"message\":\"unknown Lambda API path\"}".getBytes(StandardCharsets.UTF_8), Map.of());
                 return;
             }
             String name = URLDecoder.decode(path.substring(INVOKE_PREFIX.length(), path.length() - "/invocations".length()),
                     StandardCharsets.UTF_8);
+            String caller = ex.getRequestHeaders().getFirst(PRINCIPAL_HEADER);
+            if (caller != null) {
+                String arn = name.startsWith("arn:") ? name : SamTemplate.functionArn(name);
+                var denied = IamEnforcement.check(caller, "lambda:InvokeFunction", arn, caller);
+                if (denied.isPresent()) {
+                    // Lambda's answer to an unauthorized Invoke: 403 AccessDeniedException; the function does not run
+                    send(ex, 403, "application/json", Json.write(Map.of("Message", denied.get())).getBytes(StandardCharsets.UTF_8),
+                            Map.of("x-amzn-ErrorType", "AccessDeniedException", "x-amzn-RequestId", UUID.randomUUID().toString()));
+                    return;
+                }
+            }
             Invocation inv = invoke(name, ex.getRequestBody().readAllBytes());
             Map<String, String> headers = new LinkedHashMap<>();
             if (inv.requestId() != null) {

@@ -60,6 +60,12 @@ import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
  * fault that fires is logged and appended to {@link #faultsFile()}; {@code faults().fired()} counts them per rule. A
  * rule naming a function or table the template lacks stops {@link #start()}.
  *
+ * <p>IAM: on unless {@link #withoutIam()} or {@code RICHTER_LOCAL_IAM=off}: {@link IamPolicies} reads every principal's
+ * policies from the template; {@link IamEnforcement} checks every AWS SDK call a function makes (and the Lambda host
+ * every Task invoke of a state machine, the Step Functions server every Distributed Map's child executions) and
+ * refuses what AWS would refuse, with AWS's exception and message. Every distinct call is recorded with its decision
+ * in {@link #iamRecordingFile()}.
+ *
  * <p>Function environment: every function runs in this one JVM, so {@link #start()} sets a JVM
  * system property for each variable of each function's template {@code Environment} (functions read
  * them through {@code dev.richter.common.Env}), except names the real process environment already
@@ -97,6 +103,10 @@ public final class LocalAwsStack implements AutoCloseable {
     private LocalIdentityProvider identity;
     private boolean insecureDevAuth;
     private boolean verbose;
+    /** Whether IAM is enforced ({@link #withoutIam()} turns it off). */
+    private boolean iam = iamFromEnv();
+    /** The template read instead of {@code <root>/template.yaml}, or null. */
+    private Path templateFile;
     /** The Lambda host's per-invocation lines ({@code <workDir>/logs/lambda.log}), open while the stack runs. */
     private PrintWriter invocationLog;
 
@@ -162,6 +172,54 @@ public final class LocalAwsStack implements AutoCloseable {
         return this;
     }
 
+    /**
+     * The environment variable (or system property) that turns IAM enforcement off with the value {@code off}; IAM is
+     * on by default, as on AWS.
+     */
+    public static final String IAM_ENV_VAR = "RICHTER_LOCAL_IAM";
+
+    /**
+     * {@value #IAM_ENV_VAR}: {@code on} (also when unset) or {@code off}.
+     *
+     * @throws IllegalArgumentException naming the variable for any other value
+     */
+    static boolean iamFromEnv() {
+        String v = KeyValueSpec.fromEnv(IAM_ENV_VAR).orElse("on").trim();
+        return switch (v) {
+            case "on" -> true;
+            case "off" -> false;
+            default -> throw new IllegalArgumentException(IAM_ENV_VAR + ": must be on or off, was '" + v + "'");
+        };
+    }
+
+    /**
+     * Lets every AWS call of the functions and state machines through, as if their roles allowed everything (the
+     * calls are still recorded, and what AWS would refuse is logged). For a test that needs IAM off; call before
+     * {@link #start()}. Also {@code RICHTER_LOCAL_IAM=off}.
+     */
+    public LocalAwsStack withoutIam() {
+        this.iam = false;
+        return this;
+    }
+
+    /**
+     * Reads {@code file} instead of {@code <root>/template.yaml} (its {@code DefinitionUri}s still from the root), e.g. a
+     * test's copy with one policy line removed. Call before {@link #start()}.
+     */
+    public LocalAwsStack withTemplate(Path file) {
+        this.templateFile = file.toAbsolutePath().normalize();
+        return this;
+    }
+
+    /**
+     * Where every distinct AWS call the functions and state machines make is recorded with its IAM decision (one JSON
+     * object per line, {@link IamEnforcement}): {@code RICHTER_IAM_RECORDING} when set, else
+     * {@code <workDir>/iam-calls.jsonl}.
+     */
+    public Path iamRecordingFile() {
+        return KeyValueSpec.fromEnv("RICHTER_IAM_RECORDING").map(Path::of).orElse(workDir.resolve("iam-calls.jsonl"));
+    }
+
     /** The repository root from {@code RICHTER_HOME}, else the working directory. */
     public static Path rootFromEnv() {
         String home = System.getenv("RICHTER_HOME");
@@ -188,7 +246,10 @@ public final class LocalAwsStack implements AutoCloseable {
             int apiPort = Integer.parseInt(requireEnv("RICHTER_API_PORT"));
             Map<String, String> overrides = new LinkedHashMap<>(LOCAL_PARAMETER_DEFAULTS);
             overrides.putAll(limits.parameterOverrides());
-            template = SamTemplate.load(root, overrides);
+            template = templateFile == null ? SamTemplate.load(root, overrides) : SamTemplate.load(root, templateFile, overrides);
+            IamEnforcement.install(IamPolicies.of(template), iam, iamRecordingFile(), log);
+            log.accept("local IAM: " + (iam ? "enforced" : "OFF (" + IAM_ENV_VAR + "=off or withoutIam())")
+                    + " from the template's policies; calls recorded in " + iamRecordingFile());
             log.accept("local limits: " + limits.describe());
             faults.targets(template.functions().stream().map(SamTemplate.FunctionDef::logicalId).collect(Collectors.toSet()),
                     template.tableNames());
@@ -508,7 +569,7 @@ public final class LocalAwsStack implements AutoCloseable {
         for (SamTemplate.StateMachineDef sm : template.stateMachines()) {
             Path file = dir.resolve(sm.logicalId() + ".json");
             Files.writeString(file, template.substitutedDefinition(sm));
-            machines.add(Map.of("arn", sm.arn(), "definitionFile", file.toString()));
+            machines.add(Map.of("arn", sm.arn(), "definitionFile", file.toString(), "principal", sm.logicalId()));
         }
         Path config = workDir.resolve("sfn-config.json");
         Map<String, Object> doc = new LinkedHashMap<>();
@@ -576,6 +637,7 @@ public final class LocalAwsStack implements AutoCloseable {
         if (invocationLog != null) {
             invocationLog.close();
         }
+        IamEnforcement.uninstall();
         restoreProperties();
     }
 }

@@ -39,15 +39,18 @@ import software.amazon.awssdk.services.dynamodb.model.Projection;
  * {@code arn:aws:lambda:us-east-1:123456789012:function:<LogicalId>}; a table's name is
  * {@code richter-} + the kebab-cased logical id without {@code Table}
  * ({@code RunMetricsTable} → {@code richter-run-metrics}), which matches {@code TableNames}' defaults;
- * a state machine's ARN is {@code arn:aws:states:us-east-1:123456789012:stateMachine:<LogicalId>}.
+ * a state machine's name is its {@code Name} property when it has one, as on AWS, else its logical id, and its ARN
+ * {@code arn:aws:states:us-east-1:123456789012:stateMachine:<name>}; an event bus's name is its {@code Name}
+ * property. Names follow the template where its IAM policies spell them out ({@code richter-${StageName}-load-test-run}
+ * in a {@code Fn::Sub} ARN), so the local stack's {@link IamPolicies} grant what AWS grants.
  *
  * <p>Intrinsics, in every value this class reads, resolve as CloudFormation resolves them
  * (https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/intrinsic-function-reference-ref.html)
  * with the local names: {@code {Ref: <Parameter>}} → its override, else its {@code Default};
  * {@code {Ref: <Table>}} → the local table name; {@code {Ref: <Function>}} → the function name;
- * {@code {Ref: <StateMachine>}} → its local ARN (what AWS returns); {@code {Ref: <Bucket>}} → empty (there is no
- * S3 locally, so e.g. {@code REPORTS_BUCKET} is unset); {@code {Ref: <other resource>}}
- * (event bus, HTTP API, topic) → its logical id; pseudo parameters ({@code AWS::Region},
+ * {@code {Ref: <StateMachine>}} → its local ARN (what AWS returns); {@code {Ref: <EventBus>}} → its name;
+ * {@code {Ref: <Bucket>}} → empty (there is no S3 locally, so e.g. {@code REPORTS_BUCKET} is unset);
+ * {@code {Ref: <other resource>}} (HTTP API, topic) → its logical id; pseudo parameters ({@code AWS::Region},
  * {@code AWS::AccountId}, {@code AWS::Partition}, {@code AWS::StackName}, {@code AWS::URLSuffix}) →
  * the local values. {@code Fn::Sub}, {@code Fn::Join} and {@code Fn::GetAtt} ({@code Arn} of
  * functions, state machines, tables and event buses; {@code Name} of state machines) resolve too; any
@@ -160,13 +163,14 @@ public final class SamTemplate {
      *                              literals, other ARNs)
      */
     public record StateMachineDef(String logicalId, Path definitionFile, Map<String, String> substitutionFunctions,
-                                  Map<String, String> substitutionValues) {
+                                  Map<String, String> substitutionValues, String name) {
         public StateMachineDef(String logicalId, Path definitionFile, Map<String, String> substitutionFunctions) {
-            this(logicalId, definitionFile, substitutionFunctions, Map.of());
+            this(logicalId, definitionFile, substitutionFunctions, Map.of(), logicalId);
         }
 
+        /** The local ARN: {@code stateMachine:<name>} ({@code Name}, else the logical id). */
         public String arn() {
-            return stateMachineArn(logicalId);
+            return stateMachineArn(name);
         }
 
         /** Every substitution name. */
@@ -211,7 +215,15 @@ public final class SamTemplate {
      *                                  {@code Min/MaxLength}) or a parameter has neither value nor Default
      */
     public static SamTemplate load(Path root, Map<String, String> parameterOverrides) throws IOException {
-        JsonNode doc = new ObjectMapper(new YAMLFactory()).readTree(root.resolve("template.yaml").toFile());
+        return load(root, root.resolve("template.yaml"), parameterOverrides);
+    }
+
+    /**
+     * Parses {@code templateFile} (e.g. a test's edited copy of {@code template.yaml}); paths in it
+     * ({@code DefinitionUri}) are read from {@code root}, as for {@link #load(Path, Map)}.
+     */
+    public static SamTemplate load(Path root, Path templateFile, Map<String, String> parameterOverrides) throws IOException {
+        JsonNode doc = new ObjectMapper(new YAMLFactory()).readTree(templateFile.toFile());
         return new SamTemplate(root, doc, parameterOverrides);
     }
 
@@ -239,9 +251,28 @@ public final class SamTemplate {
         return "arn:aws:lambda:" + REGION + ":" + ACCOUNT + ":function:" + logicalId;
     }
 
-    /** The local ARN of a state machine logical id. */
-    public static String stateMachineArn(String logicalId) {
-        return "arn:aws:states:" + REGION + ":" + ACCOUNT + ":stateMachine:" + logicalId;
+    /** The local ARN of a state machine name (its {@code Name} property, else its logical id). */
+    public static String stateMachineArn(String name) {
+        return "arn:aws:states:" + REGION + ":" + ACCOUNT + ":stateMachine:" + name;
+    }
+
+    /**
+     * The local name of an {@code AWS::IAM::Role}: its {@code RoleName}, else {@code richter-<LogicalId>} (AWS generates
+     * {@code <stack>-<LogicalId>-<suffix>}).
+     */
+    String roleName(String logicalId) {
+        JsonNode name = doc.path("Resources").path(logicalId).path("Properties").path("RoleName");
+        return name.isMissingNode() ? STACK_NAME + "-" + logicalId : text(name, logicalId + ".RoleName");
+    }
+
+    /**
+     * The physical name of a state machine or event bus: its {@code Name} property resolved, else its logical id
+     * (AWS generates a name then; the logical id stands for it locally).
+     */
+    String resourceName(String logicalId) {
+        JsonNode name = doc.path("Resources").path(logicalId).path("Properties").path("Name");
+        String resolved = name.isMissingNode() ? null : text(name, logicalId + ".Name");
+        return resolved == null || resolved.isBlank() ? logicalId : resolved;
     }
 
     private static Map<String, String> effectiveParameters(JsonNode doc, Map<String, String> overrides) {
@@ -311,6 +342,11 @@ public final class SamTemplate {
         if (p.has("MaxLength") && value.length() > p.get("MaxLength").asInt()) {
             throw new IllegalArgumentException(where + ": longer than MaxLength " + p.get("MaxLength").asInt());
         }
+    }
+
+    /** The {@code Properties} of every resource of one of {@code types}, by logical id, in template order. */
+    Map<String, JsonNode> resourcesOf(String... types) {
+        return resources(types);
     }
 
     private Map<String, JsonNode> resources(String... types) {
@@ -450,7 +486,8 @@ public final class SamTemplate {
                     values.put(e.getKey(), text(e.getValue(), where));
                 }
             });
-            out.add(new StateMachineDef(id, root.resolve(text(p.path("DefinitionUri"), id + ".DefinitionUri")), functions, values));
+            out.add(new StateMachineDef(id, root.resolve(text(p.path("DefinitionUri"), id + ".DefinitionUri")), functions, values,
+                    resourceName(id)));
         });
         return out;
     }
@@ -695,9 +732,11 @@ public final class SamTemplate {
         }
         return switch (type) {
             case "AWS::DynamoDB::Table" -> localTableName(name);
-            case "AWS::Serverless::StateMachine", "AWS::StepFunctions::StateMachine" -> stateMachineArn(name);
+            case "AWS::Serverless::StateMachine", "AWS::StepFunctions::StateMachine" -> stateMachineArn(resourceName(name));
+            case "AWS::Events::EventBus" -> resourceName(name);   // Ref of an event bus is its name
+            case "AWS::IAM::Role" -> roleName(name);
             case "AWS::S3::Bucket" -> ""; // no S3 locally: a bucket variable is unset (the demo keeps file copies)
-            default -> name; // functions (name = logical id locally), event bus, HTTP API, topic
+            default -> name; // functions (name = logical id locally), HTTP API, topic
         };
     }
 
@@ -709,13 +748,13 @@ public final class SamTemplate {
         String key = type + "." + attribute;
         return switch (key) {
             case "AWS::Serverless::Function.Arn", "AWS::Lambda::Function.Arn" -> functionArn(id);
-            case "AWS::Serverless::StateMachine.Arn", "AWS::StepFunctions::StateMachine.Arn" -> stateMachineArn(id);
-            case "AWS::Serverless::StateMachine.Name", "AWS::StepFunctions::StateMachine.Name" -> id;
+            case "AWS::Serverless::StateMachine.Arn", "AWS::StepFunctions::StateMachine.Arn" -> stateMachineArn(resourceName(id));
+            case "AWS::Serverless::StateMachine.Name", "AWS::StepFunctions::StateMachine.Name" -> resourceName(id);
             case "AWS::DynamoDB::Table.Arn" -> "arn:aws:dynamodb:" + REGION + ":" + ACCOUNT + ":table/" + localTableName(id);
-            case "AWS::Events::EventBus.Arn" -> "arn:aws:events:" + REGION + ":" + ACCOUNT + ":event-bus/" + id;
-            case "AWS::Events::EventBus.Name" -> id;
+            case "AWS::Events::EventBus.Arn" -> "arn:aws:events:" + REGION + ":" + ACCOUNT + ":event-bus/" + resourceName(id);
+            case "AWS::Events::EventBus.Name" -> resourceName(id);
             case "AWS::Events::Rule.Arn" -> "arn:aws:events:" + REGION + ":" + ACCOUNT + ":rule/" + id;
-            case "AWS::IAM::Role.Arn" -> "arn:aws:iam::" + ACCOUNT + ":role/" + id;
+            case "AWS::IAM::Role.Arn" -> "arn:aws:iam::" + ACCOUNT + ":role/" + roleName(id);
             default -> throw new IllegalStateException("template.yaml: " + where + ": Fn::GetAtt " + id + "." + attribute
                     + " (" + type + ") is not resolved by the local stack");
         };

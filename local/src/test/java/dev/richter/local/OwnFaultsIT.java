@@ -17,7 +17,7 @@ import software.amazon.awssdk.services.sfn.model.StopExecutionRequest;
  */
 @org.junit.jupiter.api.TestMethodOrder(org.junit.jupiter.api.MethodOrderer.OrderAnnotation.class)
 class OwnFaultsIT extends LocalAwsStackTestSupport {
-    static final String EXECUTION_PREFIX = "arn:aws:states:us-east-1:123456789012:execution:LoadTestRunStateMachine:";
+    static final String EXECUTION_PREFIX = "arn:aws:states:us-east-1:123456789012:execution:richter-dev-load-test-run:";
 
     /** Waits until the run is in the formal stage's step {@code stepIndex}, then {@code extraMs} more. */
     static void awaitFormalStep(ApiClient api, String runId, int stepIndex, long extraMs) throws Exception {

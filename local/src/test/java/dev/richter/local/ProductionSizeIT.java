@@ -42,7 +42,7 @@ class ProductionSizeIT {
             .withInlineMapMaxConcurrency(MAP_LIMIT)
             .withParameterOverrides(Map.of("LoadDriverTimeoutSeconds", "15", "WorkerLeadMs", "3000", "LegMarginMs", "2000"));
     static final Path ROOT = LocalAwsStack.rootFromEnv();
-    static final String SM = "arn:aws:states:us-east-1:123456789012:stateMachine:LoadTestRunStateMachine";
+    static final String SM = "arn:aws:states:us-east-1:123456789012:stateMachine:richter-dev-load-test-run";
 
     /** 24 QPS and 30 QPS for 20 s each at 5 QPS per worker: 5 and 6 workers (over the Map limit), 3 legs each. */
     static String plan(String service) {

@@ -25,7 +25,7 @@ import software.amazon.awssdk.services.sfn.model.ListExecutionsRequest;
  * a running plan, release at the run's end, and Idempotency-Key retries.
  */
 class RunLeaseIT extends LocalAwsStackTestSupport {
-    static final String RUN_ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:LoadTestRunStateMachine";
+    static final String RUN_ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:richter-dev-load-test-run";
 
     private static int executions() {
         try (SfnClient sfn = SfnClient.builder().region(Region.US_EAST_1)

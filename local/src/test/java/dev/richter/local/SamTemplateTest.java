@@ -169,7 +169,7 @@ class SamTemplateTest {
         Map<String, String> env = function(t, "WorkerFunction").environment();
         assertEquals("own", env.get("SHARED"), "the function's variable wins over Globals'");
         assertEquals("richter-things", env.get("THINGS_TABLE"), "Ref to a table: the local table name");
-        assertEquals("Bus", env.get("EVENT_BUS_NAME"), "Ref to another resource: its logical id");
+        assertEquals("richter-dev", env.get("EVENT_BUS_NAME"), "Ref to an event bus: its name, as on AWS");
         assertEquals(SamTemplate.stateMachineArn("Machine"), env.get("MACHINE_ARN"), "Ref to a state machine: its ARN, as on AWS");
         assertEquals(SamTemplate.functionArn("WorkerFunction"), env.get("WORKER_ARN"));
         assertEquals("dev", env.get("STAGE"));
@@ -238,7 +238,7 @@ class SamTemplateTest {
         assertEquals(1024, api.memoryMb(), "Globals.Function.MemorySize");
         assertEquals("richter-runs", api.environment().get("RUNS_TABLE"));
         assertEquals("richter-run-metrics", api.environment().get("RUN_METRICS_TABLE"));
-        assertEquals(SamTemplate.stateMachineArn("LoadTestRunStateMachine"), api.environment().get("LOAD_TEST_RUN_STATE_MACHINE_ARN"));
+        assertEquals(SamTemplate.stateMachineArn("richter-dev-load-test-run"), api.environment().get("LOAD_TEST_RUN_STATE_MACHINE_ARN"));
         for (SamTemplate.FunctionDef f : t.functions()) {
             assertTrue(f.timeoutS() >= 1 && f.timeoutS() <= 900, f.logicalId());
             assertFalse(f.environment().getOrDefault("EVENT_BUS_NAME", "").isBlank(), f.logicalId() + ": EVENT_BUS_NAME from Globals");

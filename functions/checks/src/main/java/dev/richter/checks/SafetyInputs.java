@@ -1,5 +1,6 @@
 package dev.richter.checks;
 
+import dev.richter.common.AccessDenied;
 import dev.richter.checks.safety.ShadowPreCheckEvidence;
 import dev.richter.common.Repositories;
 import dev.richter.common.model.CheckResult;
@@ -76,6 +77,7 @@ final class SafetyInputs {
             return ShadowPreCheckEvidence.check(source.spans(teamId, now - PRECHECK_LOOKBACK_MS, now), scope(services),
                     "the last 24 h of " + source.describe());
         } catch (RuntimeException e) {
+            AccessDenied.rethrowIfDenied(e);   // a trace source the role may not read fails the checks, not a WARN
             return List.of(new CheckResult(ShadowPreCheckEvidence.NAME, CheckResult.Outcome.WARN, "shadow tables",
                     "cannot read the trace source for the shadow pre-checks: " + e.getMessage()));
         }

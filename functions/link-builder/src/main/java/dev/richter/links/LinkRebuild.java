@@ -1,5 +1,6 @@
 package dev.richter.links;
 
+import dev.richter.common.AccessDenied;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.Json;
 import dev.richter.common.Repositories;
@@ -57,6 +58,7 @@ public final class LinkRebuild {
                 TraceSourceSpec source = Json.MAPPER.convertValue(spec, TraceSourceSpec.class);
                 results.put(team, links.rebuild(team, source.open(), from, now));
             } catch (RuntimeException e) {
+                AccessDenied.rethrowIfDenied(e);   // the role's defect is every team's: the rebuild fails
                 results.put(team, Map.of("error", String.valueOf(e.getMessage())));
             }
         }

@@ -1,5 +1,6 @@
 package dev.richter.api;
 
+import dev.richter.common.AccessDenied;
 import dev.richter.common.AuditLog;
 import dev.richter.common.Json;
 import dev.richter.common.Repositories;
@@ -211,7 +212,7 @@ final class RunResource {
      * {@code SUCCEEDED}, ...), or {@code {executionStatus: UNKNOWN, executionStatusError: "<code>: <message>"}} when
      * Step Functions cannot answer now (throttled, unavailable, unreachable), logged as an error.
      *
-     * @throws SfnException when the call is denied ({@code AccessDeniedException}, HTTP 403): a permission the
+     * @throws SfnException when the call is denied ({@code AccessDeniedException}, HTTP 400; {@link AccessDenied}): a permission the
      *                      deployment lacks is a defect to see (a 500, logged and counted by the handler), never a
      *                      plausible {@code UNKNOWN}
      */
@@ -221,9 +222,7 @@ final class RunResource {
             return Map.of("executionStatus", ex.statusAsString());
         } catch (SfnException e) {
             String code = e.awsErrorDetails() == null ? "" : e.awsErrorDetails().errorCode();
-            if (e.statusCode() == 403 || "AccessDeniedException".equals(code)) {
-                throw e;
-            }
+            AccessDenied.rethrowIfDenied(e);
             LOG.error("DescribeExecution of {} failed: {}", executionArn, e.toString());
             return Map.of("executionStatus", "UNKNOWN", "executionStatusError",
                     (code == null || code.isEmpty() ? "HTTP " + e.statusCode() : code) + ": " + e.getMessage());

@@ -1,5 +1,6 @@
 package dev.richter.report;
 
+import dev.richter.common.AccessDenied;
 import dev.richter.common.model.CheckResult;
 import dev.richter.common.model.Marker;
 import dev.richter.common.model.OverloadResponses;
@@ -211,6 +212,7 @@ public final class EvidenceLoader {
         try {
             return read.get();
         } catch (RuntimeException e) {
+            AccessDenied.rethrowIfDenied(e);   // a missing permission is a defect, not missing evidence
             LOG.warn("report: {} not read: {}", what, e.toString());
             return fallback;
         }

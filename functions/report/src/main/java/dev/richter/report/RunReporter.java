@@ -1,5 +1,6 @@
 package dev.richter.report;
 
+import dev.richter.common.AccessDenied;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.AwsClients;
 import dev.richter.common.Env;
@@ -136,6 +137,7 @@ public final class RunReporter {
         try {
             return reports.saturation(runId);
         } catch (RuntimeException e) {
+            AccessDenied.rethrowIfDenied(e);
             LOG.warn("saturation signals of {} not read: {}", runId, e.toString());
             return List.of();
         }
@@ -159,6 +161,7 @@ public final class RunReporter {
                 boolean whole = fitted.report() == report;
                 reports.putFiles(runId, whole ? fitted.json() : Json.write(report), whole ? fitted.html() : HtmlReport.render(report));
             } catch (SdkException e) {
+                AccessDenied.rethrowIfDenied(e);   // a bucket the role may not write is a defect, not a lost copy
                 LOG.error("report of {} not written to the reports bucket (the reports table has it): {}", runId, e.toString());
             }
         }
@@ -190,6 +193,7 @@ public final class RunReporter {
             events.publish(detailType, detail);
             return 0;
         } catch (RuntimeException busFailed) {
+            // a denied PutEvents too: logged as an error and counted (EventsFailed), the report already written
             LOG.error("{} of run {} not published: {}", detailType, detail.get("runId"), busFailed.toString());
             return 1;
         }

@@ -6,11 +6,14 @@ import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.exc.InvalidTypeIdException;
+import dev.richter.common.metrics.RichterMetrics;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.Arrays;
 import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Base for Richter's Lambda handlers: decodes the event once, as JSON, into {@code I}, opens the run's log context
@@ -30,6 +33,7 @@ import java.util.stream.Collectors;
  * @param <O> result type (a record or a Jackson-serializable map)
  */
 public abstract class JsonStreamHandler<I, O> implements RequestStreamHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(JsonStreamHandler.class);
     private final Class<I> inputType;
 
     /** @param inputType what every event decodes into (see {@link #decode(InputStream, Class)}) */
@@ -50,11 +54,47 @@ public abstract class JsonStreamHandler<I, O> implements RequestStreamHandler {
         try (RunLogContext ignored = openLogContext(input)) {
             output = handle(input, context);
         } catch (IOException | RuntimeException e) {
+            countIfDenied(e, context);
             throw e;
         } catch (Exception e) {
+            countIfDenied(e, context);
             throw new IllegalStateException(e.getMessage(), e);
         }
         Json.MAPPER.writeValue(out, output);
+    }
+
+    /**
+     * A denied AWS call ({@link AccessDenied}) that fails the invocation is logged as an error and counted in Richter's
+     * own metrics: {@code AccessDenied} = 1 with the message as property {@code error}, Function dimension
+     * {@link #metricsFunction}.
+     */
+    private static void countIfDenied(Exception e, Context context) {
+        if (!AccessDenied.isAccessDenied(e)) {
+            return;
+        }
+        String function = metricsFunction(context == null ? "" : context.getFunctionName());
+        LOG.error("{}: an AWS call was denied (a permission template.yaml does not grant): {}", function, e.toString());
+        RichterMetrics.forFunction(function).emission().count("AccessDenied", 1).property("error", String.valueOf(e.getMessage())).flush();
+    }
+
+    /**
+     * The Function dimension of Richter's metrics for a Lambda function name: the logical id without its stack prefix,
+     * random suffix and {@code Function}, in kebab case ({@code richter-ReportFunction-1AbC2} and {@code ReportFunction}
+     * → {@code report}).
+     */
+    static String metricsFunction(String functionName) {
+        String name = functionName == null ? "" : functionName;
+        String[] parts = name.split("-");
+        for (String p : parts) {
+            if (p.endsWith("Function") && p.length() > "Function".length()) {
+                name = p;
+                break;
+            }
+        }
+        if (name.endsWith("Function")) {
+            name = name.substring(0, name.length() - "Function".length());
+        }
+        return name.replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase(java.util.Locale.ROOT);
     }
 
     /**
