@@ -96,7 +96,7 @@ public final class PlanApi {
                 new PlanResource(repositories, store, leases, plans, audit, quotas, clock),
                 new RunResource(repositories, store, starter, new RunMetricsRepository(dynamoDb, tables.runMetrics()), reports,
                         new RunFlags(dynamoDb, tables.runs()), audit, sfn, input),
-                new ReportResource(repositories, reports),
+                new ReportResource(repositories, reports, new RunFlags(dynamoDb, tables.runs())),
                 new TraceResource(links, audit),
                 new LinkResource(links, repositories, audit, input),
                 new TrafficSetResource(new TrafficSetStore(dynamoDb, tables.registry()), audit, clock),
@@ -104,7 +104,8 @@ public final class PlanApi {
                 new DataSetResource(flows),
                 new SafetyResource(repositories, audit, input),
                 new AuditResource(store),
-                new OpenApiResource()));
+                new OpenApiResource(),
+                new EvidenceSourceResource(repositories, audit, input)));
     }
 
     /**

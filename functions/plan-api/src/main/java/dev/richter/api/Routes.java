@@ -25,7 +25,8 @@ public final class Routes {
     /** One resource class per kind of thing the API serves, each built with only the stores and clients it uses. */
     record Resources(ServiceResource services, PlanResource plans, RunResource runs, ReportResource reports,
                      TraceResource traces, LinkResource links, TrafficSetResource trafficSets, FlowResource flows, DataSetResource dataSets,
-                     SafetyResource safety, AuditResource audit, OpenApiResource openApi) {}
+                     SafetyResource safety, AuditResource audit, OpenApiResource openApi,
+                     EvidenceSourceResource evidenceSources) {}
 
     /** Route key to operation, in the order of {@link #ALL}. */
     private static final Map<String, Operation> TABLE = table();
@@ -62,6 +63,7 @@ public final class Routes {
         t.put("GET /runs/{runId}", (r, req) -> r.runs().get(req));
         t.put("POST /runs/{runId}/abort", (r, req) -> r.runs().abort(req));
         t.put("GET /runs/{runId}/report", (r, req) -> r.reports().get(req));
+        t.put("GET /runs/{runId}/events", (r, req) -> r.reports().events(req));
         t.put("POST /traces", (r, req) -> r.traces().ingest(req));
         t.put("GET /links/entries", (r, req) -> r.links().entries(req));
         t.put("GET /links/tree", (r, req) -> r.links().tree(req));
@@ -78,6 +80,8 @@ public final class Routes {
         t.put("GET /safety", (r, req) -> r.safety().get(req));
         t.put("GET /safety/mocks", (r, req) -> r.safety().mocks(req));
         t.put("GET /safety/isolation", (r, req) -> r.safety().isolation(req));
+        t.put("PUT /evidence-sources", (r, req) -> r.evidenceSources().put(req));
+        t.put("GET /evidence-sources", (r, req) -> r.evidenceSources().get(req));
         t.put("GET /audit", (r, req) -> r.audit().list(req));
         t.put(OPENAPI, (r, req) -> r.openApi().get(req));
         return Collections.unmodifiableMap(t);

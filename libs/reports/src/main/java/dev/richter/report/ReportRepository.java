@@ -191,6 +191,20 @@ public final class ReportRepository {
         return out;
     }
 
+    /**
+     * The run's events ({@link RunEvents}): alerts fired and resolved, verdict changes, and the abort when
+     * {@code abortAtMs} is present.
+     */
+    public List<RunEvent> events(String runId, java.util.OptionalLong abortAtMs, String abortReason) {
+        List<Map<String, AttributeValue>> items = new ArrayList<>();
+        dynamoDb.queryPaginator(QueryRequest.builder().tableName(verdictsTable)
+                        .keyConditionExpression("runId = :r AND begins_with(sk, :p)")
+                        .expressionAttributeValues(Map.of(":r", AttributeValue.fromS(runId), ":p", AttributeValue.fromS("verdict#")))
+                        .build())
+                .items().forEach(items::add);
+        return RunEvents.of(items, abortAtMs, abortReason);
+    }
+
     /** Every stored verdict of the run, in sort-key (time) order. */
     public List<Verdict> verdicts(String runId) {
         List<Verdict> out = new ArrayList<>();
