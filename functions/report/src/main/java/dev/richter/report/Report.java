@@ -41,6 +41,9 @@ import java.util.List;
  * @param indexing       how {@code stepIndex} counts, in words
  * @param bottlenecks    per formal step, the service whose trace self-time per request grew most and its saturation
  *                       signals ({@link Bottlenecks})
+ * @param events         the run's events in time order: alerts of the team's Alertmanager fired and resolved, verdict
+ *                       changes, the abort ({@link RunEvents}); also at {@code GET /runs/{runId}/events}
+ * @param businessMetrics each business metric per step against its baseline ({@link BusinessMetricTable})
  */
 public record Report(String runId, String planId, String teamId, String planName, String outcome, String outcomeReason,
                      long generatedAtMs, List<CheckResult> staticChecks, List<CheckResult> dynamicChecks,
@@ -48,7 +51,8 @@ public record Report(String runId, String planId, String teamId, String planName
                      List<Verdict> verdicts, Capacity capacity, FailureMode failureMode, Confidence confidence,
                      List<MissingEvidence> missingEvidence, List<Problem> problems, Resilience resilience,
                      TimeSeries timeSeries, LatencyCurves latencyCurves, CallGraph callGraph, String indexing,
-                     List<Bottlenecks.Bottleneck> bottlenecks) {
+                     List<Bottlenecks.Bottleneck> bottlenecks, List<RunEvent> events,
+                     List<BusinessMetricTable.Row> businessMetrics) {
     /** The text of {@link #indexing()}. */
     public static final String INDEXING = "stepIndex is 0-based within its stage (formal step 1 has stepIndex 0);"
             + " text for people numbers steps from 1";
@@ -63,6 +67,8 @@ public record Report(String runId, String planId, String teamId, String planName
         callGraph = callGraph == null ? CallGraph.notRead("not read") : callGraph;
         indexing = indexing == null ? INDEXING : indexing;
         bottlenecks = bottlenecks == null ? List.of() : List.copyOf(bottlenecks);
+        events = events == null ? List.of() : List.copyOf(events);
+        businessMetrics = businessMetrics == null ? List.of() : List.copyOf(businessMetrics);
     }
 
     /** Every step in run order: the warm-up, the pre-test, the formal steps. */
@@ -77,7 +83,7 @@ public record Report(String runId, String planId, String teamId, String planName
     public Report withTimeSeries(TimeSeries series) {
         return new Report(runId, planId, teamId, planName, outcome, outcomeReason, generatedAtMs, staticChecks, dynamicChecks,
                 warmUp, preTest, formal, formalStepsPlanned, verdicts, capacity, failureMode, confidence, missingEvidence, problems,
-                resilience, series, latencyCurves, callGraph, indexing, bottlenecks);
+                resilience, series, latencyCurves, callGraph, indexing, bottlenecks, events, businessMetrics);
     }
 
     /**
