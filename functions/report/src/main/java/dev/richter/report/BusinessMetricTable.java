@@ -25,14 +25,14 @@ public final class BusinessMetricTable {
      * @param ratio        {@code meanValue / baseline}, NaN without a baseline
      * @param breachRounds rounds past the metric's expectation
      */
-    public record Row(String module, String name, String step, int rounds, double meanValue, double baseline, double ratio,
+    public record BusinessMetricStep(String module, String name, String step, int rounds, double meanValue, double baseline, double ratio,
                       int breachRounds) {}
 
     /**
      * The rows, in step order then module and metric name; a round is placed in the step whose span holds its time
      * ({@code ResilienceVerdict.stepAt}), else in its stored step key.
      */
-    public static List<Row> of(List<BusinessMetricRound> rounds, List<StepFigures> steps) {
+    public static List<BusinessMetricStep> of(List<BusinessMetricRound> rounds, List<StepFigures> steps) {
         Map<String, List<BusinessMetricRound>> byKey = new LinkedHashMap<>();
         Map<String, Integer> order = new LinkedHashMap<>();
         for (int i = 0; i < steps.size(); i++) order.put(StepLabels.label(steps.get(i)), i);
@@ -44,13 +44,13 @@ public final class BusinessMetricTable {
             byKey.computeIfAbsent(key, k -> new ArrayList<>()).add(r);
             label.put(key, step);
         }
-        List<Row> out = new ArrayList<>();
+        List<BusinessMetricStep> out = new ArrayList<>();
         for (String key : new TreeMap<>(byKey).keySet()) {
             List<BusinessMetricRound> rs = byKey.get(key);
             double mean = rs.stream().mapToDouble(BusinessMetricRound::value).average().orElse(Double.NaN);
             double base = rs.stream().mapToDouble(BusinessMetricRound::expected).filter(Double::isFinite).average().orElse(Double.NaN);
             int breaches = (int) rs.stream().filter(r -> r.judgement().equals("breach")).count();
-            out.add(new Row(rs.getFirst().module(), rs.getFirst().name(), label.get(key), rs.size(), mean, base,
+            out.add(new BusinessMetricStep(rs.getFirst().module(), rs.getFirst().name(), label.get(key), rs.size(), mean, base,
                     Double.isFinite(base) && base != 0 ? mean / base : Double.NaN, breaches));
         }
         return out;

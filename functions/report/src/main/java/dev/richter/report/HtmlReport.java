@@ -172,7 +172,7 @@ public final class HtmlReport {
                 .append(" mean of each round's value against its baseline (the pre-test's, scaled by the step's rate when the")
                 .append(" metric is load-proportional).</p><table><tr><th class=l>step</th><th class=l>module</th>")
                 .append("<th class=l>metric</th><th>rounds</th><th>mean</th><th>baseline</th><th>ratio</th><th>past expectation</th></tr>");
-        for (BusinessMetricTable.Row row : r.businessMetrics()) {
+        for (BusinessMetricTable.BusinessMetricStep row : r.businessMetrics()) {
             h.append("<tr><td class=l>").append(esc(row.step())).append("</td><td class=l>").append(esc(row.module()))
                     .append("</td><td class=l>").append(esc(row.name())).append("</td><td>").append(row.rounds())
                     .append("</td><td>").append(fmt(row.meanValue())).append("</td><td>")

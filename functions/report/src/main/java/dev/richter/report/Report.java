@@ -52,7 +52,7 @@ public record Report(String runId, String planId, String teamId, String planName
                      List<MissingEvidence> missingEvidence, List<Problem> problems, Resilience resilience,
                      TimeSeries timeSeries, LatencyCurves latencyCurves, CallGraph callGraph, String indexing,
                      List<Bottlenecks.Bottleneck> bottlenecks, List<RunEvent> events,
-                     List<BusinessMetricTable.Row> businessMetrics) {
+                     List<BusinessMetricTable.BusinessMetricStep> businessMetrics) {
     /** The text of {@link #indexing()}. */
     public static final String INDEXING = "stepIndex is 0-based within its stage (formal step 1 has stepIndex 0);"
             + " text for people numbers steps from 1";

@@ -62,9 +62,9 @@ class TeamEvidenceReportTest {
     void eachBusinessMetricIsTabledPerStepAgainstItsBaseline() {
         Report r = report();
         assertEquals(List.of(
-                new BusinessMetricTable.Row("order", "orders-per-second", "pre-test · 2 QPS", 1, 5.0, Double.NaN, Double.NaN, 0),
-                new BusinessMetricTable.Row("order", "orders-per-second", "step 1 · 20 QPS", 2, 10.0, 10.0, 1.0, 0),
-                new BusinessMetricTable.Row("order", "orders-per-second", "step 2 · 40 QPS", 1, 2.0, 20.0, 0.1, 1)),
+                new BusinessMetricTable.BusinessMetricStep("order", "orders-per-second", "pre-test · 2 QPS", 1, 5.0, Double.NaN, Double.NaN, 0),
+                new BusinessMetricTable.BusinessMetricStep("order", "orders-per-second", "step 1 · 20 QPS", 2, 10.0, 10.0, 1.0, 0),
+                new BusinessMetricTable.BusinessMetricStep("order", "orders-per-second", "step 2 · 40 QPS", 1, 2.0, 20.0, 0.1, 1)),
                 r.businessMetrics());
         assertTrue(HtmlReport.render(r).contains("<section id=business-metrics>"));
     }
