@@ -139,14 +139,14 @@ test('a: Globals apply to SAM functions as SAM merges them, and take only what S
 
 test('a: SAM Policies: policy templates and their parameters, policy documents', () => {
   assertProblems(problemsAfter((t) => { fn(t, 'ProbeFunction').Policies.push({ DynamoDBReedPolicy: { TableName: 'x' } }); }), [
-    { path: 'Resources.ProbeFunction.Properties.Policies[1].DynamoDBReedPolicy', rule: 'property', reason: /not a SAM policy template; did you mean DynamoDBReadPolicy\?/ },
+    { path: 'Resources.ProbeFunction.Properties.Policies[2].DynamoDBReedPolicy', rule: 'property', reason: /not a SAM policy template; did you mean DynamoDBReadPolicy\?/ },
   ]);
   assertProblems(problemsAfter((t) => { fn(t, 'ProbeFunction').Policies[0].DynamoDBReadPolicy = { Table: { Ref: 'RunsTable' } }; }), [
     { path: 'Resources.ProbeFunction.Properties.Policies[0].DynamoDBReadPolicy.Table', rule: 'property', reason: /has no property Table; did you mean TableName\?/ },
     { path: 'Resources.ProbeFunction.Properties.Policies[0].DynamoDBReadPolicy', rule: 'required', reason: /requires TableName/ },
   ]);
   assertProblems(problemsAfter((t) => { fn(t, 'ProbeFunction').Policies.push({ EventBridgePutEventsPolicy: {} }); }), [
-    { path: 'Resources.ProbeFunction.Properties.Policies[1].EventBridgePutEventsPolicy', rule: 'required', reason: /requires EventBusName/ },
+    { path: 'Resources.ProbeFunction.Properties.Policies[2].EventBridgePutEventsPolicy', rule: 'required', reason: /requires EventBusName/ },
   ]);
 });
 

@@ -16,8 +16,9 @@ import java.util.TreeMap;
  * The team's own alerts and business metrics as evidence (DESIGN.md §4 "The team's own evidence", rules
  * {@link TeamEvidenceRules}): applied to a module after its probe rules, it can only make the verdict worse.
  *
- * <p>Input: the module's reports of kinds {@code alertmanager} (ok, or {@code FIRING} with the alert names as
- * {@code failingComponents} and {@code alert:<name>} = start ms) and {@code promql} ({@code business:<name>} = value,
+ * <p>Input: the module's reports of kinds {@code alertmanager} and {@code cloudwatch-alarm} (ok, or firing with the
+ * alert names as {@code failingComponents} and {@code alert:<name>} = start ms) and {@code promql} and
+ * {@code cloudwatch-metric} ({@code business:<name>} = value,
  * {@code business:<name>:min|max|baselineMinRatio|baselineMaxRatio|loadProportional} = its expectation), as the probe
  * writes them. A report that failed as monitoring evidence is missing evidence: named in the verdict, never against the
  * module, and the metric's count is held.
@@ -31,7 +32,10 @@ public final class TeamEvidence {
     /** Rule name of a verdict made by a business metric past its expectation. */
     public static final String METRIC_RULE = "business-metric";
     /** Report kinds this class judges (the probe's {@code ProbeTarget.PROMQL} and {@code ALERTMANAGER}). */
-    static final Set<String> KINDS = Set.of("promql", "alertmanager");
+    static final Set<String> KINDS = Set.of("promql", "alertmanager", "cloudwatch-metric",
+            FaultDeciderService.CLOUDWATCH_ALARM_KIND);
+    /** Kinds whose reports carry firing alerts (the rest carry business metrics). */
+    private static final Set<String> ALERT_KINDS = Set.of("alertmanager", FaultDeciderService.CLOUDWATCH_ALARM_KIND);
     private static final String BUSINESS = "business:";
     private static final String ALERT = "alert:";
     private static final List<String> EXPECTATION_KEYS =
@@ -72,7 +76,7 @@ public final class TeamEvidence {
                 missing.add(r.kind() + ": " + (r.detail().isBlank() ? r.status() : r.detail()));
                 continue;
             }
-            if (r.kind().equals("alertmanager")) {
+            if (ALERT_KINDS.contains(r.kind())) {
                 if (!r.ok()) {
                     for (String name : r.failingComponents()) {
                         firing.merge(name, r.metrics().getOrDefault(ALERT + name, (double) now).longValue(), Math::min);

@@ -31,10 +31,13 @@ import java.net.URI;
         @JsonSubTypes.Type(value = ProbeTarget.Grpc.class, name = "grpc"),
         @JsonSubTypes.Type(value = ProbeTarget.Prometheus.class, name = "prometheus"),
         @JsonSubTypes.Type(value = ProbeTarget.PromQuery.class, name = ProbeTarget.PROMQL),
-        @JsonSubTypes.Type(value = ProbeTarget.Alerts.class, name = ProbeTarget.ALERTMANAGER)})
+        @JsonSubTypes.Type(value = ProbeTarget.Alerts.class, name = ProbeTarget.ALERTMANAGER),
+        @JsonSubTypes.Type(value = ProbeTarget.CloudWatchQuery.class, name = ProbeTarget.CLOUDWATCH_METRIC)})
 public sealed interface ProbeTarget {
     /** Kind of a business metric read from a Prometheus query API. */
     String PROMQL = "promql";
+    /** Kind of a business metric read from CloudWatch with {@code GetMetricData}. */
+    String CLOUDWATCH_METRIC = "cloudwatch-metric";
     /** Kind of the active alerts of a module read from an Alertmanager. */
     String ALERTMANAGER = "alertmanager";
 
@@ -185,5 +188,33 @@ public sealed interface ProbeTarget {
 
         @Override public String kind() { return ALERTMANAGER; }
         @Override public String endpointKey() { return authority(url); }
+    }
+
+    /**
+     * A business metric in CloudWatch ({@link CloudWatchMetricQuery}: {@code GetMetricData} over the last three periods).
+     *
+     * @param module     the module the metric judges
+     * @param name       the metric's name on the report
+     * @param region     the metric's region, empty for the function's own
+     * @param namespace  e.g. {@code Shop}
+     * @param metricName e.g. {@code OrdersCreated}
+     * @param dimensions dimension name to value
+     * @param stat       e.g. {@code Sum}
+     * @param periodS    seconds
+     * @param expect     what a good value is (the decider judges it)
+     */
+    record CloudWatchQuery(String module, String name, String region, String namespace, String metricName,
+                            java.util.Map<String, String> dimensions, String stat, int periodS, long timeoutMs,
+                            dev.richter.common.model.EvidenceSources.MetricExpectation expect) implements ProbeTarget {
+        public CloudWatchQuery {
+            region = region == null ? "" : region;
+            dimensions = dimensions == null ? java.util.Map.of() : new java.util.TreeMap<>(dimensions);
+            periodS = periodS > 0 ? periodS : 60;
+            timeoutMs = orDefault(timeoutMs);
+            expect = expect == null ? new dev.richter.common.model.EvidenceSources.MetricExpectation(null, null, null, null, false) : expect;
+        }
+
+        @Override public String kind() { return CLOUDWATCH_METRIC; }
+        @Override public String endpointKey() { return "monitoring." + (region.isEmpty() ? "default" : region); }
     }
 }

@@ -110,6 +110,9 @@ public final class Probes implements AutoCloseable {
     private final Map<String, HttpClient> httpByCaPem = new ConcurrentHashMap<>();
     private final Map<ChannelKey, ManagedChannel> channels = new ConcurrentHashMap<>();
     private final LongSupplier clockMs;
+    /** The CloudWatch client of a region ("" for the function's own), built on first use and kept. */
+    private final java.util.function.Function<String, software.amazon.awssdk.services.cloudwatch.CloudWatchClient> cloudWatch;
+    private final Map<String, software.amazon.awssdk.services.cloudwatch.CloudWatchClient> cloudWatchByRegion = new ConcurrentHashMap<>();
 
     /** One gRPC channel per endpoint and trust configuration. */
     private record ChannelKey(String host, int port, boolean tls, String caPem) {}
@@ -129,6 +132,30 @@ public final class Probes implements AutoCloseable {
     public Probes(HttpClient http, LongSupplier clockMs) {
         this.httpByCaPem.put(SYSTEM_TRUST, http);
         this.clockMs = clockMs;
+        this.cloudWatch = region -> cloudWatchByRegion.computeIfAbsent(region, Probes::cloudWatchClient);
+    }
+
+    /**
+     * Probes with the given client, clock and CloudWatch client per region (tests).
+     *
+     * @param cloudWatch the client of a region ({@code ""}: the function's own)
+     */
+    public Probes(HttpClient http, LongSupplier clockMs,
+                  java.util.function.Function<String, software.amazon.awssdk.services.cloudwatch.CloudWatchClient> cloudWatch) {
+        this.httpByCaPem.put(SYSTEM_TRUST, http);
+        this.clockMs = clockMs;
+        this.cloudWatch = cloudWatch;
+    }
+
+    /**
+     * A CloudWatch client of {@code region} (the function's own, {@code AWS_REGION}, when empty), on the URL-connection
+     * HTTP client as every client of Richter's; {@code AWS_ENDPOINT_URL_CLOUDWATCH} points it elsewhere (the SDK reads it).
+     */
+    static software.amazon.awssdk.services.cloudwatch.CloudWatchClient cloudWatchClient(String region) {
+        return software.amazon.awssdk.services.cloudwatch.CloudWatchClient.builder()
+                .region(region.isEmpty() ? dev.richter.common.AwsClients.region() : software.amazon.awssdk.regions.Region.of(region))
+                .httpClientBuilder(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.builder())
+                .build();
     }
 
     /**
@@ -175,7 +202,48 @@ public final class Probes implements AutoCloseable {
             case ProbeTarget.Prometheus p -> prometheus(p);
             case ProbeTarget.PromQuery q -> promQuery(q);
             case ProbeTarget.Alerts a -> alerts(a);
+            case ProbeTarget.CloudWatchQuery c -> cloudWatchMetric(c);
         };
+    }
+
+    /**
+     * A CloudWatch business metric ({@link CloudWatchMetricQuery}), reported as a {@code promql} one is
+     * ({@code business:<name>} and its expectation); every failure (an SDK error such as AccessDenied or throttling, a
+     * timeout, no datapoint, a result CloudWatch marks Forbidden or InternalError) is monitoring evidence.
+     */
+    public HealthReport cloudWatchMetric(ProbeTarget.CloudWatchQuery t) {
+        long startNs = System.nanoTime();
+        long at = clockMs.getAsLong();
+        String what = "business metric '" + t.name() + "' (CloudWatch " + t.namespace() + "/" + t.metricName() + ")";
+        try {
+            double v = CloudWatchMetricQuery.value(cloudWatch.apply(t.region()).getMetricData(
+                    CloudWatchMetricQuery.request(t, at).toBuilder().overrideConfiguration(c -> c
+                            .apiCallTimeout(Duration.ofMillis(t.timeoutMs()))).build()));
+            return new HealthReport(t.module(), t.kind(), true, "READ", List.of(), elapsedMs(startNs), "",
+                    businessMetrics(t.name(), v, t.expect()), at);
+        } catch (EvidenceAnswerException e) {
+            return sourceFailure(t, "BAD_ANSWER", what + ": " + e.getMessage(), elapsedMs(startNs), at);
+        } catch (software.amazon.awssdk.core.exception.ApiCallTimeoutException e) {
+            return sourceFailure(t, "TIMEOUT", what + ": no answer within " + t.timeoutMs() + " ms", elapsedMs(startNs), at);
+        } catch (software.amazon.awssdk.core.exception.SdkException e) {
+            String code = e instanceof software.amazon.awssdk.awscore.exception.AwsServiceException a && a.awsErrorDetails() != null
+                    ? a.awsErrorDetails().errorCode() : e.getClass().getSimpleName();
+            return sourceFailure(t, "SDK_ERROR", what + ": " + code + ": " + e.getMessage(), elapsedMs(startNs), at);
+        }
+    }
+
+    /** {@code business:<name>} = value and the expectation's keys. */
+    private static Map<String, Double> businessMetrics(String name, double v,
+                                                       dev.richter.common.model.EvidenceSources.MetricExpectation e) {
+        Map<String, Double> m = new java.util.LinkedHashMap<>();
+        String k = BUSINESS_PREFIX + name;
+        m.put(k, v);
+        if (e.min() != null) m.put(k + ":min", e.min());
+        if (e.max() != null) m.put(k + ":max", e.max());
+        if (e.baselineMinRatio() != null) m.put(k + ":baselineMinRatio", e.baselineMinRatio());
+        if (e.baselineMaxRatio() != null) m.put(k + ":baselineMaxRatio", e.baselineMaxRatio());
+        if (e.loadProportional()) m.put(k + ":loadProportional", 1.0);
+        return m;
     }
 
     /** Metric key prefix of a business metric's value in a {@code promql} report: {@code business:<name>}. */
@@ -203,16 +271,7 @@ public final class Probes implements AutoCloseable {
                         + httpStatusHint(r.statusCode()) + (why.isEmpty() ? "" : ": " + why), ms, at);
             }
             double v = PromQueryAnswer.value(r.body());
-            Map<String, Double> m = new java.util.LinkedHashMap<>();
-            String k = BUSINESS_PREFIX + t.name();
-            m.put(k, v);
-            var e = t.expect();
-            if (e.min() != null) m.put(k + ":min", e.min());
-            if (e.max() != null) m.put(k + ":max", e.max());
-            if (e.baselineMinRatio() != null) m.put(k + ":baselineMinRatio", e.baselineMinRatio());
-            if (e.baselineMaxRatio() != null) m.put(k + ":baselineMaxRatio", e.baselineMaxRatio());
-            if (e.loadProportional()) m.put(k + ":loadProportional", 1.0);
-            return new HealthReport(t.module(), t.kind(), true, "READ", List.of(), ms, "", m, at);
+            return new HealthReport(t.module(), t.kind(), true, "READ", List.of(), ms, "", businessMetrics(t.name(), v, t.expect()), at);
         } catch (EvidenceAnswerException e) {
             return sourceFailure(t, "BAD_ANSWER", what + ": " + e.getMessage(), elapsedMs(startNs), at);
         } catch (Exception e) {
@@ -561,6 +620,7 @@ public final class Probes implements AutoCloseable {
             case ProbeTarget.Tcp x -> "";
             case ProbeTarget.PromQuery x -> "";
             case ProbeTarget.Alerts x -> "";
+            case ProbeTarget.CloudWatchQuery x -> "";
         };
         return caPem.isBlank() ? "the system trust store (no " + TlsTrust.CA_PEM_FIELD + ")"
                 : "only the CA certificates in " + TlsTrust.CA_PEM_FIELD;
@@ -588,6 +648,7 @@ public final class Probes implements AutoCloseable {
     /** Shuts the gRPC channels down and closes the per-{@code caPem} HTTP clients (not the one given to the constructor). */
     @Override
     public void close() {
+        cloudWatchByRegion.values().forEach(software.amazon.awssdk.services.cloudwatch.CloudWatchClient::close);
         channels.values().forEach(ManagedChannel::shutdownNow);
         channels.clear();
         httpByCaPem.forEach((caPem, client) -> {

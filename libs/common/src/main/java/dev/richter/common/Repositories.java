@@ -154,6 +154,15 @@ public final class Repositories {
         putRegistryDoc(sources.teamId(), EVIDENCE_SOURCES_KEY, sources);
     }
 
+    /** Every team's evidence sources (a scan of the registry: alarm-event scale, not request scale). */
+    public List<EvidenceSources> allEvidenceSources() {
+        List<EvidenceSources> out = new ArrayList<>();
+        dynamoDb.scanPaginator(ScanRequest.builder().tableName(tables.registry())
+                        .filterExpression("itemKey = :k").expressionAttributeValues(Map.of(":k", s(EVIDENCE_SOURCES_KEY))).build())
+                .items().forEach(i -> out.add(Json.read(i.get("doc").s(), EvidenceSources.class)));
+        return out;
+    }
+
     /** The team's evidence sources; {@link EvidenceSources#none} when it registered none. */
     public EvidenceSources evidenceSources(String teamId) {
         var item = dynamoDb.getItem(GetItemRequest.builder().tableName(tables.registry())

@@ -206,8 +206,10 @@ public final class RunLayout {
 
     /**
      * The probe targets of the team's own evidence for the step's modules: one {@code promql} target per registered
-     * query of a module in the step, one {@code alertmanager} target per Alertmanager and module (the probe shapes of
-     * {@code ProbeTarget.PromQuery} and {@code ProbeTarget.Alerts}), each with the probe deadline.
+     * query of a module in the step, one {@code cloudwatch-metric} target per CloudWatch metric of such a module, one
+     * {@code alertmanager} target per Alertmanager and module (the probe shapes of {@code ProbeTarget.PromQuery},
+     * {@code CloudWatchMetric} and {@code Alerts}), each with the probe deadline. CloudWatch alarms reach the decider
+     * through their state-change events instead.
      */
     static List<Map<String, Object>> evidenceTargets(EvidenceSources evidence, java.util.SortedSet<String> modules) {
         List<Map<String, Object>> targets = new ArrayList<>();
@@ -224,6 +226,23 @@ public final class RunLayout {
                 if (q.expect() != null) t.put("expect", q.expect());
                 targets.add(t);
             }
+        }
+        EvidenceSources.CloudWatchSource cw = evidence.cloudwatch();
+        for (EvidenceSources.CloudWatchMetric m : cw == null ? List.<EvidenceSources.CloudWatchMetric>of() : cw.metrics()) {
+            if (!modules.contains(m.module())) continue;
+            Map<String, Object> t = new LinkedHashMap<>();
+            t.put("module", m.module());
+            t.put("kind", "cloudwatch-metric");
+            t.put("name", m.name());
+            if (cw.region() != null) t.put("region", cw.region());
+            t.put("namespace", m.namespace());
+            t.put("metricName", m.metricName());
+            t.put("dimensions", m.dimensions());
+            t.put("stat", m.stat());
+            t.put("periodS", m.periodS());
+            t.put("timeoutMs", PROBE_TIMEOUT_MS);
+            if (m.expect() != null) t.put("expect", m.expect());
+            targets.add(t);
         }
         for (EvidenceSources.AlertmanagerSource a : evidence.alertmanager()) {
             for (String module : modules) {
