@@ -186,14 +186,14 @@ public final class LocalMonitoring implements AutoCloseable {
 
     /**
      * The {@code PUT /evidence-sources} body of a shop: this Prometheus with order's {@code orders-per-second}
-     * ({@code sum(rate(orders_created_total[15s]))}, at least half its load-proportional baseline) and this
+     * ({@code sum(rate(orders_placed_total[15s]))}, at least half its load-proportional baseline) and this
      * Alertmanager, alerts of {@code team}.
      */
     public String evidenceSources(String team) {
         return """
                 {"prometheus": [{"name": "shop-prometheus", "url": "%s",
                                  "queries": [{"name": "orders-per-second", "module": "order",
-                                              "promql": "sum(rate(orders_created_total[15s]))",
+                                              "promql": "sum(rate(orders_placed_total[15s]))",
                                               "expect": {"baselineMinRatio": 0.5, "loadProportional": true}}]}],
                  "alertmanager": [{"name": "shop-alertmanager", "url": "%s", "matchers": {"team": "%s"}}]}
                 """.formatted(prometheusUrl(), alertmanagerUrl(), team);

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The team's own evidence end to end, with a real Prometheus and Alertmanager ({@link LocalMonitoring}) and the real
- * demo shop: order stops counting its business metric {@code orders_created_total} after a number of orders while
+ * demo shop: order stops counting its business metric {@code orders_placed_total} after a number of orders while
  * every answer stays 201 and every probe green ({@code SHOP_ORDER_COUNT_STOPS_AFTER}), and the decider makes order
  * SUSPECT by rule {@code business-metric} at the third round past its expectation; then a step above order's rate
  * limit makes the gateway shed, Prometheus' {@code ShopShedding} rule fires, and the Alertmanager's alert is on the
@@ -34,8 +34,11 @@ class TeamEvidenceIT extends LocalAwsStackTestSupport {
     static final int ALERTMANAGER_PORT = 19293;
     static final Path RUN_DIR = root.resolve("local/target/it-shop-evidence");
     static final String PAYMENT_EXIT = "payment POST /charge";
-    /** Real orders sent before the run (warming), pre-test orders, and formal step 1's first 25 s at 10 QPS. */
-    static final int COUNT_STOPS_AFTER = 20 + 100 + 250;
+    /**
+     * Real orders sent before the run (warming), the warm-up's ramp (2, 3.4, 5.8, 10 QPS x 6 s: 12 + 21 + 36 + 60),
+     * the pre-test's (2 QPS x 30 s) and formal step 1's first 25 s at 10 QPS.
+     */
+    static final int COUNT_STOPS_AFTER = 20 + 129 + 60 + 250;
 
     static Shop shop;
     static LocalMonitoring monitoring;
@@ -117,13 +120,17 @@ class TeamEvidenceIT extends LocalAwsStackTestSupport {
         return null;
     }
 
-    /** Pre-test 5 QPS x 20 s; formal 10 QPS x 60 s (the counter stops 25 s in), then 60 QPS x 15 s (above 50/s). */
+    /**
+     * A warm-up ramp to 10 QPS over 24 s (a cold inventory's first marked calls exhaust its pool at once), pre-test
+     * 2 QPS x 30 s (its baseline past the 15 s settle time), formal 10 QPS x 60 s (the counter stops 25 s in), then
+     * 60 QPS x 15 s (above order's 50 orders a second).
+     */
     static String plan() {
         return Json.write(Map.of("name", "evidence it", "scenarios", List.of(Map.of("name", "orders", "service", "gateway",
                         "requests", List.of(Map.of("method", "POST", "path", "/orders", "headers",
                                 Map.of("content-type", "application/json"), "body", "{\"sku\":\"A1\",\"qty\":1}",
                                 "expect", Map.of("status", List.of(201)))))),
-                "preTest", Map.of("qps", 5, "durationS", 20), "warmUp", Map.of("durationS", 0),
+                "preTest", Map.of("qps", 2, "durationS", 30), "warmUp", Map.of("qps", 10, "durationS", 24),
                 "formal", Map.of("steps", List.of(Map.of("qps", 10, "durationS", 60), Map.of("qps", 60, "durationS", 15))),
                 "coreModules", List.of("order", "inventory"), "perWorkerQps", 20, "requestTimeoutMs", 2000));
     }

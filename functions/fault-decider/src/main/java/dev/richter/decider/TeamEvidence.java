@@ -23,8 +23,9 @@ import java.util.TreeMap;
  * writes them. A report that failed as monitoring evidence is missing evidence: named in the verdict, never against the
  * module, and the metric's count is held.
  *
- * <p>A metric's baseline is the median of its pre-test values; with {@code loadProportional} it is scaled by the
- * load's achieved rate now over the median rate of those pre-test rounds (the load driver's windows).
+ * <p>A metric's baseline is the median of its pre-test values past the settle time (a {@code rate(...[15s])} still
+ * holds the warm-up's load in the pre-test's first seconds); with {@code loadProportional} it is scaled by the load's
+ * achieved rate now over the median rate of those pre-test rounds (the load driver's windows).
  */
 public final class TeamEvidence {
     /** Rule name of a verdict made by a firing alert. */
@@ -118,7 +119,7 @@ public final class TeamEvidence {
                 }
                 SlidingWindow baseline = m.baseline();
                 SlidingWindow baselineQps = m.baselineQps();
-                if (preTest && Double.isFinite(achievedQps)) {
+                if (preTest && !settling && Double.isFinite(achievedQps)) {
                     baseline = baseline.add(v);
                     baselineQps = baselineQps.add(achievedQps);
                 }

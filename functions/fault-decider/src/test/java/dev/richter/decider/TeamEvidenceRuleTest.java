@@ -96,7 +96,10 @@ class TeamEvidenceRuleTest {
     void aBusinessMetricOffItsLoadScaledBaselineIsSuspectAfterThreeRoundsThenDamaged() {
         stage = "pre-test";
         qps = 10;
+        // the pre-test's first 15 s settle too: the baseline takes the values after them only
+        for (int i = 0; i < 8; i++) round(http("order", true), orders(50.0));
         for (int i = 0; i < 5; i++) round(http("order", true), orders(5.0));
+        assertEquals(5, states.get("order").teamEvidence().metrics().get("orders-per-second").baseline().values().size());
         stage = "formal";
         qps = 20;
         // the step's first 15 s settle: a rate(...[15s]) still lags the new load
@@ -128,11 +131,11 @@ class TeamEvidenceRuleTest {
 
     @Test
     void anUnreadableSourceIsMissingEvidenceAndHoldsTheCount() {
+        rules = rules.toBuilder().teamEvidence(new TeamEvidenceRules(3, 6, 0, 3)).build();
         stage = "pre-test";
         qps = 10;
         for (int i = 0; i < 3; i++) round(http("order", true), orders(5.0));
         stage = "formal";
-        rules = rules.toBuilder().teamEvidence(new TeamEvidenceRules(3, 6, 0, 3)).build();
         round(http("order", true), orders(1.0));
         round(http("order", true), orders(1.0));
         ModuleDecision held = of(round(http("order", true), unreadable("order", "promql"), unreadable("order", "alertmanager")), "order");

@@ -18,7 +18,7 @@ class EvidenceSourceRoutesTest {
     static final String SOURCES = """
             {"prometheus": [{"name": "shop-prometheus", "url": "http://127.0.0.1:9090",
                              "queries": [{"name": "orders-per-second", "module": "order",
-                                          "promql": "sum(rate(orders_created_total[15s]))",
+                                          "promql": "sum(rate(orders_placed_total[15s]))",
                                           "expect": {"baselineMinRatio": 0.5, "loadProportional": true}}]}],
              "alertmanager": [{"name": "oncall", "url": "http://127.0.0.1:9093", "matchers": {"team": "shop"}}],
              "cloudwatch": {"alarmNamePrefix": "shop-", "metrics": [{"name": "orders", "module": "order",

@@ -63,7 +63,7 @@ class EvidenceProbesTest {
     }
 
     ProbeTarget.PromQuery query(String url) {
-        return new ProbeTarget.PromQuery("order", url, "orders-per-second", "sum(rate(orders_created_total[15s]))", 500,
+        return new ProbeTarget.PromQuery("order", url, "orders-per-second", "sum(rate(orders_placed_total[15s]))", 500,
                 new MetricExpectation(null, null, 0.5, null, true));
     }
 
@@ -76,7 +76,7 @@ class EvidenceProbesTest {
         assertEquals("READ", r.status());
         assertEquals(Map.of("business:orders-per-second", 1.0, "business:orders-per-second:baselineMinRatio", 0.5,
                 "business:orders-per-second:loadProportional", 1.0), r.metrics());
-        assertEquals("/api/v1/query?query=sum(rate(orders_created_total[15s]))", lastQuery.get());
+        assertEquals("/api/v1/query?query=sum(rate(orders_placed_total[15s]))", lastQuery.get());
     }
 
     @Test

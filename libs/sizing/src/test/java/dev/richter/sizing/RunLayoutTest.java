@@ -115,7 +115,7 @@ class RunPreparationTest {
         var expect = new EvidenceSources.MetricExpectation(null, null, 0.5, null, true);
         var sources = new EvidenceSources("t1",
                 List.of(new EvidenceSources.PrometheusSource("prom", "http://127.0.0.1:9090", List.of(
-                        new EvidenceSources.BusinessMetric("orders-per-second", "order", "sum(rate(orders_created_total[15s]))", expect),
+                        new EvidenceSources.BusinessMetric("orders-per-second", "order", "sum(rate(orders_placed_total[15s]))", expect),
                         new EvidenceSources.BusinessMetric("signups", "web2", "sum(rate(signups_total[15s]))", expect)))),
                 List.of(new EvidenceSources.AlertmanagerSource("oncall", "http://127.0.0.1:9093", Map.of("team", "shop"), null)),
                 null);
@@ -124,7 +124,7 @@ class RunPreparationTest {
         var evidence = started.probeTargets().stream().filter(t -> !List.of("http", "tcp", "prometheus").contains(t.get("kind"))).toList();
         assertEquals(2, evidence.size(), "web2 is not in the plan: " + evidence);
         assertEquals(Map.of("module", "order", "kind", "promql", "url", "http://127.0.0.1:9090", "name", "orders-per-second",
-                "promql", "sum(rate(orders_created_total[15s]))", "timeoutMs", RunLayout.PROBE_TIMEOUT_MS, "expect", expect),
+                "promql", "sum(rate(orders_placed_total[15s]))", "timeoutMs", RunLayout.PROBE_TIMEOUT_MS, "expect", expect),
                 evidence.get(0));
         assertEquals(Map.of("module", "order", "kind", "alertmanager", "url", "http://127.0.0.1:9093", "source", "oncall",
                 "matchers", Map.of("team", "shop"), "moduleLabel", "service", "timeoutMs", RunLayout.PROBE_TIMEOUT_MS),

@@ -44,7 +44,7 @@ public record EvidenceSources(String teamId, List<PrometheusSource> prometheus, 
      *
      * @param name   the metric's name on the report, e.g. {@code orders-per-second}
      * @param module the module it judges, e.g. {@code order}
-     * @param promql the query, e.g. {@code sum(rate(orders_created_total[15s]))}
+     * @param promql the query, e.g. {@code sum(rate(orders_placed_total[15s]))}
      * @param expect what a good value is
      */
     public record BusinessMetric(String name, String module, String promql, MetricExpectation expect) {}

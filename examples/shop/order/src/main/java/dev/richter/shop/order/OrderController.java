@@ -40,8 +40,8 @@ import org.springframework.web.client.RestClientException;
  * ({@link CircuitBreaker#transitionToForcedOpenState()}, as an operator would through Resilience4j's actuator endpoint):
  * every order then gets the degraded 200, and inventory is never called.
  *
- * <p>Each order placed (201) counts in the business metric {@code orders.created} (Prometheus
- * {@code orders_created_total}). The variant {@code SHOP_ORDER_COUNT_STOPS_AFTER=<n>} stops counting after the first
+ * <p>Each order placed (201) counts in the business metric {@code orders.placed} (Prometheus
+ * {@code orders_placed_total}). The variant {@code SHOP_ORDER_COUNT_STOPS_AFTER=<n>} stops counting after the first
  * {@code n} orders while every answer stays 201: the business metric falls with every probe green.
  */
 @RestController
@@ -73,7 +73,7 @@ public class OrderController {
         this.rateLimiter = rateLimiters.rateLimiter("orders");
         this.bulkhead = bulkheads.bulkhead("orders");
         this.inventoryBreaker = breakers.circuitBreaker("inventory");
-        this.ordersCreated = Counter.builder("orders.created").description("orders placed (201)").register(meters);
+        this.ordersCreated = Counter.builder("orders.placed").description("orders placed (201)").register(meters);
         this.countStopsAfter = countStopsAfter;
         if (breakerForcedOpen) {
             inventoryBreaker.transitionToForcedOpenState();
