@@ -75,7 +75,8 @@ import org.HdrHistogram.Histogram;
 public final class FaultBench {
     static final long INTERVAL_MS = 2000;               // the ASL's Wait between rounds while all is well (1 s on alert)
     static final long DETECT_LIMIT_MS = 40_000;          // a fault not flagged by then is a false negative
-    static final int PRE_TEST_ROUNDS = 8;
+    /** Pre-test rounds: past the business metrics' settle time (15 s) with 4 baseline rounds at 2 s a round. */
+    static final int PRE_TEST_ROUNDS = 12;
     /** Formal rounds before the injection: past the business metrics' settle time (15 s) at 2 s a round. */
     static final int FORMAL_WARMUP_ROUNDS = 9;
     static final int LOAD_QPS = 10;
@@ -107,6 +108,8 @@ public final class FaultBench {
         volatile long injectAtMs = Long.MAX_VALUE;
         final SplittableRandom rnd;
         final HttpServer server;
+        /** The team's Prometheus and Alertmanager: another endpoint than the module's, as in production. */
+        final HttpServer evidence;
         final ExecutorService exec = Executors.newVirtualThreadPerTaskExecutor();
 
         Target(Kind kind, AtomicLong virtualMs, long seed) throws IOException {
@@ -119,10 +122,13 @@ public final class FaultBench {
             server.createContext("/actuator/health", ex -> serve(ex, health(at(ex))));
             server.createContext("/actuator/prometheus", ex -> serve(ex, prometheus(at(ex))));
             server.createContext("/work", ex -> serve(ex, work(at(ex))));
-            // the team's own evidence: a Prometheus query API and an Alertmanager API v2, in the servers' shapes
-            server.createContext("/api/v1/query", ex -> serve(ex, businessMetric(at(ex))));
-            server.createContext("/api/v2/alerts", ex -> serve(ex, alerts(at(ex))));
             server.start();
+            // the team's own evidence: a Prometheus query API and an Alertmanager API v2, in the servers' shapes
+            evidence = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
+            evidence.setExecutor(exec);
+            evidence.createContext("/api/v1/query", ex -> serve(ex, businessMetric(at(ex))));
+            evidence.createContext("/api/v2/alerts", ex -> serve(ex, alerts(at(ex))));
+            evidence.start();
         }
 
         int port() {
@@ -256,6 +262,7 @@ public final class FaultBench {
         @Override
         public void close() {
             server.stop(0);
+            evidence.stop(0);
             exec.shutdownNow();
         }
     }
@@ -392,10 +399,11 @@ public final class FaultBench {
                     new ProbeTarget.Http(MODULE, "http://127.0.0.1:" + target.port() + "/actuator/health", 1000),
                     new ProbeTarget.Tcp(MODULE, "127.0.0.1", target.port(), 500),
                     new ProbeTarget.Prometheus(MODULE, "http://127.0.0.1:" + target.port() + "/actuator/prometheus", 1000, null),
-                    new ProbeTarget.PromQuery(MODULE, "http://127.0.0.1:" + target.port(), "orders-per-second",
+                    new ProbeTarget.PromQuery(MODULE, "http://127.0.0.1:" + target.evidence.getAddress().getPort(), "orders-per-second",
                             "sum(rate(orders_placed_total[15s]))", 1000,
                             new dev.richter.common.model.EvidenceSources.MetricExpectation(null, null, 0.5, null, true)),
-                    new ProbeTarget.Alerts(MODULE, "http://127.0.0.1:" + target.port(), "bench", Map.of(), "service", 1000));
+                    new ProbeTarget.Alerts(MODULE, "http://127.0.0.1:" + target.evidence.getAddress().getPort(), "bench", Map.of(),
+                            "service", 1000));
             long nextLoadSec = clock.get() / 1000 - 3;
             long detectMs = -1;
             long peerDetectMs = -1;

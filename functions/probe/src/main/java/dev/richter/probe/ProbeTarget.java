@@ -56,6 +56,14 @@ public sealed interface ProbeTarget {
     /** Key of the endpoint for the per-target bulkhead, e.g. {@code 127.0.0.1:18081}. */
     String endpointKey();
 
+    /**
+     * True for the team's own evidence sources ({@code promql}, {@code alertmanager}, {@code cloudwatch-metric}): they
+     * are not the module, so every failure to read one, a timeout or a full bulkhead included, is missing evidence.
+     */
+    default boolean teamEvidence() {
+        return this instanceof PromQuery || this instanceof Alerts || this instanceof CloudWatchQuery;
+    }
+
     private static long orDefault(long timeoutMs) {
         return timeoutMs > 0 ? timeoutMs : DEFAULT_TIMEOUT_MS;
     }

@@ -63,7 +63,11 @@ class EvidenceProbesTest {
     }
 
     ProbeTarget.PromQuery query(String url) {
-        return new ProbeTarget.PromQuery("order", url, "orders-per-second", "sum(rate(orders_placed_total[15s]))", 500,
+        return query(url, 5000);
+    }
+
+    ProbeTarget.PromQuery query(String url, long timeoutMs) {
+        return new ProbeTarget.PromQuery("order", url, "orders-per-second", "sum(rate(orders_placed_total[15s]))", timeoutMs,
                 new MetricExpectation(null, null, 0.5, null, true));
     }
 
@@ -105,9 +109,9 @@ class EvidenceProbesTest {
 
     @Test
     void aTimeoutOrARefusedConnectionIsMissingEvidenceNeverModuleEvidence() throws IOException {
-        delayMs.set(1500L);
+        delayMs.set(3000L);
         body.set(EvidenceAnswersTest.answer("q-vector.json"));
-        HealthReport slow = probes.probe(query(base));
+        HealthReport slow = probes.probe(query(base, 300));
         assertEquals("TIMEOUT", slow.status());
         assertEquals(Evidence.MONITORING, slow.evidence());
         assertTrue(slow.detail().startsWith("business metric 'orders-per-second' (" + base + "): timed out"), slow.detail());
@@ -117,15 +121,32 @@ class EvidenceProbesTest {
             closed = s.getLocalPort();
         }
         HealthReport refused = probes.probe(new ProbeTarget.Alerts("order", "http://127.0.0.1:" + closed, "oncall",
-                Map.of(), "service", 500));
+                Map.of(), "service", 5000));
         assertEquals("REFUSED", refused.status());
         assertEquals(Evidence.MONITORING, refused.evidence());
     }
 
     @Test
+    void aFullBulkheadBeforeAnEvidenceSourceIsMissingEvidenceNotModuleEvidence() {
+        delayMs.set(300L);
+        body.set(EvidenceAnswersTest.answer("q-vector.json"));
+        try (Prober prober = new Prober(new Probes(Probes.httpClient(null), () -> nowMs), 1, 250, () -> nowMs)) {
+            var round = prober.run(new ProbeRound("run", "t1", "formal", 0, List.of(query(base), query(base),
+                    new ProbeTarget.Http("order", base + "/health", 1000), new ProbeTarget.Http("order", base + "/health", 1000))));
+            Map<String, List<HealthReport.Evidence>> full = new java.util.TreeMap<>();
+            for (HealthReport r : round.reports()) {
+                if (r.status().equals("BULKHEAD_FULL")) full.computeIfAbsent(r.kind(), k -> new java.util.ArrayList<>()).add(r.evidence());
+            }
+            assertTrue(full.containsKey("promql"), "one endpoint, one permit: a second query finds the bulkhead full: " + round);
+            full.getOrDefault("promql", List.of()).forEach(e -> assertEquals(Evidence.MONITORING, e));
+            full.getOrDefault("http", List.of()).forEach(e -> assertEquals(Evidence.MODULE, e, "a module's own probe stays module evidence"));
+        }
+    }
+
+    @Test
     void aFiringAlertOfTheModuleIsModuleEvidenceWithItsNameAndStart() {
         body.set(EvidenceAnswersTest.answer("am-all.json"));
-        HealthReport r = probes.probe(new ProbeTarget.Alerts("order", base, "oncall", Map.of("team", "shop"), "service", 500));
+        HealthReport r = probes.probe(new ProbeTarget.Alerts("order", base, "oncall", Map.of("team", "shop"), "service", 5000));
         assertEquals("/api/v2/alerts?active=true&silenced=false&inhibited=false&filter=service=\"order\"&filter=team=\"shop\"",
                 lastQuery.get());
         assertFalse(r.ok());
@@ -139,13 +160,13 @@ class EvidenceProbesTest {
     @Test
     void noAlertOrOnlyResolvedOnesIsOk() {
         body.set("[]");
-        HealthReport none = probes.probe(new ProbeTarget.Alerts("order", base, "oncall", Map.of(), "service", 500));
+        HealthReport none = probes.probe(new ProbeTarget.Alerts("order", base, "oncall", Map.of(), "service", 5000));
         assertTrue(none.ok());
         assertEquals("NONE_FIRING", none.status());
         // the same alert after its endsAt: resolved
         Probes later = new Probes(Probes.httpClient(null), () -> Instant.parse("2026-12-02T15:09:00Z").toEpochMilli());
         body.set(EvidenceAnswersTest.answer("am-alerts.json"));
-        assertTrue(later.probe(new ProbeTarget.Alerts("order", base, "oncall", Map.of(), "service", 500)).ok());
+        assertTrue(later.probe(new ProbeTarget.Alerts("order", base, "oncall", Map.of(), "service", 5000)).ok());
         later.close();
     }
 
@@ -153,12 +174,12 @@ class EvidenceProbesTest {
     void aBadAlertmanagerAnswerIsMissingEvidence() {
         status.set(400);
         body.set(EvidenceAnswersTest.answer("am-bad-filter.json"));
-        HealthReport r = probes.probe(new ProbeTarget.Alerts("order", base, "oncall", Map.of(), "service", 500));
+        HealthReport r = probes.probe(new ProbeTarget.Alerts("order", base, "oncall", Map.of(), "service", 5000));
         assertEquals("HTTP_400", r.status());
         assertEquals(Evidence.MONITORING, r.evidence());
         status.set(200);
         body.set("{\"alerts\":[]}");
-        HealthReport odd = probes.probe(new ProbeTarget.Alerts("order", base, "oncall", Map.of(), "service", 500));
+        HealthReport odd = probes.probe(new ProbeTarget.Alerts("order", base, "oncall", Map.of(), "service", 5000));
         assertEquals("BAD_ANSWER", odd.status());
         assertEquals("alertmanager 'oncall' (" + base + "): answer is not a list of alerts", odd.detail());
         assertEquals(Evidence.MONITORING, odd.evidence());
