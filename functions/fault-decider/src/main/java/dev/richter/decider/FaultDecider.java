@@ -62,7 +62,9 @@ public final class FaultDecider {
             boolean burst = summary.errorRate() >= rules.damagedErrorRate();
             out.add(decideModule(PASSIVE_MODULE, List.of(passiveReport), null, breaches, burst, ps, null, rules, in));
         }
-        double achievedQps = summary.seconds() > 0 && summary.requests() >= th.minPassiveRequests()
+        // the load's rate for load-proportional business metrics: any traffic counts (a 2 QPS pre-test is the usual
+        // baseline; minPassiveRequests guards error rates, not a rate)
+        double achievedQps = summary.seconds() > 0 && summary.requests() > 0
                 ? (double) summary.requests() / summary.seconds() : Double.NaN;
         Set<String> core = Set.copyOf(in.coreModules());
         for (var e : byModule.entrySet()) {

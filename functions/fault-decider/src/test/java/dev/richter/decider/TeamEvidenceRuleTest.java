@@ -130,6 +130,22 @@ class TeamEvidenceRuleTest {
     }
 
     @Test
+    void aLowRatePreTestStillGivesTheBaselineItsRate() {
+        rules = rules.toBuilder().teamEvidence(new TeamEvidenceRules(3, 6, 0, 3)).build();
+        stage = "pre-test";
+        qps = 2; // 4 requests in the passive window: below minPassiveRequests, which guards error rates only
+        for (int i = 0; i < 3; i++) round(http("order", true), orders(1.0));
+        TeamEvidenceState.Metric m = states.get("order").teamEvidence().metrics().get("orders-per-second");
+        assertEquals(List.of(1.0, 1.0, 1.0), m.baseline().values());
+        assertEquals(List.of(2.0, 2.0, 2.0), m.baselineQps().values());
+        stage = "formal";
+        qps = 10;
+        TeamEvidenceRound.MetricReading r = of(round(http("order", true), orders(5.0)), "order").evidence().teamEvidence().metrics().getFirst();
+        assertEquals(5.0, r.expected(), 1e-9, "1 order/s at 2 QPS, scaled to 10 QPS");
+        assertEquals("ok", r.judgement());
+    }
+
+    @Test
     void anUnreadableSourceIsMissingEvidenceAndHoldsTheCount() {
         rules = rules.toBuilder().teamEvidence(new TeamEvidenceRules(3, 6, 0, 3)).build();
         stage = "pre-test";
