@@ -178,9 +178,14 @@ public final class TeamEvidence {
     /** E.g. {@code "business metric orders-per-second 0.00 below 2.45 (0.5 of its baseline 4.90) for 3 rounds"}. */
     private static String metricText(TeamEvidenceRound.MetricReading m) {
         boolean low = m.low() != null && m.value() < m.low();
-        double limit = low ? m.low() : m.high();
+        boolean high = m.high() != null && m.value() > m.high();
+        if (!low && !high) {
+            // a round that held the count (settling, no baseline): its value is past no limit of its own
+            return String.format(Locale.ROOT, "business metric %s past its expectation for %d rounds (now %.4g, %s)", m.name(),
+                    m.breachRounds(), m.value(), m.judgement());
+        }
         return String.format(Locale.ROOT, "business metric %s %.4g %s %.4g%s for %d rounds", m.name(), m.value(),
-                low ? "below" : "above", limit,
+                low ? "below" : "above", low ? m.low() : m.high(),
                 m.expected() == null ? "" : String.format(Locale.ROOT, " (baseline %.4g)", m.expected()), m.breachRounds());
     }
 

@@ -146,6 +146,26 @@ class TeamEvidenceRuleTest {
     }
 
     @Test
+    void aRoundThatHoldsABreachCountWithoutALimitStillExplainsTheVerdict() {
+        // TeamEvidenceIT: a SUSPECT metric whose next round had no limit (settling) failed the decision (NullPointerException)
+        rules = DecisionRules.fromJson("{\"teamEvidence\":{\"businessMetricSuspectRounds\":1,\"businessMetricSettleMs\":0}}");
+        HealthReport low = new HealthReport("order", "promql", true, "READ", List.of(), 3, "",
+                Map.of("business:orders", 0.2, "business:orders:baselineMinRatio", 0.5, "business:orders:loadProportional", 1.0), 0);
+        rules = rules.toBuilder().teamEvidence(new TeamEvidenceRules(1, 6, 0, 1)).build();
+        stage = "pre-test";
+        qps = 10;
+        round(http("order", true), new HealthReport("order", "promql", true, "READ", List.of(), 3, "",
+                Map.of("business:orders", 5.0, "business:orders:baselineMinRatio", 0.5, "business:orders:loadProportional", 1.0), 0));
+        stage = "formal";
+        assertEquals(State.SUSPECT, of(round(http("order", true), low), "order").verdict().state());
+        qps = 0; // no traffic: no rate, so no expected value this round; the count is held
+        ModuleDecision held = of(round(http("order", true), low), "order");
+        assertEquals(State.SUSPECT, held.verdict().state());
+        assertTrue(held.verdict().reason().endsWith("business metric orders past its expectation for 1 rounds (now 0.2000, no-baseline)"),
+                held.verdict().reason());
+    }
+
+    @Test
     void anUnreadableSourceIsMissingEvidenceAndHoldsTheCount() {
         rules = rules.toBuilder().teamEvidence(new TeamEvidenceRules(3, 6, 0, 3)).build();
         stage = "pre-test";
