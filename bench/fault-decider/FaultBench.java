@@ -55,7 +55,12 @@ import org.HdrHistogram.Histogram;
  * real duration is added to the virtual clock; the target reads the virtual time (a request header for
  * load requests, the round start for probes) to play its script.
  *
- * <p>Measures per fault kind: detection latency from injection to the first DAMAGED verdict (p50/p99),
+ * <p>The target also plays the team's own evidence: a Prometheus query API answering the module's orders per second
+ * (half the load's rate) and an Alertmanager API v2 listing its alerts; fault kinds {@code alert} (an alert of the
+ * module fires) and {@code business_drop} (orders per second fall to a tenth) leave every probe green.
+ *
+ * <p>Measures per fault kind: detection latency from injection to the first DAMAGED verdict (p50/p99; for
+ * {@code business_drop} the first verdict its business metric made, SUSPECT after 3 rounds past its expectation),
  * false negatives (no DAMAGED within {@code DETECT_LIMIT_MS}); per healthy / noisy / cold-start target:
  * false positives per decision. A peer policy (the same rules with the vote and the error-burst rule
  * switched off: consecutive counts only) decides the same rounds of the first {@code PEER_TRIALS}
@@ -70,15 +75,21 @@ import org.HdrHistogram.Histogram;
 public final class FaultBench {
     static final long INTERVAL_MS = 2000;               // the ASL's Wait between rounds while all is well (1 s on alert)
     static final long DETECT_LIMIT_MS = 40_000;          // a fault not flagged by then is a false negative
-    static final int PRE_TEST_ROUNDS = 8;
-    static final int FORMAL_WARMUP_ROUNDS = 3;
+    /** Pre-test rounds: past the business metrics' settle time (15 s) with 4 baseline rounds at 2 s a round. */
+    static final int PRE_TEST_ROUNDS = 12;
+    /** Formal rounds before the injection: past the business metrics' settle time (15 s) at 2 s a round. */
+    static final int FORMAL_WARMUP_ROUNDS = 9;
     static final int LOAD_QPS = 10;
     static final long LOAD_TIMEOUT_MS = 2000;            // the load driver's per-request deadline
     static final String MODULE = "svc";
 
     enum Kind {
         HEALTHY(false), NOISY(false), COLD_START(false),
-        HANG(true), SLOW(true), ERROR_BURST(true), MEMORY_LEAK(true), POOL_EXHAUSTION(true), FLAP(true);
+        HANG(true), SLOW(true), ERROR_BURST(true), MEMORY_LEAK(true), POOL_EXHAUSTION(true), FLAP(true),
+        /** The team's Alertmanager fires an alert on the module; every probe stays green. */
+        ALERT(true),
+        /** The module's business metric (orders per second) falls to a tenth; every probe stays green. */
+        BUSINESS_DROP(true);
         final boolean fault;
 
         Kind(boolean fault) {
@@ -97,6 +108,8 @@ public final class FaultBench {
         volatile long injectAtMs = Long.MAX_VALUE;
         final SplittableRandom rnd;
         final HttpServer server;
+        /** The team's Prometheus and Alertmanager: another endpoint than the module's, as in production. */
+        final HttpServer evidence;
         final ExecutorService exec = Executors.newVirtualThreadPerTaskExecutor();
 
         Target(Kind kind, AtomicLong virtualMs, long seed) throws IOException {
@@ -110,6 +123,12 @@ public final class FaultBench {
             server.createContext("/actuator/prometheus", ex -> serve(ex, prometheus(at(ex))));
             server.createContext("/work", ex -> serve(ex, work(at(ex))));
             server.start();
+            // the team's own evidence: a Prometheus query API and an Alertmanager API v2, in the servers' shapes
+            evidence = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
+            evidence.setExecutor(exec);
+            evidence.createContext("/api/v1/query", ex -> serve(ex, businessMetric(at(ex))));
+            evidence.createContext("/api/v2/alerts", ex -> serve(ex, alerts(at(ex))));
+            evidence.start();
         }
 
         int port() {
@@ -205,6 +224,26 @@ public final class FaultBench {
             };
         }
 
+        /** Orders per second: half the load's rate, ±10 % (NOISY: ±40 %); a tenth of it under BUSINESS_DROP. */
+        Behaviour businessMetric(long t) {
+            Kind k = effective(t);
+            double spread = k == Kind.NOISY ? 0.4 : 0.1;
+            double v = LOAD_QPS * 0.5 * (1 - spread + 2 * spread * r()) * (k == Kind.BUSINESS_DROP ? 0.1 : 1);
+            return new Behaviour(2, 200, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{},"
+                    + "\"value\":[" + t / 1000.0 + ",\"" + v + "\"]}]}}");
+        }
+
+        /** No alert; under ALERT one active alert of the module, as Alertmanager lists it. */
+        Behaviour alerts(long t) {
+            if (effective(t) != Kind.ALERT) return new Behaviour(2, 200, "[]");
+            String starts = java.time.Instant.ofEpochMilli(injectAtMs).toString();
+            String ends = java.time.Instant.ofEpochMilli(t + 60_000).toString();
+            return new Behaviour(2, 200, "[{\"annotations\":{},\"endsAt\":\"" + ends + "\",\"fingerprint\":\"b1\",\"receivers\":"
+                    + "[{\"name\":\"none\"}],\"startsAt\":\"" + starts + "\",\"status\":{\"inhibitedBy\":[],\"silencedBy\":[],"
+                    + "\"state\":\"active\"},\"updatedAt\":\"" + starts + "\",\"labels\":{\"alertname\":\"SvcErrors\",\"service\":\""
+                    + MODULE + "\"}}]");
+        }
+
         static void serve(HttpExchange ex, Behaviour b) throws IOException {
             try {
                 if (b.delayMs() > 0) Thread.sleep(b.delayMs());
@@ -223,6 +262,7 @@ public final class FaultBench {
         @Override
         public void close() {
             server.stop(0);
+            evidence.stop(0);
             exec.shutdownNow();
         }
     }
@@ -358,7 +398,12 @@ public final class FaultBench {
             List<ProbeTarget> targets = List.of(
                     new ProbeTarget.Http(MODULE, "http://127.0.0.1:" + target.port() + "/actuator/health", 1000),
                     new ProbeTarget.Tcp(MODULE, "127.0.0.1", target.port(), 500),
-                    new ProbeTarget.Prometheus(MODULE, "http://127.0.0.1:" + target.port() + "/actuator/prometheus", 1000, null));
+                    new ProbeTarget.Prometheus(MODULE, "http://127.0.0.1:" + target.port() + "/actuator/prometheus", 1000, null),
+                    new ProbeTarget.PromQuery(MODULE, "http://127.0.0.1:" + target.evidence.getAddress().getPort(), "orders-per-second",
+                            "sum(rate(orders_placed_total[15s]))", 1000,
+                            new dev.richter.common.model.EvidenceSources.MetricExpectation(null, null, 0.5, null, true)),
+                    new ProbeTarget.Alerts(MODULE, "http://127.0.0.1:" + target.evidence.getAddress().getPort(), "bench", Map.of(),
+                            "service", 1000));
             long nextLoadSec = clock.get() / 1000 - 3;
             long detectMs = -1;
             long peerDetectMs = -1;
@@ -404,14 +449,22 @@ public final class FaultBench {
                     }
                     if (anySuspect) suspect++;
                 }
-                if (faultActive && anyDamaged && detectMs < 0) {
+                // a business metric is acted on when it makes the module SUSPECT (3 rounds past its expectation, the issue's
+                // "acts within 3 rounds"); every other fault when a module is DAMAGED
+                boolean acted = kind == Kind.BUSINESS_DROP
+                        ? r.verdicts().stream().anyMatch(v -> v.state() != Verdict.State.HEALTHY && v.reason().startsWith("business metric"))
+                        : anyDamaged;
+                if (faultActive && acted && detectMs < 0) {
                     detectMs = clock.get() - target.injectAtMs;
-                    firstRule = r.verdicts().stream().filter(v -> v.state() == Verdict.State.DAMAGED)
+                    firstRule = r.verdicts().stream().filter(v -> kind == Kind.BUSINESS_DROP ? v.state() != Verdict.State.HEALTHY
+                                    : v.state() == Verdict.State.DAMAGED)
                             .map(v -> v.module() + ":" + ruleOf(v.reason())).findFirst().orElse("");
                 }
                 if (withPeer) {
                     DecideResult pr = peer.decide(req);
-                    if (faultActive && peerDetectMs < 0 && pr.verdicts().stream().anyMatch(v -> v.state() == Verdict.State.DAMAGED)) {
+                    boolean peerActed = pr.verdicts().stream().anyMatch(v -> kind == Kind.BUSINESS_DROP
+                            ? v.state() != Verdict.State.HEALTHY && v.reason().startsWith("business metric") : v.state() == Verdict.State.DAMAGED);
+                    if (faultActive && peerDetectMs < 0 && peerActed) {
                         peerDetectMs = clock.get() - target.injectAtMs;
                     }
                 }
@@ -437,6 +490,8 @@ public final class FaultBench {
         if (reason.startsWith("weighted probe vote")) return "vote";
         if (reason.startsWith("error rate")) return "error-burst";
         if (reason.contains("consecutive failed probes;")) return "consecutive+resource";
+        if (reason.startsWith("alert ")) return "alert-firing";
+        if (reason.startsWith("business metric")) return "business-metric";
         return "other";
     }
 

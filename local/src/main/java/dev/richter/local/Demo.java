@@ -192,6 +192,38 @@ public final class Demo {
      *
      * @throws IllegalStateException when the API answers unexpectedly or the run does not finish
      */
+    /** Prometheus' and the Alertmanager's ports of the demo (next to the shop's 18080-18093). */
+    static final int PROMETHEUS_PORT = 18094;
+    static final int ALERTMANAGER_PORT = 18095;
+
+    /**
+     * The demo's own Prometheus and Alertmanager ({@link LocalMonitoring}) scraping the shop's gateway and order, and
+     * registered as the team's evidence sources ({@code PUT /evidence-sources}): the report's timeline then shows the
+     * shop's own {@code ShopShedding} alert at the step where the gateway sheds. Null (and said so) when they are not
+     * installed or do not start: the run then judges by Richter's own probes only.
+     */
+    static LocalMonitoring monitoring(Path root, ApiClient api, Shop shop, String shopHost) throws IOException, InterruptedException {
+        var missing = LocalMonitoring.missing();
+        if (missing.isPresent()) {
+            System.out.println("team evidence: " + missing.get() + "; the run judges the shop by Richter's own probes only");
+            return null;
+        }
+        try {
+            LocalMonitoring m = LocalMonitoring.start(root.resolve("build/local/monitoring"), TEAM, List.of(
+                    new LocalMonitoring.ScrapeTarget("gateway", shopHost + ":" + shop.port("gateway", Shop.GATEWAY_PORT)),
+                    new LocalMonitoring.ScrapeTarget("order", shopHost + ":" + shop.port("order", Shop.ORDER_PORT))),
+                    PROMETHEUS_PORT, ALERTMANAGER_PORT);
+            expect(api.put("/evidence-sources", m.evidenceSources(TEAM)), 200, 201);
+            System.out.println("team evidence: Prometheus " + m.prometheusUrl() + " (order's orders-per-second) and Alertmanager "
+                    + m.alertmanagerUrl() + " (alert " + LocalMonitoring.SHEDDING_ALERT + " when the gateway sheds)");
+            return m;
+        } catch (IOException e) {
+            System.out.println("team evidence: Prometheus/Alertmanager did not start (" + e.getMessage()
+                    + "); the run judges the shop by Richter's own probes only");
+            return null;
+        }
+    }
+
     static DemoRun run(Path root, ApiClient api, String shopHost, Map<String, String> shopEnv, Supplier<String> events,
                       Path reports) throws IOException, InterruptedException {
         configure(root, api, shopHost);
@@ -203,7 +235,7 @@ public final class Demo {
         ShopLedger shopSide;
         long refused;
         System.out.println("starting the shop (gateway, order, inventory, payment; H2, Redis) ...");
-        try (Shop shop = Shop.start(root, shopEnv)) {
+        try (Shop shop = Shop.start(root, shopEnv); LocalMonitoring monitoring = monitoring(root, api, shop, shopHost)) {
             System.out.println("warming the shop with " + Shop.WARM_ORDERS + " real orders: a production service meets a test warm"
                     + " from its own traffic");
             shop.warm();

@@ -28,6 +28,8 @@ import java.util.Map;
  *       executor queue, GC time fraction, health-probe latency over its pre-test baseline; {@link Saturation}) past its
  *       {@link Thresholds} limit for {@code saturationConsecutiveRounds} rounds (default 3), even while health answers
  *       UP; never DAMAGED from saturation alone</td><td>SUSPECT</td></tr>
+ *   <tr><td>{@code alert-firing}, {@code business-metric}: the team's own alerts and business metrics
+ *       ({@link TeamEvidenceRules})</td><td>DAMAGED / SUSPECT</td></tr>
  *   <tr><td>{@code healthyAfterConsecutiveSuccesses} successful rounds in a row (default 3) after SUSPECT or
  *       DAMAGED, no resource breached, no saturation signal (a saturated round is no success)</td><td>HEALTHY</td></tr>
  *   <tr><td>two failed rounds further apart than {@code failureResetWindowMs} (default 10 000 ms)</td>
@@ -78,12 +80,14 @@ import java.util.Map;
  *                                         DAMAGED, ≥ 0 (default {@value #DEFAULT_DAMAGED_ERROR_RATE})
  * @param thresholds                       resource and passive thresholds (null: {@link Thresholds#defaults()})
  * @param abortPolicy                      when to set the run's abort flag (null: {@link AbortPolicy#defaults()})
+ * @param teamEvidence                     the rules on the team's own alerts and business metrics (null:
+ *                                         {@link TeamEvidenceRules#defaults()})
  */
 public record DecisionRules(int suspectAfterConsecutiveFailures, int damagedAfterConsecutiveFailures,
                             int healthyAfterConsecutiveSuccesses, long failureResetWindowMs,
                             double damagedVoteFraction, int minVotingKinds, int damagedVoteConsecutiveRounds,
                             Map<String, Double> probeWeights, int passiveWindowSeconds, double damagedErrorRate,
-                            Thresholds thresholds, AbortPolicy abortPolicy) {
+                            Thresholds thresholds, AbortPolicy abortPolicy, TeamEvidenceRules teamEvidence) {
     /** 5 consecutive failed rounds make a module SUSPECT (DESIGN.md §4). */
     public static final int DEFAULT_SUSPECT_AFTER_CONSECUTIVE_FAILURES = 5;
     /** 10 consecutive failed rounds and a resource breach make a module DAMAGED (DESIGN.md §4). */
@@ -127,6 +131,7 @@ public record DecisionRules(int suspectAfterConsecutiveFailures, int damagedAfte
         probeWeights = probeWeights == null ? Map.of() : Map.copyOf(probeWeights);
         thresholds = thresholds == null ? Thresholds.defaults() : thresholds;
         abortPolicy = abortPolicy == null ? AbortPolicy.defaults() : abortPolicy;
+        teamEvidence = teamEvidence == null ? TeamEvidenceRules.defaults() : teamEvidence;
     }
 
     /** DESIGN.md §4 defaults: every field its {@code DEFAULT_*} constant, {@link Thresholds#defaults()}, {@link AbortPolicy#defaults()}. */
@@ -209,6 +214,7 @@ public record DecisionRules(int suspectAfterConsecutiveFailures, int damagedAfte
         private double damagedErrorRate = DEFAULT_DAMAGED_ERROR_RATE;
         private Thresholds thresholds = Thresholds.defaults();
         private AbortPolicy abortPolicy = AbortPolicy.defaults();
+        private TeamEvidenceRules teamEvidence = TeamEvidenceRules.defaults();
 
         private Builder() {}
 
@@ -225,6 +231,7 @@ public record DecisionRules(int suspectAfterConsecutiveFailures, int damagedAfte
             damagedErrorRate = r.damagedErrorRate;
             thresholds = r.thresholds;
             abortPolicy = r.abortPolicy;
+            teamEvidence = r.teamEvidence;
         }
 
         /** Rounds, ≥ 1. */
@@ -299,11 +306,18 @@ public record DecisionRules(int suspectAfterConsecutiveFailures, int damagedAfte
             return this;
         }
 
+        /** Null: {@link TeamEvidenceRules#defaults()}. */
+        public Builder teamEvidence(TeamEvidenceRules v) {
+            teamEvidence = v;
+            return this;
+        }
+
         /** @throws IllegalArgumentException naming the first field out of range and its rule */
         public DecisionRules build() {
             return new DecisionRules(suspectAfterConsecutiveFailures, damagedAfterConsecutiveFailures,
                     healthyAfterConsecutiveSuccesses, failureResetWindowMs, damagedVoteFraction, minVotingKinds,
-                    damagedVoteConsecutiveRounds, probeWeights, passiveWindowSeconds, damagedErrorRate, thresholds, abortPolicy);
+                    damagedVoteConsecutiveRounds, probeWeights, passiveWindowSeconds, damagedErrorRate, thresholds, abortPolicy,
+                    teamEvidence);
         }
     }
 }

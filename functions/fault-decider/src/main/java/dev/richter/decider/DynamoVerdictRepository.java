@@ -14,7 +14,8 @@ import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
  * Verdicts table (pk {@code runId}, sk {@code sk}): {@code state#<module>} items hold
  * {@link ModuleState} as JSON ({@code state} S); {@code verdict#<atMs %013d>#<module>} items hold each
  * decision: {@code module}, {@code verdict}, {@code reason}, {@code rule}, {@code atMs} (N) and
- * {@code evidence} (S, JSON of {@link VerdictEvidence}) and, when the round had monitoring defects,
+ * {@code evidence} (S, JSON of {@link VerdictEvidence}, its {@code teamEvidence} the round's alerts and business metrics),
+ * {@code step} ({@code <stage>#<stepIndex>}) and, when the round had monitoring defects,
  * {@value MissingEvidence#ATTRIBUTE} (L of S, {@link VerdictEvidence#missingEvidence()}).
  */
 public final class DynamoVerdictRepository implements VerdictRepository {
@@ -61,6 +62,9 @@ public final class DynamoVerdictRepository implements VerdictRepository {
                     "rule", AttributeValue.fromS(d.evidence().rule()),
                     "atMs", AttributeValue.fromN(Long.toString(d.verdict().atMs())),
                     "evidence", AttributeValue.fromS(Json.write(d.evidence()))));
+            if (!d.next().stepKey().isEmpty()) {
+                item.put("step", AttributeValue.fromS(d.next().stepKey()));
+            }
             if (!d.evidence().missingEvidence().isEmpty()) {
                 item.put(MissingEvidence.ATTRIBUTE, AttributeValue.fromL(
                         d.evidence().missingEvidence().stream().map(AttributeValue::fromS).toList()));

@@ -62,13 +62,21 @@ public final class FaultDecider {
             boolean burst = summary.errorRate() >= rules.damagedErrorRate();
             out.add(decideModule(PASSIVE_MODULE, List.of(passiveReport), null, breaches, burst, ps, null, rules, in));
         }
+        // the load's rate for load-proportional business metrics: any traffic counts (a 2 QPS pre-test is the usual
+        // baseline; minPassiveRequests guards error rates, not a rate)
+        double achievedQps = summary.seconds() > 0 && summary.requests() > 0
+                ? (double) summary.requests() / summary.seconds() : Double.NaN;
+        Set<String> core = Set.copyOf(in.coreModules());
         for (var e : byModule.entrySet()) {
             if (e.getKey().equals(PASSIVE_MODULE)) continue;
             ModuleState s = restartIfNewStep(stateOf(prior, e.getKey(), th), in, th);
-            ResourceEval re = evaluateResources(e.getValue(), s, th);
-            Saturation.SaturatedRound sat = Saturation.evaluate(e.getValue(), s.saturation(), in.stage().equals(PRE_TEST_STAGE), th);
-            out.add(decideModule(e.getKey(), e.getValue(), passiveReport, re.breaches(), false, withSaturation(re.next(), sat.next()),
-                    sat, rules, in));
+            List<HealthReport> probes = e.getValue().stream().filter(r -> !TeamEvidence.isTeamEvidence(r)).toList();
+            List<HealthReport> team = e.getValue().stream().filter(TeamEvidence::isTeamEvidence).toList();
+            ResourceEval re = evaluateResources(probes, s, th);
+            Saturation.SaturatedRound sat = Saturation.evaluate(probes, s.saturation(), in.stage().equals(PRE_TEST_STAGE), th);
+            ModuleDecision d = decideModule(e.getKey(), probes, passiveReport, re.breaches(), false,
+                    withSaturation(re.next(), sat.next()), sat, rules, in);
+            out.add(team.isEmpty() ? d : TeamEvidence.apply(d, team, core.contains(e.getKey()), achievedQps, rules, in));
         }
         out.sort(Comparator.comparing(d -> d.verdict().module()));
         return new Decision(out, abortReason(rules.abortPolicy(), out, in, passive));
@@ -84,19 +92,19 @@ public final class FaultDecider {
         if (s.stepKey().equals(in.stepKey())) return s;
         return new ModuleState(s.module(), s.verdict(), s.verdictSinceMs(), s.consecutiveFailures(),
                 s.consecutiveSuccesses(), s.lastFailureAtMs(), s.voteRounds(), in.stepKey(),
-                SlidingWindow.empty(th.slidingWindowSize()), Ewma.empty(), s.p99BaselineMs(), Trend.empty(), s.saturation());
+                SlidingWindow.empty(th.slidingWindowSize()), Ewma.empty(), s.p99BaselineMs(), Trend.empty(), s.saturation(), s.teamEvidence());
     }
 
     private static ModuleState withBaseline(ModuleState s, SlidingWindow baseline) {
         return new ModuleState(s.module(), s.verdict(), s.verdictSinceMs(), s.consecutiveFailures(),
                 s.consecutiveSuccesses(), s.lastFailureAtMs(), s.voteRounds(), s.stepKey(), s.connections(), s.heap(), baseline,
-                s.heapTrend(), s.saturation());
+                s.heapTrend(), s.saturation(), s.teamEvidence());
     }
 
     private static ModuleState withSaturation(ModuleState s, SaturationState sat) {
         return new ModuleState(s.module(), s.verdict(), s.verdictSinceMs(), s.consecutiveFailures(),
                 s.consecutiveSuccesses(), s.lastFailureAtMs(), s.voteRounds(), s.stepKey(), s.connections(), s.heap(),
-                s.p99BaselineMs(), s.heapTrend(), sat);
+                s.p99BaselineMs(), s.heapTrend(), sat, s.teamEvidence());
     }
 
     private record ResourceEval(List<Breach> breaches, ModuleState next) {}
@@ -160,7 +168,7 @@ public final class FaultDecider {
             }
         }
         ModuleState next = new ModuleState(s.module(), s.verdict(), s.verdictSinceMs(), s.consecutiveFailures(),
-                s.consecutiveSuccesses(), s.lastFailureAtMs(), s.voteRounds(), s.stepKey(), conn, heap, s.p99BaselineMs(), trend, s.saturation());
+                s.consecutiveSuccesses(), s.lastFailureAtMs(), s.voteRounds(), s.stepKey(), conn, heap, s.p99BaselineMs(), trend, s.saturation(), s.teamEvidence());
         return new ResourceEval(breaches, next);
     }
 
@@ -342,7 +350,7 @@ public final class FaultDecider {
         if (!missing.isEmpty()) reason = reason + "; missing evidence: " + String.join("; ", missing);
         long since = next == prev && s.verdictSinceMs() > 0 ? s.verdictSinceMs() : now;
         ModuleState nextState = new ModuleState(module, next, since, failures, successes, lastFailure, voteRounds,
-                s.stepKey(), s.connections(), s.heap(), s.p99BaselineMs(), s.heapTrend(), s.saturation());
+                s.stepKey(), s.connections(), s.heap(), s.p99BaselineMs(), s.heapTrend(), s.saturation(), s.teamEvidence());
         VerdictEvidence ev = new VerdictEvidence(rule, fraction, failingKinds, breaches, failures, successes, used, missing,
                 saturation);
         return new ModuleDecision(new Verdict(module, next, reason, now), prev, nextState, ev);
@@ -381,10 +389,11 @@ public final class FaultDecider {
     private static ModuleDecision noEvidence(String module, List<String> missing, List<Breach> breaches,
                                              List<Breach> saturation, ModuleState s, DecisionInput in) {
         State prev = s.verdict();
-        String reason = prev + " held: no module evidence this round; missing evidence: " + String.join("; ", missing);
+        String reason = prev + " held: no module evidence this round"
+                + (missing.isEmpty() ? "" : "; missing evidence: " + String.join("; ", missing));
         long since = s.verdictSinceMs() > 0 ? s.verdictSinceMs() : in.nowMs();
         ModuleState next = new ModuleState(module, prev, since, s.consecutiveFailures(), s.consecutiveSuccesses(),
-                s.lastFailureAtMs(), s.voteRounds(), s.stepKey(), s.connections(), s.heap(), s.p99BaselineMs(), s.heapTrend(), s.saturation());
+                s.lastFailureAtMs(), s.voteRounds(), s.stepKey(), s.connections(), s.heap(), s.p99BaselineMs(), s.heapTrend(), s.saturation(), s.teamEvidence());
         VerdictEvidence ev = new VerdictEvidence("no-evidence", 0, List.of(), breaches, s.consecutiveFailures(),
                 s.consecutiveSuccesses(), List.of(), missing, saturation);
         return new ModuleDecision(new Verdict(module, prev, reason, in.nowMs()), prev, next, ev);

@@ -42,7 +42,7 @@ public final class FaultDeciderHandler extends JsonStreamHandler<DecideRequest, 
         return new FaultDeciderService(new DynamoDecisionRulesRepository(ddb, t.registry()),
                 new DynamoVerdictRepository(ddb, t.verdicts()), new DynamoWindowReader(ddb, t.runMetrics()),
                 abort, detail -> publisher.publish(VerdictEvents.VERDICT_CHANGED, detail), System::currentTimeMillis,
-                RichterMetrics.forFunction("fault-decider"));
+                RichterMetrics.forFunction("fault-decider"), new DynamoTeamAlarmRepository(ddb, t.registry()));
     }
 
     @Override

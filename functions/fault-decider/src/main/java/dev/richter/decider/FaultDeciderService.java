@@ -43,6 +43,7 @@ public final class FaultDeciderService {
     private final LongSupplier clockMs;
     private final RichterMetrics metrics;
     private final FaultDecider decider = new FaultDecider();
+    private final TeamAlarmRepository alarms;
 
     /**
      * All collaborators injected, metrics not written; {@code clockMs} gives epoch milliseconds (a virtual clock in the
@@ -56,6 +57,14 @@ public final class FaultDeciderService {
     /** All collaborators injected, with the metrics each round writes. */
     public FaultDeciderService(DecisionRulesRepository rules, VerdictRepository verdicts, WindowReader runMetrics,
                                AbortFlag abortFlag, VerdictEvents events, LongSupplier clockMs, RichterMetrics metrics) {
+        this(rules, verdicts, runMetrics, abortFlag, events, clockMs, metrics, TeamAlarmRepository.NONE);
+    }
+
+    /** All collaborators injected, with the team's CloudWatch alarms ({@link TeamAlarmRepository}). */
+    public FaultDeciderService(DecisionRulesRepository rules, VerdictRepository verdicts, WindowReader runMetrics,
+                               AbortFlag abortFlag, VerdictEvents events, LongSupplier clockMs, RichterMetrics metrics,
+                               TeamAlarmRepository alarms) {
+        this.alarms = alarms;
         this.metrics = metrics;
         this.rules = rules;
         this.verdicts = verdicts;
@@ -80,7 +89,7 @@ public final class FaultDeciderService {
                 runMetrics.windows(req.runId(), req.stage(), req.stepIndex(), nowSec - lookBackSeconds, nowSec - 1));
         Map<String, ModuleState> prior = verdicts.loadStates(req.runId());
         DecisionInput in = new DecisionInput(req.runId(), req.stage(), req.stepIndex(), req.coreModules(), now,
-                req.round().reports());
+                withAlarms(req.round().reports(), req.teamId(), now));
         Decision d = decider.decide(in, r, prior, passive);
 
         verdicts.save(req.runId(), d.modules());
@@ -128,6 +137,53 @@ public final class FaultDeciderService {
         boolean cont = now < req.stepEndsAtMs() && !aborted;
         List<Verdict> vs = FaultDecider.verdicts(d);
         return new DecideResult(cont, aborted, vs, (int) (nextWaitMs(d) / 1000));
+    }
+
+    /** Report kind of a team's CloudWatch alarm in a round. */
+    static final String CLOUDWATCH_ALARM_KIND = "cloudwatch-alarm";
+
+    /**
+     * The round's reports with the team's CloudWatch alarms of the round's modules ({@link TeamAlarmRepository}): one
+     * {@value #CLOUDWATCH_ALARM_KIND} report per module with an alarm stored, not ok with the alarms in {@code ALARM} as
+     * {@code failingComponents} and {@code alert:<name>} = their start, ok when none is. An alarm store that cannot be
+     * read adds one missing-evidence report per module: the round goes on.
+     */
+    List<dev.richter.common.model.HealthReport> withAlarms(List<dev.richter.common.model.HealthReport> reports, String teamId,
+                                                             long nowMs) {
+        java.util.Set<String> modules = new java.util.TreeSet<>();
+        reports.forEach(r -> modules.add(r.module()));
+        List<TeamAlarm> team;
+        List<dev.richter.common.model.HealthReport> out = new java.util.ArrayList<>(reports);
+        try {
+            team = alarms.alarms(teamId);
+        } catch (RuntimeException e) {
+            LOG.warn("alarms of team {} not read: {}", teamId, e.toString());
+            if (alarms != TeamAlarmRepository.NONE) {
+                for (String m : modules) {
+                    out.add(new dev.richter.common.model.HealthReport(m, CLOUDWATCH_ALARM_KIND, false, "UNREADABLE", List.of(), 0,
+                            "CloudWatch alarms not read: " + e.getMessage(), Map.of(), nowMs,
+                            dev.richter.common.model.HealthReport.Evidence.MONITORING, List.of()));
+                }
+            }
+            return out;
+        }
+        Map<String, Map<String, Double>> firing = new java.util.TreeMap<>();
+        java.util.Set<String> seen = new java.util.TreeSet<>();
+        for (TeamAlarm a : team) {
+            if (!modules.contains(a.module())) continue;
+            seen.add(a.module());
+            if (a.state().equals("ALARM")) {
+                firing.computeIfAbsent(a.module(), k -> new java.util.TreeMap<>()).put("alert:" + a.alarmName(), (double) a.sinceMs());
+            }
+        }
+        for (String m : seen) {
+            Map<String, Double> f = firing.getOrDefault(m, Map.of());
+            List<String> names = f.keySet().stream().map(k -> k.substring("alert:".length())).toList();
+            out.add(new dev.richter.common.model.HealthReport(m, CLOUDWATCH_ALARM_KIND, f.isEmpty(), f.isEmpty() ? "OK" : "ALARM",
+                    names, 0, f.isEmpty() ? "" : "CloudWatch alarm" + (names.size() == 1 ? " " : "s ") + String.join(", ", names)
+                    + " in ALARM", f, nowMs));
+        }
+        return out;
     }
 
     /**

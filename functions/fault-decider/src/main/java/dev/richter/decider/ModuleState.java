@@ -19,11 +19,12 @@ import dev.richter.common.model.Verdict;
  * @param p99BaselineMs        pre-test p99 samples, milliseconds (only for the passive {@code load} pseudo-module)
  * @param heapTrend            the newest {@code heapUsedRatio} samples of this step, for the leak trend
  * @param saturation           the {@code saturation} rule's count, GC counter and health-latency baseline (kept across steps)
+ * @param teamEvidence         the team's business metrics' baselines and counts ({@link TeamEvidence}; kept across steps)
  */
 public record ModuleState(String module, Verdict.State verdict, long verdictSinceMs, int consecutiveFailures,
                           int consecutiveSuccesses, long lastFailureAtMs, int voteRounds, String stepKey,
                           SlidingWindow connections, Ewma heap, SlidingWindow p99BaselineMs, Trend heapTrend,
-                          SaturationState saturation) {
+                          SaturationState saturation, TeamEvidenceState teamEvidence) {
     public ModuleState {
         verdict = verdict == null ? Verdict.State.HEALTHY : verdict;
         stepKey = stepKey == null ? "" : stepKey;
@@ -32,11 +33,13 @@ public record ModuleState(String module, Verdict.State verdict, long verdictSinc
         p99BaselineMs = p99BaselineMs == null ? SlidingWindow.empty(60) : p99BaselineMs;
         heapTrend = heapTrend == null ? Trend.empty() : heapTrend;
         saturation = saturation == null ? SaturationState.empty() : saturation;
+        teamEvidence = teamEvidence == null ? TeamEvidenceState.empty() : teamEvidence;
     }
 
     /** A module never seen: HEALTHY, no counters, cold detectors. */
     public static ModuleState initial(String module, int windowSize) {
         return new ModuleState(module, Verdict.State.HEALTHY, 0, 0, 0, 0, 0, "", SlidingWindow.empty(windowSize),
-                Ewma.empty(), SlidingWindow.empty(60), Trend.empty(), SaturationState.empty());
+                Ewma.empty(), SlidingWindow.empty(60), Trend.empty(), SaturationState.empty(), TeamEvidenceState.empty());
     }
 }
+

@@ -19,15 +19,25 @@ import java.util.List;
  *                             status, e.g. {@code "prometheus: scrape answered HTTP 404"}; they did not vote
  * @param saturation           the {@link Saturation} signals past their thresholds this round (rule {@code saturation});
  *                             they make SUSPECT after {@code saturationConsecutiveRounds} rounds and never vote
+ * @param teamEvidence         the team's own alerts and business metrics of the module this round ({@link TeamEvidence})
  */
 public record VerdictEvidence(String rule, double voteFraction, List<String> failingKinds, List<Breach> breaches,
                        int consecutiveFailures, int consecutiveSuccesses, List<HealthReport> reports,
-                       List<String> missingEvidence, List<Breach> saturation) {
+                       List<String> missingEvidence, List<Breach> saturation, TeamEvidenceRound teamEvidence) {
     public VerdictEvidence {
         failingKinds = List.copyOf(failingKinds);
         breaches = List.copyOf(breaches);
         reports = List.copyOf(reports);
         missingEvidence = missingEvidence == null ? List.of() : List.copyOf(missingEvidence);
         saturation = saturation == null ? List.of() : List.copyOf(saturation);
+        teamEvidence = teamEvidence == null ? TeamEvidenceRound.none() : teamEvidence;
+    }
+
+    /** Evidence without team evidence. */
+    public VerdictEvidence(String rule, double voteFraction, List<String> failingKinds, List<Breach> breaches,
+                           int consecutiveFailures, int consecutiveSuccesses, List<HealthReport> reports,
+                           List<String> missingEvidence, List<Breach> saturation) {
+        this(rule, voteFraction, failingKinds, breaches, consecutiveFailures, consecutiveSuccesses, reports, missingEvidence,
+                saturation, TeamEvidenceRound.none());
     }
 }

@@ -31,6 +31,7 @@ class DecisionRulesTest {
         assertEquals(0.5, d.damagedErrorRate());
         assertEquals(Thresholds.defaults(), d.thresholds());
         assertEquals(AbortPolicy.defaults(), d.abortPolicy());
+        assertEquals(new TeamEvidenceRules(3, 6, 15_000, 3), d.teamEvidence());
         assertEquals(d, DecisionRules.builder().build());
         assertEquals(d, d.toBuilder().build());
         assertEquals(d, DecisionRules.fromJson("{}"));
@@ -52,7 +53,8 @@ class DecisionRulesTest {
                 knob("passiveWindowSeconds", b -> b.passiveWindowSeconds(3), 3),
                 knob("damagedErrorRate", b -> b.damagedErrorRate(0.3), 0.3),
                 knob("thresholds", b -> b.thresholds(t), t),
-                knob("abortPolicy", b -> b.abortPolicy(never), never)));
+                knob("abortPolicy", b -> b.abortPolicy(never), never),
+                knob("teamEvidence", b -> b.teamEvidence(new TeamEvidenceRules(2, 4, 0, 1)), new TeamEvidenceRules(2, 4, 0, 1))));
         DecisionRules d = DecisionRules.defaults();
         assertEquals(d.toBuilder().thresholds(t).build(), d.withThresholds(t));
         assertEquals(d.toBuilder().abortPolicy(never).build(), d.withAbortPolicy(never));

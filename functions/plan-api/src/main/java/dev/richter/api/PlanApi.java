@@ -108,7 +108,7 @@ public final class PlanApi {
                 new RunResource(repositories, store, starter, new RunMetricsRepository(dynamoDb, tables.runMetrics()), reports,
                         new RunFlags(dynamoDb, tables.runs()), audit, sfn, input,
                         new PlannedStarts(repositories, starter, audit, scheduler, scheduleConfig, clock), clock),
-                new ReportResource(repositories, reports),
+                new ReportResource(repositories, reports, new RunFlags(dynamoDb, tables.runs())),
                 new TraceResource(links, audit),
                 new LinkResource(links, repositories, audit, input),
                 new TrafficSetResource(new TrafficSetStore(dynamoDb, tables.registry()), audit, clock),
@@ -119,7 +119,8 @@ public final class PlanApi {
                 new AuditResource(store),
                 new OpenApiResource(),
                 new ProblemResource(new ProblemStore(dynamoDb, tables.registry()), audit, input, clock),
-                new CompareResource(repositories, reports)));
+                new CompareResource(repositories, reports),
+                new EvidenceSourceResource(repositories, audit, input)));
     }
 
     /**

@@ -26,7 +26,7 @@ public final class Routes {
     record Resources(ServiceResource services, PlanResource plans, RunResource runs, ReportResource reports,
                      TraceResource traces, LinkResource links, TrafficSetResource trafficSets, FlowResource flows, DataSetResource dataSets,
                      SafetyResource safety, NotificationResource notifications, AuditResource audit, OpenApiResource openApi,
-                     ProblemResource problems, CompareResource compare) {}
+                     ProblemResource problems, CompareResource compare, EvidenceSourceResource evidenceSources) {}
 
     /** Route key to operation, in the order of {@link #ALL}. */
     private static final Map<String, Operation> TABLE = table();
@@ -65,6 +65,7 @@ public final class Routes {
         t.put("POST /runs/{runId}/abort", (r, req) -> r.runs().abort(req));
         t.put("GET /runs/{runId}/report", (r, req) -> r.reports().get(req));
         t.put("GET /runs/{runId}/compare", (r, req) -> r.compare().compare(req));
+        t.put("GET /runs/{runId}/events", (r, req) -> r.reports().events(req));
         t.put("POST /traces", (r, req) -> r.traces().ingest(req));
         t.put("GET /links/entries", (r, req) -> r.links().entries(req));
         t.put("GET /links/tree", (r, req) -> r.links().tree(req));
@@ -83,6 +84,8 @@ public final class Routes {
         t.put("GET /safety/isolation", (r, req) -> r.safety().isolation(req));
         t.put("PUT /notifications", (r, req) -> r.notifications().put(req));
         t.put("GET /notifications", (r, req) -> r.notifications().get(req));
+        t.put("PUT /evidence-sources", (r, req) -> r.evidenceSources().put(req));
+        t.put("GET /evidence-sources", (r, req) -> r.evidenceSources().get(req));
         t.put("GET /audit", (r, req) -> r.audit().list(req));
         t.put("GET /problems", (r, req) -> r.problems().list(req));
         t.put("PATCH /problems/{problemId}", (r, req) -> r.problems().update(req));

@@ -8,7 +8,9 @@ import java.net.URI;
 
 /**
  * One thing to probe in a round, chosen by {@code kind} in the event JSON. The set is closed:
- * {@code http}, {@code tcp}, {@code grpc}, {@code prometheus}; {@link Prober} switches over it.
+ * {@code http}, {@code tcp}, {@code grpc}, {@code prometheus} (the module's own endpoints) and {@code promql},
+ * {@code alertmanager} (the team's own evidence sources: {@link dev.richter.common.model.EvidenceSources});
+ * {@link Probes} switches over it.
  *
  * <p>Every target carries its own deadline ({@code timeoutMs}, default {@value #DEFAULT_TIMEOUT_MS} ms
  * when absent or not positive); the probe reports {@code TIMEOUT} when it is exceeded.
@@ -27,8 +29,18 @@ import java.net.URI;
         @JsonSubTypes.Type(value = ProbeTarget.Http.class, name = "http"),
         @JsonSubTypes.Type(value = ProbeTarget.Tcp.class, name = "tcp"),
         @JsonSubTypes.Type(value = ProbeTarget.Grpc.class, name = "grpc"),
-        @JsonSubTypes.Type(value = ProbeTarget.Prometheus.class, name = "prometheus")})
+        @JsonSubTypes.Type(value = ProbeTarget.Prometheus.class, name = "prometheus"),
+        @JsonSubTypes.Type(value = ProbeTarget.PromQuery.class, name = ProbeTarget.PROMQL),
+        @JsonSubTypes.Type(value = ProbeTarget.Alerts.class, name = ProbeTarget.ALERTMANAGER),
+        @JsonSubTypes.Type(value = ProbeTarget.CloudWatchQuery.class, name = ProbeTarget.CLOUDWATCH_METRIC)})
 public sealed interface ProbeTarget {
+    /** Kind of a business metric read from a Prometheus query API. */
+    String PROMQL = "promql";
+    /** Kind of a business metric read from CloudWatch with {@code GetMetricData}. */
+    String CLOUDWATCH_METRIC = "cloudwatch-metric";
+    /** Kind of the active alerts of a module read from an Alertmanager. */
+    String ALERTMANAGER = "alertmanager";
+
     /** Deadline used when a target gives none, milliseconds. */
     long DEFAULT_TIMEOUT_MS = 1000;
 
@@ -43,6 +55,14 @@ public sealed interface ProbeTarget {
 
     /** Key of the endpoint for the per-target bulkhead, e.g. {@code 127.0.0.1:18081}. */
     String endpointKey();
+
+    /**
+     * True for the team's own evidence sources ({@code promql}, {@code alertmanager}, {@code cloudwatch-metric}): they
+     * are not the module, so every failure to read one, a timeout or a full bulkhead included, is missing evidence.
+     */
+    default boolean teamEvidence() {
+        return this instanceof PromQuery || this instanceof Alerts || this instanceof CloudWatchQuery;
+    }
 
     private static long orDefault(long timeoutMs) {
         return timeoutMs > 0 ? timeoutMs : DEFAULT_TIMEOUT_MS;
@@ -133,5 +153,76 @@ public sealed interface ProbeTarget {
 
         @Override public String kind() { return "prometheus"; }
         @Override public String endpointKey() { return authority(url); }
+    }
+
+    /**
+     * A business metric: an instant query of a Prometheus HTTP API ({@code GET <url>/api/v1/query?query=<promql>}),
+     * answered by one number ({@link PromQueryAnswer}).
+     *
+     * @param module the module the metric judges
+     * @param url    the Prometheus server's base URL
+     * @param name   the metric's name on the report
+     * @param promql the query
+     * @param expect what a good value is (the decider judges it)
+     */
+    record PromQuery(String module, String url, String name, String promql, long timeoutMs,
+                     dev.richter.common.model.EvidenceSources.MetricExpectation expect) implements ProbeTarget {
+        public PromQuery {
+            timeoutMs = orDefault(timeoutMs);
+            expect = expect == null ? new dev.richter.common.model.EvidenceSources.MetricExpectation(null, null, null, null, false) : expect;
+        }
+
+        @Override public String kind() { return PROMQL; }
+        @Override public String endpointKey() { return authority(url); }
+    }
+
+    /**
+     * The module's active alerts in an Alertmanager ({@code GET <url>/api/v2/alerts}, filtered by {@code matchers} and
+     * {@code <moduleLabel>="<module>"}, active only: not silenced, not inhibited).
+     *
+     * @param module      the module whose alerts are asked for
+     * @param url         the Alertmanager's base URL
+     * @param source      the source's registered name
+     * @param matchers    label equality matchers every alert must also have
+     * @param moduleLabel the label naming the module
+     */
+    record Alerts(String module, String url, String source, java.util.Map<String, String> matchers, String moduleLabel,
+                  long timeoutMs) implements ProbeTarget {
+        public Alerts {
+            timeoutMs = orDefault(timeoutMs);
+            matchers = matchers == null ? java.util.Map.of() : new java.util.TreeMap<>(matchers);
+            moduleLabel = moduleLabel == null || moduleLabel.isBlank() ? "service" : moduleLabel;
+        }
+
+        @Override public String kind() { return ALERTMANAGER; }
+        @Override public String endpointKey() { return authority(url); }
+    }
+
+    /**
+     * A business metric in CloudWatch ({@link CloudWatchMetricQuery}: {@code GetMetricData} over the last three periods).
+     *
+     * @param module     the module the metric judges
+     * @param name       the metric's name on the report
+     * @param region     the metric's region, empty for the function's own
+     * @param namespace  e.g. {@code Shop}
+     * @param metricName e.g. {@code OrdersCreated}
+     * @param dimensions dimension name to value
+     * @param stat       e.g. {@code Sum}
+     * @param periodS    seconds
+     * @param expect     what a good value is (the decider judges it)
+     */
+    record CloudWatchQuery(String module, String name, String region, String namespace, String metricName,
+                            java.util.Map<String, String> dimensions, String stat, int periodS, long timeoutMs,
+                            dev.richter.common.model.EvidenceSources.MetricExpectation expect) implements ProbeTarget {
+        public CloudWatchQuery {
+            region = region == null ? "" : region;
+            dimensions = dimensions == null ? java.util.Map.of() : new java.util.TreeMap<>(dimensions);
+            periodS = periodS > 0 ? periodS : 60;
+            timeoutMs = orDefault(timeoutMs);
+            expect = expect == null ? new dev.richter.common.model.EvidenceSources.MetricExpectation(null, null, null, null, false) : expect;
+        }
+
+        @Override public String kind() { return CLOUDWATCH_METRIC; }
+        @Override public String endpointKey() { return "monitoring." + (region.isEmpty() ? "default" : region); }
     }
 }

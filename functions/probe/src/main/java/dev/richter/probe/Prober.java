@@ -25,7 +25,8 @@ import java.util.function.LongSupplier;
  * <p>The round returns no later than the largest target deadline plus {@code graceMs}: a probe that
  * has not answered by its deadline plus the grace is reported as {@code TIMEOUT} and interrupted.
  * Both {@code TIMEOUT} and {@code BULKHEAD_FULL} are module evidence (the endpoint does not answer in
- * time); every other report's evidence is decided by {@link Probes}.
+ * time), except for the team's own evidence sources, which are not the module (missing evidence); every other report's
+ * evidence is decided by {@link Probes}.
  * Source of the policy: DESIGN.md §6 (deadline shorter than the caller's, bulkhead per dependency).
  */
 public final class Prober implements AutoCloseable {
@@ -78,7 +79,7 @@ public final class Prober implements AutoCloseable {
                 f.cancel(true);
                 reports.add(new HealthReport(t.module(), t.kind(), false, "TIMEOUT", List.of(),
                         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs),
-                        "no answer within " + t.timeoutMs() + " ms", Map.of(), observedAtMs));
+                        "no answer within " + t.timeoutMs() + " ms", Map.of(), observedAtMs, evidenceOf(t), List.of()));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 f.cancel(true);
@@ -94,13 +95,18 @@ public final class Prober implements AutoCloseable {
         Bulkhead b = bulkheads.bulkhead(t.endpointKey());
         if (!b.tryAcquirePermission()) {
             return new HealthReport(t.module(), t.kind(), false, "BULKHEAD_FULL", List.of(), 0,
-                    "too many probes still in flight to " + t.endpointKey(), Map.of(), clockMs.getAsLong());
+                    "too many probes still in flight to " + t.endpointKey(), Map.of(), clockMs.getAsLong(), evidenceOf(t), List.of());
         }
         try {
             return probes.probe(t);
         } finally {
             b.onComplete();
         }
+    }
+
+    /** Module evidence, or monitoring evidence for the team's own sources ({@link ProbeTarget#teamEvidence()}). */
+    private static HealthReport.Evidence evidenceOf(ProbeTarget t) {
+        return t.teamEvidence() ? HealthReport.Evidence.MONITORING : HealthReport.Evidence.MODULE;
     }
 
     @Override

@@ -113,6 +113,9 @@ public final class Probes implements AutoCloseable {
     private final LongSupplier clockMs;
     /** Builds the client for targets without a {@code caPem}: a new one per {@link #reopen} when it is this object's. */
     private final Supplier<HttpClient> systemTrustClient;
+    /** The CloudWatch client of a region ("" for the function's own), built on first use and kept. */
+    private final java.util.function.Function<String, software.amazon.awssdk.services.cloudwatch.CloudWatchClient> cloudWatch;
+    private final Map<String, software.amazon.awssdk.services.cloudwatch.CloudWatchClient> cloudWatchByRegion = new ConcurrentHashMap<>();
 
     /** One gRPC channel per endpoint and trust configuration. */
     private record ChannelKey(String host, int port, boolean tls, String caPem) {}
@@ -137,6 +140,31 @@ public final class Probes implements AutoCloseable {
         this.systemTrustClient = systemTrustClient;
         this.httpByCaPem.put(SYSTEM_TRUST, systemTrustClient.get());
         this.clockMs = clockMs;
+        this.cloudWatch = region -> cloudWatchByRegion.computeIfAbsent(region, Probes::cloudWatchClient);
+    }
+
+    /**
+     * Probes with the given client, clock and CloudWatch client per region (tests).
+     *
+     * @param cloudWatch the client of a region ({@code ""}: the function's own)
+     */
+    public Probes(HttpClient http, LongSupplier clockMs,
+                  java.util.function.Function<String, software.amazon.awssdk.services.cloudwatch.CloudWatchClient> cloudWatch) {
+        this.systemTrustClient = () -> http;
+        this.httpByCaPem.put(SYSTEM_TRUST, http);
+        this.clockMs = clockMs;
+        this.cloudWatch = cloudWatch;
+    }
+
+    /**
+     * A CloudWatch client of {@code region} (the function's own, {@code AWS_REGION}, when empty), on the URL-connection
+     * HTTP client as every client of Richter's; {@code AWS_ENDPOINT_URL_CLOUDWATCH} points it elsewhere (the SDK reads it).
+     */
+    static software.amazon.awssdk.services.cloudwatch.CloudWatchClient cloudWatchClient(String region) {
+        return software.amazon.awssdk.services.cloudwatch.CloudWatchClient.builder()
+                .region(region.isEmpty() ? dev.richter.common.AwsClients.region() : software.amazon.awssdk.regions.Region.of(region))
+                .httpClientBuilder(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.builder())
+                .build();
     }
 
     /**
@@ -211,7 +239,149 @@ public final class Probes implements AutoCloseable {
             case ProbeTarget.Tcp t -> tcp(t);
             case ProbeTarget.Grpc g -> grpc(g);
             case ProbeTarget.Prometheus p -> prometheus(p);
+            case ProbeTarget.PromQuery q -> promQuery(q);
+            case ProbeTarget.Alerts a -> alerts(a);
+            case ProbeTarget.CloudWatchQuery c -> cloudWatchMetric(c);
         };
+    }
+
+    /**
+     * A CloudWatch business metric ({@link CloudWatchMetricQuery}), reported as a {@code promql} one is
+     * ({@code business:<name>} and its expectation); every failure (an SDK error such as AccessDenied or throttling, a
+     * timeout, no datapoint, a result CloudWatch marks Forbidden or InternalError) is monitoring evidence.
+     */
+    public HealthReport cloudWatchMetric(ProbeTarget.CloudWatchQuery t) {
+        long startNs = System.nanoTime();
+        long at = clockMs.getAsLong();
+        String what = "business metric '" + t.name() + "' (CloudWatch " + t.namespace() + "/" + t.metricName() + ")";
+        try {
+            double v = CloudWatchMetricQuery.value(cloudWatch.apply(t.region()).getMetricData(
+                    CloudWatchMetricQuery.request(t, at).toBuilder().overrideConfiguration(c -> c
+                            .apiCallTimeout(Duration.ofMillis(t.timeoutMs()))).build()));
+            return new HealthReport(t.module(), t.kind(), true, "READ", List.of(), elapsedMs(startNs), "",
+                    businessMetrics(t.name(), v, t.expect()), at);
+        } catch (EvidenceAnswerException e) {
+            return sourceFailure(t, "BAD_ANSWER", what + ": " + e.getMessage(), elapsedMs(startNs), at);
+        } catch (software.amazon.awssdk.core.exception.ApiCallTimeoutException e) {
+            return sourceFailure(t, "TIMEOUT", what + ": no answer within " + t.timeoutMs() + " ms", elapsedMs(startNs), at);
+        } catch (software.amazon.awssdk.core.exception.SdkException e) {
+            String code = e instanceof software.amazon.awssdk.awscore.exception.AwsServiceException a && a.awsErrorDetails() != null
+                    ? a.awsErrorDetails().errorCode() : e.getClass().getSimpleName();
+            return sourceFailure(t, "SDK_ERROR", what + ": " + code + ": " + e.getMessage(), elapsedMs(startNs), at);
+        }
+    }
+
+    /** {@code business:<name>} = value and the expectation's keys. */
+    private static Map<String, Double> businessMetrics(String name, double v,
+                                                       dev.richter.common.model.EvidenceSources.MetricExpectation e) {
+        Map<String, Double> m = new java.util.LinkedHashMap<>();
+        String k = BUSINESS_PREFIX + name;
+        m.put(k, v);
+        if (e.min() != null) m.put(k + ":min", e.min());
+        if (e.max() != null) m.put(k + ":max", e.max());
+        if (e.baselineMinRatio() != null) m.put(k + ":baselineMinRatio", e.baselineMinRatio());
+        if (e.baselineMaxRatio() != null) m.put(k + ":baselineMaxRatio", e.baselineMaxRatio());
+        if (e.loadProportional()) m.put(k + ":loadProportional", 1.0);
+        return m;
+    }
+
+    /** Metric key prefix of a business metric's value in a {@code promql} report: {@code business:<name>}. */
+    public static final String BUSINESS_PREFIX = "business:";
+    /** Metric key prefix of a firing alert in an {@code alertmanager} report: {@code alert:<alertname>} = its start, epoch ms. */
+    public static final String ALERT_PREFIX = "alert:";
+
+    /**
+     * A business metric's instant query. Its report carries {@code business:<name>} (the value) and the expectation
+     * as {@code business:<name>:min}, {@code :max}, {@code :baselineMinRatio}, {@code :baselineMaxRatio},
+     * {@code :loadProportional} (1), each when given: the decider judges it. Every failure (no answer, HTTP error,
+     * a body that does not read, NaN) is monitoring evidence: a source that cannot be read says nothing of the module.
+     */
+    public HealthReport promQuery(ProbeTarget.PromQuery t) {
+        long startNs = System.nanoTime();
+        long at = clockMs.getAsLong();
+        String what = "business metric '" + t.name() + "' (" + t.url() + ")";
+        try {
+            String url = join(t.url(), "/api/v1/query") + "?query=" + java.net.URLEncoder.encode(t.promql(), StandardCharsets.UTF_8);
+            Answer r = get(url, "", t.timeoutMs(), "application/json");
+            long ms = elapsedMs(startNs);
+            if (r.statusCode() < 200 || r.statusCode() >= 300) {
+                String why = r.statusCode() == 400 || r.statusCode() == 422 || r.statusCode() == 503 ? errorOf(r.body()) : "";
+                return sourceFailure(t, "HTTP_" + r.statusCode(), what + ": answered HTTP " + r.statusCode()
+                        + httpStatusHint(r.statusCode()) + (why.isEmpty() ? "" : ": " + why), ms, at);
+            }
+            double v = PromQueryAnswer.value(r.body());
+            return new HealthReport(t.module(), t.kind(), true, "READ", List.of(), ms, "", businessMetrics(t.name(), v, t.expect()), at);
+        } catch (EvidenceAnswerException e) {
+            return sourceFailure(t, "BAD_ANSWER", what + ": " + e.getMessage(), elapsedMs(startNs), at);
+        } catch (Exception e) {
+            return asMissing(failure(t, e, startNs, at), what);
+        }
+    }
+
+    /**
+     * The module's active alerts: ok when none fires; otherwise {@code FIRING}, module evidence, with the alert names
+     * as {@code failingComponents} and {@code alert:<alertname>} = the epoch ms it started. Every failure to read the
+     * Alertmanager is monitoring evidence.
+     */
+    public HealthReport alerts(ProbeTarget.Alerts t) {
+        long startNs = System.nanoTime();
+        long at = clockMs.getAsLong();
+        String what = "alertmanager '" + t.source() + "' (" + t.url() + ")";
+        try {
+            StringBuilder q = new StringBuilder("?active=true&silenced=false&inhibited=false");
+            Map<String, String> matchers = new java.util.TreeMap<>(t.matchers());
+            matchers.put(t.moduleLabel(), t.module());
+            matchers.forEach((k, v) -> q.append("&filter=").append(java.net.URLEncoder.encode(
+                    k + "=\"" + v.replace("\\", "\\\\").replace("\"", "\\\"") + "\"", StandardCharsets.UTF_8)));
+            Answer r = get(join(t.url(), "/api/v2/alerts") + q, "", t.timeoutMs(), "application/json");
+            long ms = elapsedMs(startNs);
+            if (r.statusCode() < 200 || r.statusCode() >= 300) {
+                return sourceFailure(t, "HTTP_" + r.statusCode(), what + ": answered HTTP " + r.statusCode()
+                        + httpStatusHint(r.statusCode()), ms, at);
+            }
+            List<AlertmanagerAlerts.Alert> firing = AlertmanagerAlerts.parse(r.body()).stream()
+                    .filter(a -> a.firingAt(at) && t.module().equals(a.labels().get(t.moduleLabel()))
+                            && matchers.entrySet().stream().allMatch(e -> e.getValue().equals(a.labels().get(e.getKey()))))
+                    .toList();
+            if (firing.isEmpty()) {
+                return new HealthReport(t.module(), t.kind(), true, "NONE_FIRING", List.of(), ms, "", Map.of(), at);
+            }
+            Map<String, Double> m = new java.util.TreeMap<>();
+            for (var a : firing) m.merge(ALERT_PREFIX + a.name(), (double) a.startsAtMs(), Math::min);
+            List<String> names = firing.stream().map(AlertmanagerAlerts.Alert::name).distinct().sorted().toList();
+            return new HealthReport(t.module(), t.kind(), false, "FIRING", names, ms,
+                    "alert" + (names.size() == 1 ? " " : "s ") + String.join(", ", names) + " firing in " + what,
+                    m, at);
+        } catch (EvidenceAnswerException e) {
+            return sourceFailure(t, "BAD_ANSWER", what + ": " + e.getMessage(), elapsedMs(startNs), at);
+        } catch (Exception e) {
+            return asMissing(failure(t, e, startNs, at), what);
+        }
+    }
+
+    private static HealthReport sourceFailure(ProbeTarget t, String status, String detail, long ms, long at) {
+        return new HealthReport(t.module(), t.kind(), false, status, List.of(), ms, detail, Map.of(), at,
+                Evidence.MONITORING, List.of());
+    }
+
+    /** A failed read of an evidence source as missing evidence, whatever the cause (a source is not the module). */
+    private static HealthReport asMissing(HealthReport r, String what) {
+        return new HealthReport(r.module(), r.kind(), false, r.status(), List.of(), r.latencyMs(), what + ": " + r.detail(),
+                Map.of(), r.observedAtMs(), Evidence.MONITORING, List.of());
+    }
+
+    /** The {@code error} of a Prometheus API error body, or empty. */
+    private static String errorOf(String body) {
+        try {
+            var n = dev.richter.common.Json.MAPPER.readTree(body);
+            return n == null ? "" : (n.path("errorType").asText("") + ": " + n.path("error").asText("")).replaceFirst("^: $", "");
+        } catch (Exception e) {
+            return "";
+        }
+    }
+
+    private static String join(String base, String path) {
+        return base.endsWith("/") ? base.substring(0, base.length() - 1) + path : base + path;
     }
 
     /**
@@ -487,6 +657,9 @@ public final class Probes implements AutoCloseable {
             case ProbeTarget.Prometheus p -> p.caPem();
             case ProbeTarget.Grpc g -> g.caPem();
             case ProbeTarget.Tcp x -> "";
+            case ProbeTarget.PromQuery x -> "";
+            case ProbeTarget.Alerts x -> "";
+            case ProbeTarget.CloudWatchQuery x -> "";
         };
         return caPem.isBlank() ? "the system trust store (no " + TlsTrust.CA_PEM_FIELD + ")"
                 : "only the CA certificates in " + TlsTrust.CA_PEM_FIELD;
@@ -514,6 +687,7 @@ public final class Probes implements AutoCloseable {
     /** Shuts the gRPC channels down and closes the per-{@code caPem} HTTP clients (not the one given to the constructor). */
     @Override
     public void close() {
+        cloudWatchByRegion.values().forEach(software.amazon.awssdk.services.cloudwatch.CloudWatchClient::close);
         channels.values().forEach(ManagedChannel::shutdownNow);
         channels.clear();
         httpByCaPem.forEach((caPem, client) -> {

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 class LambdaJarIT {
     @Test
     void carriesOnlyTheServiceClientsItCallsAndOneHttpClient() {
-        LambdaJar.of("probe").assertLean(Set.of("dynamodb"), false);
+        LambdaJar.of("probe").assertLean(Set.of("cloudwatch", "dynamodb"), false);
     }
 
     @Test

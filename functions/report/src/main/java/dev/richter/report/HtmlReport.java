@@ -36,13 +36,15 @@ public final class HtmlReport {
         h.append("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">")
                 .append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">")
                 .append("<link rel=\"icon\" href=\"data:,\"><title>Richter report ").append(esc(r.runId())).append("</title><style>")
-                .append(UPlot.css()).append(css()).append(CallGraphSvg.css()).append("</style></head><body><main id=\"report\">");
+                .append(UPlot.css()).append(css()).append(CallGraphSvg.css()).append(TimelineLane.css()).append("</style></head><body><main id=\"report\">");
         header(h, r);
         summary(h, r);
         problems(h, r);
         HistoryHtml.render(h, r);
         resilience(h, r);
         timeSeries(h, r);
+        TimelineLane.render(h, r);
+        businessMetrics(h, r);
         latencyCurves(h, r);
         steps(h, r);
         callGraph(h, r);
@@ -155,12 +157,33 @@ public final class HtmlReport {
             return;
         }
         h.append("<p class=legend>Dashed grey lines mark each step's start; coloured lines mark verdict changes")
-                .append(" (orange SUSPECT, red DAMAGED, green HEALTHY).</p>")
+                .append(" (orange SUSPECT, red DAMAGED, green HEALTHY), purple lines the team's alerts, black the abort.</p>")
                 .append("<div class=chart id=chart-qps></div><div class=chart id=chart-latency></div><div class=chart id=chart-errors></div>");
         if (!ts.note().isEmpty()) {
             h.append("<p class=note>").append(esc(ts.note())).append(".</p>");
         }
         h.append("<noscript><p>The charts need JavaScript; the steps table below has every step's figures.</p></noscript></section>");
+    }
+
+    /** Each business metric per step against its baseline; nothing when the team registered none. */
+    private static void businessMetrics(StringBuilder h, Report r) {
+        if (r.businessMetrics().isEmpty()) {
+            return;
+        }
+        h.append("<section id=business-metrics><h2>Business metrics</h2><p class=legend>The team's own metrics per step: the")
+                .append(" mean of each round's value against its baseline (the pre-test's, scaled by the step's rate when the")
+                .append(" metric is load-proportional).</p><table><tr><th class=l>step</th><th class=l>module</th>")
+                .append("<th class=l>metric</th><th>rounds</th><th>mean</th><th>baseline</th><th>ratio</th><th>past expectation</th></tr>");
+        for (BusinessMetricTable.BusinessMetricStep row : r.businessMetrics()) {
+            h.append("<tr><td class=l>").append(esc(row.step())).append("</td><td class=l>").append(esc(row.module()))
+                    .append("</td><td class=l>").append(esc(row.name())).append("</td><td>").append(row.rounds())
+                    .append("</td><td>").append(fmt(row.meanValue())).append("</td><td>")
+                    .append(Double.isFinite(row.baseline()) ? fmt(row.baseline()) : "\u2013").append("</td><td>")
+                    .append(Double.isFinite(row.ratio()) ? fmt(row.ratio()) : "\u2013").append("</td><td class=\"")
+                    .append(row.breachRounds() > 0 ? "FAIL" : "").append("\">").append(row.breachRounds()).append(" of ")
+                    .append(row.rounds()).append("</td></tr>");
+        }
+        h.append("</table></section>");
     }
 
     private static void latencyCurves(StringBuilder h, Report r) {
@@ -403,7 +426,7 @@ public final class HtmlReport {
                     var x = Math.round(u.valToPos(m.t, 'x', true));
                     if (x < u.bbox.left || x > u.bbox.left + u.bbox.width) { return; }
                     var step = m.kind === 'step';
-                    c.strokeStyle = c.fillStyle = step ? '#6b7280'
+                    c.strokeStyle = c.fillStyle = step ? '#6b7280' : m.kind === 'alert' ? '#7c3aed' : m.kind === 'abort' ? '#111827'
                         : m.state === 'DAMAGED' ? '#c62828' : m.state === 'SUSPECT' ? '#d97706' : '#15803d';
                     c.setLineDash(step ? [5 * dpr, 4 * dpr] : []); c.lineWidth = (step ? 1 : 2) * dpr;
                     c.beginPath(); c.moveTo(x, top); c.lineTo(x, top + h); c.stroke();

@@ -60,6 +60,25 @@ public final class Problems {
     static final String DEFAULT_NEXT = "read the evidence and fix its cause";
 
     /**
+     * Every alert of the team's own Alertmanager that fired during the run, once per module and alert: where it fired
+     * (the module) and at what step, e.g. {@code ShopShedding fired on order at 2026-12-02T15:30:02Z (formal 2 · 40 QPS)}.
+     */
+    public static List<Report.Problem> alerts(List<RunEvent> events, List<StepFigures> steps) {
+        List<Report.Problem> out = new ArrayList<>();
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (RunEvent e : events) {
+            if (!e.kind().equals(RunEvent.ALERT_FIRED) || !seen.add(e.module() + "\u0000" + e.name())) continue;
+            String step = ResilienceVerdict.stepAt(steps, e.atMs()).map(f -> " (" + StepLabels.label(f) + ")").orElse("");
+            out.add(new Report.Problem(FAIL, "alert", e.name() + " on " + e.module(),
+                    e.name() + " fired on " + e.module() + " at " + Instant.ofEpochMilli(e.atMs()) + step
+                            + (e.detail().isEmpty() ? "" : ", " + e.detail()),
+                    "the team's own alert: read its runbook and " + e.module() + "'s dashboards from that time, with the"
+                            + " load of that step beside it"));
+        }
+        return out;
+    }
+
+    /**
      * @param staticChecks     static check results
      * @param dynamicChecks    dynamic check results
      * @param verdictChanges   the verdict timeline

@@ -44,6 +44,9 @@ import java.util.List;
  * @param followUp       the plan's tracked problems as this run left them: each open one observed again or not, each
  *                       new one, each resolved one that reopened ({@link ProblemTracker}); empty when not tracked
  * @param sinceLastRun   this run compared with the plan's previous finished run ({@link RunComparison})
+ * @param events         the run's events in time order: alerts of the team's Alertmanager fired and resolved, verdict
+ *                       changes, the abort ({@link RunEvents}); also at {@code GET /runs/{runId}/events}
+ * @param businessMetrics each business metric per step against its baseline ({@link BusinessMetricTable})
  */
 public record Report(String runId, String planId, String teamId, String planName, String outcome, String outcomeReason,
                      long generatedAtMs, List<CheckResult> staticChecks, List<CheckResult> dynamicChecks,
@@ -52,7 +55,8 @@ public record Report(String runId, String planId, String teamId, String planName
                      List<MissingEvidence> missingEvidence, List<Problem> problems, Resilience resilience,
                      TimeSeries timeSeries, LatencyCurves latencyCurves, CallGraph callGraph, String indexing,
                      List<Bottlenecks.Bottleneck> bottlenecks, List<FollowedProblem> followUp,
-                     SinceLastRun sinceLastRun) {
+                     SinceLastRun sinceLastRun, List<RunEvent> events,
+                     List<BusinessMetricTable.BusinessMetricStep> businessMetrics) {
     /** The text of {@link #indexing()}. */
     public static final String INDEXING = "stepIndex is 0-based within its stage (formal step 1 has stepIndex 0);"
             + " text for people numbers steps from 1";
@@ -69,6 +73,8 @@ public record Report(String runId, String planId, String teamId, String planName
         bottlenecks = bottlenecks == null ? List.of() : List.copyOf(bottlenecks);
         followUp = followUp == null ? List.of() : List.copyOf(followUp);
         sinceLastRun = sinceLastRun == null ? SinceLastRun.NONE : sinceLastRun;
+        events = events == null ? List.of() : List.copyOf(events);
+        businessMetrics = businessMetrics == null ? List.of() : List.copyOf(businessMetrics);
     }
 
     /** Every step in run order: the warm-up, the pre-test, the formal steps. */
@@ -83,14 +89,14 @@ public record Report(String runId, String planId, String teamId, String planName
     public Report withTimeSeries(TimeSeries series) {
         return new Report(runId, planId, teamId, planName, outcome, outcomeReason, generatedAtMs, staticChecks, dynamicChecks,
                 warmUp, preTest, formal, formalStepsPlanned, verdicts, capacity, failureMode, confidence, missingEvidence, problems,
-                resilience, series, latencyCurves, callGraph, indexing, bottlenecks, followUp, sinceLastRun);
+                resilience, series, latencyCurves, callGraph, indexing, bottlenecks, followUp, sinceLastRun, events, businessMetrics);
     }
 
     /** The same report with the plan's followed problems and the comparison with its previous run. */
     public Report withHistory(List<FollowedProblem> followed, SinceLastRun since) {
         return new Report(runId, planId, teamId, planName, outcome, outcomeReason, generatedAtMs, staticChecks, dynamicChecks,
                 warmUp, preTest, formal, formalStepsPlanned, verdicts, capacity, failureMode, confidence, missingEvidence, problems,
-                resilience, timeSeries, latencyCurves, callGraph, indexing, bottlenecks, followed, since);
+                resilience, timeSeries, latencyCurves, callGraph, indexing, bottlenecks, followed, since, events, businessMetrics);
     }
 
     /**

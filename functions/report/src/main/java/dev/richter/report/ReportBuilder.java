@@ -170,11 +170,12 @@ public final class ReportBuilder {
         return new Report(run.runId(), plan.planId(), plan.teamId(), plan.name(), outcome, reason, nowMs,
                 staticChecks, dynamicChecks, warmUp, pre, formal, plan.formal().size(), ordered, capacity,
                 ResilienceVerdict.failureMode(formal, resilience), confidence, missingEvidence,
-                Problems.with(Problems.of(staticChecks, dynamicChecks, ordered, all, missingEvidence, evidence.callGraph(),
+                Problems.with(Problems.with(Problems.of(staticChecks, dynamicChecks, ordered, all, missingEvidence, evidence.callGraph(),
                         distinctRequests(plan), resilience), Problems.accounting(results, evidence.windowSentByWorker(), evidence.startedSteps())),
-                resilience, evidence.timeSeries().withMarks(marks(all, ordered)), LatencyCurves.of(all),
+                        Problems.alerts(evidence.events(), all)),
+                resilience, evidence.timeSeries().withMarks(withEventMarks(marks(all, ordered), evidence.events())), LatencyCurves.of(all),
                 evidence.callGraph(), Report.INDEXING, Bottlenecks.of(pre, formal, evidence.traces(), evidence.saturation()),
-                List.of(), Report.SinceLastRun.NONE);
+                List.of(), Report.SinceLastRun.NONE, evidence.events(), BusinessMetricTable.of(evidence.businessMetrics(), all));
     }
 
     /** The resilience findings with {@link Degradation}'s appended, from the steps' failed checks and vanished paths. */
@@ -242,6 +243,33 @@ public final class ReportBuilder {
                 Matcher breaker = OPEN_BREAKERS.matcher(v.reason());
                 out.add(new TimeSeries.Mark(v.atMs(), "verdict", v.module() + " " + v.state()
                         + (breaker.lookingAt() ? ": breaker " + breaker.group(1).replace("'", "") + " open" : ""), v.state().name()));
+            }
+        }
+        out.sort(Comparator.comparingLong(TimeSeries.Mark::atMs));
+        return out;
+    }
+
+    /** Alert marks on the charts at most; the events have them all. */
+    static final int MAX_ALERT_MARKS = 50;
+
+    /**
+     * The marks with the run's alert events ({@code alert}: {@code ShopShedding fired on order}, state {@code FIRING} or
+     * {@code RESOLVED}; the first {@link #MAX_ALERT_MARKS}) and its abort ({@code abort}), in time order.
+     */
+    static List<TimeSeries.Mark> withEventMarks(List<TimeSeries.Mark> marks, List<RunEvent> events) {
+        List<TimeSeries.Mark> out = new ArrayList<>(marks);
+        int alerts = 0;
+        for (RunEvent e : events) {
+            switch (e.kind()) {
+                case RunEvent.ALERT_FIRED, RunEvent.ALERT_RESOLVED -> {
+                    boolean fired = e.kind().equals(RunEvent.ALERT_FIRED);
+                    if (alerts++ < MAX_ALERT_MARKS) {
+                        out.add(new TimeSeries.Mark(e.atMs(), "alert", e.name() + (fired ? " fired on " : " resolved on ")
+                                + e.module(), fired ? "FIRING" : "RESOLVED"));
+                    }
+                }
+                case RunEvent.ABORT -> out.add(new TimeSeries.Mark(e.atMs(), "abort", "abort: " + e.detail(), "ABORT"));
+                default -> { }
             }
         }
         out.sort(Comparator.comparingLong(TimeSeries.Mark::atMs));

@@ -20,22 +20,26 @@ import java.util.Map;
  *                     (what names the sends of a worker that stored no result)
  * @param coverage     the call paths the marked traces crossed, and those that vanished ({@link VanishedEdges})
  * @param saturation   the saturation signals the fault decider stored per round (empty when none or not read)
+ * @param events       the run's events: alerts fired and resolved, verdict changes, the abort ({@link RunEvents})
+ * @param businessMetrics the business metrics the fault decider read per round
  */
 public record ReportEvidence(List<StepPlan> startedSteps, TimeSeries timeSeries,
                              List<OverloadResponses> overload, TraceEvidence traces, CallGraph callGraph,
                              Map<WorkerKey, Long> windowSentByWorker, VanishedEdges.Coverage coverage,
-                             List<SaturationSignal> saturation) {
+                             List<SaturationSignal> saturation, List<RunEvent> events,
+                             List<BusinessMetricRound> businessMetrics) {
     /** Evidence without the marked traces' coverage of the call graph and without saturation signals. */
     public ReportEvidence(List<StepPlan> startedSteps, TimeSeries timeSeries, List<OverloadResponses> overload,
                           TraceEvidence traces, CallGraph callGraph, Map<WorkerKey, Long> windowSentByWorker) {
-        this(startedSteps, timeSeries, overload, traces, callGraph, windowSentByWorker, VanishedEdges.Coverage.NONE, List.of());
+        this(startedSteps, timeSeries, overload, traces, callGraph, windowSentByWorker, VanishedEdges.Coverage.NONE, List.of(),
+                List.of(), List.of());
     }
 
     /** Evidence without saturation signals. */
     public ReportEvidence(List<StepPlan> startedSteps, TimeSeries timeSeries, List<OverloadResponses> overload,
                           TraceEvidence traces, CallGraph callGraph, Map<WorkerKey, Long> windowSentByWorker,
                           VanishedEdges.Coverage coverage) {
-        this(startedSteps, timeSeries, overload, traces, callGraph, windowSentByWorker, coverage, List.of());
+        this(startedSteps, timeSeries, overload, traces, callGraph, windowSentByWorker, coverage, List.of(), List.of(), List.of());
     }
 
     /** Evidence without per-worker window sums. */
@@ -57,10 +61,19 @@ public record ReportEvidence(List<StepPlan> startedSteps, TimeSeries timeSeries,
         windowSentByWorker = windowSentByWorker == null ? Map.of() : Map.copyOf(windowSentByWorker);
         coverage = coverage == null ? VanishedEdges.Coverage.NONE : coverage;
         saturation = saturation == null ? List.of() : List.copyOf(saturation);
+        events = events == null ? List.of() : List.copyOf(events);
+        businessMetrics = businessMetrics == null ? List.of() : List.copyOf(businessMetrics);
     }
 
     /** The same evidence with the decider's saturation signals. */
     public ReportEvidence withSaturation(List<SaturationSignal> signals) {
-        return new ReportEvidence(startedSteps, timeSeries, overload, traces, callGraph, windowSentByWorker, coverage, signals);
+        return new ReportEvidence(startedSteps, timeSeries, overload, traces, callGraph, windowSentByWorker, coverage, signals,
+                events, businessMetrics);
+    }
+
+    /** The same evidence with the run's events and business metrics. */
+    public ReportEvidence withTeamEvidence(List<RunEvent> runEvents, List<BusinessMetricRound> metrics) {
+        return new ReportEvidence(startedSteps, timeSeries, overload, traces, callGraph, windowSentByWorker, coverage, saturation,
+                runEvents, metrics);
     }
 }

@@ -143,13 +143,34 @@ public final class RunReporter {
         }
     }
 
+    /** The run's events (alerts, verdict changes, the abort); none when they cannot be read. */
+    private List<RunEvent> events(Run run) {
+        try {
+            return reports.events(run.runId(), run.abortRequested() ? flags.abortRequestedAtMs(run.runId()) : java.util.OptionalLong.empty(),
+                    run.abortReason() == null ? "" : run.abortReason());
+        } catch (RuntimeException e) {
+            LOG.warn("events of {} not read: {}", run.runId(), e.toString());
+            return List.of();
+        }
+    }
+
+    /** The decider's business metric readings; none when they cannot be read. */
+    private List<BusinessMetricRound> businessMetrics(String runId) {
+        try {
+            return reports.businessMetrics(runId);
+        } catch (RuntimeException e) {
+            LOG.warn("business metrics of {} not read: {}", runId, e.toString());
+            return List.of();
+        }
+    }
+
     private Map<String, Object> report(String runId, Run run, JsonNode error, long remainingMs) {
         Plan plan = repositories.getPlan(run.planId()).orElseThrow(() -> new IllegalArgumentException("unknown plan " + run.planId()));
         List<WorkerResult> results = metrics.workerResults(runId);
         List<CheckResult> dynamicChecks = metrics.checks(runId, "dynamic");
         ReportEvidence evidence = loader.load(run, plan, results, dynamicChecks,
                 System.currentTimeMillis() + Math.max(5_000, remainingMs - RENDER_RESERVE_MS));
-        evidence = evidence.withSaturation(saturation(runId));
+        evidence = evidence.withSaturation(saturation(runId)).withTeamEvidence(events(run), businessMetrics(runId));
         Report report = ReportBuilder.build(run, plan, results, metrics.checks(runId, "static"), dynamicChecks,
                 reports.verdicts(runId), reports.missingEvidence(runId), evidence, errorOf(error),
                 System.currentTimeMillis());

@@ -93,7 +93,8 @@ public final class RunPreparer {
         Run run = repositories.getRun(step.runId()).orElseThrow(() -> new PlanNotRunnableException("unknown run " + step.runId()));
         Plan plan = repositories.getPlan(run.planId()).orElseThrow();
         boolean aborted = runFlags.isAbortRequested(step.runId());
-        StartedStep started = RunLayout.start(step, plan, repositories.listServices(plan.teamId()), nowMs, aborted, quotas);
+        StartedStep started = RunLayout.start(step, plan, repositories.listServices(plan.teamId()),
+                repositories.evidenceSources(plan.teamId()), nowMs, aborted, quotas);
         if (!aborted) {
             runMetrics.putStepPlan(RunLayout.stepPlan(started, plan));
             repositories.updateRun(step.runId(), Map.of("stage", step.stage(), "stepIndex", step.stepIndex(),

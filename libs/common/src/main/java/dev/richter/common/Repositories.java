@@ -1,6 +1,7 @@
 package dev.richter.common;
 
 import dev.richter.common.model.Plan;
+import dev.richter.common.model.EvidenceSources;
 import dev.richter.common.model.RegisteredService;
 import dev.richter.common.model.Run;
 import java.util.ArrayList;
@@ -143,6 +144,33 @@ public final class Repositories {
                         .expressionAttributeValues(Map.of(":t", s(teamId), ":p", s("service#"))).build())
                 .items().forEach(i -> out.add(Json.read(i.get("doc").s(), RegisteredService.class)));
         return out;
+    }
+
+    /** Registry item key of the team's {@link EvidenceSources}. */
+    public static final String EVIDENCE_SOURCES_KEY = "evidence#sources";
+
+    /** Stores (replaces) the team's evidence sources (item key {@value #EVIDENCE_SOURCES_KEY}). */
+    public void putEvidenceSources(EvidenceSources sources) {
+        putRegistryDoc(sources.teamId(), EVIDENCE_SOURCES_KEY, sources);
+    }
+
+    /** Every team's evidence sources (a scan of the registry: alarm-event scale, not request scale). */
+    public List<EvidenceSources> allEvidenceSources() {
+        List<EvidenceSources> out = new ArrayList<>();
+        dynamoDb.scanPaginator(ScanRequest.builder().tableName(tables.registry())
+                        .filterExpression("itemKey = :k").expressionAttributeValues(Map.of(":k", s(EVIDENCE_SOURCES_KEY))).build())
+                .items().forEach(i -> out.add(Json.read(i.get("doc").s(), EvidenceSources.class)));
+        return out;
+    }
+
+    /** The team's evidence sources; {@link EvidenceSources#none} when it registered none. */
+    public EvidenceSources evidenceSources(String teamId) {
+        var item = dynamoDb.getItem(GetItemRequest.builder().tableName(tables.registry())
+                .key(Map.of("teamId", s(teamId), "itemKey", s(EVIDENCE_SOURCES_KEY))).consistentRead(true).build()).item();
+        if (item == null || item.isEmpty()) {
+            return EvidenceSources.none(teamId);
+        }
+        return Json.read(item.get("doc").s(), EvidenceSources.class);
     }
 
     // ------------------------------------------------------------------ runs

@@ -191,6 +191,41 @@ public final class ReportRepository {
         return out;
     }
 
+    /**
+     * The run's events ({@link RunEvents}): alerts fired and resolved, verdict changes, and the abort when
+     * {@code abortAtMs} is present.
+     */
+    public List<RunEvent> events(String runId, java.util.OptionalLong abortAtMs, String abortReason) {
+        List<Map<String, AttributeValue>> items = new ArrayList<>();
+        dynamoDb.queryPaginator(QueryRequest.builder().tableName(verdictsTable)
+                        .keyConditionExpression("runId = :r AND begins_with(sk, :p)")
+                        .expressionAttributeValues(Map.of(":r", AttributeValue.fromS(runId), ":p", AttributeValue.fromS("verdict#")))
+                        .build())
+                .items().forEach(items::add);
+        return RunEvents.of(items, abortAtMs, abortReason);
+    }
+
+    /** Every business metric reading of the run's stored rounds ({@link BusinessMetricRound}), in time order. */
+    public List<BusinessMetricRound> businessMetrics(String runId) {
+        List<BusinessMetricRound> out = new ArrayList<>();
+        dynamoDb.queryPaginator(QueryRequest.builder().tableName(verdictsTable)
+                        .keyConditionExpression("runId = :r AND begins_with(sk, :p)")
+                        .expressionAttributeValues(Map.of(":r", AttributeValue.fromS(runId), ":p", AttributeValue.fromS("verdict#")))
+                        .build())
+                .items().forEach(item -> {
+                    if (!item.containsKey("evidence")) return;
+                    String module = item.get("module").s();
+                    long atMs = Long.parseLong(item.get("atMs").n());
+                    String step = item.containsKey("step") ? item.get("step").s() : "";
+                    for (var m : Json.read(item.get("evidence").s(), JsonNode.class).path("teamEvidence").path("metrics")) {
+                        out.add(new BusinessMetricRound(module, m.path("name").asText(), atMs, step, m.path("value").asDouble(),
+                                m.path("expected").isNumber() ? m.path("expected").asDouble() : Double.NaN,
+                                m.path("judgement").asText()));
+                    }
+                });
+        return out;
+    }
+
     /** Every stored verdict of the run, in sort-key (time) order. */
     public List<Verdict> verdicts(String runId) {
         List<Verdict> out = new ArrayList<>();

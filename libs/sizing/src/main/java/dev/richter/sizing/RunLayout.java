@@ -2,6 +2,7 @@ package dev.richter.sizing;
 
 import dev.richter.common.model.Expectation;
 import dev.richter.common.model.Plan;
+import dev.richter.common.model.EvidenceSources;
 import dev.richter.common.model.RegisteredService;
 import dev.richter.common.model.ReplayRequest;
 import dev.richter.common.model.Scenario;
@@ -60,9 +61,19 @@ public final class RunLayout {
      */
     public static StartedStep start(StepRef step, Plan plan, List<RegisteredService> services, long nowMs,
                                     boolean aborted, Quotas quotas) {
+        return start(step, plan, services, EvidenceSources.none(plan.teamId()), nowMs, aborted, quotas);
+    }
+
+    /**
+     * Starts a step as {@link #start(StepRef, Plan, List, long, boolean, Quotas)} does, its probe targets including the
+     * team's own evidence of the step's modules ({@link #evidenceTargets}).
+     */
+    public static StartedStep start(StepRef step, Plan plan, List<RegisteredService> services, EvidenceSources evidence,
+                                    long nowMs, boolean aborted, Quotas quotas) {
         Set<String> modules = new HashSet<>(plan.coreModules());
         plan.scenarios().forEach(sc -> modules.add(sc.service()));
         List<Map<String, Object>> targets = probeTargets(services.stream().filter(s -> modules.contains(s.name())).toList());
+        targets.addAll(evidenceTargets(evidence, new java.util.TreeSet<>(modules)));
         if (aborted) {
             return new StartedStep(step.runId(), step.teamId(), step.stage(), step.stepIndex(), step.qps(),
                     step.durationS(), true, nowMs, nowMs, 0, 0, List.of(), List.of(), targets, plan.coreModules(),
@@ -188,6 +199,62 @@ public final class RunLayout {
                 g.put("service", s.grpc().service());
                 g.put("tls", s.grpc().tls());
                 targets.add(g);
+            }
+        }
+        return targets;
+    }
+
+    /**
+     * The probe targets of the team's own evidence for the step's modules: one {@code promql} target per registered
+     * query of a module in the step, one {@code cloudwatch-metric} target per CloudWatch metric of such a module, one
+     * {@code alertmanager} target per Alertmanager and module (the probe shapes of {@code ProbeTarget.PromQuery},
+     * {@code CloudWatchMetric} and {@code Alerts}), each with the probe deadline. CloudWatch alarms reach the decider
+     * through their state-change events instead.
+     */
+    static List<Map<String, Object>> evidenceTargets(EvidenceSources evidence, java.util.SortedSet<String> modules) {
+        List<Map<String, Object>> targets = new ArrayList<>();
+        for (EvidenceSources.PrometheusSource p : evidence.prometheus()) {
+            for (EvidenceSources.BusinessMetric q : p.queries()) {
+                if (!modules.contains(q.module())) continue;
+                Map<String, Object> t = new LinkedHashMap<>();
+                t.put("module", q.module());
+                t.put("kind", "promql");
+                t.put("url", p.url());
+                t.put("name", q.name());
+                t.put("promql", q.promql());
+                t.put("timeoutMs", PROBE_TIMEOUT_MS);
+                if (q.expect() != null) t.put("expect", q.expect());
+                targets.add(t);
+            }
+        }
+        EvidenceSources.CloudWatchSource cw = evidence.cloudwatch();
+        for (EvidenceSources.CloudWatchMetric m : cw == null ? List.<EvidenceSources.CloudWatchMetric>of() : cw.metrics()) {
+            if (!modules.contains(m.module())) continue;
+            Map<String, Object> t = new LinkedHashMap<>();
+            t.put("module", m.module());
+            t.put("kind", "cloudwatch-metric");
+            t.put("name", m.name());
+            if (cw.region() != null) t.put("region", cw.region());
+            t.put("namespace", m.namespace());
+            t.put("metricName", m.metricName());
+            t.put("dimensions", m.dimensions());
+            t.put("stat", m.stat());
+            t.put("periodS", m.periodS());
+            t.put("timeoutMs", PROBE_TIMEOUT_MS);
+            if (m.expect() != null) t.put("expect", m.expect());
+            targets.add(t);
+        }
+        for (EvidenceSources.AlertmanagerSource a : evidence.alertmanager()) {
+            for (String module : modules) {
+                Map<String, Object> t = new LinkedHashMap<>();
+                t.put("module", module);
+                t.put("kind", "alertmanager");
+                t.put("url", a.url());
+                t.put("source", a.name());
+                t.put("matchers", a.matchers());
+                t.put("moduleLabel", a.moduleLabel());
+                t.put("timeoutMs", PROBE_TIMEOUT_MS);
+                targets.add(t);
             }
         }
         return targets;

@@ -1,6 +1,7 @@
 package dev.richter.sizing;
 
 import dev.richter.common.Json;
+import dev.richter.common.model.EvidenceSources;
 import dev.richter.common.model.LegItem;
 import dev.richter.common.model.Plan;
 import dev.richter.common.model.RegisteredService;
@@ -107,6 +108,27 @@ class RunPreparationTest {
         assertFalse(Json.write(started).contains("/orders"), "the state carries no traffic: " + Json.write(started));
         assertEquals(3, started.probeTargets().size(), "only the plan's modules are probed: " + started.probeTargets());
         assertEquals("http://127.0.0.1:18081/actuator/health", started.probeTargets().get(0).get("url"));
+    }
+
+    @Test
+    void theTeamsEvidenceSourcesBecomeProbeTargetsOfTheStepsModulesOnly() {
+        var expect = new EvidenceSources.MetricExpectation(null, null, 0.5, null, true);
+        var sources = new EvidenceSources("t1",
+                List.of(new EvidenceSources.PrometheusSource("prom", "http://127.0.0.1:9090", List.of(
+                        new EvidenceSources.BusinessMetric("orders-per-second", "order", "sum(rate(orders_placed_total[15s]))", expect),
+                        new EvidenceSources.BusinessMetric("signups", "web2", "sum(rate(signups_total[15s]))", expect)))),
+                List.of(new EvidenceSources.AlertmanagerSource("oncall", "http://127.0.0.1:9093", Map.of("team", "shop"), null)),
+                null);
+        var started = RunLayout.start(new StepRef("run-1", "t1", "formal", 1, 80, 15), plan("order"), List.of(ORDER),
+                sources, 1_000_000, false, QUOTAS);
+        var evidence = started.probeTargets().stream().filter(t -> !List.of("http", "tcp", "prometheus").contains(t.get("kind"))).toList();
+        assertEquals(2, evidence.size(), "web2 is not in the plan: " + evidence);
+        assertEquals(Map.of("module", "order", "kind", "promql", "url", "http://127.0.0.1:9090", "name", "orders-per-second",
+                "promql", "sum(rate(orders_placed_total[15s]))", "timeoutMs", RunLayout.PROBE_TIMEOUT_MS, "expect", expect),
+                evidence.get(0));
+        assertEquals(Map.of("module", "order", "kind", "alertmanager", "url", "http://127.0.0.1:9093", "source", "oncall",
+                "matchers", Map.of("team", "shop"), "moduleLabel", "service", "timeoutMs", RunLayout.PROBE_TIMEOUT_MS),
+                evidence.get(1));
     }
 
     @Test

@@ -7,7 +7,10 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.ratelimiter.RateLimiter;
 import io.github.resilience4j.ratelimiter.RateLimiterRegistry;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.LinkedHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.Map;
 import java.util.UUID;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -36,6 +39,10 @@ import org.springframework.web.client.RestClientException;
  * The variant {@code SHOP_INVENTORY_BREAKER_FORCED_OPEN=true} forces the inventory breaker open at start
  * ({@link CircuitBreaker#transitionToForcedOpenState()}, as an operator would through Resilience4j's actuator endpoint):
  * every order then gets the degraded 200, and inventory is never called.
+ *
+ * <p>Each order placed (201) counts in the business metric {@code orders.placed} (Prometheus
+ * {@code orders_placed_total}). The variant {@code SHOP_ORDER_COUNT_STOPS_AFTER=<n>} stops counting after the first
+ * {@code n} orders while every answer stays 201: the business metric falls with every probe green.
  */
 @RestController
 public class OrderController {
@@ -48,12 +55,17 @@ public class OrderController {
     private final RateLimiter rateLimiter;
     private final Bulkhead bulkhead;
     private final CircuitBreaker inventoryBreaker;
+    private final Counter ordersCreated;
+    private final long countStopsAfter;
+    private final AtomicLong placedOrders = new AtomicLong();
 
     public OrderController(@Qualifier("inventoryClient") RestClient inventory, @Qualifier("paymentClient") RestClient payment,
                            @Value("${shop.fraud-url}") String fraudUrl,
                            @Value("${shop.async-payment}") boolean asyncPayment,
                            @Value("${shop.inventory-breaker-forced-open}") boolean breakerForcedOpen,
-                           RateLimiterRegistry rateLimiters, BulkheadRegistry bulkheads, CircuitBreakerRegistry breakers) {
+                           @Value("${shop.order-count-stops-after}") long countStopsAfter,
+                           RateLimiterRegistry rateLimiters, BulkheadRegistry bulkheads, CircuitBreakerRegistry breakers,
+                           MeterRegistry meters) {
         this.inventory = inventory;
         this.payment = payment;
         this.fraudUrl = fraudUrl;
@@ -61,6 +73,8 @@ public class OrderController {
         this.rateLimiter = rateLimiters.rateLimiter("orders");
         this.bulkhead = bulkheads.bulkhead("orders");
         this.inventoryBreaker = breakers.circuitBreaker("inventory");
+        this.ordersCreated = Counter.builder("orders.placed").description("orders placed (201)").register(meters);
+        this.countStopsAfter = countStopsAfter;
         if (breakerForcedOpen) {
             inventoryBreaker.transitionToForcedOpenState();
         }
@@ -111,6 +125,9 @@ public class OrderController {
             placed.put("reservationId", reservation.get("reservationId"));
             placed.put("chargeId", charge.get("chargeId"));
             placed.put("status", "PLACED");
+            if (countStopsAfter <= 0 || placedOrders.incrementAndGet() <= countStopsAfter) {
+                ordersCreated.increment();
+            }
             return ResponseEntity.status(HttpStatus.CREATED).body(placed);
         } catch (RestClientException e) {
             return ResponseEntity.status(HttpStatus.BAD_GATEWAY).body(Map.of("error", "payment failed: " + e.getMessage()));
