@@ -132,13 +132,19 @@ public final class IamEnforcement implements ExecutionInterceptor {
      * @return the denial message, empty when allowed or when no policies are installed or IAM is off
      */
     public static Optional<String> check(String principal, String action, String resource, String session) {
+        return check(principal, action, resource, session, Map.of());
+    }
+
+    /** {@link #check(String, String, String, String)} for a request that carries condition {@code context} keys. */
+    public static Optional<String> check(String principal, String action, String resource, String session,
+                                         Map<String, String> context) {
         Installed i = installed;
         if (i == null) {
             return Optional.empty();
         }
-        Optional<String> denial = i.policies().denial(principal, action, resource, session);
+        Optional<String> denial = i.policies().denial(principal, action, resource, session, context);
         if (i.recorder() != null) {
-            i.recorder().record(principal, action, resource, i.policies().decide(principal, action, resource).name());
+            i.recorder().record(principal, action, resource, i.policies().decide(principal, action, resource, context).name());
         }
         if (denial.isPresent()) {
             i.log().accept((i.enforce() ? "IAM DENIED: " : "IAM would deny (IAM off): ") + denial.get());
@@ -165,7 +171,8 @@ public final class IamEnforcement implements ExecutionInterceptor {
         if (passed.isPresent()) {
             // a schedule's target role is handed to Scheduler: AWS checks iam:PassRole on it
             // (https://docs.aws.amazon.com/scheduler/latest/UserGuide/setting-up.html#setting-up-execution-role)
-            Optional<String> denial = check(principal, "iam:PassRole", passed.get(), principal);
+            Optional<String> denial = check(principal, "iam:PassRole", passed.get(), principal,
+                    Map.of("iam:PassedToService", "scheduler.amazonaws.com"));
             if (denial.isPresent()) {
                 throw accessDenied(service, denial.get(), passed.get());
             }

@@ -11,6 +11,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -61,19 +62,53 @@ public final class IamPolicies {
      * @param resources   resource ARN patterns; those of {@code NotResource} when {@code notResource}
      * @param notResource true for a {@code NotResource} statement
      * @param source      where it comes from in the template ({@code PlanApiFunction.Policies[3] DynamoDBCrudPolicy})
+     * @param conditions  its {@code Condition} block: operator ({@code StringEquals} or {@code StringLike}) → context
+     *                    key → values; empty when it has none
      */
     public record Statement(Effect effect, List<String> actions, boolean notAction, List<String> resources,
-                            boolean notResource, String source) {
+                            boolean notResource, String source, Map<String, Map<String, List<String>>> conditions) {
+        /** The condition operators the local stack evaluates (IAM User Guide, "IAM JSON policy elements: Condition operators"). */
+        static final Set<String> OPERATORS = Set.of("StringEquals", "StringLike");
+
         public Statement {
             actions = List.copyOf(actions);
             resources = List.copyOf(resources);
+            conditions = conditions == null ? Map.of() : Map.copyOf(conditions);
         }
 
-        /** True when this statement covers {@code action} on {@code resource}. */
+        /** A statement with no {@code Condition}. */
+        public Statement(Effect effect, List<String> actions, boolean notAction, List<String> resources, boolean notResource,
+                         String source) {
+            this(effect, actions, notAction, resources, notResource, source, Map.of());
+        }
+
+        /** True when this statement covers {@code action} on {@code resource} in a request with no context keys. */
         public boolean matches(String action, String resource) {
+            return matches(action, resource, Map.of());
+        }
+
+        /**
+         * True when this statement covers {@code action} on {@code resource} and its conditions hold for the request's
+         * {@code context} keys. As IAM evaluates them, every operator and every key must hold, a key holds when the
+         * request's value equals ({@code StringEquals}) or matches with {@code *}/{@code ?} ({@code StringLike}) any of
+         * its values, and a key the request does not carry does not hold.
+         */
+        public boolean matches(String action, String resource, Map<String, String> context) {
             boolean a = actions.stream().anyMatch(p -> wildcard(p, action, true));
             boolean r = resources.stream().anyMatch(p -> wildcard(p, resource, false));
-            return (notAction != a) && (notResource != r);
+            if ((notAction == a) || (notResource == r)) {
+                return false;
+            }
+            for (Map.Entry<String, Map<String, List<String>>> op : conditions.entrySet()) {
+                for (Map.Entry<String, List<String>> key : op.getValue().entrySet()) {
+                    String value = context.get(key.getKey());
+                    boolean like = op.getKey().equals("StringLike");
+                    if (value == null || key.getValue().stream().noneMatch(v -> like ? wildcard(v, value, false) : v.equals(value))) {
+                        return false;
+                    }
+                }
+            }
+            return true;
         }
     }
 
@@ -200,10 +235,18 @@ public final class IamPolicies {
      * @throws IllegalArgumentException when the template has no such principal
      */
     public AccessDecision decide(String principal, String action, String resource) {
+        return decide(principal, action, resource, Map.of());
+    }
+
+    /**
+     * {@link #decide(String, String, String)} for a request that carries condition {@code context} keys, e.g.
+     * {@code iam:PassedToService} for {@code iam:PassRole}.
+     */
+    public AccessDecision decide(String principal, String action, String resource, Map<String, String> context) {
         Principal p = principal(principal);
         boolean allowed = false;
         for (Statement s : p.statements()) {
-            if (s.matches(action, resource)) {
+            if (s.matches(action, resource, context)) {
                 if (s.effect() == Effect.DENY) {
                     return AccessDecision.EXPLICIT_DENY;
                 }
@@ -219,7 +262,12 @@ public final class IamPolicies {
      * @param session the role session's name ({@code <session>} in the message): a function's name for Lambda
      */
     public Optional<String> denial(String principal, String action, String resource, String session) {
-        AccessDecision d = decide(principal, action, resource);
+        return denial(principal, action, resource, session, Map.of());
+    }
+
+    /** {@link #denial(String, String, String, String)} for a request that carries condition {@code context} keys. */
+    public Optional<String> denial(String principal, String action, String resource, String session, Map<String, String> context) {
+        AccessDecision d = decide(principal, action, resource, context);
         if (d == AccessDecision.ALLOWED) {
             return Optional.empty();
         }
@@ -335,10 +383,17 @@ public final class IamPolicies {
         for (int i = 0; i < list.size(); i++) {
             JsonNode s = list.get(i);
             String at = where + ".Statement[" + i + "]";
-            if (s.has("Condition")) {
-                throw new IllegalStateException("template.yaml: " + at + ".Condition: conditions are not evaluated by the local"
-                        + " stack's IAM");
-            }
+            Map<String, Map<String, List<String>>> conditions = new LinkedHashMap<>();
+            s.path("Condition").fields().forEachRemaining(op -> {
+                if (!Statement.OPERATORS.contains(op.getKey())) {
+                    throw new IllegalStateException("template.yaml: " + at + ".Condition." + op.getKey() + ": the local stack's IAM"
+                            + " evaluates only " + new TreeSet<>(Statement.OPERATORS));
+                }
+                Map<String, List<String>> keys = new LinkedHashMap<>();
+                op.getValue().fields().forEachRemaining(k -> keys.put(k.getKey(), strings(t, k.getValue(),
+                        at + ".Condition." + op.getKey() + "." + k.getKey())));
+                conditions.put(op.getKey(), keys);
+            });
             String effect = s.path("Effect").asText("");
             if (!effect.equals("Allow") && !effect.equals("Deny")) {
                 throw new IllegalStateException("template.yaml: " + at + ".Effect: must be Allow or Deny, was '" + effect + "'");
@@ -352,7 +407,8 @@ public final class IamPolicies {
             List<String> actions = strings(t, s.get(notAction ? "NotAction" : "Action"), at + (notAction ? ".NotAction" : ".Action"));
             List<String> resources = strings(t, s.get(notResource ? "NotResource" : "Resource"),
                     at + (notResource ? ".NotResource" : ".Resource"));
-            out.add(new Statement(effect.equals("Allow") ? Effect.ALLOW : Effect.DENY, actions, notAction, resources, notResource, at));
+            out.add(new Statement(effect.equals("Allow") ? Effect.ALLOW : Effect.DENY, actions, notAction, resources, notResource, at,
+                    conditions));
         }
     }
 

@@ -34,6 +34,9 @@ final class SamPolicyTemplates {
             "DynamoDBReadPolicy", new PolicyTemplate(List.of("TableName"), List.of(new TemplateStatement(
                     List.of("dynamodb:GetItem", "dynamodb:Scan", "dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:DescribeTable"),
                     List.of(DDB_TABLE, DDB_TABLE + "/index/*")))),
+            "DynamoDBWritePolicy", new PolicyTemplate(List.of("TableName"), List.of(new TemplateStatement(
+                    List.of("dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:BatchWriteItem"),
+                    List.of(DDB_TABLE, DDB_TABLE + "/index/*")))),
             "LambdaInvokePolicy", new PolicyTemplate(List.of("FunctionName"), List.of(new TemplateStatement(
                     List.of("lambda:InvokeFunction"),
                     List.of("arn:${AWS::Partition}:lambda:${AWS::Region}:${AWS::AccountId}:function:${FunctionName}*")))),

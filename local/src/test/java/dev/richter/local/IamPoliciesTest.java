@@ -47,7 +47,9 @@ class IamPoliciesTest {
         assertEquals(AccessDecision.ALLOWED, iam.decide("ChecksFunction", "dynamodb:PutItem", TABLE + "richter-registry"));
         assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("ChecksFunction", "dynamodb:DeleteItem", TABLE + "richter-registry"));
         // the probe calls no AWS API, so its role grants nothing
-        assertEquals(List.of(), iam.principals().get("ProbeFunction").statements());
+        // the probe's one grant is CloudWatch's GetMetricData, which has no resource-level permission
+        assertEquals(List.of(List.of("cloudwatch:GetMetricData")), iam.principals().get("ProbeFunction").statements().stream()
+                .map(IamPolicies.Statement::actions).toList());
         assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("ProbeFunction", "dynamodb:GetItem", TABLE + "richter-runs"));
         // TransactWriteItems is in neither SAM template
         assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("PlanApiFunction", "dynamodb:TransactWriteItems", TABLE + "richter-plans"));
@@ -70,6 +72,20 @@ class IamPoliciesTest {
         assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("PlanApiFunction", "states:StopExecution", RUN_EXECUTION + "run-1"));
         // StepFunctionsExecutionPolicy is StartExecution on the state machine alone
         assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("ReportFunction", "states:DescribeExecution", RUN_EXECUTION + "run-1"));
+    }
+
+    /** The plan API's iam:PassRole holds only where its Condition does: the role handed to EventBridge Scheduler. */
+    @Test
+    void thePlanApiPassesTheScheduledStartRoleToSchedulerOnly() throws IOException {
+        IamPolicies iam = template();
+        String role = iam.principals().get("ScheduledStartRole").roleArn();
+        assertEquals(AccessDecision.ALLOWED, iam.decide("PlanApiFunction", "iam:PassRole", role,
+                Map.of("iam:PassedToService", "scheduler.amazonaws.com")));
+        assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("PlanApiFunction", "iam:PassRole", role,
+                Map.of("iam:PassedToService", "lambda.amazonaws.com")));
+        assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("PlanApiFunction", "iam:PassRole", role));
+        assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("PlanApiFunction", "iam:PassRole",
+                "arn:aws:iam::" + ACCT + ":role/other", Map.of("iam:PassedToService", "scheduler.amazonaws.com")));
     }
 
     @Test
@@ -186,7 +202,7 @@ class IamPoliciesTest {
                 "- AWSLambdaExecute", "Fn.Policies[0]: the managed policy AWSLambdaExecute is not evaluated",
                 "- DynamoDBCrudPolicy: {Table: t}", "Fn.Policies[0].DynamoDBCrudPolicy: parameter TableName is missing",
                 "- Statement: [{Effect: Allow, Action: s3:GetObject, Resource: '*', Condition: {Bool: {aws:SecureTransport: true}}}]",
-                "Fn.Policies[0].Statement[0].Condition: conditions are not evaluated");
+                "Fn.Policies[0].Statement[0].Condition.Bool: the local stack's IAM evaluates only [StringEquals, StringLike]");
         for (var c : cases.entrySet()) {
             Files.writeString(dir.resolve("template.yaml"), """
                     Resources:

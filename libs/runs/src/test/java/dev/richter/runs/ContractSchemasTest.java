@@ -62,8 +62,8 @@ class ContractSchemasTest {
                 requestSchemas.add(ref.asText().substring(ref.asText().lastIndexOf('/') + 1));
             }
         }));
-        assertEquals(Set.of("AbortRequest", "ExitMockMark", "FlowInput", "FlowRunRequest", "NotificationConfig", "PlanInput",
-                "SafetyConfig", "ServiceInput", "StartRunRequest"),
+        assertEquals(Set.of("AbortRequest", "EvidenceSources", "ExitMockMark", "FlowInput", "FlowRunRequest", "NotificationConfig",
+                "PlanInput", "ProblemPatch", "SafetyConfig", "ServiceInput", "StartRunRequest"),
                 requestSchemas);
         int objects = 0;
         for (String name : requestSchemas) {
