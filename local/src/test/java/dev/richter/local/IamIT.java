@@ -137,7 +137,7 @@ class IamIT {
                         .orElseThrow(() -> new AssertionError("no LambdaFunctionFailed in " + history));
                 assertEquals("Lambda.AWSLambdaException", failed.lambdaFunctionFailedEventDetails().error());
                 String invoke = denial("LoadTestRunStateMachine", "lambda:InvokeFunction",
-                        "arn:aws:lambda:us-east-1:" + ACCT + ":function:RunPreparationFunction");
+                        "arn:aws:lambda:us-east-1:" + ACCT + ":function:RunPreparationFunction:live");
                 String cause = failed.lambdaFunctionFailedEventDetails().cause();
                 assertTrue(cause.startsWith(invoke + " (Service: AWSLambda; Status Code: 403; Error Code: AccessDeniedException;"), cause);
             }

@@ -110,8 +110,8 @@ class MainJobIT extends LocalAwsStackTestSupport {
                         "node", "gateway", "maxDepth", 5))).payload());
         assertTrue(tree.path("nodes").toString().contains("\"node\":\"inventory\""),
                 "the shop's spans built the link gateway -> order -> inventory: " + tree);
-        assertTrue(!tree.path("nodes").toString().contains("\"node\":\"payment\""),
-                "marked traffic never reached the real payment exit: " + tree);
+        // payment is in the service graph through the 20 real orders that warmed the shop (Shop.warm), as real traffic
+        // reaches it in production; that no marked call reached it is the payment provider's own counter above
         assertEquals(200, api.get("/runs/" + report.path("runId").asText() + "/report?format=html").status());
 
         // Richter's own metrics of the run (metrics.jsonl): the probe rounds were measured, and the abort latency

@@ -28,7 +28,7 @@ class PlannedStartIT extends LocalAwsStackTestSupport {
                 .endpointOverride(URI.create(System.getenv("AWS_ENDPOINT_URL_SFN"))).build();
     }
 
-    private static final String EXECUTION_PREFIX = "arn:aws:states:us-east-1:123456789012:execution:LoadTestRunStateMachine:";
+    private static final String EXECUTION_PREFIX = "arn:aws:states:us-east-1:123456789012:execution:richter-dev-load-test-run:";
 
     /** The execution's start, or null when the run has none. */
     private static Instant executionStart(String runId) {
@@ -98,7 +98,7 @@ class PlannedStartIT extends LocalAwsStackTestSupport {
             await(() -> stack.scheduler().fired().stream().anyMatch(f -> f.schedule().name().equals(runId)));
             LocalScheduler.Schedule fired = stack.scheduler().fired().stream().filter(f -> f.schedule().name().equals(runId))
                     .findFirst().orElseThrow().schedule();
-            assertEquals("arn:aws:iam::123456789012:role/ScheduledStartRole", fired.roleArn(), "the schedule runs as its role");
+            assertEquals("arn:aws:iam::123456789012:role/richter-ScheduledStartRole", fired.roleArn(), "the schedule runs as its role");
             assertEquals("arn:aws:lambda:us-east-1:123456789012:function:ScheduledStartFunction", fired.targetArn());
             assertFalse(stack.scheduler().schedule("RunScheduleGroup", runId).isPresent(), "deleted after it ran");
             assertEquals("SCHEDULED", api.get("/runs/" + runId).json().path("run").path("status").asText(),
