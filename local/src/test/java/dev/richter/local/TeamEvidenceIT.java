@@ -38,7 +38,7 @@ class TeamEvidenceIT extends LocalAwsStackTestSupport {
      * Real orders sent before the run (warming), the warm-up's ramp (2, 3.4, 5.8, 10 QPS x 6 s: 12 + 21 + 36 + 60),
      * the pre-test's (2 QPS x 30 s) and formal step 1's first 25 s at 10 QPS.
      */
-    static final int COUNT_STOPS_AFTER = 20 + 129 + 60 + 250;
+    static final int COUNT_STOPS_AFTER = Shop.WARM_ORDERS + 129 + 60 + 250;
 
     static Shop shop;
     static LocalMonitoring monitoring;
@@ -79,7 +79,7 @@ class TeamEvidenceIT extends LocalAwsStackTestSupport {
                 new LocalMonitoring.ScrapeTarget("order", "127.0.0.1:" + ORDER_PORT)), PROMETHEUS_PORT, ALERTMANAGER_PORT);
         var put = api.put("/evidence-sources", monitoring.evidenceSources(TEAM));
         assertEquals(201, put.status(), put.body());
-        warm();
+        shop.warm();
 
         String runId = startRun(api, plan());
         JsonNode report = awaitReport(api, runId, 420_000);
@@ -155,23 +155,5 @@ class TeamEvidenceIT extends LocalAwsStackTestSupport {
                         "headers", Map.of("Content-Type", "application/json"), "latencyMs", 20)),
                 "isolation", Map.of("mode", "enforce", "refreshS", 5))));
         assertTrue(r.status() == 201 || r.status() == 200, r.body());
-    }
-
-    /** 20 real orders, one at a time, then order's breaker's open time (as SafetyGateIT warms a fresh shop). */
-    static void warm() throws Exception {
-        var http = java.net.http.HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-        List<Integer> statuses = new ArrayList<>();
-        for (int i = 0; i < 20; i++) {
-            try {
-                statuses.add(http.send(java.net.http.HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + GATEWAY_PORT + "/orders"))
-                        .timeout(Duration.ofSeconds(5)).header("content-type", "application/json")
-                        .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"sku\":\"A1\",\"qty\":1}")).build(),
-                        java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode());
-            } catch (java.io.IOException e) {
-                statuses.add(0);
-            }
-        }
-        System.out.println("warming orders: " + statuses);
-        Thread.sleep(6_000);
     }
 }
