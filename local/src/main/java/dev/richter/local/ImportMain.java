@@ -1,7 +1,6 @@
 package dev.richter.local;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.nimbusds.jose.JWSAlgorithm;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -11,7 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -90,14 +88,8 @@ public final class ImportMain implements Callable<Integer> {
             err.println(file + ": no such file");
             return 1;
         }
-        String base = api != null ? api : env.getOrDefault("RICHTER_API_URL", LOCAL_API);
-        base = base.endsWith("/") ? base.substring(0, base.length() - 1) : base;
-        String token = env.getOrDefault("RICHTER_TOKEN", "");
-        if (token.isBlank()) {
-            token = LocalIdentityProvider.loadOrCreate(LocalAwsStack.rootFromEnv().resolve("build/local/idp"))
-                    .token(team, env.getOrDefault("USER", "local-user"), Duration.ofMinutes(10),
-                            JWSAlgorithm.RS256);
-        }
+        String base = apiBase(api, env);
+        String token = RunMain.bearer(null, env, team);
         StringBuilder query = new StringBuilder("/traffic-sets?format=").append(encode(format))
                 .append("&file=").append(encode(file.getFileName().toString()));
         if (logFormat != null) {
@@ -154,6 +146,15 @@ public final class ImportMain implements Callable<Integer> {
             b.append("  ").append(p.path("position").asText()).append(": ").append(p.path("reason").asText()).append('\n');
         }
         return b.toString();
+    }
+
+    /**
+     * The API's base URL with no trailing slash: {@code api} (an {@code --api} option) when given, else
+     * {@code $RICHTER_API_URL} of {@code env}, else {@value #LOCAL_API}.
+     */
+    static String apiBase(String api, Map<String, String> env) {
+        String base = api != null ? api : env.getOrDefault("RICHTER_API_URL", LOCAL_API);
+        return base.endsWith("/") ? base.substring(0, base.length() - 1) : base;
     }
 
     private static String encode(String s) {

@@ -32,15 +32,21 @@ import picocli.CommandLine.Option;
  * {@code http://127.0.0.1:3000}), with {@code --token} (default {@code $RICHTER_TOKEN}, else a token of the local
  * identity provider for {@code --team}).
  *
+ * <p>While the plan or one of its targets is still held by a run that is finishing (409 {@code PlanInUse} on the
+ * replacement, 409 {@code TargetLeased} on the start: a run's leases are released just after its report), it waits
+ * {@value #BUSY_RETRY_S} s and tries again, printing a line each time, for up to {@code --busy-wait-s} seconds
+ * (default {@value #DEFAULT_BUSY_WAIT_S}) of waiting in all.
+ *
  * <p>Exit status: {@value #PASSED} when the run passed with no regression against the previous run (or had none);
  * {@value #FAILED} when it did not pass (its outcome is not {@code PASSED}, it failed to start or ended with no report,
- * or the API refused or could not be reached); {@value #REGRESSED} when it passed but regressed against the previous
+ * the plan or its targets stayed in use past {@code --busy-wait-s}, or the API refused or could not be reached); {@value #REGRESSED} when it passed but regressed against the previous
  * run; {@value #USAGE} for bad arguments or a plan file that is not a plan (missing, not JSON, refused by the API's
  * validation: each path and reason printed) — the sysexits {@code EX_USAGE} code.
  */
 @Command(name = "./richter run", mixinStandardHelpOptions = true,
         description = "Creates or updates the plan, runs it, writes the report and a JUnit XML file; exit 0 passed,"
-                + " 1 failed, 2 regression against the previous run, 64 bad arguments.")
+                + " 1 failed (or the plan's targets stayed in use past --busy-wait-s), 2 regression against the previous"
+                + " run, 64 bad arguments.")
 public final class RunMain implements Callable<Integer> {
     /** Passed, no regression. */
     static final int PASSED = 0;
@@ -50,6 +56,17 @@ public final class RunMain implements Callable<Integer> {
     static final int REGRESSED = 2;
     /** Bad arguments or plan (sysexits.h {@code EX_USAGE}). */
     static final int USAGE = 64;
+    /** Seconds between two tries while the plan or its targets are in use (409 {@code PlanInUse}, {@code TargetLeased}). */
+    static final long BUSY_RETRY_S = 5;
+    /** Default of {@code --busy-wait-s}: how long, in all, it waits for the plan and its targets to be free, seconds. */
+    static final long DEFAULT_BUSY_WAIT_S = 300;
+
+    /** Waits between two tries; {@link Thread#sleep} but in tests. */
+    @FunctionalInterface
+    interface Pause {
+        /** Waits {@code ms} milliseconds. */
+        void pause(long ms) throws InterruptedException;
+    }
 
     @Option(names = "--plan", required = true, paramLabel = "FILE", description = "the plan, as POST /plans takes it (JSON)")
     Path planFile;
@@ -73,9 +90,17 @@ public final class RunMain implements Callable<Integer> {
     @Option(names = "--timeout-s", description = "give up on the run after this long, seconds (default: 3600)")
     long timeoutS = 3600;
 
+    @Option(names = "--busy-wait-s", description = "while the plan or its targets are held by another run (409 PlanInUse,"
+            + " TargetLeased), try again every " + BUSY_RETRY_S + " s for up to this long, seconds; 0: fail at once"
+            + " (default: " + DEFAULT_BUSY_WAIT_S + ")")
+    long busyWaitS = DEFAULT_BUSY_WAIT_S;
+
     private final Map<String, String> env;
     private final PrintStream out;
     private final PrintStream err;
+    private final Pause pause;
+    /** How long this gate has waited so far for the plan and its targets to be free, milliseconds. */
+    private long busyWaitedMs;
 
     /** Reads the process environment and prints to the standard streams. */
     public RunMain() {
@@ -83,9 +108,14 @@ public final class RunMain implements Callable<Integer> {
     }
 
     RunMain(Map<String, String> env, PrintStream out, PrintStream err) {
+        this(env, out, err, Thread::sleep);
+    }
+
+    RunMain(Map<String, String> env, PrintStream out, PrintStream err, Pause pause) {
         this.env = env;
         this.out = out;
         this.err = err;
+        this.pause = pause;
     }
 
     /** Runs the command and exits with its status. */
@@ -111,6 +141,10 @@ public final class RunMain implements Callable<Integer> {
             err.println("--timeout-s: must be a positive number of seconds");
             return USAGE;
         }
+        if (busyWaitS < 0) {
+            err.println("--busy-wait-s: must be 0 or a positive number of seconds");
+            return USAGE;
+        }
         JsonNode plan;
         String planText;
         try {
@@ -127,9 +161,8 @@ public final class RunMain implements Callable<Integer> {
             err.println("--plan " + planFile + ": name: required, the plan's name (the plan of that name is created or replaced)");
             return USAGE;
         }
-        String base = api != null ? api : env.getOrDefault("RICHTER_API_URL", ImportMain.LOCAL_API);
-        base = base.endsWith("/") ? base.substring(0, base.length() - 1) : base;
-        ApiClient client = new ApiClient(base, bearer());
+        String base = ImportMain.apiBase(api, env);
+        ApiClient client = new ApiClient(base, bearer(token, env, team));
         try {
             return gate(client, plan.path("name").asText(), planText);
         } catch (ConnectException e) {
@@ -141,7 +174,12 @@ public final class RunMain implements Callable<Integer> {
         }
     }
 
-    private String bearer() {
+    /**
+     * The JWT a command sends: {@code token} (a {@code --token} option) when given, else {@code $RICHTER_TOKEN} of
+     * {@code env}, else a new RS256 token of the local identity provider ({@code build/local/idp}) for {@code team},
+     * caller {@code $USER} (else {@code ci}), good for 2 hours.
+     */
+    static String bearer(String token, Map<String, String> env, String team) {
         String t = token != null ? token : env.getOrDefault("RICHTER_TOKEN", "");
         if (!t.isBlank()) {
             return t;
@@ -152,7 +190,11 @@ public final class RunMain implements Callable<Integer> {
 
     private int gate(ApiClient client, String name, String planText) throws IOException, InterruptedException {
         String planId = upsert(client, name, planText);
-        ApiClient.Response started = client.post("/plans/" + planId + "/runs", null);
+        ApiClient.Response started;
+        while ((started = client.post("/plans/" + planId + "/runs", null)).status() == 409
+                && waitWhileBusy(started, "TargetLeased", "run of plan " + planId + " not started")) {
+            // the targets' lease is released just after the previous run's report
+        }
         if (started.status() != 202) {
             throw refused("run not started", started, FAILED);
         }
@@ -216,7 +258,31 @@ public final class RunMain implements Callable<Integer> {
         return Optional.of(r.json());
     }
 
-    /** The id of the team's plan named {@code name}, replaced by the file's; a new plan when there is none. */
+    /**
+     * Whether to try {@code r} again: true, after printing why and waiting {@value #BUSY_RETRY_S} s, when it is a 409
+     * {@code code} and the gate has not yet waited {@code --busy-wait-s} in all ({@link #busyWaitedMs}, which this adds
+     * to); false for any other answer, or once the bound is reached.
+     */
+    private boolean waitWhileBusy(ApiClient.Response r, String code, String what) throws InterruptedException {
+        if (r.status() != 409 || r.json() == null || !code.equals(r.json().path("error").asText())) {
+            return false;
+        }
+        long retryMs = BUSY_RETRY_S * 1000;
+        if (busyWaitedMs + retryMs > busyWaitS * 1000) {
+            err.println(what + ": still " + code + " after " + busyWaitedMs / 1000 + " s of waiting (--busy-wait-s " + busyWaitS + ")");
+            return false;
+        }
+        out.println(what + ": " + code + " (" + r.json().path("message").asText() + "); trying again in " + BUSY_RETRY_S
+                + " s (waited " + busyWaitedMs / 1000 + " of " + busyWaitS + " s)");
+        pause.pause(retryMs);
+        busyWaitedMs += retryMs;
+        return true;
+    }
+
+    /**
+     * The id of the team's plan named {@code name}, replaced by the file's; a new plan when there is none. A replacement
+     * refused 409 {@code PlanInUse} is tried again ({@link #waitWhileBusy}).
+     */
     private String upsert(ApiClient client, String name, String planText) throws IOException, InterruptedException {
         String cursor = null;
         do {
@@ -228,7 +294,11 @@ public final class RunMain implements Callable<Integer> {
             for (JsonNode p : page.json().path("items")) {
                 if (name.equals(p.path("plan").path("name").asText(p.path("name").asText()))) {
                     String planId = p.path("plan").path("planId").asText(p.path("planId").asText());
-                    ApiClient.Response put = client.put("/plans/" + planId, planText);
+                    ApiClient.Response put;
+                    while ((put = client.put("/plans/" + planId, planText)).status() == 409
+                            && waitWhileBusy(put, "PlanInUse", "plan " + planId + " not replaced")) {
+                        // the plan's lease is released just after its previous run's report
+                    }
                     if (put.status() != 200) {
                         throw refused("plan " + planId + " not replaced", put, put.status() == 400 ? USAGE : FAILED);
                     }

@@ -42,6 +42,10 @@ class RunMainTest {
     private HttpServer server;
     /** Route ({@code METHOD path}) to status and body. */
     private final Map<String, Object[]> answers = new ConcurrentHashMap<>();
+    /** Route to answers given once each, in order, before the route's {@link #answers}. */
+    private final Map<String, java.util.Deque<Object[]>> firstAnswers = new ConcurrentHashMap<>();
+    /** What the command waited, milliseconds, each time it waited. */
+    private final List<Long> sleptMs = new ArrayList<>();
     private final List<String> calls = new ArrayList<>();
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -59,7 +63,9 @@ class RunMainTest {
                 synchronized (calls) {
                     calls.add(route);
                 }
-                Object[] a = answers.getOrDefault(route, new Object[] {404, "{\"error\":\"NoSuchRoute\",\"message\":\"" + route + "\"}"});
+                Object[] first = firstAnswers.getOrDefault(route, new java.util.ArrayDeque<>()).poll();
+                Object[] a = first != null ? first
+                        : answers.getOrDefault(route, new Object[] {404, "{\"error\":\"NoSuchRoute\",\"message\":\"" + route + "\"}"});
                 byte[] b = ((String) a[1]).getBytes(StandardCharsets.UTF_8);
                 ex.getResponseHeaders().set("content-type", ((String) a[1]).startsWith("<") ? "text/html" : "application/json");
                 ex.sendResponseHeaders((int) a[0], b.length);
@@ -75,7 +81,8 @@ class RunMainTest {
     }
 
     private int run(String... args) {
-        return RunMain.run(new RunMain(Map.of("RICHTER_TOKEN", "t0k"), new PrintStream(out, true), new PrintStream(err, true)), args);
+        return RunMain.run(new RunMain(Map.of("RICHTER_TOKEN", "t0k"), new PrintStream(out, true), new PrintStream(err, true),
+                sleptMs::add), args);
     }
 
     private String api() {
@@ -171,6 +178,63 @@ class RunMainTest {
         validate(xml);
         assertTrue(xml.contains("<failure type=\"richter.step\" message=\"formal step 1 at 10 QPS: p99 rose from 12.0 ms to 71.8 ms"), xml);
         assertTrue(out.toString().contains("since the last run (run-1): REGRESSION"), out.toString());
+    }
+
+    /** {@code answers} as {@link #firstAnswers} of one route. */
+    private static java.util.Deque<Object[]> once(Object[]... answers) {
+        return new java.util.ArrayDeque<>(java.util.Arrays.asList(answers));
+    }
+
+    private static Object[] conflict(String code, String message) {
+        return new Object[] {409, "{\"error\":\"" + code + "\",\"message\":\"" + message + "\"}"};
+    }
+
+    @Test
+    void aPlanInUseAndALeasedTargetAreTriedAgainUntilTheyAreFree() throws Exception {
+        JsonNode report = report("run-2", 10, 0);
+        script(report, 404, "{\"error\":\"NoPreviousRun\",\"message\":\"first\"}");
+        firstAnswers.put("PUT /plans/plan-9", once(conflict("PlanInUse", "plan plan-9 cannot be replaced while its run run-1 holds order")));
+        firstAnswers.put("POST /plans/plan-9/runs", once(conflict("TargetLeased", "order is in use by run run-1"),
+                conflict("TargetLeased", "order is in use by run run-1")));
+        assertEquals(RunMain.PASSED, run("--plan", planFile().toString(), "--api", api(), "--out", dir.toString()),
+                out + "\n" + err);
+        assertEquals(List.of("GET /plans?limit=100", "PUT /plans/plan-9", "PUT /plans/plan-9", "POST /plans/plan-9/runs",
+                "POST /plans/plan-9/runs", "POST /plans/plan-9/runs", "GET /runs/run-2", "GET /runs/run-2/report",
+                "GET /runs/run-2/report?format=html", "GET /runs/run-2/compare?with=previous"), calls);
+        assertEquals(List.of(5_000L, 5_000L, 5_000L), sleptMs, "one wait of 5 s before each new try");
+        String printed = out.toString();
+        assertTrue(printed.contains("plan plan-9 not replaced: PlanInUse (plan plan-9 cannot be replaced while its run run-1"
+                + " holds order); trying again in 5 s (waited 0 of 300 s)"), printed);
+        assertTrue(printed.contains("run of plan plan-9 not started: TargetLeased (order is in use by run run-1); trying again"
+                + " in 5 s (waited 5 of 300 s)"), printed);
+        assertTrue(printed.contains("(waited 10 of 300 s)"), printed);
+        assertTrue(printed.contains("plan plan-9 (nightly): run run-2 started"), printed);
+    }
+
+    @Test
+    void aTargetStillLeasedPastTheBoundExitsOneNamingTheHolder() throws Exception {
+        script(report("run-2", 10, 0), 404, "{\"error\":\"NoPreviousRun\",\"message\":\"first\"}");
+        answers.put("POST /plans/plan-9/runs", conflict("TargetLeased", "order is in use by run run-1"));
+        assertEquals(RunMain.FAILED, run("--plan", planFile().toString(), "--api", api(), "--busy-wait-s", "12"),
+                out + "\n" + err);
+        assertEquals(List.of(5_000L, 5_000L), sleptMs, "a third wait would pass the 12 s bound");
+        assertEquals(3, calls.stream().filter("POST /plans/plan-9/runs"::equals).count(), calls.toString());
+        assertTrue(err.toString().contains("run of plan plan-9 not started: still TargetLeased after 10 s of waiting"
+                + " (--busy-wait-s 12)"), err.toString());
+        assertTrue(err.toString().contains("run not started: HTTP 409 TargetLeased: order is in use by run run-1"), err.toString());
+    }
+
+    @Test
+    void busyWaitZeroFailsAtOnceAndANegativeOneIsABadArgument() throws Exception {
+        script(report("run-2", 10, 0), 404, "{\"error\":\"NoPreviousRun\",\"message\":\"first\"}");
+        answers.put("PUT /plans/plan-9", conflict("PlanInUse", "plan plan-9 cannot be replaced while its run run-1 holds order"));
+        assertEquals(RunMain.FAILED, run("--plan", planFile().toString(), "--api", api(), "--busy-wait-s", "0"));
+        assertEquals(List.of(), sleptMs);
+        assertEquals(List.of("GET /plans?limit=100", "PUT /plans/plan-9"), calls);
+        assertTrue(err.toString().contains("plan plan-9 not replaced: HTTP 409 PlanInUse"), err.toString());
+        err.reset();
+        assertEquals(RunMain.USAGE, run("--plan", planFile().toString(), "--api", api(), "--busy-wait-s", "-1"));
+        assertTrue(err.toString().contains("--busy-wait-s: must be 0 or a positive number of seconds"), err.toString());
     }
 
     @Test
