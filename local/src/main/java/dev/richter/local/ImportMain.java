@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -23,8 +24,8 @@ import picocli.CommandLine.Parameters;
  * {@code POST /traffic-sets} (the same route, checks and storage as any client), and prints what was kept.
  *
  * <p>Where it sends: {@code --api} (default {@code $RICHTER_API_URL}, else the local stack's
- * {@code http://127.0.0.1:3000}), with the token {@code $RICHTER_TOKEN}, else a token of the local identity provider
- * for {@code --team} (what {@code ./richter token} prints). HAR files go as {@code application/json}, logs as
+ * {@code http://127.0.0.1:3000}), with {@code --token} (default {@code $RICHTER_TOKEN}), else a token of the local
+ * identity provider for {@code --team} (what {@code ./richter token} prints). HAR files go as {@code application/json}, logs as
  * {@code text/plain}; the bytes are sent as they are on disk.
  *
  * <p>Exit status: 0 when the set was stored; 1 when the API refused the file (each problem printed as
@@ -43,12 +44,8 @@ public final class ImportMain implements Callable<Integer> {
     @Option(names = "--log-format", description = "an nginx log_format directive, for --format nginx with a custom format")
     String logFormat;
 
-    @Option(names = "--api", description = "the API's base URL (default: $RICHTER_API_URL, else " + LOCAL_API + ")")
-    String api;
-
-    @Option(names = "--team", description = "the team of the local token when $RICHTER_TOKEN is unset (default: "
-            + Demo.TEAM + ")")
-    String team = Demo.TEAM;
+    @Mixin
+    ApiOptions target = new ApiOptions();
 
     @Parameters(index = "0", paramLabel = "FILE", description = "the recording")
     Path file;
@@ -88,8 +85,8 @@ public final class ImportMain implements Callable<Integer> {
             err.println(file + ": no such file");
             return 1;
         }
-        String base = apiBase(api, env);
-        String token = RunMain.bearer(null, env, team);
+        String base = target.base(env);
+        String token = target.bearer(env);
         StringBuilder query = new StringBuilder("/traffic-sets?format=").append(encode(format))
                 .append("&file=").append(encode(file.getFileName().toString()));
         if (logFormat != null) {
@@ -146,15 +143,6 @@ public final class ImportMain implements Callable<Integer> {
             b.append("  ").append(p.path("position").asText()).append(": ").append(p.path("reason").asText()).append('\n');
         }
         return b.toString();
-    }
-
-    /**
-     * The API's base URL with no trailing slash: {@code api} (an {@code --api} option) when given, else
-     * {@code $RICHTER_API_URL} of {@code env}, else {@value #LOCAL_API}.
-     */
-    static String apiBase(String api, Map<String, String> env) {
-        String base = api != null ? api : env.getOrDefault("RICHTER_API_URL", LOCAL_API);
-        return base.endsWith("/") ? base.substring(0, base.length() - 1) : base;
     }
 
     private static String encode(String s) {

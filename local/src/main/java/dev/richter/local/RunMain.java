@@ -1,7 +1,6 @@
 package dev.richter.local;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.nimbusds.jose.JWSAlgorithm;
 import dev.richter.common.Json;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -13,12 +12,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -71,14 +70,8 @@ public final class RunMain implements Callable<Integer> {
     @Option(names = "--plan", required = true, paramLabel = "FILE", description = "the plan, as POST /plans takes it (JSON)")
     Path planFile;
 
-    @Option(names = "--api", description = "the API's base URL (default: $RICHTER_API_URL, else " + ImportMain.LOCAL_API + ")")
-    String api;
-
-    @Option(names = "--token", description = "a JWT of the deployment's issuer (default: $RICHTER_TOKEN, else a local token)")
-    String token;
-
-    @Option(names = "--team", description = "the team of the local token when no token is given (default: " + Demo.TEAM + ")")
-    String team = Demo.TEAM;
+    @Mixin
+    ApiOptions target = new ApiOptions();
 
     @Option(names = "--out", paramLabel = "DIR", description = "where report.json, report.html and junit.xml go"
             + " (default: build/reports/<runId>)")
@@ -161,8 +154,8 @@ public final class RunMain implements Callable<Integer> {
             err.println("--plan " + planFile + ": name: required, the plan's name (the plan of that name is created or replaced)");
             return USAGE;
         }
-        String base = ImportMain.apiBase(api, env);
-        ApiClient client = new ApiClient(base, bearer(token, env, team));
+        String base = target.base(env);
+        ApiClient client = new ApiClient(base, target.bearer(env));
         try {
             return gate(client, plan.path("name").asText(), planText);
         } catch (ConnectException e) {
@@ -172,20 +165,6 @@ public final class RunMain implements Callable<Integer> {
             err.println(r.getMessage());
             return r.status;
         }
-    }
-
-    /**
-     * The JWT a command sends: {@code token} (a {@code --token} option) when given, else {@code $RICHTER_TOKEN} of
-     * {@code env}, else a new RS256 token of the local identity provider ({@code build/local/idp}) for {@code team},
-     * caller {@code $USER} (else {@code ci}), good for 2 hours.
-     */
-    static String bearer(String token, Map<String, String> env, String team) {
-        String t = token != null ? token : env.getOrDefault("RICHTER_TOKEN", "");
-        if (!t.isBlank()) {
-            return t;
-        }
-        return LocalIdentityProvider.loadOrCreate(LocalAwsStack.rootFromEnv().resolve("build/local/idp"))
-                .token(team, env.getOrDefault("USER", "ci"), Duration.ofHours(2), JWSAlgorithm.RS256);
     }
 
     private int gate(ApiClient client, String name, String planText) throws IOException, InterruptedException {
