@@ -9,7 +9,9 @@
 # traffic: mocks at exits, shadow tables and keys, 503 until its isolation document is loaded.
 #
 #   shop.sh start            build if needed, start H2, Redis and the four services, wait for /actuator/health
-#   shop.sh stop             stop them (TERM, then KILL after 10 s); no process is left behind
+#   shop.sh stop [PART...]   stop them (TERM, then KILL after 10 s); no process is left behind; with parts (gateway,
+#                            order, inventory, payment, db, redis) only those, e.g. to start inventory again with other
+#                            settings: shop.sh stop inventory && SHOP_STORE_LATENCY_MS=50 shop.sh start
 #   shop.sh status           pid and health of each; exit 1 if any is down
 #   shop.sh sql <statement>  run one SQL statement on the shop's database (H2 Shell), e.g. counts for a test
 #
@@ -217,6 +219,16 @@ stop_part() {
 
 cmd_stop() {
   local part
+  if (($#)); then
+    for part in "$@"; do
+      case "$part" in
+        gateway|order|inventory|payment|db|redis) ;;
+        *) echo "shop.sh stop: no part $part (gateway, order, inventory, payment, db, redis)" >&2; exit 2 ;;
+      esac
+    done
+    for part in "$@"; do stop_part "$part"; done
+    return 0
+  fi
   for part in gateway order inventory payment; do stop_part "$part" & done
   wait
   stop_part redis
@@ -246,8 +258,8 @@ cmd_sql() {
 
 case "${1:-}" in
   start) cmd_start ;;
-  stop) cmd_stop ;;
+  stop) shift; cmd_stop "$@" ;;
   status) cmd_status ;;
   sql) shift; cmd_sql "$@" ;;
-  *) echo "usage: $0 start|stop|status|sql <statement>" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop [part...]|status|sql <statement>" >&2; exit 2 ;;
 esac

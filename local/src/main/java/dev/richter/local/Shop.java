@@ -62,10 +62,18 @@ public final class Shop implements AutoCloseable {
      * opens. What these orders write is real traffic's: read {@link #ledger} after warming to measure a run.
      */
     public void warm() throws InterruptedException {
+        warm(url("gateway"));
+    }
+
+    /**
+     * {@link #warm()} for a shop already running (started by {@code shop.sh start}, not by {@link #start}) whose gateway
+     * answers at {@code gatewayUrl}, e.g. {@code http://127.0.0.1:18080}.
+     */
+    public static void warm(String gatewayUrl) throws InterruptedException {
         var http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
         for (int i = 0; i < WARM_ORDERS; i++) {
             try {
-                http.send(HttpRequest.newBuilder(URI.create(url("gateway") + "/orders"))
+                http.send(HttpRequest.newBuilder(URI.create(gatewayUrl + "/orders"))
                         .timeout(Duration.ofSeconds(5)).header("content-type", "application/json")
                         .POST(HttpRequest.BodyPublishers.ofString("{\"sku\":\"A1\",\"qty\":1}")).build(),
                         HttpResponse.BodyHandlers.discarding());
