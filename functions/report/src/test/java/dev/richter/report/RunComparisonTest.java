@@ -72,6 +72,22 @@ class RunComparisonTest {
     }
 
     @Test
+    void aSlowerWarmUpIsComparedButNeverARegression() {
+        List<WorkerResult> before = new ArrayList<>(healthy(10));
+        before.add(0, step("warm-up", 0, 2, 20, 20, Map.of(), 0, 10));
+        List<WorkerResult> after = new ArrayList<>(healthy(10));
+        after.add(0, step("warm-up", 0, 2, 20, 12, Map.of("500", 8L), 0, 300));
+        RunComparison c = RunComparison.of(report("run-2", after, List.of()), report("run-1", before, List.of()),
+                RunComparison.RegressionThresholds.DEFAULT);
+        RunComparison.StepComparison warmUp = c.steps().get(0);
+        assertEquals("warm-up", warmUp.stage());
+        assertTrue(warmUp.p99Ms().run() - warmUp.p99Ms().baseline() > 200, warmUp.toString());
+        assertTrue(warmUp.errorRatePct().run() > 30, "8 of 20 failed: " + warmUp);
+        assertEquals(List.of(), warmUp.regressions());
+        assertFalse(c.regressed(), "the warm-up is kept apart from the figures: " + c.regressions());
+    }
+
+    @Test
     void aP99ThatDoublesByAFewMillisecondsIsNoRegression() {
         RunComparison c = RunComparison.of(report("run-2", healthy(8), List.of()), report("run-1", healthy(4), List.of()),
                 RunComparison.RegressionThresholds.DEFAULT);

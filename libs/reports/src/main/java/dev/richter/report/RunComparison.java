@@ -16,7 +16,8 @@ import java.util.TreeMap;
  * so a comparison reads only what the reports hold. Steps are matched by stage and target rate: the warm-up, pre-test
  * and formal steps of equal {@code targetQps} are compared pairwise in run order; a step of one run with no step of
  * that rate in the other is listed as unmatched. A step that sent nothing on either side is compared but never
- * flagged.
+ * flagged, and neither is a warm-up step: the warm-up is kept apart from the figures (DESIGN.md, "warm-up"), its
+ * first seconds meet cold caches and connection pools, so its changes are shown but never a regression.
  *
  * <p>A regression ({@link RegressionThresholds}) is flagged when, beyond the thresholds: the capacity falls (only when this run
  * measured a reached capacity, since a lower bound "≥ N QPS" cannot be said to fall); or, for a matched step that sent
@@ -121,7 +122,8 @@ public record RunComparison(String runId, String baselineRunId, String planId, S
                     unmatched.add(label(step) + " (only in " + runId + ")");
                     continue;
                 }
-                StepComparison c = step(step, peers.remove(0), run.path("verdicts"), baseline.path("verdicts"), thresholds);
+                StepComparison c = step(step, peers.remove(0), run.path("verdicts"), baseline.path("verdicts"), thresholds,
+                        !stage.equals("warmUp"));
                 steps.add(c);
                 regressions.addAll(c.regressions());
             }
@@ -144,18 +146,18 @@ public record RunComparison(String runId, String baselineRunId, String planId, S
     }
 
     private static StepComparison step(JsonNode step, JsonNode base, JsonNode verdicts, JsonNode baseVerdicts,
-                                       RegressionThresholds t) {
+                                       RegressionThresholds t, boolean flagged) {
         String label = label(step);
         Double p99 = latency(step, "p99");
         Double baseP99 = latency(base, "p99");
         Double errors = errorRatePct(step);
         Double baseErrors = errorRatePct(base);
         List<String> regressions = new ArrayList<>();
-        if (p99 != null && baseP99 != null && p99 - baseP99 > t.p99RiseMs() && p99 > baseP99 * (1 + t.p99RisePct() / 100)) {
+        if (flagged && p99 != null && baseP99 != null && p99 - baseP99 > t.p99RiseMs() && p99 > baseP99 * (1 + t.p99RisePct() / 100)) {
             regressions.add(String.format(Locale.ROOT, "%s: p99 rose from %s ms to %s ms (more than %s %% and %s ms)", label, num(baseP99),
                     num(p99), num(t.p99RisePct()), num(t.p99RiseMs())));
         }
-        if (errors != null && baseErrors != null && errors - baseErrors > t.errorRateRisePoints()) {
+        if (flagged && errors != null && baseErrors != null && errors - baseErrors > t.errorRateRisePoints()) {
             regressions.add(String.format(Locale.ROOT, "%s: error rate rose from %s %% to %s %% (more than %s points)", label,
                     num(baseErrors), num(errors), num(t.errorRateRisePoints())));
         }
