@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -24,6 +25,9 @@ import java.util.function.LongSupplier;
  *
  * <p>The round returns no later than the largest target deadline plus {@code graceMs}: a probe that
  * has not answered by its deadline plus the grace is reported as {@code TIMEOUT} and interrupted.
+ * The round's CloudWatch business metrics go out as {@link CloudWatchMetricQuery#batches}: one {@code GetMetricData}
+ * call per region, period and timeout for up to {@value CloudWatchMetricQuery#MAX_QUERIES} of them, one bulkhead
+ * permit per call; each query still gets its own report.
  * Both {@code TIMEOUT} and {@code BULKHEAD_FULL} are module evidence (the endpoint does not answer in
  * time), except for the team's own evidence sources, which are not the module (missing evidence); every other report's
  * evidence is decided by {@link Probes}.
@@ -64,9 +68,10 @@ public final class Prober implements AutoCloseable {
     public ProbeRoundResult run(ProbeRound round) {
         long observedAtMs = clockMs.getAsLong();
         long startNs = System.nanoTime();
-        List<Future<HealthReport>> futures = new ArrayList<>();
+        List<Future<HealthReport>> futures = new ArrayList<>(round.targets().size());
+        Map<ProbeTarget, Future<HealthReport>> batched = cloudWatchBatches(round.targets());
         for (ProbeTarget t : round.targets()) {
-            futures.add(executor.submit(() -> guarded(t)));
+            futures.add(t instanceof ProbeTarget.CloudWatchQuery ? batched.get(t) : executor.submit(() -> guarded(t)));
         }
         List<HealthReport> reports = new ArrayList<>();
         for (int i = 0; i < futures.size(); i++) {
@@ -89,6 +94,40 @@ public final class Prober implements AutoCloseable {
             }
         }
         return new ProbeRoundResult(round.runId(), observedAtMs, reports);
+    }
+
+    /**
+     * One task per {@link CloudWatchMetricQuery#batches batch} of the round's CloudWatch queries, and each query's
+     * report as a view of its batch's task (identity-keyed: two equal targets are two queries).
+     */
+    private Map<ProbeTarget, Future<HealthReport>> cloudWatchBatches(List<ProbeTarget> targets) {
+        List<ProbeTarget.CloudWatchQuery> queries = new ArrayList<>();
+        for (ProbeTarget t : targets) {
+            if (t instanceof ProbeTarget.CloudWatchQuery q) queries.add(q);
+        }
+        Map<ProbeTarget, Future<HealthReport>> byTarget = new java.util.IdentityHashMap<>();
+        for (List<ProbeTarget.CloudWatchQuery> batch : CloudWatchMetricQuery.batches(queries)) {
+            CompletableFuture<List<HealthReport>> call = CompletableFuture.supplyAsync(() -> guardedBatch(batch), executor);
+            for (int i = 0; i < batch.size(); i++) {
+                int index = i;
+                byTarget.put(batch.get(i), call.thenApply(reports -> reports.get(index)));
+            }
+        }
+        return byTarget;
+    }
+
+    private List<HealthReport> guardedBatch(List<ProbeTarget.CloudWatchQuery> batch) {
+        Bulkhead b = bulkheads.bulkhead(batch.getFirst().endpointKey());
+        if (!b.tryAcquirePermission()) {
+            return batch.stream().map(t -> new HealthReport(t.module(), t.kind(), false, "BULKHEAD_FULL", List.of(), 0,
+                    "too many probes still in flight to " + t.endpointKey(), Map.of(), clockMs.getAsLong(), evidenceOf(t),
+                    List.<String>of())).toList();
+        }
+        try {
+            return probes.cloudWatchMetrics(batch);
+        } finally {
+            b.onComplete();
+        }
     }
 
     private HealthReport guarded(ProbeTarget t) {

@@ -30,6 +30,7 @@ import java.nio.channels.UnresolvedAddressException;
 import java.nio.charset.StandardCharsets;
 import java.security.cert.CertificateException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -245,30 +246,60 @@ public final class Probes implements AutoCloseable {
         };
     }
 
-    /**
-     * A CloudWatch business metric ({@link CloudWatchMetricQuery}), reported as a {@code promql} one is
-     * ({@code business:<name>} and its expectation); every failure (an SDK error such as AccessDenied or throttling, a
-     * timeout, no datapoint, a result CloudWatch marks Forbidden or InternalError) is monitoring evidence.
-     */
+    /** A CloudWatch business metric: {@link #cloudWatchMetrics} of it alone. */
     public HealthReport cloudWatchMetric(ProbeTarget.CloudWatchQuery t) {
+        return cloudWatchMetrics(List.of(t)).getFirst();
+    }
+
+    /**
+     * CloudWatch business metrics in one {@code GetMetricData} call ({@link CloudWatchMetricQuery}; the batch is one
+     * of {@link CloudWatchMetricQuery#batches}: one region, period and timeout, at most
+     * {@value CloudWatchMetricQuery#MAX_QUERIES}), one report per query in the batch's order, each reported as a
+     * {@code promql} one is ({@code business:<name>} and its expectation). Every failure is monitoring evidence: an
+     * SDK error of the call (AccessDenied, throttling, a timeout) fails every query of the batch; a result that does
+     * not read (no datapoint, marked Forbidden or InternalError, not finite) fails its own query only.
+     */
+    public List<HealthReport> cloudWatchMetrics(List<ProbeTarget.CloudWatchQuery> batch) {
         long startNs = System.nanoTime();
         long at = clockMs.getAsLong();
-        String what = "business metric '" + t.name() + "' (CloudWatch " + t.namespace() + "/" + t.metricName() + ")";
+        ProbeTarget.CloudWatchQuery first = batch.getFirst();
+        software.amazon.awssdk.services.cloudwatch.model.GetMetricDataResponse answer;
+        String callFailure;
+        String callStatus;
         try {
-            double v = CloudWatchMetricQuery.value(cloudWatch.apply(t.region()).getMetricData(
-                    CloudWatchMetricQuery.request(t, at).toBuilder().overrideConfiguration(c -> c
-                            .apiCallTimeout(Duration.ofMillis(t.timeoutMs()))).build()));
-            return new HealthReport(t.module(), t.kind(), true, "READ", List.of(), elapsedMs(startNs), "",
-                    businessMetrics(t.name(), v, t.expect()), at);
-        } catch (EvidenceAnswerException e) {
-            return sourceFailure(t, "BAD_ANSWER", what + ": " + e.getMessage(), elapsedMs(startNs), at);
+            answer = cloudWatch.apply(first.region()).getMetricData(
+                    CloudWatchMetricQuery.request(batch, at).toBuilder().overrideConfiguration(c -> c
+                            .apiCallTimeout(Duration.ofMillis(first.timeoutMs()))).build());
+            callFailure = null;
+            callStatus = null;
         } catch (software.amazon.awssdk.core.exception.ApiCallTimeoutException e) {
-            return sourceFailure(t, "TIMEOUT", what + ": no answer within " + t.timeoutMs() + " ms", elapsedMs(startNs), at);
+            answer = null;
+            callStatus = "TIMEOUT";
+            callFailure = "no answer within " + first.timeoutMs() + " ms";
         } catch (software.amazon.awssdk.core.exception.SdkException e) {
-            String code = e instanceof software.amazon.awssdk.awscore.exception.AwsServiceException a && a.awsErrorDetails() != null
-                    ? a.awsErrorDetails().errorCode() : e.getClass().getSimpleName();
-            return sourceFailure(t, "SDK_ERROR", what + ": " + code + ": " + e.getMessage(), elapsedMs(startNs), at);
+            answer = null;
+            callStatus = "SDK_ERROR";
+            callFailure = (e instanceof software.amazon.awssdk.awscore.exception.AwsServiceException a && a.awsErrorDetails() != null
+                    ? a.awsErrorDetails().errorCode() : e.getClass().getSimpleName()) + ": " + e.getMessage();
         }
+        long ms = elapsedMs(startNs);
+        List<HealthReport> reports = new ArrayList<>(batch.size());
+        for (int i = 0; i < batch.size(); i++) {
+            ProbeTarget.CloudWatchQuery t = batch.get(i);
+            String what = "business metric '" + t.name() + "' (CloudWatch " + t.namespace() + "/" + t.metricName() + ")";
+            if (answer == null) {
+                reports.add(sourceFailure(t, callStatus, what + ": " + callFailure, ms, at));
+                continue;
+            }
+            try {
+                double v = CloudWatchMetricQuery.value(answer, CloudWatchMetricQuery.id(i));
+                reports.add(new HealthReport(t.module(), t.kind(), true, "READ", List.of(), ms, "",
+                        businessMetrics(t.name(), v, t.expect()), at));
+            } catch (EvidenceAnswerException e) {
+                reports.add(sourceFailure(t, "BAD_ANSWER", what + ": " + e.getMessage(), ms, at));
+            }
+        }
+        return reports;
     }
 
     /** {@code business:<name>} = value and the expectation's keys. */
