@@ -188,13 +188,17 @@ public final class FaultDeciderService {
 
     /**
      * The wait before the next round, ms: {@link Quotas#MONITOR_ALERT_WAIT_MS} while anything is amiss (a module not
-     * HEALTHY, a failed probe, a resource breach, failing passive evidence), so that a fault that is starting is
-     * confirmed or cleared sooner; {@link Quotas#MONITOR_WAIT_MS} otherwise.
+     * HEALTHY, a failed probe, a resource breach, failing passive evidence, a business metric past its expectation or
+     * a firing alert of the team), so that a fault that is starting is confirmed or cleared sooner: a business metric
+     * needs {@code businessMetricSuspectRounds} rounds in a row, 1 s apart once the first is seen;
+     * {@link Quotas#MONITOR_WAIT_MS} otherwise.
      */
     static long nextWaitMs(Decision d) {
         boolean alert = d.modules().stream().anyMatch(m -> m.verdict().state() != Verdict.State.HEALTHY
                 || !m.evidence().failingKinds().isEmpty() || !m.evidence().breaches().isEmpty()
-                || m.evidence().consecutiveFailures() > 0);
+                || m.evidence().consecutiveFailures() > 0
+                || m.evidence().teamEvidence() != null && (!m.evidence().teamEvidence().alerts().isEmpty()
+                        || m.evidence().teamEvidence().metrics().stream().anyMatch(r -> r.breachRounds() > 0)));
         return alert ? Quotas.MONITOR_ALERT_WAIT_MS : Quotas.MONITOR_WAIT_MS;
     }
 

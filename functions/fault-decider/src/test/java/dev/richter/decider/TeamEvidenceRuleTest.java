@@ -108,15 +108,19 @@ class TeamEvidenceRuleTest {
             assertEquals("settling", m.evidence().teamEvidence().metrics().getFirst().judgement(), "round " + i);
             assertEquals(State.HEALTHY, m.verdict().state());
         }
-        ModuleDecision ok = of(round(http("order", true), orders(9.0)), "order");
+        Decision okRound = round(http("order", true), orders(9.0));
+        assertEquals(2000, FaultDeciderService.nextWaitMs(okRound), "all well: the normal wait");
+        ModuleDecision ok = of(okRound, "order");
         TeamEvidenceRound.MetricReading r = ok.evidence().teamEvidence().metrics().getFirst();
         assertEquals("ok", r.judgement());
         assertEquals(10.0, r.expected(), 1e-9, "5 orders/s at 10 QPS, scaled to 20 QPS");
         assertEquals(5.0, r.low(), 1e-9);
         assertNull(r.high());
         for (int i = 1; i <= 2; i++) {
-            ModuleDecision m = of(round(http("order", true), orders(4.0)), "order");
+            Decision d = round(http("order", true), orders(4.0));
+            ModuleDecision m = of(d, "order");
             assertEquals(State.HEALTHY, m.verdict().state(), "breach round " + i);
+            assertEquals(1000, FaultDeciderService.nextWaitMs(d), "a metric past its expectation brings the next round sooner");
             assertEquals(i, m.evidence().teamEvidence().metrics().getFirst().breachRounds());
         }
         ModuleDecision suspect = of(round(http("order", true), orders(4.0)), "order");
