@@ -39,6 +39,7 @@
 #        BENCH_JAVA_OPTS="-Dbench.scheduler=thread" bench/load-driver.sh   (A/B: scheduler on the driver's thread)
 #        BENCH_JAVA_OPTS="-Dbench.gaps=true" bench/load-driver.sh   (lists each send gap off by >= 0.3 ms, by offset)
 #        PEERS=0 bench/load-driver.sh      (without hey and Artillery)
+#        ONLY=accuracy bench/load-driver.sh, ONLY="cost 20000 5 1000" bench/load-driver.sh   (one driver mode alone)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -165,11 +166,18 @@ JVM_OPTS=(-Xms256m -Xmx512m -XX:+UseSerialGC -XX:ActiveProcessorCount=1 -XX:+Alw
 # "-Dbench.spinNanos=50000" (send loop polls 50 us before each send): A/B comparisons with one build
 read -r -a EXTRA <<<"${BENCH_JAVA_OPTS:-}"
 JVM_OPTS+=("${EXTRA[@]}")
-# bench <url> <mode> <transport: jdk|netty|h2c|h2|tls-h1>
+# bench <url> <mode> <transport: jdk|netty|h2c|h2|tls-h1> [mode arguments]
 bench() {
-  taskset -c "$DRIVER_CPU" "$JAVA" "${JVM_OPTS[@]}" -Dbench.transport="$3" -cp "$CP" \
-    dev.richter.loaddriver.bench.LoadDriverBench "$1" "$2" 2> >(grep -v -e '^WARNING' -e '^SLF4J' >&2)
+  taskset -c "$DRIVER_CPU" "$JAVA" "${JVM_OPTS[@]}" -Dbench.transport="$3" -cp "$CP${BENCH_CP:+:$BENCH_CP}" \
+    dev.richter.loaddriver.bench.LoadDriverBench "$1" "$2" "${@:4}" 2> >(grep -v -e '^WARNING' -e '^SLF4J' >&2)
 }
+# ONLY="accuracy" or ONLY="cost <qps> <seconds> <maxInFlight>": that one mode of the driver (Netty) alone, its lines as
+# printed, no peers and no last line (A/B while working on the driver; BENCH_CP adds jars, e.g. async-profiler's)
+if [[ -n "${ONLY:-}" ]]; then
+  read -r -a ONLY_ARGS <<<"$ONLY"
+  bench "$URL" "${ONLY_ARGS[0]}" netty "${ONLY_ARGS[@]:1}"
+  exit 0
+fi
 
 # --- peers: "<req/s> <cpu us/request>" ----------------------------------------------------------------
 # CPU per request (user+sys / requests) is printed too: it is robust to neighbours, max rates are not.

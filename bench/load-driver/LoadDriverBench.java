@@ -359,7 +359,7 @@ public final class LoadDriverBench {
 
     /**
      * async-profiler around the measured trial of {@code cost} (not the warm-up), when {@code -Dbench.profile=<file>}
-     * names its output (collapsed stacks, CPU samples every 100 µs, kernel frames included) and the JVM was started
+     * names its output (collapsed stacks under their thread names, CPU samples every 100 µs, kernel frames included) and the JVM was started
      * with {@code -agentpath:<libasyncProfiler.so>}; reached through its Java API by reflection, so the bench needs it
      * only when profiling.
      */
@@ -369,7 +369,7 @@ public final class LoadDriverBench {
         }
 
         void start() {
-            execute("start,event=cpu,interval=100us");
+            execute("start,event=cpu,interval=100us,threads");
         }
 
         void stop() {
