@@ -77,8 +77,12 @@ public final class LoadDriverBench {
             }
             : MonotonicClock.system();
 
-    /** The accuracy trials start their workers as AWS does, ahead of the step (the leg's WaitForLaunch lead), ms. */
-    private static final long ACCURACY_LEAD_MS = 1500;
+    /**
+     * The accuracy trials start their workers as AWS does, ahead of the step (the leg's WaitForLaunch lead,
+     * {@code RICHTER_WORKER_LEAD_MS}, 10 s by default), ms: long enough for the worker's warm-up (2 s) and its
+     * collection before the step (1 s).
+     */
+    private static final long ACCURACY_LEAD_MS = 4000;
 
     private LoadDriverBench() {}
 
@@ -299,7 +303,9 @@ public final class LoadDriverBench {
 
     /** Diagnosis ({@code -Dbench.gaps=true}): where the late sends at 1000 QPS fall, as gaps off 1 ms by 0.3 ms or more. */
     private static void printGaps(long[] sendNanos, int n) {
-        StringBuilder b = new StringBuilder("lateness_gaps (ms offset:us off)");
+        // the JVM's uptime at the first send, to line the gaps up with -Xlog:gc,safepoint::uptimemillis or PrintCompilation
+        long firstSendUptimeMs = ManagementFactory.getRuntimeMXBean().getUptime() - (System.nanoTime() - sendNanos[0]) / 1_000_000;
+        StringBuilder b = new StringBuilder("lateness_gaps (first send at JVM uptime " + firstSendUptimeMs + " ms; ms offset:us off)");
         for (int i = 1; i < n; i++) {
             long offUs = Math.abs(sendNanos[i] - sendNanos[i - 1] - 1_000_000L) / 1000;
             if (offUs >= 300) {

@@ -124,29 +124,37 @@ public final class LoadDriver {
      * @param collectBeforeStep     whether a worker with {@link #PRE_STEP_GC_LEAD_NANOS} of lead runs a full garbage
      *                              collection before its first send; default true. Only right when the JVM holds this
      *                              one worker, as a Lambda does: in a JVM of many workers the collection pauses them all
+     * @param warmUpMs              how long a worker with the lead for it sends its own traffic to a loopback responder
+     *                              before its step, milliseconds ({@link WarmUp}; 0: never); default
+     *                              {@value WarmUp#DEFAULT_MS}. Only right, like the collection, in a JVM of one worker
      */
     public record Config(long abortPollIntervalMs, long windowFlushIntervalMs, long maxParkSliceNanos,
-                         long inFlightGraceMs, boolean collectBeforeStep) {
-        /** 500 ms abort poll, 1 s window flush, 50 ms park slices, 1 s in-flight grace, collection before the step. */
+                         long inFlightGraceMs, boolean collectBeforeStep, long warmUpMs) {
+        /** 500 ms abort poll, 1 s window flush, 50 ms park slices, 1 s in-flight grace, collection and warm-up before the step. */
         public static final Config DEFAULT = new Config(500, 1000, ArrivalScheduler.DEFAULT_MAX_PARK_SLICE_NANOS,
-                StepLayout.IN_FLIGHT_GRACE_MS, true);
+                StepLayout.IN_FLIGHT_GRACE_MS, true, WarmUp.DEFAULT_MS);
 
         /**
-         * Environment variable that turns the collection before the step off ({@code false}); the local stack sets it,
-         * since its one JVM runs every worker.
+         * Environment variable that turns the collection and the warm-up before the step off ({@code false}); the local
+         * stack sets it, since its one JVM runs every worker.
          */
         public static final String COLLECT_BEFORE_STEP_ENV = "RICHTER_COLLECT_BEFORE_STEP";
 
-        /** The given tunables, with the collection before the step. */
+        /** The given tunables, with the collection before the step and no warm-up. */
         public Config(long abortPollIntervalMs, long windowFlushIntervalMs, long maxParkSliceNanos, long inFlightGraceMs) {
-            this(abortPollIntervalMs, windowFlushIntervalMs, maxParkSliceNanos, inFlightGraceMs, true);
+            this(abortPollIntervalMs, windowFlushIntervalMs, maxParkSliceNanos, inFlightGraceMs, true, 0);
         }
 
-        /** {@link #DEFAULT}, without the collection before the step when {@value #COLLECT_BEFORE_STEP_ENV} is {@code false}. */
+        /** {@link #DEFAULT}, without the collection and the warm-up when {@value #COLLECT_BEFORE_STEP_ENV} is {@code false}. */
         public static Config fromEnv() {
-            boolean collect = !"false".equalsIgnoreCase(Env.get(COLLECT_BEFORE_STEP_ENV).orElse("true").strip());
+            boolean oneWorker = !"false".equalsIgnoreCase(Env.get(COLLECT_BEFORE_STEP_ENV).orElse("true").strip());
             return new Config(DEFAULT.abortPollIntervalMs(), DEFAULT.windowFlushIntervalMs(), DEFAULT.maxParkSliceNanos(),
-                    DEFAULT.inFlightGraceMs(), collect);
+                    DEFAULT.inFlightGraceMs(), oneWorker, oneWorker ? DEFAULT.warmUpMs() : 0);
+        }
+
+        /** These tunables with a warm-up of {@code ms} (0: none). */
+        public Config withWarmUpMs(long ms) {
+            return new Config(abortPollIntervalMs, windowFlushIntervalMs, maxParkSliceNanos, inFlightGraceMs, collectBeforeStep, ms);
         }
 
         /** @throws IllegalArgumentException when a value is not positive or the abort poll exceeds 1 s */
@@ -154,8 +162,8 @@ public final class LoadDriver {
             if (abortPollIntervalMs <= 0 || abortPollIntervalMs > 1000) {
                 throw new IllegalArgumentException("abortPollIntervalMs must be in (0, 1000]");
             }
-            if (windowFlushIntervalMs <= 0 || maxParkSliceNanos <= 0 || inFlightGraceMs < 0) {
-                throw new IllegalArgumentException("intervals must be > 0");
+            if (windowFlushIntervalMs <= 0 || maxParkSliceNanos <= 0 || inFlightGraceMs < 0 || warmUpMs < 0) {
+                throw new IllegalArgumentException("intervals must be > 0, warmUpMs >= 0");
             }
         }
     }
@@ -271,6 +279,15 @@ public final class LoadDriver {
         if (polls.stopBeforeFirstSend()) {
             LOG.info("run {}: {} stops before its first send: {}", task.runId(), task.workerName(), polls.reason);
             return finish(task, recorder, startedAtMs, epochMsClock.getAsLong(), true, 0, 0, List.of(), 0);
+        }
+        if (config.warmUpMs() > 0 && schedule.count() > 0 && clock instanceof MonotonicClock.SystemClock
+                && t0Nanos + schedule.dueOffsetNanos(0) - clock.nanoTime() > config.warmUpMs() * 1_000_000L + PRE_STEP_GC_LEAD_NANOS) {
+            WarmUp.run(transport, task, config.warmUpMs(), clock);
+            // the flag is read again: it may have been set during the warm-up, and its last read must be fresh
+            if (polls.stopBeforeFirstSend()) {
+                LOG.info("run {}: {} stops before its first send: {}", task.runId(), task.workerName(), polls.reason);
+                return finish(task, recorder, startedAtMs, epochMsClock.getAsLong(), true, 0, 0, List.of(), 0);
+            }
         }
         if (config.collectBeforeStep() && schedule.count() > 0 && clock instanceof MonotonicClock.SystemClock
                 && t0Nanos + schedule.dueOffsetNanos(0) - clock.nanoTime() > PRE_STEP_GC_LEAD_NANOS) {
