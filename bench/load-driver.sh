@@ -37,7 +37,7 @@
 #        RUNS=3 bench/load-driver.sh     (the whole measurement three times; the last 3 lines are the runs' last lines)
 #        PROTOCOL=h2c bench/load-driver.sh, PROTOCOL=h2 bench/load-driver.sh
 #        BENCH_JAVA_OPTS="-Dbench.scheduler=thread" bench/load-driver.sh   (A/B: scheduler on the driver's thread)
-#        BENCH_JAVA_OPTS="-Dbench.gaps=true" bench/load-driver.sh   (lists each send gap off by >= 0.3 ms, by offset)
+#        BENCH_JAVA_OPTS="-Dbench.gaps=true" bench/load-driver.sh   (lists each send gap off by >= 0.3 ms at 1 000 and 10 000 QPS, by offset)
 #        PEERS=0 bench/load-driver.sh      (without hey and Artillery)
 #        ONLY=accuracy bench/load-driver.sh, ONLY="cost 20000 5 1000" bench/load-driver.sh   (one driver mode alone)
 set -euo pipefail

@@ -79,10 +79,10 @@ public final class LoadDriverBench {
 
     /**
      * The accuracy trials start their workers as AWS does, ahead of the step (the leg's WaitForLaunch lead,
-     * {@code RICHTER_WORKER_LEAD_MS}, 10 s by default), ms: long enough for the worker's warm-up (2 s) and its
+     * {@code RICHTER_WORKER_LEAD_MS}, 10 s by default), ms: long enough for the worker's warm-up (3 s) and its
      * collection before the step (1 s).
      */
-    private static final long ACCURACY_LEAD_MS = 4000;
+    private static final long ACCURACY_LEAD_MS = 5000;
 
     private LoadDriverBench() {}
 
@@ -301,13 +301,15 @@ public final class LoadDriverBench {
                 t.peakHeapBytes() / 1048576.0, t.cpuUsPerRequest(), t.sustained());
     }
 
-    /** Diagnosis ({@code -Dbench.gaps=true}): where the late sends at 1000 QPS fall, as gaps off 1 ms by 0.3 ms or more. */
-    private static void printGaps(long[] sendNanos, int n) {
+    /** Diagnosis ({@code -Dbench.gaps=true}): where the late sends at {@code qps} fall, as gaps off 1 / qps by 0.3 ms or more. */
+    private static void printGaps(long[] sendNanos, int n, double qps) {
+        long intervalNanos = Math.round(1e9 / qps);
         // the JVM's uptime at the first send, to line the gaps up with -Xlog:gc,safepoint::uptimemillis or PrintCompilation
         long firstSendUptimeMs = ManagementFactory.getRuntimeMXBean().getUptime() - (System.nanoTime() - sendNanos[0]) / 1_000_000;
-        StringBuilder b = new StringBuilder("lateness_gaps (first send at JVM uptime " + firstSendUptimeMs + " ms; ms offset:us off)");
+        StringBuilder b = new StringBuilder("lateness_gaps qps=" + Math.round(qps) + " (first send at JVM uptime "
+                + firstSendUptimeMs + " ms; ms offset:us off)");
         for (int i = 1; i < n; i++) {
-            long offUs = Math.abs(sendNanos[i] - sendNanos[i - 1] - 1_000_000L) / 1000;
+            long offUs = Math.abs(sendNanos[i] - sendNanos[i - 1] - intervalNanos) / 1000;
             if (offUs >= 300) {
                 b.append(String.format(Locale.ROOT, " %d:%d", (sendNanos[i] - sendNanos[0]) / 1_000_000, offUs));
             }
@@ -353,8 +355,8 @@ public final class LoadDriverBench {
                 printLateness("lateness", p[0], t.sends().latenessUs);
                 printLateness("lateness_floor", p[0], latenessFloor(url, p[0]));
             }
-            if (p[0] == 1000 && Boolean.getBoolean("bench.gaps")) {
-                printGaps(t.sends().sendNanos, t.sends().n);
+            if ((p[0] == 1000 || p[0] == 10000) && Boolean.getBoolean("bench.gaps")) {
+                printGaps(t.sends().sendNanos, t.sends().n, p[0]);
             }
             if (p[0] == 10000) {
                 print("heap qps=10000 peak_heap_used_mb=%.1f max_heap_mb=%.0f", t.peakHeapBytes() / 1048576.0,

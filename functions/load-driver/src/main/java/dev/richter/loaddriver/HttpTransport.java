@@ -106,6 +106,15 @@ public interface HttpTransport extends AutoCloseable {
         default Optional<ArrivalScheduler.TimerLoop> sendLoop() {
             return Optional.empty();
         }
+
+        /**
+         * Starts opening connections to this request's target until at least {@code connections} are open or opening
+         * (bounded by the transport's own limits), without sending anything; returns at once. The load driver calls it
+         * in a worker's lead, so that the first sends of its step find open connections instead of opening them in a
+         * burst. By default does nothing (a transport whose connections are not its own to open).
+         */
+        default void preconnect(int connections) {
+        }
     }
 
     /**

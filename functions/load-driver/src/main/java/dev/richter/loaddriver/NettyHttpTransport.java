@@ -351,6 +351,12 @@ public final class NettyHttpTransport implements HttpTransport {
         public Optional<ArrivalScheduler.TimerLoop> sendLoop() {
             return preciseTimers ? Optional.of(pool.timers) : Optional.empty();
         }
+
+        /** Opens connections of the pool on its loop: see {@link HostPool#preconnect}. */
+        @Override
+        public void preconnect(int connections) {
+            pool.loop.execute(() -> pool.preconnect(connections));
+        }
     }
 
     /**
@@ -577,6 +583,22 @@ public final class NettyHttpTransport implements HttpTransport {
                     armExpiry(head.deadlineNanos);
                     return;
                 }
+            }
+        }
+
+        /**
+         * Opens connections until {@code n} are open or opening, at most {@code maxConnectionsPerHost}, at most
+         * {@link #MAX_CONNECTING_PER_HOST} at once; a multiplexed target (HTTP/2, or https until ALPN has said) gets one.
+         * Each connection, once ready,
+         * goes to the idle pool: its opener is an exchange that is already done.
+         */
+        void preconnect(int n) {
+            // HTTP/2, or https before ALPN has told: one connection carries many exchanges
+            int want = speaksHttp2 == null || speaksHttp2 ? 1 : Math.min(n, options.maxConnectionsPerHost());
+            while (open < want && connecting < MAX_CONNECTING_PER_HOST) {
+                PendingRequest none = new PendingRequest(null, Long.MAX_VALUE);
+                none.done = true;
+                connect(none);
             }
         }
 

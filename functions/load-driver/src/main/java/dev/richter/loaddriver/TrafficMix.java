@@ -164,6 +164,18 @@ public final class TrafficMix {
     }
 
     /**
+     * Starts opening {@code connections} to each target of the mix ({@link HttpTransport.PreparedRequest#preconnect});
+     * sends nothing, returns at once.
+     */
+    public void preconnect(int connections) {
+        for (List<HttpTransport.PreparedRequest> ps : prepared) {
+            for (HttpTransport.PreparedRequest p : ps) {
+                p.preconnect(connections);
+            }
+        }
+    }
+
+    /**
      * The send loop shared by every prepared request of the mix ({@link HttpTransport.PreparedRequest#sendLoop});
      * empty when any request has none or they differ.
      */

@@ -25,9 +25,9 @@ import org.apache.logging.log4j.Logger;
 final class WarmUp {
     private static final Logger LOG = LogManager.getLogger(WarmUp.class);
     /** Default warm-up length, milliseconds. */
-    static final long DEFAULT_MS = 2000;
+    static final long DEFAULT_MS = 3000;
     /** The warm-up's rate, requests per second, whatever the worker's own. */
-    static final double RATE_QPS = 5000;
+    static final double RATE_QPS = 10_000;
 
     private WarmUp() {}
 
