@@ -53,7 +53,7 @@ final class LoopbackResponder implements AutoCloseable {
         return URI.create("http://" + server.getInetAddress().getHostAddress() + ":" + server.getLocalPort());
     }
 
-    /** Requests answered so far. */
+    /** Requests read whole so far, each counted before its answer is written. */
     long answered() {
         return answered.get();
     }
@@ -103,9 +103,9 @@ final class LoopbackResponder implements AutoCloseable {
                     }
                     bodyLeft -= skipped;
                 }
+                answered.incrementAndGet();
                 out.write(RESPONSE);
                 out.flush();
-                answered.incrementAndGet();
             }
         } catch (SocketException e) {
             // closed by either side

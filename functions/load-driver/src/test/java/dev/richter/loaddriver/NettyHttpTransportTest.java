@@ -25,6 +25,54 @@ class NettyHttpTransportTest {
                 .run(LoadDriverTest.task(url, qps, 1, 0, 1, 0, timeoutMs, 64, 1000));
     }
 
+    /**
+     * preconnect opens the connections a worker asks for in its lead, each at most once, within the per-host cap, and
+     * sends nothing on them; the first request then goes out on one of them instead of opening another.
+     */
+    @Test
+    void preconnectOpensIdleConnectionsWithoutSendingAndTheFirstRequestUsesOne() throws Exception {
+        try (java.net.ServerSocket server = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+             NettyHttpTransport transport = new NettyHttpTransport(1, Duration.ofSeconds(1), 3)) {
+            List<java.net.Socket> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();
+            Thread acceptor = Thread.ofVirtual().start(() -> {
+                try {
+                    while (true) accepted.add(server.accept());
+                } catch (java.io.IOException closed) {
+                    // the test ends
+                }
+            });
+            HttpTransport.PreparedRequest r = transport.prepare(new OutboundRequest(
+                    URI.create("http://127.0.0.1:" + server.getLocalPort() + "/"), "GET", Map.of(), new byte[0], 2000));
+            r.preconnect(5);
+            r.preconnect(5); // idempotent: already open or opening
+            long deadline = System.nanoTime() + 2_000_000_000L;
+            while (accepted.size() < 3 && System.nanoTime() < deadline) Thread.sleep(10);
+            Thread.sleep(200);
+            assertEquals(3, accepted.size(), "5 asked for, 3 allowed per host, none twice");
+            for (java.net.Socket s : accepted) {
+                assertEquals(0, s.getInputStream().available(), "nothing is sent on a preconnected connection");
+            }
+            var answer = r.send();
+            byte[] buf = new byte[256];
+            java.net.Socket carrier = null;
+            while (carrier == null && System.nanoTime() < deadline + 2_000_000_000L) {
+                for (java.net.Socket s : accepted) {
+                    if (s.getInputStream().available() > 0) carrier = s;
+                }
+                Thread.sleep(5);
+            }
+            assertTrue(carrier != null, "the request went out on a preconnected connection");
+            int n = carrier.getInputStream().read(buf);
+            assertTrue(new String(buf, 0, n, java.nio.charset.StandardCharsets.US_ASCII).startsWith("GET / HTTP/1.1\r\n"));
+            carrier.getOutputStream().write("HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            assertEquals(200, answer.get(2, java.util.concurrent.TimeUnit.SECONDS).status());
+            assertEquals(3, accepted.size(), "no further connection opened");
+            server.close();
+            acceptor.join(1000);
+            for (java.net.Socket s : accepted) s.close();
+        }
+    }
+
     /** With one connection allowed, requests queue for it within their deadline instead of opening more. */
     @Test
     void requestsWaitForAFreeConnectionUnderTheCap() throws Exception {

@@ -67,8 +67,11 @@ class WarmUpTest {
              NettyHttpTransport transport = new NettyHttpTransport(1, Duration.ofSeconds(2))) {
             WorkerResult r = WarmUp.run(transport, task(target.baseUrl(), 10, 1, 0), 1000, MonotonicClock.system());
             assertNotNull(r);
-            assertEquals(5000, r.counters().sent(), "1 s at 5 000 QPS");
-            assertEquals(5000, r.counters().ok(), "every request answered 200 by the responder, GET and POST alike");
+            // a cold JVM on a busy host may drop some at the in-flight cap: the warm-up is for that; each one is counted
+            assertEquals((long) WarmUp.RATE_QPS, r.counters().due(), "1 s at the warm-up's rate");
+            assertEquals(r.counters().due(), r.counters().sent() + r.counters().dropped());
+            assertTrue(r.counters().sent() >= WarmUp.RATE_QPS / 2, r.counters().toString());
+            assertEquals(r.counters().sent(), r.counters().ok(), "every request sent answered 200 by the responder, GET and POST alike");
             assertEquals(0, target.seen.size(), "no warm-up request reaches the target");
         }
     }
@@ -81,7 +84,7 @@ class WarmUpTest {
             // a warm-up as long as the flag's unreadable limit (2 s): the worker must read the flag again after it
             LoadDriver driver = new LoadDriver(transport, sink, id -> false, MonotonicClock.system(), System::currentTimeMillis,
                     LoadDriver.Config.DEFAULT.withWarmUpMs(2000), LoadDriver.SendObserver.NONE);
-            long start = System.currentTimeMillis() + 3_600;
+            long start = System.currentTimeMillis() + 3_600; // more than the warm-up and the collection's 1 s
             WorkerResult r = driver.run(task(target.baseUrl(), 20, 1, start));
             assertFalse(r.aborted(), "the warm-up's 2 s without a flag read do not stop the worker");
             assertEquals(20, r.counters().sent());
