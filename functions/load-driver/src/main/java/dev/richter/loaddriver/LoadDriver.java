@@ -289,24 +289,25 @@ public final class LoadDriver {
         long stopNanos = sendUntilEpochMs == Long.MAX_VALUE ? Long.MAX_VALUE
                 : nowNanos + Math.min(Long.MAX_VALUE / 4, (sendUntilEpochMs - nowEpochMs) * 1_000_000L);
         AbortPolls polls = new AbortPolls(task, Math.max(nowEpochMs, startedAtMs));
-        if (polls.stopBeforeFirstSend()) {
+        // the lead left before the first due time, nanoseconds (none for an empty schedule)
+        LongSupplier leadNanos = () -> schedule.count() == 0 ? Long.MIN_VALUE
+                : t0Nanos + schedule.dueOffsetNanos(0) - clock.nanoTime();
+        boolean systemClock = clock instanceof MonotonicClock.SystemClock;
+        boolean stopBeforeFirstSend = polls.stopBeforeFirstSend();
+        if (!stopBeforeFirstSend && config.warmUpMs() > 0 && systemClock
+                && leadNanos.getAsLong() > config.warmUpMs() * 1_000_000L + PRE_STEP_GC_LEAD_NANOS) {
+            WarmUp.run(transport, task, config.warmUpMs(), clock);
+            // the flag is read again: it may have been set during the warm-up, and its last read must be fresh
+            stopBeforeFirstSend = polls.stopBeforeFirstSend();
+        }
+        if (stopBeforeFirstSend) {
             LOG.info("run {}: {} stops before its first send: {}", task.runId(), task.workerName(), polls.reason);
             return finish(task, recorder, startedAtMs, epochMsClock.getAsLong(), true, 0, 0, List.of(), 0);
         }
-        if (config.warmUpMs() > 0 && schedule.count() > 0 && clock instanceof MonotonicClock.SystemClock
-                && t0Nanos + schedule.dueOffsetNanos(0) - clock.nanoTime() > config.warmUpMs() * 1_000_000L + PRE_STEP_GC_LEAD_NANOS) {
-            WarmUp.run(transport, task, config.warmUpMs(), clock);
-            // the flag is read again: it may have been set during the warm-up, and its last read must be fresh
-            if (polls.stopBeforeFirstSend()) {
-                LOG.info("run {}: {} stops before its first send: {}", task.runId(), task.workerName(), polls.reason);
-                return finish(task, recorder, startedAtMs, epochMsClock.getAsLong(), true, 0, 0, List.of(), 0);
-            }
-        }
-        if (schedule.count() > 0 && t0Nanos + schedule.dueOffsetNanos(0) - clock.nanoTime() > PRE_STEP_GC_LEAD_NANOS) {
+        if (leadNanos.getAsLong() > PRE_STEP_GC_LEAD_NANOS) {
             mix.preconnect(preconnections(task.qps()));
         }
-        if (config.collectBeforeStep() && schedule.count() > 0 && clock instanceof MonotonicClock.SystemClock
-                && t0Nanos + schedule.dueOffsetNanos(0) - clock.nanoTime() > PRE_STEP_GC_LEAD_NANOS) {
+        if (config.collectBeforeStep() && systemClock && leadNanos.getAsLong() > PRE_STEP_GC_LEAD_NANOS) {
             // Collect while there is time: the objects of the worker's start-up (clients, classes' statics, the traffic
             // mix) are tenured now, not copied by the first young collections inside the leg, which paused 15-40 ms
             // where later ones took about 1 ms, and each paused millisecond is a late send (bench/load-driver.sh).

@@ -113,8 +113,28 @@ public final class CloudWatchMetricQuery {
      *                                 window, or the value is not finite
      */
     public static double value(GetMetricDataResponse response, String id) {
-        MetricDataResult r = response.metricDataResults().stream().filter(x -> id.equals(x.id())).findFirst()
-                .orElseThrow(() -> new EvidenceAnswerException("MetricDataResults has no result " + id));
+        return value(resultsById(response), id);
+    }
+
+    /** The answer's results by id, read once for a batch (the first of an id, should CloudWatch repeat one). */
+    public static Map<String, MetricDataResult> resultsById(GetMetricDataResponse response) {
+        Map<String, MetricDataResult> byId = new java.util.HashMap<>();
+        for (MetricDataResult r : response.metricDataResults()) {
+            byId.putIfAbsent(r.id(), r);
+        }
+        return byId;
+    }
+
+    /**
+     * The newest value of result {@code id} of {@link #resultsById}.
+     *
+     * @throws EvidenceAnswerException as {@link #value(GetMetricDataResponse, String)}
+     */
+    public static double value(Map<String, MetricDataResult> resultsById, String id) {
+        MetricDataResult r = resultsById.get(id);
+        if (r == null) {
+            throw new EvidenceAnswerException("MetricDataResults has no result " + id);
+        }
         if (r.statusCode() == StatusCode.FORBIDDEN || r.statusCode() == StatusCode.INTERNAL_ERROR) {
             throw new EvidenceAnswerException("StatusCode " + r.statusCodeAsString() + messages(r));
         }

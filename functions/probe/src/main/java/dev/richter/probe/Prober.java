@@ -119,9 +119,7 @@ public final class Prober implements AutoCloseable {
     private List<HealthReport> guardedBatch(List<ProbeTarget.CloudWatchQuery> batch) {
         Bulkhead b = bulkheads.bulkhead(batch.getFirst().endpointKey());
         if (!b.tryAcquirePermission()) {
-            return batch.stream().map(t -> new HealthReport(t.module(), t.kind(), false, "BULKHEAD_FULL", List.of(), 0,
-                    "too many probes still in flight to " + t.endpointKey(), Map.of(), clockMs.getAsLong(), evidenceOf(t),
-                    List.<String>of())).toList();
+            return batch.stream().map(this::bulkheadFull).toList();
         }
         try {
             return probes.cloudWatchMetrics(batch);
@@ -133,14 +131,19 @@ public final class Prober implements AutoCloseable {
     private HealthReport guarded(ProbeTarget t) {
         Bulkhead b = bulkheads.bulkhead(t.endpointKey());
         if (!b.tryAcquirePermission()) {
-            return new HealthReport(t.module(), t.kind(), false, "BULKHEAD_FULL", List.of(), 0,
-                    "too many probes still in flight to " + t.endpointKey(), Map.of(), clockMs.getAsLong(), evidenceOf(t), List.of());
+            return bulkheadFull(t);
         }
         try {
             return probes.probe(t);
         } finally {
             b.onComplete();
         }
+    }
+
+    /** The report of a probe not made because its endpoint's bulkhead is full. */
+    private HealthReport bulkheadFull(ProbeTarget t) {
+        return new HealthReport(t.module(), t.kind(), false, "BULKHEAD_FULL", List.of(), 0,
+                "too many probes still in flight to " + t.endpointKey(), Map.of(), clockMs.getAsLong(), evidenceOf(t), List.of());
     }
 
     /** Module evidence, or monitoring evidence for the team's own sources ({@link ProbeTarget#teamEvidence()}). */

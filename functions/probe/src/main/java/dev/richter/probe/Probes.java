@@ -263,43 +263,42 @@ public final class Probes implements AutoCloseable {
         long startNs = System.nanoTime();
         long at = clockMs.getAsLong();
         ProbeTarget.CloudWatchQuery first = batch.getFirst();
-        software.amazon.awssdk.services.cloudwatch.model.GetMetricDataResponse answer;
-        String callFailure;
-        String callStatus;
+        Map<String, software.amazon.awssdk.services.cloudwatch.model.MetricDataResult> results;
         try {
-            answer = cloudWatch.apply(first.region()).getMetricData(
+            results = CloudWatchMetricQuery.resultsById(cloudWatch.apply(first.region()).getMetricData(
                     CloudWatchMetricQuery.request(batch, at).toBuilder().overrideConfiguration(c -> c
-                            .apiCallTimeout(Duration.ofMillis(first.timeoutMs()))).build());
-            callFailure = null;
-            callStatus = null;
+                            .apiCallTimeout(Duration.ofMillis(first.timeoutMs()))).build()));
         } catch (software.amazon.awssdk.core.exception.ApiCallTimeoutException e) {
-            answer = null;
-            callStatus = "TIMEOUT";
-            callFailure = "no answer within " + first.timeoutMs() + " ms";
+            return failedCall(batch, "TIMEOUT", "no answer within " + first.timeoutMs() + " ms", elapsedMs(startNs), at);
         } catch (software.amazon.awssdk.core.exception.SdkException e) {
-            answer = null;
-            callStatus = "SDK_ERROR";
-            callFailure = (e instanceof software.amazon.awssdk.awscore.exception.AwsServiceException a && a.awsErrorDetails() != null
-                    ? a.awsErrorDetails().errorCode() : e.getClass().getSimpleName()) + ": " + e.getMessage();
+            String code = e instanceof software.amazon.awssdk.awscore.exception.AwsServiceException a && a.awsErrorDetails() != null
+                    ? a.awsErrorDetails().errorCode() : e.getClass().getSimpleName();
+            return failedCall(batch, "SDK_ERROR", code + ": " + e.getMessage(), elapsedMs(startNs), at);
         }
         long ms = elapsedMs(startNs);
         List<HealthReport> reports = new ArrayList<>(batch.size());
         for (int i = 0; i < batch.size(); i++) {
             ProbeTarget.CloudWatchQuery t = batch.get(i);
-            String what = "business metric '" + t.name() + "' (CloudWatch " + t.namespace() + "/" + t.metricName() + ")";
-            if (answer == null) {
-                reports.add(sourceFailure(t, callStatus, what + ": " + callFailure, ms, at));
-                continue;
-            }
             try {
-                double v = CloudWatchMetricQuery.value(answer, CloudWatchMetricQuery.id(i));
+                double v = CloudWatchMetricQuery.value(results, CloudWatchMetricQuery.id(i));
                 reports.add(new HealthReport(t.module(), t.kind(), true, "READ", List.of(), ms, "",
                         businessMetrics(t.name(), v, t.expect()), at));
             } catch (EvidenceAnswerException e) {
-                reports.add(sourceFailure(t, "BAD_ANSWER", what + ": " + e.getMessage(), ms, at));
+                reports.add(sourceFailure(t, "BAD_ANSWER", described(t) + ": " + e.getMessage(), ms, at));
             }
         }
         return reports;
+    }
+
+    /** Every query of a batch whose call failed: monitoring evidence, {@code status} and {@code detail} each. */
+    private static List<HealthReport> failedCall(List<ProbeTarget.CloudWatchQuery> batch, String status, String detail,
+                                                 long ms, long at) {
+        return batch.stream().map(t -> sourceFailure(t, status, described(t) + ": " + detail, ms, at)).toList();
+    }
+
+    /** E.g. {@code business metric 'orders' (CloudWatch Shop/OrdersCreated)}. */
+    private static String described(ProbeTarget.CloudWatchQuery t) {
+        return "business metric '" + t.name() + "' (CloudWatch " + t.namespace() + "/" + t.metricName() + ")";
     }
 
     /** {@code business:<name>} = value and the expectation's keys. */
