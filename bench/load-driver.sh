@@ -8,19 +8,29 @@
 #       (user + system) over the requests nginx counted (stub_status), never wall time: CPU time is robust to the
 #       neighbours of a shared host, wall-clock rates are not.
 #       driver: open-model max (highest target rate, 2 s trials, at which every due request was sent and answered ok,
-#       none dropped, and the send rate reached >= 99 % of the target), then its CPU per request in a 5 s trial at that
-#       rate, for both transports (Netty, JDK HttpClient); wrk: closed-loop max (-t1 -c32, 5 s, better of 2 runs);
+#       none dropped, and the send rate reached >= 99 % of the target), then its CPU per request in a 10 s trial at that
+#       rate over the trial's steady window (from 3 s in to 1 s before its end: without the JIT recompilations a new
+#       run sets off, which a worker's run of minutes amortizes; the whole trial's figure and the JIT's share are
+#       printed too), for both transports (Netty, JDK HttpClient); wrk: closed-loop max (-t1 -c32, 5 s, better of 2 runs);
 #       hey and Artillery: the highest target rate they hold within 1 % (requests counted at nginx over the trial), and
 #       their CPU per request there; hey's closed-loop max (-c 32) too.
 #       cpu_cost_ratio = wrk us/request / the driver's (Netty, the load driver's default for http://).
+#       The open-model floor (bench/load-driver/open-floor.c, built here with gcc): one C thread, epoll, one send and
+#       one recv per request, no parsing, sleeping until each due time as any precise open-model sender must; its CPU
+#       per request at the driver's max rate, 10 s. wrk never sleeps at saturation and its nginx never does either; an
+#       open-model sender at a rate it can hold sleeps between sends and wakes nginx for each request (the loopback
+#       receive path and that wake-up run in the sender's system time), so the floor is what the driver can approach.
+#       cpu_vs_open_floor = the floor's us/request / the driver's; open_floor_vs_wrk = wrk's / the floor's.
 #   (2) rate accuracy of the driver at 1, 10, 100, 1000, 10000 QPS (count error and send-timestamp rate error)
 #   (3) send lateness of the driver (send time minus due time, as it records it: p50, p99, p99.9, max) at 1000 and
 #       10000 QPS, beside its floor (same scheduler and thread, no-op dispatch); the peers' send accuracy as nginx
-#       sees it: requests per second at 1000 QPS for 10 s (the worst full second's error)
+#       sees it: requests per second at 1000 QPS for 10 s (the worst full second's error); the open-model floor's own
+#       send lateness at 1000 and 10000 QPS (5 s each)
 #   (4) peak heap used at 10000 QPS
 #   Last line: cpu_cost_ratio=<wrk us/req / driver us/req> lateness_p99_us_1k=<x> lateness_p99_us_10k=<x>
 #              lateness_p999_us_10k=<x> max_rate_error_pct=<x> cpu_vs_artillery=<driver us/req / Artillery's>
-#              cpu_vs_hey=<driver / hey>
+#              cpu_vs_hey=<driver / hey> cpu_vs_open_floor=<floor us/req / driver us/req>
+#              open_floor_vs_wrk=<wrk us/req / floor us/req>
 #   Artillery is installed with npm (ARTILLERY_VERSION, pinned), wrk, hey and nginx with apt.
 # PROTOCOL=h2c — HTTP/2 with prior knowledge on http:// (nginx `listen ... http2`), peer h2load (-t1 -c1 -m32:
 #   one connection, 32 streams in flight, as wrk keeps 32 requests in flight; better of 2 runs):
@@ -63,7 +73,7 @@ SUDO=""; [[ $(id -u) -ne 0 ]] && command -v sudo >/dev/null && SUDO="sudo"
 # --- tools -------------------------------------------------------------------------------------------
 PEERS="${PEERS:-1}"
 ARTILLERY_VERSION=2.0.34
-NEED=(nginx wrk); [[ "$PROTOCOL" != h1 ]] && NEED+=(nghttp2-client openssl)
+NEED=(nginx wrk); [[ "$PROTOCOL" != h1 ]] && NEED+=(nghttp2-client openssl); [[ "$PROTOCOL" == h1 ]] && NEED+=(gcc)
 [[ "$PROTOCOL" == h1 && "$PEERS" == 1 ]] && NEED+=(hey)
 missing=()
 for p in "${NEED[@]}"; do
@@ -179,6 +189,9 @@ if [[ -n "${ONLY:-}" ]]; then
   exit 0
 fi
 
+# the open-model floor (open-floor.c): the least CPU an open-model sender spends per request at a given rate here
+[[ "$PROTOCOL" == h1 ]] && gcc -O2 -o "$WORK/open-floor" "$ROOT/bench/load-driver/open-floor.c"
+
 # --- peers: "<req/s> <cpu us/request>" ----------------------------------------------------------------
 # CPU per request (user+sys / requests) is printed too: it is robust to neighbours, max rates are not.
 TIMEFORMAT='%U %S'
@@ -193,6 +206,14 @@ wrk_run() {
   s1=$(served)
   rps="$(awk '/Requests\/sec/ {print $2}' "$WORK/wrk.out")"
   echo "$rps $(cpu_per_req "$cpu" $((s1 - s0 - 1)))"
+}
+# floor_run <target qps> <seconds>: "<cpu us/request> <its open_floor line>"; CPU over the requests nginx counted
+floor_run() {
+  local cpu s0 s1 out
+  s0=$(served)
+  { cpu=$( { time taskset -c "$DRIVER_CPU" "$WORK/open-floor" 127.0.0.1 "$PORT" "$1" "$2" > "$WORK/floor.out"; } 2>&1 ); }
+  s1=$(served)
+  echo "$(cpu_per_req "$cpu" $((s1 - s0 - 1))) $(cat "$WORK/floor.out")"
 }
 # hey_run <target qps> <seconds> [url]: "<req/s at nginx> <cpu us/request>"; target 0 = closed loop, 32 workers.
 # A target rate is spread over workers of at most 100 QPS each (-q is per worker), at least 10 workers.
@@ -305,6 +326,10 @@ run_h1() {
   read -r WRK_RPS WRK_CPU < <(better "$WRK1_RPS" "$WRK1_CPU" "$WRK2_RPS" "$WRK2_CPU")
   read -r NETTY_MAX NETTY_CPU < <(mr <<<"$MAX_NETTY")
   read -r JDK_MAX JDK_CPU < <(mr <<<"$MAX_JDK")
+  # the open-model floor at the driver's max rate, 10 s (no JIT to leave out: the whole run counts)
+  local FLOOR_CPU FLOOR_LINE FL1 FL10
+  read -r FLOOR_CPU FLOOR_LINE < <(floor_run "$NETTY_MAX" 10)
+  echo "open_floor_at_max cpu_us_per_req=$FLOOR_CPU $FLOOR_LINE" >&2
   HEY_MAX=0; HEY_CPU=nan; ART_MAX=0; ART_CPU=nan; HEY_C_RPS=0; HEY_C_CPU=nan; HEY_ERR=nan; ART_ERR=nan; HEY_SECS=0; ART_SECS=0
   if [[ "$PEERS" == 1 ]]; then
     read -r HEY_C_RPS HEY_C_CPU < <(hey_run 0 5)
@@ -319,11 +344,14 @@ run_h1() {
   # --- (2)-(4) accuracy, lateness, heap --------------------------------------------------------------
   local ACC_OUT MAX_ERR=0 line q d t s o dr la sr ce re p99 to cx HEAP_LINE L1 F1 L10 F10
   ACC_OUT="$(bench "$URL" accuracy netty)"
+  read -r -a FL1 < <(floor_run 1000 5 | lat "[0-9.]* open_floor" 1000)
+  read -r -a FL10 < <(floor_run 10000 5 | lat "[0-9.]* open_floor" 10000)
 
   header "load driver vs wrk, hey and Artillery, HTTP/1.1 (CPU per request = own CPU time / requests counted at nginx)"
   row "wrk -t1 -c32 (closed loop, better of 2 runs)" "$WRK_RPS" "$WRK_CPU"
   row "load driver, Netty transport (open model)" "$NETTY_MAX" "$NETTY_CPU"
   row "load driver, JDK HttpClient (open model)" "$JDK_MAX" "$JDK_CPU"
+  row "open-model floor (open-floor.c), at the driver's max" "$NETTY_MAX" "$FLOOR_CPU"
   if [[ "$PEERS" == 1 ]]; then
     row "hey -c 32 (closed loop)" "$HEY_C_RPS" "$HEY_C_CPU"
     row "hey -q per worker (highest rate held within 1 %)" "$HEY_MAX" "$HEY_CPU"
@@ -353,6 +381,8 @@ run_h1() {
   printf '%-34s %8s %8s %8s %8s\n' "floor, 1000 QPS" "${F1[@]}"
   printf '%-34s %8s %8s %8s %8s\n' "load driver, 10000 QPS" "${L10[@]}"
   printf '%-34s %8s %8s %8s %8s\n' "floor, 10000 QPS" "${F10[@]}"
+  printf '%-34s %8s %8s %8s %8s\n' "open-model floor (C), 1000 QPS" "${FL1[@]}"
+  printf '%-34s %8s %8s %8s %8s\n' "open-model floor (C), 10000 QPS" "${FL10[@]}"
   grep 'lateness_gaps' <<<"$ACC_OUT" || true   # only with BENCH_JAVA_OPTS=-Dbench.gaps=true
   if [[ "$PEERS" == 1 ]]; then
     echo "peers' send accuracy at 1000 QPS for 10 s, requests per second at nginx (worst full second's error):"
@@ -364,7 +394,8 @@ run_h1() {
   LAST="cpu_cost_ratio=$(div "$WRK_CPU" "$NETTY_CPU") lateness_p99_us_1k=${L1[1]:-nan} lateness_p99_us_10k=${L10[1]:-nan}"
   LAST+=" lateness_p999_us_10k=${L10[2]:-nan} max_rate_error_pct=$(awk -v m="$MAX_ERR" 'BEGIN{printf "%.3f", m}')"
   LAST+=" cpu_vs_artillery=$(div "$NETTY_CPU" "$ART_CPU") cpu_vs_hey=$(div "$NETTY_CPU" "$HEY_CPU")"
-  PEER_ROW="$(printf '%-6s %10s %8s %10s %8s %10s %8s %10s %8s %8s %8s' "$RUN_NO" "$WRK_RPS" "$WRK_CPU" "$NETTY_MAX" "$NETTY_CPU" "$HEY_MAX" "$HEY_CPU" "$ART_MAX" "$ART_CPU" "$HEY_ERR" "$ART_ERR")"
+  LAST+=" cpu_vs_open_floor=$(div "$FLOOR_CPU" "$NETTY_CPU") open_floor_vs_wrk=$(div "$WRK_CPU" "$FLOOR_CPU")"
+  PEER_ROW="$(printf '%-6s %10s %8s %10s %8s %8s %10s %8s %10s %8s %8s %8s' "$RUN_NO" "$WRK_RPS" "$WRK_CPU" "$NETTY_MAX" "$NETTY_CPU" "$FLOOR_CPU" "$HEY_MAX" "$HEY_CPU" "$ART_MAX" "$ART_CPU" "$HEY_ERR" "$ART_ERR")"
 }
 
 run_h2c() {
@@ -422,7 +453,7 @@ if (( RUNS > 1 )); then
   if [[ "$PROTOCOL" == h1 ]]; then
     echo
     echo "== peers of the $RUNS runs: max req/s and cpu us/request (counted at nginx); per-second error at 1000 QPS, % =="
-    printf '%-6s %10s %8s %10s %8s %10s %8s %10s %8s %8s %8s\n' run wrk cpu driver cpu hey cpu artillery cpu hey_1k% art_1k%
+    printf '%-6s %10s %8s %10s %8s %8s %10s %8s %10s %8s %8s %8s\n' run wrk cpu driver cpu floor hey cpu artillery cpu hey_1k% art_1k%
     printf '%s\n' "${PEER_ROWS[@]}"
   fi
   echo

@@ -28,6 +28,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -45,7 +46,8 @@ import org.HdrHistogram.Histogram;
  * open-model max sustained rate after an 8 s warm-up: the highest target rate (2 s trials from 1000 QPS —
  * halved first while it fails —, ×1.25, then bisected 3 times; a failed trial is retried once) at which
  * every due request was sent and answered ok, nothing was dropped and the send rate ((n − 1) / (last send −
- * first send)) reached ≥ 99 % of the target, then CPU per request in a 5 s trial at that rate; {@code LoadDriverBench
+ * first send)) reached ≥ 99 % of the target, then CPU per request in a 10 s trial at that rate, over its steady window
+ * ({@link Steady}); {@code LoadDriverBench
  * <url> cost <qps> <durationS> <maxInFlight>} — one measured trial after a 10 s warm-up ({@code -Dbench.profile=<file>}:
  * async-profiler's CPU samples of that trial, see {@link Profiler}); or {@code LoadDriverBench <url> accuracy} — rate
  * accuracy at 1, 10, 100, 1000, 10000 QPS, send lateness (send time minus due time, µs: p50, p99, p99.9, max, as the
@@ -54,7 +56,9 @@ import org.HdrHistogram.Histogram;
  *
  * <p>CPU per request is the process's CPU time over a trial divided by the requests nginx counted in it
  * ({@code -Dbench.nginxStatus=<stub_status url>}; by requests sent without it). CPU time is robust to a shared host's
- * neighbours; wall-clock rates are not.
+ * neighbours; wall-clock rates are not. A trial of 6 s or more also reports it over its steady window ({@link Steady}:
+ * from 3 s after the step starts to 1 s before its end, so without the recompilations a new run sets off), and the
+ * share of that window's CPU the JIT compiler threads took.
  */
 public final class LoadDriverBench {
     /** {@code jdk} (default), {@code netty}, {@code h2c}, {@code h2} or {@code tls-h1}, from {@code -Dbench.transport}. */
@@ -116,7 +120,7 @@ public final class LoadDriverBench {
      *                      {@code -Dbench.nginxStatus}
      */
     private record Trial(double qps, double durationS, WorkerResult result, SendTimes sends, long peakHeapBytes,
-                         long cpuNanos, long nginxRequests) {
+                         long cpuNanos, long nginxRequests, Steady steady) {
         /**
          * Process CPU time (all threads: scheduler, I/O, completions, GC, JIT) per request counted at nginx, microseconds;
          * per request sent when nginx's count is not known.
@@ -124,6 +128,11 @@ public final class LoadDriverBench {
         double cpuUsPerRequest() {
             long n = nginxRequests >= 0 ? nginxRequests : result.counters().sent();
             return n == 0 ? 0 : cpuNanos / 1000.0 / n;
+        }
+
+        /** CPU per request over the trial's steady window, µs; the whole trial's when it had none (shorter than 6 s). */
+        double steadyCpuUsPerRequest() {
+            return steady == null || steady.nginxRequests() <= 0 ? cpuUsPerRequest() : steady.cpuUsPerRequest();
         }
 
         long target() {
@@ -148,6 +157,55 @@ public final class LoadDriverBench {
             var c = result.counters();
             return c.dropped() == 0 && c.errors() == 0 && c.ok() == target() && sendRateQps() >= 0.99 * qps;
         }
+    }
+
+    /**
+     * A trial's steady window: from {@link #STEADY_SKIP_S} after the step starts to 1 s before it ends. The first
+     * seconds of each run carry the JIT recompilations it sets off (uncommon traps on the new run's paths: on a slow
+     * host C2 is busy for 1 to 2 s), and its last second the drain; a worker's run of minutes to hours amortizes both,
+     * so its CPU per request is the window's.
+     *
+     * @param cpuNanos      the process's CPU time in the window, ns (all threads)
+     * @param jitNanos      of which the JIT compiler threads' ({@code C1/C2 CompilerThread}, from
+     *                      {@code /proc/self/task/<tid>/schedstat}), ns
+     * @param nginxRequests requests nginx counted in the window
+     */
+    record Steady(long cpuNanos, long jitNanos, long nginxRequests) {
+        double cpuUsPerRequest() {
+            return nginxRequests <= 0 ? 0 : cpuNanos / 1000.0 / nginxRequests;
+        }
+
+        double jitPct() {
+            return cpuNanos <= 0 ? 0 : 100.0 * jitNanos / cpuNanos;
+        }
+    }
+
+    /** Seconds of a trial's start left out of its steady window ({@link Steady}). */
+    static final double STEADY_SKIP_S = 3;
+
+    /**
+     * CPU time of this JVM's JIT compiler threads, ns: the sum of {@code sum_exec_runtime} (the first field of
+     * {@code /proc/self/task/<tid>/schedstat}) over the tasks whose {@code comm} starts with {@code C1 CompilerThre}
+     * or {@code C2 CompilerThre}; 0 where /proc has no schedstat.
+     */
+    static long jitCpuNanos() {
+        long sum = 0;
+        java.io.File[] tasks = new java.io.File("/proc/self/task").listFiles();
+        if (tasks == null) {
+            return 0;
+        }
+        for (java.io.File task : tasks) {
+            try {
+                String comm = java.nio.file.Files.readString(task.toPath().resolve("comm")).trim();
+                if (comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre")) {
+                    String schedstat = java.nio.file.Files.readString(task.toPath().resolve("schedstat")).trim();
+                    sum += Long.parseLong(schedstat.split("\\s+")[0]);
+                }
+            } catch (java.io.IOException | RuntimeException e) {
+                // a compiler thread that ended between the listing and the read: its time is lost to both edges
+            }
+        }
+        return sum;
     }
 
     private static Trial run(String url, double qps, double durationS, int maxInFlight) {
@@ -179,12 +237,27 @@ public final class LoadDriverBench {
                     System::currentTimeMillis, LoadDriver.Config.DEFAULT, sends);
             long served0 = NGINX.requests();
             long cpu0 = processCpuNanos();
+            // the steady window's edges, as {cpu, jit, served}; the step starts now (no lead) or at its epoch
+            AtomicReferenceArray<long[]> edges = new AtomicReferenceArray<>(2);
+            if (durationS >= 6 && NGINX.url().length() > 0) {
+                long startInMs = Math.max(0, stepStartEpochMs - System.currentTimeMillis());
+                long[] offsetsMs = {startInMs + Math.round(STEADY_SKIP_S * 1000), startInMs + Math.round((durationS - 1) * 1000)};
+                for (int i = 0; i < 2; i++) {
+                    int edge = i;
+                    sampler.schedule(() -> {
+                        edges.set(edge, new long[] {processCpuNanos(), jitCpuNanos(), NGINX.requests()});
+                    }, offsetsMs[i], TimeUnit.MILLISECONDS);
+                }
+            }
             WorkerResult r = driver.run(task);
             long cpu = processCpuNanos() - cpu0;
             long served1 = NGINX.requests();
             // the second status read counts itself
             long served = served0 < 0 || served1 < 0 ? -1 : served1 - served0 - 1;
-            return new Trial(qps, durationS, r, sends, peakHeap.get(), cpu, served);
+            long[] a = edges.get(0);
+            long[] b = edges.get(1);
+            Steady steady = a == null || b == null ? null : new Steady(b[0] - a[0], b[1] - a[1], b[2] - a[2] - 1);
+            return new Trial(qps, durationS, r, sends, peakHeap.get(), cpu, served, steady);
         } finally {
             sampler.shutdownNow();
         }
@@ -270,12 +343,14 @@ public final class LoadDriverBench {
         }
         // CPU per request at the rate found, in a longer trial once the search has compiled the hot paths: the search's
         // 2 s trials also carry the JIT compilations a new rate sets off (a run of minutes amortizes them)
-        Trial steady = lastPass > 0 ? run(url, lastPass, 5, 1000) : null;
+        Trial steady = lastPass > 0 ? run(url, lastPass, 10, 1000) : null;
         if (steady != null) {
             report("maxrate_steady", steady);
         }
-        print("maxrate transport=%s max_rate_qps=%.0f cpu_us_per_req=%.2f search_cpu_us_per_req=%.2f", TRANSPORT, lastPass,
-                steady == null ? 0 : steady.cpuUsPerRequest(), passCpuUsPerRequest);
+        print("maxrate transport=%s max_rate_qps=%.0f cpu_us_per_req=%.2f trial_cpu_us_per_req=%.2f jit_pct=%.1f search_cpu_us_per_req=%.2f",
+                TRANSPORT, lastPass, steady == null ? 0 : steady.steadyCpuUsPerRequest(),
+                steady == null ? 0 : steady.cpuUsPerRequest(), steady == null || steady.steady() == null ? 0 : steady.steady().jitPct(),
+                passCpuUsPerRequest);
     }
 
     /** One 2 s max-rate trial; a failed one is repeated once (a shared host has bursts of interference). */
@@ -295,10 +370,11 @@ public final class LoadDriverBench {
         double rateErrPct = t.qps() > 0 && t.sends().n >= 2 ? 100.0 * Math.abs(t.sendRateQps() - t.qps()) / t.qps() : 0;
         Histogram fromDue = HistogramCodec.decode(t.result().latencyFromIntendedHist());
         print("%s qps=%.0f duration_s=%.0f target=%d sent=%d ok=%d dropped=%d errors=%d late=%d achieved_qps=%.1f "
-                        + "timeouts=%d connect_errors=%d http_errors=%s send_rate_qps=%.2f count_err_pct=%.3f rate_err_pct=%.3f p99_from_due_ms=%.2f peak_heap_mb=%.1f cpu_us_per_req=%.1f sustained=%s",
+                        + "timeouts=%d connect_errors=%d http_errors=%s send_rate_qps=%.2f count_err_pct=%.3f rate_err_pct=%.3f p99_from_due_ms=%.2f peak_heap_mb=%.1f cpu_us_per_req=%.1f steady_cpu_us_per_req=%.1f jit_pct=%.1f sustained=%s",
                 label, t.qps(), t.durationS(), t.target(), c.sent(), c.ok(), c.dropped(), c.errors(), c.late(),
                 t.achievedQps(), c.timeouts(), c.connectErrors(), c.httpErrors().toString().replace(" ", ""), t.sendRateQps(), countErrPct, rateErrPct, fromDue.getValueAtPercentile(99) / 1000.0,
-                t.peakHeapBytes() / 1048576.0, t.cpuUsPerRequest(), t.sustained());
+                t.peakHeapBytes() / 1048576.0, t.cpuUsPerRequest(), t.steadyCpuUsPerRequest(),
+                t.steady() == null ? 0 : t.steady().jitPct(), t.sustained());
     }
 
     /** Diagnosis ({@code -Dbench.gaps=true}): where the late sends at {@code qps} fall, as gaps off 1 / qps by 0.3 ms or more. */
