@@ -309,7 +309,7 @@ better() { awk -v a="$1" -v b="$3" -v ca="$2" -v cb="$4" 'BEGIN{ if (a+0 >= b+0)
 mr() { sed -n "s/^maxrate .*max_rate_qps=\([0-9.]*\) cpu_us_per_req=\([0-9.]*\).*/\1 \2/p"; }
 lat() { sed -n "s/^$1 qps=$2 .*p50_us=\([0-9]*\) p99_us=\([0-9]*\) p999_us=\([0-9]*\) max_us=\([0-9]*\).*/\1 \2 \3 \4/p"; }
 div() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b>0) printf "%.3f", a/b; else print "nan"}'; }
-trials() { grep -E '^maxrate_(trial|retry|steady)' | cut -c1-200 >&2 || true; }
+trials() { grep -E '^maxrate' | sed 's/ timeouts=.* send_rate_qps=/ send_rate_qps=/' >&2 || true; }
 field() { sed -n "s/.*[[:space:]]$1=\([^[:space:]]*\).*/\1/p"; }
 header() { echo; echo "== (1) max rate per core: $1 (client cpu $DRIVER_CPU, nginx cpu $NGINX_CPU, $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)) =="; printf '%-52s %12s %16s\n' "client" "max req/s" "cpu us/request"; }
 row() { printf '%-52s %12s %16s\n' "$1" "$2" "$3"; }
