@@ -71,6 +71,8 @@ final class Http2TestServer implements AutoCloseable {
     private final boolean tls;
     /** HTTP/2 streams a connection serves before the server sends GOAWAY and closes it (as nginx's keepalive_requests). */
     volatile int goAwayAfterStreams = Integer.MAX_VALUE;
+    /** Connections ended with GOAWAY (after {@link #goAwayAfterStreams} streams). */
+    final AtomicInteger goAways = new AtomicInteger();
     private TrustManagerFactory trust;
 
     /**
@@ -217,6 +219,7 @@ final class Http2TestServer implements AutoCloseable {
                 ctx.write(new DefaultHttp2HeadersFrame(responseHeaders));
                 ctx.writeAndFlush(new DefaultHttp2DataFrame(Unpooled.wrappedBuffer("ok".getBytes()), true));
                 if (last) { // answered; streams the client opened meanwhile are above the GOAWAY's last stream id
+                    goAways.incrementAndGet();
                     connection.writeAndFlush(new io.netty.handler.codec.http2.DefaultHttp2GoAwayFrame(
                             io.netty.handler.codec.http2.Http2Error.NO_ERROR))
                             .addListener(f -> connection.close());

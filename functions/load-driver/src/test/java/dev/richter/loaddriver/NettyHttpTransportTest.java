@@ -251,7 +251,12 @@ class NettyHttpTransportTest {
         }
     }
 
-    /** A server that ends each connection with GOAWAY after 25 streams: requests it never processed start again elsewhere. */
+    /**
+     * A server that ends each connection with GOAWAY after 25 streams: requests it never processed start again
+     * elsewhere, so all 200 are answered, and each connection after the first follows a GOAWAY. How many streams one
+     * connection carries past its 25th (those the client opened before the GOAWAY reached it) depends on timing, so
+     * the number of connections is bounded by the GOAWAYs, not by 200 / 25.
+     */
     @Test
     void h2RequestsAboveAGoAwayStartAgainOnANewConnection() throws Exception {
         try (Http2TestServer server = new Http2TestServer(0, null);
@@ -260,7 +265,11 @@ class NettyHttpTransportTest {
             Counters c = new LoadDriver(transport, new ResultSink.InMemory(), id -> false)
                     .run(LoadDriverTest.task(server.baseUrl(), 200, 1, 0, 1, 0, 2000, 1000, 1000)).counters();
             assertEquals(200, c.ok(), c.toString());
-            assertTrue(server.connections.get() >= 8, "connections " + server.connections.get());
+            int goAways = server.goAways.get();
+            int connections = server.connections.get();
+            assertTrue(goAways >= 2, "GOAWAYs " + goAways);
+            assertTrue(connections == goAways || connections == goAways + 1,
+                    "connections " + connections + " after " + goAways + " GOAWAYs");
         }
     }
 
