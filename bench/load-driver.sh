@@ -209,7 +209,7 @@ wrk_run() {
 }
 # floor_run <target qps> <seconds>: "<cpu us/request> <its open_floor line>"; CPU over the requests nginx counted
 floor_run() {
-  local cpu s0 s1 out
+  local cpu s0 s1
   s0=$(served)
   { cpu=$( { time taskset -c "$DRIVER_CPU" "$WORK/open-floor" 127.0.0.1 "$PORT" "$1" "$2" > "$WORK/floor.out"; } 2>&1 ); }
   s1=$(served)
