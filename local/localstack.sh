@@ -54,4 +54,4 @@ API_URL="http://$API_ID.execute-api.localhost.localstack.cloud:${LOCALSTACK##*:}
 echo "HTTP API: $API_URL"
 
 TOKEN=$(java -cp "$CP" dev.richter.local.TokenMain --team shop-team --sub demo@shop-team --issuer "$ISSUER")
-RICHTER_API_URL="$API_URL" RICHTER_TOKEN="$TOKEN" RICHTER_SHOP_HOST="$HOST" java -cp "$CP" dev.richter.local.Demo
+RICHTER_TOKEN="$TOKEN" RICHTER_SHOP_HOST="$HOST" java -cp "$CP" dev.richter.local.Demo --remote-api "$API_URL"

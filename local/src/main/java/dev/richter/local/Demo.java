@@ -24,7 +24,9 @@ import java.util.function.Supplier;
  * isolation line measured from the shop's own database and payment counter ({@link ShopLedger#isolationLine}).
  *
  * <p>{@code --verbose} also prints the Lambda host's per-invocation lines, which otherwise go only to
- * {@code build/local/logs/lambda.log}.
+ * {@code build/local/logs/lambda.log}. {@code --remote-api URL} is the LocalStack path ({@link #runRemote}), the one
+ * switch to it: the environment never selects it, so a variable the {@code richter} script exports for another
+ * command (its {@code RICHTER_API_URL}) cannot turn README command 1 into a run against a deployed API.
  *
  * <p>Exit status: 0 when the report was written (whatever the run's outcome, which is printed),
  * 1 on any failure to get there. Everything started is stopped on exit.
@@ -43,18 +45,21 @@ public final class Demo {
 
     public static void main(String[] args) throws Exception {
         boolean verbose = false;
-        for (String a : args) {
-            if (a.equals("--verbose")) {
+        String remote = null;
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--verbose")) {
                 verbose = true;
+            } else if (args[i].equals("--remote-api") && i + 1 < args.length && !args[i + 1].isBlank()) {
+                remote = args[++i];
             } else {
-                System.err.println("unknown option " + a + " (./richter demo [--verbose])");
+                System.err.println("unknown option " + args[i] + " (./richter demo [--verbose]; local/localstack.sh passes"
+                        + " --remote-api URL)");
                 System.exit(2);
             }
         }
         Path root = LocalAwsStack.rootFromEnv();
         Path work = root.resolve("build/local");
-        String remote = System.getenv("RICHTER_API_URL");
-        if (remote != null && !remote.isBlank()) {
+        if (remote != null) {
             System.exit(runRemote(root, remote));
         }
         int status = 0;
@@ -125,7 +130,8 @@ public final class Demo {
     }
 
     /**
-     * The LocalStack path ({@code local/localstack.sh}): the main job against a deployed API at {@code apiUrl}, with the
+     * The LocalStack path ({@code local/localstack.sh}, {@code --remote-api URL}): the main job against a deployed API
+     * at {@code apiUrl}, with the
      * token in {@code RICHTER_TOKEN}; the shop runs here and is registered at {@code RICHTER_SHOP_HOST} (the name
      * LocalStack's functions reach this machine by, default {@code host.docker.internal}).
      *
