@@ -1,9 +1,18 @@
 package dev.richter.checks;
 
+import dev.richter.checks.safety.DiscoveredDatastoresCheck;
 import dev.richter.checks.safety.IsolationEnforcedCheck;
+import dev.richter.checks.safety.LinkComparisonCheck;
 import dev.richter.checks.safety.MarkerOnSpan;
+import dev.richter.checks.safety.MarkerPropagationCheck;
+import dev.richter.checks.safety.MessageQueueCheck;
+import dev.richter.checks.safety.MiddlewareVersionCheck;
+import dev.richter.checks.safety.MockedExitsCheck;
+import dev.richter.checks.safety.MocksPresentCheck;
 import dev.richter.checks.safety.QueueUsage;
 import dev.richter.checks.safety.SafetyChecks;
+import dev.richter.checks.safety.ShadowStorageCheck;
+import dev.richter.checks.safety.ShadowWritesCheck;
 import dev.richter.links.source.TraceSource;
 import dev.richter.common.model.CheckResult;
 import dev.richter.common.model.CheckResult.Outcome;
@@ -21,6 +30,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.function.Supplier;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.LongSupplier;
@@ -96,18 +106,18 @@ public final class SafetyGate {
             out.add(new CheckResult(CONFIG_CHECK, Outcome.WARN, teamId, "team " + teamId
                     + " has no safety configuration (PUT /safety): no trace source, exits, mocks or shadow targets to check"));
         }
-        out.addAll(SafetyChecks.mocksPresent(exits, config.mocks()));
-        out.addAll(SafetyChecks.discoveredDatastores(services, discovered));
+        out.addAll(guarded(MocksPresentCheck.NAME, () -> SafetyChecks.mocksPresent(exits, config.mocks())));
+        out.addAll(guarded(DiscoveredDatastoresCheck.NAME, () -> SafetyChecks.discoveredDatastores(services, discovered)));
         if (!config.shadowTargets().targets().isEmpty()) {
-            out.addAll(SafetyChecks.shadowStorage(services, config.shadowTargets()));
+            out.addAll(guarded(ShadowStorageCheck.NAME, () -> SafetyChecks.shadowStorage(services, config.shadowTargets())));
         }
         if (!config.queues().isEmpty()) {
-            out.addAll(SafetyChecks.messageQueues(QueueUsage.fromRegistry(services), config.queues()));
+            out.addAll(guarded(MessageQueueCheck.NAME, () -> SafetyChecks.messageQueues(QueueUsage.fromRegistry(services), config.queues())));
         }
         if (!config.middlewareRules().isEmpty()) {
             Map<String, byte[]> sboms = new LinkedHashMap<>();
             services.forEach(s -> sboms.put(s.name(), config.sbomsByService().getOrDefault(s.name(), new byte[0])));
-            out.addAll(SafetyChecks.middlewareVersions(sboms, config.middlewareRules()));
+            out.addAll(guarded(MiddlewareVersionCheck.NAME, () -> SafetyChecks.middlewareVersions(sboms, config.middlewareRules())));
         }
         return out;
     }
@@ -190,12 +200,26 @@ public final class SafetyGate {
         }
         out.add(new CheckResult(TRACE_SOURCE_CHECK, Outcome.PASS, subject, read));
         ParsedTraces traces = new ParsedTraces(source.describe(), TraceFormat.OTLP_JSON, spans, Map.of(), Map.of(), List.of());
-        out.addAll(SafetyChecks.markerPropagation(traces, scope, Marker.DEFAULT));
-        out.addAll(SafetyChecks.mockedExits(traces, scope, exits, Marker.DEFAULT, config.exitAddresses()));
-        out.add(IsolationEnforcedCheck.check(spans, scope, Marker.DEFAULT));
-        out.addAll(SafetyChecks.linkComparison(traces, Marker.DEFAULT, Dimension.INTERFACE, exits));
-        out.addAll(SafetyChecks.shadowWrites(traces, scope, services, Marker.DEFAULT));
+        out.addAll(guarded(MarkerPropagationCheck.NAME, () -> SafetyChecks.markerPropagation(traces, scope, Marker.DEFAULT)));
+        out.addAll(guarded(MockedExitsCheck.NAME, () -> SafetyChecks.mockedExits(traces, scope, exits, Marker.DEFAULT, config.exitAddresses())));
+        List<Span> batch = spans;
+        out.addAll(guarded(IsolationEnforcedCheck.NAME, () -> List.of(IsolationEnforcedCheck.check(batch, scope, Marker.DEFAULT))));
+        out.addAll(guarded(LinkComparisonCheck.NAME, () -> SafetyChecks.linkComparison(traces, Marker.DEFAULT, Dimension.INTERFACE, exits)));
+        out.addAll(guarded(ShadowWritesCheck.NAME, () -> SafetyChecks.shadowWrites(traces, scope, services, Marker.DEFAULT)));
         return out;
+    }
+
+    /**
+     * The results of one check, or one FAIL naming the check and its defect when it throws: a check that cannot
+     * read its input proves nothing, and the gate goes on to the other checks.
+     */
+    static List<CheckResult> guarded(String check, Supplier<List<CheckResult>> run) {
+        try {
+            return run.get();
+        } catch (RuntimeException e) {
+            return List.of(new CheckResult(check, Outcome.FAIL, "check", "the check could not complete, so isolation"
+                    + " is not proven: " + e));
+        }
     }
 
     private void sleepUntil(long epochMs) throws InterruptedException {

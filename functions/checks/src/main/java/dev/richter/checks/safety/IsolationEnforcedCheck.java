@@ -8,7 +8,10 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * Dynamic check {@value #NAME}: the isolation of Richter's agent extension held for the marked traffic, as its own
@@ -25,8 +28,15 @@ import java.util.Set;
  *   <li>{@value #MODE}{@code =report}: the extension decided in report mode (onboarding only), so nothing would
  *       have been refused: FAIL.</li>
  * </ul>
- * The evidence counts each kind and quotes the first {@value #QUOTED} spans: trace, span, service, span name and
- * the reason. PASS says how many marked traces were read.
+ * Isolation is proven from evidence, never read from the absence of a refusal: the extension stamps every span it
+ * sees start in marked work with its proof ({@value #ACTIVE}{@code =true}, {@value #MODE}, {@value #DOCUMENT},
+ * {@value #MODULES}; {@value #ACTIVE}{@code =false} and {@value #ERROR} when it could not start). A scope service
+ * with a span that carries the marker but no {@value #ACTIVE}{@code =true} FAILs, named with its count of such
+ * spans: its JVM runs without the extension, with one that failed to start or load (a Java older than its classes),
+ * or with one older than the proof, and nothing there isolates its marked work.
+ *
+ * <p>The evidence counts each kind and quotes the first {@value #QUOTED} spans: trace, span, service, span name and
+ * the reason. PASS says how many marked traces were read and which services proved their isolation on.
  */
 public final class IsolationEnforcedCheck {
     /** Check name in {@link CheckResult#name()}. */
@@ -35,8 +45,16 @@ public final class IsolationEnforcedCheck {
     public static final String REFUSED = "richter.refused";
     /** The extension's span attribute of a call report mode let through, holding what enforce mode would say. */
     public static final String WOULD_REFUSE = "richter.would_refuse";
-    /** The extension's span attribute of a decision taken in report mode. */
+    /** The extension's span attribute of its mode, {@code enforce} or {@code report}. */
     public static final String MODE = "richter.isolation.mode";
+    /** The extension's proof: {@code true} when its isolation runs in the span's JVM, {@code false} when it failed. */
+    public static final String ACTIVE = "richter.isolation.active";
+    /** The extension's proof: the isolation document it enforces, {@code sha256:<first 16 hex>} of its bytes. */
+    public static final String DOCUMENT = "richter.isolation.document";
+    /** The extension's proof: the modules that started (comma-separated, e.g. {@code jdbc,jdk-http-client}). */
+    public static final String MODULES = "richter.isolation.modules";
+    /** Why the extension's isolation did not start, with {@value #ACTIVE}{@code =false}. */
+    public static final String ERROR = "richter.isolation.error";
     static final int QUOTED = 5;
 
     private IsolationEnforcedCheck() {}
@@ -57,10 +75,24 @@ public final class IsolationEnforcedCheck {
         int refused = 0;
         int letThrough = 0;
         Set<String> reportModeServices = new LinkedHashSet<>();
+        Set<String> proven = new TreeSet<>();
+        Map<String, Integer> unproven = new TreeMap<>();
+        Map<String, String> notStarted = new TreeMap<>();
         List<String> quoted = new ArrayList<>();
         for (Span s : spans) {
             if (!markedTraces.contains(s.traceId()) || !scope.contains(s.service())) {
                 continue;
+            }
+            if (MarkerOnSpan.carries(s, marker)) {
+                String active = s.attributes().getOrDefault(ACTIVE, "").strip();
+                if (active.equals("true")) {
+                    proven.add(s.service());
+                } else {
+                    unproven.merge(s.service(), 1, Integer::sum);
+                    if (active.equals("false")) {
+                        notStarted.putIfAbsent(s.service(), s.attributes().getOrDefault(ERROR, "no reason given"));
+                    }
+                }
             }
             String reason = null;
             if (s.attributes().containsKey(REFUSED)) {
@@ -77,9 +109,10 @@ public final class IsolationEnforcedCheck {
                         + reason);
             }
         }
-        if (refused == 0 && letThrough == 0 && reportModeServices.isEmpty()) {
+        if (refused == 0 && letThrough == 0 && reportModeServices.isEmpty() && unproven.isEmpty()) {
             return new CheckResult(NAME, Outcome.PASS, "marked traces", markedTraces.size()
-                    + " marked traces: no call refused by the isolation, none decided in report mode");
+                    + " marked traces: no call refused by the isolation, none decided in report mode; isolation proven"
+                    + " on in " + (proven.isEmpty() ? "no service (no marked span in scope)" : String.join(", ", proven)));
         }
         List<String> parts = new ArrayList<>();
         if (refused > 0) {
@@ -92,6 +125,14 @@ public final class IsolationEnforcedCheck {
         if (!reportModeServices.isEmpty()) {
             parts.add("the isolation is in report mode in " + String.join(", ", reportModeServices)
                     + " (onboarding only: nothing is refused); set isolation.mode to enforce (PUT /safety)");
+        }
+        for (Map.Entry<String, Integer> u : unproven.entrySet()) {
+            String why = notStarted.containsKey(u.getKey())
+                    ? "say its isolation did not start: " + notStarted.get(u.getKey())
+                    : "carry no proof that its isolation is on (" + ACTIVE + "): the JVM runs without Richter's extension,"
+                            + " with one that could not load or start (e.g. a Java older than its classes), or with one"
+                            + " older than the proof";
+            parts.add(u.getKey() + ": " + u.getValue() + " marked spans " + why);
         }
         return new CheckResult(NAME, Outcome.FAIL, "marked traces", String.join("; ", parts)
                 + (quoted.isEmpty() ? "" : ": " + String.join("; ", quoted)));

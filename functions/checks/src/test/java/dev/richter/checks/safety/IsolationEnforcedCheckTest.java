@@ -1,11 +1,15 @@
 package dev.richter.checks.safety;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.richter.common.model.CheckResult;
 import dev.richter.common.model.CheckResult.Outcome;
 import dev.richter.common.model.Marker;
+import dev.richter.links.trace.Span;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -41,12 +45,65 @@ class IsolationEnforcedCheckTest {
         assertTrue(r.evidence().contains("exit 'table reservation_audit' (report mode)"), r.evidence());
     }
 
+    /**
+     * The capture's spans with the extension's proof on every marked span of {@code services}, as the extension
+     * stamps it since it proves itself (the capture predates the proof).
+     */
+    static List<Span> proven(String capture, Set<String> services) {
+        List<Span> out = new ArrayList<>();
+        for (Span s : SafetyFixtures.traces(capture).spans()) {
+            if (services.contains(s.service()) && MarkerOnSpan.carries(s, Marker.DEFAULT)) {
+                s = SafetyFixtures.with(SafetyFixtures.with(SafetyFixtures.with(s, IsolationEnforcedCheck.ACTIVE, "true"),
+                        IsolationEnforcedCheck.MODE, "enforce"), IsolationEnforcedCheck.MODULES, "jdbc,jdk-http-client");
+            }
+            out.add(s);
+        }
+        return out;
+    }
+
     @Test
-    void theDemosEnforcedIsolationPasses() {
+    void theDemosEnforcedIsolationPassesWhereEveryServiceProvesItOn() {
+        CheckResult r = IsolationEnforcedCheck.check(proven("shop-spring-extension-mocked-payment.otlp.json", SCOPE),
+                SCOPE, Marker.DEFAULT);
+        assertEquals(Outcome.PASS, r.outcome(), r.evidence());
+        assertEquals("2 marked traces: no call refused by the isolation, none decided in report mode; isolation proven"
+                + " on in gateway, inventory, order", r.evidence());
+    }
+
+    @Test
+    void noRefusalIsNoProof() {
+        // the same capture without the proof: a JVM with no extension, or one that did not load (Java 17 and a jar
+        // of class file 65), refuses nothing either
         CheckResult r = IsolationEnforcedCheck.check(
                 SafetyFixtures.traces("shop-spring-extension-mocked-payment.otlp.json").spans(), SCOPE, Marker.DEFAULT);
-        assertEquals(Outcome.PASS, r.outcome(), r.evidence());
-        assertEquals("2 marked traces: no call refused by the isolation, none decided in report mode", r.evidence());
+        assertEquals(Outcome.FAIL, r.outcome(), r.evidence());
+        assertTrue(r.evidence().startsWith("gateway: "), r.evidence());
+        assertTrue(r.evidence().contains("inventory: "), r.evidence());
+        assertTrue(r.evidence().contains("marked spans carry no proof that its isolation is on (richter.isolation.active)"),
+                r.evidence());
+        // one service of three without it is named alone
+        CheckResult one = IsolationEnforcedCheck.check(proven("shop-spring-extension-mocked-payment.otlp.json",
+                Set.of("gateway", "order")), SCOPE, Marker.DEFAULT);
+        assertEquals(Outcome.FAIL, one.outcome(), one.evidence());
+        assertTrue(one.evidence().startsWith("inventory: "), one.evidence());
+        assertFalse(one.evidence().contains("gateway:"), one.evidence());
+    }
+
+    @Test
+    void anExtensionThatSaysItDidNotStartFailsWithItsReason() {
+        List<Span> spans = new ArrayList<>();
+        for (Span s : proven("shop-spring-extension-mocked-payment.otlp.json", Set.of("gateway", "order"))) {
+            if (s.service().equals("inventory") && MarkerOnSpan.carries(s, Marker.DEFAULT)) {
+                s = SafetyFixtures.with(SafetyFixtures.with(s, IsolationEnforcedCheck.ACTIVE, "false"),
+                        IsolationEnforcedCheck.ERROR, "cannot put its bridge on the boot class path: read-only");
+            }
+            spans.add(s);
+        }
+        CheckResult r = IsolationEnforcedCheck.check(spans, SCOPE, Marker.DEFAULT);
+        assertEquals(Outcome.FAIL, r.outcome(), r.evidence());
+        assertTrue(r.evidence().contains("inventory: "), r.evidence());
+        assertTrue(r.evidence().contains("marked spans say its isolation did not start: cannot put its bridge on the"
+                + " boot class path: read-only"), r.evidence());
     }
 
     @Test
@@ -54,6 +111,8 @@ class IsolationEnforcedCheckTest {
         CheckResult r = IsolationEnforcedCheck.check(
                 SafetyFixtures.traces("shop-spring-refused-audit-insert.otlp.json").spans(), Set.of("gateway", "order"),
                 Marker.DEFAULT);
-        assertEquals(Outcome.PASS, r.outcome(), "inventory is not in this scope: " + r.evidence());
+        assertEquals(Outcome.FAIL, r.outcome(), "gateway and order prove nothing: " + r.evidence());
+        assertTrue(r.evidence().startsWith("gateway: "), r.evidence());
+        assertFalse(r.evidence().contains("refused"), "inventory is not in this scope: " + r.evidence());
     }
 }

@@ -83,21 +83,29 @@ class ShadowWritesCheckTest {
 
         Map<String, String> bySubject = new HashMap<>();
         r.forEach(c -> bySubject.put(c.subject(), c.outcome() + " " + c.evidence()));
+        // H2's MERGE ... KEY and INSERT ... DIRECT do not parse: their table attribute names visits, but what else
+        // they write is unknown, so each FAILs by its statement (unread), not as one more write to visits
         assertEquals(Set.of("inventory table visits", "inventory table visits_shadow", "inventory table invoices",
-                "inventory cache stock:B2", "inventory topic orders", "marked datastore calls"), bySubject.keySet(), r.toString());
+                "inventory cache stock:B2", "inventory topic orders", "marked datastore calls",
+                "inventory table MERGE INTO visits KEY(page) VALUES (?)",
+                "inventory table INSERT INTO visits (page) DIRECT SELECT name FROM customers"), bySubject.keySet(), r.toString());
         List<String> evidence = r.stream().filter(c -> c.outcome() == Outcome.FAIL)
                 .map(c -> c.evidence().replaceAll("trace [0-9a-f]{32} span [0-9a-f]{16} ", "")).toList();
         assertEquals(List.of(
-                "inventory INSERT visits (production, shadow visits_shadow): marked write reached production (2 calls)",
+                "inventory INSERT visits (production, shadow visits_shadow): marked write reached production",
                 "inventory SELECT visits (production, shadow visits_shadow): marked read of production: marked reads must"
                         + " see shadow data (2 calls)",
-                "inventory MERGE visits (production, shadow visits_shadow): marked write reached production",
+                "inventory MERGE MERGE INTO visits KEY(page) VALUES (?) (unread): cannot prove isolation of a marked call:"
+                        + " statement does not parse as SQL (Encountered unexpected token: \"VALUES\" \"VALUES\")",
+                "inventory INSERT INSERT INTO visits (page) DIRECT SELECT name FROM customers (unread): cannot prove"
+                        + " isolation of a marked call: statement does not parse as SQL (Encountered unexpected token:"
+                        + " \"DIRECT\" <S_IDENTIFIER>)",
                 "inventory SELECT visits_shadow (shadow): unmarked call touched a shadow: real traffic must never see"
                         + " shadow data",
                 "inventory INSERT invoices (production, shadow billing_shadow): marked write reached production",
                 "inventory SET stock:B2 (production, shadow shadow:stock:): marked write reached production",
                 "inventory PUBLISH orders (production, shadow orders-shadow): marked write reached production",
-                "9 marked datastore calls in 9 marked traces: 0 to shadows, 9 calls failed (7 distinct); refused by the"
+                "9 marked datastore calls in 9 marked traces: 0 to shadows, 9 calls failed (8 distinct); refused by the"
                         + " agent extension (nothing sent): none; reference data read (no declared shadow): inventory table"
                         + " customers"), evidence);
     }

@@ -1,6 +1,13 @@
 package dev.richter.links.datastore;
 
+import java.lang.reflect.Array;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -9,6 +16,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import net.sf.jsqlparser.JSQLParserException;
 import net.sf.jsqlparser.parser.CCJSqlParserUtil;
+import net.sf.jsqlparser.schema.Column;
 import net.sf.jsqlparser.schema.Table;
 import net.sf.jsqlparser.statement.Statement;
 import net.sf.jsqlparser.statement.alter.Alter;
@@ -17,23 +25,42 @@ import net.sf.jsqlparser.statement.create.table.CreateTable;
 import net.sf.jsqlparser.statement.create.view.CreateView;
 import net.sf.jsqlparser.statement.delete.Delete;
 import net.sf.jsqlparser.statement.drop.Drop;
+import net.sf.jsqlparser.statement.execute.Execute;
 import net.sf.jsqlparser.statement.insert.Insert;
 import net.sf.jsqlparser.statement.merge.Merge;
+import net.sf.jsqlparser.statement.select.AllTableColumns;
+import net.sf.jsqlparser.statement.select.Join;
+import net.sf.jsqlparser.statement.select.PlainSelect;
+import net.sf.jsqlparser.statement.select.Select;
+import net.sf.jsqlparser.statement.select.WithItem;
 import net.sf.jsqlparser.statement.truncate.Truncate;
 import net.sf.jsqlparser.statement.update.Update;
 import net.sf.jsqlparser.statement.upsert.Upsert;
-import net.sf.jsqlparser.util.TablesNamesFinder;
 
 /**
- * The tables one SQL statement writes and reads, by a real SQL parser (JSqlParser 5.3, the parser the agent
- * extension's shadow rewrite uses). Statements as the OpenTelemetry agent records them are sanitized (literals
- * replaced by {@code ?}), which JSqlParser reads as JDBC parameters.
+ * The tables one SQL statement writes and reads, by a real SQL parser (JSqlParser 5.3). Statements as the
+ * OpenTelemetry agent records them are sanitized (literals replaced by {@code ?}), which JSqlParser reads as JDBC
+ * parameters.
  *
- * <p>Written: the target table of INSERT, UPDATE, DELETE, MERGE, UPSERT, TRUNCATE and of DDL (CREATE TABLE / INDEX /
- * VIEW, ALTER, DROP); read: every other table the statement names (subqueries, joins, {@code INSERT ... SELECT}
- * sources). A statement that names no table (e.g. {@code SET SCHEMA x}, {@code CALL f(?)}, {@code SHOW TABLES})
- * has none. Parses are cached by statement text ({@value #CACHE_LIMIT} statements at most, the cache cleared when
- * full): a pre-test repeats the same few statements thousands of times.
+ * <p>The parse tree is walked whole, by reflection over every field of every JSqlParser node, not by a visitor: a
+ * visitor sees only the shapes it was written for (JSqlParser's own {@code TablesNamesFinder} throws {@code
+ * ClassCastException} on a data-modifying {@code WITH}, JSqlParser #2478), so a table in a shape nobody foresaw would
+ * be silently missing. Written, wherever the statement appears (top level, a {@code WITH} item, a sub-statement):
+ * <ul>
+ *   <li>the target of every INSERT, UPDATE, DELETE, MERGE, UPSERT and TRUNCATE; for MySQL's multi-table forms
+ *       ({@code UPDATE a JOIN b SET ...}, {@code DELETE a, b FROM a JOIN b ...}) every table they join, since which
+ *       of them the statement changes is not read from it;</li>
+ *   <li>the tables of {@code SELECT ... INTO t};</li>
+ *   <li>every table a schema statement names (CREATE TABLE / INDEX / VIEW, ALTER, DROP).</li>
+ * </ul>
+ * Read: every other table the statement names; the names of its {@code WITH} items are no tables. A statement with
+ * effects the parse cannot show has {@link Tables#unknown()} set: a procedure call ({@code CALL}, {@code EXEC}) at
+ * any depth, and any top-level statement that is neither a read ({@code SELECT}, {@code VALUES}, {@code SHOW},
+ * {@code DESCRIBE}, {@code EXPLAIN}), nor a write above, nor a session statement. PostgreSQL executes a data-modifying
+ * {@code WITH} item exactly once whether or not the primary statement reads it (PostgreSQL manual, "Data-Modifying
+ * Statements in WITH"), so its target is written even under a {@code SELECT}. Parses are cached by statement text
+ * ({@value #CACHE_LIMIT} statements at most, the cache cleared when full): a pre-test repeats the same few statements
+ * thousands of times.
  */
 public final class SqlTargets {
     /** Statements whose parse is cached. */
@@ -66,11 +93,18 @@ public final class SqlTargets {
      * @param operation the statement's verb, upper case (e.g. {@code INSERT}, {@code SELECT})
      * @param written tables written, as named (schema-qualified when the statement qualifies them, quotes removed)
      * @param read tables read only
+     * @param unknown why the statement may have effects its tables do not show (e.g. {@code calls a procedure:
+     *     refresh}), {@code ""} when it has none
      */
-    public record Tables(String operation, List<String> written, List<String> read) {
+    public record Tables(String operation, List<String> written, List<String> read, String unknown) {
         public Tables {
             written = List.copyOf(written);
             read = List.copyOf(read);
+        }
+
+        /** A statement whose effects are all in its tables. */
+        public Tables(String operation, List<String> written, List<String> read) {
+            this(operation, written, read, "");
         }
     }
 
@@ -140,21 +174,46 @@ public final class SqlTargets {
             throw new IllegalArgumentException("statement does not parse as SQL ("
                     + why.replaceFirst("^([a-zA-Z_$][\\w$]*\\.)+[A-Z][\\w$]*: ", "").strip() + ")");
         }
-        Set<String> all = new LinkedHashSet<>();
-        try {
-            for (String t : new TablesNamesFinder<Void>().getTables(statement)) {
-                all.add(unquote(t));
-            }
-        } catch (UnsupportedOperationException namesNoTable) {
-            // CALL, SET, SHOW...: the finder visits no table of these
+        if (statement == null) {
+            throw new IllegalArgumentException("statement does not parse as SQL (no statement in it)");
         }
+        List<Object> nodes = new ArrayList<>();
+        try {
+            walk(statement, nodes, Collections.newSetFromMap(new IdentityHashMap<>()));
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            throw new IllegalArgumentException("statement's parse tree cannot be read whole (" + e + ")");
+        }
+        Set<String> withNames = new LinkedHashSet<>();
+        Map<String, String> aliases = new LinkedHashMap<>();
+        for (Object n : nodes) {
+            if (n instanceof WithItem<?> w && w.getAlias() != null) {
+                withNames.add(unquote(w.getAlias().getName()).toLowerCase(Locale.ROOT));
+            } else if (n instanceof Table t && t.getAlias() != null) {
+                aliases.put(unquote(t.getAlias().getName()).toLowerCase(Locale.ROOT), name(t));
+            }
+        }
+        Set<String> all = new LinkedHashSet<>();
         Set<String> written = new LinkedHashSet<>();
-        for (Table t : targets(statement)) {
-            written.add(unquote(t.getFullyQualifiedName()));
+        List<String> unknown = new ArrayList<>();
+        for (Object n : nodes) {
+            if (n instanceof Table t && t.getName() != null && !isWithName(t, withNames)) {
+                all.add(name(t));
+            }
+            for (Table t : targets(n)) {
+                String target = aliases.getOrDefault(unquote(t.getFullyQualifiedName()).toLowerCase(Locale.ROOT), name(t));
+                if (!isWithName(t, withNames)) {
+                    written.add(target);
+                }
+            }
+            if (n instanceof Execute e) {
+                unknown.add("calls a procedure: " + e.getName());
+            }
         }
         if (statement instanceof Drop || statement instanceof Alter || statement instanceof CreateTable
                 || statement instanceof CreateIndex || statement instanceof CreateView) {
             written.addAll(all);
+        } else if (!(statement instanceof Execute) && !knownEffects(statement)) {
+            unknown.add("a " + statement.getClass().getSimpleName() + " statement, whose effects are not read");
         }
         List<String> read = new ArrayList<>();
         for (String t : all) {
@@ -162,22 +221,121 @@ public final class SqlTargets {
                 read.add(t);
             }
         }
-        return new Tables(verb(sql), new ArrayList<>(written), read);
+        return new Tables(verb(sql), new ArrayList<>(written), read, String.join("; ", unknown));
     }
 
-    private static List<Table> targets(Statement s) {
-        Table t = switch (s) {
-            case Insert i -> i.getTable();
-            case Update u -> u.getTable();
-            case Delete d -> d.getTable();
-            case Merge m -> m.getTable();
-            case Upsert u -> u.getTable();
-            case Truncate t2 -> t2.getTable();
-            case CreateTable c -> c.getTable();
-            case Drop d -> d.getName();
-            case Alter a -> a.getTable();
-            default -> null;
-        };
-        return t == null ? List.of() : List.of(t);
+    /** Top-level statements whose effects are their tables: reads, the writes {@link #targets} knows, DDL, session. */
+    private static boolean knownEffects(Statement s) {
+        if (s instanceof Select || s instanceof Insert || s instanceof Update || s instanceof Delete
+                || s instanceof Merge || s instanceof Upsert || s instanceof Truncate) {
+            return true;
+        }
+        String verb = verb(s.toString());
+        return READ_OPERATIONS.contains(verb) && !verb.equals("WITH") || CONTROL_OPERATIONS.contains(verb)
+                || SCHEMA_OPERATIONS.contains(verb);
+    }
+
+    private static boolean isWithName(Table t, Set<String> withNames) {
+        return t.getSchemaName() == null && withNames.contains(unquote(t.getName()).toLowerCase(Locale.ROOT));
+    }
+
+    private static String name(Table t) {
+        return unquote(t.getFullyQualifiedName());
+    }
+
+    /** The tables node {@code n} writes, when it is a data-modifying statement or {@code SELECT ... INTO}. */
+    private static List<Table> targets(Object n) {
+        List<Table> out = new ArrayList<>();
+        switch (n) {
+            case Insert i -> out.add(i.getTable());
+            case Update u -> {
+                out.add(u.getTable());
+                joined(u.getStartJoins(), out);
+            }
+            case Delete d -> {
+                out.add(d.getTable());
+                if (d.getTables() != null && !d.getTables().isEmpty()) {
+                    out.addAll(d.getTables());
+                    joined(d.getJoins(), out);
+                }
+            }
+            case Merge m -> out.add(m.getTable());
+            case Upsert u -> out.add(u.getTable());
+            case Truncate t -> {
+                if (t.getTables() != null) {
+                    out.addAll(t.getTables());
+                }
+                out.add(t.getTable());
+            }
+            case PlainSelect p -> {
+                if (p.getIntoTables() != null) {
+                    out.addAll(p.getIntoTables());
+                }
+            }
+            default -> { }
+        }
+        out.removeIf(t -> t == null || t.getName() == null);
+        return out;
+    }
+
+    private static void joined(List<Join> joins, List<Table> out) {
+        if (joins != null) {
+            for (Join j : joins) {
+                if (j.getFromItem() instanceof Table t) {
+                    out.add(t);
+                }
+            }
+        }
+    }
+
+    /**
+     * Every JSqlParser node reachable from {@code node} through its fields (collections, maps and arrays
+     * included), each once, in the order met; the parser's own token tree ({@code net.sf.jsqlparser.parser}), enum
+     * constants and the qualifier of a column ({@code c} of {@code c.name}: an alias, or a table the statement names
+     * where it reads it) are not followed.
+     */
+    private static void walk(Object node, List<Object> out, Set<Object> seen) throws ReflectiveOperationException {
+        if (node == null || !seen.add(node)) {
+            return;
+        }
+        if (node instanceof Collection<?> c) {
+            for (Object o : c) {
+                walk(o, out, seen);
+            }
+            return;
+        }
+        if (node instanceof Map<?, ?> m) {
+            for (Map.Entry<?, ?> e : m.entrySet()) {
+                walk(e.getKey(), out, seen);
+                walk(e.getValue(), out, seen);
+            }
+            return;
+        }
+        Class<?> type = node.getClass();
+        if (type.isArray()) {
+            if (!type.getComponentType().isPrimitive()) {
+                for (int i = 0; i < Array.getLength(node); i++) {
+                    walk(Array.get(node, i), out, seen);
+                }
+            }
+            return;
+        }
+        String name = type.getName();
+        if (!name.startsWith("net.sf.jsqlparser.") || name.startsWith("net.sf.jsqlparser.parser.") || type.isEnum()) {
+            return;
+        }
+        out.add(node);
+        // a column's qualifier ("c" of c.name, of c.*) is an alias or a table named elsewhere in the statement
+        boolean qualified = node instanceof Column || node instanceof AllTableColumns;
+        for (Class<?> k = type; k != null && k != Object.class; k = k.getSuperclass()) {
+            for (Field f : k.getDeclaredFields()) {
+                if (Modifier.isStatic(f.getModifiers()) || f.getType().isPrimitive() || f.getType() == String.class
+                        || qualified && f.getType() == Table.class) {
+                    continue;
+                }
+                f.setAccessible(true);
+                walk(f.get(node), out, seen);
+            }
+        }
     }
 }

@@ -62,7 +62,8 @@ class DatastoreCallTest {
         assertEquals(new SqlTargets.Tables("INSERT", List.of("SALES.entries"), List.of("customers")),
                 SqlTargets.parse("INSERT INTO \"SALES\".\"entries\" SELECT name FROM customers"));
         assertEquals(new SqlTargets.Tables("TRUNCATE", List.of("visits"), List.of()), SqlTargets.parse("TRUNCATE TABLE visits"));
-        assertEquals(new SqlTargets.Tables("CALL", List.of(), List.of()), SqlTargets.parse("CALL refresh(?)"));
+        assertEquals(new SqlTargets.Tables("CALL", List.of(), List.of(), "calls a procedure: refresh"),
+                SqlTargets.parse("CALL refresh(?)"));
         assertTrue(SqlTargets.writes("CALL"), "a procedure may write");
         assertFalse(SqlTargets.writes("select"));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
