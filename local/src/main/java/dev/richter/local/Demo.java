@@ -17,8 +17,8 @@ import java.util.function.Supplier;
 /**
  * Richter's main job, end to end on the local stack (README command 1): starts the local stack, registers the demo
  * shop's services and safety configuration, starts the shop (Spring Boot services with the OpenTelemetry agent and
- * Richter's extension), creates the plan of {@code examples/shop/plan.json} (the default warm-up 20 QPS × 120 s; pre-test
- * 2 QPS × 10 s; formal 20 → 40 → 60 → 80 QPS × 15 s, across the shop's capacity), starts it through the HTTP API, prints progress, ingests the
+ * Richter's extension), creates the plan of {@code examples/shop/plan.json} (pre-test 2 QPS × 10 s; after its dynamic
+ * gate the warm-up, 20 QPS × 45 s; formal 20 → 40 → 60 → 80 QPS × 15 s, across the shop's capacity), starts it through the HTTP API, prints progress, ingests the
  * shop's OTLP spans into the link builder, and keeps a file copy of the stored report (JSON + HTML) under
  * {@code build/reports/<runId>/}; it ends with the report's path and headline figures ({@link #summary}) and the
  * isolation line measured from the shop's own database and payment counter ({@link ShopLedger#isolationLine}).

@@ -65,12 +65,82 @@ class LoadTestRunAslTest {
     }
 
     /**
-     * The stages in run order, following the top-level Pass and Choice states as the run does when every task
-     * passes: the static gate precedes any load, the warm-up (from {@code $.run.warmUp}) runs before the pre-test and
-     * goes on to it without the dynamic checks, which run once, on the pre-test; then the formal stage, then the report.
+     * No load before the gate (issue 46): on every path from {@code StartAt} (each gate's pass and fail branch, every
+     * {@code Catch}; a {@code $.current.stage} choice follows the stage the last {@code Select*} state set), the
+     * pre-test's load comes only after the static gate passed, and the warm-up's and the formal stage's only after the
+     * dynamic checks ran on the pre-test's load and {@code DynamicGate} passed them. Each stage's {@code RunStage} is
+     * reached on some path, so the walk is not vacuous.
      */
     @Test
-    void theWarmUpRunsAfterTheStaticGateAndBeforeThePreTestOutsideTheDynamicGate() throws Exception {
+    void noLoadButThePreTestRunsBeforeTheDynamicGatePassed() throws Exception {
+        JsonNode root = Json.MAPPER.readTree(ASL.toFile());
+        JsonNode states = root.path("States");
+        // a walker's position: state, the stage $.current holds, the gates passed so far, the pre-test's load sent
+        record At(String state, String stage, boolean staticPassed, boolean preTestRan, boolean dynamicPassed) {}
+        Deque<At> todo = new ArrayDeque<>(List.of(new At(root.path("StartAt").asText(), "", false, false, false)));
+        Set<At> seen = new HashSet<>();
+        Set<String> loaded = new HashSet<>();
+        List<String> early = new ArrayList<>();
+        while (!todo.isEmpty()) {
+            At at = todo.pop();
+            if (!seen.add(at)) {
+                continue;
+            }
+            JsonNode s = states.path(at.state());
+            String type = s.path("Type").asText();
+            String stage = at.stage();
+            if (type.equals("Pass") && s.path("ResultPath").asText().equals("$.current")) {
+                stage = s.path("Parameters").path("stage").asText();
+            }
+            if (type.equals("Map") && s.path("ItemsPath").asText().equals("$.current.steps")) {
+                loaded.add(stage);
+                boolean allowed = stage.equals("pre-test") ? at.staticPassed() : at.dynamicPassed();
+                if (!allowed) {
+                    early.add(stage + " load at " + at);
+                }
+            }
+            boolean preTestRan = at.preTestRan() || (type.equals("Map") && stage.equals("pre-test"));
+            List<At> next = new ArrayList<>();
+            String st = stage;
+            java.util.function.Function<String, At> to = n -> new At(n, st, at.staticPassed(), preTestRan, at.dynamicPassed());
+            if (s.has("Next")) {
+                next.add(to.apply(s.get("Next").asText()));
+            }
+            boolean stageMatched = false;
+            for (JsonNode c : s.path("Choices")) {
+                if (c.path("Variable").asText().equals("$.current.stage")) {
+                    if (c.path("StringEquals").asText().equals(stage)) {
+                        stageMatched = true;
+                        next.add(to.apply(c.path("Next").asText()));
+                    }
+                } else {
+                    next.add(to.apply(c.path("Next").asText())); // a gate's FAIL branch, or any other choice
+                }
+            }
+            if (s.has("Default") && !stageMatched) {
+                String d = s.get("Default").asText();
+                // a gate's pass branch: the static gate passes the static checks, the dynamic gate the pre-test's
+                next.add(switch (at.state()) {
+                    case "StaticGate" -> new At(d, stage, true, preTestRan, at.dynamicPassed());
+                    case "DynamicGate" -> new At(d, stage, at.staticPassed(), preTestRan, preTestRan && at.staticPassed());
+                    default -> to.apply(d);
+                });
+            }
+            s.path("Catch").forEach(c -> next.add(to.apply(c.path("Next").asText())));
+            todo.addAll(next);
+        }
+        assertEquals(Set.of("pre-test", "warm-up", "formal"), loaded, "every stage's load is reached on some path");
+        assertTrue(early.isEmpty(), "load before its gate: " + early);
+    }
+
+    /**
+     * The stages in run order, following the top-level Pass and Choice states as the run does when every task
+     * passes: the static gate precedes any load, the pre-test comes first and the dynamic checks run once, on it; the
+     * warm-up (from {@code $.run.warmUp}) runs only after the dynamic gate and goes on to the formal stage, then the
+     * report (issue 46: no load before the gate).
+     */
+    @Test
+    void thePreTestAndItsDynamicGateComeBeforeTheWarmUpAndTheFormalStage() throws Exception {
         JsonNode root = Json.MAPPER.readTree(ASL.toFile());
         JsonNode states = root.path("States");
         List<String> path = new ArrayList<>();
@@ -101,8 +171,8 @@ class LoadTestRunAslTest {
             }
             name = s.path("Next").asText();
         }
-        assertEquals(List.of("Prepare", "StaticChecks", "StaticGate", "SelectWarmUp", "RunStage(warm-up)", "AfterStage",
-                "SelectPreTest", "RunStage(pre-test)", "AfterStage", "DynamicChecks", "DynamicGate", "SelectFormal",
+        assertEquals(List.of("Prepare", "StaticChecks", "StaticGate", "SelectPreTest", "RunStage(pre-test)", "AfterStage",
+                "DynamicChecks", "DynamicGate", "SelectWarmUp", "RunStage(warm-up)", "AfterStage", "SelectFormal",
                 "RunStage(formal)", "AfterStage"), path);
         assertEquals("pre-test", states.path("DynamicChecks").path("Parameters").path("stage").asText());
         assertTrue(root.path("Comment").asText().contains("warm-up stage"), "the Comment names the warm-up");

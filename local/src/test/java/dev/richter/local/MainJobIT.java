@@ -6,9 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.Json;
 import java.nio.file.Files;
+import java.net.URI;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.sfn.SfnClient;
+import software.amazon.awssdk.services.sfn.model.HistoryEvent;
+import software.amazon.awssdk.services.sfn.model.HistoryEventType;
 
 /**
  * README command 1's main job end to end: the local stack, the real demo shop (Spring Boot services with the
@@ -31,7 +37,33 @@ class MainJobIT extends LocalAwsStackTestSupport {
                 + report.path("callGraph").path("nodes").size() + " nodes; missing evidence " + report.path("missingEvidence"));
         assertTrue(dir.startsWith(root.resolve("local/target")), "the IT writes nothing into the demo's build/reports");
 
-        // the plan's warm-up (20 QPS x 45 s) ran first, whole, kept apart, as its ramp from the pre-test's rate:
+        // issue 46, no load before the gate: the pre-test is the run's first load and its dynamic checks come before any
+        // other; only the pre-test's step started its legs (a Map Run of load-driver workers) before DynamicChecks ended
+        String executionArn = ProductionSizeIT.SM.replace(":stateMachine:", ":execution:") + ":" + report.path("runId").asText();
+        List<HistoryEvent> history = new ArrayList<>();
+        try (SfnClient sfn = SfnClient.builder().region(Region.US_EAST_1)
+                .endpointOverride(URI.create(System.getenv("AWS_ENDPOINT_URL_SFN"))).build()) {
+            sfn.getExecutionHistoryPaginator(h -> h.executionArn(executionArn)).events().forEach(history::add);
+        }
+        List<String> topLevel = List.of("Prepare", "StaticChecks", "StaticGate", "SelectPreTest", "RunStage", "AfterStage",
+                "DynamicChecks", "DynamicGate", "SelectWarmUp", "SelectFormal", "Report", "ReleaseLeases");
+        List<String> entered = history.stream().filter(e -> e.stateEnteredEventDetails() != null)
+                .map(e -> e.stateEnteredEventDetails().name()).filter(topLevel::contains).toList();
+        assertEquals(List.of("Prepare", "StaticChecks", "StaticGate", "SelectPreTest", "RunStage", "AfterStage",
+                "DynamicChecks", "DynamicGate", "SelectWarmUp", "RunStage", "AfterStage", "SelectFormal", "RunStage",
+                "AfterStage", "Report", "ReleaseLeases"), entered);
+        int checksEnded = -1;
+        for (int i = 0; i < history.size(); i++) {
+            HistoryEvent e = history.get(i);
+            if (e.stateExitedEventDetails() != null && e.stateExitedEventDetails().name().equals("DynamicChecks")) {
+                checksEnded = i;
+            }
+        }
+        assertTrue(checksEnded > 0, "DynamicChecks ended");
+        assertEquals(1, history.subList(0, checksEnded).stream().filter(e -> e.type() == HistoryEventType.MAP_RUN_STARTED).count(),
+                "only the pre-test's step launched workers before the dynamic checks ended");
+
+        // the plan's warm-up (20 QPS x 45 s) ran after the dynamic gate, whole, kept apart, as its ramp from the pre-test's rate:
         // 2, 4.3, 9.3, 20 QPS for 11, 11, 11, 12 s (a fractional rate's count is rounded up: 47.3 -> 48, 102.3 -> 103)
         List<Double> rungQps = List.of(2.0, 4.3, 9.3, 20.0);
         List<Long> rungSent = List.of(22L, 48L, 103L, 240L);

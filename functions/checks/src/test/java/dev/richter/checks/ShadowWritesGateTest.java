@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * A pre-test whose marked writes reached production never starts the formal stage: the dynamic gate's results
  * ({@link SafetyGate}, as {@link RunGate#dynamicChecks} adds them) hold a {@value ShadowWritesCheck#NAME} FAIL, the
  * gate's outcome is FAIL, and {@code load-test-run.asl.json}'s {@code DynamicGate} choice sends that to
- * {@code Report}, not to {@code SelectFormal}. Spans: the agent's real output ({@link ShadowSpans#INVENTORY}).
+ * {@code Report}, not to {@code SelectWarmUp} (the warm-up, then the formal stage). Spans: the agent's real output ({@link ShadowSpans#INVENTORY}).
  */
 class ShadowWritesGateTest {
     private static final List<RegisteredService> SERVICES = List.of(new RegisteredService("t", "inventory", "http://i",
@@ -56,7 +56,8 @@ class ShadowWritesGateTest {
         assertEquals(Outcome.FAIL, gate.outcome());
         assertEquals("Report", nextOf("DynamicGate", gate), "a failed gate goes to the report");
         RunGate.GateResult passed = new RunGate.GateResult(Outcome.PASS, List.of());
-        assertEquals("SelectFormal", nextOf("DynamicGate", passed), "only a passing gate reaches the formal stage");
+        assertEquals("SelectWarmUp", nextOf("DynamicGate", passed),
+                "only a passing gate reaches the warm-up and, after it, the formal stage");
     }
 
     /** The state a Choice state of the run's state machine goes to with {@code $.dynamicChecks} = {@code gate}. */

@@ -7,7 +7,7 @@ import java.util.List;
  * What one decision looks at, free of AWS types.
  *
  * @param runId       run id
- * @param stage       {@code pre-test} or {@code formal}
+ * @param stage       {@code pre-test}, {@code warm-up} or {@code formal} ({@code nightly} for the nightly check)
  * @param stepIndex   QPS step index; with {@code stage} it names the step whose baseline dynamic rules use
  * @param coreModules modules whose DAMAGED verdict the default abort policy acts on
  * @param nowMs       epoch ms of the decision

@@ -21,9 +21,15 @@ import java.util.TreeMap;
  *
  * <p>Anomaly detection per module and round: static thresholds (heap, CPU, connection ratio, success
  * rate, p99), sliding-window mean ± k·σ (connections in use), EWMA control limit (heap), and percent over
- * the pre-test baseline (p99). Dynamic detectors fire only after {@code minSamples} observations and
+ * the p99 baseline. Dynamic detectors fire only after {@code minSamples} observations and
  * restart when the step ({@code stage#stepIndex}) changes. Passive evidence is decided as the pseudo-module
  * {@value #PASSIVE_MODULE}.
+ *
+ * <p>Baselines (DESIGN.md §4 "Warm-up"): the pre-test, the run's first load, meets targets its marked traffic has not
+ * warmed. So the p99 baseline is the warm-up's last step (it restarts at each warm-up step; the warm-up runs after the
+ * dynamic gate, its last step at the first formal step's rate on warm targets), and the pre-test's only when the run
+ * has no warm-up. The health-latency and business-metric baselines are the pre-test's. Neither the pre-test's nor the
+ * warm-up's rounds are judged against a baseline.
  */
 public final class FaultDecider {
     /** Module name under which the load driver's own (passive) evidence gets a verdict. */
@@ -32,8 +38,15 @@ public final class FaultDecider {
     public static final String PASSIVE_KIND = "passive";
     /** Breach rule of a heap above its threshold and forecast to be full within the exhaustion horizon. */
     public static final String EXHAUSTION = "exhaustion";
-    /** Stage whose rounds build the p99 baseline. */
+    /** Stage whose rounds build the baselines (the p99 baseline only when the run has no warm-up). */
     public static final String PRE_TEST_STAGE = "pre-test";
+    /** Stage whose last step's rounds are the p99 baseline when the run has one (after the dynamic gate). */
+    public static final String WARM_UP_STAGE = "warm-up";
+
+    /** True for the stages that build baselines and are not judged against them: the pre-test and the warm-up. */
+    static boolean buildsBaselines(String stage) {
+        return stage.equals(PRE_TEST_STAGE) || stage.equals(WARM_UP_STAGE);
+    }
 
     /**
      * Decides one round.
@@ -56,7 +69,7 @@ public final class FaultDecider {
             ModuleState ps = restartIfNewStep(stateOf(prior, PASSIVE_MODULE, th), in, th);
             List<Breach> breaches = passiveBreaches(summary, ps, in, th);
             passiveReport = passiveReport(summary, breaches, in.nowMs());
-            if (in.stage().equals(PRE_TEST_STAGE)) {
+            if (buildsBaselines(in.stage())) {
                 ps = withBaseline(ps, ps.p99BaselineMs().add(summary.p99Ms()));
             }
             boolean burst = summary.errorRate() >= rules.damagedErrorRate();
@@ -73,7 +86,7 @@ public final class FaultDecider {
             List<HealthReport> probes = e.getValue().stream().filter(r -> !TeamEvidence.isTeamEvidence(r)).toList();
             List<HealthReport> team = e.getValue().stream().filter(TeamEvidence::isTeamEvidence).toList();
             ResourceEval re = evaluateResources(probes, s, th);
-            Saturation.SaturatedRound sat = Saturation.evaluate(probes, s.saturation(), in.stage().equals(PRE_TEST_STAGE), th);
+            Saturation.SaturatedRound sat = Saturation.evaluate(probes, s.saturation(), in.stage(), th);
             ModuleDecision d = decideModule(e.getKey(), probes, passiveReport, re.breaches(), false,
                     withSaturation(re.next(), sat.next()), sat, rules, in);
             out.add(team.isEmpty() ? d : TeamEvidence.apply(d, team, core.contains(e.getKey()), achievedQps, rules, in));
@@ -87,12 +100,17 @@ public final class FaultDecider {
         return s != null ? s : ModuleState.initial(module, th.slidingWindowSize());
     }
 
-    /** Dynamic detectors restart at every step change (the pre-test p99 baseline is kept). */
+    /**
+     * Dynamic detectors restart at every step change. The p99 baseline is kept, except that each warm-up step starts it
+     * anew: the formal stage then meets the warm-up's last step's baseline (the pre-test's when there is no warm-up).
+     */
     private static ModuleState restartIfNewStep(ModuleState s, DecisionInput in, Thresholds th) {
         if (s.stepKey().equals(in.stepKey())) return s;
+        SlidingWindow p99Baseline = in.stage().equals(WARM_UP_STAGE)
+                ? SlidingWindow.empty(s.p99BaselineMs().capacity()) : s.p99BaselineMs();
         return new ModuleState(s.module(), s.verdict(), s.verdictSinceMs(), s.consecutiveFailures(),
                 s.consecutiveSuccesses(), s.lastFailureAtMs(), s.voteRounds(), in.stepKey(),
-                SlidingWindow.empty(th.slidingWindowSize()), Ewma.empty(), s.p99BaselineMs(), Trend.empty(), s.saturation(), s.teamEvidence());
+                SlidingWindow.empty(th.slidingWindowSize()), Ewma.empty(), p99Baseline, Trend.empty(), s.saturation(), s.teamEvidence());
     }
 
     private static ModuleState withBaseline(ModuleState s, SlidingWindow baseline) {
@@ -172,14 +190,14 @@ public final class FaultDecider {
         return new ResourceEval(breaches, next);
     }
 
-    /** Success rate and p99 (static, and % over the pre-test baseline outside the pre-test). */
+    /** Success rate and p99 (static, and % over the p99 baseline outside the stages that build it). */
     static List<Breach> passiveBreaches(PassiveEvidence.Summary sum, ModuleState s, DecisionInput in, Thresholds th) {
         List<Breach> b = new ArrayList<>();
         double successRate = 1 - sum.errorRate();
         if (successRate < th.minSuccessRate()) b.add(new Breach("successRate", successRate, th.minSuccessRate(), "static"));
         if (sum.p99Ms() > th.p99MaxMs()) {
             b.add(new Breach("p99Ms", sum.p99Ms(), th.p99MaxMs(), "static"));
-        } else if (!in.stage().equals(PRE_TEST_STAGE) && s.p99BaselineMs().values().size() >= th.minSamples()) {
+        } else if (!buildsBaselines(in.stage()) && s.p99BaselineMs().values().size() >= th.minSamples()) {
             double base = s.p99BaselineMs().median();
             double limit = Math.max(base * th.p99OverBaselineRatio(), base + th.p99OverBaselineMinDeltaMs());
             if (sum.p99Ms() > limit) b.add(new Breach("p99Ms", sum.p99Ms(), limit, "baseline"));

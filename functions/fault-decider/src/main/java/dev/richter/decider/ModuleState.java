@@ -16,7 +16,8 @@ import dev.richter.common.model.Verdict;
  * @param stepKey              {@code <stage>#<stepIndex>} the dynamic detectors belong to; they restart when it changes
  * @param connections          sliding window of {@code connectionsInUseRatio} in this step
  * @param heap                 EWMA forecast of {@code heapUsedRatio} in this step
- * @param p99BaselineMs        pre-test p99 samples, milliseconds (only for the passive {@code load} pseudo-module)
+ * @param p99BaselineMs        p99 samples of the warm-up's last step so far (of the pre-test when the run has no
+ *                             warm-up), milliseconds (only for the passive {@code load} pseudo-module)
  * @param heapTrend            the newest {@code heapUsedRatio} samples of this step, for the leak trend
  * @param saturation           the {@code saturation} rule's count, GC counter and health-latency baseline (kept across steps)
  * @param teamEvidence         the team's business metrics' baselines and counts ({@link TeamEvidence}; kept across steps)

@@ -21,7 +21,7 @@ import java.util.Map;
  *   <tr><td>{@code gcTimeFraction}: rise of the {@code gcPauseSeconds} counter / wall seconds since the previous
  *       scrape that had it</td><td>&gt; {@code gcTimeMaxFraction}</td></tr>
  *   <tr><td>{@code healthLatencyMs}: the slowest answered HTTP or gRPC health probe of the round, outside the
- *       pre-test</td><td>&gt; max(median pre-test latency × {@code healthLatencyOverBaselineRatio},
+ *       pre-test and the warm-up</td><td>&gt; max(median pre-test latency × {@code healthLatencyOverBaselineRatio},
  *       {@code healthLatencyMinMs}), once the baseline holds {@code minSamples} rounds</td></tr>
  * </table>
  *
@@ -60,10 +60,11 @@ public final class Saturation {
      *
      * @param reports the module's reports of the round (failed monitoring reports carry no metrics and count as unread)
      * @param s       the module's saturation state after the previous round
-     * @param preTest true in the pre-test stage: health latencies join the baseline instead of being judged
+     * @param stage   the round's stage: in the pre-test health latencies join the baseline, in the warm-up they are
+     *                neither kept nor judged ({@link FaultDecider#buildsBaselines}), later they are judged
      * @param th      thresholds in force
      */
-    public static SaturatedRound evaluate(List<HealthReport> reports, SaturationState s, boolean preTest, Thresholds th) {
+    public static SaturatedRound evaluate(List<HealthReport> reports, SaturationState s, String stage, Thresholds th) {
         List<Breach> out = new ArrayList<>();
         boolean read = false;
         double gcCounter = s.gcPauseSeconds();
@@ -94,9 +95,9 @@ public final class Saturation {
         }
         SlidingWindow baseline = s.healthLatencyBaselineMs();
         if (slowestHealthMs >= 0) {
-            if (preTest) {
+            if (stage.equals(FaultDecider.PRE_TEST_STAGE)) {
                 baseline = baseline.add(slowestHealthMs);
-            } else if (baseline.values().size() >= th.minSamples()) {
+            } else if (!FaultDecider.buildsBaselines(stage) && baseline.values().size() >= th.minSamples()) {
                 double limit = Math.max(baseline.median() * th.healthLatencyOverBaselineRatio(), th.healthLatencyMinMs());
                 read = true;
                 if (slowestHealthMs > limit) out.add(new Breach("healthLatencyMs", slowestHealthMs, limit, RULE));

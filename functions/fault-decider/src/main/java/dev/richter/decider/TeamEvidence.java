@@ -24,8 +24,9 @@ import java.util.TreeMap;
  * module, and the metric's count is held.
  *
  * <p>A metric's baseline is the median of its pre-test values past the settle time (a {@code rate(...[15s])} still
- * holds the warm-up's load in the pre-test's first seconds); with {@code loadProportional} it is scaled by the load's
- * achieved rate now over the median rate of those pre-test rounds (the load driver's windows).
+ * holds the seconds before the pre-test's load in its first seconds); with {@code loadProportional} it is scaled by the
+ * load's achieved rate now over the median rate of those pre-test rounds (the load driver's windows). Neither the
+ * pre-test nor the warm-up (which follows it, after the dynamic gate) is judged against the baseline.
  */
 public final class TeamEvidence {
     /** Rule name of a verdict made by a firing alert. */
@@ -67,6 +68,7 @@ public final class TeamEvidence {
         }
         boolean settling = now - st.stepStartedAtMs() < tr.businessMetricSettleMs();
         boolean preTest = in.stage().equals(FaultDecider.PRE_TEST_STAGE);
+        boolean judged = !FaultDecider.buildsBaselines(in.stage());
 
         List<String> missing = new ArrayList<>();
         Map<String, Long> firing = new TreeMap<>();
@@ -98,7 +100,7 @@ public final class TeamEvidence {
                 boolean proportional = x.getOrDefault(k + ":loadProportional", 0.0) >= 1;
                 boolean wantsBaseline = lowRatio != null || highRatio != null;
                 Double expected = null;
-                if (wantsBaseline && !preTest && m.baseline().values().size() >= tr.minBaselineSamples()) {
+                if (wantsBaseline && judged && m.baseline().values().size() >= tr.minBaselineSamples()) {
                     double base = m.baseline().median();
                     double baseQps = m.baselineQps().values().isEmpty() ? Double.NaN : m.baselineQps().median();
                     double scale = proportional ? achievedQps / baseQps : 1;

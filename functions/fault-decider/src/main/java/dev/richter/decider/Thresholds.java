@@ -23,8 +23,9 @@ import static dev.richter.common.ConfigCheck.require;
  *                                  (default {@value #DEFAULT_MIN_PASSIVE_REQUESTS})
  * @param p99MaxMs                  passive p99 latency above this fails, milliseconds, ≥ 0
  *                                  (default {@value #DEFAULT_P99_MAX_MS})
- * @param p99OverBaselineRatio      passive p99 above this multiple of the pre-test baseline (median of the pre-test
- *                                  rounds' p99) fails, ≥ 0 (default {@value #DEFAULT_P99_OVER_BASELINE_RATIO})...
+ * @param p99OverBaselineRatio      passive p99 above this multiple of the p99 baseline (median p99 of the warm-up's
+ *                                  last step's rounds, of the pre-test's when the run has no warm-up) fails, ≥ 0
+ *                                  (default {@value #DEFAULT_P99_OVER_BASELINE_RATIO})...
  * @param p99OverBaselineMinDeltaMs ...and only when it is also at least this much above the baseline, ms, ≥ 0
  *                                  (default {@value #DEFAULT_P99_OVER_BASELINE_MIN_DELTA_MS})
  * @param connectionsInUseMaxRatio  active pool connections / pool max above this is a breach, ≥ 0
@@ -81,7 +82,7 @@ public record Thresholds(double minSuccessRate, long minPassiveRequests, double 
     public static final long DEFAULT_MIN_PASSIVE_REQUESTS = 10;
     /** p99 over 3000 ms fails passive evidence (DESIGN.md §4). */
     public static final double DEFAULT_P99_MAX_MS = 3000;
-    /** p99 over 130 % of the pre-test baseline fails passive evidence (DESIGN.md §4). */
+    /** p99 over 130 % of the p99 baseline fails passive evidence (DESIGN.md §4). */
     public static final double DEFAULT_P99_OVER_BASELINE_RATIO = 1.30;
     /** ms the p99 must also exceed the baseline by: 130 % of a 4 ms baseline is scheduling jitter, not degradation. */
     public static final double DEFAULT_P99_OVER_BASELINE_MIN_DELTA_MS = 50;

@@ -305,11 +305,11 @@ final class RunResource {
         return planned.cancel(req);
     }
 
-    /** Run order of a stage: warm-up 0, pre-test 1, formal 2. */
+    /** Run order of a stage: pre-test 0, warm-up 1 (after the dynamic gate), formal 2. */
     static int stageRank(String stage) {
         return switch (stage) {
-            case Stages.WARM_UP -> 0;
-            case Stages.PRE_TEST -> 1;
+            case Stages.PRE_TEST -> 0;
+            case Stages.WARM_UP -> 1;
             default -> 2;
         };
     }

@@ -9,7 +9,8 @@ import java.util.TreeMap;
 
 /**
  * The bottleneck of each formal step: the service whose self-time per request ({@link TraceEvidence.StepTraces#selfMsPerRequest})
- * grew most since the previous step that has traces (formal step 1 against the pre-test), with the saturation signals
+ * grew most since the previous step that has traces (formal step 1 against the last traced step before the formal
+ * stage: the warm-up's last, on warm targets, or the pre-test when the run has no warm-up), with the saturation signals
  * the fault decider saw for it during the step's window (DESIGN.md §4 "Saturation").
  */
 public final class Bottlenecks {
@@ -54,17 +55,21 @@ public final class Bottlenecks {
     }
 
     /**
-     * @param preTest the pre-test steps' figures (the first formal step's reference)
-     * @param formal  the formal steps' figures, in order (their windows select the saturation rounds)
-     * @param traces  the marked traces per step
-     * @param signals every saturation signal the decider stored for the run
+     * @param beforeFormal the steps before the formal stage, in run order (the pre-test, the warm-up): the last of them
+     *                     with traces is the first formal step's reference
+     * @param formal       the formal steps' figures, in order (their windows select the saturation rounds)
+     * @param traces       the marked traces per step
+     * @param signals      every saturation signal the decider stored for the run
      * @return one per formal step that ran, in order
      */
-    public static List<Bottleneck> of(List<StepFigures> preTest, List<StepFigures> formal, TraceEvidence traces,
+    public static List<Bottleneck> of(List<StepFigures> beforeFormal, List<StepFigures> formal, TraceEvidence traces,
                                       List<SaturationSignal> signals) {
         List<Bottleneck> out = new ArrayList<>();
-        Optional<TraceEvidence.StepTraces> previous = preTest.isEmpty() ? Optional.empty()
-                : traces.step(preTest.getLast().stage(), preTest.getLast().stepIndex());
+        Optional<TraceEvidence.StepTraces> previous = Optional.empty();
+        for (StepFigures f : beforeFormal) {
+            Optional<TraceEvidence.StepTraces> t = traces.step(f.stage(), f.stepIndex());
+            if (t.isPresent()) previous = t;
+        }
         for (StepFigures f : formal) {
             Optional<TraceEvidence.StepTraces> now = traces.step(f.stage(), f.stepIndex());
             out.add(one(f, previous, now, traces, signals));

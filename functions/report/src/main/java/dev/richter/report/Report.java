@@ -77,10 +77,18 @@ public record Report(String runId, String planId, String teamId, String planName
         businessMetrics = businessMetrics == null ? List.of() : List.copyOf(businessMetrics);
     }
 
-    /** Every step in run order: the warm-up, the pre-test, the formal steps. */
+    /** Every step in run order: the pre-test, the warm-up, the formal steps. */
     public List<StepFigures> allSteps() {
-        List<StepFigures> all = new java.util.ArrayList<>(warmUp);
-        all.addAll(preTest);
+        return runOrder(preTest, warmUp, formal);
+    }
+
+    /**
+     * Steps in the order the run sends them (the state machine's): the pre-test, then, once the dynamic gate passed,
+     * the warm-up, then the formal steps.
+     */
+    static List<StepFigures> runOrder(List<StepFigures> preTest, List<StepFigures> warmUp, List<StepFigures> formal) {
+        List<StepFigures> all = new java.util.ArrayList<>(preTest);
+        all.addAll(warmUp);
         all.addAll(formal);
         return all;
     }

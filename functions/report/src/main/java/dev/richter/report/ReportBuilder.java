@@ -157,16 +157,13 @@ public final class ReportBuilder {
         }
         Report.Resilience resilience = ResilienceVerdict.assess(new ResilienceVerdict.Inputs(pre, formal,
                 StepOverload.byStep(evidence.overload()), evidence.traces(), ordered, plan.requestTimeoutMs()));
-        List<StepFigures> beforeFormal = new ArrayList<>(warmUp);
-        beforeFormal.addAll(pre);
+        List<StepFigures> beforeFormal = Report.runOrder(pre, warmUp, List.of());
         resilience = withDegradation(resilience, beforeFormal, formal, evidence, plan);
         Report.Capacity capacity = withInterval(faultCausedAbort(formal, run)
                 .orElseGet(() -> capacity(formal, ordered, whyNoFormal(outcome, plan))), formal);
         Report.Confidence confidence = withKneeDeduction(
                 confidence(pre, formal, plan, run, missingEvidence, dynamicChecks, evidence.callGraph()), capacity);
-        List<StepFigures> all = new ArrayList<>(warmUp);
-        all.addAll(pre);
-        all.addAll(formal);
+        List<StepFigures> all = Report.runOrder(pre, warmUp, formal);
         return new Report(run.runId(), plan.planId(), plan.teamId(), plan.name(), outcome, reason, nowMs,
                 staticChecks, dynamicChecks, warmUp, pre, formal, plan.formal().size(), ordered, capacity,
                 ResilienceVerdict.failureMode(formal, resilience), confidence, missingEvidence,
@@ -174,7 +171,7 @@ public final class ReportBuilder {
                         distinctRequests(plan), resilience), Problems.accounting(results, evidence.windowSentByWorker(), evidence.startedSteps())),
                         Problems.alerts(evidence.events(), all)),
                 resilience, evidence.timeSeries().withMarks(withEventMarks(marks(all, ordered), evidence.events())), LatencyCurves.of(all),
-                evidence.callGraph(), Report.INDEXING, Bottlenecks.of(pre, formal, evidence.traces(), evidence.saturation()),
+                evidence.callGraph(), Report.INDEXING, Bottlenecks.of(beforeFormal, formal, evidence.traces(), evidence.saturation()),
                 List.of(), Report.SinceLastRun.NONE, evidence.events(), BusinessMetricTable.of(evidence.businessMetrics(), all));
     }
 

@@ -4,6 +4,7 @@ import static dev.richter.report.Fixtures.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 import dev.richter.common.model.Marker;
+import dev.richter.common.model.WorkerResult;
 import dev.richter.links.trace.Span;
 import dev.richter.links.trace.SpanKind;
 import java.util.ArrayList;
@@ -24,12 +25,8 @@ class BottlenecksTest {
                         Map.of(), start + 1_000_000, (long) (orderMs * 1e6)));
     }
 
-    /** Three steps: pre-test (gateway 30 + order 20 ms), formal 1 (gateway 40), formal 2 (order 420). */
-    static Report report(List<SaturationSignal> signals) {
-        Report base = ReportBuilder.build(RUN, PLAN, healthyUpTo(2), List.of(), CLEAN_DYNAMIC, List.of(), null, 1);
-        List<StepFigures> steps = new ArrayList<>(base.preTest());
-        steps.addAll(base.formal());
-        double[][] ms = {{50, 20}, {60, 20}, {460, 420}};
+    /** Four marked traces per step, each a gateway span of {@code ms[step][0]} over order's {@code ms[step][1]}. */
+    static TraceEvidence traces(List<StepFigures> steps, double[][] ms) {
         List<Span> spans = new ArrayList<>();
         for (int s = 0; s < steps.size(); s++) {
             for (int i = 0; i < 4; i++) {
@@ -37,7 +34,16 @@ class BottlenecksTest {
                         ms[s][0], ms[s][1]));
             }
         }
-        TraceEvidence traces = TraceEvidence.of("test spans", spans, windows(steps), Marker.DEFAULT);
+        return TraceEvidence.of("test spans", spans, windows(steps), Marker.DEFAULT);
+    }
+
+    /** Three steps: pre-test (gateway 30 + order 20 ms), formal 1 (gateway 40), formal 2 (order 420). */
+    static Report report(List<SaturationSignal> signals) {
+        Report base = ReportBuilder.build(RUN, PLAN, healthyUpTo(2), List.of(), CLEAN_DYNAMIC, List.of(), null, 1);
+        List<StepFigures> steps = new ArrayList<>(base.preTest());
+        steps.addAll(base.formal());
+        double[][] ms = {{50, 20}, {60, 20}, {460, 420}};
+        TraceEvidence traces = traces(steps, ms);
         ReportEvidence evidence = new ReportEvidence(List.of(), null, List.of(), traces, null).withSaturation(signals);
         return ReportBuilder.build(RUN, PLAN, healthyUpTo(2), List.of(), CLEAN_DYNAMIC, List.of(), List.of(), evidence, null, 1);
     }
@@ -69,6 +75,28 @@ class BottlenecksTest {
                 second.saturation(), "order's signals in the step's window; gateway's and an earlier step's are not");
         assertEquals("order 20.0 → 420.0 ms/request; healthLatencyMs 450 > 200 (1 round), hostCpuRatio 0.990 > 0.900 (2 rounds)",
                 second.text());
+    }
+
+    /**
+     * Issue 46: the pre-test comes first, on cold targets, and the warm-up after the dynamic gate; formal step 1 is
+     * compared with the warm-up's last step (warm), not with the pre-test, whose cold order (300 ms) would hide its growth.
+     */
+    @Test
+    void theFirstFormalStepIsComparedWithTheWarmUpsLastStepNotTheColdPreTest() {
+        List<WorkerResult> rs = healthyUpTo(1);
+        rs.add(step("warm-up", 3, 20, 200, 200, Map.of(), 0, 20));
+        Report base = ReportBuilder.build(RUN, PLAN, rs, List.of(), CLEAN_DYNAMIC, List.of(), null, 1);
+        List<StepFigures> beforeFormal = Report.runOrder(base.preTest(), base.warmUp(), List.of());
+        List<StepFigures> steps = new ArrayList<>(beforeFormal);
+        steps.addAll(base.formal());
+        double[][] ms = {{310, 300}, {30, 20}, {70, 60}}; // gateway's own time 10 ms throughout
+        TraceEvidence traces = traces(steps, ms);
+        ReportEvidence evidence = new ReportEvidence(List.of(), null, List.of(), traces, null);
+        Bottlenecks.Bottleneck first = ReportBuilder.build(RUN, PLAN, rs, List.of(), CLEAN_DYNAMIC, List.of(), List.of(),
+                evidence, null, 1).bottlenecks().getFirst();
+        assertEquals("order", first.module());
+        assertEquals(20, first.beforeMsPerRequest(), 1e-6, "the warm-up's last step, not the pre-test's 300 ms");
+        assertEquals(60, first.afterMsPerRequest(), 1e-6);
     }
 
     @Test

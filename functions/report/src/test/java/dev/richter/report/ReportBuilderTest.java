@@ -81,7 +81,8 @@ class ReportBuilderTest {
         assertEquals(80.0, r.capacity().maxSustainableQps());
         assertFalse(r.capacity().reached());
         assertEquals(1.0, r.confidence().score(), r.confidence().reasons().toString());
-        assertEquals(List.of("warm-up 4", "pre-test", "step 1", "step 2", "step 3"),
+        // in run order (issue 46): the pre-test first, the warm-up after the dynamic gate, then the formal steps
+        assertEquals(List.of("pre-test", "warm-up 4", "step 1", "step 2", "step 3"),
                 r.allSteps().stream().map(StepLabels::name).toList());
         assertEquals(2400, Json.MAPPER.valueToTree(r).path("warmUp").get(0).path("counters").path("sent").asLong());
         String html = HtmlReport.render(r);

@@ -79,7 +79,9 @@ class RunComparisonTest {
         after.add(0, step("warm-up", 0, 2, 20, 12, Map.of("500", 8L), 0, 300));
         RunComparison c = RunComparison.of(report("run-2", after, List.of()), report("run-1", before, List.of()),
                 RunComparison.RegressionThresholds.DEFAULT);
-        RunComparison.StepComparison warmUp = c.steps().get(0);
+        assertEquals(List.of("pre-test", "warm-up", "formal"), c.steps().stream().map(RunComparison.StepComparison::stage)
+                .distinct().toList(), "in run order");
+        RunComparison.StepComparison warmUp = c.steps().get(1);
         assertEquals("warm-up", warmUp.stage());
         assertTrue(warmUp.p99Ms().run() - warmUp.p99Ms().baseline() > 200, warmUp.toString());
         assertTrue(warmUp.errorRatePct().run() > 30, "8 of 20 failed: " + warmUp);

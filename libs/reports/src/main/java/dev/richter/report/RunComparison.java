@@ -13,7 +13,7 @@ import java.util.TreeMap;
  * the report's "since the last run" section and {@code ./richter run}'s exit code 2.
  *
  * <p>Both sides are stored report documents (the report function's {@code Report} as JSON, {@link ReportRepository#get}),
- * so a comparison reads only what the reports hold. Steps are matched by stage and target rate: the warm-up, pre-test
+ * so a comparison reads only what the reports hold. Steps are matched by stage and target rate: the pre-test, warm-up
  * and formal steps of equal {@code targetQps} are compared pairwise in run order; a step of one run with no step of
  * that rate in the other is listed as unmatched. A step that sent nothing on either side is compared but never
  * flagged, and neither is a warm-up step: the warm-up is kept apart from the figures (DESIGN.md, "warm-up"), its
@@ -114,7 +114,7 @@ public record RunComparison(String runId, String baselineRunId, String planId, S
         List<String> regressions = new ArrayList<>();
         String runId = run.path("runId").asText();
         String baselineRunId = baseline.path("runId").asText();
-        for (String stage : List.of("warmUp", "preTest", "formal")) {
+        for (String stage : List.of("preTest", "warmUp", "formal")) {
             Map<Double, List<JsonNode>> baselineByRate = byRate(baseline.path(stage));
             for (JsonNode step : run.path(stage)) {
                 List<JsonNode> peers = baselineByRate.getOrDefault(step.path("targetQps").asDouble(), new ArrayList<>());

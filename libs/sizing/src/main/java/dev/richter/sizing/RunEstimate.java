@@ -36,9 +36,9 @@ import java.util.Set;
  * (ExecutionStarted, ExecutionSucceeded). Hence:
  * <ul>
  *   <li>the <b>parent</b> execution: {@value #PARENT_FIXED_EVENTS} + {@value #EVENTS_PER_STEP} per step
- *       ({@link #parentHistoryEvents}: Prepare, StaticChecks, StaticGate, SelectWarmUp, RunStage over the
- *       warm-up's step (none when the plan turns it off), AfterStage, SelectPreTest, RunStage over the pre-test's
- *       step, AfterStage, DynamicChecks, DynamicGate, SelectFormal, RunStage over the formal steps,
+ *       ({@link #parentHistoryEvents}: Prepare, StaticChecks, StaticGate, SelectPreTest, RunStage over the
+ *       pre-test's step, AfterStage, DynamicChecks, DynamicGate, SelectWarmUp, RunStage over the warm-up's steps (none
+ *       when the plan turns it off), AfterStage, SelectFormal, RunStage over the formal steps,
  *       AfterStage, Report, ReleaseLeases, Done; a step's iteration is StartStep, SkipIfAborted, the RunLegs Distributed
  *       Map and CompleteStep);</li>
  *   <li>a <b>leg</b> child execution (one per leg, item of RunLegs): WaitForLaunch, then the Leg Parallel of
@@ -82,7 +82,7 @@ import java.util.Set;
  * @param planId                the plan's id
  * @param quotas                the limits and timings the estimate used
  * @param prices                the prices it used
- * @param steps                 per step, the warm-up (when on) and the pre-test first, then the formal steps in order (empty when no step can be
+ * @param steps                 per step in run order: the pre-test, the warm-up (when on), the formal steps (empty when no step can be
  *                              laid out: see the {@code $.requestTimeoutMs} violation)
  * @param executions            Step Functions executions the run starts
  * @param maxHistoryEvents      history events of the largest execution (without retries)
@@ -131,9 +131,9 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
 
     /** History events of the parent execution that do not depend on the step count. */
     public static final int PARENT_FIXED_EVENTS = 2 /* execution */ + 5 /* Prepare */ + 5 /* StaticChecks */
-            + 2 /* StaticGate */ + 2 /* SelectWarmUp */ + 4 /* RunStage (warm-up) */ + 2 /* AfterStage */
-            + 2 /* SelectPreTest */ + 4 /* RunStage (pre-test) */ + 2 /* AfterStage */
-            + 5 /* DynamicChecks */ + 2 /* DynamicGate */ + 2 /* SelectFormal */ + 4 /* RunStage (formal) */
+            + 2 /* StaticGate */ + 2 /* SelectPreTest */ + 4 /* RunStage (pre-test) */ + 2 /* AfterStage */
+            + 5 /* DynamicChecks */ + 2 /* DynamicGate */ + 2 /* SelectWarmUp */ + 4 /* RunStage (warm-up) */
+            + 2 /* AfterStage */ + 2 /* SelectFormal */ + 4 /* RunStage (formal) */
             + 2 /* AfterStage */ + 5 /* Report */ + 5 /* ReleaseLeases */ + 2 /* Done */;
     /**
      * History events of one step in the parent: the inline Map's iteration (2), StartStep (5), SkipIfAborted (2), RunLegs
@@ -546,7 +546,7 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
 
     /**
      * State transitions of the parent execution: 17 states (the warm-up's SelectWarmUp, RunStage and AfterStage
-     * included) plus StartStep, SkipIfAborted, RunLegs, CompleteStep and StepEnded per step (warm-up, pre-test and
+     * included) plus StartStep, SkipIfAborted, RunLegs, CompleteStep and StepEnded per step (pre-test, warm-up and
      * formal).
      */
     public static long parentTransitions(int warmUpSteps, int formalSteps) {
@@ -583,11 +583,11 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
 
     private static List<StepInPlan> stepsInPlan(Plan plan) {
         List<StepInPlan> refs = new ArrayList<>();
+        refs.add(new StepInPlan(Stages.PRE_TEST, 0, "$.preTest", "pre-test step 1", plan.preTest()));
         List<Plan.StepSpec> rungs = plan.warmUpSteps();
         for (int i = 0; i < rungs.size(); i++) {
             refs.add(new StepInPlan(Stages.WARM_UP, i, "$.warmUp", "warm-up step " + (i + 1), rungs.get(i)));
         }
-        refs.add(new StepInPlan(Stages.PRE_TEST, 0, "$.preTest", "pre-test step 1", plan.preTest()));
         for (int i = 0; i < plan.formal().size(); i++) {
             refs.add(new StepInPlan(Stages.FORMAL, i, "$.formal.steps[" + i + "]", "formal step " + (i + 1),
                     plan.formal().get(i)));
@@ -787,8 +787,8 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
     }
 
     /**
-     * The expected wall-clock duration of a run of {@code plan} that nothing aborts, milliseconds: per step (warm-up,
-     * pre-test and formal) its start ({@link #RUN_PREPARATION_INVOCATION_MS}), the worker lead ({@link Quotas#workerLeadMs()}),
+     * The expected wall-clock duration of a run of {@code plan} that nothing aborts, milliseconds: per step (pre-test,
+     * warm-up and formal) its start ({@link #RUN_PREPARATION_INVOCATION_MS}), the worker lead ({@link Quotas#workerLeadMs()}),
      * its planned duration, the drain of its last requests ({@link StepLayout#drainMs}) and its Step Completed
      * ({@link #STEP_COMPLETION_INVOCATION_MS}); once, the preparation and
      * the release (a run-preparation call each), the static and dynamic checks ({@link #CHECKS_INVOCATION_MS} each)
@@ -800,10 +800,10 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
         long perStep = RUN_PREPARATION_INVOCATION_MS + quotas.workerLeadMs() + StepLayout.drainMs(plan.requestTimeoutMs(), quotas)
                 + STEP_COMPLETION_INVOCATION_MS;
         long ms = 2 * RUN_PREPARATION_INVOCATION_MS + 2 * CHECKS_INVOCATION_MS + REPORT_INVOCATION_MS;
+        ms += plan.preTest().durationS() * 1000L + perStep;
         for (Plan.StepSpec rung : plan.warmUpSteps()) {
             ms += rung.durationS() * 1000L + perStep;
         }
-        ms += plan.preTest().durationS() * 1000L + perStep;
         for (Plan.StepSpec step : plan.formal()) {
             ms += step.durationS() * 1000L + perStep;
         }

@@ -131,8 +131,8 @@ public final class RunLayout {
     }
 
     /**
-     * Checks that every scenario targets a registered service and lays out the stages: the warm-up's ramp
-     * ({@link Plan#warmUpSteps()}; none when its {@code durationS} is 0), the pre-test step, the formal steps.
+     * Checks that every scenario targets a registered service and lays out the stages, in run order: the pre-test
+     * step, the warm-up's ramp ({@link Plan#warmUpSteps()}; none when its {@code durationS} is 0), the formal steps.
      *
      * @throws PlanNotRunnableException naming the scenario and service when a service is not registered
      */

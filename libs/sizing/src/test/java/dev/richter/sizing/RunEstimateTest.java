@@ -42,9 +42,10 @@ class RunEstimateTest {
         RunEstimate a = RunEstimate.of(off, List.of(ORDER), Quotas.AWS, Prices.US_EAST_1);
         RunEstimate b = RunEstimate.of(on, List.of(ORDER), Quotas.AWS, Prices.US_EAST_1);
         // the warm-up's ramp: 4 rungs of 15 s, 2 -> 20 QPS
-        assertEquals(List.of("warm-up", "warm-up", "warm-up", "warm-up", "pre-test", "formal", "formal"),
+        // in run order: the pre-test, then the warm-up (after the dynamic gate), then the formal steps
+        assertEquals(List.of("pre-test", "warm-up", "warm-up", "warm-up", "warm-up", "formal", "formal"),
                 b.steps().stream().map(RunEstimate.StepEstimate::stage).toList());
-        assertEquals("$.warmUp", b.steps().get(0).path());
+        assertEquals("$.warmUp", b.steps().get(1).path());
         // the warm-up's 60 s plus its start, worker lead and drain
         long perStep = RunEstimate.expectedDurationMs(on, Quotas.AWS) - RunEstimate.expectedDurationMs(off, Quotas.AWS);
         assertTrue(perStep > 60_000, "the warm-up adds its 60 s and its step overhead: " + perStep);

@@ -56,9 +56,9 @@ public record Plan(String planId, String teamId, String name, List<ScenarioSpec>
     }
 
     /**
-     * The warm-up the run sends before its pre-test, as the plan states it: the plan's own ({@code qps} 0 meaning the
-     * first formal step's rate), else {@link #defaultWarmUp}. A {@code durationS} of 0 means no warm-up. The run sends
-     * it as the ramp {@link #warmUpSteps}.
+     * The warm-up as the plan states it: the plan's own ({@code qps} 0 meaning the first formal step's rate), else
+     * {@link #defaultWarmUp}. A {@code durationS} of 0 means no warm-up. The run sends it as the ramp
+     * {@link #warmUpSteps}, once the pre-test passed the dynamic gate and before the formal stage.
      */
     public StepSpec warmUpStep() {
         if (warmUp == null) {

@@ -3,8 +3,9 @@ package dev.richter.common.model;
 import java.util.List;
 
 /**
- * The run's steps per stage, in run order: {@code warmUp} (one step, or none when the plan turns it off; its figures
- * are kept apart from the pre-test gate and the capacity), {@code preTest} (one step) and {@code formal} (the plan's
+ * The run's steps per stage. The run sends them in this order (the state machine's, DESIGN.md §3): {@code preTest}
+ * (one step, the only load before the dynamic gate), {@code warmUp} (the rungs of its ramp, or none when the plan
+ * turns it off; its figures are kept apart from the pre-test gate and the capacity) and {@code formal} (the plan's
  * steps in order).
  */
 public record Stages(String runId, String planId, String teamId, List<StepRef> warmUp, List<StepRef> preTest,
