@@ -2,16 +2,17 @@ package dev.richter.sdk;
 
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.util.Collections;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * Exit mocks inside a service under test: calls to an exit that has a configured mock are answered
@@ -34,7 +35,8 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p>Configuration: the document at {@link ExitMocksConfig#configUrl()} ({@code {"mocks":[{"exit",
  * "status","body","headers","latencyMs"}]}}, see {@link MockConfigDocument}) is fetched once by
- * {@link #start} (bounded by the fetch timeout) and then every {@link ExitMocksConfig#refreshInterval()}
+ * {@link #start} (bounded by the fetch timeout, {@link HttpDocument}) and then every {@link
+ * ExitMocksConfig#refreshInterval()}
  * on one daemon thread. A fetch that fails (connection, deadline, non-200 status, malformed document)
  * keeps the last good configuration and is counted in {@link #state()}. Until the first good fetch no
  * mock is known, and marked calls go to the real exit: check {@link FetchState#loaded()} at start-up if that
@@ -51,12 +53,11 @@ public final class ExitMocks implements AutoCloseable {
     /** Span attribute naming the mocked exit, e.g. {@code payment POST /charge}. */
     public static final String MOCK_EXIT_ATTRIBUTE = "richter.mock.exit";
 
-    private static final System.Logger LOG = System.getLogger(ExitMocks.class.getName());
+    private static final Logger LOG = Logger.getLogger(ExitMocks.class.getName());
 
     private final ExitMocksConfig config;
-    private final HttpClient http;
     private final ScheduledExecutorService scheduler;
-    private final AtomicReference<Map<String, MockResponse>> mocks = new AtomicReference<>(Map.of());
+    private final AtomicReference<Map<String, MockResponse>> mocks = new AtomicReference<>(Collections.emptyMap());
     private final AtomicReference<String> lastError = new AtomicReference<>("");
     private final AtomicLong lastSuccessEpochMs = new AtomicLong(0);
     private final AtomicLong successes = new AtomicLong();
@@ -64,8 +65,6 @@ public final class ExitMocks implements AutoCloseable {
 
     private ExitMocks(ExitMocksConfig config) {
         this.config = config;
-        this.http = HttpClient.newBuilder().connectTimeout(config.fetchTimeout())
-                .followRedirects(HttpClient.Redirect.NORMAL).build();
         this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "richter-exit-mocks-refresh");
             t.setDaemon(true);
@@ -147,33 +146,25 @@ public final class ExitMocks implements AutoCloseable {
      */
     public boolean refresh() {
         try {
-            HttpRequest.Builder builder = HttpRequest.newBuilder(config.configUrl()).timeout(config.fetchTimeout())
-                    .header("Accept", "application/json").GET();
-            if (!config.authorization().isEmpty()) {
-                builder.header("Authorization", config.authorization());
+            HttpDocument resp = HttpDocument.get(config.configUrl(), config.fetchTimeout(), config.authorization(),
+                    true);
+            if (resp.status() != 200) {
+                return failed("HTTP " + resp.status() + " from " + config.configUrl());
             }
-            HttpRequest req = builder.build();
-            HttpResponse<byte[]> resp = http.send(req, HttpResponse.BodyHandlers.ofByteArray());
-            if (resp.statusCode() != 200) {
-                return failed("HTTP " + resp.statusCode() + " from " + config.configUrl());
-            }
-            mocks.set(Map.copyOf(MockConfigDocument.parse(resp.body())));
+            mocks.set(Backports.mapCopy(MockConfigDocument.parse(resp.body())));
             lastSuccessEpochMs.set(System.currentTimeMillis());
             lastError.set("");
             successes.incrementAndGet();
             return true;
         } catch (IOException | IllegalArgumentException e) {
             return failed(e.getClass().getSimpleName() + ": " + e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return failed("interrupted");
         }
     }
 
     private boolean failed(String why) {
         failures.incrementAndGet();
         lastError.set(why);
-        LOG.log(System.Logger.Level.WARNING, "exit mock configuration not refreshed, keeping the last good one ("
+        LOG.log(Level.WARNING, "exit mock configuration not refreshed, keeping the last good one ("
                 + mocks.get().size() + " mocks): " + why);
         return false;
     }
@@ -190,14 +181,84 @@ public final class ExitMocks implements AutoCloseable {
         scheduler.shutdownNow();
     }
 
-    /**
-     * @param loaded a fetch has succeeded at least once
-     * @param mocks mocks in the current configuration
-     * @param lastSuccessEpochMs when the last good fetch finished, 0 if never
-     * @param lastError the last fetch's error, {@code ""} when it succeeded
-     * @param fetchesOk fetches that loaded a configuration
-     * @param fetchesFailed fetches that failed
-     */
-    public record FetchState(boolean loaded, int mocks, long lastSuccessEpochMs, String lastError, long fetchesOk,
-                        long fetchesFailed) {}
+    /** What {@link #state()} reports: a value, equal to another with the same components. */
+    public static final class FetchState {
+        private final boolean loaded;
+        private final int mocks;
+        private final long lastSuccessEpochMs;
+        private final String lastError;
+        private final long fetchesOk;
+        private final long fetchesFailed;
+
+        /**
+         * @param loaded a fetch has succeeded at least once
+         * @param mocks mocks in the current configuration
+         * @param lastSuccessEpochMs when the last good fetch finished, 0 if never
+         * @param lastError the last fetch's error, {@code ""} when it succeeded
+         * @param fetchesOk fetches that loaded a configuration
+         * @param fetchesFailed fetches that failed
+         */
+        public FetchState(boolean loaded, int mocks, long lastSuccessEpochMs, String lastError, long fetchesOk,
+                          long fetchesFailed) {
+            this.loaded = loaded;
+            this.mocks = mocks;
+            this.lastSuccessEpochMs = lastSuccessEpochMs;
+            this.lastError = lastError;
+            this.fetchesOk = fetchesOk;
+            this.fetchesFailed = fetchesFailed;
+        }
+
+        /** A fetch has succeeded at least once. */
+        public boolean loaded() {
+            return loaded;
+        }
+
+        /** Mocks in the current configuration. */
+        public int mocks() {
+            return mocks;
+        }
+
+        /** When the last good fetch finished, epoch milliseconds, 0 if never. */
+        public long lastSuccessEpochMs() {
+            return lastSuccessEpochMs;
+        }
+
+        /** The last fetch's error, {@code ""} when it succeeded. */
+        public String lastError() {
+            return lastError;
+        }
+
+        /** Fetches that loaded a configuration. */
+        public long fetchesOk() {
+            return fetchesOk;
+        }
+
+        /** Fetches that failed. */
+        public long fetchesFailed() {
+            return fetchesFailed;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof FetchState)) {
+                return false;
+            }
+            FetchState s = (FetchState) o;
+            return loaded == s.loaded && mocks == s.mocks && lastSuccessEpochMs == s.lastSuccessEpochMs
+                    && Objects.equals(lastError, s.lastError) && fetchesOk == s.fetchesOk
+                    && fetchesFailed == s.fetchesFailed;
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(loaded, mocks, lastSuccessEpochMs, lastError, fetchesOk, fetchesFailed);
+        }
+
+        @Override
+        public String toString() {
+            return "FetchState[loaded=" + loaded + ", mocks=" + mocks + ", lastSuccessEpochMs=" + lastSuccessEpochMs
+                    + ", lastError=" + lastError + ", fetchesOk=" + fetchesOk + ", fetchesFailed=" + fetchesFailed
+                    + "]";
+        }
+    }
 }

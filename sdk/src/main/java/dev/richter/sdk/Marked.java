@@ -1,7 +1,7 @@
 package dev.richter.sdk;
 
+import java.io.UnsupportedEncodingException;
 import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 
 /**
  * Whether the request being served carries the load-test marker. Only {@link #MARKED} requests are
@@ -42,12 +42,14 @@ public enum Marked {
                 continue;
             }
             try {
-                String decoded = URLDecoder.decode(kv.substring(eq + 1).trim().replace("+", "%2B"), StandardCharsets.UTF_8);
+                String decoded = URLDecoder.decode(kv.substring(eq + 1).trim().replace("+", "%2B"), "UTF-8");
                 if (decoded.equals(value)) {
                     return MARKED;
                 }
             } catch (IllegalArgumentException malformed) {
                 // skip this member only
+            } catch (UnsupportedEncodingException e) {
+                throw new IllegalStateException("every JVM has UTF-8", e);
             }
         }
         return UNMARKED;

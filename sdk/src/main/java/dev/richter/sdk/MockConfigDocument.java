@@ -4,10 +4,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -27,14 +30,15 @@ import java.util.Set;
 public final class MockConfigDocument {
     private static final ObjectMapper MAPPER = new ObjectMapper();
     /** The fields of one mock, in the schema's order. */
-    private static final List<String> FIELDS = List.of("exit", "status", "body", "headers", "latencyMs");
+    private static final List<String> FIELDS = Collections.unmodifiableList(
+            Arrays.asList("exit", "status", "body", "headers", "latencyMs"));
     /** The longest simulated latency, milliseconds ({@code SafetyConfig.mocks[].latencyMs} maximum). */
     public static final long MAX_LATENCY_MS = 60_000;
 
     private MockConfigDocument() {}
 
     /**
-     * One mock as the document states it, before defaults.
+     * One mock as the document states it, before defaults. A value: equal to another with the same components.
      *
      * @param exit      the exit it answers, trimmed: an interface node ({@code payment POST /charge}), a service
      *                  ({@code payment}), or host[:port]+path ({@code api.stripe.com/v1/charges})
@@ -44,9 +48,62 @@ public final class MockConfigDocument {
      * @param headers   response headers, in document order
      * @param latencyMs simulated latency, milliseconds, empty when the document gives none
      */
-    public record StatedMock(String exit, OptionalInt status, String body, Map<String, String> headers, OptionalLong latencyMs) {
-        public StatedMock {
-            headers = Map.copyOf(headers);
+    public static final class StatedMock {
+        private final String exit;
+        private final OptionalInt status;
+        private final String body;
+        private final Map<String, String> headers;
+        private final OptionalLong latencyMs;
+
+        /** The mock of the components above; {@code headers} is copied. */
+        public StatedMock(String exit, OptionalInt status, String body, Map<String, String> headers,
+                          OptionalLong latencyMs) {
+            this.exit = exit;
+            this.status = status;
+            this.body = body;
+            this.headers = Backports.mapCopy(headers);
+            this.latencyMs = latencyMs;
+        }
+
+        public String exit() {
+            return exit;
+        }
+
+        public OptionalInt status() {
+            return status;
+        }
+
+        public String body() {
+            return body;
+        }
+
+        public Map<String, String> headers() {
+            return headers;
+        }
+
+        public OptionalLong latencyMs() {
+            return latencyMs;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof StatedMock)) {
+                return false;
+            }
+            StatedMock m = (StatedMock) o;
+            return Objects.equals(exit, m.exit) && Objects.equals(status, m.status) && Objects.equals(body, m.body)
+                    && headers.equals(m.headers) && Objects.equals(latencyMs, m.latencyMs);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(exit, status, body, headers, latencyMs);
+        }
+
+        @Override
+        public String toString() {
+            return "StatedMock[exit=" + exit + ", status=" + status + ", body=" + body + ", headers=" + headers
+                    + ", latencyMs=" + latencyMs + "]";
         }
     }
 
@@ -74,7 +131,7 @@ public final class MockConfigDocument {
         for (int i = 0; i < mocks.size(); i++) {
             JsonNode m = mocks.get(i);
             String at = "mocks[" + i + "]";
-            if (!m.path("exit").isTextual() || m.get("exit").asText().isBlank()) {
+            if (!m.path("exit").isTextual() || Backports.isBlank(m.get("exit").asText())) {
                 throw new IllegalArgumentException(at + ".exit: required text");
             }
             String exit = m.get("exit").asText().trim();
@@ -135,7 +192,7 @@ public final class MockConfigDocument {
         List<StatedMock> entries = read(json);
         for (int i = 0; i < entries.size(); i++) {
             StatedMock e = entries.get(i);
-            if (e.status().isEmpty()) {
+            if (!e.status().isPresent()) {
                 throw new IllegalArgumentException("mocks[" + i + "].status: required, 100-599");
             }
             int status = e.status().getAsInt();

@@ -49,12 +49,13 @@ public final class ApacheHttpClientExits {
         ExitDecision decision = guard.decideHttp(request.getMethod().toUpperCase(Locale.ROOT), host, port,
                 path.isEmpty() ? "/" : path);
         guard.record(decision);
-        return switch (decision) {
-            case ExitDecision.Pass p -> null;
-            case ExitDecision.WouldRefuse w -> null;
-            case ExitDecision.Refuse r -> new IOException(r.message());
-            case ExitDecision.Mock m -> answer(m);
-        };
+        if (decision instanceof ExitDecision.Refuse) {
+            return new IOException(((ExitDecision.Refuse) decision).message());
+        }
+        if (decision instanceof ExitDecision.Mock) {
+            return answer((ExitDecision.Mock) decision);
+        }
+        return null; // a Pass or a WouldRefuse
     }
 
     private static Object answer(ExitDecision.Mock mock) {

@@ -1,5 +1,6 @@
 package dev.richter.agent.bootstrap;
 
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -145,7 +146,7 @@ public interface IsolationGuard {
      * @return empty before a document has loaded, or when it maps no table
      */
     default Map<String, String> tableShadows() {
-        return Map.of();
+        return Collections.emptyMap();
     }
 
     /**

@@ -1,16 +1,34 @@
 package dev.richter.agent.isolation;
 
 import java.util.Locale;
+import java.util.Objects;
 
 /**
- * One entry of the test's scope: a host, with or without a port, that marked traffic may reach.
+ * One entry of the test's scope: a host, with or without a port, that marked traffic may reach. A value: equal to
+ * another with the same components.
  *
  * @param host host name or address, lower case, e.g. {@code orders.internal} or {@code 127.0.0.1}
  * @param port TCP port, or {@link #ANY_PORT} when the entry names none
  */
-public record HostPort(String host, int port) {
+public final class HostPort {
     /** {@link #port} of an entry that allows every port of its host. */
     public static final int ANY_PORT = -1;
+
+    private final String host;
+    private final int port;
+
+    public HostPort(String host, int port) {
+        this.host = host;
+        this.port = port;
+    }
+
+    public String host() {
+        return host;
+    }
+
+    public int port() {
+        return port;
+    }
 
     /**
      * @param text {@code host} or {@code host:port} ({@code [v6]:port} for an IPv6 address)
@@ -42,6 +60,16 @@ public record HostPort(String host, int port) {
     /** Whether a call to {@code host:port} is covered: same host (case-insensitive), and same port unless any. */
     public boolean covers(String callHost, int callPort) {
         return host.equalsIgnoreCase(callHost) && (port == ANY_PORT || port == callPort);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof HostPort && Objects.equals(host, ((HostPort) o).host) && port == ((HostPort) o).port;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(host, port);
     }
 
     @Override

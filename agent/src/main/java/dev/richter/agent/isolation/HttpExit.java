@@ -1,6 +1,7 @@
 package dev.richter.agent.isolation;
 
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -13,14 +14,41 @@ import java.util.Optional;
  *   <li>{@code host[:port]} (a service), e.g. {@code api.stripe.com}: every call to the host.</li>
  * </ul>
  * Hosts compare case-insensitively, methods case-insensitively, paths exactly (the query is never part of it). An
- * exit without a port answers every port of its host.
+ * exit without a port answers every port of its host. A value: equal to another with the same components.
  *
  * @param exit   the id as configured (reported as {@code richter.mock.exit})
  * @param target host and port ({@link HostPort#ANY_PORT} when the id names none)
  * @param method upper-case method, {@code ""} for any
  * @param path   path, {@code ""} for any
  */
-public record HttpExit(String exit, HostPort target, String method, String path) {
+public final class HttpExit {
+    private final String exit;
+    private final HostPort target;
+    private final String method;
+    private final String path;
+
+    public HttpExit(String exit, HostPort target, String method, String path) {
+        this.exit = exit;
+        this.target = target;
+        this.method = method;
+        this.path = path;
+    }
+
+    public String exit() {
+        return exit;
+    }
+
+    public HostPort target() {
+        return target;
+    }
+
+    public String method() {
+        return method;
+    }
+
+    public String path() {
+        return path;
+    }
 
     /**
      * @param exitId an exit id from the mock document
@@ -59,5 +87,25 @@ public record HttpExit(String exit, HostPort target, String method, String path)
      */
     public int specificity() {
         return (method.isEmpty() ? 0 : 4) + (path.isEmpty() ? 0 : 2) + (target.port() == HostPort.ANY_PORT ? 0 : 1);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (!(o instanceof HttpExit)) {
+            return false;
+        }
+        HttpExit e = (HttpExit) o;
+        return Objects.equals(exit, e.exit) && Objects.equals(target, e.target) && Objects.equals(method, e.method)
+                && Objects.equals(path, e.path);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(exit, target, method, path);
+    }
+
+    @Override
+    public String toString() {
+        return "HttpExit[exit=" + exit + ", target=" + target + ", method=" + method + ", path=" + path + "]";
     }
 }

@@ -37,7 +37,7 @@ public final class HttpExitPolicy {
             return ExitDecision.PASS;
         }
         String exit = host + ":" + port + " " + method + " " + path;
-        if (config.isEmpty()) {
+        if (!config.isPresent()) {
             return new ExitDecision.Refuse(exit, NOT_LOADED);
         }
         IsolationConfig c = config.get();

@@ -2,6 +2,7 @@ package dev.richter.agent.isolation;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.richter.sdk.Backports;
 import dev.richter.sdk.MockConfigDocument;
 import dev.richter.sdk.MockResponse;
 import java.io.IOException;
@@ -11,10 +12,12 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * The isolation configuration of one service: what marked (load-test) traffic may reach, and what answers it at the
- * exits. Immutable; a refresh swaps the whole value. The JSON document ({@link #parse}):
+ * exits. Immutable, equal to another with the same components; a refresh swaps the whole value. The JSON document
+ * ({@link #parse}):
  * <pre>{@code
  * {"mode": "enforce", "refreshS": 30,
  *  "scope": ["orders.internal:8080", "inventory.internal"],
@@ -37,14 +40,69 @@ import java.util.Map;
  * @param exits    the mocks' exit ids that name HTTP calls, most specific first (ties keep document order)
  * @param shadows  production target → shadow target, by kind
  */
-public record IsolationConfig(IsolationMode mode, long refreshS, List<HostPort> scope, Map<String, MockResponse> mocks,
-                              List<HttpExit> exits, Shadows shadows) {
+public final class IsolationConfig {
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
-    public IsolationConfig {
-        scope = List.copyOf(scope);
-        mocks = Collections.unmodifiableMap(new LinkedHashMap<>(mocks));
-        exits = List.copyOf(exits);
+    private final IsolationMode mode;
+    private final long refreshS;
+    private final List<HostPort> scope;
+    private final Map<String, MockResponse> mocks;
+    private final List<HttpExit> exits;
+    private final Shadows shadows;
+
+    public IsolationConfig(IsolationMode mode, long refreshS, List<HostPort> scope, Map<String, MockResponse> mocks,
+                           List<HttpExit> exits, Shadows shadows) {
+        this.mode = mode;
+        this.refreshS = refreshS;
+        this.scope = Backports.listCopy(scope);
+        this.mocks = Collections.unmodifiableMap(new LinkedHashMap<>(mocks));
+        this.exits = Backports.listCopy(exits);
+        this.shadows = shadows;
+    }
+
+    public IsolationMode mode() {
+        return mode;
+    }
+
+    public long refreshS() {
+        return refreshS;
+    }
+
+    public List<HostPort> scope() {
+        return scope;
+    }
+
+    public Map<String, MockResponse> mocks() {
+        return mocks;
+    }
+
+    public List<HttpExit> exits() {
+        return exits;
+    }
+
+    public Shadows shadows() {
+        return shadows;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (!(o instanceof IsolationConfig)) {
+            return false;
+        }
+        IsolationConfig c = (IsolationConfig) o;
+        return mode == c.mode && refreshS == c.refreshS && scope.equals(c.scope) && mocks.equals(c.mocks)
+                && exits.equals(c.exits) && Objects.equals(shadows, c.shadows);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(mode, refreshS, scope, mocks, exits, shadows);
+    }
+
+    @Override
+    public String toString() {
+        return "IsolationConfig[mode=" + mode + ", refreshS=" + refreshS + ", scope=" + scope + ", mocks=" + mocks
+                + ", exits=" + exits + ", shadows=" + shadows + "]";
     }
 
     /**

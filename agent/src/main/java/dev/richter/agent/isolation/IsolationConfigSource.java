@@ -1,13 +1,12 @@
 package dev.richter.agent.isolation;
 
+import dev.richter.sdk.HttpDocument;
 import io.opentelemetry.api.internal.InstrumentationUtil;
 import java.io.IOException;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -21,14 +20,17 @@ import java.util.logging.Logger;
  * "mocks":[...the mock document's entries...]}}, read by {@link IsolationConfig#parse}) from its {@link
  * IsolationSettings}: once at {@link #start} (bounded by the fetch deadline), then every {@link #nextRefreshS()}
  * seconds (the document's {@code refreshS}, else the settings') on one daemon thread ({@value #THREAD_NAME}). A load
- * that fails (connection, deadline of {@value #FETCH_TIMEOUT_S} s, a status other than 200, an unreadable file, a
+ * that fails (connection, timeout of {@value #FETCH_TIMEOUT_S} s, a status other than 200, an unreadable file, a
  * malformed document) keeps the last good configuration and is logged with the {@link State}; so is the first good
  * load and every change of state. Thread-safe.
  */
 public final class IsolationConfigSource implements AutoCloseable {
     /** Name of the refresh thread. */
     public static final String THREAD_NAME = "richter-isolation-refresh";
-    /** Deadline of one fetch of the URL (connect, then the whole response), seconds. */
+    /**
+     * Timeout of one fetch of the URL, seconds: to connect, and to wait for the response's next bytes ({@link
+     * HttpDocument}).
+     */
     public static final long FETCH_TIMEOUT_S = 2;
 
     // java.util.logging: inside the agent it is remapped to the agent's own logger, so the extension does not
@@ -39,12 +41,11 @@ public final class IsolationConfigSource implements AutoCloseable {
     private final AtomicReference<State> state;
     private final AtomicReference<Optional<IsolationConfig>> config = new AtomicReference<>(Optional.empty());
     private volatile ScheduledExecutorService scheduler;
-    private volatile HttpClient http;
 
     /** A source that has loaded nothing yet; {@link #refresh} loads, {@link #start} loads and schedules. */
     public IsolationConfigSource(IsolationSettings settings) {
         this.settings = settings;
-        this.state = new AtomicReference<>(new State(false, settings.url().isEmpty() && settings.file().isEmpty()
+        this.state = new AtomicReference<>(new State(false, !settings.url().isPresent() && !settings.file().isPresent()
                 ? "no source configured: set -Drichter.isolation.url or -Drichter.isolation.file" : "not loaded yet",
                 0, 0, 0));
     }
@@ -56,7 +57,7 @@ public final class IsolationConfigSource implements AutoCloseable {
      */
     public static IsolationConfigSource start(IsolationSettings settings) {
         IsolationConfigSource source = new IsolationConfigSource(settings);
-        if (settings.url().isEmpty() && settings.file().isEmpty()) {
+        if (!settings.url().isPresent() && !settings.file().isPresent()) {
             LOG.warning("Richter isolation: " + source.state().lastError() + "; every marked call is refused");
             return source;
         }
@@ -116,24 +117,16 @@ public final class IsolationConfigSource implements AutoCloseable {
             return true;
         } catch (IOException | RuntimeException e) {
             return failed(before, e.getClass().getSimpleName() + ": " + e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return failed(before, "interrupted");
         }
     }
 
-    private byte[] read() throws IOException, InterruptedException {
+    private byte[] read() throws IOException {
         if (settings.file().isPresent()) {
             return Files.readAllBytes(settings.file().get());
         }
-        HttpRequest.Builder request = HttpRequest.newBuilder(settings.url().orElseThrow())
-                .timeout(Duration.ofSeconds(FETCH_TIMEOUT_S)).header("Accept", "application/json").GET();
-        if (!settings.token().isEmpty()) {
-            request.header("Authorization", "Bearer " + settings.token());
-        }
-        HttpResponse<byte[]> response = untraced(request.build());
-        if (response.statusCode() != 200) {
-            throw new IOException("HTTP " + response.statusCode() + " from " + settings.source());
+        HttpDocument response = untraced();
+        if (response.status() != 200) {
+            throw new IOException("HTTP " + response.status() + " from " + settings.source());
         }
         return response.body();
     }
@@ -142,30 +135,23 @@ public final class IsolationConfigSource implements AutoCloseable {
      * Sends the fetch with the agent's instrumentation suppressed ({@link InstrumentationUtil}, as the SDK's exporters
      * do), so the refresh does not add a client span to the service's traces every {@code refreshS} seconds.
      */
-    private HttpResponse<byte[]> untraced(HttpRequest request) throws IOException, InterruptedException {
-        AtomicReference<HttpResponse<byte[]>> response = new AtomicReference<>();
-        AtomicReference<Exception> failure = new AtomicReference<>();
+    private HttpDocument untraced() throws IOException {
+        AtomicReference<HttpDocument> response = new AtomicReference<>();
+        AtomicReference<IOException> failure = new AtomicReference<>();
+        String authorization = settings.token().isEmpty() ? "" : "Bearer " + settings.token();
         InstrumentationUtil.suppressInstrumentation(() -> {
             try {
-                response.set(client().send(request, HttpResponse.BodyHandlers.ofByteArray()));
-            } catch (IOException | InterruptedException e) {
+                // no redirect followed: the document comes from the URL configured
+                response.set(HttpDocument.get(settings.url().get(), Duration.ofSeconds(FETCH_TIMEOUT_S), authorization,
+                        false));
+            } catch (IOException e) {
                 failure.set(e);
             }
         });
-        if (failure.get() instanceof InterruptedException e) {
-            throw e;
-        }
         if (failure.get() != null) {
-            throw (IOException) failure.get();
+            throw failure.get();
         }
         return response.get();
-    }
-
-    private HttpClient client() {
-        if (http == null) {
-            http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(FETCH_TIMEOUT_S)).build();
-        }
-        return http;
     }
 
     private boolean failed(State before, String why) {
@@ -186,11 +172,69 @@ public final class IsolationConfigSource implements AutoCloseable {
     }
 
     /**
+     * What {@link #state()} reports; a value, equal to another with the same components.
+     *
      * @param loaded          a configuration has loaded at least once
      * @param lastError       the last load's error, {@code ""} when it succeeded
      * @param lastGoodEpochMs when the last good load finished, epoch milliseconds, 0 if never
      * @param loadsOk         loads that succeeded
      * @param loadsFailed     loads that failed
      */
-    public record State(boolean loaded, String lastError, long lastGoodEpochMs, long loadsOk, long loadsFailed) {}
+    public static final class State {
+        private final boolean loaded;
+        private final String lastError;
+        private final long lastGoodEpochMs;
+        private final long loadsOk;
+        private final long loadsFailed;
+
+        public State(boolean loaded, String lastError, long lastGoodEpochMs, long loadsOk, long loadsFailed) {
+            this.loaded = loaded;
+            this.lastError = lastError;
+            this.lastGoodEpochMs = lastGoodEpochMs;
+            this.loadsOk = loadsOk;
+            this.loadsFailed = loadsFailed;
+        }
+
+        public boolean loaded() {
+            return loaded;
+        }
+
+        public String lastError() {
+            return lastError;
+        }
+
+        public long lastGoodEpochMs() {
+            return lastGoodEpochMs;
+        }
+
+        public long loadsOk() {
+            return loadsOk;
+        }
+
+        public long loadsFailed() {
+            return loadsFailed;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof State)) {
+                return false;
+            }
+            State s = (State) o;
+            return loaded == s.loaded && Objects.equals(lastError, s.lastError) && lastGoodEpochMs == s.lastGoodEpochMs
+                    && loadsOk == s.loadsOk && loadsFailed == s.loadsFailed;
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(loaded, lastError, lastGoodEpochMs, loadsOk, loadsFailed);
+        }
+
+        /** As logged with every change of state. */
+        @Override
+        public String toString() {
+            return "State[loaded=" + loaded + ", lastError=" + lastError + ", lastGoodEpochMs=" + lastGoodEpochMs
+                    + ", loadsOk=" + loadsOk + ", loadsFailed=" + loadsFailed + "]";
+        }
+    }
 }

@@ -14,10 +14,13 @@ public enum IsolationMode {
      * @throws IllegalArgumentException naming the field on any other value
      */
     public static IsolationMode parse(String text) {
-        return switch (text.trim().toLowerCase(Locale.ROOT)) {
-            case "enforce" -> ENFORCE;
-            case "report" -> REPORT;
-            default -> throw new IllegalArgumentException("mode: must be \"enforce\" or \"report\", got '" + text + "'");
-        };
+        switch (text.trim().toLowerCase(Locale.ROOT)) {
+            case "enforce":
+                return ENFORCE;
+            case "report":
+                return REPORT;
+            default:
+                throw new IllegalArgumentException("mode: must be \"enforce\" or \"report\", got '" + text + "'");
+        }
     }
 }

@@ -1,9 +1,12 @@
 package dev.richter.agent.isolation;
 
+import dev.richter.sdk.Backports;
 import java.net.URI;
 import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -18,14 +21,15 @@ import java.util.Optional;
  *   <li>{@code -Drichter.isolation.refresh-s} / {@code RICHTER_ISOLATION_REFRESH_S}: seconds between two loads,
  *       default {@value #DEFAULT_REFRESH_S}, until a loaded document names its own {@code refreshS}.</li>
  * </ul>
- * With neither a URL nor a file nothing ever loads, and every marked call is refused (fail closed).
+ * With neither a URL nor a file nothing ever loads, and every marked call is refused (fail closed). A value: equal to
+ * another with the same components.
  *
  * @param url      the document's URL, or empty
  * @param token    bearer token for the URL, {@code ""} for none
  * @param file     the document's file, or empty
  * @param refreshS seconds between two loads while the document names none, ≥ 1
  */
-public record IsolationSettings(Optional<URI> url, String token, Optional<Path> file, long refreshS) {
+public final class IsolationSettings {
     /** Default seconds between two loads: a changed configuration reaches every JVM within 30 s. */
     public static final long DEFAULT_REFRESH_S = 30;
 
@@ -33,8 +37,13 @@ public record IsolationSettings(Optional<URI> url, String token, Optional<Path> 
      * @throws IllegalArgumentException naming the property when the URL is not http(s), both a URL and a file are
      *                                  set, or the refresh is not a positive integer
      */
-    public IsolationSettings {
-        token = token == null ? "" : token.strip();
+    private final Optional<URI> url;
+    private final String token;
+    private final Optional<Path> file;
+    private final long refreshS;
+
+    public IsolationSettings(Optional<URI> url, String token, Optional<Path> file, long refreshS) {
+        token = token == null ? "" : Backports.strip(token);
         if (url.isPresent() && !("http".equals(url.get().getScheme()) || "https".equals(url.get().getScheme()))) {
             throw new IllegalArgumentException("richter.isolation.url: must be an http(s) URL, got " + url.get());
         }
@@ -44,6 +53,26 @@ public record IsolationSettings(Optional<URI> url, String token, Optional<Path> 
         if (refreshS < 1) {
             throw new IllegalArgumentException("richter.isolation.refresh-s: must be a positive integer, got " + refreshS);
         }
+        this.url = url;
+        this.token = token;
+        this.file = file;
+        this.refreshS = refreshS;
+    }
+
+    public Optional<URI> url() {
+        return url;
+    }
+
+    public String token() {
+        return token;
+    }
+
+    public Optional<Path> file() {
+        return file;
+    }
+
+    public long refreshS() {
+        return refreshS;
     }
 
     /**
@@ -69,7 +98,7 @@ public record IsolationSettings(Optional<URI> url, String token, Optional<Path> 
         }
         return new IsolationSettings(Optional.ofNullable(uri),
                 read(properties, env, "richter.isolation.token", "RICHTER_ISOLATION_TOKEN").orElse(""),
-                read(properties, env, "richter.isolation.file", "RICHTER_ISOLATION_FILE").map(Path::of), refreshS);
+                read(properties, env, "richter.isolation.file", "RICHTER_ISOLATION_FILE").map(Paths::get), refreshS);
     }
 
     /** The JVM's own properties and environment. */
@@ -81,15 +110,34 @@ public record IsolationSettings(Optional<URI> url, String token, Optional<Path> 
 
     /** Where the document comes from, for logs: the URL, the file, or {@code "none"}. */
     public String source() {
-        return url.map(URI::toString).or(() -> file.map(Path::toString)).orElse("none");
+        return url.map(URI::toString).orElseGet(() -> file.map(Path::toString).orElse("none"));
     }
 
     private static Optional<String> read(Map<String, String> properties, Map<String, String> env, String property,
                                          String variable) {
         String v = properties.get(property);
-        if (v == null || v.isBlank()) {
+        if (v == null || Backports.isBlank(v)) {
             v = env.get(variable);
         }
-        return v == null || v.isBlank() ? Optional.empty() : Optional.of(v.strip());
+        return v == null || Backports.isBlank(v) ? Optional.empty() : Optional.of(Backports.strip(v));
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (!(o instanceof IsolationSettings)) {
+            return false;
+        }
+        IsolationSettings s = (IsolationSettings) o;
+        return url.equals(s.url) && token.equals(s.token) && file.equals(s.file) && refreshS == s.refreshS;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(url, token, file, refreshS);
+    }
+
+    @Override
+    public String toString() {
+        return "IsolationSettings[url=" + url + ", token=" + token + ", file=" + file + ", refreshS=" + refreshS + "]";
     }
 }

@@ -2,6 +2,9 @@ package dev.richter.agent.isolation;
 
 import dev.richter.agent.bootstrap.ExitDecision;
 import dev.richter.agent.bootstrap.ShadowDecision;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -21,17 +24,19 @@ import java.util.Set;
  */
 public final class RedisKeyPolicy {
     /** Commands that only read their keys. */
-    static final Set<String> READS = Set.of("GET", "MGET", "GETRANGE", "STRLEN", "EXISTS", "TYPE", "TTL", "PTTL",
+    static final Set<String> READS = Collections.unmodifiableSet(new HashSet<>(Arrays.asList(
+            "GET", "MGET", "GETRANGE", "STRLEN", "EXISTS", "TYPE", "TTL", "PTTL",
             "EXPIRETIME", "PEXPIRETIME", "HGET", "HMGET", "HGETALL", "HKEYS", "HVALS", "HLEN", "HEXISTS", "HSTRLEN",
             "HSCAN", "LRANGE", "LLEN", "LINDEX", "LPOS", "SMEMBERS", "SISMEMBER", "SMISMEMBER", "SCARD", "SRANDMEMBER",
             "SSCAN", "SINTER", "SUNION", "SDIFF", "SINTERCARD", "ZRANGE", "ZRANGEBYSCORE", "ZRANGEBYLEX", "ZREVRANGE",
             "ZREVRANGEBYSCORE", "ZSCORE", "ZMSCORE", "ZCARD", "ZCOUNT", "ZLEXCOUNT", "ZRANK", "ZREVRANK", "ZSCAN",
             "GETBIT", "BITCOUNT", "BITPOS", "PFCOUNT", "XRANGE", "XREVRANGE", "XLEN", "XREAD", "GEOPOS", "GEODIST",
-            "GEOHASH", "GEOSEARCH", "DUMP", "OBJECT", "MEMORY", "WATCH", "TOUCH");
+            "GEOHASH", "GEOSEARCH", "DUMP", "OBJECT", "MEMORY", "WATCH", "TOUCH")));
     /** Commands without a key that marked traffic may send. */
-    static final Set<String> KEYLESS = Set.of("PING", "ECHO", "AUTH", "HELLO", "SELECT", "CLIENT", "INFO", "TIME",
+    static final Set<String> KEYLESS = Collections.unmodifiableSet(new HashSet<>(Arrays.asList(
+            "PING", "ECHO", "AUTH", "HELLO", "SELECT", "CLIENT", "INFO", "TIME",
             "COMMAND", "QUIT", "RESET", "READONLY", "READWRITE", "DBSIZE", "KEYS", "SCAN", "MULTI", "EXEC", "DISCARD",
-            "UNWATCH", "ROLE", "LASTSAVE", "RANDOMKEY");
+            "UNWATCH", "ROLE", "LASTSAVE", "RANDOMKEY")));
 
     private RedisKeyPolicy() {}
 

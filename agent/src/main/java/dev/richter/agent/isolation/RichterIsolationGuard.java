@@ -12,6 +12,7 @@ import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.internal.InstrumentationUtil;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -58,7 +59,15 @@ public final class RichterIsolationGuard implements IsolationGuard {
     private volatile SqlRule sql;
 
     /** The SQL rule of one configuration. */
-    private record SqlRule(IsolationConfig config, SqlShadowPolicy policy) {}
+    private static final class SqlRule {
+        final IsolationConfig config;
+        final SqlShadowPolicy policy;
+
+        SqlRule(IsolationConfig config, SqlShadowPolicy policy) {
+            this.config = config;
+            this.policy = policy;
+        }
+    }
 
     /**
      * @param source the configuration
@@ -139,7 +148,7 @@ public final class RichterIsolationGuard implements IsolationGuard {
     private ShadowDecision decideStore(String exit, Function<IsolationConfig, ShadowDecision> rule) {
         try {
             Optional<IsolationConfig> config = source.current();
-            return config.isEmpty() ? ShadowDecision.refuse(exit, HttpExitPolicy.NOT_LOADED) : rule.apply(config.get());
+            return config.isPresent() ? rule.apply(config.get()) : ShadowDecision.refuse(exit, HttpExitPolicy.NOT_LOADED);
         } catch (RuntimeException | LinkageError e) {
             return ShadowDecision.refuse(exit, "isolation failed to decide (" + e + ")");
         }
@@ -147,11 +156,11 @@ public final class RichterIsolationGuard implements IsolationGuard {
 
     private SqlShadowPolicy sqlPolicy(IsolationConfig config) {
         SqlRule r = sql;
-        if (r == null || r.config() != config) {
+        if (r == null || r.config != config) {
             r = new SqlRule(config, new SqlShadowPolicy(config.shadows(), config.mode()));
             sql = r;
         }
-        return r.policy();
+        return r.policy;
     }
 
     @Override
@@ -178,22 +187,19 @@ public final class RichterIsolationGuard implements IsolationGuard {
         try {
             Span span = Span.current();
             stampReportMode(span);
-            switch (decision) {
-                case ExitDecision.Pass p -> { }
-                case ExitDecision.Mock m -> {
-                    span.setAttribute(MOCK, ExitMocks.MOCK_ATTRIBUTE_VALUE);
-                    span.setAttribute(MOCK_EXIT, m.exit());
-                }
-                case ExitDecision.Refuse r -> {
-                    refused.incrementAndGet();
-                    span.setAttribute(REFUSED, r.message());
-                    LOG.warning(r.message() + " (refused so far: " + refused.get() + ")");
-                }
-                case ExitDecision.WouldRefuse w -> {
-                    wouldRefuse.incrementAndGet();
-                    span.setAttribute(WOULD_REFUSE, w.message());
-                    LOG.warning(w.message() + " (so far: " + wouldRefuse.get() + ")");
-                }
+            if (decision instanceof ExitDecision.Mock) {
+                span.setAttribute(MOCK, ExitMocks.MOCK_ATTRIBUTE_VALUE);
+                span.setAttribute(MOCK_EXIT, ((ExitDecision.Mock) decision).exit());
+            } else if (decision instanceof ExitDecision.Refuse) {
+                String message = ((ExitDecision.Refuse) decision).message();
+                refused.incrementAndGet();
+                span.setAttribute(REFUSED, message);
+                LOG.warning(message + " (refused so far: " + refused.get() + ")");
+            } else if (decision instanceof ExitDecision.WouldRefuse) {
+                String message = ((ExitDecision.WouldRefuse) decision).message();
+                wouldRefuse.incrementAndGet();
+                span.setAttribute(WOULD_REFUSE, message);
+                LOG.warning(message + " (so far: " + wouldRefuse.get() + ")");
             }
         } catch (RuntimeException | LinkageError e) {
             LOG.warning("Richter isolation: could not record " + decision + ": " + e);
@@ -211,9 +217,9 @@ public final class RichterIsolationGuard implements IsolationGuard {
     public Map<String, String> tableShadows() {
         try {
             Optional<IsolationConfig> config = source.current();
-            return config.isEmpty() ? Map.of() : config.get().shadows().tables();
+            return config.isPresent() ? config.get().shadows().tables() : Collections.emptyMap();
         } catch (RuntimeException | LinkageError e) {
-            return Map.of();
+            return Collections.emptyMap();
         }
     }
 

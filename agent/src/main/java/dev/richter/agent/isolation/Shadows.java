@@ -1,13 +1,16 @@
 package dev.richter.agent.isolation;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.richter.sdk.Backports;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -15,7 +18,8 @@ import java.util.Set;
  * The document's {@code shadows}: where each production target's marked traffic goes, by kind. Read from {@code
  * [{"kind": "table"|"schema"|"cache"|"topic", "production": "...", "shadow": "...", "service": "..."}]} (the {@code
  * Isolation} schema of openapi.json); every entry applies in this JVM whatever its {@code service} (the document a
- * JVM loads is its team's). Names of tables and schemas compare case-insensitively, key prefixes and topics exactly.
+ * JVM loads is its team's). Names of tables and schemas compare case-insensitively, key prefixes and topics exactly. A
+ * value: equal to another with the same components.
  *
  * @param tables       production table (lower case) → shadow table, {@code kind: table}
  * @param schemas      production database or schema (lower case) → shadow, {@code kind: schema}
@@ -23,16 +27,38 @@ import java.util.Set;
  *                      cache}
  * @param topics       production topic → shadow topic, {@code kind: topic}
  */
-public record Shadows(Map<String, String> tables, Map<String, String> schemas, Map<String, String> cachePrefixes,
-                      Map<String, String> topics) {
+public final class Shadows {
     /** No shadows: every marked write is refused. */
-    public static final Shadows NONE = new Shadows(Map.of(), Map.of(), Map.of(), Map.of());
+    public static final Shadows NONE = new Shadows(Collections.emptyMap(), Collections.emptyMap(),
+            Collections.emptyMap(), Collections.emptyMap());
 
-    public Shadows {
-        tables = Map.copyOf(tables);
-        schemas = Map.copyOf(schemas);
-        cachePrefixes = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(cachePrefixes));
-        topics = Map.copyOf(topics);
+    private final Map<String, String> tables;
+    private final Map<String, String> schemas;
+    private final Map<String, String> cachePrefixes;
+    private final Map<String, String> topics;
+
+    public Shadows(Map<String, String> tables, Map<String, String> schemas, Map<String, String> cachePrefixes,
+                   Map<String, String> topics) {
+        this.tables = Backports.mapCopy(tables);
+        this.schemas = Backports.mapCopy(schemas);
+        this.cachePrefixes = Collections.unmodifiableMap(new LinkedHashMap<>(cachePrefixes));
+        this.topics = Backports.mapCopy(topics);
+    }
+
+    public Map<String, String> tables() {
+        return tables;
+    }
+
+    public Map<String, String> schemas() {
+        return schemas;
+    }
+
+    public Map<String, String> cachePrefixes() {
+        return cachePrefixes;
+    }
+
+    public Map<String, String> topics() {
+        return topics;
     }
 
     /**
@@ -59,13 +85,19 @@ public record Shadows(Map<String, String> tables, Map<String, String> schemas, M
             if (production.equals(shadow)) {
                 throw new IllegalArgumentException(at + ": shadow must differ from production '" + production + "'");
             }
-            Map<String, String> into = switch (text(e, "kind", at)) {
-                case "table" -> tables;
-                case "schema" -> schemas;
-                case "cache" -> prefixes;
-                case "topic" -> topics;
-                default -> throw new IllegalArgumentException(at + ".kind: must be one of table, schema, cache, topic");
-            };
+            String kind = text(e, "kind", at);
+            Map<String, String> into;
+            if (kind.equals("table")) {
+                into = tables;
+            } else if (kind.equals("schema")) {
+                into = schemas;
+            } else if (kind.equals("cache")) {
+                into = prefixes;
+            } else if (kind.equals("topic")) {
+                into = topics;
+            } else {
+                throw new IllegalArgumentException(at + ".kind: must be one of table, schema, cache, topic");
+            }
             String key = into == prefixes || into == topics ? production : production.toLowerCase(Locale.ROOT);
             if (into.putIfAbsent(key, shadow) != null) {
                 throw new IllegalArgumentException(at + ": a second shadow for '" + production + "'");
@@ -80,10 +112,10 @@ public record Shadows(Map<String, String> tables, Map<String, String> schemas, M
 
     private static String text(JsonNode entry, String field, String at) {
         JsonNode v = entry.path(field);
-        if (!v.isTextual() || v.asText().isBlank()) {
+        if (!v.isTextual() || Backports.isBlank(v.asText())) {
             throw new IllegalArgumentException(at + "." + field + ": required, non-empty text");
         }
-        return v.asText().strip();
+        return Backports.strip(v.asText());
     }
 
     /** The shadow table of {@code table} (any case, unquoted), if it has one. */
@@ -110,5 +142,26 @@ public record Shadows(Map<String, String> tables, Map<String, String> schemas, M
         Set<String> out = new LinkedHashSet<>();
         map.values().forEach(v -> out.add(v.toLowerCase(Locale.ROOT)));
         return out;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (!(o instanceof Shadows)) {
+            return false;
+        }
+        Shadows s = (Shadows) o;
+        return tables.equals(s.tables) && schemas.equals(s.schemas) && cachePrefixes.equals(s.cachePrefixes)
+                && topics.equals(s.topics);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(tables, schemas, cachePrefixes, topics);
+    }
+
+    @Override
+    public String toString() {
+        return "Shadows[tables=" + tables + ", schemas=" + schemas + ", cachePrefixes=" + cachePrefixes + ", topics="
+                + topics + "]";
     }
 }

@@ -2,7 +2,9 @@ package dev.richter.agent.isolation;
 
 import dev.richter.agent.bootstrap.ExitDecision;
 import dev.richter.agent.bootstrap.ShadowDecision;
+import dev.richter.sdk.Backports;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -36,7 +38,8 @@ import net.sf.jsqlparser.util.TablesNamesFinder;
  *   <li>on a connection to a shadow database or schema ({@code kind: schema}) it runs as it is;</li>
  *   <li>on a connection to a production database or schema that has a shadow it is refused: the connection was taken
  *       unmarked (take it while marked, and it is the shadow's);</li>
- *   <li>else ({@code kind: table}) it is parsed (JSqlParser, relocated into the extension jar) and every mapped table
+ *   <li>else ({@code kind: table}) it is parsed (JSqlParser 4.9, the last for Java 8, relocated into the extension
+ *       jar) and every mapped table
  *       it names, wherever (targets, {@code FROM}, joins, sub-queries, column qualifiers), is replaced by its shadow;
  *       a statement that writes ({@code INSERT}, {@code UPDATE}, {@code DELETE}, {@code MERGE}, {@code UPSERT},
  *       {@code TRUNCATE}, DDL, and any statement that is not a {@code SELECT}) to a table that has no shadow and is
@@ -53,7 +56,8 @@ public final class SqlShadowPolicy {
 
     private final Shadows shadows;
     private final IsolationMode mode;
-    private final Map<String, Analysis> cache = Collections.synchronizedMap(new LinkedHashMap<>(64, 0.75f, true) {
+    private final Map<String, Analysis> cache = Collections.synchronizedMap(new LinkedHashMap<String, Analysis>(64, 0.75f,
+            true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, Analysis> eldest) {
             return size() > CACHE_SIZE;
@@ -68,8 +72,36 @@ public final class SqlShadowPolicy {
      * @param unmappedWrites tables it writes that have no shadow, as written in the SQL
      * @param parseError     why it could not be parsed, {@code ""} when it was
      */
-    record Analysis(Optional<String> rewritten, List<String> shadowTargets, List<String> unmappedWrites,
-                    String parseError) {}
+    static final class Analysis {
+        private final Optional<String> rewritten;
+        private final List<String> shadowTargets;
+        private final List<String> unmappedWrites;
+        private final String parseError;
+
+        Analysis(Optional<String> rewritten, List<String> shadowTargets, List<String> unmappedWrites,
+                 String parseError) {
+            this.rewritten = rewritten;
+            this.shadowTargets = shadowTargets;
+            this.unmappedWrites = unmappedWrites;
+            this.parseError = parseError;
+        }
+
+        Optional<String> rewritten() {
+            return rewritten;
+        }
+
+        List<String> shadowTargets() {
+            return shadowTargets;
+        }
+
+        List<String> unmappedWrites() {
+            return unmappedWrites;
+        }
+
+        String parseError() {
+            return parseError;
+        }
+    }
 
     public SqlShadowPolicy(Shadows shadows, IsolationMode mode) {
         this.shadows = shadows;
@@ -82,12 +114,12 @@ public final class SqlShadowPolicy {
      * @param schema  its connection's schema, {@code ""} when unknown
      */
     public ShadowDecision decide(String sql, String catalog, String schema) {
-        for (String name : List.of(catalog, schema)) {
+        for (String name : Arrays.asList(catalog, schema)) {
             if (!name.isEmpty() && shadows.isShadowSchema(name)) {
                 return new ShadowDecision(Optional.empty(), name, ExitDecision.PASS);
             }
         }
-        for (String name : List.of(catalog, schema)) {
+        for (String name : Arrays.asList(catalog, schema)) {
             Optional<String> shadow = name.isEmpty() ? Optional.empty() : shadows.shadowSchema(name);
             if (shadow.isPresent()) {
                 return refuse(new ShadowDecision(Optional.empty(), "", ExitDecision.PASS), "database " + name,
@@ -129,8 +161,8 @@ public final class SqlShadowPolicy {
             // on this thread (parse(String) would start an executor thread per statement for its timeout)
             statement = CCJSqlParserUtil.newParser(sql).Statement();
         } catch (Exception | StackOverflowError e) {
-            String why = e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse("");
-            return new Analysis(Optional.empty(), List.of(), List.of(), why);
+            String why = e.getMessage() == null ? e.toString() : e.getMessage().split("\\r\\n|\\r|\\n", 2)[0];
+            return new Analysis(Optional.empty(), Collections.emptyList(), Collections.emptyList(), why);
         }
         List<Table> written = targets(statement);
         Map<Table, Boolean> tables = new IdentityHashMap<>();
@@ -141,8 +173,8 @@ public final class SqlShadowPolicy {
         } catch (RuntimeException notSupported) {
             // the finder does not walk every DDL statement; its targets are known, and nothing else is read
             if (!(statement instanceof Select) && written.isEmpty()) {
-                return new Analysis(Optional.empty(), List.of(), List.of(), "no tables found in "
-                        + statement.getClass().getSimpleName());
+                return new Analysis(Optional.empty(), Collections.emptyList(), Collections.emptyList(),
+                        "no tables found in " + statement.getClass().getSimpleName());
             }
         }
         Set<String> targets = new LinkedHashSet<>();
@@ -159,7 +191,7 @@ public final class SqlShadowPolicy {
         }
         for (Table t : written) {
             String name = unquote(t.getName());
-            if (shadows.shadowTable(name).isEmpty() && !shadows.isShadowTable(name)) {
+            if (!shadows.shadowTable(name).isPresent() && !shadows.isShadowTable(name)) {
                 unmapped.add(name);
             }
         }
@@ -172,7 +204,7 @@ public final class SqlShadowPolicy {
                 }
             }
             if (tables.isEmpty()) {
-                return new Analysis(Optional.empty(), List.of(), List.of(), "a "
+                return new Analysis(Optional.empty(), Collections.emptyList(), Collections.emptyList(), "a "
                         + statement.getClass().getSimpleName() + " statement names no table to shadow");
             }
         }
@@ -184,38 +216,38 @@ public final class SqlShadowPolicy {
             }
         }
         return new Analysis(targets.isEmpty() ? Optional.empty() : Optional.of(statement.toString()),
-                List.copyOf(targets), List.copyOf(unmapped), "");
+                Backports.listCopy(targets), Backports.listCopy(unmapped), "");
     }
 
     /** The tables a statement writes, by its kind; none for a {@code SELECT} or a kind not listed. */
     private static List<Table> targets(Statement s) {
         List<Table> out = new ArrayList<>();
-        switch (s) {
-            case Insert i -> out.add(i.getTable());
-            case Update u -> {
-                out.add(u.getTable());
+        if (s instanceof Insert) {
+            out.add(((Insert) s).getTable());
+        } else if (s instanceof Update) {
+            out.add(((Update) s).getTable());
+        } else if (s instanceof Delete) {
+            Delete d = (Delete) s;
+            if (d.getTables() != null && !d.getTables().isEmpty()) {
+                out.addAll(d.getTables());
+            } else {
+                out.add(d.getTable());
             }
-            case Delete d -> {
-                if (d.getTables() != null && !d.getTables().isEmpty()) {
-                    out.addAll(d.getTables());
-                } else {
-                    out.add(d.getTable());
-                }
-            }
-            case Merge m -> out.add(m.getTable());
-            case Upsert u -> out.add(u.getTable());
-            case Truncate t -> {
-                if (t.getTables() != null && !t.getTables().isEmpty()) {
-                    out.addAll(t.getTables());
-                } else {
-                    out.add(t.getTable());
-                }
-            }
-            case CreateTable c -> out.add(c.getTable());
-            case CreateIndex c -> out.add(c.getTable());
-            case Alter a -> out.add(a.getTable());
-            case Drop d -> out.add(d.getName());
-            default -> { }
+        } else if (s instanceof Merge) {
+            out.add(((Merge) s).getTable());
+        } else if (s instanceof Upsert) {
+            out.add(((Upsert) s).getTable());
+        } else if (s instanceof Truncate) {
+            // JSqlParser 4.9 reads one table per TRUNCATE
+            out.add(((Truncate) s).getTable());
+        } else if (s instanceof CreateTable) {
+            out.add(((CreateTable) s).getTable());
+        } else if (s instanceof CreateIndex) {
+            out.add(((CreateIndex) s).getTable());
+        } else if (s instanceof Alter) {
+            out.add(((Alter) s).getTable());
+        } else if (s instanceof Drop) {
+            out.add(((Drop) s).getName());
         }
         out.removeIf(t -> t == null);
         return out;
@@ -240,7 +272,7 @@ public final class SqlShadowPolicy {
     }
 
     /** Collects every table node the statement names, and every column qualified by a table name. */
-    private static final class Finder extends TablesNamesFinder<Void> {
+    private static final class Finder extends TablesNamesFinder {
         private final Map<Table, Boolean> tables;
         private final List<Column> qualified;
 
@@ -250,17 +282,17 @@ public final class SqlShadowPolicy {
         }
 
         @Override
-        public <S> Void visit(Table table, S context) {
+        public void visit(Table table) {
             tables.put(table, true);
-            return super.visit(table, context);
+            super.visit(table);
         }
 
         @Override
-        public <S> Void visit(Column column, S context) {
+        public void visit(Column column) {
             if (column.getTable() != null && column.getTable().getName() != null) {
                 qualified.add(column);
             }
-            return super.visit(column, context);
+            super.visit(column);
         }
     }
 }

@@ -47,8 +47,8 @@ public final class JdbcExits {
         if (outermost) {
             PREPARING.remove();
         }
-        if (statement instanceof PreparedStatement p && decision != null && IsolationBridge.guard().marked()) {
-            PREPARED_MARKED.put(p, decision);
+        if (statement instanceof PreparedStatement && decision != null && IsolationBridge.guard().marked()) {
+            PREPARED_MARKED.put((PreparedStatement) statement, decision);
         }
     }
 
@@ -136,17 +136,17 @@ public final class JdbcExits {
      * or {@code Connection.prepare*(sql)}, whose decision is kept for the statement it returns ({@link #afterPrepare}).
      */
     public static Object beforeSqlOf(Object statementOrConnection, String sql) {
-        if (statementOrConnection instanceof Connection c) {
-            ShadowDecision decision = decide(c, sql);
+        if (statementOrConnection instanceof Connection) {
+            ShadowDecision decision = decide((Connection) statementOrConnection, sql);
             if (decision != null) {
                 PREPARING.set(decision);
             }
             return outcome(decision);
         }
         Connection connection = null;
-        if (statementOrConnection instanceof Statement statement && sql != null && IsolationBridge.guard().marked()) {
+        if (statementOrConnection instanceof Statement && sql != null && IsolationBridge.guard().marked()) {
             try {
-                connection = statement.getConnection();
+                connection = ((Statement) statementOrConnection).getConnection();
             } catch (SQLException | RuntimeException e) {
                 // the database stays unknown: the statement is decided by its tables alone
             }
@@ -192,7 +192,7 @@ public final class JdbcExits {
         if (decision.refused()) {
             return closed(connection, decision.refusal());
         }
-        if (decision.rewritten().isEmpty()) {
+        if (!decision.rewritten().isPresent()) {
             return connection;
         }
         String switchTo = decision.rewritten().get();

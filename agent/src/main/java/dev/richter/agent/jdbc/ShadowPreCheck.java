@@ -11,6 +11,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
@@ -61,7 +62,8 @@ public final class ShadowPreCheck {
             new LinkedBlockingQueue<>(), new Daemon());
 
     /** The {@code TABLE_TYPE}s of {@code DatabaseMetaData.getTables} a shadow may have: a view or temporary table fails. */
-    static final List<String> WRITABLE_TYPES = List.of("TABLE", "BASE TABLE", "PARTITIONED TABLE");
+    static final List<String> WRITABLE_TYPES = Collections.unmodifiableList(Arrays.asList("TABLE", "BASE TABLE",
+            "PARTITIONED TABLE"));
 
     /** How the reason of a table whose production table this database lacks begins. */
     static final String ABSENT = "no production table";
@@ -84,19 +86,20 @@ public final class ShadowPreCheck {
      * @param arguments  the call's arguments: none, or user and password
      */
     public static void connected(Object dataSource, Object[] arguments) {
-        if (dataSource instanceof DataSource source) {
+        if (dataSource instanceof DataSource) {
+            DataSource source = (DataSource) dataSource;
             queue(source, new Round(source, arguments == null ? new Object[0] : arguments.clone(), null, null, null));
         }
     }
 
     /** After {@code Driver.connect(url, info)} returned a connection, outside any {@code DataSource}. */
     public static void connected(Object driver, String url, Properties info) {
-        if (driver instanceof Driver d && url != null && !IsolationBridge.guard().marked()) {
+        if (driver instanceof Driver && url != null && !IsolationBridge.guard().marked()) {
             Properties copy = new Properties();
             if (info != null) {
                 copy.putAll(info);
             }
-            queue(url, new Round(null, null, d, url, copy));
+            queue(url, new Round(null, null, (Driver) driver, url, copy));
         }
     }
 
@@ -240,10 +243,10 @@ public final class ShadowPreCheck {
     private static String writeProbe(Connection connection, DatabaseMetaData meta, Table prod, Table shad)
             throws SQLException {
         String q = meta.getIdentifierQuoteString();
-        q = q == null || q.isBlank() ? "" : q.strip();
+        q = q == null ? "" : strip(q);
         StringBuilder columns = new StringBuilder();
         for (Column c : shad.columns()) {
-            columns.append(columns.isEmpty() ? "" : ", ").append(q).append(c.name()).append(q);
+            columns.append(columns.length() == 0 ? "" : ", ").append(q).append(c.name()).append(q);
         }
         String sql = "INSERT INTO " + shad.qualified(q) + " (" + columns + ") SELECT " + columns + " FROM "
                 + prod.qualified(q) + " WHERE 1=0";
@@ -272,11 +275,37 @@ public final class ShadowPreCheck {
      * @param type     {@code TYPE_NAME(COLUMN_SIZE[,DECIMAL_DIGITS])}
      * @param nullable {@code NULL}, {@code NOT NULL} or {@code NULL?} (unknown)
      */
-    record Column(String name, String type, String nullable) {
+    static final class Column {
+        private final String name;
+        private final String type;
+        private final String nullable;
+
+        Column(String name, String type, String nullable) {
+            this.name = name;
+            this.type = type;
+            this.nullable = nullable;
+        }
+
+        String name() {
+            return name;
+        }
+
+        String type() {
+            return type;
+        }
+
+        String nullable() {
+            return nullable;
+        }
+
+        /** Same name (any case), type and nullability. */
         @Override
         public boolean equals(Object o) {
-            return o instanceof Column c && c.name.equalsIgnoreCase(name) && c.type.equals(type)
-                    && c.nullable.equals(nullable);
+            if (!(o instanceof Column)) {
+                return false;
+            }
+            Column c = (Column) o;
+            return c.name.equalsIgnoreCase(name) && c.type.equals(type) && c.nullable.equals(nullable);
         }
 
         @Override
@@ -299,7 +328,41 @@ public final class ShadowPreCheck {
      * @param columns in {@code ORDINAL_POSITION} order; empty when the table was not found
      * @param where   the catalog and schema searched, for a reason
      */
-    record Table(String schema, String name, String type, List<Column> columns, String where) {
+    static final class Table {
+        private final String schema;
+        private final String name;
+        private final String type;
+        private final List<Column> columns;
+        private final String where;
+
+        Table(String schema, String name, String type, List<Column> columns, String where) {
+            this.schema = schema;
+            this.name = name;
+            this.type = type;
+            this.columns = columns;
+            this.where = where;
+        }
+
+        String schema() {
+            return schema;
+        }
+
+        String name() {
+            return name;
+        }
+
+        String type() {
+            return type;
+        }
+
+        List<Column> columns() {
+            return columns;
+        }
+
+        String where() {
+            return where;
+        }
+
         String qualified(String quote) {
             return (schema == null || schema.isEmpty() ? "" : quote + schema + quote + ".") + quote + name + quote;
         }
@@ -341,7 +404,7 @@ public final class ShadowPreCheck {
 
     /** An unquoted identifier in the case the database stores it; a quoted one as written, without its quotes. */
     private static String identifier(DatabaseMetaData meta, String name) throws SQLException {
-        String n = name.strip();
+        String n = strip(name);
         if (n.length() > 1 && (n.startsWith("\"") && n.endsWith("\"") || n.startsWith("`") && n.endsWith("`"))) {
             return n.substring(1, n.length() - 1);
         }
@@ -349,6 +412,22 @@ public final class ShadowPreCheck {
             return n.toUpperCase(Locale.ROOT);
         }
         return meta.storesLowerCaseIdentifiers() ? n.toLowerCase(Locale.ROOT) : n;
+    }
+
+    /**
+     * {@code s.strip()} (Java 11): without leading and trailing {@link Character#isWhitespace} code points. Not the
+     * SDK's {@code Backports.strip}: this class is injected next to the JDBC driver, whose class loader has no SDK.
+     */
+    private static String strip(String s) {
+        int start = 0;
+        int end = s.length();
+        while (start < end && Character.isWhitespace(s.codePointAt(start))) {
+            start += Character.charCount(s.codePointAt(start));
+        }
+        while (end > start && Character.isWhitespace(s.codePointBefore(end))) {
+            end -= Character.charCount(s.codePointBefore(end));
+        }
+        return s.substring(start, end);
     }
 
     /** {@code name} as a {@code getColumns} pattern matching only itself ({@code _} and {@code %} escaped). */

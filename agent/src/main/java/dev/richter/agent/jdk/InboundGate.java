@@ -39,7 +39,7 @@ public final class InboundGate extends Filter {
         String baggage = values == null ? "" : String.join(",", values);
         IsolationGuard guard = IsolationBridge.guard();
         Optional<String> refusal = guard.inboundRefusal(baggage);
-        if (refusal.isEmpty()) {
+        if (!refusal.isPresent()) {
             try (MarkerScope marked = guard.markInbound(baggage)) {
                 chain.doFilter(exchange);
             }

@@ -15,7 +15,8 @@ import java.util.concurrent.TimeUnit;
  * The isolation at the JDK's {@code java.net.http.HttpClient}: what {@code send} and {@code sendAsync} do instead of
  * calling, per the {@link IsolationGuard}'s decision. Injected by the agent as a helper next to the JDK's client
  * (platform class loader); reaches the guard through {@link IsolationBridge}. No lambdas: every class a helper
- * needs is a named class the module lists for injection.
+ * needs is a named class the module lists for injection. Compiled for Java 11 ({@code java.net.http}), as {@link
+ * MockedHttpResponse} is; the rest of the extension is Java 8.
  */
 public final class JdkHttpClientExits {
     private JdkHttpClientExits() {}
@@ -27,12 +28,14 @@ public final class JdkHttpClientExits {
      *     body delivered through {@code handler}); an {@code IOException} (or {@code InterruptedException}): throw it
      */
     public static Object beforeSend(HttpRequest request, HttpResponse.BodyHandler<?> handler) {
-        return switch (decideAndRecord(request)) {
-            case ExitDecision.Pass p -> null;
-            case ExitDecision.WouldRefuse w -> null;
-            case ExitDecision.Refuse r -> new IOException(r.message());
-            case ExitDecision.Mock m -> answerNow(request, handler, m);
-        };
+        ExitDecision decision = decideAndRecord(request);
+        if (decision instanceof ExitDecision.Refuse) {
+            return new IOException(((ExitDecision.Refuse) decision).message());
+        }
+        if (decision instanceof ExitDecision.Mock) {
+            return answerNow(request, handler, (ExitDecision.Mock) decision);
+        }
+        return null; // a Pass or a WouldRefuse
     }
 
     /**
@@ -42,13 +45,16 @@ public final class JdkHttpClientExits {
      *     its latency (without blocking the caller), or failed with the refusal's {@code IOException}
      */
     public static CompletableFuture<?> beforeSendAsync(HttpRequest request, HttpResponse.BodyHandler<?> handler) {
-        return switch (decideAndRecord(request)) {
-            case ExitDecision.Pass p -> null;
-            case ExitDecision.WouldRefuse w -> null;
-            case ExitDecision.Refuse r -> CompletableFuture.failedFuture(new IOException(r.message()));
-            case ExitDecision.Mock m -> CompletableFuture.supplyAsync(new MockedHttpResponse.Later(request, handler, m),
+        ExitDecision decision = decideAndRecord(request);
+        if (decision instanceof ExitDecision.Refuse) {
+            return CompletableFuture.failedFuture(new IOException(((ExitDecision.Refuse) decision).message()));
+        }
+        if (decision instanceof ExitDecision.Mock) {
+            ExitDecision.Mock m = (ExitDecision.Mock) decision;
+            return CompletableFuture.supplyAsync(new MockedHttpResponse.Later(request, handler, m),
                     CompletableFuture.delayedExecutor(m.latencyMs(), TimeUnit.MILLISECONDS));
-        };
+        }
+        return null; // a Pass or a WouldRefuse
     }
 
     /** The guard's decision for {@code request}, stamped on the current span (the agent's client span). */

@@ -24,7 +24,7 @@ import javax.net.ssl.SSLSession;
  * A mock's answer as a JDK {@link HttpResponse}: its status and headers, HTTP/1.1, and its body (UTF-8) delivered
  * through the caller's {@link HttpResponse.BodyHandler} exactly as a network body would be (one buffer, then
  * completion), so {@code ofString}, {@code ofByteArray}, {@code ofInputStream}, {@code ofLines} and the caller's own
- * handlers all work. A helper injected next to the JDK's client, like {@link JdkHttpClientExits}.
+ * handlers all work. A helper injected next to the JDK's client, like {@link JdkHttpClientExits}; Java 11, as it is.
  */
 public final class MockedHttpResponse<T> implements HttpResponse<T> {
     private final int status;
@@ -58,7 +58,7 @@ public final class MockedHttpResponse<T> implements HttpResponse<T> {
         try {
             return new MockedHttpResponse<>(mock.status(), request, headers, subscriber.getBody().toCompletableFuture().get());
         } catch (ExecutionException e) {
-            throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+            throw e.getCause() instanceof IOException ? (IOException) e.getCause() : new IOException(e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while reading the mock's body", e);
@@ -128,7 +128,25 @@ public final class MockedHttpResponse<T> implements HttpResponse<T> {
     }
 
     /** What the body handler sees of the response before its body. */
-    private record Info(int statusCode, HttpHeaders headers) implements ResponseInfo {
+    private static final class Info implements ResponseInfo {
+        private final int statusCode;
+        private final HttpHeaders headers;
+
+        Info(int statusCode, HttpHeaders headers) {
+            this.statusCode = statusCode;
+            this.headers = headers;
+        }
+
+        @Override
+        public int statusCode() {
+            return statusCode;
+        }
+
+        @Override
+        public HttpHeaders headers() {
+            return headers;
+        }
+
         @Override
         public HttpClient.Version version() {
             return HttpClient.Version.HTTP_1_1;

@@ -88,11 +88,11 @@ public final class JedisExits {
     }
 
     private static byte[] bytes(Object key) {
-        if (key instanceof byte[] b) {
-            return b;
+        if (key instanceof byte[]) {
+            return (byte[]) key;
         }
-        if (key instanceof Rawable r) {
-            return r.getRaw();
+        if (key instanceof Rawable) {
+            return ((Rawable) key).getRaw();
         }
         return String.valueOf(key).getBytes(StandardCharsets.UTF_8);
     }

@@ -5,6 +5,7 @@ import dev.richter.agent.bootstrap.IsolationBridge;
 import dev.richter.agent.bootstrap.IsolationGuard;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -47,22 +48,20 @@ public final class OkHttpExits {
         IsolationGuard guard = IsolationBridge.guard();
         ExitDecision decision = guard.decideHttp(request.method().toUpperCase(Locale.ROOT), url.host(), url.port(),
                 url.encodedPath());
-        switch (decision) {
-            case ExitDecision.Pass p -> {
-                return null;
-            }
-            case ExitDecision.WouldRefuse w -> {
-                // the agent's client span opens later, in a network interceptor: this stamps the caller's span
-                guard.record(w);
-                return null;
-            }
-            case ExitDecision.Mock m -> { }
-            case ExitDecision.Refuse r -> { }
+        if (decision instanceof ExitDecision.Pass) {
+            return null;
         }
+        if (decision instanceof ExitDecision.WouldRefuse) {
+            // the agent's client span opens later, in a network interceptor: this stamps the caller's span
+            guard.record(decision);
+            return null;
+        }
+        // a Mock or a Refuse
         try {
             // a chain of OkHttp's own always has its RealCall; were it another, the answer comes without them
-            List<Interceptor> network = chain.call() instanceof RealCall call ? call.getClient().networkInterceptors()
-                    : List.of();
+            List<Interceptor> network = chain.call() instanceof RealCall
+                    ? ((RealCall) chain.call()).getClient().networkInterceptors()
+                    : Collections.<Interceptor>emptyList();
             return new SkippedNetwork(chain, network, 0, request, decision).proceed(request);
         } catch (Throwable e) {
             return e;
@@ -72,8 +71,8 @@ public final class OkHttpExits {
     /** The terminal of a skipped network: stamps the decision on the current span, then mocks or refuses. */
     static Response answer(Request request, ExitDecision decision) throws IOException {
         IsolationBridge.guard().record(decision);
-        if (decision instanceof ExitDecision.Refuse r) {
-            throw new IOException(r.message());
+        if (decision instanceof ExitDecision.Refuse) {
+            throw new IOException(((ExitDecision.Refuse) decision).message());
         }
         ExitDecision.Mock mock = (ExitDecision.Mock) decision;
         mock.awaitLatency();

@@ -2,6 +2,7 @@ package dev.richter.agent.otel;
 
 import io.opentelemetry.javaagent.extension.instrumentation.TypeInstrumentation;
 import io.opentelemetry.javaagent.extension.matcher.AgentElementMatchers;
+import java.util.Collections;
 import java.util.List;
 import net.bytebuddy.matcher.ElementMatcher;
 
@@ -13,7 +14,7 @@ import net.bytebuddy.matcher.ElementMatcher;
  */
 public final class ApacheHttpClientInstrumentationModule extends RichterInstrumentationModule {
     /** The helper classes, every class of {@code dev.richter.agent.apache} (held so by a test). */
-    static final List<String> HELPERS = List.of("dev.richter.agent.apache.ApacheHttpClientExits");
+    static final List<String> HELPERS = Collections.singletonList("dev.richter.agent.apache.ApacheHttpClientExits");
 
     public ApacheHttpClientInstrumentationModule() {
         super("richter-apache-httpclient-5");
@@ -26,7 +27,7 @@ public final class ApacheHttpClientInstrumentationModule extends RichterInstrume
 
     @Override
     protected List<TypeInstrumentation> instrumentations() {
-        return List.of(new ApacheHttpClientInstrumentation());
+        return Collections.singletonList(new ApacheHttpClientInstrumentation());
     }
 
     @Override

@@ -5,6 +5,8 @@ import java.io.InputStream;
 import java.lang.instrument.Instrumentation;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
@@ -20,10 +22,11 @@ import java.util.jar.JarOutputStream;
  */
 final class BootClassPath {
     /** Every class of the bridge package (held equal to the compiled package by {@code BootClassPathTest}). */
-    static final List<String> BRIDGE_CLASSES = List.of(
+    static final List<String> BRIDGE_CLASSES = Collections.unmodifiableList(Arrays.asList(
             "dev.richter.agent.bootstrap.ExitDecision",
             "dev.richter.agent.bootstrap.ExitDecision$Pass",
             "dev.richter.agent.bootstrap.ExitDecision$Mock",
+            "dev.richter.agent.bootstrap.ExitDecision$Refusal",
             "dev.richter.agent.bootstrap.ExitDecision$Refuse",
             "dev.richter.agent.bootstrap.ExitDecision$WouldRefuse",
             "dev.richter.agent.bootstrap.IsolationGuard",
@@ -33,7 +36,7 @@ final class BootClassPath {
             "dev.richter.agent.bootstrap.MarkerScope",
             "dev.richter.agent.bootstrap.ShadowCheck",
             "dev.richter.agent.bootstrap.ShadowCheck$Outcome",
-            "dev.richter.agent.bootstrap.ShadowDecision");
+            "dev.richter.agent.bootstrap.ShadowDecision"));
 
     private static boolean appended;
 
@@ -62,7 +65,10 @@ final class BootClassPath {
                             throw new IOException(resource + " missing from the extension jar");
                         }
                         out.putNextEntry(new JarEntry(resource));
-                        in.transferTo(out);
+                        byte[] buffer = new byte[8192];
+                        for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+                            out.write(buffer, 0, n);
+                        }
                         out.closeEntry();
                     }
                 }

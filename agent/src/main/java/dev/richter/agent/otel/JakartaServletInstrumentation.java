@@ -63,8 +63,8 @@ final class JakartaServletInstrumentation extends ImplementorsInstrumentation {
                 return false;
             }
             Object decided = ServletGate.enter(request, response);
-            if (decided instanceof MarkerScope marked) {
-                scope = marked;
+            if (decided instanceof MarkerScope) {
+                scope = (MarkerScope) decided;
             }
             return decided == ServletGate.REFUSED;
         }

@@ -1,6 +1,8 @@
 package dev.richter.agent.otel;
 
 import io.opentelemetry.javaagent.extension.instrumentation.TypeInstrumentation;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -10,7 +12,7 @@ import java.util.List;
  */
 public final class JakartaServletInstrumentationModule extends RichterInstrumentationModule {
     /** The helper classes, every class of {@code dev.richter.agent.servlet} (held so by a test). */
-    static final List<String> HELPERS = List.of("dev.richter.agent.servlet.ServletGate");
+    static final List<String> HELPERS = Collections.singletonList("dev.richter.agent.servlet.ServletGate");
 
     public JakartaServletInstrumentationModule() {
         super("richter-jakarta-servlet");
@@ -18,7 +20,8 @@ public final class JakartaServletInstrumentationModule extends RichterInstrument
 
     @Override
     protected List<TypeInstrumentation> instrumentations() {
-        return List.of(JakartaServletInstrumentation.filterChains(), JakartaServletInstrumentation.servlets());
+        return Collections.unmodifiableList(Arrays.asList(JakartaServletInstrumentation.filterChains(),
+                JakartaServletInstrumentation.servlets()));
     }
 
     @Override

@@ -57,19 +57,28 @@ final class JdbcInstrumentation extends ImplementorsInstrumentation {
     public void transform(TypeTransformer transformer) {
         String self = JdbcInstrumentation.class.getName();
         switch (iface) {
-            case "java.sql.Statement" -> transformer.applyAdviceToMethod(isMethod().and(isPublic())
-                            .and(namedOneOf("execute", "executeQuery", "executeUpdate", "executeLargeUpdate", "addBatch"))
-                            .and(takesArgument(0, String.class)), self + "$SqlAdvice");
-            case "java.sql.PreparedStatement" -> transformer.applyAdviceToMethod(isMethod().and(isPublic())
-                            .and(namedOneOf("execute", "executeQuery", "executeUpdate", "executeLargeUpdate", "addBatch"))
-                            .and(takesArguments(0)), self + "$ExecutePreparedAdvice");
-            case "java.sql.Connection" -> transformer.applyAdviceToMethod(isMethod().and(isPublic())
-                            .and(namedOneOf("prepareStatement", "prepareCall")).and(takesArgument(0, String.class)),
-                    self + "$SqlAdvice");
-            case "java.sql.Driver" -> transformer.applyAdviceToMethod(isMethod().and(isPublic()).and(named("connect"))
-                    .and(takesArguments(2)).and(takesArgument(0, String.class)), self + "$ConnectAdvice");
-            default -> transformer.applyAdviceToMethod(isMethod().and(isPublic()).and(named("getConnection")),
-                    self + "$GetConnectionAdvice");
+            case "java.sql.Statement":
+                transformer.applyAdviceToMethod(isMethod().and(isPublic()).and(namedOneOf("execute", "executeQuery",
+                                "executeUpdate", "executeLargeUpdate", "addBatch"))
+                                .and(takesArgument(0, String.class)), self + "$SqlAdvice");
+                break;
+            case "java.sql.PreparedStatement":
+                transformer.applyAdviceToMethod(isMethod().and(isPublic()).and(namedOneOf("execute", "executeQuery",
+                                "executeUpdate", "executeLargeUpdate", "addBatch"))
+                                .and(takesArguments(0)), self + "$ExecutePreparedAdvice");
+                break;
+            case "java.sql.Connection":
+                transformer.applyAdviceToMethod(isMethod().and(isPublic())
+                                .and(namedOneOf("prepareStatement", "prepareCall")).and(takesArgument(0, String.class)),
+                        self + "$SqlAdvice");
+                break;
+            case "java.sql.Driver":
+                transformer.applyAdviceToMethod(isMethod().and(isPublic()).and(named("connect"))
+                        .and(takesArguments(2)).and(takesArgument(0, String.class)), self + "$ConnectAdvice");
+                break;
+            default:
+                transformer.applyAdviceToMethod(isMethod().and(isPublic()).and(named("getConnection")),
+                        self + "$GetConnectionAdvice");
         }
     }
 
@@ -91,8 +100,8 @@ final class JdbcInstrumentation extends ImplementorsInstrumentation {
                 return null;
             }
             Object decided = JdbcExits.beforeSqlOf(statementOrConnection, sql);
-            if (decided instanceof String shadowSql) {
-                sql = shadowSql;
+            if (decided instanceof String) {
+                sql = (String) decided;
                 return null;
             }
             return decided;
@@ -104,8 +113,8 @@ final class JdbcInstrumentation extends ImplementorsInstrumentation {
                                 @Advice.Local("richterDepth") CallDepth depth) {
             // every level's statement (a pool's proxy and the driver's own) carries the outermost prepare's decision
             JdbcExits.afterPrepare(refusal == null && thrown == null ? returned : null, depth.decrementAndGet() == 0);
-            if (refusal instanceof Throwable t) {
-                thrown = t;
+            if (refusal instanceof Throwable) {
+                thrown = (Throwable) refusal;
             }
         }
     }
@@ -132,8 +141,8 @@ final class JdbcInstrumentation extends ImplementorsInstrumentation {
         public static void exit(@Advice.Enter Object refusal, @Advice.Thrown(readOnly = false) Throwable thrown,
                                 @Advice.Local("richterDepth") CallDepth depth) {
             depth.decrementAndGet();
-            if (refusal instanceof Throwable t) {
-                thrown = t;
+            if (refusal instanceof Throwable) {
+                thrown = (Throwable) refusal;
             }
         }
     }
@@ -156,8 +165,8 @@ final class JdbcInstrumentation extends ImplementorsInstrumentation {
                 return null;
             }
             Object decided = JdbcExits.beforeConnect(url);
-            if (decided instanceof String shadowUrl) {
-                url = shadowUrl;
+            if (decided instanceof String) {
+                url = (String) decided;
                 return null;
             }
             return decided;
@@ -168,8 +177,8 @@ final class JdbcInstrumentation extends ImplementorsInstrumentation {
                                 @Advice.This Object driver, @Advice.Argument(0) String url,
                                 @Advice.Argument(1) Properties info, @Advice.Return Connection connection,
                                 @Advice.Local("richterPooled") boolean pooled) {
-            if (refusal instanceof Throwable t) {
-                thrown = t;
+            if (refusal instanceof Throwable) {
+                thrown = (Throwable) refusal;
             } else if (!pooled && thrown == null && connection != null) {
                 ShadowPreCheck.connected(driver, url, info);
             }
@@ -201,11 +210,11 @@ final class JdbcInstrumentation extends ImplementorsInstrumentation {
             }
             ShadowPreCheck.connected(dataSource, arguments);
             Object decided = JdbcExits.afterGetConnection(connection);
-            if (decided instanceof Connection switched) {
-                connection = switched;
-            } else if (decided instanceof Throwable refusal) {
+            if (decided instanceof Connection) {
+                connection = (Connection) decided;
+            } else if (decided instanceof Throwable) {
                 connection = null;
-                thrown = refusal;
+                thrown = (Throwable) decided;
             }
         }
     }

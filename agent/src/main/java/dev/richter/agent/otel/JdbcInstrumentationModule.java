@@ -1,6 +1,8 @@
 package dev.richter.agent.otel;
 
 import io.opentelemetry.javaagent.extension.instrumentation.TypeInstrumentation;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -10,10 +12,10 @@ import java.util.List;
  */
 public final class JdbcInstrumentationModule extends RichterInstrumentationModule {
     /** The helper classes, every class of {@code dev.richter.agent.jdbc} (held so by a test). */
-    static final List<String> HELPERS = List.of("dev.richter.agent.jdbc.JdbcExits",
+    static final List<String> HELPERS = Collections.unmodifiableList(Arrays.asList("dev.richter.agent.jdbc.JdbcExits",
             "dev.richter.agent.jdbc.ShadowConnection", "dev.richter.agent.jdbc.ShadowPreCheck",
             "dev.richter.agent.jdbc.ShadowPreCheck$Round", "dev.richter.agent.jdbc.ShadowPreCheck$Column",
-            "dev.richter.agent.jdbc.ShadowPreCheck$Table", "dev.richter.agent.jdbc.ShadowPreCheck$Daemon");
+            "dev.richter.agent.jdbc.ShadowPreCheck$Table", "dev.richter.agent.jdbc.ShadowPreCheck$Daemon"));
 
     public JdbcInstrumentationModule() {
         super("richter-jdbc");
@@ -21,9 +23,10 @@ public final class JdbcInstrumentationModule extends RichterInstrumentationModul
 
     @Override
     protected List<TypeInstrumentation> instrumentations() {
-        return List.of(JdbcInstrumentation.statements(), JdbcInstrumentation.preparedStatements(),
+        return Collections.unmodifiableList(Arrays.asList(JdbcInstrumentation.statements(),
+                JdbcInstrumentation.preparedStatements(),
                 JdbcInstrumentation.connections(),
-                JdbcInstrumentation.drivers(), JdbcInstrumentation.dataSources());
+                JdbcInstrumentation.drivers(), JdbcInstrumentation.dataSources()));
     }
 
     @Override

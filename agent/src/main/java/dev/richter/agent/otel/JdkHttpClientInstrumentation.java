@@ -24,7 +24,8 @@ import net.bytebuddy.matcher.ElementMatcher;
  * {@code send} and {@code sendAsync} of the JDK's {@code HttpClient} implementations (the classes the agent's own
  * {@code java-http-client} instrumentation matches: {@code java.net.*} and {@code jdk.internal.*} subclasses of
  * {@code java.net.http.HttpClient} but the facade). A MOCK skips the call and returns the mock's answer; a REFUSE
- * skips it and throws (or fails the future with) the refusal's {@code IOException}; a PASS runs it untouched.
+ * skips it and throws (or fails the future with) the refusal's {@code IOException}; a PASS runs it untouched. A Java
+ * 11 class, as its helpers are: {@link JdkHttpClientInstrumentationModule} instantiates it on Java 11 and later only.
  */
 public final class JdkHttpClientInstrumentation implements TypeInstrumentation {
 
@@ -65,8 +66,8 @@ public final class JdkHttpClientInstrumentation implements TypeInstrumentation {
         public static void exit(@Advice.Enter Object answer,
                                 @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object response,
                                 @Advice.Thrown(readOnly = false) Throwable thrown) {
-            if (answer instanceof Throwable refusal) {
-                thrown = refusal;
+            if (answer instanceof Throwable) {
+                thrown = (Throwable) answer;
             } else if (answer != null) {
                 response = answer;
             }

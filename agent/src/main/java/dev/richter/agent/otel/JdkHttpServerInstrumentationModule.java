@@ -1,6 +1,7 @@
 package dev.richter.agent.otel;
 
 import io.opentelemetry.javaagent.extension.instrumentation.TypeInstrumentation;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -10,7 +11,7 @@ import java.util.List;
  */
 public final class JdkHttpServerInstrumentationModule extends RichterInstrumentationModule {
     /** The helper classes (held equal to the server's classes of {@code dev.richter.agent.jdk} by a test). */
-    static final List<String> HELPERS = List.of("dev.richter.agent.jdk.InboundGate");
+    static final List<String> HELPERS = Collections.singletonList("dev.richter.agent.jdk.InboundGate");
 
     public JdkHttpServerInstrumentationModule() {
         super("richter-java-http-server");
@@ -18,7 +19,7 @@ public final class JdkHttpServerInstrumentationModule extends RichterInstrumenta
 
     @Override
     protected List<TypeInstrumentation> instrumentations() {
-        return List.of(new JdkHttpServerInstrumentation());
+        return Collections.singletonList(new JdkHttpServerInstrumentation());
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.richter.agent.otel;
 
 import io.opentelemetry.javaagent.extension.instrumentation.TypeInstrumentation;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -10,7 +11,7 @@ import java.util.List;
  */
 public final class JedisInstrumentationModule extends RichterInstrumentationModule {
     /** The helper classes, every class of {@code dev.richter.agent.jedis} (held so by a test). */
-    static final List<String> HELPERS = List.of("dev.richter.agent.jedis.JedisExits");
+    static final List<String> HELPERS = Collections.singletonList("dev.richter.agent.jedis.JedisExits");
 
     public JedisInstrumentationModule() {
         super("richter-jedis");
@@ -18,7 +19,8 @@ public final class JedisInstrumentationModule extends RichterInstrumentationModu
 
     @Override
     protected List<TypeInstrumentation> instrumentations() {
-        return List.of(new OneMethodInstrumentation("redis.clients.jedis.Connection", "sendCommand", 1,
+        return Collections.singletonList(new OneMethodInstrumentation("redis.clients.jedis.Connection", "sendCommand",
+                1,
                 "redis.clients.jedis.CommandArguments", JedisSendAdvice.class.getName()));
     }
 

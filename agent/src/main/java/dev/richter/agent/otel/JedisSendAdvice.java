@@ -15,8 +15,8 @@ public final class JedisSendAdvice {
     @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
     public static Object enter(@Advice.Argument(value = 0, readOnly = false) CommandArguments args) {
         Object decided = JedisExits.beforeSend(args);
-        if (decided instanceof CommandArguments shadow) {
-            args = shadow;
+        if (decided instanceof CommandArguments) {
+            args = (CommandArguments) decided;
             return null;
         }
         return decided;
@@ -24,8 +24,8 @@ public final class JedisSendAdvice {
 
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     public static void exit(@Advice.Enter Object refusal, @Advice.Thrown(readOnly = false) Throwable thrown) {
-        if (refusal instanceof Throwable t) {
-            thrown = t;
+        if (refusal instanceof Throwable) {
+            thrown = (Throwable) refusal;
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.richter.agent.otel;
 
 import io.opentelemetry.javaagent.extension.instrumentation.TypeInstrumentation;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -11,7 +12,7 @@ import java.util.List;
  */
 public final class KafkaProducerInstrumentationModule extends RichterInstrumentationModule {
     /** The helper classes, every class of {@code dev.richter.agent.kafka} (held so by a test). */
-    static final List<String> HELPERS = List.of("dev.richter.agent.kafka.KafkaExits");
+    static final List<String> HELPERS = Collections.singletonList("dev.richter.agent.kafka.KafkaExits");
 
     public KafkaProducerInstrumentationModule() {
         super("richter-kafka-producer");
@@ -19,7 +20,8 @@ public final class KafkaProducerInstrumentationModule extends RichterInstrumenta
 
     @Override
     protected List<TypeInstrumentation> instrumentations() {
-        return List.of(new OneMethodInstrumentation("org.apache.kafka.clients.producer.KafkaProducer", "send", 2,
+        return Collections.singletonList(new OneMethodInstrumentation(
+                "org.apache.kafka.clients.producer.KafkaProducer", "send", 2,
                 "org.apache.kafka.clients.producer.ProducerRecord", KafkaSendAdvice.class.getName()));
     }
 

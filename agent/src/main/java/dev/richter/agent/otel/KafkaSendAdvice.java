@@ -16,8 +16,8 @@ public final class KafkaSendAdvice {
     @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
     public static Object enter(@Advice.Argument(value = 0, readOnly = false) ProducerRecord<?, ?> record) {
         Object decided = KafkaExits.beforeSend(record);
-        if (decided instanceof ProducerRecord<?, ?> shadow) {
-            record = shadow;
+        if (decided instanceof ProducerRecord) {
+            record = (ProducerRecord<?, ?>) decided;
             return null;
         }
         return decided;
@@ -25,8 +25,8 @@ public final class KafkaSendAdvice {
 
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     public static void exit(@Advice.Enter Object refusal, @Advice.Thrown(readOnly = false) Throwable thrown) {
-        if (refusal instanceof Throwable t) {
-            thrown = t;
+        if (refusal instanceof Throwable) {
+            thrown = (Throwable) refusal;
         }
     }
 }

@@ -47,8 +47,8 @@ public final class OkHttpInstrumentation implements TypeInstrumentation {
         public static void exit(@Advice.Enter Object answer,
                                 @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object response,
                                 @Advice.Thrown(readOnly = false) Throwable thrown) {
-            if (answer instanceof Throwable refusal) {
-                thrown = refusal;
+            if (answer instanceof Throwable) {
+                thrown = (Throwable) answer;
             } else if (answer != null) {
                 response = answer;
             }

@@ -2,6 +2,8 @@ package dev.richter.agent.otel;
 
 import io.opentelemetry.javaagent.extension.instrumentation.TypeInstrumentation;
 import io.opentelemetry.javaagent.extension.matcher.AgentElementMatchers;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import net.bytebuddy.matcher.ElementMatcher;
 
@@ -11,9 +13,9 @@ import net.bytebuddy.matcher.ElementMatcher;
  */
 public final class OkHttpInstrumentationModule extends RichterInstrumentationModule {
     /** The helper classes, every class of {@code dev.richter.agent.okhttp} (held so by a test). */
-    static final List<String> HELPERS = List.of(
+    static final List<String> HELPERS = Collections.unmodifiableList(Arrays.asList(
             "dev.richter.agent.okhttp.OkHttpExits",
-            "dev.richter.agent.okhttp.OkHttpExits$SkippedNetwork");
+            "dev.richter.agent.okhttp.OkHttpExits$SkippedNetwork"));
 
     public OkHttpInstrumentationModule() {
         super("richter-okhttp");
@@ -28,7 +30,7 @@ public final class OkHttpInstrumentationModule extends RichterInstrumentationMod
 
     @Override
     protected List<TypeInstrumentation> instrumentations() {
-        return List.of(new OkHttpInstrumentation());
+        return Collections.singletonList(new OkHttpInstrumentation());
     }
 
     @Override

@@ -23,8 +23,20 @@ import net.bytebuddy.matcher.ElementMatcher;
  * @param firstArgument the type of its first argument
  * @param advice        the advice class's name
  */
-record OneMethodInstrumentation(String type, String method, int arguments, String firstArgument, String advice)
-        implements TypeInstrumentation {
+final class OneMethodInstrumentation implements TypeInstrumentation {
+    private final String type;
+    private final String method;
+    private final int arguments;
+    private final String firstArgument;
+    private final String advice;
+
+    OneMethodInstrumentation(String type, String method, int arguments, String firstArgument, String advice) {
+        this.type = type;
+        this.method = method;
+        this.arguments = arguments;
+        this.firstArgument = firstArgument;
+        this.advice = advice;
+    }
 
     @Override
     public ElementMatcher<ClassLoader> classLoaderOptimization() {

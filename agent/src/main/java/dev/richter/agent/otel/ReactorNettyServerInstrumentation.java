@@ -28,8 +28,8 @@ final class ReactorNettyServerInstrumentation {
         public static boolean enter(@Advice.Argument(0) Object connection, @Advice.Argument(1) Object state,
                                     @Advice.Local("richterScope") MarkerScope scope) {
             Object decided = ReactorNettyGate.enter(connection, state);
-            if (decided instanceof MarkerScope marked) {
-                scope = marked;
+            if (decided instanceof MarkerScope) {
+                scope = (MarkerScope) decided;
             }
             return decided == ReactorNettyGate.REFUSED;
         }

@@ -1,6 +1,7 @@
 package dev.richter.agent.otel;
 
 import io.opentelemetry.javaagent.extension.instrumentation.TypeInstrumentation;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -10,7 +11,7 @@ import java.util.List;
  */
 public final class ReactorNettyServerInstrumentationModule extends RichterInstrumentationModule {
     /** The helper classes, every class of {@code dev.richter.agent.reactornetty} (held so by a test). */
-    static final List<String> HELPERS = List.of("dev.richter.agent.reactornetty.ReactorNettyGate");
+    static final List<String> HELPERS = Collections.singletonList("dev.richter.agent.reactornetty.ReactorNettyGate");
 
     public ReactorNettyServerInstrumentationModule() {
         super("richter-reactor-netty-server");
@@ -18,7 +19,7 @@ public final class ReactorNettyServerInstrumentationModule extends RichterInstru
 
     @Override
     protected List<TypeInstrumentation> instrumentations() {
-        return List.of(ReactorNettyServerInstrumentation.HANDLE);
+        return Collections.singletonList(ReactorNettyServerInstrumentation.HANDLE);
     }
 
     @Override

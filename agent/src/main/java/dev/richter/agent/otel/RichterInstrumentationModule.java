@@ -3,6 +3,7 @@ package dev.richter.agent.otel;
 import io.opentelemetry.javaagent.extension.instrumentation.InstrumentationModule;
 import io.opentelemetry.javaagent.extension.instrumentation.TypeInstrumentation;
 import io.opentelemetry.sdk.autoconfigure.spi.ConfigProperties;
+import java.util.Collections;
 import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -62,7 +63,7 @@ public abstract class RichterInstrumentationModule extends InstrumentationModule
     /** {@link #instrumentations()} once the isolation has started; none when it failed to (logged). */
     @Override
     public final List<TypeInstrumentation> typeInstrumentations() {
-        return started ? instrumentations() : List.of();
+        return started ? instrumentations() : Collections.emptyList();
     }
 
     /** The classes this module instruments. */

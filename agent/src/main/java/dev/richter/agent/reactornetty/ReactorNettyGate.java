@@ -36,16 +36,19 @@ public final class ReactorNettyGate {
      *     the handler was applied; or {@code null}: pass
      */
     public static Object enter(Object connection, Object state) {
-        if (state != HttpServerState.REQUEST_RECEIVED || !(connection instanceof HttpServerRequest request)
-                || !(connection instanceof HttpServerResponse response)
-                || !(connection instanceof ChannelOperations<?, ?> operations)) {
+        if (state != HttpServerState.REQUEST_RECEIVED || !(connection instanceof HttpServerRequest)
+                || !(connection instanceof HttpServerResponse)
+                || !(connection instanceof ChannelOperations)) {
             return null;
         }
+        HttpServerRequest request = (HttpServerRequest) connection;
+        HttpServerResponse response = (HttpServerResponse) connection;
+        ChannelOperations<?, ?> operations = (ChannelOperations<?, ?>) connection;
         List<String> values = request.requestHeaders().getAll("baggage");
         String baggage = values.isEmpty() ? "" : String.join(",", values);
         IsolationGuard guard = IsolationBridge.guard();
         Optional<String> refusal = guard.inboundRefusal(baggage);
-        if (refusal.isEmpty()) {
+        if (!refusal.isPresent()) {
             return baggage.isEmpty() ? null : guard.markInbound(baggage);
         }
         byte[] body = (refusal.get() + "\n").getBytes(StandardCharsets.UTF_8);

@@ -34,13 +34,15 @@ public final class ServletGate {
      *     returned; or {@code null}: pass (not HTTP, unmarked, or nothing to make current)
      */
     public static Object enter(ServletRequest request, ServletResponse response) {
-        if (!(request instanceof HttpServletRequest http) || !(response instanceof HttpServletResponse answer)) {
+        if (!(request instanceof HttpServletRequest) || !(response instanceof HttpServletResponse)) {
             return null;
         }
+        HttpServletRequest http = (HttpServletRequest) request;
+        HttpServletResponse answer = (HttpServletResponse) response;
         String baggage = baggage(http);
         IsolationGuard guard = IsolationBridge.guard();
         Optional<String> refusal = guard.inboundRefusal(baggage);
-        if (refusal.isEmpty()) {
+        if (!refusal.isPresent()) {
             return baggage.isEmpty() ? null : guard.markInbound(baggage);
         }
         byte[] body = (refusal.get() + "\n").getBytes(StandardCharsets.UTF_8);

@@ -24,7 +24,9 @@ import java.util.concurrent.TimeUnit;
  * {@link IsolationTestApp} in a child JVM: {@code java -javaagent:<agent 2.22.0> -Dotel.javaagent.extensions=<the
  * built extension jar>}, spans exported with {@code logging-otlp} into its output (stdout and stderr, one file in
  * {@code target/it-logs}). The jars come from the system properties failsafe sets ({@code richter.agent.jar}, {@code
- * richter.extension.jar}).
+ * richter.extension.jar}); so does the {@code java} it runs on, {@code richter.it.serviceJava} (agent/pom.xml: Debian's
+ * Java 17, older than the build's, as the services the extension goes into often are; {@code
+ * -Drichter.it.serviceJava=<path to bin/java>} overrides it).
  */
 final class ChildJvm implements AutoCloseable {
     /** The marker as a client sends it: Richter's default baggage member. */
@@ -51,18 +53,25 @@ final class ChildJvm implements AutoCloseable {
      * @param flags the isolation's and any other {@code -D} flags
      */
     ChildJvm(List<String> flags) throws Exception {
-        this(flags, IsolationTestApp.class, List.of());
+        this(serviceJava(), flags, IsolationTestApp.class, List.of());
+    }
+
+    /** Starts {@code main} on the service Java ({@link #serviceJava()}), as below. */
+    ChildJvm(List<String> flags, Class<?> main, List<Class<?>> libraries) throws Exception {
+        this(serviceJava(), flags, main, libraries);
     }
 
     /**
      * Starts {@code main} (a test application printing {@code READY <port>}) as above.
      *
-     * @param libraries classes whose jars go on the application's class path too (its JDBC driver, its Redis client)
+     * @param javaExecutable the {@code bin/java} it runs on
+     * @param libraries      classes whose jars go on the application's class path too (its JDBC driver, its Redis
+     *                       client)
      */
-    ChildJvm(List<String> flags, Class<?> main, List<Class<?>> libraries) throws Exception {
+    ChildJvm(String javaExecutable, List<String> flags, Class<?> main, List<Class<?>> libraries) throws Exception {
         // in target/, kept for reading after a failure
         output = Files.createTempFile(Files.createDirectories(Path.of("target", "it-logs")), "child-jvm", ".log");
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        List<String> command = new ArrayList<>(List.of(javaExecutable,
                 "-javaagent:" + jar("richter.agent.jar"), "-Dotel.javaagent.extensions=" + jar("richter.extension.jar"),
                 "-Dotel.traces.exporter=logging-otlp", "-Dotel.metrics.exporter=none", "-Dotel.logs.exporter=none",
                 "-Dotel.bsp.schedule.delay=200", "-Dotel.service.name=isolation-test-app", "-Xmx256m"));
@@ -195,6 +204,25 @@ final class ChildJvm implements AutoCloseable {
         }
         String libraries = Files.readString(Path.of(file)).trim();
         return libraries.isEmpty() ? List.of() : List.of(libraries.split(java.io.File.pathSeparator));
+    }
+
+    /** The {@code java} of the services under test: {@code richter.it.serviceJava}, Java 17 unless overridden. */
+    static String serviceJava() {
+        return java("richter.it.serviceJava");
+    }
+
+    /** The newest {@code java} the ITs also run one service on: {@code richter.it.latestJava}, Java 25. */
+    static String latestJava() {
+        return java("richter.it.latestJava");
+    }
+
+    private static String java(String property) {
+        String v = System.getProperty(property);
+        if (v == null || !Files.isExecutable(Path.of(v))) {
+            throw new IllegalStateException(property + " must name a java executable (agent/pom.xml sets it; -D"
+                    + property + "=<path to bin/java> overrides it), got " + v);
+        }
+        return v;
     }
 
     private static String jar(String property) {

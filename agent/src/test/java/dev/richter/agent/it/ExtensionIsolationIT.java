@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.richter.agent.it.ChildJvm.Span;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -22,7 +23,9 @@ import org.junit.jupiter.api.TestMethodOrder;
  * The test serves the isolation document itself (first 503, so the child starts without a configuration; then
  * enforce; then report) and runs three loopback servers: the mocked exit, an out-of-scope host, and an in-scope
  * service; each counts the requests that reach it. One child JVM serves every case, so the tests run in order; the
- * last one stops it and reads its spans. Needs {@code mvn package} first (failsafe: {@code mvn verify -pl agent}).
+ * last one stops it and reads its spans. The child runs on the services' Java ({@link ChildJvm#serviceJava()}, Java
+ * 17); {@link ExtensionIsolationOnLatestJavaIT} runs every case again on the newest ({@link ChildJvm#latestJava()}).
+ * Needs {@code mvn package} first (failsafe: {@code mvn verify -pl agent}).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -53,13 +56,29 @@ class ExtensionIsolationIT {
         mockedExit = new CountingServer(200, "real-charge");
         outOfScope = new CountingServer(200, "production-data");
         inScope = new CountingServer(200, "in-scope");
-        app = new ChildJvm(List.of("-Drichter.isolation.url=" + config.url("/isolation"),
-                "-Drichter.isolation.token=" + TOKEN, "-Drichter.isolation.refresh-s=1"));
+        // -XshowSettings:properties: the child prints its system properties (java.home) and runs on
+        app = new ChildJvm(java(), List.of("-XshowSettings:properties",
+                "-Drichter.isolation.url=" + config.url("/isolation"), "-Drichter.isolation.token=" + TOKEN,
+                "-Drichter.isolation.refresh-s=1"), IsolationTestApp.class, List.of());
+    }
+
+    /** The {@code java} the child runs on. */
+    String java() {
+        return ChildJvm.serviceJava();
     }
 
     @AfterAll
     void stopAll() {
         ChildJvm.closeAll(app, config, mockedExit, outOfScope, inScope);
+    }
+
+    @Test
+    @Order(0)
+    void theServiceRunsOnTheJavaConfigured() throws Exception {
+        String home = Path.of(java()).toRealPath().getParent().getParent().toString();
+
+        assertTrue(app.output().contains("java.home = " + home + "\n"), "expected java.home = " + home + " in\n"
+                + app.output());
     }
 
     @Test
