@@ -85,6 +85,16 @@ public interface IsolationGuard {
      *
      * @return a refusal (enforce), or a {@link ExitDecision.WouldRefuse} (report)
      */
+    /**
+     * Whether a marked statement's decision depends on its connection's catalog or schema: true when the loaded
+     * configuration declares a database or schema shadow ({@code kind: schema}), or none has loaded yet. When false,
+     * the JDBC helper never asks the driver for them, so a marked statement costs no round trip production does not
+     * pay.
+     */
+    default boolean decidesByConnectionSchema() {
+        return true;
+    }
+
     default ShadowDecision decidePreparedUnmarked() {
         return ShadowDecision.UNTOUCHED;
     }

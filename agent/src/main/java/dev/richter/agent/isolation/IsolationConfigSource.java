@@ -106,8 +106,10 @@ public final class IsolationConfigSource implements AutoCloseable {
     public boolean refresh() {
         State before = state.get();
         try {
-            IsolationConfig loaded = IsolationConfig.parse(read());
+            byte[] document = read();
+            IsolationConfig loaded = IsolationConfig.parse(document);
             Optional<IsolationConfig> previous = config.getAndSet(Optional.of(loaded));
+            IsolationProof.documentLoaded(document, loaded.mode().name().toLowerCase(Locale.ROOT));
             state.set(new State(true, "", System.currentTimeMillis(), before.loadsOk() + 1, before.loadsFailed()));
             if (!before.loaded() || !before.lastError().isEmpty() || !previous.equals(Optional.of(loaded))) {
                 LOG.info("Richter isolation: configuration loaded from " + settings.source() + " (mode "

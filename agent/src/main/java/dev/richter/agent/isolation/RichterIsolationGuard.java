@@ -111,6 +111,12 @@ public final class RichterIsolationGuard implements IsolationGuard {
     }
 
     @Override
+    public boolean decidesByConnectionSchema() {
+        Optional<IsolationConfig> c = source.current();
+        return !c.isPresent() || !c.get().shadows().schemas().isEmpty();
+    }
+
+    @Override
     public ShadowDecision decidePreparedUnmarked() {
         String reason = "the prepared statement was prepared by an unmarked call, so its SQL was never shadowed:"
                 + " a marked call prepares its own";

@@ -39,8 +39,9 @@ import net.sf.jsqlparser.statement.upsert.Upsert;
  * was written for (JSqlParser #2478: its table finder throws on a data-modifying {@code WITH}). So a table in a shape
  * nobody foresaw is still seen, and counted as written where a data-modifying node names it.
  * <ul>
- *   <li>{@link #tables}: every table node the statement names, except the names of its {@code WITH} items and the
- *       qualifiers of columns ({@code c} of {@code c.name});</li>
+ *   <li>{@link #tables}: every table node the statement names, except the names of its {@code WITH} items, the
+ *       qualifiers of columns ({@code c} of {@code c.name}) and aliases named as tables ({@code v} of {@code DELETE v
+ *       FROM visits v});</li>
  *   <li>{@link #qualified}: the columns qualified by a table or alias name;</li>
  *   <li>{@link #written}: the targets of every INSERT, UPDATE, DELETE, MERGE, UPSERT and TRUNCATE at any depth (a
  *       sub-statement, a {@code WITH} item), every table of MySQL's multi-table UPDATE and DELETE (which of them the
@@ -85,7 +86,8 @@ final class SqlEffects {
         }
         Set<Table> written = Collections.newSetFromMap(new IdentityHashMap<Table, Boolean>());
         for (Object n : nodes) {
-            if (n instanceof Table && ((Table) n).getName() != null && !isWithName((Table) n, withNames)) {
+            if (n instanceof Table && ((Table) n).getName() != null && !isWithName((Table) n, withNames)
+                    && !isAliasOfAnother((Table) n, aliases)) {
                 out.tables.add((Table) n);
             } else if (n instanceof Column && ((Column) n).getTable() != null
                     && ((Column) n).getTable().getName() != null) {
@@ -122,6 +124,12 @@ final class SqlEffects {
         return s instanceof Select || s instanceof Insert || s instanceof Update || s instanceof Delete
                 || s instanceof Merge || s instanceof Upsert || s instanceof Truncate || s instanceof CreateTable
                 || s instanceof CreateIndex || s instanceof Alter || s instanceof Drop;
+    }
+
+    /** True for a table node that names another's alias ({@code v} in {@code DELETE v FROM visits v}). */
+    private static boolean isAliasOfAnother(Table t, Map<String, Table> aliases) {
+        Table aliased = t.getSchemaName() == null ? aliases.get(lower(t.getName())) : null;
+        return aliased != null && aliased != t;
     }
 
     private static boolean isWithName(Table t, Set<String> withNames) {

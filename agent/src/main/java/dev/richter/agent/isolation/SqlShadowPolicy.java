@@ -18,18 +18,7 @@ import net.sf.jsqlparser.parser.CCJSqlParserUtil;
 import net.sf.jsqlparser.schema.Column;
 import net.sf.jsqlparser.schema.Table;
 import net.sf.jsqlparser.statement.Statement;
-import net.sf.jsqlparser.statement.alter.Alter;
-import net.sf.jsqlparser.statement.create.index.CreateIndex;
-import net.sf.jsqlparser.statement.create.table.CreateTable;
-import net.sf.jsqlparser.statement.delete.Delete;
-import net.sf.jsqlparser.statement.drop.Drop;
-import net.sf.jsqlparser.statement.insert.Insert;
-import net.sf.jsqlparser.statement.merge.Merge;
 import net.sf.jsqlparser.statement.select.Select;
-import net.sf.jsqlparser.statement.truncate.Truncate;
-import net.sf.jsqlparser.statement.update.Update;
-import net.sf.jsqlparser.statement.upsert.Upsert;
-import net.sf.jsqlparser.util.TablesNamesFinder;
 
 /**
  * The isolation's rule for one marked SQL statement (DESIGN.md "Isolation without code changes"), over the {@link
@@ -132,8 +121,7 @@ public final class SqlShadowPolicy {
                 ? ShadowDecision.shadow(a.rewritten().get(), String.join(",", a.shadowTargets()))
                 : ShadowDecision.UNTOUCHED;
         if (!a.parseError().isEmpty()) {
-            return refuse(routed, "sql", "the marked statement cannot be parsed, so its tables are unknown ("
-                    + a.parseError() + ")");
+            return refuse(routed, "sql", a.parseError());
         }
         if (!a.unmappedWrites().isEmpty()) {
             String tables = String.join("', '", a.unmappedWrites());
@@ -154,33 +142,40 @@ public final class SqlShadowPolicy {
         return cache.size();
     }
 
-    /** Parses and rewrites one SQL text; never throws. */
+    /**
+     * Parses and rewrites one SQL text; never throws. The driver statements that change no table ({@link
+     * DriverStatements}) run as they are, unparsed. Else the statement's whole parse tree is read ({@link
+     * SqlEffects}); one with effects its tables do not show (a procedure call, an unknown kind) is refused with that
+     * reason; every mapped table it names is replaced by its shadow; and the rewritten text is checked a second,
+     * independent way: parsed again from its text and read whole again, it must name no mapped production table.
+     */
     Analysis analyse(String sql) {
+        if (DriverStatements.sideEffectFree(sql)) {
+            return new Analysis(Optional.<String>empty(), Collections.<String>emptyList(),
+                    Collections.<String>emptyList(), "");
+        }
         Statement statement;
         try {
-            // on this thread (parse(String) would start an executor thread per statement for its timeout)
-            statement = CCJSqlParserUtil.newParser(sql).Statement();
+            statement = parse(sql);
         } catch (Exception | StackOverflowError e) {
-            String why = e.getMessage() == null ? e.toString() : e.getMessage().split("\\r\\n|\\r|\\n", 2)[0];
-            return new Analysis(Optional.empty(), Collections.emptyList(), Collections.emptyList(), why);
+            return error("the marked statement cannot be parsed, so its tables are unknown (" + firstLine(e) + ")");
         }
-        List<Table> written = targets(statement);
-        Map<Table, Boolean> tables = new IdentityHashMap<>();
-        written.forEach(t -> tables.put(t, true));
-        List<Column> qualified = new ArrayList<>();
+        SqlEffects effects;
         try {
-            new Finder(tables, qualified).getTables(statement);
-        } catch (RuntimeException notSupported) {
-            // the finder does not walk every DDL statement; its targets are known, and nothing else is read
-            if (!(statement instanceof Select) && written.isEmpty()) {
-                return new Analysis(Optional.empty(), Collections.emptyList(), Collections.emptyList(),
-                        "no tables found in " + statement.getClass().getSimpleName());
-            }
+            effects = SqlEffects.of(statement);
+        } catch (IllegalStateException e) {
+            return error("the marked statement's tables are unknown: " + e.getMessage());
+        }
+        if (!effects.unknown.isEmpty()) {
+            return error("the marked statement may write more than its tables show: "
+                    + String.join("; ", effects.unknown));
         }
         Set<String> targets = new LinkedHashSet<>();
         Set<String> unmapped = new LinkedHashSet<>();
         Map<String, String> renamed = new LinkedHashMap<>();
-        for (Table t : tables.keySet()) {
+        Set<Table> seen = Collections.newSetFromMap(new IdentityHashMap<Table, Boolean>());
+        for (Table t : effects.tables) {
+            seen.add(t);
             String name = unquote(t.getName());
             Optional<String> shadow = shadows.shadowTable(name);
             if (shadow.isPresent()) {
@@ -189,68 +184,68 @@ public final class SqlShadowPolicy {
                 t.setName(requote(t.getName(), shadow.get()));
             }
         }
+        List<Table> written = new ArrayList<>(effects.written);
+        if (!(statement instanceof Select) && written.isEmpty()) {
+            // a statement that writes but names no target this rule knows: every table it names counts as written
+            written.addAll(effects.tables);
+            if (written.isEmpty()) {
+                return error("a " + statement.getClass().getSimpleName() + " statement names no table to shadow");
+            }
+        }
         for (Table t : written) {
             String name = unquote(t.getName());
             if (!shadows.shadowTable(name).isPresent() && !shadows.isShadowTable(name)) {
                 unmapped.add(name);
             }
         }
-        if (!(statement instanceof Select) && written.isEmpty()) {
-            // a write whose target this rule does not know (e.g. CALL, GRANT): every table it names counts as written
-            for (Table t : tables.keySet()) {
-                String name = unquote(t.getName());
-                if (!shadows.isShadowTable(name)) {
-                    unmapped.add(name);
-                }
-            }
-            if (tables.isEmpty()) {
-                return new Analysis(Optional.empty(), Collections.emptyList(), Collections.emptyList(), "a "
-                        + statement.getClass().getSimpleName() + " statement names no table to shadow");
-            }
-        }
-        for (Column c : qualified) {
+        for (Column c : effects.qualified) {
             Table q = c.getTable();
             String shadow = renamed.get(unquote(q.getName()).toLowerCase(Locale.ROOT));
-            if (shadow != null && !tables.containsKey(q)) {
+            if (shadow != null && !seen.contains(q)) {
                 q.setName(requote(q.getName(), shadow));
             }
         }
-        return new Analysis(targets.isEmpty() ? Optional.empty() : Optional.of(statement.toString()),
-                Backports.listCopy(targets), Backports.listCopy(unmapped), "");
+        Optional<String> rewritten = targets.isEmpty() ? Optional.<String>empty() : Optional.of(statement.toString());
+        if (rewritten.isPresent()) {
+            String left = productionLeft(rewritten.get());
+            if (!left.isEmpty()) {
+                return error(left);
+            }
+        }
+        return new Analysis(rewritten, new ArrayList<>(targets), new ArrayList<>(unmapped), "");
     }
 
-    /** The tables a statement writes, by its kind; none for a {@code SELECT} or a kind not listed. */
-    private static List<Table> targets(Statement s) {
-        List<Table> out = new ArrayList<>();
-        if (s instanceof Insert) {
-            out.add(((Insert) s).getTable());
-        } else if (s instanceof Update) {
-            out.add(((Update) s).getTable());
-        } else if (s instanceof Delete) {
-            Delete d = (Delete) s;
-            if (d.getTables() != null && !d.getTables().isEmpty()) {
-                out.addAll(d.getTables());
-            } else {
-                out.add(d.getTable());
-            }
-        } else if (s instanceof Merge) {
-            out.add(((Merge) s).getTable());
-        } else if (s instanceof Upsert) {
-            out.add(((Upsert) s).getTable());
-        } else if (s instanceof Truncate) {
-            // JSqlParser 4.9 reads one table per TRUNCATE
-            out.add(((Truncate) s).getTable());
-        } else if (s instanceof CreateTable) {
-            out.add(((CreateTable) s).getTable());
-        } else if (s instanceof CreateIndex) {
-            out.add(((CreateIndex) s).getTable());
-        } else if (s instanceof Alter) {
-            out.add(((Alter) s).getTable());
-        } else if (s instanceof Drop) {
-            out.add(((Drop) s).getName());
+    /**
+     * The second check of a rewrite: {@code rewritten} parsed again from its text, read whole again; {@code ""} when
+     * it names no production table that has a shadow, else why it is refused.
+     */
+    String productionLeft(String rewritten) {
+        SqlEffects again;
+        try {
+            again = SqlEffects.of(parse(rewritten));
+        } catch (Exception | StackOverflowError e) {
+            return "the rewritten statement does not parse again (" + firstLine(e) + ")";
         }
-        out.removeIf(t -> t == null);
-        return out;
+        for (Table t : again.tables) {
+            if (shadows.shadowTable(unquote(t.getName())).isPresent()) {
+                return "the rewritten statement still names production table '" + unquote(t.getName()) + "'";
+            }
+        }
+        return "";
+    }
+
+    /** One statement, parsed on this thread ({@code parse(String)} would start an executor thread for its timeout). */
+    private static Statement parse(String sql) throws Exception {
+        return CCJSqlParserUtil.newParser(sql).Statement();
+    }
+
+    private static String firstLine(Throwable e) {
+        return e.getMessage() == null ? e.toString() : e.getMessage().split("\\r\\n|\\r|\\n", 2)[0];
+    }
+
+    private static Analysis error(String why) {
+        return new Analysis(Optional.<String>empty(), Collections.<String>emptyList(), Collections.<String>emptyList(),
+                why);
     }
 
     private static String unquote(String name) {
@@ -269,30 +264,5 @@ public final class SqlShadowPolicy {
             return "[" + shadow + "]";
         }
         return shadow;
-    }
-
-    /** Collects every table node the statement names, and every column qualified by a table name. */
-    private static final class Finder extends TablesNamesFinder {
-        private final Map<Table, Boolean> tables;
-        private final List<Column> qualified;
-
-        Finder(Map<Table, Boolean> tables, List<Column> qualified) {
-            this.tables = tables;
-            this.qualified = qualified;
-        }
-
-        @Override
-        public void visit(Table table) {
-            tables.put(table, true);
-            super.visit(table);
-        }
-
-        @Override
-        public void visit(Column column) {
-            if (column.getTable() != null && column.getTable().getName() != null) {
-                qualified.add(column);
-            }
-            super.visit(column);
-        }
     }
 }

@@ -3,6 +3,7 @@ package dev.richter.agent.jdbc;
 import dev.richter.agent.bootstrap.IsolationBridge;
 import dev.richter.agent.bootstrap.IsolationGuard;
 import dev.richter.agent.bootstrap.ShadowDecision;
+import io.opentelemetry.javaagent.bootstrap.CallDepth;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -111,7 +112,7 @@ public final class JdbcExits {
         }
         String catalog = "";
         String schema = "";
-        if (connection != null) {
+        if (connection != null && guard.decidesByConnectionSchema()) {
             catalog = catalog(connection);
             schema = schema(connection);
         }
@@ -185,6 +186,9 @@ public final class JdbcExits {
         if (connection == null || !guard.marked()) {
             return connection;
         }
+        if (!guard.decidesByConnectionSchema()) {
+            return connection;
+        }
         String catalog = catalog(connection);
         String schema = schema(connection);
         ShadowDecision decision = guard.decideConnection(catalog, schema);
@@ -198,21 +202,24 @@ public final class JdbcExits {
         String switchTo = decision.rewritten().get();
         boolean bySchema = switchTo.startsWith("schema=");
         String shadow = switchTo.substring(switchTo.indexOf('=') + 1);
+        CallDepth own = ownCallStarts();
         try {
             if (bySchema) {
                 connection.setSchema(shadow);
             } else {
                 connection.setCatalog(shadow);
             }
-            String now = bySchema ? connection.getSchema() : connection.getCatalog();
-            if (now == null || !now.equalsIgnoreCase(shadow)) {
-                return closed(connection, "Richter isolation refused a marked connection: the driver did not switch it"
-                        + " from " + (bySchema ? "schema '" + schema : "catalog '" + catalog) + "' to its shadow '"
-                        + shadow + "' (it is '" + now + "'); connect to the shadow database by URL");
-            }
         } catch (SQLException | RuntimeException e) {
             return closed(connection, "Richter isolation refused a marked connection: switching it to its shadow '"
                     + shadow + "' failed: " + e);
+        } finally {
+            own.decrementAndGet();
+        }
+        String now = bySchema ? schema(connection) : catalog(connection);
+        if (!now.equalsIgnoreCase(shadow)) {
+            return closed(connection, "Richter isolation refused a marked connection: the driver did not switch it"
+                    + " from " + (bySchema ? "schema '" + schema : "catalog '" + catalog) + "' to its shadow '"
+                    + shadow + "' (it is '" + now + "'); connect to the shadow database by URL");
         }
         return Proxy.newProxyInstance(JdbcExits.class.getClassLoader(), new Class<?>[] {Connection.class},
                 new ShadowConnection(connection, bySchema, bySchema ? schema : catalog));
@@ -235,13 +242,32 @@ public final class JdbcExits {
         return nameOf(connection, false);
     }
 
-    /** The connection's catalog or schema, {@code ""} when it has none or the driver cannot say. */
+    /**
+     * The connection's catalog or schema, {@code ""} when it has none or the driver cannot say. An own call ({@link
+     * #ownCallStarts}): what the driver runs to answer it (HSQLDB runs {@code CALL CURRENT_SCHEMA}) is never decided as
+     * the service's marked traffic.
+     */
     private static String nameOf(Connection connection, boolean catalog) {
+        CallDepth own = ownCallStarts();
         try {
             String name = catalog ? connection.getCatalog() : connection.getSchema();
             return name == null ? "" : name;
         } catch (SQLException | RuntimeException | AbstractMethodError e) {
             return "";
+        } finally {
+            own.decrementAndGet();
         }
+    }
+
+    /**
+     * Starts one of the extension's own calls into the driver on this thread (a catalog or schema lookup, a schema
+     * switch): until the returned depth is decremented, the JDBC advice sees itself nested and decides nothing, so the
+     * statements the driver issues to answer the call are never judged as the service's. Decrement it in a {@code
+     * finally}.
+     */
+    static CallDepth ownCallStarts() {
+        CallDepth depth = CallDepth.forClass(JdbcExits.class);
+        depth.getAndIncrement();
+        return depth;
     }
 }

@@ -1,5 +1,6 @@
 package dev.richter.agent.jdbc;
 
+import io.opentelemetry.javaagent.bootstrap.CallDepth;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -44,7 +45,9 @@ final class ShadowConnection implements InvocationHandler {
         }
     }
 
+    /** Switches the connection back, as one of the extension's own calls ({@code JdbcExits.ownCallStarts}). */
     private void restore() {
+        CallDepth own = JdbcExits.ownCallStarts();
         try {
             if (!pooled.isClosed()) {
                 if (bySchema) {
@@ -56,6 +59,8 @@ final class ShadowConnection implements InvocationHandler {
         } catch (Exception e) {
             LOG.warning("Richter isolation: could not switch a marked connection back to '" + production
                     + "' before it went back to its pool: " + e);
+        } finally {
+            own.decrementAndGet();
         }
     }
 }

@@ -5,6 +5,8 @@ import java.io.InputStream;
 import java.lang.instrument.Instrumentation;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
@@ -43,40 +45,91 @@ final class BootClassPath {
     private BootClassPath() {}
 
     /**
-     * Appends the bridge package once per JVM; later calls do nothing.
+     * Appends the bridge package once per JVM; later calls do nothing. The jar is written to the first directory of
+     * {@link #bridgeDirectories} where it can be, so a service whose {@code java.io.tmpdir} cannot be written (a
+     * container's read-only root file system, corpus bug 43) still gets its bridge.
      *
      * @throws IllegalStateException when the agent's {@code Instrumentation} cannot be had, or the jar not written
+     *                               anywhere, naming each directory tried and why
      */
     static synchronized void appendBridge() {
         if (appended) {
             return;
         }
+        Instrumentation inst;
         try {
-            Instrumentation inst = (Instrumentation) Class
+            inst = (Instrumentation) Class
                     .forName("io.opentelemetry.javaagent.bootstrap.InstrumentationHolder", true, null)
                     .getMethod("getInstrumentation").invoke(null);
-            Path jar = Files.createTempFile("richter-isolation-bridge", ".jar");
-            jar.toFile().deleteOnExit();
-            try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
-                for (String name : BRIDGE_CLASSES) {
-                    String resource = name.replace('.', '/') + ".class";
-                    try (InputStream in = BootClassPath.class.getClassLoader().getResourceAsStream(resource)) {
-                        if (in == null) {
-                            throw new IOException(resource + " missing from the extension jar");
-                        }
-                        out.putNextEntry(new JarEntry(resource));
-                        byte[] buffer = new byte[8192];
-                        for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
-                            out.write(buffer, 0, n);
-                        }
-                        out.closeEntry();
-                    }
-                }
-            }
-            inst.appendToBootstrapClassLoaderSearch(new JarFile(jar.toFile()));
-            appended = true;
-        } catch (ReflectiveOperationException | IOException | RuntimeException e) {
+        } catch (ReflectiveOperationException | RuntimeException e) {
             throw new IllegalStateException("Richter isolation: cannot put its bridge on the boot class path: " + e, e);
         }
+        StringBuilder tried = new StringBuilder();
+        for (Path dir : bridgeDirectories()) {
+            try {
+                Path jar = writeBridge(dir);
+                inst.appendToBootstrapClassLoaderSearch(new JarFile(jar.toFile()));
+                appended = true;
+                return;
+            } catch (IOException | RuntimeException e) {
+                tried.append(tried.length() == 0 ? "" : "; ").append(dir).append(": ").append(e);
+            }
+        }
+        throw new IllegalStateException("Richter isolation: cannot put its bridge on the boot class path: no directory"
+                + " could take its jar (" + tried + "); give one with -D" + BRIDGE_DIR_PROPERTY);
+    }
+
+    /** The system property naming a writable directory for the bridge's jar, tried first. */
+    static final String BRIDGE_DIR_PROPERTY = "richter.isolation.bridge-dir";
+
+    /**
+     * Where the bridge's jar may go, in order: {@code -Drichter.isolation.bridge-dir}, {@code java.io.tmpdir}, {@code
+     * /dev/shm} (a memory file system every Linux container has, writable with a read-only root), the directory of
+     * the extension's jar, and the user's home.
+     */
+    static List<Path> bridgeDirectories() {
+        List<Path> out = new ArrayList<>();
+        for (String dir : new String[] {System.getProperty(BRIDGE_DIR_PROPERTY), System.getProperty("java.io.tmpdir"),
+                "/dev/shm", extensionDirectory(), System.getProperty("user.home")}) {
+            if (dir != null && !dir.trim().isEmpty()) {
+                Path p = Paths.get(dir.trim());
+                if (!out.contains(p)) {
+                    out.add(p);
+                }
+            }
+        }
+        return out;
+    }
+
+    private static String extensionDirectory() {
+        try {
+            Path jar = Paths.get(BootClassPath.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            return jar.getParent() == null ? null : jar.getParent().toString();
+        } catch (Exception | LinkageError e) {
+            return null;
+        }
+    }
+
+    /** Writes the bridge's classes into a new jar in {@code dir}, deleted when the JVM exits. */
+    private static Path writeBridge(Path dir) throws IOException {
+        Path jar = Files.createTempFile(dir, "richter-isolation-bridge", ".jar");
+        jar.toFile().deleteOnExit();
+        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
+            for (String name : BRIDGE_CLASSES) {
+                String resource = name.replace('.', '/') + ".class";
+                try (InputStream in = BootClassPath.class.getClassLoader().getResourceAsStream(resource)) {
+                    if (in == null) {
+                        throw new IOException(resource + " missing from the extension jar");
+                    }
+                    out.putNextEntry(new JarEntry(resource));
+                    byte[] buffer = new byte[8192];
+                    for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+                        out.write(buffer, 0, n);
+                    }
+                    out.closeEntry();
+                }
+            }
+        }
+        return jar;
     }
 }

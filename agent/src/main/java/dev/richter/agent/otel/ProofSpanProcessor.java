@@ -1,5 +1,6 @@
 package dev.richter.agent.otel;
 
+import dev.richter.agent.isolation.IsolationProof;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.sdk.common.CompletableResultCode;
 import io.opentelemetry.sdk.trace.ReadWriteSpan;

@@ -1,5 +1,6 @@
 package dev.richter.agent.otel;
 
+import dev.richter.agent.isolation.IsolationProof;
 import io.opentelemetry.javaagent.extension.instrumentation.InstrumentationModule;
 import io.opentelemetry.javaagent.extension.instrumentation.TypeInstrumentation;
 import io.opentelemetry.sdk.autoconfigure.spi.ConfigProperties;
@@ -34,7 +35,9 @@ public abstract class RichterInstrumentationModule extends InstrumentationModule
             IsolationStartup.ensureStarted();
             ok = true;
         } catch (RuntimeException | LinkageError e) {
-            LOG.log(Level.SEVERE, "Richter isolation: not started, " + name + " instruments nothing", e);
+            LOG.log(Level.SEVERE, "Richter isolation: not started, " + name + " instruments nothing; marked spans say"
+                    + " so (richter.isolation.active=false) and the run's isolation-enforced check fails", e);
+            IsolationProof.moduleFailed(name, e);
             ok = false;
         }
         started = ok;
@@ -60,10 +63,20 @@ public abstract class RichterInstrumentationModule extends InstrumentationModule
         return false;
     }
 
-    /** {@link #instrumentations()} once the isolation has started; none when it failed to (logged). */
+    /**
+     * {@link #instrumentations()} once the isolation has started, the module then named in the proof ({@code
+     * IsolationProof}); none when it failed to (logged, and in the proof).
+     */
     @Override
     public final List<TypeInstrumentation> typeInstrumentations() {
-        return started ? instrumentations() : Collections.emptyList();
+        if (!started) {
+            return Collections.emptyList();
+        }
+        List<TypeInstrumentation> list = instrumentations();
+        if (!list.isEmpty()) {
+            IsolationProof.moduleStarted(instrumentationName());
+        }
+        return list;
     }
 
     /** The classes this module instruments. */

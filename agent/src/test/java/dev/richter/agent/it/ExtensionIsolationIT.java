@@ -216,8 +216,27 @@ class ExtensionIsolationIT {
                 + outOfScope.port() + " GET /customers' (report mode)"));
         assertEquals("report", reported.get(0).attributes().get("richter.isolation.mode"),
                 "a decision taken in report mode says so on its span");
-        assertEquals(1, spans.stream().filter(s -> s.attributes().containsKey("richter.isolation.mode")).count(),
-                "enforce-mode decisions carry no mode: " + spans);
+        // the proof that isolation is on, on every marked span: the mocked and refused ones of enforce mode, the 503
+        // before any document loaded, the one report mode let through; never on an unmarked span
+        List<Span> markedSpans = new java.util.ArrayList<>(mocked);
+        markedSpans.addAll(refusedClients);
+        markedSpans.addAll(refusedServers);
+        markedSpans.addAll(reported);
+        for (Span s : markedSpans) {
+            assertEquals("true", s.attributes().get("richter.isolation.active"), s.toString());
+            assertTrue(s.attributes().getOrDefault("richter.isolation.modules", "").contains("richter-java-http-client"),
+                    s.toString());
+        }
+        assertEquals("none", refusedServers.get(0).attributes().get("richter.isolation.document"),
+                "no document had loaded");
+        assertTrue(mocked.get(0).attributes().get("richter.isolation.document").matches("sha256:[0-9a-f]{16}"),
+                mocked.get(0).toString());
+        assertEquals("enforce", mocked.get(0).attributes().get("richter.isolation.mode"));
+        assertEquals(0, spans.stream().filter(s -> s.attributes().containsKey("richter.isolation.active")
+                && s.kind() == Span.CLIENT && !s.attributes().containsKey("richter.mock")
+                && !s.attributes().containsKey("richter.refused") && !s.attributes().containsKey("richter.would_refuse")
+                && !s.attributes().getOrDefault("url.full", "").contains("/stock")).count(),
+                "an unmarked call's span carries no proof: " + spans);
         assertEquals(0, spans.stream().filter(s -> s.attributes().getOrDefault("url.full", "").endsWith("/isolation"))
                 .count(), "the configuration's fetches are not traced");
         assertTrue(spans.stream().filter(s -> s.kind() == Span.CLIENT && !s.attributes().containsKey("richter.mock")

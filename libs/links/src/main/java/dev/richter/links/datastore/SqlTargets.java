@@ -185,18 +185,23 @@ public final class SqlTargets {
         }
         Set<String> withNames = new LinkedHashSet<>();
         Map<String, String> aliases = new LinkedHashMap<>();
+        Map<String, Table> aliased = new LinkedHashMap<>();
         for (Object n : nodes) {
             if (n instanceof WithItem<?> w && w.getAlias() != null) {
                 withNames.add(unquote(w.getAlias().getName()).toLowerCase(Locale.ROOT));
             } else if (n instanceof Table t && t.getAlias() != null) {
                 aliases.put(unquote(t.getAlias().getName()).toLowerCase(Locale.ROOT), name(t));
+                aliased.put(unquote(t.getAlias().getName()).toLowerCase(Locale.ROOT), t);
             }
         }
         Set<String> all = new LinkedHashSet<>();
         Set<String> written = new LinkedHashSet<>();
         List<String> unknown = new ArrayList<>();
         for (Object n : nodes) {
-            if (n instanceof Table t && t.getName() != null && !isWithName(t, withNames)) {
+            if (n instanceof Table t && t.getName() != null && !isWithName(t, withNames)
+                    && !(t.getSchemaName() == null && aliased.containsKey(unquote(t.getName()).toLowerCase(Locale.ROOT))
+                            && aliased.get(unquote(t.getName()).toLowerCase(Locale.ROOT)) != t)) {
+                // every table it names, except WITH item names and aliases named as tables (v of DELETE v FROM visits v)
                 all.add(name(t));
             }
             for (Table t : targets(n)) {

@@ -60,6 +60,9 @@ class SqlTargetsTest {
         assertEquals(List.of("a", "b"), SqlTargets.parse("UPDATE a JOIN b ON a.id = b.id SET b.x = ?").written());
         assertEquals(List.of("a", "b"), SqlTargets.parse("DELETE a, b FROM a JOIN b ON a.id = b.id").written().stream()
                 .distinct().sorted().toList());
+        SqlTargets.Tables aliased = SqlTargets.parse("DELETE v, s FROM visits v JOIN stock s ON v.sku = s.sku");
+        assertEquals(List.of("stock", "visits"), aliased.written().stream().sorted().toList(), "aliases resolved");
+        assertEquals(List.of(), aliased.read(), "v and s are aliases, no tables");
         assertEquals(List.of("orders"), SqlTargets.parse("UPDATE orders o SET total = ? FROM prices p WHERE o.sku = p.sku")
                 .written(), "PostgreSQL's UPDATE ... FROM writes only its target");
         assertEquals(List.of("archive"), SqlTargets.parse("SELECT * INTO archive FROM orders").written());

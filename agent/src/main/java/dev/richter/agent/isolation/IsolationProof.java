@@ -1,4 +1,4 @@
-package dev.richter.agent.otel;
+package dev.richter.agent.isolation;
 
 import dev.richter.sdk.Marked;
 import io.opentelemetry.api.baggage.Baggage;
@@ -47,7 +47,7 @@ public final class IsolationProof {
     private IsolationProof() {}
 
     /** Records that module {@code name} started and instruments its classes. */
-    static void moduleStarted(String name) {
+    public static void moduleStarted(String name) {
         synchronized (STARTED) {
             STARTED.add(name);
             modules = String.join(",", STARTED);
@@ -55,7 +55,7 @@ public final class IsolationProof {
     }
 
     /** Records that module {@code name} could not start, and why; the first reason is kept. */
-    static void moduleFailed(String name, Throwable cause) {
+    public static void moduleFailed(String name, Throwable cause) {
         synchronized (STARTED) {
             if (error.isEmpty()) {
                 error = name + " not started: " + cause;
@@ -90,12 +90,12 @@ public final class IsolationProof {
     }
 
     /** True when {@code parent}'s baggage holds Richter's default marker. */
-    static boolean marked(Context parent) {
+    public static boolean marked(Context parent) {
         return Marked.DEFAULT_VALUE.equals(Baggage.fromContext(parent).getEntryValue(Marked.DEFAULT_KEY));
     }
 
     /** Puts the proof on {@code span} (see the class comment). */
-    static void stamp(ReadWriteSpan span) {
+    public static void stamp(ReadWriteSpan span) {
         String failed = error;
         String started = modules;
         boolean active = failed.isEmpty() && !started.isEmpty();
@@ -109,7 +109,7 @@ public final class IsolationProof {
     }
 
     /** Back to the state of a JVM where nothing started (tests). */
-    static void reset() {
+    public static void reset() {
         synchronized (STARTED) {
             STARTED.clear();
             modules = "";
