@@ -38,7 +38,8 @@ final class BootClassPath {
             "dev.richter.agent.bootstrap.MarkerScope",
             "dev.richter.agent.bootstrap.ShadowCheck",
             "dev.richter.agent.bootstrap.ShadowCheck$Outcome",
-            "dev.richter.agent.bootstrap.ShadowDecision"));
+            "dev.richter.agent.bootstrap.ShadowDecision",
+            "dev.richter.agent.bootstrap.UrlConnectionGate"));
 
     private static boolean appended;
 

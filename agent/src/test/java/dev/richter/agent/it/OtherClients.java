@@ -45,6 +45,8 @@ final class OtherClients {
                 case "okhttp" -> okhttp(target, method, async);
                 case "apache" -> apache(target, method, async);
                 case "spring" -> spring(target, method);
+                case "urlconnection" -> urlConnection(target, method);
+                case "resttemplate" -> restTemplate(target, method);
                 default -> "error=no client " + client;
             };
         } catch (IOException | RuntimeException e) {
@@ -97,6 +99,35 @@ final class OtherClients {
         try (ClassicHttpResponse response = APACHE.executeOpen(null, request, null)) {
             return "status=" + response.getCode() + " body=" + EntityUtils.toString(response.getEntity());
         }
+    }
+
+    /** The JDK's {@code HttpURLConnection}, as a service without an HTTP library calls. */
+    private static String urlConnection(String target, String method) throws IOException {
+        java.net.HttpURLConnection c = (java.net.HttpURLConnection) java.net.URI.create(target).toURL().openConnection();
+        c.setRequestMethod(method);
+        c.setConnectTimeout(5_000);
+        c.setReadTimeout(5_000);
+        if (!method.equals("GET")) {
+            c.setDoOutput(true);
+            c.setRequestProperty("Content-Type", "application/json");
+            try (java.io.OutputStream out = c.getOutputStream()) {
+                out.write(BODY.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            }
+        }
+        int code = c.getResponseCode();
+        try (java.io.InputStream in = code < 400 ? c.getInputStream() : c.getErrorStream()) {
+            return "status=" + code + " body=" + new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+    }
+
+    /** Spring's {@code RestTemplate} with its default request factory: the JDK's {@code HttpURLConnection}. */
+    private static String restTemplate(String target, String method) {
+        org.springframework.web.client.RestTemplate template = new org.springframework.web.client.RestTemplate();
+        org.springframework.http.HttpHeaders headers = new org.springframework.http.HttpHeaders();
+        headers.setContentType(org.springframework.http.MediaType.APPLICATION_JSON);
+        ResponseEntity<String> response = template.exchange(target, HttpMethod.valueOf(method),
+                new org.springframework.http.HttpEntity<>(method.equals("GET") ? null : BODY, headers), String.class);
+        return "status=" + response.getStatusCode().value() + " body=" + response.getBody();
     }
 
     private static String spring(String target, String method) {
