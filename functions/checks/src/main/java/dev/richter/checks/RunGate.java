@@ -62,7 +62,7 @@ public final class RunGate {
         List<WorkerResult> stageResults = metrics.workerResults(runId).stream()
                 .filter(r -> r.stage().equals(stage)).toList();
         int expected = stageResults.isEmpty() ? expectedWorkers(scope.plan(), stage) : stageResults.get(0).workerCount();
-        int settleS = Stages.PRE_TEST.equals(stage) ? Plan.settleS(null, scope.plan().preTest().durationS()) : 0;
+        int settleS = Stages.PRE_TEST.equals(stage) ? scope.plan().preTestSettle() : 0;
         List<CheckResult> results = new ArrayList<>(RunChecks.preTestChecks(expected, stageResults, settleS,
                 settleS > 0 ? metrics.windowOutcomes(runId, stage) : List.of(),
                 scope.run().abortRequested(), scope.run().abortReason()));

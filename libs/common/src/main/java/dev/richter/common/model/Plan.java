@@ -21,10 +21,12 @@ import java.util.Map;
  * @param warmUp        the warm-up step the plan states (a {@code durationS} of 0 turns the warm-up off; a {@code qps}
  *                      of 0 takes the first formal step's rate), or null for {@link #defaultWarmUp}; see
  *                      {@link #warmUpStep()}
+ * @param preTestSettleS the pre-test's settle the plan states ({@code preTest.settleS}), seconds, or null for the
+ *                      default; see {@link #preTestSettle()}
  */
 public record Plan(String planId, String teamId, String name, List<ScenarioSpec> scenarios, StepSpec preTest,
                    List<StepSpec> formal, AbortSettings abortPolicy, List<String> coreModules, double perWorkerQps,
-                   int requestTimeoutMs, long createdAtMs, StepSpec warmUp) {
+                   int requestTimeoutMs, long createdAtMs, StepSpec warmUp, Integer preTestSettleS) {
 
     /**
      * Requests a warm-up sends by default: HotSpot's C2 compiles a method once its invocation and back-edge counters
@@ -45,6 +47,14 @@ public record Plan(String planId, String teamId, String name, List<ScenarioSpec>
         formal = formal == null ? List.of() : List.copyOf(formal);
         coreModules = coreModules == null ? List.of() : List.copyOf(coreModules);
         abortPolicy = abortPolicy == null ? AbortSettings.DEFAULT : abortPolicy;
+    }
+
+    /** A plan that states no pre-test settle: it gets {@link #PRE_TEST_SETTLE_S} ({@link #settleS}). */
+    public Plan(String planId, String teamId, String name, List<ScenarioSpec> scenarios, StepSpec preTest,
+                List<StepSpec> formal, AbortSettings abortPolicy, List<String> coreModules, double perWorkerQps,
+                int requestTimeoutMs, long createdAtMs, StepSpec warmUp) {
+        this(planId, teamId, name, scenarios, preTest, formal, abortPolicy, coreModules, perWorkerQps,
+                requestTimeoutMs, createdAtMs, warmUp, null);
     }
 
     /** A plan that states no warm-up: it gets {@link #defaultWarmUp}. */
@@ -139,6 +149,11 @@ public record Plan(String planId, String teamId, String name, List<ScenarioSpec>
     public static int settleS(Integer statedS, int durationS) {
         int wanted = statedS == null ? PRE_TEST_SETTLE_S : Math.max(0, statedS);
         return Math.max(0, Math.min(wanted, durationS / 2));
+    }
+
+    /** The settle this plan's pre-test gets: {@link #settleS} of its stated settle and its duration, seconds. */
+    public int preTestSettle() {
+        return settleS(preTestSettleS, preTest == null ? 0 : preTest.durationS());
     }
 
     private static double firstFormalQps(List<StepSpec> formal) {
