@@ -122,7 +122,11 @@ public final class NightlyCheck {
 
     /**
      * Dynamic checks of the replay: those of the pre-test gate, the exact request count, and the trace-based
-     * safety checks on the replay's window ({@link SafetyGate}).
+     * safety checks on the replay's window ({@link SafetyGate}). The replay settles as a pre-test does
+     * ({@link Plan#settleS}: the plan's stated settle, else the default, at most half of its {@value #REPLAY_DURATION_S}
+     * s): it is the night's first marked load on the scope, so its marked path is as cold as a pre-test's, and a cold
+     * start judged as a failure would raise a {@code Check Regressed} on a night when nothing regressed. Its isolation
+     * checks and exact count judge every request.
      */
     public Map<String, Object> dynamicChecks(JsonNode scope) {
         String runId = scope.path("runId").asText();
@@ -131,7 +135,10 @@ public final class NightlyCheck {
         int expectedWorkers = scope.path("static").path("workers").size();
         List<CheckResult> results = new ArrayList<>();
         if (expectedWorkers > 0) {
-            results.addAll(RunChecks.preTestChecks(expectedWorkers, replay, false, ""));
+            Integer stated = repositories.getPlan(team, scope.path("planId").asText()).map(Plan::preTestSettleS).orElse(null);
+            int settleS = Plan.settleS(stated, REPLAY_DURATION_S);
+            results.addAll(RunChecks.preTestChecks(expectedWorkers, replay, settleS, metrics.windowOutcomes(runId, STAGE),
+                    false, ""));
             long expected = Math.round(REPLAY_QPS * REPLAY_DURATION_S);
             long sent = replay.stream().map(WorkerResult::counters).reduce(Counters.ZERO, Counters::plus).sent();
             results.add(new CheckResult("exact-count", sent == expected ? CheckResult.Outcome.PASS : CheckResult.Outcome.FAIL,

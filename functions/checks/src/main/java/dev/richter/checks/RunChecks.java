@@ -7,6 +7,8 @@ import dev.richter.common.model.Marker;
 import dev.richter.common.model.MissingEvidence;
 import dev.richter.common.model.Plan;
 import dev.richter.common.model.RegisteredService;
+import dev.richter.common.model.WindowOutcomes;
+import dev.richter.common.model.WorkerKey;
 import dev.richter.common.model.WorkerResult;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -26,7 +28,8 @@ import java.util.stream.Collectors;
  * answers a TCP connect within {@link #CONNECT_TIMEOUT_MS} (WARN otherwise: the pre-test is what
  * proves a target, and it fails with the reason); the marker is configured. Dynamic (on the pre-test's results):
  * every expected worker reported; every sent request carried the marker; no connection was
- * refused; the success rate is at least {@link #MIN_PRE_TEST_SUCCESS_PCT}; the run was not aborted.
+ * refused; the success rate of the requests answered after the pre-test's settle ({@link Plan#settleS}) is at least
+ * {@link #MIN_PRE_TEST_SUCCESS_PCT}; the run was not aborted.
  * The full middleware/shadow/mock and trace-based checks come with the safety-checks issue.
  */
 public final class RunChecks {
@@ -89,15 +92,28 @@ public final class RunChecks {
     }
 
     /**
-     * Dynamic checks on one stage's worker results.
+     * Dynamic checks on one stage's worker results. Every request of the stage counts for {@code workers-reported},
+     * {@code marker-sent} and {@code no-connect-errors}; {@code pre-test-success-rate} judges the requests answered
+     * after the stage's first {@code settleS} seconds ({@link Plan#settleS}): a cold target's first seconds are not a
+     * broken target. Its evidence names both parts.
+     *
+     * <p>The judged part is read from the workers' windows ({@link WindowOutcomes}: outcomes by the second they were
+     * observed in): the windows of the seconds from the settle's end on, the settle ending at the first due time plus
+     * {@code settleS}, rounded up to a whole second. An outcome is never observed before its request was due, so every
+     * request due after the settle is judged, and so is a settle request answered after it. Every request is judged
+     * instead (and the evidence says why) when the settle is 0, when the workers' windows do not account for every
+     * request their results count (a window not stored, a worker without a result), or when none was answered after
+     * the settle.
      *
      * @param expectedWorkers workers the stage's steps started (sum over steps)
      * @param results         stored worker results of the stage
+     * @param settleS         the stage's settle, seconds (0: every request judged)
+     * @param windows         the stage's stored windows (any worker's; those of workers without a result are ignored)
      * @param aborted         the run's abort flag
      * @param abortReason     why it was set
      */
-    public static List<CheckResult> preTestChecks(int expectedWorkers, List<WorkerResult> results, boolean aborted,
-                                                  String abortReason) {
+    public static List<CheckResult> preTestChecks(int expectedWorkers, List<WorkerResult> results, int settleS,
+                                                  List<WindowOutcomes> windows, boolean aborted, String abortReason) {
         List<CheckResult> out = new ArrayList<>();
         String subject = "pre-test";
         if (aborted) {
@@ -111,12 +127,44 @@ public final class RunChecks {
         out.add(new CheckResult("no-connect-errors", c.connectErrors() == 0 ? Outcome.PASS : Outcome.FAIL, subject,
                 c.connectErrors() == 0 ? "no connection refused" : c.connectErrors() + " of " + c.sent()
                         + " requests could not connect to the target (connection refused or reset)"));
-        double successPct = c.sent() == 0 ? 0 : 100.0 * c.ok() / c.sent();
-        out.add(new CheckResult("pre-test-success-rate", c.sent() > 0 && successPct >= MIN_PRE_TEST_SUCCESS_PCT ? Outcome.PASS : Outcome.FAIL,
-                subject, String.format("%.2f %% of %d requests succeeded (minimum %.1f %%); HTTP errors %s, timeouts %d, "
-                        + "connect errors %d, dropped %d", successPct, c.sent(), MIN_PRE_TEST_SUCCESS_PCT, c.httpErrors(),
-                        c.timeouts(), c.connectErrors(), c.dropped())
-                        + (c.checkFailed() == 0 ? "" : ", check-failed " + c.checkFailed() + " " + c.topCheckFailures(3))));
+        out.add(successRate(c, results, settleS, windows, subject));
         return out;
+    }
+
+    /** {@code pre-test-success-rate}: the judged requests' success rate against {@link #MIN_PRE_TEST_SUCCESS_PCT}. */
+    private static CheckResult successRate(Counters c, List<WorkerResult> results, int settleS,
+                                           List<WindowOutcomes> windows, String subject) {
+        String breakdown = String.format("HTTP errors %s, timeouts %d, connect errors %d, dropped %d", c.httpErrors(),
+                c.timeouts(), c.connectErrors(), c.dropped())
+                + (c.checkFailed() == 0 ? "" : ", check-failed " + c.checkFailed() + " " + c.topCheckFailures(3));
+        long failed = c.sent() - c.ok();
+        String allJudgedBecause = "";
+        if (settleS > 0 && c.sent() > 0) {
+            Set<WorkerKey> workers = results.stream().map(WorkerResult::key).collect(Collectors.toSet());
+            List<WindowOutcomes> own = windows.stream().filter(w -> workers.contains(w.worker())).toList();
+            long outcomes = own.stream().mapToLong(WindowOutcomes::count).sum();
+            long errors = own.stream().mapToLong(WindowOutcomes::errors).sum();
+            long firstDueMs = results.stream().mapToLong(WorkerResult::startedAtMs).min().orElse(0);
+            long settleEndSecond = Math.floorDiv(firstDueMs + settleS * 1000L + 999, 1000);
+            long judged = own.stream().filter(w -> w.epochSecond() >= settleEndSecond).mapToLong(WindowOutcomes::count).sum();
+            long judgedFailed = own.stream().filter(w -> w.epochSecond() >= settleEndSecond)
+                    .mapToLong(WindowOutcomes::errors).sum();
+            if (outcomes != c.sent() || errors != failed) {
+                allJudgedBecause = "its windows count " + outcomes + " outcomes of " + c.sent() + " requests sent";
+            } else if (judged == 0) {
+                allJudgedBecause = "none was answered after the " + settleS + " s settle";
+            } else {
+                double pct = 100.0 * (judged - judgedFailed) / judged;
+                return new CheckResult("pre-test-success-rate", pct >= MIN_PRE_TEST_SUCCESS_PCT ? Outcome.PASS : Outcome.FAIL,
+                        subject, String.format("%.2f %% of %d requests answered after the %d s settle succeeded (minimum "
+                                + "%.1f %%); in the settle: %d of %d degraded/failed; whole pre-test: ", pct, judged,
+                                settleS, MIN_PRE_TEST_SUCCESS_PCT, failed - judgedFailed, c.sent() - judged) + breakdown);
+            }
+        }
+        double successPct = c.sent() == 0 ? 0 : 100.0 * c.ok() / c.sent();
+        return new CheckResult("pre-test-success-rate", c.sent() > 0 && successPct >= MIN_PRE_TEST_SUCCESS_PCT ? Outcome.PASS : Outcome.FAIL,
+                subject, String.format("%.2f %% of %d requests succeeded (minimum %.1f %%); ", successPct, c.sent(),
+                        MIN_PRE_TEST_SUCCESS_PCT) + breakdown
+                        + (allJudgedBecause.isEmpty() ? "" : "; every request judged: " + allJudgedBecause));
     }
 }

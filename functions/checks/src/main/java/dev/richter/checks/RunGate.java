@@ -9,6 +9,7 @@ import dev.richter.common.model.MissingEvidence;
 import dev.richter.common.model.Plan;
 import dev.richter.common.model.RegisteredService;
 import dev.richter.common.model.Run;
+import dev.richter.common.model.Stages;
 import dev.richter.common.model.WorkerResult;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -50,7 +51,8 @@ public final class RunGate {
     }
 
     /**
-     * The dynamic gate on {@code stage}'s worker results: the pre-test's own checks (workers, errors, abort), the
+     * The dynamic gate on {@code stage}'s worker results: the pre-test's own checks (workers, errors, abort; the
+     * success rate after the pre-test's settle, {@link Plan#settleS}, read from the stage's windows), the
      * team's dynamic safety checks on the stage's spans, and the monitoring checks on the run's verdict rounds.
      *
      * @throws IllegalArgumentException for an unknown run or plan
@@ -60,7 +62,9 @@ public final class RunGate {
         List<WorkerResult> stageResults = metrics.workerResults(runId).stream()
                 .filter(r -> r.stage().equals(stage)).toList();
         int expected = stageResults.isEmpty() ? expectedWorkers(scope.plan(), stage) : stageResults.get(0).workerCount();
-        List<CheckResult> results = new ArrayList<>(RunChecks.preTestChecks(expected, stageResults,
+        int settleS = Stages.PRE_TEST.equals(stage) ? scope.plan().preTestSettle() : 0;
+        List<CheckResult> results = new ArrayList<>(RunChecks.preTestChecks(expected, stageResults, settleS,
+                settleS > 0 ? metrics.windowOutcomes(runId, stage) : List.of(),
                 scope.run().abortRequested(), scope.run().abortReason()));
         results.addAll(safety.dynamicChecks(scope.plan().teamId(), scope.registered(), stageResults, stage));
         results.addAll(RunChecks.monitoringChecks(MissingEvidence.summarise(VerdictRounds.read(

@@ -274,7 +274,7 @@ class PlanApiHandlerTest {
         assertEquals(Json.MAPPER.readTree("""
                 {"error": "ValidationFailed", "message": "$.preTest: required property 'qps' not found",
                  "errors": [{"path": "$.preTest", "reason": "required property 'qps' not found"},
-                            {"path": "$.preTest.qqps", "reason": "unknown field; the fields here are qps, durationS"}]}
+                            {"path": "$.preTest.qqps", "reason": "unknown field; the fields here are qps, durationS, settleS"}]}
                 """), body(r));
 
         var service = call(h, event("POST /services", "t1", Map.of(), """

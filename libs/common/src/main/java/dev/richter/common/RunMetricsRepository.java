@@ -2,6 +2,9 @@ package dev.richter.common;
 
 import dev.richter.common.model.CheckResult;
 import dev.richter.common.model.StepPlan;
+import dev.richter.common.model.WindowAttributes;
+import dev.richter.common.model.WindowKey;
+import dev.richter.common.model.WindowOutcomes;
 import dev.richter.common.model.WorkerResult;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -17,7 +20,8 @@ import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
  * Reads and writes the run-metrics table (pk {@code runId}, sk {@code sk}): worker results
  * ({@code result#<stage>#<step>#<leg>#<worker>}, attribute {@code result} = JSON of {@link WorkerResult}), started
  * steps ({@code step#<stage>#<step>}, attribute {@code step} = JSON of {@link StepPlan}) and
- * check results ({@code check#<phase>}, attribute {@code results} = JSON array of {@link CheckResult}).
+ * check results ({@code check#<phase>}, attribute {@code results} = JSON array of {@link CheckResult}); it reads the
+ * outcome counts of the load driver's windows ({@link WindowKey}).
  */
 public final class RunMetricsRepository {
     private final DynamoDbClient dynamoDb;
@@ -32,6 +36,18 @@ public final class RunMetricsRepository {
     public List<WorkerResult> workerResults(String runId) {
         return query(runId, "result#").stream()
                 .map(i -> Json.read(i.get("result").s(), WorkerResult.class)).toList();
+    }
+
+    /**
+     * The outcome counts of every window of {@code stage}'s workers ({@code window#<stage>#...}), in sort-key order
+     * (step, second, worker, leg).
+     */
+    public List<WindowOutcomes> windowOutcomes(String runId, String stage) {
+        return query(runId, "window#" + stage + "#").stream().map(i -> {
+            String sk = i.get("sk").s();
+            return new WindowOutcomes(WindowKey.worker(sk), WindowKey.epochSecond(sk),
+                    Long.parseLong(i.get(WindowAttributes.COUNT).n()), Long.parseLong(i.get(WindowAttributes.ERRORS).n()));
+        }).toList();
     }
 
     /** Stores a started step for its workers (sk {@code step#<stage>#<stepIndex %03d>}), replacing an earlier one. */

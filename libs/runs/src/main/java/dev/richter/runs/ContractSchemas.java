@@ -68,7 +68,7 @@ public final class ContractSchemas {
     /**
      * Every way {@code doc} breaks component schema {@code name}, sorted by path, each once. A field the schema does not
      * define is reported at its own path ({@code $.preTest.qqps}, not the object's {@code $.preTest}), with the fields
-     * the object does take: {@code unknown field; the fields here are qps, durationS} (server fields, {@code readOnly},
+     * the object does take: {@code unknown field; the fields here are qps, durationS, settleS} (server fields, {@code readOnly},
      * left out: they are ignored on input).
      *
      * @return the problems; empty when {@code doc} is valid

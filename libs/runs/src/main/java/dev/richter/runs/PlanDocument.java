@@ -81,7 +81,8 @@ public final class PlanDocument {
         doc.path("coreModules").forEach(c -> core.add(c.asText()));
         return new Plan(planId, teamId, doc.path("name").asText(), scenarios, step(doc.path("preTest")),
                 formal, policy, core, doc.path("perWorkerQps").asDouble(DEFAULT_PER_WORKER_QPS),
-                doc.path("requestTimeoutMs").asInt(DEFAULT_REQUEST_TIMEOUT_MS), createdAtMs, warmUp(doc.path("warmUp")));
+                doc.path("requestTimeoutMs").asInt(DEFAULT_REQUEST_TIMEOUT_MS), createdAtMs, warmUp(doc.path("warmUp")),
+                doc.path("preTest").hasNonNull("settleS") ? doc.path("preTest").get("settleS").asInt() : null);
     }
 
     /** The plan's {@code warmUp} ({@code qps} 0 when absent: the first formal step's), or null when it has none. */
@@ -162,7 +163,11 @@ public final class PlanDocument {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("name", p.name());
         m.put("scenarios", p.scenarios().stream().map(PlanDocument::scenario).toList());
-        m.put("preTest", step(p.preTest()));
+        Map<String, Object> preTest = step(p.preTest());
+        if (p.preTestSettleS() != null) {
+            preTest.put("settleS", p.preTestSettleS());
+        }
+        m.put("preTest", preTest);
         if (p.warmUp() != null) {
             Map<String, Object> w = new LinkedHashMap<>();
             if (p.warmUp().qps() > 0) {

@@ -39,6 +39,7 @@ import java.util.regex.PatternSyntaxException;
  *       evaluator) and its regular expressions compile ({@link Pattern}), at
  *       {@code $.scenarios[i].requests[j].expect.json[k].path|matches}, {@code ...expect.headers.<name>} and
  *       {@code $.scenarios[i].expect...};</li>
+ *   <li>the pre-test's settle is at most half of its duration ({@code $.preTest.settleS}; {@link Plan#settleS});</li>
  *   <li>the team's QPS cap on the warm-up, the pre-test and every formal step ({@code $.warmUp.qps}, {@code $.preTest.qps},
  *       {@code $.formal.steps[i].qps}; DESIGN.md §7);</li>
  *   <li>the AWS limits of its run: {@link RunEstimate#violations()} against the current {@link Quotas} and
@@ -144,6 +145,13 @@ public final class PlanValidator {
             } else {
                 checkBaseUrl(found.get(), "$.coreModules[" + i + "]", problems);
             }
+        }
+        JsonNode preTest = doc.path("preTest");
+        if (preTest.hasNonNull("settleS") && preTest.get("settleS").asInt() > preTest.path("durationS").asInt() / 2) {
+            problems.add(new InputProblem("$.preTest.settleS", "a settle of " + preTest.get("settleS").asInt()
+                    + " s is more than half of the pre-test's " + preTest.path("durationS").asInt() + " s (at most "
+                    + preTest.path("durationS").asInt() / 2 + " s): the success rate must judge at least as many"
+                    + " seconds as it leaves out"));
         }
         checkQpsCap(doc.path("warmUp"), "$.warmUp.qps", problems);
         checkQpsCap(doc.path("preTest"), "$.preTest.qps", problems);

@@ -30,7 +30,7 @@ class ContractSchemasTest {
         List<InputProblem> problems = schemas.problems("PlanInput", Json.read(PLAN, JsonNode.class));
 
         assertEquals(List.of(new InputProblem("$.preTest", "required property 'qps' not found"),
-                new InputProblem("$.preTest.qqps", "unknown field; the fields here are qps, durationS")), problems);
+                new InputProblem("$.preTest.qqps", "unknown field; the fields here are qps, durationS, settleS")), problems);
     }
 
     @Test

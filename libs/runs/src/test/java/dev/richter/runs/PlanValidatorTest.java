@@ -65,17 +65,25 @@ class PlanValidatorTest {
                 && problems.get(7).reason().contains("Lambda concurrency limit of 5"), problems.get(7).reason());
     }
 
-    private static String warmUpPlan(String warmUp) {
+    /** A plan of one scenario on {@code order} with the given {@code preTest} and further top-level fields. */
+    private static String plan(String preTest, String moreFields) {
         return """
                 {"name": "p", "scenarios": [{"name": "s", "service": "order", "requests": [{"method": "GET", "path": "/"}]}],
-                 "preTest": {"qps": 1, "durationS": 10}, "formal": {"steps": [{"qps": 2, "durationS": 10}]}, "perWorkerQps": 50,
-                 "warmUp": %s}
-                """.formatted(warmUp);
+                 "preTest": %s, "formal": {"steps": [{"qps": 2, "durationS": 10}]}, "perWorkerQps": 50%s}
+                """.formatted(preTest, moreFields);
+    }
+
+    private static String warmUpPlan(String warmUp) {
+        return plan("{\"qps\": 1, \"durationS\": 10}", ", \"warmUp\": " + warmUp);
+    }
+
+    private List<String> problemsOf(String plan) {
+        return validator.problems(Json.read(plan, JsonNode.class), "t1", "plan-1", 0).stream()
+                .map(p -> p.path() + ": " + p.reason()).toList();
     }
 
     private List<String> warmUpProblems(String warmUp) {
-        return validator.problems(Json.read(warmUpPlan(warmUp), JsonNode.class), "t1", "plan-1", 0).stream()
-                .map(p -> p.path() + ": " + p.reason()).toList();
+        return problemsOf(warmUpPlan(warmUp));
     }
 
     @Test
@@ -119,6 +127,42 @@ class PlanValidatorTest {
         Plan none = PlanDocument.toPlan(noWarmUp, "t1", "plan-1", 0);
         assertEquals(null, none.warmUp());
         assertTrue(!PlanDocument.fields(none).containsKey("warmUp"));
+    }
+
+    private static String preTestPlan(String preTest) {
+        return plan(preTest, "");
+    }
+
+    private List<String> preTestProblems(String preTest) {
+        return problemsOf(preTestPlan(preTest));
+    }
+
+    @Test
+    void aPreTestSettleIsAtMostHalfThePreTestAndCheckedAtItsPath() {
+        assertEquals(List.of(), preTestProblems("{\"qps\": 2, \"durationS\": 10, \"settleS\": 5}"));
+        assertEquals(List.of(), preTestProblems("{\"qps\": 2, \"durationS\": 10, \"settleS\": 0}"));
+        assertEquals(List.of("$.preTest.settleS: a settle of 6 s is more than half of the pre-test's 10 s (at most 5 s): "
+                + "the success rate must judge at least as many seconds as it leaves out"),
+                preTestProblems("{\"qps\": 2, \"durationS\": 10, \"settleS\": 6}"));
+        List<String> negative = preTestProblems("{\"qps\": 2, \"durationS\": 10, \"settleS\": -1}");
+        assertTrue(negative.size() == 1 && negative.get(0).startsWith("$.preTest.settleS: "), negative.toString());
+    }
+
+    @Test
+    void aStatedSettleSurvivesTheStoredDocumentAndAnAbsentOneIsTheDefault() {
+        Plan own = PlanDocument.toPlan(Json.read(preTestPlan("{\"qps\": 2, \"durationS\": 10, \"settleS\": 0}"),
+                JsonNode.class), "t1", "plan-1", 0);
+        assertEquals(0, own.preTestSettle(), "0 judges every request");
+        assertEquals(Map.of("qps", 2.0, "durationS", 10, "settleS", 0), PlanDocument.fields(own).get("preTest"));
+        assertEquals(own, Json.read(Json.write(own), Plan.class), "as Repositories stores and reads it");
+        Plan none = PlanDocument.toPlan(Json.read(preTestPlan("{\"qps\": 2, \"durationS\": 10}"), JsonNode.class),
+                "t1", "plan-1", 0);
+        assertEquals(null, none.preTestSettleS());
+        assertEquals(Plan.PRE_TEST_SETTLE_S, none.preTestSettle());
+        assertEquals(Map.of("qps", 2.0, "durationS", 10), PlanDocument.fields(none).get("preTest"));
+        Plan shortOne = PlanDocument.toPlan(Json.read(preTestPlan("{\"qps\": 2, \"durationS\": 4}"), JsonNode.class),
+                "t1", "plan-1", 0);
+        assertEquals(2, shortOne.preTestSettle(), "the default is never more than half the pre-test");
     }
 
     @Test

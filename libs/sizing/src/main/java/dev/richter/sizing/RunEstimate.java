@@ -615,7 +615,7 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
             // far over any Distributed Map: build MAX_BUILT_WORKERS and extend the index list by arithmetic
             built = new Plan(plan.planId(), plan.teamId(), plan.name(), plan.scenarios(), plan.preTest(), plan.formal(),
                     plan.abortPolicy(), plan.coreModules(), ref.spec().qps() / MAX_BUILT_WORKERS,
-                    plan.requestTimeoutMs(), plan.createdAtMs(), plan.warmUp());
+                    plan.requestTimeoutMs(), plan.createdAtMs(), plan.warmUp(), plan.preTestSettleS());
         }
         StartedStep started = RunLayout.start(new StepRef(SAMPLE_RUN_ID,
                         plan.teamId(), ref.stage(), ref.index(), ref.spec().qps(), ref.spec().durationS()), built,

@@ -21,10 +21,12 @@ import java.util.Map;
  * @param warmUp        the warm-up step the plan states (a {@code durationS} of 0 turns the warm-up off; a {@code qps}
  *                      of 0 takes the first formal step's rate), or null for {@link #defaultWarmUp}; see
  *                      {@link #warmUpStep()}
+ * @param preTestSettleS the pre-test's settle the plan states ({@code preTest.settleS}), seconds, or null for the
+ *                      default; see {@link #preTestSettle()}
  */
 public record Plan(String planId, String teamId, String name, List<ScenarioSpec> scenarios, StepSpec preTest,
                    List<StepSpec> formal, AbortSettings abortPolicy, List<String> coreModules, double perWorkerQps,
-                   int requestTimeoutMs, long createdAtMs, StepSpec warmUp) {
+                   int requestTimeoutMs, long createdAtMs, StepSpec warmUp, Integer preTestSettleS) {
 
     /**
      * Requests a warm-up sends by default: HotSpot's C2 compiles a method once its invocation and back-edge counters
@@ -45,6 +47,14 @@ public record Plan(String planId, String teamId, String name, List<ScenarioSpec>
         formal = formal == null ? List.of() : List.copyOf(formal);
         coreModules = coreModules == null ? List.of() : List.copyOf(coreModules);
         abortPolicy = abortPolicy == null ? AbortSettings.DEFAULT : abortPolicy;
+    }
+
+    /** A plan that states no pre-test settle: it gets {@link #PRE_TEST_SETTLE_S} ({@link #settleS}). */
+    public Plan(String planId, String teamId, String name, List<ScenarioSpec> scenarios, StepSpec preTest,
+                List<StepSpec> formal, AbortSettings abortPolicy, List<String> coreModules, double perWorkerQps,
+                int requestTimeoutMs, long createdAtMs, StepSpec warmUp) {
+        this(planId, teamId, name, scenarios, preTest, formal, abortPolicy, coreModules, perWorkerQps,
+                requestTimeoutMs, createdAtMs, warmUp, null);
     }
 
     /** A plan that states no warm-up: it gets {@link #defaultWarmUp}. */
@@ -113,6 +123,37 @@ public record Plan(String planId, String teamId, String name, List<ScenarioSpec>
         double qps = firstFormalQps(formal);
         long seconds = (long) Math.ceil(WARM_UP_REQUESTS / qps);
         return new StepSpec(qps, (int) Math.max(WARM_UP_MIN_S, Math.min(WARM_UP_MAX_S, seconds)));
+    }
+
+    /**
+     * Default settle of the pre-test, seconds: its first seconds, whose answers its success-rate check does not judge
+     * ({@link #settleS}). A pre-test is the run's first marked load and meets cold targets: their first requests pay
+     * one-time costs (class loading of the marked path, pools to the shadow stores opening, interpreted code), which in
+     * the demo shop outlast order's 1 s inventory timeout (2 of 20 requests degraded, p99 1 673 ms). 3 s is the default
+     * request deadline (2 s, the latest a first request's outcome is observed) plus the 1 s granularity of the windows
+     * the check reads: whatever the first second's requests do, their outcomes stay in the settle.
+     */
+    public static final int PRE_TEST_SETTLE_S = 3;
+
+    /**
+     * The settle a pre-test of {@code durationS} seconds (or a replay of its shape) gets: {@code statedS} when given,
+     * else {@value #PRE_TEST_SETTLE_S} s, and never more than half of {@code durationS} (rounded down), so the success
+     * rate always judges at least as many seconds as it leaves out. 0 (every request judged) for a pre-test under 2 s,
+     * too short to have a judged part. Only the success rate settles: the isolation and trace checks judge every
+     * request of the pre-test.
+     *
+     * @param statedS   the plan's own settle, seconds, or null for the default
+     * @param durationS the pre-test's duration, seconds
+     * @return the settle, seconds, 0 ≤ result ≤ durationS / 2
+     */
+    public static int settleS(Integer statedS, int durationS) {
+        int wanted = statedS == null ? PRE_TEST_SETTLE_S : Math.max(0, statedS);
+        return Math.max(0, Math.min(wanted, durationS / 2));
+    }
+
+    /** The settle this plan's pre-test gets: {@link #settleS} of its stated settle and its duration, seconds. */
+    public int preTestSettle() {
+        return settleS(preTestSettleS, preTest == null ? 0 : preTest.durationS());
     }
 
     private static double firstFormalQps(List<StepSpec> formal) {

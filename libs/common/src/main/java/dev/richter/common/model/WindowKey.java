@@ -32,6 +32,16 @@ public final class WindowKey {
         return Long.parseLong(sortKey.split("#")[3]);
     }
 
+    /**
+     * The worker whose window a sort key names: stage, step, leg and worker ({@link WorkerKey}; leg and worker 0 when
+     * the key has none).
+     */
+    public static WorkerKey worker(String sortKey) {
+        String[] parts = sortKey.split("#");
+        return new WorkerKey(parts[1], Integer.parseInt(parts[2]), parts.length > 5 ? Integer.parseInt(parts[5]) : 0,
+                parts.length > 4 ? Integer.parseInt(parts[4]) : 0);
+    }
+
     /** The worker index of a window sort key (0 when the key has none). */
     public static int workerIndex(String sortKey) {
         String[] parts = sortKey.split("#");

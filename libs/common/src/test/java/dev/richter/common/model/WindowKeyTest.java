@@ -22,6 +22,7 @@ class WindowKeyTest {
         String next = WindowKey.sortKey("formal", 2, 1_796_000_000L, 7, 1);
         assertTrue(!first.equals(next), first);
         assertEquals(7, WindowKey.workerIndex(next));
+        assertEquals(new WorkerKey("formal", 2, 1, 7), WindowKey.worker(next));
         assertEquals(1_796_000_000L, WindowKey.epochSecond(next));
     }
 }
