@@ -56,6 +56,12 @@ public final class IsolationEnforcedCheck {
     /** Why the extension's isolation did not start, with {@value #ACTIVE}{@code =false}. */
     public static final String ERROR = "richter.isolation.error";
     static final int QUOTED = 5;
+    /**
+     * What the extension does not cover, said with every PASS (agent/README.md, "What is guarded, and what is not"):
+     * only the modules named guard their clients.
+     */
+    static final String GAP = "a client no module names is not guarded (no network catch-all): its marked calls are"
+            + " seen only by mocked-exit and shadow-writes";
 
     private IsolationEnforcedCheck() {}
 
@@ -76,6 +82,7 @@ public final class IsolationEnforcedCheck {
         int letThrough = 0;
         Set<String> reportModeServices = new LinkedHashSet<>();
         Set<String> proven = new TreeSet<>();
+        Map<String, Set<String>> modules = new TreeMap<>();
         Map<String, Integer> unproven = new TreeMap<>();
         Map<String, String> notStarted = new TreeMap<>();
         List<String> quoted = new ArrayList<>();
@@ -87,6 +94,8 @@ public final class IsolationEnforcedCheck {
                 String active = s.attributes().getOrDefault(ACTIVE, "").strip();
                 if (active.equals("true")) {
                     proven.add(s.service());
+                    modules.computeIfAbsent(s.service(), k -> new TreeSet<>())
+                            .addAll(List.of(s.attributes().getOrDefault(MODULES, "").split(",")));
                 } else {
                     unproven.merge(s.service(), 1, Integer::sum);
                     if (active.equals("false")) {
@@ -110,9 +119,15 @@ public final class IsolationEnforcedCheck {
             }
         }
         if (refused == 0 && letThrough == 0 && reportModeServices.isEmpty() && unproven.isEmpty()) {
+            List<String> on = new ArrayList<>();
+            for (Map.Entry<String, Set<String>> m : modules.entrySet()) {
+                m.getValue().remove("");
+                on.add(m.getKey() + " (" + String.join(",", m.getValue()) + ")");
+            }
             return new CheckResult(NAME, Outcome.PASS, "marked traces", markedTraces.size()
                     + " marked traces: no call refused by the isolation, none decided in report mode; isolation proven"
-                    + " on in " + (proven.isEmpty() ? "no service (no marked span in scope)" : String.join(", ", proven)));
+                    + " on in " + (on.isEmpty() ? "no service (no marked span in scope)" : String.join(", ", on))
+                    + "; " + GAP);
         }
         List<String> parts = new ArrayList<>();
         if (refused > 0) {

@@ -67,7 +67,8 @@ class IsolationEnforcedCheckTest {
                 SCOPE, Marker.DEFAULT);
         assertEquals(Outcome.PASS, r.outcome(), r.evidence());
         assertEquals("2 marked traces: no call refused by the isolation, none decided in report mode; isolation proven"
-                + " on in gateway, inventory, order", r.evidence());
+                + " on in gateway (jdbc,jdk-http-client), inventory (jdbc,jdk-http-client), order"
+                + " (jdbc,jdk-http-client); " + IsolationEnforcedCheck.GAP, r.evidence());
     }
 
     @Test
