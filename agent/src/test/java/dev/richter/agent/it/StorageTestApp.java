@@ -122,7 +122,8 @@ public final class StorageTestApp {
         System.out.println("READY " + server.getAddress().getPort());
     }
 
-    private static String run(Connection c, String sql, boolean prepared) throws Exception {
+    /** Runs {@code sql} on {@code c}: {@code updated=<n>} or {@code value=<first column>}, then {@code  schema=<schema>}. */
+    static String run(Connection c, String sql, boolean prepared) throws Exception {
         String result;
         if (prepared) {
             try (PreparedStatement p = c.prepareStatement(sql)) {
@@ -136,11 +137,12 @@ public final class StorageTestApp {
         return result + " schema=" + c.getSchema();
     }
 
-    private static String first(ResultSet rs) throws Exception {
+    static String first(ResultSet rs) throws Exception {
         return rs.next() ? "value=" + rs.getString(1) : "value=";
     }
 
-    private static Map<String, String> query(HttpExchange exchange) {
+    /** The request's query parameters, decoded. */
+    static Map<String, String> query(HttpExchange exchange) {
         Map<String, String> out = new HashMap<>();
         String raw = exchange.getRequestURI().getRawQuery();
         for (String pair : raw == null ? new String[0] : raw.split("&")) {
