@@ -16,6 +16,7 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -80,15 +81,7 @@ class StorageIsolationIT {
         try (Jedis jedis = redis()) {
             jedis.set("config:flag", "on");
         }
-        kafka = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder().setCombined(true).setNumBrokerNodes(1)
-                .setNumControllerNodes(1).build()).build();
-        kafka.format();
-        kafka.startup();
-        kafka.waitForReadyBrokers();
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
-            admin.createTopics(List.of(new NewTopic("orders", 1, (short) 1), new NewTopic("orders-shadow", 1, (short) 1),
-                    new NewTopic("payments", 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
-        }
+        kafka = startKafka("orders", "orders-shadow", "payments");
         document = Files.createTempFile(Files.createDirectories(Path.of("target", "it-logs")), "isolation", ".json");
         Files.writeString(document, isolationDocument("enforce"));
         app = new ChildJvm(List.of("-Drichter.isolation.file=" + document, "-Drichter.isolation.refresh-s=1",
@@ -437,6 +430,20 @@ class StorageIsolationIT {
                 Thread.sleep(100);
             }
         }
+    }
+
+    /** An embedded KRaft broker (one combined node), ready, with {@code topics} of one partition each. */
+    static KafkaClusterTestKit startKafka(String... topics) throws Exception {
+        KafkaClusterTestKit kafka = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder().setCombined(true)
+                .setNumBrokerNodes(1).setNumControllerNodes(1).build()).build();
+        kafka.format();
+        kafka.startup();
+        kafka.waitForReadyBrokers();
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
+            admin.createTopics(Arrays.stream(topics).map(t -> new NewTopic(t, 1, (short) 1)).toList()).all()
+                    .get(30, TimeUnit.SECONDS);
+        }
+        return kafka;
     }
 
     /** A TCP port free at the time of the call. */

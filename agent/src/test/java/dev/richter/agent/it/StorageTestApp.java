@@ -10,9 +10,11 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
+import java.util.stream.Stream;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -34,8 +36,9 @@ import redis.clients.jedis.JedisPooled;
  *       or {@code error=<exception class>: <message>}; {@code /sql?how=heldprepared}: runs the {@code INSERT INTO
  *       visits}
  *       prepared at start on {@code -Dapp.shop.url};</li>
- *   <li>{@code /redis?op=set|get&key=<key>&value=<value>} through Jedis ({@code -Dapp.redis.port}): {@code ok=<reply>}
- *       or {@code error=...};</li>
+ *   <li>{@code /redis?op=set|get|mset|del&key=<key>&value=<value>} through Jedis ({@code -Dapp.redis.port}; {@code
+ *       mset} and {@code del} take keys comma-separated, one command for all, every {@code mset} key set to {@code
+ *       value}): {@code ok=<reply>} or {@code error=...};</li>
  *   <li>{@code /kafka?topic=<topic>&value=<value>} through a {@code KafkaProducer} ({@code -Dapp.kafka.bootstrap}),
  *       waiting for the broker's answer: {@code ok=<the topic written>} or {@code error=...}.</li>
  * </ul>
@@ -101,7 +104,14 @@ public final class StorageTestApp {
             Map<String, String> q = query(exchange);
             String answer;
             try {
-                answer = "ok=" + ("set".equals(q.get("op")) ? redis.set(q.get("key"), q.get("value")) : redis.get(q.get("key")));
+                answer = "ok=" + switch (q.get("op")) {
+                    case "set" -> redis.set(q.get("key"), q.get("value"));
+                    // keys comma-separated: MSET k1 v k2 v ..., DEL k1 k2 ...
+                    case "mset" -> redis.mset(Arrays.stream(q.get("key").split(","))
+                            .flatMap(k -> Stream.of(k, q.get("value"))).toArray(String[]::new));
+                    case "del" -> String.valueOf(redis.del(q.get("key").split(",")));
+                    default -> redis.get(q.get("key"));
+                };
             } catch (Exception e) {
                 answer = "error=" + e.getClass().getName() + ": " + e.getMessage();
             }
@@ -122,7 +132,8 @@ public final class StorageTestApp {
         System.out.println("READY " + server.getAddress().getPort());
     }
 
-    private static String run(Connection c, String sql, boolean prepared) throws Exception {
+    /** Runs {@code sql} on {@code c}: {@code updated=<n>} or {@code value=<first column>}, then {@code  schema=<schema>}. */
+    static String run(Connection c, String sql, boolean prepared) throws Exception {
         String result;
         if (prepared) {
             try (PreparedStatement p = c.prepareStatement(sql)) {
@@ -136,11 +147,12 @@ public final class StorageTestApp {
         return result + " schema=" + c.getSchema();
     }
 
-    private static String first(ResultSet rs) throws Exception {
+    static String first(ResultSet rs) throws Exception {
         return rs.next() ? "value=" + rs.getString(1) : "value=";
     }
 
-    private static Map<String, String> query(HttpExchange exchange) {
+    /** The request's query parameters, decoded. */
+    static Map<String, String> query(HttpExchange exchange) {
         Map<String, String> out = new HashMap<>();
         String raw = exchange.getRequestURI().getRawQuery();
         for (String pair : raw == null ? new String[0] : raw.split("&")) {

@@ -1,0 +1,472 @@
+package dev.richter.agent.it;
+
+import static dev.richter.agent.it.ChildJvm.MARKED;
+
+import dev.richter.agent.it.ChildJvm.Span;
+import java.io.PrintStream;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.test.KafkaClusterTestKit;
+import redis.clients.jedis.Jedis;
+
+/**
+ * The leak matrix of bench/isolation-leaks.sh (issue 46 item 7): for each client and store a service with no Richter
+ * code runs in its own child JVM with the agent and the built extension ({@link ChildJvm}: {@link IsolationTestApp},
+ * {@link StorageTestApp}, {@link JdbcTestApp}, on {@code richter.it.serviceJava}), makes one marked call per target,
+ * and the effect is counted at the receiving side, never by the service: the real server's request counter ({@link
+ * CountingServer}), the database's rows ({@code SELECT count(*)} on this JVM's own connection), Redis's keys ({@code
+ * EXISTS}), the broker's end offsets ({@code Admin.listOffsets}). Each (case, target) is
+ * <ul>
+ *   <li>{@code leaked}: a marked effect reached production (the count at the receiver rose);</li>
+ *   <li>{@code isolated}: nothing reached production and the extension decided it, evidenced by its refusal message
+ *       in the service's answer ({@code refused}), the mock's body ({@code mocked}) or the effect counted at the
+ *       shadow ({@code shadowed});</li>
+ *   <li>{@code unguarded}: nothing reached production, but only because the call failed for another reason (a
+ *       connection error, a parse error of the database), not because the extension decided.</li>
+ * </ul>
+ * After each marked call the same call unmarked (the control) must be counted at the receiver, or the count proves
+ * nothing; where no unmarked call can be counted (a closed port, a statement H2 cannot run) there is none. Prints one
+ * table row per (case, target), a line per child with its span stamps, then last {@code cases=<n> leaked=<n>
+ * unguarded=<n> refused=<n>}; exits 1 when a case leaked, 2 when a control was not counted (and 0 otherwise). The
+ * libraries' own output goes to stderr. PostgreSQL and MariaDB cases run when they are installed ({@link
+ * DatabaseServer}), else a line says why not.
+ */
+public final class LeakMatrix {
+    private static final String REFUSED = "Richter isolation refused";
+    private static final String MOCK_BODY = "{\"id\":\"ch_mock\"}";
+
+    private final PrintStream out;
+    private final List<String[]> rows = new ArrayList<>();
+    private final List<String> notes = new ArrayList<>();
+    private int leaked;
+    private int unguarded;
+    private int refused;
+    private int controlsNotCounted;
+
+    private LeakMatrix(PrintStream out) {
+        this.out = out;
+    }
+
+    /** A call the service makes, answering its text ({@code error=...} when it failed). */
+    interface Call {
+        String call() throws Exception;
+    }
+
+    /** A count read at the receiving side. */
+    interface Counter {
+        long count() throws Exception;
+    }
+
+    public static void main(String[] args) throws Exception {
+        PrintStream report = System.out;
+        // Kafka's and the servers' logging goes to stderr: stdout is the report
+        System.setOut(System.err);
+        LeakMatrix matrix = new LeakMatrix(report);
+        String java = ChildJvm.serviceJava();
+        report.println("service java: " + java);
+        try {
+            matrix.http();
+            matrix.storage();
+            matrix.drivers();
+        } finally {
+            matrix.print();
+        }
+        System.exit(matrix.leaked > 0 ? 1 : matrix.controlsNotCounted > 0 ? 2 : 0);
+    }
+
+    /**
+     * One (case, target): the marked call, then its control.
+     *
+     * @param production the marked effects at production (rows, keys, records, requests)
+     * @param shadow     the effects at the shadow, or null when the target has none
+     * @param control    the same call unmarked, or null when none can be counted
+     */
+    private void check(String kase, String target, String expected, Call marked, Counter production, Counter shadow,
+            Call control) {
+        String counted;
+        String result;
+        String evidence;
+        try {
+            long p0 = production.count();
+            long s0 = shadow == null ? 0 : shadow.count();
+            String answer = marked.call();
+            long p1 = production.count();
+            long s1 = shadow == null ? 0 : shadow.count();
+            counted = "production +" + (p1 - p0) + (shadow == null ? "" : ", shadow +" + (s1 - s0));
+            if (answer.contains(REFUSED)) {
+                evidence = "refused";
+                refused++;
+            } else if (answer.contains(MOCK_BODY)) {
+                evidence = "mocked";
+            } else if (s1 > s0) {
+                evidence = "shadowed";
+            } else {
+                evidence = "none: " + abbreviate(answer);
+            }
+            if (p1 > p0) {
+                result = "LEAKED";
+                leaked++;
+                notes.add("LEAKED " + kase + " / " + target + ": " + abbreviate(answer));
+            } else if (!evidence.startsWith("none")) {
+                result = "isolated";
+                if (!evidence.equals(expected)) {
+                    notes.add("isolated otherwise than expected: " + kase + " / " + target + ": " + evidence
+                            + ", expected " + expected + ": " + abbreviate(answer));
+                }
+            } else {
+                result = "unguarded";
+                unguarded++;
+            }
+            if (control != null) {
+                long c0 = production.count();
+                String answered = control.call();
+                if (production.count() <= c0) {
+                    controlsNotCounted++;
+                    notes.add("control not counted: " + kase + " / " + target + " unmarked: " + abbreviate(answered));
+                    counted += " (control NOT counted)";
+                }
+            }
+        } catch (Exception e) {
+            counted = "-";
+            result = "error";
+            evidence = abbreviate(e.toString());
+            controlsNotCounted++;
+            notes.add("error: " + kase + " / " + target + ": " + e);
+        }
+        rows.add(new String[] {kase, target, expected, counted, result, evidence});
+        System.err.println("leak matrix: " + String.join(" | ", rows.get(rows.size() - 1)));
+    }
+
+    private void print() {
+        String format = "%-25s %-30s %-9s %-32s %-9s %s%n";
+        out.printf(format, "case", "target", "expected", "counted at receiver", "result", "evidence");
+        for (String[] r : rows) {
+            out.printf(format, (Object[]) r);
+        }
+        notes.forEach(out::println);
+        out.println("cases=" + rows.size() + " leaked=" + leaked + " unguarded=" + unguarded + " refused=" + refused);
+    }
+
+    /** Each HTTP client: a mocked exit, an out-of-scope host, an out-of-scope closed port; and corpus bug 43. */
+    private void http() throws Exception {
+        CountingServer exit = new CountingServer(200, "real-charge");
+        CountingServer outOfScope = new CountingServer(200, "production-data");
+        int closedPort = StorageIsolationIT.freePort();
+        Path document = document("""
+                {"mode": "enforce", "scope": [],
+                 "mocks": [{"exit": "127.0.0.1:%d POST /charge", "status": 201, "body": "{\\"id\\":\\"ch_mock\\"}",
+                            "headers": {"Content-Type": "application/json"}, "latencyMs": 0}]}
+                """.formatted(exit.port()));
+        ChildJvm app = null;
+        try {
+            app = new ChildJvm(List.of("-Drichter.isolation.file=" + document));
+            ChildJvm a = app;
+            for (String client : List.of("jdk", "okhttp", "apache", "spring", "urlconnection", "resttemplate")) {
+                // HttpURLConnection's answer cannot be mocked: the extension refuses it (HttpUrlConnectionIsolationIT)
+                String mock = client.equals("urlconnection") || client.equals("resttemplate") ? "refused" : "mocked";
+                check("http " + client, "mocked exit POST /charge", mock,
+                        () -> a.call(client, exit.url("/charge"), "POST", false, MARKED), exit::count, null,
+                        () -> a.call(client, exit.url("/charge"), "POST", false, null));
+                check("http " + client, "out of scope GET /customers", "refused",
+                        () -> a.call(client, outOfScope.url("/customers"), "GET", false, MARKED), outOfScope::count, null,
+                        () -> a.call(client, outOfScope.url("/customers"), "GET", false, null));
+                check("http " + client, "out of scope, closed port", "refused",
+                        () -> a.call(client, "http://127.0.0.1:" + closedPort + "/customers", "GET", false, MARKED),
+                        () -> 0, null, null);
+            }
+            stamps("http", app);
+        } finally {
+            ChildJvm.closeAll(app);
+        }
+        // corpus bug 43: java.io.tmpdir under a regular file, so it can be neither created nor written
+        Path notADirectory = Files.createTempFile(Files.createDirectories(Path.of("target", "it-logs")), "tmpdir", ".file");
+        try {
+            app = new ChildJvm(ChildJvm.serviceJava(), List.of("-Djava.io.tmpdir=" + notADirectory.resolve("tmp"),
+                    "-Drichter.isolation.file=" + document), IsolationTestApp.class, List.of());
+            ChildJvm a = app;
+            check("bug 43 tmpdir unwritable", "out of scope GET /customers", "refused",
+                    () -> a.call(outOfScope.url("/customers"), "GET", false, MARKED), outOfScope::count, null,
+                    () -> a.call(outOfScope.url("/customers"), "GET", false, null));
+            stamps("bug 43", app);
+        } finally {
+            ChildJvm.closeAll(app, exit, outOfScope);
+        }
+    }
+
+    /** H2 (statement, prepared, HikariCP), Jedis, the Kafka producer, and corpus bug 44 on H2. */
+    private void storage() throws Exception {
+        DatabaseServer h2 = DatabaseServer.h2();
+        int redisPort = StorageIsolationIT.freePort();
+        Process redis = null;
+        KafkaClusterTestKit kafka = null;
+        ChildJvm app = null;
+        try {
+            h2.execute("shop", "CREATE TABLE visits (page VARCHAR(40))", "CREATE TABLE visits_shadow (page VARCHAR(40))",
+                    "CREATE TABLE audit (what VARCHAR(40))", "CREATE TABLE orders (sku VARCHAR(40))",
+                    "CREATE TABLE orders_shadow (sku VARCHAR(40))", "CREATE TABLE stock (sku VARCHAR(40), qty INT)",
+                    "INSERT INTO stock VALUES ('a', 0), ('b', 0), ('c', 5)");
+            h2.execute("ledger", "CREATE SCHEMA SALES", "CREATE SCHEMA SALES_SHADOW", "CREATE TABLE SALES.entries (amount INT)",
+                    "CREATE TABLE SALES_SHADOW.entries (amount INT)");
+            redis = StorageIsolationIT.startRedis(redisPort);
+            try (Jedis j = new Jedis("127.0.0.1", redisPort)) {
+                j.set("cart:d1", "keep");
+                j.set("session:d2", "keep");
+            }
+            kafka = StorageIsolationIT.startKafka("clicks", "clicks-shadow", "payments");
+            Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()));
+            Path document = document("""
+                    {"mode": "enforce", "scope": [], "mocks": [],
+                     "shadows": [{"kind": "table", "production": "visits", "shadow": "visits_shadow"},
+                                 {"kind": "table", "production": "orders", "shadow": "orders_shadow"},
+                                 {"kind": "schema", "production": "SALES", "shadow": "SALES_SHADOW"},
+                                 {"kind": "cache", "production": "cart:", "shadow": "shadow:cart:"},
+                                 {"kind": "topic", "production": "clicks", "shadow": "clicks-shadow"}]}
+                    """);
+            String shop = h2.url("shop");
+            String ledger = h2.url("ledger") + ";SCHEMA=SALES";
+            app = new ChildJvm(List.of("-Drichter.isolation.file=" + document, "-Dapp.pool.url=" + ledger,
+                    "-Dapp.hikari.url=" + ledger, "-Dapp.shop.url=" + shop, "-Dapp.held.url=" + shop,
+                    "-Dapp.redis.port=" + redisPort, "-Dapp.kafka.bootstrap=" + kafka.bootstrapServers()),
+                    StorageTestApp.class, List.of(org.h2.Driver.class, com.zaxxer.hikari.HikariDataSource.class,
+                            Jedis.class, org.apache.commons.pool2.ObjectPool.class, KafkaProducer.class,
+                            org.slf4j.LoggerFactory.class, com.google.gson.Gson.class, org.json.JSONObject.class));
+            ChildJvm a = app;
+            for (String how : List.of("statement", "prepared")) {
+                Call insert = () -> sqlAt(a, how, shop, "INSERT INTO visits (page) VALUES ('x')", MARKED);
+                check("h2 " + how, "mapped table visits", "shadowed", insert, () -> h2.count("shop", "visits"),
+                        () -> h2.count("shop", "visits_shadow"),
+                        () -> sqlAt(a, how, shop, "INSERT INTO visits (page) VALUES ('x')", null));
+                check("h2 " + how, "qualified PUBLIC.visits", "shadowed",
+                        () -> sqlAt(a, how, shop, "INSERT INTO PUBLIC.visits (page) VALUES ('x')", MARKED),
+                        () -> h2.count("shop", "visits"), () -> h2.count("shop", "visits_shadow"),
+                        () -> sqlAt(a, how, shop, "INSERT INTO PUBLIC.visits (page) VALUES ('x')", null));
+                check("h2 " + how, "unmapped table audit", "refused",
+                        () -> sqlAt(a, how, shop, "INSERT INTO audit (what) VALUES ('x')", MARKED),
+                        () -> h2.count("shop", "audit"), null,
+                        () -> sqlAt(a, how, shop, "INSERT INTO audit (what) VALUES ('x')", null));
+            }
+            check("h2 hikari", "schema SALES, entries", "shadowed",
+                    () -> sqlAt(a, "hikari", "", "INSERT INTO entries VALUES (1)", MARKED),
+                    () -> h2.count("ledger", "SALES.entries"), () -> h2.count("ledger", "SALES_SHADOW.entries"),
+                    () -> sqlAt(a, "hikari", "", "INSERT INTO entries VALUES (1)", null));
+            check("h2 hikari", "qualified SALES.entries", "shadowed",
+                    () -> sqlAt(a, "hikari", "", "INSERT INTO SALES.entries VALUES (2)", MARKED),
+                    () -> h2.count("ledger", "SALES.entries"), () -> h2.count("ledger", "SALES_SHADOW.entries"),
+                    () -> sqlAt(a, "hikari", "", "INSERT INTO SALES.entries VALUES (2)", null));
+            // H2's own pool (JdbcConnectionPool), switched the same way
+            check("h2 pool", "qualified SALES.entries", "shadowed",
+                    () -> sqlAt(a, "pool", "", "INSERT INTO SALES.entries VALUES (3)", MARKED),
+                    () -> h2.count("ledger", "SALES.entries"), () -> h2.count("ledger", "SALES_SHADOW.entries"),
+                    () -> sqlAt(a, "pool", "", "INSERT INTO SALES.entries VALUES (3)", null));
+            List<String> bug44 = bug44();
+            for (int i = 0; i < bug44.size(); i++) {
+                String statement = bug44.get(i);
+                // H2 cannot run a data-modifying WITH: the marked statement must be refused, not fail at H2
+                check("bug 44 cte (h2)", "statement " + (i + 1) + ": stock unmapped", "refused",
+                        () -> sqlAt(a, "statement", shop, statement, MARKED),
+                        () -> 3 - h2.count("shop", "stock") + h2.count("shop", "orders"), null, null);
+            }
+            check("redis jedis", "SET cart:1 (mapped)", "shadowed", () -> redisAt(a, "set", "cart:1", MARKED),
+                    () -> keys(redisPort, "cart:1"), () -> keys(redisPort, "shadow:cart:1"),
+                    () -> redisAt(a, "set", "cart:1", null));
+            check("redis jedis", "SET session:9 (unmapped)", "refused", () -> redisAt(a, "set", "session:9", MARKED),
+                    () -> keys(redisPort, "session:9"), null, () -> redisAt(a, "set", "session:9", null));
+            check("redis jedis", "MSET cart:2 session:10", "refused",
+                    () -> redisAt(a, "mset", "cart:2,session:10", MARKED),
+                    () -> keys(redisPort, "cart:2", "session:10"), () -> keys(redisPort, "shadow:cart:2"),
+                    () -> redisAt(a, "mset", "cart:2,session:10", null));
+            check("redis jedis", "DEL cart:d1 session:d2", "refused",
+                    () -> redisAt(a, "del", "cart:d1,session:d2", MARKED),
+                    () -> 2 - keys(redisPort, "cart:d1", "session:d2"), null,
+                    () -> redisAt(a, "del", "cart:d1,session:d2", null));
+            check("kafka producer", "topic clicks (mapped)", "shadowed", () -> kafkaAt(a, "clicks", MARKED),
+                    () -> endOffset(admin, "clicks"), () -> endOffset(admin, "clicks-shadow"),
+                    () -> kafkaAt(a, "clicks", null));
+            check("kafka producer", "topic payments (unmapped)", "refused", () -> kafkaAt(a, "payments", MARKED),
+                    () -> endOffset(admin, "payments"), null, () -> kafkaAt(a, "payments", null));
+            admin.close();
+            stamps("storage", app);
+        } finally {
+            ChildJvm.closeAll(app);
+            if (redis != null) {
+                redis.destroyForcibly();
+            }
+            ChildJvm.closeAll(h2);
+            try {
+                if (kafka != null) {
+                    kafka.close();
+                }
+            } catch (Exception e) {
+                // the JVM ends anyway
+            }
+        }
+    }
+
+    /** HSQLDB, and PostgreSQL and MariaDB when installed, through {@link JdbcTestApp}; corpus bug 44 on PostgreSQL. */
+    private void drivers() throws Exception {
+        List<DatabaseServer> servers = new ArrayList<>();
+        ChildJvm app = null;
+        try {
+            servers.add(DatabaseServer.hsqldb(JdbcDriverIsolation.DATABASES));
+            DatabaseServer.postgresqlMissing().ifPresentOrElse(why -> notes.add("not run: " + why),
+                    () -> servers.add(start(() -> DatabaseServer.postgresql(JdbcDriverIsolation.DATABASES))));
+            DatabaseServer.mariadbMissing().ifPresentOrElse(why -> notes.add("not run: " + why),
+                    () -> servers.add(start(() -> DatabaseServer.mariadb(JdbcDriverIsolation.DATABASES))));
+            for (DatabaseServer db : servers) {
+                JdbcDriverIsolation.createTables(db);
+                db.execute("shop", "CREATE TABLE orders (sku VARCHAR(40))", "CREATE TABLE orders_shadow (sku VARCHAR(40))",
+                        "CREATE TABLE stock (sku VARCHAR(40), qty INT)", "INSERT INTO stock VALUES ('a', 0), ('b', 0), ('c', 5)");
+            }
+            Path document = document("""
+                    {"mode": "enforce", "scope": [], "mocks": [],
+                     "shadows": [{"kind": "table", "production": "visits", "shadow": "visits_shadow"},
+                                 {"kind": "table", "production": "orders", "shadow": "orders_shadow"},
+                                 {"kind": "schema", "production": "billing", "shadow": "billing_shadow"}]}
+                    """);
+            app = new ChildJvm(List.of("-Drichter.isolation.file=" + document), JdbcTestApp.class,
+                    List.of(org.hsqldb.jdbc.JDBCDriver.class, org.postgresql.Driver.class, org.mariadb.jdbc.Driver.class));
+            ChildJvm a = app;
+            for (DatabaseServer db : servers) {
+                String name = db.kind.split(" ")[0].toLowerCase();
+                for (String how : List.of("statement", "prepared")) {
+                    check(name + " " + how, "mapped table visits", "shadowed",
+                            () -> sql(a, db, how, "shop", "INSERT INTO visits (page) VALUES ('x')", MARKED),
+                            () -> db.count("shop", "visits"), () -> db.count("shop", "visits_shadow"),
+                            () -> sql(a, db, how, "shop", "INSERT INTO visits (page) VALUES ('x')", null));
+                }
+                String qualified = switch (name) {
+                    case "hsqldb" -> "PUBLIC.visits";
+                    case "postgresql" -> "public.visits";
+                    default -> "shop.visits";
+                };
+                check(name + " statement", "qualified " + qualified, "shadowed",
+                        () -> sql(a, db, "statement", "shop", "INSERT INTO " + qualified + " (page) VALUES ('x')", MARKED),
+                        () -> db.count("shop", "visits"), () -> db.count("shop", "visits_shadow"),
+                        () -> sql(a, db, "statement", "shop", "INSERT INTO " + qualified + " (page) VALUES ('x')", null));
+                check(name + " statement", "unmapped table audit", "refused",
+                        () -> sql(a, db, "statement", "shop", "INSERT INTO audit (what) VALUES ('x')", MARKED),
+                        () -> db.count("shop", "audit"), null,
+                        () -> sql(a, db, "statement", "shop", "INSERT INTO audit (what) VALUES ('x')", null));
+                check(name + " statement", "database billing (by URL)", "shadowed",
+                        () -> sql(a, db, "statement", "billing", "INSERT INTO invoices VALUES (1)", MARKED),
+                        () -> db.count("billing", "invoices"), () -> db.count("billing_shadow", "invoices"),
+                        () -> sql(a, db, "statement", "billing", "INSERT INTO invoices VALUES (1)", null));
+                if (name.equals("mariadb")) {
+                    // a MariaDB connection reaches every database of its server: the production one, named, from the
+                    // shadow database's connection
+                    check(name + " statement", "qualified billing.invoices", "refused",
+                            () -> sql(a, db, "statement", "billing", "INSERT INTO billing.invoices VALUES (2)", MARKED),
+                            () -> db.count("billing", "invoices"), () -> db.count("billing_shadow", "invoices"),
+                            () -> sql(a, db, "statement", "billing", "INSERT INTO billing.invoices VALUES (2)", null));
+                    check(name + " statement", "billing.invoices from shop", "refused",
+                            () -> sql(a, db, "statement", "shop", "INSERT INTO billing.invoices VALUES (3)", MARKED),
+                            () -> db.count("billing", "invoices"), () -> db.count("billing_shadow", "invoices"),
+                            () -> sql(a, db, "statement", "shop", "INSERT INTO billing.invoices VALUES (3)", null));
+                }
+                if (name.equals("postgresql")) {
+                    List<String> bug44 = bug44();
+                    for (int i = 0; i < bug44.size(); i++) {
+                        String statement = bug44.get(i);
+                        check("bug 44 cte (postgresql)", "statement " + (i + 1) + ": stock unmapped", "refused",
+                                () -> sql(a, db, "statement", "shop", statement, MARKED),
+                                () -> 3 - db.count("shop", "stock") + db.count("shop", "orders"), null,
+                                // the control: the statement really writes stock (and orders) on PostgreSQL
+                                () -> sql(a, db, "statement", "shop", statement, null));
+                        db.execute("shop", "DELETE FROM stock", "DELETE FROM orders",
+                                "INSERT INTO stock VALUES ('a', 0), ('b', 0), ('c', 5)");
+                    }
+                }
+            }
+            if (servers.stream().noneMatch(s -> s.kind.startsWith("PostgreSQL"))) {
+                notes.add("bug 44 on PostgreSQL not run: PostgreSQL is not installed (run on H2 only)");
+            }
+            stamps("drivers", app);
+        } finally {
+            ChildJvm.closeAll(app);
+            ChildJvm.closeAll(servers.toArray(new AutoCloseable[0]));
+        }
+    }
+
+    /** A server start that cannot happen is a note, not the end of the matrix. */
+    private DatabaseServer start(java.util.concurrent.Callable<DatabaseServer> start) {
+        try {
+            return start.call();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The spans the child exported: how many carry each of the extension's stamps. */
+    private void stamps(String name, ChildJvm app) throws Exception {
+        List<Span> spans = app.stopAndReadSpans();
+        long active = spans.stream().filter(s -> "true".equals(s.attributes().get("richter.isolation.active"))).count();
+        long proven = spans.stream().filter(s -> s.attributes().containsKey("richter.isolation.active")).count();
+        notes.add("spans of " + name + ": " + spans.size() + ", marked " + proven + " (isolation.active=true " + active
+                + "), richter.refused " + count(spans, "richter.refused") + ", richter.mock "
+                + count(spans, "richter.mock") + ", richter.shadow.target " + count(spans, "richter.shadow.target"));
+    }
+
+    private static long count(List<Span> spans, String attribute) {
+        return spans.stream().filter(s -> s.attributes().containsKey(attribute)).count();
+    }
+
+    /** The two statements of corpus bug 44 (../shared/corpus/bugs/44-sql-data-modifying-cte.sql). */
+    private static List<String> bug44() {
+        return List.of("WITH moved AS (DELETE FROM stock WHERE qty = 0 RETURNING sku) SELECT sku FROM moved",
+                "WITH moved AS (DELETE FROM stock WHERE qty = 0 RETURNING sku) INSERT INTO orders (sku) SELECT sku FROM moved");
+    }
+
+    private static Path document(String json) throws Exception {
+        return Files.writeString(Files.createTempFile(Files.createDirectories(Path.of("target", "it-logs")), "isolation",
+                ".json"), json);
+    }
+
+    private static String sqlAt(ChildJvm app, String how, String url, String sql, String baggage) throws Exception {
+        return app.get("/sql?how=" + how + "&url=" + enc(url) + "&sql=" + enc(sql), baggage).body();
+    }
+
+    private static String sql(ChildJvm app, DatabaseServer db, String how, String database, String sql, String baggage)
+            throws Exception {
+        return app.get("/sql?how=" + how + "&url=" + enc(db.url(database)) + "&user=" + enc(db.user) + "&password="
+                + enc(db.password) + "&sql=" + enc(sql), baggage).body();
+    }
+
+    private static String redisAt(ChildJvm app, String op, String keys, String baggage) throws Exception {
+        return app.get("/redis?op=" + op + "&key=" + enc(keys) + "&value=v", baggage).body();
+    }
+
+    private static String kafkaAt(ChildJvm app, String topic, String baggage) throws Exception {
+        return app.get("/kafka?topic=" + enc(topic) + "&value=v", baggage).body();
+    }
+
+    /** How many of {@code keys} exist (Redis EXISTS, this JVM's own connection). */
+    private static long keys(int port, String... keys) {
+        try (Jedis j = new Jedis("127.0.0.1", port)) {
+            return j.exists(keys);
+        }
+    }
+
+    private static long endOffset(Admin admin, String topic) throws Exception {
+        TopicPartition p = new TopicPartition(topic, 0);
+        return admin.listOffsets(Map.of(p, OffsetSpec.latest())).all().get(10, TimeUnit.SECONDS).get(p).offset();
+    }
+
+    private static String abbreviate(String s) {
+        String line = s.replace('\n', ' ');
+        return line.length() > 110 ? line.substring(0, 110) + "..." : line;
+    }
+
+    private static String enc(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+}
