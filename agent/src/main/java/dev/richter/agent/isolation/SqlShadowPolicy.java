@@ -103,12 +103,16 @@ public final class SqlShadowPolicy {
      * @param schema  its connection's schema, {@code ""} when unknown
      */
     public ShadowDecision decide(String sql, String catalog, String schema) {
+        String onShadow = "";
         for (String name : Arrays.asList(catalog, schema)) {
             if (!name.isEmpty() && shadows.isShadowSchema(name)) {
-                return new ShadowDecision(Optional.empty(), name, ExitDecision.PASS);
+                onShadow = name;
             }
         }
         for (String name : Arrays.asList(catalog, schema)) {
+            if (!onShadow.isEmpty()) {
+                break;
+            }
             Optional<String> shadow = name.isEmpty() ? Optional.empty() : shadows.shadowSchema(name);
             if (shadow.isPresent()) {
                 return refuse(new ShadowDecision(Optional.empty(), "", ExitDecision.PASS), "database " + name,
@@ -116,9 +120,12 @@ public final class SqlShadowPolicy {
                                 + "': a marked statement runs only on a connection taken while marked");
             }
         }
-        Analysis a = cache.computeIfAbsent(sql, this::analyse);
+        boolean shadowConnection = !onShadow.isEmpty();
+        Analysis a = cache.computeIfAbsent((shadowConnection ? "shadow\u0000" : "\u0000") + sql,
+                key -> analyse(sql, shadowConnection));
         ShadowDecision routed = a.rewritten().isPresent()
                 ? ShadowDecision.shadow(a.rewritten().get(), String.join(",", a.shadowTargets()))
+                : shadowConnection ? new ShadowDecision(Optional.<String>empty(), onShadow, ExitDecision.PASS)
                 : ShadowDecision.UNTOUCHED;
         if (!a.parseError().isEmpty()) {
             return refuse(routed, "sql", a.parseError());
@@ -150,6 +157,16 @@ public final class SqlShadowPolicy {
      * independent way: parsed again from its text and read whole again, it must name no mapped production table.
      */
     Analysis analyse(String sql) {
+        return analyse(sql, false);
+    }
+
+    /**
+     * {@link #analyse(String)} for a connection whose catalog or schema is {@code onShadowConnection} a shadow one
+     * ({@code kind: schema}): there its unqualified tables are the shadow's and are not renamed, but a table
+     * qualified by a production database or schema that has a shadow is requalified to the shadow, on any
+     * connection, and a write qualified by any other is refused like any unmapped write.
+     */
+    Analysis analyse(String sql, boolean onShadowConnection) {
         if (DriverStatements.sideEffectFree(sql)) {
             return new Analysis(Optional.<String>empty(), Collections.<String>emptyList(),
                     Collections.<String>emptyList(), "");
@@ -174,8 +191,17 @@ public final class SqlShadowPolicy {
         Set<String> unmapped = new LinkedHashSet<>();
         Map<String, String> renamed = new LinkedHashMap<>();
         Set<Table> seen = Collections.newSetFromMap(new IdentityHashMap<Table, Boolean>());
+        Set<Table> inShadowSchema = Collections.newSetFromMap(new IdentityHashMap<Table, Boolean>());
         for (Table t : effects.tables) {
             seen.add(t);
+            String qualified = requalify(t);
+            if (!qualified.isEmpty()) {
+                targets.add(qualified);
+            }
+            if (qualifier(t).isEmpty() ? onShadowConnection : shadows.isShadowSchema(qualifier(t))) {
+                inShadowSchema.add(t);
+                continue;
+            }
             String name = unquote(t.getName());
             Optional<String> shadow = shadows.shadowTable(name);
             if (shadow.isPresent()) {
@@ -194,12 +220,13 @@ public final class SqlShadowPolicy {
         }
         for (Table t : written) {
             String name = unquote(t.getName());
-            if (!shadows.shadowTable(name).isPresent() && !shadows.isShadowTable(name)) {
-                unmapped.add(name);
+            if (!inShadowSchema.contains(t) && !shadows.shadowTable(name).isPresent() && !shadows.isShadowTable(name)) {
+                unmapped.add(qualifier(t).isEmpty() ? name : qualifier(t) + "." + name);
             }
         }
         for (Column c : effects.qualified) {
             Table q = c.getTable();
+            requalify(q);
             String shadow = renamed.get(unquote(q.getName()).toLowerCase(Locale.ROOT));
             if (shadow != null && !seen.contains(q)) {
                 q.setName(requote(q.getName(), shadow));
@@ -227,11 +254,64 @@ public final class SqlShadowPolicy {
             return "the rewritten statement does not parse again (" + firstLine(e) + ")";
         }
         for (Table t : again.tables) {
-            if (shadows.shadowTable(unquote(t.getName())).isPresent()) {
+            boolean shadowSchema = !qualifier(t).isEmpty() && shadows.isShadowSchema(qualifier(t));
+            if (!shadowSchema && shadows.shadowTable(unquote(t.getName())).isPresent()) {
                 return "the rewritten statement still names production table '" + unquote(t.getName()) + "'";
+            }
+            for (String part : qualifiers(t)) {
+                if (shadows.shadowSchema(part).isPresent()) {
+                    return "the rewritten statement still names production database or schema '" + part + "'";
+                }
             }
         }
         return "";
+    }
+
+    /**
+     * Replaces each qualifier of {@code t} (its schema, its database) that names a production database or schema
+     * with a shadow by that shadow; returns the shadow-qualified name, or {@code ""} when nothing was replaced.
+     */
+    private String requalify(Table t) {
+        boolean replaced = false;
+        if (t.getSchemaName() != null) {
+            Optional<String> shadow = shadows.shadowSchema(unquote(t.getSchemaName()));
+            if (shadow.isPresent()) {
+                t.setSchemaName(requote(t.getSchemaName(), shadow.get()));
+                replaced = true;
+            }
+        }
+        if (t.getDatabase() != null && t.getDatabase().getDatabaseName() != null) {
+            Optional<String> shadow = shadows.shadowSchema(unquote(t.getDatabase().getDatabaseName()));
+            if (shadow.isPresent()) {
+                t.getDatabase().setDatabaseName(requote(t.getDatabase().getDatabaseName(), shadow.get()));
+                replaced = true;
+            }
+        }
+        return replaced ? unquote(qualifier(t)) + "." + unquote(t.getName()) : "";
+    }
+
+    /** The innermost qualifier of {@code t}: its schema, else its database; {@code ""} when unqualified. */
+    private static String qualifier(Table t) {
+        if (t.getSchemaName() != null && !t.getSchemaName().isEmpty()) {
+            return unquote(t.getSchemaName());
+        }
+        if (t.getDatabase() != null && t.getDatabase().getDatabaseName() != null) {
+            return unquote(t.getDatabase().getDatabaseName());
+        }
+        return "";
+    }
+
+    /** Every qualifier of {@code t}, unquoted: its schema and its database, where named. */
+    private static List<String> qualifiers(Table t) {
+        List<String> out = new ArrayList<>();
+        if (t.getSchemaName() != null && !t.getSchemaName().isEmpty()) {
+            out.add(unquote(t.getSchemaName()));
+        }
+        if (t.getDatabase() != null && t.getDatabase().getDatabaseName() != null
+                && !t.getDatabase().getDatabaseName().isEmpty()) {
+            out.add(unquote(t.getDatabase().getDatabaseName()));
+        }
+        return out;
     }
 
     /** One statement, parsed on this thread ({@code parse(String)} would start an executor thread for its timeout). */

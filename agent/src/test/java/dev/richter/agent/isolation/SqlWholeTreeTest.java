@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
 class SqlWholeTreeTest {
     private static final Shadows SHADOWS = SqlShadowPolicyTest.shadows("""
             [{"kind": "table", "production": "orders", "shadow": "orders_shadow", "service": "shop"},
-             {"kind": "table", "production": "visits", "shadow": "visits_shadow", "service": "shop"}]
+             {"kind": "table", "production": "visits", "shadow": "visits_shadow", "service": "shop"},
+             {"kind": "schema", "production": "billing", "shadow": "billing_shadow", "service": "shop"}]
             """);
     private final SqlShadowPolicy enforce = new SqlShadowPolicy(SHADOWS, IsolationMode.ENFORCE);
 
@@ -100,11 +101,42 @@ class SqlWholeTreeTest {
         }
     }
 
+    /**
+     * The leak matrix's find (bench/isolation-leaks.sh): on a connection switched to its shadow schema, a statement
+     * naming the production schema outright wrote to production. A qualifier naming a production database or schema
+     * that has a shadow is requalified to the shadow on any connection, and a write qualified by any other is refused.
+     */
+    @Test
+    void aTableQualifiedByAProductionSchemaGoesToItsShadowOnEveryConnection() {
+        for (String connectionSchema : new String[] {"billing_shadow", ""}) {
+            ShadowDecision d = enforce.decide("INSERT INTO billing.invoices (n) VALUES (?)", "", connectionSchema);
+            assertSame(ExitDecision.PASS, d.verdict(), connectionSchema + ": " + d);
+            assertEquals("INSERT INTO billing_shadow.invoices (n) VALUES (?)", d.rewritten().orElse(""), connectionSchema);
+            assertEquals("billing_shadow.invoices", d.shadowTarget());
+            ShadowDecision threePart = enforce.decide("UPDATE ledger.billing.invoices SET n = ? WHERE billing.invoices.id = ?",
+                    "", connectionSchema);
+            assertSame(ExitDecision.PASS, threePart.verdict(), threePart.toString());
+            assertFalse(threePart.rewritten().orElse("").matches("(?i).*\\bbilling\\.invoices.*"), threePart.toString());
+        }
+        ShadowDecision unqualified = enforce.decide("INSERT INTO invoices (n) VALUES (?)", "", "billing_shadow");
+        assertSame(ExitDecision.PASS, unqualified.verdict());
+        assertFalse(unqualified.rewritten().isPresent(), "the shadow schema's own table");
+        assertEquals("billing_shadow", unqualified.shadowTarget());
+        ShadowDecision other = enforce.decide("INSERT INTO audit_db.log (n) VALUES (?)", "", "billing_shadow");
+        assertTrue(other.refused(), other.toString());
+        assertTrue(other.refusal().contains("audit_db.log"), other.refusal());
+        assertTrue(enforce.decide("CALL billing.settle()", "", "billing_shadow").refused(), "a procedure is refused there too");
+        assertTrue(enforce.decide("INSERT INTO invoices (n) VALUES (?)", "", "billing").refused(),
+                "a production connection is refused as before");
+    }
+
     @Test
     void aRewriteIsCheckedAgainFromItsText() {
         assertEquals("", enforce.productionLeft("INSERT INTO orders_shadow (sku) SELECT sku FROM visits_shadow"));
         assertEquals("the rewritten statement still names production table 'visits'",
                 enforce.productionLeft("INSERT INTO orders_shadow (sku) SELECT sku FROM visits"));
+        assertEquals("the rewritten statement still names production database or schema 'billing'",
+                enforce.productionLeft("INSERT INTO billing_shadow.invoices SELECT * FROM billing.invoices"));
         assertTrue(enforce.productionLeft("INSERT INTO orders_shadow (").startsWith(
                 "the rewritten statement does not parse again"));
     }
