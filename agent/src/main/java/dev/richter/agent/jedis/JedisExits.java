@@ -4,7 +4,7 @@ import dev.richter.agent.bootstrap.IsolationBridge;
 import dev.richter.agent.bootstrap.IsolationGuard;
 import dev.richter.agent.bootstrap.ShadowDecision;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
@@ -14,8 +14,9 @@ import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * The isolation at Jedis ({@code redis.clients.jedis.Connection.sendCommand(CommandArguments)}, the path of every
- * command of Jedis 7, tested with 7.0.0, pooled, pipelined or not): each key of a marked command ({@code
- * CommandArguments.getKeys()})
+ * command of Jedis 7, tested with 7.0.0, pooled, pipelined or not): each key of a marked command, located by the
+ * command's key specification ({@link RedisKeySpecs}) and checked against Jedis's own {@code
+ * CommandArguments.getKeys()} (a command whose keys cannot be located so is refused),
  * is decided by the {@link IsolationGuard} ({@code decideRedis}, {@code kind: cache}); the command is sent with its
  * shadow keys, or refused with Jedis's own {@link JedisDataException} naming the key. Unmarked commands are not looked
  * at. Injected by the agent as a helper next to Jedis; no lambdas.
@@ -48,6 +49,21 @@ public final class JedisExits {
             guard.record(d);
             return d.refused() ? new JedisDataException(d.refusal()) : null;
         }
+        List<byte[]> raw = new ArrayList<byte[]>();
+        for (Rawable arg : args) {
+            raw.add(arg.getRaw());
+        }
+        List<byte[]> keyBytes = new ArrayList<byte[]>();
+        for (Object key : keys) {
+            keyBytes.add(bytes(key));
+        }
+        int[] positions = RedisKeySpecs.positions(command, raw);
+        if (positions == null || !RedisKeySpecs.match(raw, positions, keyBytes)) {
+            ShadowDecision refused = ShadowDecision.refuse("redis " + command, "a marked " + command + " whose keys"
+                    + " cannot be located by the command's key specification is not sent");
+            guard.record(refused);
+            return new JedisDataException(refused.refusal());
+        }
         Object[] shadowKeys = new Object[keys.size()];
         boolean changed = false;
         for (int i = 0; i < keys.size(); i++) {
@@ -63,18 +79,22 @@ public final class JedisExits {
                 changed = true;
             }
         }
-        return changed ? withKeys(args, keys, shadowKeys) : null;
+        return changed ? withKeys(args, positions, keys, shadowKeys) : null;
     }
 
-    /** A copy of {@code args} with each key argument, in order, replaced by its shadow key where it has one. */
-    private static CommandArguments withKeys(CommandArguments args, List<Object> keys, Object[] shadowKeys) {
+    /**
+     * A copy of {@code args} with the argument at each key position ({@link RedisKeySpecs}) replaced by its shadow key
+     * where it has one; every other argument as it was, whatever its value.
+     */
+    private static CommandArguments withKeys(CommandArguments args, int[] positions, List<Object> keys,
+                                             Object[] shadowKeys) {
         CommandArguments out = new CommandArguments(args.getCommand());
         Iterator<Rawable> it = args.iterator();
-        it.next(); // the command itself
+        it.next(); // the command itself, position 0
         int k = 0;
-        while (it.hasNext()) {
+        for (int position = 1; it.hasNext(); position++) {
             Rawable arg = it.next();
-            if (k < keys.size() && Arrays.equals(arg.getRaw(), bytes(keys.get(k)))) {
+            if (k < positions.length && positions[k] == position) {
                 out.key(shadowKeys[k] != null ? shadowKeys[k] : keys.get(k));
                 k++;
             } else {

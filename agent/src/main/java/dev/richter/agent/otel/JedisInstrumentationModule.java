@@ -1,6 +1,7 @@
 package dev.richter.agent.otel;
 
 import io.opentelemetry.javaagent.extension.instrumentation.TypeInstrumentation;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 
@@ -11,7 +12,8 @@ import java.util.List;
  */
 public final class JedisInstrumentationModule extends RichterInstrumentationModule {
     /** The helper classes, every class of {@code dev.richter.agent.jedis} (held so by a test). */
-    static final List<String> HELPERS = Collections.singletonList("dev.richter.agent.jedis.JedisExits");
+    static final List<String> HELPERS = Collections.unmodifiableList(Arrays.asList("dev.richter.agent.jedis.JedisExits",
+            "dev.richter.agent.jedis.RedisKeySpecs"));
 
     public JedisInstrumentationModule() {
         super("richter-jedis");

@@ -285,6 +285,12 @@ public final class LeakMatrix {
                     () -> redisAt(a, "mset", "cart:2,session:10", MARKED),
                     () -> keys(redisPort, "cart:2", "session:10"), () -> keys(redisPort, "shadow:cart:2"),
                     () -> redisAt(a, "mset", "cart:2,session:10", null));
+            // a value equal to a key's name: MSET cart:5 cart:6 cart:6 cart:6, keys at 1 and 3 by MSET's key
+            // specification; located by matching values, the value at 2 would be taken for the key cart:6
+            check("redis jedis", "MSET cart:5 cart:6, values cart:6", "shadowed",
+                    () -> redisAt(a, "mset", "cart:5,cart:6", "cart:6", MARKED),
+                    () -> keys(redisPort, "cart:5", "cart:6"), () -> keys(redisPort, "shadow:cart:5", "shadow:cart:6"),
+                    () -> redisAt(a, "mset", "cart:5,cart:6", "cart:6", null));
             check("redis jedis", "DEL cart:d1 session:d2", "refused",
                     () -> redisAt(a, "del", "cart:d1,session:d2", MARKED),
                     () -> 2 - keys(redisPort, "cart:d1", "session:d2"), null,
@@ -442,7 +448,11 @@ public final class LeakMatrix {
     }
 
     private static String redisAt(ChildJvm app, String op, String keys, String baggage) throws Exception {
-        return app.get("/redis?op=" + op + "&key=" + enc(keys) + "&value=v", baggage).body();
+        return redisAt(app, op, keys, "v", baggage);
+    }
+
+    private static String redisAt(ChildJvm app, String op, String keys, String value, String baggage) throws Exception {
+        return app.get("/redis?op=" + op + "&key=" + enc(keys) + "&value=" + enc(value), baggage).body();
     }
 
     private static String kafkaAt(ChildJvm app, String topic, String baggage) throws Exception {
