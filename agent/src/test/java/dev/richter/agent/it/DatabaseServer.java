@@ -136,27 +136,30 @@ final class DatabaseServer implements AutoCloseable {
     /** A PostgreSQL cluster of its own under {@code target/} with {@code databases} created, user {@code postgres}. */
     static DatabaseServer postgresql(List<String> databases) throws Exception {
         Path bin = postgresqlBin().orElseThrow(() -> new IllegalStateException(postgresqlMissing().orElseThrow()));
-        Path dir = privateDirectory("postgresql-");
-        // initdb and postgres refuse to run as root
+        // initdb and postgres refuse to run as root: as root they run as postgres, in a directory of the system's
+        // temporary directory, since the checkout's (a clone under a mktemp -d, mode 700) may be closed to that user
+        boolean root = "root".equals(System.getProperty("user.name"));
+        Path dir = root ? Files.createTempDirectory("richter-postgresql-") : privateDirectory("postgresql-");
         List<String> as = new ArrayList<>();
-        if ("root".equals(System.getProperty("user.name"))) {
+        if (root) {
             Files.setOwner(dir, dir.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("postgres"));
             as.addAll(List.of("runuser", "-u", "postgres", "--"));
         }
         Path data = dir.resolve("data");
-        Path log = dir.getParent().resolve(dir.getFileName() + ".log");
-        run(log, concat(as, bin.resolve("initdb").toString(), "-D", data.toString(), "-U", "postgres", "-A", "trust",
+        Path log = privateDirectory("postgresql-").resolve("postgresql.log");
+        run(log, dir, concat(as, bin.resolve("initdb").toString(), "-D", data.toString(), "-U", "postgres", "-A", "trust",
                 "-E", "UTF8", "--no-sync"));
         int port = StorageIsolationIT.freePort();
         Process postgres = new ProcessBuilder(concat(as, bin.resolve("postgres").toString(), "-D", data.toString(),
                 "-p", String.valueOf(port), "-k", dir.toString(), "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off",
                 "-c", "full_page_writes=off", "-c", "max_connections=40", "-c", "shared_buffers=16MB"))
+                .directory(dir.toFile())
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         List<String> stop = concat(as, bin.resolve("pg_ctl").toString(), "-D", data.toString(), "stop", "-m", "immediate");
         DatabaseServer db = new DatabaseServer("PostgreSQL " + bin.getParent().getFileName(),
                 "jdbc:postgresql://127.0.0.1:" + port + "/", "postgres", "", () -> {
                     try {
-                        run(log, stop);
+                        run(log, dir, stop);
                     } finally {
                         stopProcess(postgres);
                         deleteTree(dir);
@@ -239,7 +242,12 @@ final class DatabaseServer implements AutoCloseable {
 
     /** Runs {@code command} to its end (120 s at most), its output appended to {@code log}; fails unless it exits 0. */
     private static void run(Path log, List<String> command) throws Exception {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true)
+        run(log, null, command);
+    }
+
+    /** {@link #run(Path, List)} in directory {@code cwd} ({@code null}: this process's). */
+    private static void run(Path log, Path cwd, List<String> command) throws Exception {
+        Process p = new ProcessBuilder(command).directory(cwd == null ? null : cwd.toFile()).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
             p.destroyForcibly();
