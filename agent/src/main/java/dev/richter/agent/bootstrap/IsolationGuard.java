@@ -59,6 +59,27 @@ public interface IsolationGuard {
      */
     MarkerScope markInbound(String baggageHeader);
 
+    /**
+     * Decides a TCP connection that the current thread opens or writes while its context may be marked: the network
+     * catch-all behind every client ({@link NetworkGate}). The rule is the extension's {@code NetworkPolicy}.
+     *
+     * @param host the host as the client named it ({@code InetSocketAddress.getHostString()})
+     * @param ip   the address connected to, {@code ""} when unresolved
+     * @param port TCP port
+     * @return {@link ExitDecision#PASS} for every unmarked connection; else pass, refuse or (report mode) would refuse
+     */
+    default ExitDecision decideNetwork(String host, String ip, int port) {
+        return ExitDecision.PASS;
+    }
+
+    /**
+     * The configuration in force, as an object that is replaced whenever a load changes it: what a decision cached
+     * per connection is keyed by ({@link NetworkGate}). {@code null} before the first load.
+     */
+    default Object configuration() {
+        return null;
+    }
+
     /** Whether the call being made carries the load-test marker (the current context's baggage); never throws. */
     default boolean marked() {
         return false;

@@ -57,6 +57,7 @@ public final class RichterIsolationGuard implements IsolationGuard {
     private final AtomicLong wouldRefuse = new AtomicLong();
     /** The SQL rule of the configuration last seen, rebuilt (with an empty cache) when a new one loads. */
     private volatile SqlRule sql;
+    private final NetworkPolicy network = new NetworkPolicy();
 
     /** The SQL rule of one configuration. */
     private static final class SqlRule {
@@ -92,6 +93,30 @@ public final class RichterIsolationGuard implements IsolationGuard {
         } catch (RuntimeException | LinkageError e) {
             return isMarked ? new ExitDecision.Refuse(host + ":" + port + " " + method + " " + path,
                     "isolation failed to decide (" + e + ")") : ExitDecision.PASS;
+        }
+    }
+
+    @Override
+    public ExitDecision decideNetwork(String host, String ip, int port) {
+        boolean isMarked = false;
+        try {
+            isMarked = marked.getAsBoolean();
+            if (!isMarked) {
+                return ExitDecision.PASS;
+            }
+            return network.decide(true, host, ip, port, new Throwable().getStackTrace(), source.current());
+        } catch (RuntimeException | LinkageError e) {
+            return isMarked ? new ExitDecision.Refuse(host + ":" + port, "isolation failed to decide (" + e + ")")
+                    : ExitDecision.PASS;
+        }
+    }
+
+    @Override
+    public Object configuration() {
+        try {
+            return source.current().orElse(null);
+        } catch (RuntimeException | LinkageError e) {
+            return null;
         }
     }
 

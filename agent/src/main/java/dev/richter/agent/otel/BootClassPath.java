@@ -36,6 +36,8 @@ final class BootClassPath {
             "dev.richter.agent.bootstrap.IsolationBridge$1",
             "dev.richter.agent.bootstrap.IsolationBridge$2",
             "dev.richter.agent.bootstrap.MarkerScope",
+            "dev.richter.agent.bootstrap.NetworkGate",
+            "dev.richter.agent.bootstrap.NetworkGate$Remote",
             "dev.richter.agent.bootstrap.ShadowCheck",
             "dev.richter.agent.bootstrap.ShadowCheck$Outcome",
             "dev.richter.agent.bootstrap.ShadowDecision",

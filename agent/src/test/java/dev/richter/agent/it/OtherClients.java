@@ -33,6 +33,8 @@ final class OtherClients {
     private static final String BODY = "{\"amount\":1}";
     private static final OkHttpClient OKHTTP = new OkHttpClient.Builder().callTimeout(Duration.ofSeconds(5)).build();
     private static final CloseableHttpClient APACHE = HttpClients.createDefault();
+    private static final org.apache.http.impl.client.CloseableHttpClient APACHE4 =
+            org.apache.http.impl.client.HttpClients.custom().disableAutomaticRetries().build();
     private static final RestClient SPRING = RestClient.builder()
             .requestFactory(new HttpComponentsClientHttpRequestFactory(APACHE)).build();
 
@@ -47,6 +49,9 @@ final class OtherClients {
                 case "spring" -> spring(target, method);
                 case "urlconnection" -> urlConnection(target, method);
                 case "resttemplate" -> restTemplate(target, method);
+                case "apache4" -> apache4(target, method);
+                case "socket" -> socket(target);
+                case "channel" -> channel(target);
                 default -> "error=no client " + client;
             };
         } catch (IOException | RuntimeException e) {
@@ -128,6 +133,54 @@ final class OtherClients {
         ResponseEntity<String> response = template.exchange(target, HttpMethod.valueOf(method),
                 new org.springframework.http.HttpEntity<>(method.equals("GET") ? null : BODY, headers), String.class);
         return "status=" + response.getStatusCode().value() + " body=" + response.getBody();
+    }
+
+    /** Apache HttpClient 4.5 (pooled, keep-alive): a client Richter does not guard; only the network catch-all does. */
+    private static String apache4(String target, String method) throws IOException {
+        org.apache.http.client.methods.HttpRequestBase request = method.equals("GET")
+                ? new org.apache.http.client.methods.HttpGet(target) : new org.apache.http.client.methods.HttpPost(target);
+        if (request instanceof org.apache.http.client.methods.HttpPost post) {
+            post.setEntity(new org.apache.http.entity.StringEntity(BODY, org.apache.http.entity.ContentType.APPLICATION_JSON));
+        }
+        try (org.apache.http.client.methods.CloseableHttpResponse response = APACHE4.execute(request)) {
+            return "status=" + response.getStatusLine().getStatusCode() + " body="
+                    + org.apache.http.util.EntityUtils.toString(response.getEntity());
+        }
+    }
+
+    /** A plain {@code java.net.Socket} speaking HTTP/1.0: a GET as a hand-written client would send it. */
+    private static String socket(String target) throws IOException {
+        java.net.URI uri = java.net.URI.create(target);
+        try (java.net.Socket s = new java.net.Socket()) {
+            s.connect(new java.net.InetSocketAddress(uri.getHost(), uri.getPort()), 5_000);
+            s.setSoTimeout(5_000);
+            s.getOutputStream().write(("GET " + uri.getRawPath() + " HTTP/1.0\r\nHost: " + uri.getHost() + "\r\n\r\n")
+                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            return answer(new String(s.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+        }
+    }
+
+    /** A blocking NIO {@code SocketChannel} speaking HTTP/1.0. */
+    private static String channel(String target) throws IOException {
+        java.net.URI uri = java.net.URI.create(target);
+        try (java.nio.channels.SocketChannel c = java.nio.channels.SocketChannel.open()) {
+            c.connect(new java.net.InetSocketAddress(uri.getHost(), uri.getPort()));
+            c.write(java.nio.ByteBuffer.wrap(("GET " + uri.getRawPath() + " HTTP/1.0\r\nHost: " + uri.getHost()
+                    + "\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+            java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+            java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(4096);
+            while (c.read(buffer) >= 0) {
+                all.write(buffer.array(), 0, buffer.position());
+                buffer.clear();
+            }
+            return answer(all.toString(java.nio.charset.StandardCharsets.UTF_8));
+        }
+    }
+
+    /** {@code status=<code> body=<body>} of a raw HTTP/1.x answer. */
+    private static String answer(String raw) {
+        int end = raw.indexOf("\r\n\r\n");
+        return "status=" + raw.substring(raw.indexOf(' ') + 1, raw.indexOf(' ') + 4) + " body=" + raw.substring(end + 4);
     }
 
     private static String spring(String target, String method) {

@@ -50,11 +50,16 @@ class IsolationEnforcedCheckTest {
      * stamps it since it proves itself (the capture predates the proof).
      */
     static List<Span> proven(String capture, Set<String> services) {
+        return proven(capture, services, "jdbc,jdk-http-client,richter-network");
+    }
+
+    /** The capture's marked spans of {@code services} with the proof of an extension running {@code modules}. */
+    static List<Span> proven(String capture, Set<String> services, String modules) {
         List<Span> out = new ArrayList<>();
         for (Span s : SafetyFixtures.traces(capture).spans()) {
             if (services.contains(s.service()) && MarkerOnSpan.carries(s, Marker.DEFAULT)) {
                 s = SafetyFixtures.with(SafetyFixtures.with(SafetyFixtures.with(s, IsolationEnforcedCheck.ACTIVE, "true"),
-                        IsolationEnforcedCheck.MODE, "enforce"), IsolationEnforcedCheck.MODULES, "jdbc,jdk-http-client");
+                        IsolationEnforcedCheck.MODE, "enforce"), IsolationEnforcedCheck.MODULES, modules);
             }
             out.add(s);
         }
@@ -67,8 +72,17 @@ class IsolationEnforcedCheckTest {
                 SCOPE, Marker.DEFAULT);
         assertEquals(Outcome.PASS, r.outcome(), r.evidence());
         assertEquals("2 marked traces: no call refused by the isolation, none decided in report mode; isolation proven"
-                + " on in gateway (jdbc,jdk-http-client), inventory (jdbc,jdk-http-client), order"
-                + " (jdbc,jdk-http-client); " + IsolationEnforcedCheck.GAP, r.evidence());
+                + " on in gateway (jdbc,jdk-http-client,richter-network), inventory (jdbc,jdk-http-client,richter-network),"
+                + " order (jdbc,jdk-http-client,richter-network); " + IsolationEnforcedCheck.GAP, r.evidence());
+    }
+
+    @Test
+    void anExtensionWithoutTheNetworkCatchAllPassesNamingTheServicesWhereAnyOtherClientIsUnguarded() {
+        CheckResult r = IsolationEnforcedCheck.check(proven("shop-spring-extension-mocked-payment.otlp.json", SCOPE,
+                "jdbc,jdk-http-client"), SCOPE, Marker.DEFAULT);
+        assertEquals(Outcome.PASS, r.outcome(), r.evidence());
+        assertTrue(r.evidence().endsWith("; a client no module names is not guarded (no network catch-all) in gateway,"
+                + " inventory, order; " + IsolationEnforcedCheck.GAP), r.evidence());
     }
 
     @Test
