@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 /**
  * How {@code ./richter stack} tells it is ready and how it stops: the ready check against a real socket, the stop on
  * SIGTERM and SIGINT in a real JVM (a child process running {@link StackMain}'s shutdown path around a stand-in stack),
- * and {@code ./richter wait}, the README's way to wait for the stack before the first request.
+ * and {@code ./richter wait}, docs/local-stack.md's way to wait for the stack before the first request.
  */
 class StackLifecycleTest {
     private static final Path RICHTER = Path.of("../richter").toAbsolutePath().normalize();

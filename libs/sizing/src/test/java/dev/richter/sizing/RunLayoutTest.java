@@ -200,7 +200,7 @@ class RunPreparationTest {
         assertTrue(started.legs().isEmpty());
     }
 
-    /** README "What your service must expose": without healthPath, prometheusPath or grpc, a TCP connect is all. */
+    /** docs/services.md, "What your service must expose": without healthPath, prometheusPath or grpc, a TCP connect is all. */
     @Test
     void aServiceWithOnlyANameAndABaseUrlIsProbedByATcpConnectToItsPort() {
         var targets = RunLayout.probeTargets(List.of(

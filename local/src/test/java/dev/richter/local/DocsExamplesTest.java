@@ -21,24 +21,36 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * The README's examples run from a clone as written: each {@code ./richter import} names a file of the repository that
- * imports without a problem, and the examples of "What your service must expose" (a service registration, a health
- * body, a metrics scrape) read the way the section says.
+ * The examples of the README and of the pages under {@code docs/} run from a clone as written: each {@code ./richter
+ * import} (docs/local-stack.md, "Import recorded traffic") names a file of the repository that imports without a
+ * problem, and the examples of docs/services.md, "What your service must expose" (a service registration, a health
+ * body, a metrics scrape), read the way the page says.
  */
-class ReadmeExamplesTest {
+class DocsExamplesTest {
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
 
-    private static String readme() throws Exception {
-        return Files.readString(ROOT.resolve("README.md"));
+    /** The page that shows how to import recorded traffic. */
+    static final String IMPORT_PAGE = "docs/local-stack.md";
+
+    /** The page that says what a service must expose. */
+    static final String SERVICE_PAGE = "docs/services.md";
+
+    private static String page(String path) throws Exception {
+        Path file = ROOT.resolve(path);
+        assertTrue(Files.isRegularFile(file), path + " is in the repository");
+        return Files.readString(file);
     }
 
-    /** The section of the README under {@code ## <title>}, to the next {@code ## }. */
-    private static String section(String title) throws Exception {
-        String text = readme();
-        int start = text.indexOf("\n## " + title + "\n");
-        assertTrue(start >= 0, "README has a section '" + title + "'");
-        int end = text.indexOf("\n## ", start + 4);
-        return text.substring(start, end < 0 ? text.length() : end);
+    /** The README and every page under {@code docs/}, in name order. */
+    private static List<String> pages() throws Exception {
+        List<String> out = new ArrayList<>();
+        out.add(page("README.md"));
+        try (var docs = Files.list(ROOT.resolve("docs"))) {
+            for (Path p : docs.filter(p -> p.toString().endsWith(".md")).sorted().toList()) {
+                out.add(Files.readString(p));
+            }
+        }
+        return out;
     }
 
     /** The fenced code blocks of {@code text} with the language {@code lang}. */
@@ -51,7 +63,7 @@ class ReadmeExamplesTest {
         return out;
     }
 
-    /** One command line split as bash does for the quoting the README uses: '...', "..." with \$ \" \\ escapes. */
+    /** One command line split as bash does for the quoting the pages use: '...', "..." with \$ \" \\ escapes. */
     static List<String> words(String line) {
         List<String> words = new ArrayList<>();
         StringBuilder w = new StringBuilder();
@@ -90,23 +102,32 @@ class ReadmeExamplesTest {
         return words;
     }
 
+    /** The {@code ./richter import} lines of the {@code bash} blocks of {@code text}, split into words. */
+    private static List<List<String>> importCommands(String text) {
+        List<List<String>> out = new ArrayList<>();
+        for (String block : blocks(text, "bash")) {
+            for (String line : block.split("\n")) {
+                if (line.startsWith("./richter import ")) {
+                    out.add(words(line));
+                }
+            }
+        }
+        return out;
+    }
+
     @Test
-    void theWordSplitterReadsTheReadmesQuoting() {
+    void theWordSplitterReadsThePagesQuoting() {
         assertEquals(List.of("./richter", "import", "--log-format", "log_format main '$remote_addr \"$request\"';", "f.log"),
                 words("./richter import --log-format \"log_format main '\\$remote_addr \\\"\\$request\\\"';\" f.log   # x"));
     }
 
     @Test
     void everyImportExampleNamesAFileOfTheRepositoryThatImportsWithoutAProblem() throws Exception {
+        assertTrue(importCommands(page(IMPORT_PAGE)).size() >= 3, IMPORT_PAGE + " shows the three imports of examples/traffic/");
         List<List<String>> commands = new ArrayList<>();
-        for (String block : blocks(readme(), "bash")) {
-            for (String line : block.split("\n")) {
-                if (line.startsWith("./richter import ")) {
-                    commands.add(words(line));
-                }
-            }
+        for (String text : pages()) {
+            commands.addAll(importCommands(text));
         }
-        assertTrue(commands.size() >= 3, commands.toString());
         for (List<String> args : commands) {
             String format = null;
             String logFormat = null;
@@ -120,7 +141,7 @@ class ReadmeExamplesTest {
                 }
             }
             Path path = ROOT.resolve(file);
-            assertTrue(Files.isRegularFile(path), "the README's example file " + file + " is in the repository");
+            assertTrue(Files.isRegularFile(path), "the docs' example file " + file + " is in the repository");
             TrafficSet set = TrafficImporter.importFile(TrafficImporter.Format.parse(format), path.getFileName().toString(),
                     Files.readAllBytes(path), logFormat);
             assertTrue(set.counts().imported() > 0, args + ": " + set.counts());
@@ -129,20 +150,21 @@ class ReadmeExamplesTest {
     }
 
     @Test
-    void theServiceExampleIsValidInputAndTheProbeExamplesReadAsTheSectionSays() throws Exception {
-        String section = section("What your service must expose");
+    void theServiceExampleIsValidInputAndTheProbeExamplesReadAsThePageSays() throws Exception {
+        String text = page(SERVICE_PAGE);
+        assertTrue(text.startsWith("# What your service must expose\n"), SERVICE_PAGE + " is the page of that title");
 
-        Matcher body = Pattern.compile("-d '(\\{.*?\\})'", Pattern.DOTALL).matcher(blocks(section, "bash").getFirst());
+        Matcher body = Pattern.compile("-d '(\\{.*?\\})'", Pattern.DOTALL).matcher(blocks(text, "bash").getFirst());
         assertTrue(body.find());
         JsonNode service = Json.MAPPER.readTree(body.group(1));
         assertEquals(List.of(), new ContractSchemas().problems("ServiceInput", service));
 
-        ActuatorHealth.Body health = ActuatorHealth.parse(blocks(section, "json").getFirst()).orElseThrow();
+        ActuatorHealth.Body health = ActuatorHealth.parse(blocks(text, "json").getFirst()).orElseThrow();
         assertEquals("UP", health.status());
         assertTrue(health.healthy() && health.failingComponents().isEmpty());
 
         Map<String, Double> metrics = ResourceMetricNames.defaults()
-                .extract(PrometheusTextParser.parse(blocks(section, "text").getFirst()).samples());
+                .extract(PrometheusTextParser.parse(blocks(text, "text").getFirst()).samples());
         assertEquals(Map.of(ResourceMetricNames.CPU_RATIO, 0.12,
                 ResourceMetricNames.HEAP_USED_RATIO, (2.4E7 + 4.1E7) / 2.68435456E8,
                 ResourceMetricNames.CONNECTIONS_ACTIVE, 3.0,

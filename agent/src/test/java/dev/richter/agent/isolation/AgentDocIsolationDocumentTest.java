@@ -12,16 +12,18 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
-/** The README's isolation document reads, and decides, the way its section says. */
-class ReadmeIsolationDocumentTest {
+/** The isolation document of docs/agent.md ("The isolation document") reads, and decides, the way the page says. */
+class AgentDocIsolationDocumentTest {
+    /** The page, from the module directory surefire runs in. */
+    static final Path PAGE = Path.of("../docs/agent.md");
 
     @Test
-    void theReadmesDocumentMocksTheStripeExitAndLetsTheScopeThrough() throws Exception {
-        String readme = Files.readString(Path.of("../README.md"));
-        int section = readme.indexOf("\n## Isolation without code changes");
-        assertTrue(section >= 0, "README has the extension's section");
-        Matcher json = Pattern.compile("```json\n(.*?)```", Pattern.DOTALL).matcher(readme.substring(section));
-        assertTrue(json.find());
+    void thePagesDocumentMocksTheStripeExitAndLetsTheScopeThrough() throws Exception {
+        String page = Files.readString(PAGE);
+        int section = page.indexOf("\n## The isolation document\n");
+        assertTrue(section >= 0, "docs/agent.md has a section 'The isolation document'");
+        Matcher json = Pattern.compile("```json\n(.*?)```", Pattern.DOTALL).matcher(page.substring(section));
+        assertTrue(json.find(), "the section shows the document");
 
         Optional<IsolationConfig> config = Optional.of(IsolationConfig.parse(json.group(1).getBytes(StandardCharsets.UTF_8)));
 
