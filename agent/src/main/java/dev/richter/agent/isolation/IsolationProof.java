@@ -107,15 +107,4 @@ public final class IsolationProof {
             span.setAttribute(ERROR, failed.isEmpty() ? "no Richter module started" : failed);
         }
     }
-
-    /** Back to the state of a JVM where nothing started (tests). */
-    public static void reset() {
-        synchronized (STARTED) {
-            STARTED.clear();
-            modules = "";
-            error = "";
-            document = "none";
-            mode = "enforce";
-        }
-    }
 }
