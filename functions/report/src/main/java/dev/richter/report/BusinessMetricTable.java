@@ -30,7 +30,8 @@ public final class BusinessMetricTable {
 
     /**
      * The rows, in step order then module and metric name; a round is placed in the step whose span holds its time
-     * ({@code ResilienceVerdict.stepAt}), else in its stored step key.
+     * ({@code ResilienceVerdict.stepAt}), else in the step its stored key names ({@code <stage>#<stepIndex>}, e.g. a
+     * round read just after the pre-test ended), else under that key as stored.
      */
     public static List<BusinessMetricStep> of(List<BusinessMetricRound> rounds, List<StepFigures> steps) {
         Map<String, List<BusinessMetricRound>> byKey = new LinkedHashMap<>();
@@ -38,7 +39,8 @@ public final class BusinessMetricTable {
         for (int i = 0; i < steps.size(); i++) order.put(StepLabels.label(steps.get(i)), i);
         Map<String, String> label = new TreeMap<>();
         for (BusinessMetricRound r : rounds) {
-            String step = ResilienceVerdict.stepAt(steps, r.atMs()).map(StepLabels::label).orElse(r.step());
+            String step = ResilienceVerdict.stepAt(steps, r.atMs()).or(() -> stored(steps, r.step()))
+                    .map(StepLabels::label).orElse(r.step());
             String key = String.format("%04d", order.getOrDefault(step, 9999)) + "\u0000" + step + "\u0000" + r.module()
                     + "\u0000" + r.name();
             byKey.computeIfAbsent(key, k -> new ArrayList<>()).add(r);
@@ -54,5 +56,16 @@ public final class BusinessMetricTable {
                     Double.isFinite(base) && base != 0 ? mean / base : Double.NaN, breaches));
         }
         return out;
+    }
+
+    /** The step a decider round's stored key {@code <stage>#<stepIndex>} names, when the run has it. */
+    private static java.util.Optional<StepFigures> stored(List<StepFigures> steps, String key) {
+        int hash = key.lastIndexOf('#');
+        if (hash < 0) {
+            return java.util.Optional.empty();
+        }
+        String stage = key.substring(0, hash);
+        String index = key.substring(hash + 1);
+        return steps.stream().filter(f -> f.stage().equals(stage) && String.valueOf(f.stepIndex()).equals(index)).findFirst();
     }
 }

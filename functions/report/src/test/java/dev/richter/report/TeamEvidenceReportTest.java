@@ -68,4 +68,17 @@ class TeamEvidenceReportTest {
                 r.businessMetrics());
         assertTrue(HtmlReport.render(r).contains("<section id=business-metrics>"));
     }
+
+    @Test
+    void aRoundReadBeforeItsStepsFirstRequestIsTabledUnderThatStepNotItsStoredKey() {
+        // the decider's first pre-test round is read before the pre-test's first due time, outside every step's span
+        long beforePreTest = startOf("pre-test", 0) - 1_000;
+        List<BusinessMetricRound> rounds = List.of(
+                new BusinessMetricRound("order", "orders-per-second", startOf("pre-test", 0) + 2_000, "pre-test#0", 5.0, Double.NaN, "ok"),
+                new BusinessMetricRound("order", "orders-per-second", beforePreTest, "pre-test#0", 7.0, Double.NaN, "ok"));
+        Report r = ReportBuilder.build(RUN, PLAN, healthyUpTo(3), List.of(), CLEAN_DYNAMIC, List.of(), List.of(),
+                ReportEvidence.NONE.withTeamEvidence(List.of(), rounds), null, 1);
+        assertEquals(List.of(new BusinessMetricTable.BusinessMetricStep("order", "orders-per-second", "pre-test · 2 QPS", 2,
+                6.0, Double.NaN, Double.NaN, 0)), r.businessMetrics());
+    }
 }
