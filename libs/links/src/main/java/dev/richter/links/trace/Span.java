@@ -68,6 +68,12 @@ public record Span(
      */
     public static final String UNKNOWN_SERVICE = "unknown_service";
 
+    /** This span with {@code attributes} in place of its own, everything else (its scope included) kept. */
+    public Span withAttributes(Map<String, String> attributes) {
+        return new Span(traceId, spanId, parentSpanId, links, service, operation, kind, peerService, attributes,
+                startEpochNanos, durationNanos, scope);
+    }
+
     /** True when the span names a parent (which may or may not be in the batch). */
     public boolean hasParent() {
         return !parentSpanId.isEmpty();
