@@ -5,7 +5,7 @@ import dev.richter.common.model.CheckResult.Outcome;
 import dev.richter.common.model.Marker;
 import dev.richter.links.middleware.MiddlewareInventory;
 import dev.richter.links.middleware.MiddlewareUse;
-import dev.richter.links.middleware.MiddlewareUse.Verdict;
+import dev.richter.links.middleware.MiddlewareUse.Standing;
 import dev.richter.links.trace.Span;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -101,29 +101,29 @@ public final class GuardedMiddlewareCheck {
             return out;
         }
         for (Map.Entry<String, List<MiddlewareUse>> e : byService.entrySet()) {
-            Map<Verdict, List<String>> by = new LinkedHashMap<>();
+            Map<Standing, List<String>> by = new LinkedHashMap<>();
             for (MiddlewareUse u : e.getValue()) {
                 String text = u.describe() + (u.seenMarked() ? ", " + u.markedCalls() + " marked calls" : "");
-                if (u.verdict() == Verdict.CALLEE_ISOLATED) {
+                if (u.verdict() == Standing.CALLEE_ISOLATED) {
                     text += " (" + VOUCHED + ")";
                 }
                 by.computeIfAbsent(u.verdict(), k -> new ArrayList<>()).add(text);
             }
-            Outcome outcome = by.containsKey(Verdict.UNGUARDED_ON_MARKED_TRAFFIC) ? (recorded ? Outcome.WARN : Outcome.FAIL)
-                    : by.containsKey(Verdict.UNGATED_SERVER) ? Outcome.WARN : Outcome.PASS;
+            Outcome outcome = by.containsKey(Standing.UNGUARDED_ON_MARKED_TRAFFIC) ? (recorded ? Outcome.WARN : Outcome.FAIL)
+                    : by.containsKey(Standing.UNGATED_SERVER) ? Outcome.WARN : Outcome.PASS;
             List<String> parts = new ArrayList<>();
-            add(parts, by, Verdict.UNGUARDED_ON_MARKED_TRAFFIC, "not guarded by Richter's agent extension, on marked"
+            add(parts, by, Standing.UNGUARDED_ON_MARKED_TRAFFIC, "not guarded by Richter's agent extension, on marked"
                     + " traffic" + (recorded ? " in earlier ingested traces (the pre-test's check decides)" : ""));
-            add(parts, by, Verdict.UNGATED_SERVER, "server not gated (no 503 before the isolation document loads)");
-            add(parts, by, Verdict.CALLEE_ISOLATED, "not guarded, vouched for by its callees");
-            add(parts, by, Verdict.GUARDED, "guarded");
-            add(parts, by, Verdict.NOT_ON_MARKED_TRAFFIC, "not guarded, not on marked traffic");
+            add(parts, by, Standing.UNGATED_SERVER, "server not gated (no 503 before the isolation document loads)");
+            add(parts, by, Standing.CALLEE_ISOLATED, "not guarded, vouched for by its callees");
+            add(parts, by, Standing.GUARDED, "guarded");
+            add(parts, by, Standing.NOT_ON_MARKED_TRAFFIC, "not guarded, not on marked traffic");
             out.add(new CheckResult(NAME, outcome, e.getKey(), String.join("; ", parts)));
         }
         return out;
     }
 
-    private static void add(List<String> parts, Map<Verdict, List<String>> by, Verdict v, String label) {
+    private static void add(List<String> parts, Map<Standing, List<String>> by, Standing v, String label) {
         if (by.containsKey(v)) {
             parts.add(label + ": " + String.join(", ", by.get(v)));
         }

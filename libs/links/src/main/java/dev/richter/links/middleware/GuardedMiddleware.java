@@ -47,7 +47,7 @@ public final class GuardedMiddleware {
      * @param guarded true when the extension guards it (refuses or routes its marked calls)
      * @param note what else is known, shown with it; may be empty
      */
-    public record Row(String scopeName, Set<SpanKind> kinds, String library, String versions, MiddlewareRole role,
+    public record ScopeRow(String scopeName, Set<SpanKind> kinds, String library, String versions, MiddlewareRole role,
                       boolean guarded, String note) {
         boolean covers(Span s) {
             return scopeName.equals(s.scope().name()) && (kinds.isEmpty() || kinds.contains(s.kind()));
@@ -66,64 +66,64 @@ public final class GuardedMiddleware {
             SpanKind.UNSPECIFIED);
 
     /** The table, in the order it is searched (a span takes the first row that covers it). */
-    public static final List<Row> ROWS = List.of(
+    public static final List<ScopeRow> ROWS = List.of(
             // guarded clients and stores
-            new Row(O + "java-http-client", ANY, "JDK HttpClient", "Java 11+", MiddlewareRole.HTTP_CLIENT, true, ""),
-            new Row(O + "http-url-connection", ANY, "java.net.HttpURLConnection", "any JDK", MiddlewareRole.HTTP_CLIENT,
+            new ScopeRow(O + "java-http-client", ANY, "JDK HttpClient", "Java 11+", MiddlewareRole.HTTP_CLIENT, true, ""),
+            new ScopeRow(O + "http-url-connection", ANY, "java.net.HttpURLConnection", "any JDK", MiddlewareRole.HTTP_CLIENT,
                     true, "a marked call to a mocked exit is refused, not mocked"),
-            new Row(O + "apache-httpclient-5.0", ANY, "Apache HttpClient 5 classic", "5.0+", MiddlewareRole.HTTP_CLIENT,
+            new ScopeRow(O + "apache-httpclient-5.0", ANY, "Apache HttpClient 5 classic", "5.0+", MiddlewareRole.HTTP_CLIENT,
                     true, "the same scope records the async client, which is not guarded"),
-            new Row(O + "okhttp-3.0", ANY, "OkHttp", "3.0+ (guarded: 4, 5)", MiddlewareRole.HTTP_CLIENT, true,
+            new ScopeRow(O + "okhttp-3.0", ANY, "OkHttp", "3.0+ (guarded: 4, 5)", MiddlewareRole.HTTP_CLIENT, true,
                     "the extension is built and tested on OkHttp 4 and 5"),
-            new Row(O + "jdbc", ANY, "JDBC", "any driver", MiddlewareRole.STORE, true, ""),
-            new Row(O + "jedis-4.0", ANY, "Jedis", "4.0+ (guarded: 7)", MiddlewareRole.STORE, true,
+            new ScopeRow(O + "jdbc", ANY, "JDBC", "any driver", MiddlewareRole.STORE, true, ""),
+            new ScopeRow(O + "jedis-4.0", ANY, "Jedis", "4.0+ (guarded: 7)", MiddlewareRole.STORE, true,
                     "the extension is built and tested on Jedis 7"),
-            new Row(O + "kafka-clients-0.11", PRODUCER, "Kafka producer", "0.11+", MiddlewareRole.STORE, true, ""),
-            new Row(O + "kafka-clients-2.6", PRODUCER, "Kafka producer", "2.6+ (library instrumentation)",
+            new ScopeRow(O + "kafka-clients-0.11", PRODUCER, "Kafka producer", "0.11+", MiddlewareRole.STORE, true, ""),
+            new ScopeRow(O + "kafka-clients-2.6", PRODUCER, "Kafka producer", "2.6+ (library instrumentation)",
                     MiddlewareRole.STORE, true, ""),
             // guarded servers
-            new Row(O + "java-http-server", ANY, "JDK HttpServer", "any JDK", MiddlewareRole.SERVER, true, ""),
-            new Row(O + "tomcat-10.0", ANY, "Tomcat (jakarta Servlet)", "10.0+", MiddlewareRole.SERVER, true, ""),
-            new Row(O + "servlet-5.0", ANY, "jakarta Servlet container", "Servlet 5.0+", MiddlewareRole.SERVER, true, ""),
-            new Row(O + "netty-4.1", SERVER, "reactor-netty / Netty 4.1 server", "4.1+", MiddlewareRole.SERVER, true,
+            new ScopeRow(O + "java-http-server", ANY, "JDK HttpServer", "any JDK", MiddlewareRole.SERVER, true, ""),
+            new ScopeRow(O + "tomcat-10.0", ANY, "Tomcat (jakarta Servlet)", "10.0+", MiddlewareRole.SERVER, true, ""),
+            new ScopeRow(O + "servlet-5.0", ANY, "jakarta Servlet container", "Servlet 5.0+", MiddlewareRole.SERVER, true, ""),
+            new ScopeRow(O + "netty-4.1", SERVER, "reactor-netty / Netty 4.1 server", "4.1+", MiddlewareRole.SERVER, true,
                     "the 503 gate is reactor-netty's HttpServer's; a bare Netty server is not gated"),
             // not guarded: clients
-            new Row(O + "apache-httpclient-4.3", ANY, "Apache HttpClient 4", "4.3+", MiddlewareRole.HTTP_CLIENT, false, ""),
-            new Row(O + "apache-httpclient-4.0", ANY, "Apache HttpClient 4", "4.0+", MiddlewareRole.HTTP_CLIENT, false, ""),
-            new Row(O + "apache-httpclient-2.0", ANY, "Apache Commons HttpClient", "2.0-3.1", MiddlewareRole.HTTP_CLIENT,
+            new ScopeRow(O + "apache-httpclient-4.3", ANY, "Apache HttpClient 4", "4.3+", MiddlewareRole.HTTP_CLIENT, false, ""),
+            new ScopeRow(O + "apache-httpclient-4.0", ANY, "Apache HttpClient 4", "4.0+", MiddlewareRole.HTTP_CLIENT, false, ""),
+            new ScopeRow(O + "apache-httpclient-2.0", ANY, "Apache Commons HttpClient", "2.0-3.1", MiddlewareRole.HTTP_CLIENT,
                     false, ""),
-            new Row(O + "apache-httpasyncclient-4.1", ANY, "Apache HttpAsyncClient 4", "4.1+", MiddlewareRole.HTTP_CLIENT,
+            new ScopeRow(O + "apache-httpasyncclient-4.1", ANY, "Apache HttpAsyncClient 4", "4.1+", MiddlewareRole.HTTP_CLIENT,
                     false, ""),
-            new Row(O + "reactor-netty-1.0", ANY, "reactor-netty HttpClient", "1.0+", MiddlewareRole.HTTP_CLIENT, false,
+            new ScopeRow(O + "reactor-netty-1.0", ANY, "reactor-netty HttpClient", "1.0+", MiddlewareRole.HTTP_CLIENT, false,
                     "WebClient and Spring Cloud Gateway's downstream calls"),
-            new Row(O + "netty-4.1", CLIENT, "Netty 4.1 client", "4.1+", MiddlewareRole.HTTP_CLIENT, false, ""),
-            new Row(O + "spring-webflux-5.3", CLIENT, "Spring WebClient", "5.3+", MiddlewareRole.HTTP_CLIENT, false, ""),
-            new Row(O + "okhttp-2.2", ANY, "OkHttp 2", "2.2+", MiddlewareRole.HTTP_CLIENT, false, ""),
-            new Row(O + "jetty-httpclient-9.2", ANY, "Jetty HttpClient", "9.2-11", MiddlewareRole.HTTP_CLIENT, false, ""),
-            new Row(O + "jetty-httpclient-12.0", ANY, "Jetty HttpClient", "12.0+", MiddlewareRole.HTTP_CLIENT, false, ""),
-            new Row(O + "grpc-1.6", CLIENT, "gRPC", "1.6+", MiddlewareRole.RPC_CLIENT, false, ""),
-            new Row(O + "grpc-1.6", SERVER, "gRPC server", "1.6+", MiddlewareRole.SERVER, false, ""),
+            new ScopeRow(O + "netty-4.1", CLIENT, "Netty 4.1 client", "4.1+", MiddlewareRole.HTTP_CLIENT, false, ""),
+            new ScopeRow(O + "spring-webflux-5.3", CLIENT, "Spring WebClient", "5.3+", MiddlewareRole.HTTP_CLIENT, false, ""),
+            new ScopeRow(O + "okhttp-2.2", ANY, "OkHttp 2", "2.2+", MiddlewareRole.HTTP_CLIENT, false, ""),
+            new ScopeRow(O + "jetty-httpclient-9.2", ANY, "Jetty HttpClient", "9.2-11", MiddlewareRole.HTTP_CLIENT, false, ""),
+            new ScopeRow(O + "jetty-httpclient-12.0", ANY, "Jetty HttpClient", "12.0+", MiddlewareRole.HTTP_CLIENT, false, ""),
+            new ScopeRow(O + "grpc-1.6", CLIENT, "gRPC", "1.6+", MiddlewareRole.RPC_CLIENT, false, ""),
+            new ScopeRow(O + "grpc-1.6", SERVER, "gRPC server", "1.6+", MiddlewareRole.SERVER, false, ""),
             // not guarded: stores
-            new Row(O + "lettuce-5.1", ANY, "Lettuce", "5.1+", MiddlewareRole.STORE, false, ""),
-            new Row(O + "lettuce-5.0", ANY, "Lettuce", "5.0", MiddlewareRole.STORE, false, ""),
-            new Row(O + "lettuce-4.0", ANY, "Lettuce", "4.x", MiddlewareRole.STORE, false, ""),
-            new Row(O + "jedis-3.0", ANY, "Jedis 3", "3.x", MiddlewareRole.STORE, false, ""),
-            new Row(O + "jedis-1.4", ANY, "Jedis", "1.4-2.x", MiddlewareRole.STORE, false, ""),
-            new Row(O + "redisson-3.17", ANY, "Redisson", "3.17+", MiddlewareRole.STORE, false, ""),
-            new Row(O + "redisson-3.0", ANY, "Redisson", "3.0-3.16", MiddlewareRole.STORE, false, ""),
-            new Row(O + "kafka-clients-0.11", NOT_PRODUCER, "Kafka consumer", "0.11+", MiddlewareRole.STORE, false, ""),
-            new Row(O + "kafka-clients-2.6", NOT_PRODUCER, "Kafka consumer", "2.6+ (library instrumentation)",
+            new ScopeRow(O + "lettuce-5.1", ANY, "Lettuce", "5.1+", MiddlewareRole.STORE, false, ""),
+            new ScopeRow(O + "lettuce-5.0", ANY, "Lettuce", "5.0", MiddlewareRole.STORE, false, ""),
+            new ScopeRow(O + "lettuce-4.0", ANY, "Lettuce", "4.x", MiddlewareRole.STORE, false, ""),
+            new ScopeRow(O + "jedis-3.0", ANY, "Jedis 3", "3.x", MiddlewareRole.STORE, false, ""),
+            new ScopeRow(O + "jedis-1.4", ANY, "Jedis", "1.4-2.x", MiddlewareRole.STORE, false, ""),
+            new ScopeRow(O + "redisson-3.17", ANY, "Redisson", "3.17+", MiddlewareRole.STORE, false, ""),
+            new ScopeRow(O + "redisson-3.0", ANY, "Redisson", "3.0-3.16", MiddlewareRole.STORE, false, ""),
+            new ScopeRow(O + "kafka-clients-0.11", NOT_PRODUCER, "Kafka consumer", "0.11+", MiddlewareRole.STORE, false, ""),
+            new ScopeRow(O + "kafka-clients-2.6", NOT_PRODUCER, "Kafka consumer", "2.6+ (library instrumentation)",
                     MiddlewareRole.STORE, false, ""),
-            new Row(O + "spring-kafka-2.7", ANY, "Spring Kafka listener", "2.7+", MiddlewareRole.STORE, false, ""),
-            new Row(O + "rabbitmq-2.7", ANY, "RabbitMQ Java client", "2.7+", MiddlewareRole.STORE, false, ""),
-            new Row(O + "mongo-3.1", ANY, "MongoDB Java driver", "3.1+", MiddlewareRole.STORE, false, ""),
-            new Row(O + "r2dbc-1.0", ANY, "R2DBC", "1.0+", MiddlewareRole.STORE, false, ""),
-            new Row(O + "aws-sdk-2.2", ANY, "AWS SDK for Java 2", "2.2+", MiddlewareRole.STORE, false, ""),
-            new Row(O + "aws-sdk-1.11", ANY, "AWS SDK for Java 1", "1.11+", MiddlewareRole.STORE, false, ""),
+            new ScopeRow(O + "spring-kafka-2.7", ANY, "Spring Kafka listener", "2.7+", MiddlewareRole.STORE, false, ""),
+            new ScopeRow(O + "rabbitmq-2.7", ANY, "RabbitMQ Java client", "2.7+", MiddlewareRole.STORE, false, ""),
+            new ScopeRow(O + "mongo-3.1", ANY, "MongoDB Java driver", "3.1+", MiddlewareRole.STORE, false, ""),
+            new ScopeRow(O + "r2dbc-1.0", ANY, "R2DBC", "1.0+", MiddlewareRole.STORE, false, ""),
+            new ScopeRow(O + "aws-sdk-2.2", ANY, "AWS SDK for Java 2", "2.2+", MiddlewareRole.STORE, false, ""),
+            new ScopeRow(O + "aws-sdk-1.11", ANY, "AWS SDK for Java 1", "1.11+", MiddlewareRole.STORE, false, ""),
             // not guarded: servers
-            new Row(O + "tomcat-7.0", ANY, "Tomcat (javax.servlet)", "7.0-9", MiddlewareRole.SERVER, false, ""),
-            new Row(O + "servlet-3.0", ANY, "javax.servlet container", "Servlet 3.0-4", MiddlewareRole.SERVER, false, ""),
-            new Row(O + "servlet-2.2", ANY, "javax.servlet container", "Servlet 2.2-2.5", MiddlewareRole.SERVER, false, ""));
+            new ScopeRow(O + "tomcat-7.0", ANY, "Tomcat (javax.servlet)", "7.0-9", MiddlewareRole.SERVER, false, ""),
+            new ScopeRow(O + "servlet-3.0", ANY, "javax.servlet container", "Servlet 3.0-4", MiddlewareRole.SERVER, false, ""),
+            new ScopeRow(O + "servlet-2.2", ANY, "javax.servlet container", "Servlet 2.2-2.5", MiddlewareRole.SERVER, false, ""));
 
     private GuardedMiddleware() {}
 
@@ -139,7 +139,7 @@ public final class GuardedMiddleware {
      * INTERNAL and unspecified spans without these attributes are no middleware: empty.
      */
     public static Optional<Library> classify(Span span) {
-        for (Row r : ROWS) {
+        for (ScopeRow r : ROWS) {
             if (r.covers(span)) {
                 return Optional.of(new Library(r.library(), r.versions(), r.role(), r.guarded(), r.note()));
             }

@@ -24,7 +24,7 @@ public record MiddlewareUse(String service, String library, String versions, Str
                             String scopeVersion, String system, boolean guarded, long calls, long markedCalls,
                             long markedCallsIsolated, long lastSeenMs) {
     /** How an entry is judged on marked traffic (the {@code guarded-middleware} check's rule). */
-    public enum Verdict {
+    public enum Standing {
         /** The extension guards it. */
         GUARDED,
         /** Not guarded, and never seen in a marked trace. */
@@ -47,22 +47,22 @@ public record MiddlewareUse(String service, String library, String versions, Str
         return markedCalls > 0;
     }
 
-    /** The rule: see {@link Verdict}. */
-    public Verdict verdict() {
+    /** The rule: see {@link Standing}. */
+    public Standing verdict() {
         if (guarded) {
-            return Verdict.GUARDED;
+            return Standing.GUARDED;
         }
         if (!seenMarked()) {
-            return Verdict.NOT_ON_MARKED_TRAFFIC;
+            return Standing.NOT_ON_MARKED_TRAFFIC;
         }
         MiddlewareRole r = MiddlewareRole.ofText(role);
         if (r == MiddlewareRole.SERVER) {
-            return Verdict.UNGATED_SERVER;
+            return Standing.UNGATED_SERVER;
         }
         if (r.callsAService() && markedCallsIsolated == markedCalls) {
-            return Verdict.CALLEE_ISOLATED;
+            return Standing.CALLEE_ISOLATED;
         }
-        return Verdict.UNGUARDED_ON_MARKED_TRAFFIC;
+        return Standing.UNGUARDED_ON_MARKED_TRAFFIC;
     }
 
     /** {@code library versions (scope version)}, e.g. {@code Lettuce 5.1+ (io.opentelemetry.lettuce-5.1 2.22.0-alpha)}. */

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.richter.common.model.Marker;
-import dev.richter.links.middleware.MiddlewareUse.Verdict;
+import dev.richter.links.middleware.MiddlewareUse.Standing;
 import dev.richter.links.trace.InstrumentationScope;
 import dev.richter.links.trace.ParsedTraces;
 import dev.richter.links.trace.Span;
@@ -66,12 +66,12 @@ class MiddlewareInventoryTest {
         MiddlewareUse client = uses.get("gateway / reactor-netty HttpClient");
         assertEquals(new MiddlewareUse("gateway", "reactor-netty HttpClient", "1.0+", "http-client",
                 "io.opentelemetry.reactor-netty-1.0", "2.22.0-alpha", "", false, 1, 1, 0, client.lastSeenMs()), client);
-        assertEquals(Verdict.UNGUARDED_ON_MARKED_TRAFFIC, client.verdict(), "order proved nothing in this recording");
+        assertEquals(Standing.UNGUARDED_ON_MARKED_TRAFFIC, client.verdict(), "order proved nothing in this recording");
         MiddlewareUse jdbc = uses.get("inventory / JDBC");
-        assertEquals(List.of("h2", 3L, 3L, true, Verdict.GUARDED),
+        assertEquals(List.of("h2", 3L, 3L, true, Standing.GUARDED),
                 List.of(jdbc.system(), jdbc.calls(), jdbc.markedCalls(), jdbc.guarded(), jdbc.verdict()));
         MiddlewareUse jedis = uses.get("inventory / Jedis");
-        assertEquals(List.of("redis", 3L, "io.opentelemetry.jedis-4.0", Verdict.GUARDED),
+        assertEquals(List.of("redis", 3L, "io.opentelemetry.jedis-4.0", Standing.GUARDED),
                 List.of(jedis.system(), jedis.calls(), jedis.scopeName(), jedis.verdict()));
         assertEquals(2L, uses.get("order / Apache HttpClient 5 classic").markedCalls());
     }
@@ -83,13 +83,13 @@ class MiddlewareInventoryTest {
         MiddlewareUse inScope = byServiceAndLibrary(MiddlewareInventory.of(proven, Marker.DEFAULT,
                 Set.of("gateway", "order", "inventory")::contains)).get("gateway / reactor-netty HttpClient");
         assertEquals(1L, inScope.markedCallsIsolated());
-        assertEquals(Verdict.CALLEE_ISOLATED, inScope.verdict());
+        assertEquals(Standing.CALLEE_ISOLATED, inScope.verdict());
         MiddlewareUse outOfScope = byServiceAndLibrary(MiddlewareInventory.of(proven, Marker.DEFAULT,
                 Set.of("gateway", "inventory")::contains)).get("gateway / reactor-netty HttpClient");
-        assertEquals(Verdict.UNGUARDED_ON_MARKED_TRAFFIC, outOfScope.verdict(), "order is not in scope");
+        assertEquals(Standing.UNGUARDED_ON_MARKED_TRAFFIC, outOfScope.verdict(), "order is not in scope");
         MiddlewareUse noProof = byServiceAndLibrary(MiddlewareInventory.of(withProof(shop(), Set.of("inventory")),
                 Marker.DEFAULT, s -> true)).get("gateway / reactor-netty HttpClient");
-        assertEquals(Verdict.UNGUARDED_ON_MARKED_TRAFFIC, noProof.verdict(), "order carries no proof");
+        assertEquals(Standing.UNGUARDED_ON_MARKED_TRAFFIC, noProof.verdict(), "order carries no proof");
     }
 
     /** Unmarked traffic: the same spans without the marker are listed, never judged. */
@@ -104,7 +104,7 @@ class MiddlewareInventoryTest {
         MiddlewareUse client = byServiceAndLibrary(MiddlewareInventory.of(unmarked, Marker.DEFAULT, s -> true))
                 .get("gateway / reactor-netty HttpClient");
         assertEquals(0L, client.markedCalls());
-        assertEquals(Verdict.NOT_ON_MARKED_TRAFFIC, client.verdict());
+        assertEquals(Standing.NOT_ON_MARKED_TRAFFIC, client.verdict());
     }
 
     /**
@@ -145,7 +145,7 @@ class MiddlewareInventoryTest {
         Map<String, Boolean> guarded = GuardedMiddleware.ROWS.stream().filter(r -> r.kinds().isEmpty()
                 || r.kinds().contains(dev.richter.links.trace.SpanKind.CLIENT)
                 || r.kinds().contains(dev.richter.links.trace.SpanKind.PRODUCER))
-                .collect(Collectors.toMap(GuardedMiddleware.Row::scopeName, GuardedMiddleware.Row::guarded, (a, b) -> a));
+                .collect(Collectors.toMap(GuardedMiddleware.ScopeRow::scopeName, GuardedMiddleware.ScopeRow::guarded, (a, b) -> a));
         Map<String, Boolean> expected = new TreeMap<>(Map.ofEntries(
                 Map.entry("io.opentelemetry.java-http-client", true), Map.entry("io.opentelemetry.http-url-connection", true),
                 Map.entry("io.opentelemetry.apache-httpclient-5.0", true), Map.entry("io.opentelemetry.okhttp-3.0", true),
