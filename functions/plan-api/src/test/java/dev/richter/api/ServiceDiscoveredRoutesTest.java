@@ -78,7 +78,7 @@ class ServiceDiscoveredRoutesTest {
                 + m.path("seenOnMarkedTraffic").asBoolean() + " " + m.path("markedCalls").asLong() + "/"
                 + m.path("calls").asLong()));
         assertEquals(List.of(
-                "reactor-netty / Netty 4.1 server | 4.1+ | server | io.opentelemetry.netty-4.1 2.22.0-alpha | guarded true"
+                "reactor-netty / Netty 4.1 server | 4.1.x | server | io.opentelemetry.netty-4.1 2.22.0-alpha | guarded true"
                         + " | marked true 1/1",
                 "reactor-netty HttpClient | 1.0+ | http-client | io.opentelemetry.reactor-netty-1.0 2.22.0-alpha"
                         + " | guarded false | marked true 1/1"), middleware);

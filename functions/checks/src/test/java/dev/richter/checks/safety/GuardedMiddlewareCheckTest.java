@@ -41,7 +41,7 @@ class GuardedMiddlewareCheckTest {
         r.values().forEach(c -> assertEquals(Outcome.PASS, c.outcome(), c.evidence()));
         assertEquals("not guarded, vouched for by its callees: reactor-netty HttpClient 1.0+"
                 + " (io.opentelemetry.reactor-netty-1.0 2.22.0-alpha), 2 marked calls (" + GuardedMiddlewareCheck.VOUCHED
-                + "); guarded: reactor-netty / Netty 4.1 server 4.1+ (io.opentelemetry.netty-4.1 2.22.0-alpha), 2 marked calls",
+                + "); guarded: reactor-netty / Netty 4.1 server 4.1.x (io.opentelemetry.netty-4.1 2.22.0-alpha), 2 marked calls",
                 r.get("gateway").evidence());
         assertEquals("guarded: JDBC any driver (io.opentelemetry.jdbc 2.22.0-alpha), 6 marked calls, Jedis 4.0+"
                 + " (guarded: 7) (io.opentelemetry.jedis-4.0 2.22.0-alpha), 6 marked calls, Tomcat (jakarta Servlet) 10.0+"
@@ -58,7 +58,7 @@ class GuardedMiddlewareCheckTest {
         assertEquals(Outcome.FAIL, gateway.outcome());
         assertEquals("not guarded by Richter's agent extension, on marked traffic: reactor-netty HttpClient 1.0+"
                 + " (io.opentelemetry.reactor-netty-1.0 2.22.0-alpha), 2 marked calls; guarded: reactor-netty / Netty 4.1"
-                + " server 4.1+ (io.opentelemetry.netty-4.1 2.22.0-alpha), 2 marked calls", gateway.evidence());
+                + " server 4.1.x (io.opentelemetry.netty-4.1 2.22.0-alpha), 2 marked calls", gateway.evidence());
         List<Span> proven = IsolationEnforcedCheckTest.proven(CAPTURE, IsolationEnforcedCheckTest.SCOPE);
         assertEquals(Outcome.FAIL, bySubject(GuardedMiddlewareCheck.check(proven, Set.of("gateway", "inventory"),
                 Marker.DEFAULT)).get("gateway").outcome(), "order proves its isolation, but is not in scope");
@@ -92,7 +92,7 @@ class GuardedMiddlewareCheckTest {
         CheckResult cart = GuardedMiddlewareCheck.check(List.of(unmarkedLettuce, markedJavax), Set.of("cart"),
                 Marker.DEFAULT).get(0);
         assertEquals(Outcome.WARN, cart.outcome());
-        assertEquals("server not gated (no 503 before the isolation document loads): Tomcat (javax.servlet) 7.0-9"
+        assertEquals("server not gated (no 503 before the isolation document loads): Tomcat (javax.servlet) 7.0.4-9"
                 + " (io.opentelemetry.tomcat-7.0 2.22.0-alpha), 1 marked calls; not guarded, not on marked traffic:"
                 + " Lettuce 5.1+ (io.opentelemetry.lettuce-5.1 2.22.0-alpha)", cart.evidence());
     }

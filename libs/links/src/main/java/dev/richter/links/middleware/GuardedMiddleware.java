@@ -12,7 +12,8 @@ import java.util.Set;
  * scope the OpenTelemetry Java agent records them under.
  *
  * <p>Sources: the scope names are the agent's instrumentation names ({@code "io.opentelemetry." + module}) as
- * opentelemetry-java-instrumentation v2.22.0 (the agent Richter supports, DESIGN.md §9) spells them in each module's
+ * opentelemetry-java-instrumentation v2.22.0 (commit a5c7d88141ce; the agent Richter supports, DESIGN.md §9) spells
+ * them in each module's
  * singletons, and each row's library versions are that module's muzzle {@code pass} range (its {@code
  * build.gradle.kts}); guarded or not is agent/README.md, "What is guarded, and what is not": guarded are the JDK
  * {@code HttpClient}, {@code java.net.HttpURLConnection}, Apache HttpClient 5 classic, OkHttp 4/5, JDBC (any driver),
@@ -20,7 +21,8 @@ import java.util.Set;
  * server; not guarded are Apache HttpClient 4, reactor-netty's {@code HttpClient} ({@code WebClient}, Spring Cloud
  * Gateway's downstream calls), Lettuce, the Kafka consumer, in-process caches, the AWS SDK, gRPC and {@code
  * javax.servlet} containers. A change to either source changes this table and its test ({@code
- * GuardedMiddlewareTest}) together.
+ * MiddlewareInventoryTest#tableRowsAreTheAgentsScopeNames}) together. In-process caches (Caffeine, a map) make no span:
+ * no trace can show them, so no row names them.
  *
  * <p>What a span cannot tell, and how the table decides (each a named gap):
  * <ul>
@@ -85,28 +87,28 @@ public final class GuardedMiddleware {
             new ScopeRow(O + "java-http-server", ANY, "JDK HttpServer", "any JDK", MiddlewareRole.SERVER, true, ""),
             new ScopeRow(O + "tomcat-10.0", ANY, "Tomcat (jakarta Servlet)", "10.0+", MiddlewareRole.SERVER, true, ""),
             new ScopeRow(O + "servlet-5.0", ANY, "jakarta Servlet container", "Servlet 5.0+", MiddlewareRole.SERVER, true, ""),
-            new ScopeRow(O + "netty-4.1", SERVER, "reactor-netty / Netty 4.1 server", "4.1+", MiddlewareRole.SERVER, true,
+            new ScopeRow(O + "netty-4.1", SERVER, "reactor-netty / Netty 4.1 server", "4.1.x", MiddlewareRole.SERVER, true,
                     "the 503 gate is reactor-netty's HttpServer's; a bare Netty server is not gated"),
             // not guarded: clients
-            new ScopeRow(O + "apache-httpclient-4.3", ANY, "Apache HttpClient 4", "4.3+", MiddlewareRole.HTTP_CLIENT, false, ""),
+            new ScopeRow(O + "apache-httpclient-4.3", ANY, "Apache HttpClient 4", "4.3+ (library instrumentation)", MiddlewareRole.HTTP_CLIENT, false, ""),
             new ScopeRow(O + "apache-httpclient-4.0", ANY, "Apache HttpClient 4", "4.0+", MiddlewareRole.HTTP_CLIENT, false, ""),
-            new ScopeRow(O + "apache-httpclient-2.0", ANY, "Apache Commons HttpClient", "2.0-3.1", MiddlewareRole.HTTP_CLIENT,
+            new ScopeRow(O + "apache-httpclient-2.0", ANY, "Apache Commons HttpClient", "2.0-3.x", MiddlewareRole.HTTP_CLIENT,
                     false, ""),
             new ScopeRow(O + "apache-httpasyncclient-4.1", ANY, "Apache HttpAsyncClient 4", "4.1+", MiddlewareRole.HTTP_CLIENT,
                     false, ""),
             new ScopeRow(O + "reactor-netty-1.0", ANY, "reactor-netty HttpClient", "1.0+", MiddlewareRole.HTTP_CLIENT, false,
                     "WebClient and Spring Cloud Gateway's downstream calls"),
-            new ScopeRow(O + "netty-4.1", CLIENT, "Netty 4.1 client", "4.1+", MiddlewareRole.HTTP_CLIENT, false, ""),
-            new ScopeRow(O + "spring-webflux-5.3", CLIENT, "Spring WebClient", "5.3+", MiddlewareRole.HTTP_CLIENT, false, ""),
+            new ScopeRow(O + "netty-4.1", CLIENT, "Netty 4.1 client", "4.1.x", MiddlewareRole.HTTP_CLIENT, false, ""),
+            new ScopeRow(O + "spring-webflux-5.3", CLIENT, "Spring WebClient", "5.3+ (library instrumentation)", MiddlewareRole.HTTP_CLIENT, false, ""),
             new ScopeRow(O + "okhttp-2.2", ANY, "OkHttp 2", "2.2+", MiddlewareRole.HTTP_CLIENT, false, ""),
-            new ScopeRow(O + "jetty-httpclient-9.2", ANY, "Jetty HttpClient", "9.2-11", MiddlewareRole.HTTP_CLIENT, false, ""),
+            new ScopeRow(O + "jetty-httpclient-9.2", ANY, "Jetty HttpClient", "9.2-9.x", MiddlewareRole.HTTP_CLIENT, false, ""),
             new ScopeRow(O + "jetty-httpclient-12.0", ANY, "Jetty HttpClient", "12.0+", MiddlewareRole.HTTP_CLIENT, false, ""),
             new ScopeRow(O + "grpc-1.6", CLIENT, "gRPC", "1.6+", MiddlewareRole.RPC_CLIENT, false, ""),
             new ScopeRow(O + "grpc-1.6", SERVER, "gRPC server", "1.6+", MiddlewareRole.SERVER, false, ""),
             // not guarded: stores
             new ScopeRow(O + "lettuce-5.1", ANY, "Lettuce", "5.1+", MiddlewareRole.STORE, false, ""),
-            new ScopeRow(O + "lettuce-5.0", ANY, "Lettuce", "5.0", MiddlewareRole.STORE, false, ""),
-            new ScopeRow(O + "lettuce-4.0", ANY, "Lettuce", "4.x", MiddlewareRole.STORE, false, ""),
+            new ScopeRow(O + "lettuce-5.0", ANY, "Lettuce", "5.0.x", MiddlewareRole.STORE, false, ""),
+            new ScopeRow(O + "lettuce-4.0", ANY, "Lettuce (biz.paluch.redis)", "4.0+", MiddlewareRole.STORE, false, ""),
             new ScopeRow(O + "jedis-3.0", ANY, "Jedis 3", "3.x", MiddlewareRole.STORE, false, ""),
             new ScopeRow(O + "jedis-1.4", ANY, "Jedis", "1.4-2.x", MiddlewareRole.STORE, false, ""),
             new ScopeRow(O + "redisson-3.17", ANY, "Redisson", "3.17+", MiddlewareRole.STORE, false, ""),
@@ -119,10 +121,10 @@ public final class GuardedMiddleware {
             new ScopeRow(O + "mongo-3.1", ANY, "MongoDB Java driver", "3.1+", MiddlewareRole.STORE, false, ""),
             new ScopeRow(O + "r2dbc-1.0", ANY, "R2DBC", "1.0+", MiddlewareRole.STORE, false, ""),
             new ScopeRow(O + "aws-sdk-2.2", ANY, "AWS SDK for Java 2", "2.2+", MiddlewareRole.STORE, false, ""),
-            new ScopeRow(O + "aws-sdk-1.11", ANY, "AWS SDK for Java 1", "1.11+", MiddlewareRole.STORE, false, ""),
+            new ScopeRow(O + "aws-sdk-1.11", ANY, "AWS SDK for Java 1", "1.10.33+", MiddlewareRole.STORE, false, ""),
             // not guarded: servers
-            new ScopeRow(O + "tomcat-7.0", ANY, "Tomcat (javax.servlet)", "7.0-9", MiddlewareRole.SERVER, false, ""),
-            new ScopeRow(O + "servlet-3.0", ANY, "javax.servlet container", "Servlet 3.0-4", MiddlewareRole.SERVER, false, ""),
+            new ScopeRow(O + "tomcat-7.0", ANY, "Tomcat (javax.servlet)", "7.0.4-9", MiddlewareRole.SERVER, false, ""),
+            new ScopeRow(O + "servlet-3.0", ANY, "javax.servlet container", "Servlet 3.0+", MiddlewareRole.SERVER, false, ""),
             new ScopeRow(O + "servlet-2.2", ANY, "javax.servlet container", "Servlet 2.2-2.5", MiddlewareRole.SERVER, false, ""));
 
     private GuardedMiddleware() {}
