@@ -197,7 +197,8 @@ class SafetyGateIT extends LocalAwsStackTestSupport {
         JsonNode report = ran.report();
         assertEquals("PASSED", report.path("outcome").asText(), report.path("outcomeReason").asText());
         assertEquals(1, report.path("formal").size(), "the formal stage ran");
-        for (String name : List.of("trace-source", "marker-propagation", "mocked-exit", "isolation-enforced", "shadow-writes")) {
+        for (String name : List.of("trace-source", "marker-propagation", "mocked-exit", "isolation-enforced",
+                "guarded-middleware", "shadow-writes")) {
             List<JsonNode> c = checks(report, "dynamicChecks", name);
             assertTrue(!c.isEmpty() && c.stream().allMatch(r -> r.path("outcome").asText().equals("PASS")), name + ": " + c);
         }

@@ -1,6 +1,7 @@
 package dev.richter.checks;
 
 import dev.richter.checks.safety.DiscoveredDatastoresCheck;
+import dev.richter.checks.safety.GuardedMiddlewareCheck;
 import dev.richter.checks.safety.IsolationEnforcedCheck;
 import dev.richter.checks.safety.LinkComparisonCheck;
 import dev.richter.checks.safety.MarkerOnSpan;
@@ -47,7 +48,8 @@ import java.util.function.LongSupplier;
  * {@value #CONFIG_CHECK} when the team has no configuration.
  *
  * <p>Dynamic: the spans of the window from the team's trace source, then marker propagation, mocked exits,
- * test-vs-real link comparison (interface dimension) and shadow writes. Spans arrive late: the OpenTelemetry agent exports
+ * isolation enforced, guarded middleware ({@value dev.richter.checks.safety.GuardedMiddlewareCheck#NAME}: an unguarded
+ * client or store on marked traffic FAILs), test-vs-real link comparison (interface dimension) and shadow writes. Spans arrive late: the OpenTelemetry agent exports
  * every 500 ms, so the read starts at least {@link #FLUSH_ALLOWANCE_MS} after the window's end and is
  * repeated every {@link #POLL_INTERVAL_MS} until a marked span is seen, for at most
  * {@link #MAX_MARKED_WAIT_MS}. One {@value #TRACE_SOURCE_CHECK} result says what was read: WARN when no
@@ -204,6 +206,7 @@ public final class SafetyGate {
         out.addAll(guarded(MockedExitsCheck.NAME, () -> SafetyChecks.mockedExits(traces, scope, exits, Marker.DEFAULT, config.exitAddresses())));
         List<Span> batch = spans;
         out.addAll(guarded(IsolationEnforcedCheck.NAME, () -> List.of(IsolationEnforcedCheck.check(batch, scope, Marker.DEFAULT))));
+        out.addAll(guarded(GuardedMiddlewareCheck.NAME, () -> GuardedMiddlewareCheck.check(batch, scope, Marker.DEFAULT)));
         out.addAll(guarded(LinkComparisonCheck.NAME, () -> SafetyChecks.linkComparison(traces, Marker.DEFAULT, Dimension.INTERFACE, exits)));
         out.addAll(guarded(ShadowWritesCheck.NAME, () -> SafetyChecks.shadowWrites(traces, scope, services, Marker.DEFAULT)));
         return out;

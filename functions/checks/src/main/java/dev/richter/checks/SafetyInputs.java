@@ -1,6 +1,7 @@
 package dev.richter.checks;
 
 import dev.richter.common.AccessDenied;
+import dev.richter.checks.safety.GuardedMiddlewareCheck;
 import dev.richter.checks.safety.ShadowPreCheckEvidence;
 import dev.richter.common.Repositories;
 import dev.richter.common.model.CheckResult;
@@ -55,6 +56,8 @@ final class SafetyInputs {
         }
         out.addAll(SafetyGate.staticChecks(teamId, loaded.config(), loaded.configured(), services,
                 exits(teamId, loaded.config(), scope(services)), links.datastores(teamId)));
+        out.addAll(SafetyGate.guarded(GuardedMiddlewareCheck.NAME,
+                () -> GuardedMiddlewareCheck.checkRecorded(links.middleware(teamId), scope(services))));
         out.addAll(shadowPreChecks(teamId, loaded, services));
         return out;
     }

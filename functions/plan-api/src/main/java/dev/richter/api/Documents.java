@@ -5,6 +5,7 @@ import dev.richter.common.Json;
 import dev.richter.common.model.Plan;
 import dev.richter.common.model.RegisteredService;
 import dev.richter.links.datastore.DiscoveredDatastore;
+import dev.richter.links.middleware.MiddlewareUse;
 import dev.richter.runs.PlanDocument;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -48,6 +49,32 @@ final class Documents {
         }
         m.put("writes", d.writes());
         m.put("lastSeenMs", d.lastSeenMs());
+        return m;
+    }
+
+    /** A middleware use as {@code GET /services/{name}} answers it ({@code MiddlewareUse} in openapi.json). */
+    static Map<String, Object> middlewareUse(MiddlewareUse u) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("library", u.library());
+        if (!u.versions().isEmpty()) {
+            m.put("versions", u.versions());
+        }
+        m.put("role", u.role());
+        if (!u.scopeName().isEmpty()) {
+            m.put("scopeName", u.scopeName());
+        }
+        if (!u.scopeVersion().isEmpty()) {
+            m.put("scopeVersion", u.scopeVersion());
+        }
+        if (!u.system().isEmpty()) {
+            m.put("system", u.system());
+        }
+        m.put("guarded", u.guarded());
+        m.put("seenOnMarkedTraffic", u.seenMarked());
+        m.put("calls", u.calls());
+        m.put("markedCalls", u.markedCalls());
+        m.put("markedCallsIsolated", u.markedCallsIsolated());
+        m.put("lastSeenMs", u.lastSeenMs());
         return m;
     }
 

@@ -73,8 +73,10 @@ final class ServiceResource {
     /**
      * {@code GET /services/{name}}: 200 with the service and, next to its declared {@code datastores}, the ones its
      * traces showed it touching ({@code discovered: [{kind, name, system, namespace?, writes, lastSeenMs}]}, from
-     * every trace ingest of the team's real traffic: {@code LinkService.datastores}); 404 when the team has none of that
-     * name.
+     * every trace ingest of the team's real traffic: {@code LinkService.datastores}), and the clients, stores and
+     * servers its traces showed it using ({@code middleware: [{library, versions?, role, scopeName?, scopeVersion?,
+     * system?, guarded, seenOnMarkedTraffic, calls, markedCalls, markedCallsIsolated, lastSeenMs}]}, {@code
+     * LinkService.middleware}); 404 when the team has none of that name.
      */
     ApiResponse get(ApiRequest req) {
         String name = req.path("name");
@@ -82,6 +84,8 @@ final class ServiceResource {
         Map<String, Object> doc = Documents.service(s);
         doc.put("discovered", links.datastores(req.teamId()).getOrDefault(name, List.of()).stream()
                 .map(Documents::discoveredDatastore).toList());
+        doc.put("middleware", links.middleware(req.teamId()).getOrDefault(name, List.of()).stream()
+                .map(Documents::middlewareUse).toList());
         return ApiResponse.json(200, doc);
     }
 

@@ -19,6 +19,8 @@ import dev.richter.links.source.TraceSource;
 import dev.richter.links.source.TraceSourceSpec;
 import dev.richter.links.store.LinkRepository;
 import dev.richter.links.store.StoredEdge;
+import dev.richter.links.middleware.MiddlewareInventory;
+import dev.richter.links.middleware.MiddlewareUse;
 import dev.richter.links.trace.Span;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -104,7 +106,24 @@ public final class EvidenceLoader {
                     VanishedEdges.Coverage.NONE);
             graph = graph.withCrossings(coverage.crossed());
         }
-        return new ReportEvidence(started, series, overload, traces, graph, sentByWorker, coverage);
+        List<MiddlewareUse> middleware = List.of();
+        if (traces.read()) {
+            middleware = attempt("middleware", () -> middleware(plan, spans), List.of());
+        }
+        return new ReportEvidence(started, series, overload, traces, graph, sentByWorker, coverage).withMiddleware(middleware);
+    }
+
+    /**
+     * The clients, stores and servers each scope service (the team's registered services) used in the run's traces,
+     * judged against that scope ({@link MiddlewareInventory}), by service name, each service's in order of first sighting.
+     */
+    List<MiddlewareUse> middleware(Plan plan, List<Span> spans) {
+        Set<String> scope = new HashSet<>();
+        services.apply(plan.teamId()).forEach(s -> scope.add(s.name()));
+        List<MiddlewareUse> out = new ArrayList<>(MiddlewareInventory.of(spans, Marker.DEFAULT, scope::contains).stream()
+                .filter(u -> scope.contains(u.service())).toList());
+        out.sort(java.util.Comparator.comparing(MiddlewareUse::service));
+        return out;
     }
 
     /** The series of the run's windows, one bucket per {@link TimeSeries#bucketSFor} seconds of the run. */

@@ -65,6 +65,7 @@ public final class HtmlReport {
         }
         checks(h, "Static checks", r.staticChecks());
         checks(h, "Dynamic checks (pre-test)", r.dynamicChecks());
+        middleware(h, r.middleware());
         verdicts(h, r);
         h.append("<footer><p>Steps are numbered from 1 here; in the report's JSON <code>stepIndex</code> is 0-based (")
                 .append(esc(r.indexing())).append("). Latency is measured from each request's intended send time (coordinated")
@@ -335,6 +336,35 @@ public final class HtmlReport {
             h.append("<p>").append(r.verdicts().size() - MAX_VERDICT_ROWS).append(" more changes are in the report's JSON.</p>");
         }
         h.append("</section>");
+    }
+
+    /**
+     * "Middleware per service": each scope service's clients, stores and servers in the run's traces, guarded by
+     * Richter's agent extension or not, seen on marked traffic or not; an unguarded one on marked traffic is marked FAIL
+     * (as the {@code guarded-middleware} check judges it), a server without the 503 gate WARN. Absent when no trace was
+     * read.
+     */
+    private static void middleware(StringBuilder h, List<Report.ServiceMiddleware> rows) {
+        if (rows.isEmpty()) {
+            return;
+        }
+        h.append("<section><h2>Middleware per service</h2><p>The clients, stores and servers each service's traces show")
+                .append(" (instrumentation scope, <code>db.system</code>, <code>messaging.system</code>,")
+                .append(" <code>rpc.system</code>), and whether Richter's agent extension guards them.</p>")
+                .append("<table><tr><th class=l>service</th><th class=l>library</th><th class=l>versions</th>")
+                .append("<th class=l>role</th><th class=l>instrumentation</th><th class=l>system</th><th class=l>guarded</th>")
+                .append("<th>calls</th><th>marked</th><th class=l>verdict</th></tr>");
+        for (Report.ServiceMiddleware m : rows) {
+            String outcome = m.verdict().equals("unguarded on marked traffic") ? "FAIL"
+                    : m.verdict().equals("server not gated") ? "WARN" : "PASS";
+            h.append("<tr><td class=l>").append(esc(m.service())).append("</td><td class=l>").append(esc(m.library()))
+                    .append("</td><td class=l>").append(esc(m.versions())).append("</td><td class=l>").append(esc(m.role()))
+                    .append("</td><td class=l>").append(esc(m.scope())).append("</td><td class=l>").append(esc(m.system()))
+                    .append("</td><td class=l>").append(m.guarded() ? "yes" : "no").append("</td><td>").append(m.calls())
+                    .append("</td><td>").append(m.markedCalls()).append("</td><td class=\"l ").append(outcome).append("\">")
+                    .append(esc(m.verdict())).append("</td></tr>");
+        }
+        h.append("</table></section>");
     }
 
     private static void checks(StringBuilder h, String title, List<CheckResult> results) {

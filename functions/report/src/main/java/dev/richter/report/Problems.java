@@ -55,6 +55,8 @@ public final class Problems {
             Map.entry("mq-shadow-switch", "switch the topic's shadow switch on and map it to a shadow topic"),
             Map.entry("middleware-version", "move the component into the range verified to carry the marker, or verify the new"
                     + " version and widen the rule"),
+            Map.entry("guarded-middleware", "move the named service's marked calls to a client Richter's agent extension guards"
+                    + " (agent/README.md, What is guarded), or send them only to in-scope services that prove their isolation"),
             Map.entry("monitoring-evidence", "fix the probe target (metrics path, scrape format, gRPC service name) so the module is"
                     + " observed"));
     static final String DEFAULT_NEXT = "read the evidence and fix its cause";

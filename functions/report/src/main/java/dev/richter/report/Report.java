@@ -47,6 +47,8 @@ import java.util.List;
  * @param events         the run's events in time order: alerts of the team's Alertmanager fired and resolved, verdict
  *                       changes, the abort ({@link RunEvents}); also at {@code GET /runs/{runId}/events}
  * @param businessMetrics each business metric per step against its baseline ({@link BusinessMetricTable})
+ * @param middleware     per scope service, each client, store and server the run's traces show, guarded or not ({@link
+ *                       ServiceMiddleware}), in service order
  */
 public record Report(String runId, String planId, String teamId, String planName, String outcome, String outcomeReason,
                      long generatedAtMs, List<CheckResult> staticChecks, List<CheckResult> dynamicChecks,
@@ -56,7 +58,7 @@ public record Report(String runId, String planId, String teamId, String planName
                      TimeSeries timeSeries, LatencyCurves latencyCurves, CallGraph callGraph, String indexing,
                      List<Bottlenecks.Bottleneck> bottlenecks, List<FollowedProblem> followUp,
                      SinceLastRun sinceLastRun, List<RunEvent> events,
-                     List<BusinessMetricTable.BusinessMetricStep> businessMetrics) {
+                     List<BusinessMetricTable.BusinessMetricStep> businessMetrics, List<ServiceMiddleware> middleware) {
     /** The text of {@link #indexing()}. */
     public static final String INDEXING = "stepIndex is 0-based within its stage (formal step 1 has stepIndex 0);"
             + " text for people numbers steps from 1";
@@ -75,6 +77,43 @@ public record Report(String runId, String planId, String teamId, String planName
         sinceLastRun = sinceLastRun == null ? SinceLastRun.NONE : sinceLastRun;
         events = events == null ? List.of() : List.copyOf(events);
         businessMetrics = businessMetrics == null ? List.of() : List.copyOf(businessMetrics);
+        middleware = middleware == null ? List.of() : List.copyOf(middleware);
+    }
+
+    /**
+     * One client, store or server a scope service used in the run's traces (issue 46 item 6), judged as the {@code
+     * guarded-middleware} check judges it against the run's scope.
+     *
+     * @param service the scope service
+     * @param library e.g. {@code reactor-netty HttpClient}
+     * @param versions the library versions its instrumentation covers, e.g. {@code 1.0+}; {@code ""} when unknown
+     * @param role {@code http-client}, {@code rpc-client}, {@code store} or {@code server}
+     * @param scope the instrumentation scope and its version, e.g. {@code io.opentelemetry.reactor-netty-1.0
+     *     2.22.0-alpha}; {@code ""} when the traces named none
+     * @param system {@code db.system} / {@code messaging.system} / {@code rpc.system}, {@code ""} for none
+     * @param guarded true when Richter's agent extension guards it
+     * @param seenOnMarkedTraffic true when seen in a marked trace of the run
+     * @param calls spans seen in the run's traces
+     * @param markedCalls of which in marked traces
+     * @param verdict {@code guarded}, {@code not on marked traffic}, {@code unguarded, but every marked call went to an
+     *     in-scope service that enforces isolation}, {@code server not gated} or {@code unguarded on marked traffic}
+     */
+    public record ServiceMiddleware(String service, String library, String versions, String role, String scope,
+                                    String system, boolean guarded, boolean seenOnMarkedTraffic, long calls,
+                                    long markedCalls, String verdict) {
+        /** The row of {@code u}, with its verdict in words. */
+        static ServiceMiddleware of(dev.richter.links.middleware.MiddlewareUse u) {
+            String scope = u.scopeName().isEmpty() ? "" : (u.scopeName() + " " + u.scopeVersion()).strip();
+            String verdict = switch (u.verdict()) {
+                case GUARDED -> "guarded";
+                case NOT_ON_MARKED_TRAFFIC -> "not on marked traffic";
+                case CALLEE_ISOLATED -> "unguarded, but every marked call went to an in-scope service that enforces isolation";
+                case UNGATED_SERVER -> "server not gated";
+                case UNGUARDED_ON_MARKED_TRAFFIC -> "unguarded on marked traffic";
+            };
+            return new ServiceMiddleware(u.service(), u.library(), u.versions(), u.role(), scope, u.system(), u.guarded(),
+                    u.seenMarked(), u.calls(), u.markedCalls(), verdict);
+        }
     }
 
     /** Every step in run order: the pre-test, the warm-up, the formal steps. */
@@ -97,14 +136,16 @@ public record Report(String runId, String planId, String teamId, String planName
     public Report withTimeSeries(TimeSeries series) {
         return new Report(runId, planId, teamId, planName, outcome, outcomeReason, generatedAtMs, staticChecks, dynamicChecks,
                 warmUp, preTest, formal, formalStepsPlanned, verdicts, capacity, failureMode, confidence, missingEvidence, problems,
-                resilience, series, latencyCurves, callGraph, indexing, bottlenecks, followUp, sinceLastRun, events, businessMetrics);
+                resilience, series, latencyCurves, callGraph, indexing, bottlenecks, followUp, sinceLastRun, events, businessMetrics,
+                middleware);
     }
 
     /** The same report with the plan's followed problems and the comparison with its previous run. */
     public Report withHistory(List<FollowedProblem> followed, SinceLastRun since) {
         return new Report(runId, planId, teamId, planName, outcome, outcomeReason, generatedAtMs, staticChecks, dynamicChecks,
                 warmUp, preTest, formal, formalStepsPlanned, verdicts, capacity, failureMode, confidence, missingEvidence, problems,
-                resilience, timeSeries, latencyCurves, callGraph, indexing, bottlenecks, followed, since, events, businessMetrics);
+                resilience, timeSeries, latencyCurves, callGraph, indexing, bottlenecks, followed, since, events, businessMetrics,
+                middleware);
     }
 
     /**

@@ -172,7 +172,8 @@ public final class ReportBuilder {
                         Problems.alerts(evidence.events(), all)),
                 resilience, evidence.timeSeries().withMarks(withEventMarks(marks(all, ordered), evidence.events())), LatencyCurves.of(all),
                 evidence.callGraph(), Report.INDEXING, Bottlenecks.of(beforeFormal, formal, evidence.traces(), evidence.saturation()),
-                List.of(), Report.SinceLastRun.NONE, evidence.events(), BusinessMetricTable.of(evidence.businessMetrics(), all));
+                List.of(), Report.SinceLastRun.NONE, evidence.events(), BusinessMetricTable.of(evidence.businessMetrics(), all),
+                evidence.middleware().stream().map(Report.ServiceMiddleware::of).toList());
     }
 
     /** The resilience findings with {@link Degradation}'s appended, from the steps' failed checks and vanished paths. */

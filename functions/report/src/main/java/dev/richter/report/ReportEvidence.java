@@ -3,6 +3,7 @@ package dev.richter.report;
 import dev.richter.common.model.OverloadResponses;
 import dev.richter.common.model.StepPlan;
 import dev.richter.common.model.WorkerKey;
+import dev.richter.links.middleware.MiddlewareUse;
 import java.util.List;
 import java.util.Map;
 
@@ -22,24 +23,27 @@ import java.util.Map;
  * @param saturation   the saturation signals the fault decider stored per round (empty when none or not read)
  * @param events       the run's events: alerts fired and resolved, verdict changes, the abort ({@link RunEvents})
  * @param businessMetrics the business metrics the fault decider read per round
+ * @param middleware   the clients, stores and servers each scope service used in the run's traces, judged against the
+ *                     run's scope ({@link dev.richter.links.middleware.MiddlewareInventory}; empty when not read)
  */
 public record ReportEvidence(List<StepPlan> startedSteps, TimeSeries timeSeries,
                              List<OverloadResponses> overload, TraceEvidence traces, CallGraph callGraph,
                              Map<WorkerKey, Long> windowSentByWorker, VanishedEdges.Coverage coverage,
                              List<SaturationSignal> saturation, List<RunEvent> events,
-                             List<BusinessMetricRound> businessMetrics) {
+                             List<BusinessMetricRound> businessMetrics, List<MiddlewareUse> middleware) {
     /** Evidence without the marked traces' coverage of the call graph and without saturation signals. */
     public ReportEvidence(List<StepPlan> startedSteps, TimeSeries timeSeries, List<OverloadResponses> overload,
                           TraceEvidence traces, CallGraph callGraph, Map<WorkerKey, Long> windowSentByWorker) {
         this(startedSteps, timeSeries, overload, traces, callGraph, windowSentByWorker, VanishedEdges.Coverage.NONE, List.of(),
-                List.of(), List.of());
+                List.of(), List.of(), List.of());
     }
 
     /** Evidence without saturation signals. */
     public ReportEvidence(List<StepPlan> startedSteps, TimeSeries timeSeries, List<OverloadResponses> overload,
                           TraceEvidence traces, CallGraph callGraph, Map<WorkerKey, Long> windowSentByWorker,
                           VanishedEdges.Coverage coverage) {
-        this(startedSteps, timeSeries, overload, traces, callGraph, windowSentByWorker, coverage, List.of(), List.of(), List.of());
+        this(startedSteps, timeSeries, overload, traces, callGraph, windowSentByWorker, coverage, List.of(), List.of(), List.of(),
+                List.of());
     }
 
     /** Evidence without per-worker window sums. */
@@ -63,17 +67,24 @@ public record ReportEvidence(List<StepPlan> startedSteps, TimeSeries timeSeries,
         saturation = saturation == null ? List.of() : List.copyOf(saturation);
         events = events == null ? List.of() : List.copyOf(events);
         businessMetrics = businessMetrics == null ? List.of() : List.copyOf(businessMetrics);
+        middleware = middleware == null ? List.of() : List.copyOf(middleware);
     }
 
     /** The same evidence with the decider's saturation signals. */
     public ReportEvidence withSaturation(List<SaturationSignal> signals) {
         return new ReportEvidence(startedSteps, timeSeries, overload, traces, callGraph, windowSentByWorker, coverage, signals,
-                events, businessMetrics);
+                events, businessMetrics, middleware);
     }
 
     /** The same evidence with the run's events and business metrics. */
     public ReportEvidence withTeamEvidence(List<RunEvent> runEvents, List<BusinessMetricRound> metrics) {
         return new ReportEvidence(startedSteps, timeSeries, overload, traces, callGraph, windowSentByWorker, coverage, saturation,
-                runEvents, metrics);
+                runEvents, metrics, middleware);
+    }
+
+    /** The same evidence with the middleware the run's traces show ({@link #middleware()}). */
+    public ReportEvidence withMiddleware(List<MiddlewareUse> uses) {
+        return new ReportEvidence(startedSteps, timeSeries, overload, traces, callGraph, windowSentByWorker, coverage, saturation,
+                events, businessMetrics, uses);
     }
 }

@@ -15,7 +15,9 @@ import dev.richter.links.graph.Dimension;
 import dev.richter.links.source.TraceSource;
 import dev.richter.links.store.LinkRepository;
 import dev.richter.links.store.StoredEdge;
+import dev.richter.links.trace.InstrumentationScope;
 import dev.richter.links.trace.Span;
+import dev.richter.links.trace.SpanKind;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -158,6 +160,46 @@ class EvidenceLoaderTest {
         assertEquals(List.of(CallGraphTest.ENTRY, CallGraphTest.RESERVE), g.nodes().stream().map(CallGraph.Node::id).toList());
         assertEquals(1, CallGraphTest.find(g, CallGraphTest.ENTRY, CallGraphTest.RESERVE).calls());
         assertTrue(g.note().startsWith("drawn from the run's sampled traces"), g.note());
+    }
+
+    /**
+     * The report lists each scope service's middleware from the run's traces, JSON and HTML: order's marked call to
+     * inventory has no instrumentation scope (an HTTP client no row names, unguarded; inventory's SERVER span under it
+     * proves isolation, so it is vouched for), and its marked Redis call went through Lettuce (a store, unguarded: FAIL).
+     */
+    @Test
+    void theRunsTracesListEachScopeServicesMiddlewareInJsonAndHtml() {
+        repositories.putRegistryDoc("t1", RunEvidenceRepository.SAFETY_ITEM, Map.of("traceSource", Map.of("kind", "directory",
+                "path", "/tmp/spans")));
+        List<Span> trace = new ArrayList<>(Fixtures.trace("4bf92f3577b34da6a3ce929d0e0e4736", "order", "POST /orders",
+                Fixtures.startOf("formal", 0) + 500, 30, 1, "inventory"));
+        Span root = trace.get(0);
+        Span client = trace.get(1);
+        trace.add(new Span(client.traceId(), "00f067aa0ba902b7", client.spanId(), List.of(), "inventory", "POST /reserve",
+                SpanKind.SERVER, "", Map.of("richter-loadtest", "1", "richter.isolation.active", "true"),
+                client.startEpochNanos(), 500_000, new InstrumentationScope("io.opentelemetry.tomcat-10.0", "2.22.0-alpha")));
+        trace.add(new Span(root.traceId(), "00f067aa0ba902b8", root.spanId(), List.of(), "order", "SET", SpanKind.CLIENT,
+                "redis", Map.of("db.system", "redis"), root.startEpochNanos() + 2_000_000, 100_000,
+                new InstrumentationScope("io.opentelemetry.lettuce-5.1", "2.22.0-alpha")));
+        spans.addAll(trace);
+        ReportEvidence e = loader.load(Fixtures.RUN, Fixtures.PLAN, results(), Fixtures.CLEAN_DYNAMIC, Long.MAX_VALUE);
+        Report r = ReportBuilder.build(Fixtures.RUN, Fixtures.PLAN, results(), List.of(), List.of(), List.of(), List.of(), e, null, 1);
+        assertEquals(List.of(
+                new Report.ServiceMiddleware("inventory", "Tomcat (jakarta Servlet)", "10.0+", "server",
+                        "io.opentelemetry.tomcat-10.0 2.22.0-alpha", "", true, true, 1, 1, "guarded"),
+                new Report.ServiceMiddleware("order", "server (instrumentation not named)", "", "server", "", "", false, true,
+                        1, 1, "server not gated"),
+                new Report.ServiceMiddleware("order", "HTTP client (instrumentation not named)", "", "http-client", "", "",
+                        false, true, 1, 1, "unguarded, but every marked call went to an in-scope service that enforces isolation"),
+                new Report.ServiceMiddleware("order", "Lettuce", "5.1+", "store", "io.opentelemetry.lettuce-5.1 2.22.0-alpha",
+                        "redis", false, true, 1, 1, "unguarded on marked traffic")), r.middleware());
+        String json = dev.richter.common.Json.write(r);
+        assertTrue(json.contains("\"middleware\":[{\"service\":\"inventory\",\"library\":\"Tomcat (jakarta Servlet)\""), json);
+        String html = HtmlReport.render(r);
+        assertTrue(html.contains("<h2>Middleware per service</h2>"), html);
+        assertTrue(html.contains("<tr><td class=l>order</td><td class=l>Lettuce</td><td class=l>5.1+</td><td class=l>store</td>"
+                + "<td class=l>io.opentelemetry.lettuce-5.1 2.22.0-alpha</td><td class=l>redis</td><td class=l>no</td><td>1</td>"
+                + "<td>1</td><td class=\"l FAIL\">unguarded on marked traffic</td></tr>"), html);
     }
 
     @Test

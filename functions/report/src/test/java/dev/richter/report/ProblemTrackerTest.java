@@ -26,7 +26,8 @@ class ProblemTrackerTest {
         return new Report(runId, r.planId(), r.teamId(), r.planName(), r.outcome(), r.outcomeReason(), 1, r.staticChecks(),
                 r.dynamicChecks(), r.warmUp(), r.preTest(), r.formal(), r.formalStepsPlanned(), r.verdicts(), r.capacity(),
                 r.failureMode(), r.confidence(), r.missingEvidence(), List.of(SHED), r.resilience(), r.timeSeries(),
-                r.latencyCurves(), r.callGraph(), r.indexing(), r.bottlenecks(), List.of(), null, r.events(), r.businessMetrics());
+                r.latencyCurves(), r.callGraph(), r.indexing(), r.bottlenecks(), List.of(), null, r.events(), r.businessMetrics(),
+                r.middleware());
     }
 
     @Test

@@ -2,6 +2,9 @@ package dev.richter.links;
 
 import dev.richter.links.datastore.DatastoreDiscovery;
 import dev.richter.links.datastore.DiscoveredDatastore;
+import dev.richter.links.middleware.MiddlewareInventory;
+import dev.richter.links.middleware.MiddlewareUse;
+import dev.richter.common.model.Marker;
 import dev.richter.links.graph.ClosurePair;
 import dev.richter.links.graph.ClosureTable;
 import dev.richter.links.graph.Dimension;
@@ -55,6 +58,12 @@ public final class LinkService {
      * IngestResult#datastoresDropped()}, while the ones stored keep their last-seen times current.
      */
     public static final int MAX_DATASTORES_PER_SERVICE = 100;
+    /**
+     * Middleware uses kept per service (one item of a few hundred bytes each; the table {@link
+     * dev.richter.links.middleware.GuardedMiddleware} has 42 rows): beyond it new ones are dropped, while the ones
+     * stored keep their counts and last-seen times current.
+     */
+    public static final int MAX_MIDDLEWARE_PER_SERVICE = 100;
 
     private final LinkRepository repository;
     private final int maxClosureDepth;
@@ -162,6 +171,7 @@ public final class LinkService {
         }
         DatastoreWrite datastores = recordDatastores(teamId, parsed.spans());
         items += datastores.written();
+        items += recordMiddleware(teamId, parsed.spans());
         Map<String, Integer> repaired = new TreeMap<>(parsed.repairedByReason());
         links.repairedByReason().forEach((k, v) -> repaired.merge(k, v, Integer::sum));
         return new IngestResult(fileName, parsed.format(), parsed.spans().size(), parsed.spansSkipped(),
@@ -204,6 +214,49 @@ public final class LinkService {
             }
         }
         return new DatastoreWrite(seen.size(), dropped, repository.writeDatastores(teamId, changed));
+    }
+
+    /**
+     * Merges the clients, stores and servers the spans show ({@link MiddlewareInventory}, marked traffic by {@link
+     * Marker#DEFAULT}, any service's proof counting for a callee: the scope is the run's, not known here) into the
+     * team's stored ones (counts summed, latest sighting kept), at most {@link #MAX_MIDDLEWARE_PER_SERVICE} per service;
+     * returns the items written.
+     */
+    private int recordMiddleware(String teamId, List<Span> spans) {
+        List<MiddlewareUse> seen = MiddlewareInventory.of(spans, Marker.DEFAULT, service -> true);
+        if (seen.isEmpty()) {
+            return 0;
+        }
+        Map<String, MiddlewareUse> stored = new LinkedHashMap<>();
+        Map<String, Integer> perService = new HashMap<>();
+        for (MiddlewareUse u : repository.middleware(teamId)) {
+            stored.put(u.key(), u);
+            perService.merge(u.service(), 1, Integer::sum);
+        }
+        List<MiddlewareUse> changed = new ArrayList<>();
+        for (MiddlewareUse u : seen) {
+            MiddlewareUse old = stored.get(u.key());
+            if (old != null) {
+                changed.add(old.merge(u));
+            } else if (perService.getOrDefault(u.service(), 0) < MAX_MIDDLEWARE_PER_SERVICE) {
+                perService.merge(u.service(), 1, Integer::sum);
+                changed.add(u);
+            }
+        }
+        return repository.writeMiddleware(teamId, changed);
+    }
+
+    /**
+     * The clients, stores and servers the team's traces showed each service using (stored by every ingest), by service
+     * name, each list ordered by library and scope.
+     */
+    public Map<String, List<MiddlewareUse>> middleware(String teamId) {
+        requireTeam(teamId);
+        Map<String, List<MiddlewareUse>> out = new TreeMap<>();
+        for (MiddlewareUse u : repository.middleware(teamId)) {
+            out.computeIfAbsent(u.service(), k -> new ArrayList<>()).add(u);
+        }
+        return out;
     }
 
     /**

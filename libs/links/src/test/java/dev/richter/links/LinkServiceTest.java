@@ -245,6 +245,24 @@ class LinkServiceTest {
         return b.append(']').toString().getBytes(StandardCharsets.UTF_8);
     }
 
+    /** The demo shop's marked order (see MiddlewareInventoryTest for the hand count), ingested twice: counts add up. */
+    @Test
+    void ingestRecordsEachServicesMiddlewareAndSumsItsCalls() throws Exception {
+        byte[] order = resourceBytes("trace/shop-spring-one-order.otlp.json");
+        service.ingest("teamA", "order.json", order);
+        service.ingest("teamA", "order.json", order);
+        Map<String, List<dev.richter.links.middleware.MiddlewareUse>> stored = service.middleware("teamA");
+        assertEquals(Set.of("gateway", "order", "inventory"), stored.keySet());
+        dev.richter.links.middleware.MiddlewareUse client = stored.get("gateway").stream()
+                .filter(u -> u.library().equals("reactor-netty HttpClient")).findFirst().orElseThrow();
+        assertEquals(List.of(2L, 2L, 0L, false, "io.opentelemetry.reactor-netty-1.0", "2.22.0-alpha", "1.0+", "http-client"),
+                List.of(client.calls(), client.markedCalls(), client.markedCallsIsolated(), client.guarded(),
+                        client.scopeName(), client.scopeVersion(), client.versions(), client.role()));
+        assertEquals(List.of("JDBC h2 6", "Jedis redis 6", "Tomcat (jakarta Servlet)  2"), stored.get("inventory").stream()
+                .map(u -> u.library() + " " + u.system() + " " + u.calls()).sorted().toList());
+        assertEquals(Map.of(), service.middleware("teamB"), "team-scoped");
+    }
+
     @Test
     void ingestRecordsTheDatastoresEachServiceTouchesOnceAndKeepsThemCurrent() throws Exception {
         IngestResult first = service.ingest("teamA", ShadowSpans.SHOP, resourceBytes(ShadowSpans.SHOP));

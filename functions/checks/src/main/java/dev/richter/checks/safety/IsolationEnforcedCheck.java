@@ -48,7 +48,7 @@ public final class IsolationEnforcedCheck {
     /** The extension's span attribute of its mode, {@code enforce} or {@code report}. */
     public static final String MODE = "richter.isolation.mode";
     /** The extension's proof: {@code true} when its isolation runs in the span's JVM, {@code false} when it failed. */
-    public static final String ACTIVE = "richter.isolation.active";
+    public static final String ACTIVE = dev.richter.links.middleware.MiddlewareInventory.ISOLATION_ACTIVE;
     /** The extension's proof: the isolation document it enforces, {@code sha256:<first 16 hex>} of its bytes. */
     public static final String DOCUMENT = "richter.isolation.document";
     /** The extension's proof: the modules that started (comma-separated, e.g. {@code jdbc,jdk-http-client}). */

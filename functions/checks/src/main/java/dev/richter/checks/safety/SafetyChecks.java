@@ -22,6 +22,9 @@ import java.util.Set;
  * (on the pre-test's or the nightly replay's traces, e.g. {@code TraceDocuments.parse(name, bytes)}):
  * {@link #markerPropagation}, {@link #mockedExits}, {@link #linkComparison}, {@link #shadowWrites}.
  *
+ * <p>{@link GuardedMiddlewareCheck} (every client and store on marked traffic guarded by the agent extension) runs in
+ * both gates: {@code check} on the pre-test's spans (dynamic), {@code checkRecorded} on what ingests recorded (static).
+ *
  * <p>Check names: {@value MiddlewareVersionCheck#NAME}, {@value ShadowStorageCheck#NAME},
  * {@value MessageQueueCheck#NAME}, {@value MocksPresentCheck#NAME}, {@value MarkerPropagationCheck#NAME},
  * {@value MockedExitsCheck#NAME}, {@value LinkComparisonCheck#NAME}, {@value ShadowWritesCheck#NAME},

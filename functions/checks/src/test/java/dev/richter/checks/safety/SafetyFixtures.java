@@ -58,7 +58,6 @@ final class SafetyFixtures {
     static Span with(Span s, String key, String value) {
         Map<String, String> a = new HashMap<>(s.attributes());
         a.put(key, value);
-        return new Span(s.traceId(), s.spanId(), s.parentSpanId(), s.links(), s.service(), s.operation(), s.kind(),
-                s.peerService(), a, s.startEpochNanos(), s.durationNanos());
+        return s.withAttributes(a);
     }
 }

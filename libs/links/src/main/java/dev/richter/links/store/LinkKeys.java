@@ -42,6 +42,10 @@ final class LinkKeys {
         return "D#" + teamId.length() + ":" + teamId;
     }
 
+    static String middleware(String teamId) {
+        return "W#" + teamId.length() + ":" + teamId;
+    }
+
     static String annotations(String teamId) {
         return "A#" + teamId.length() + ":" + teamId;
     }

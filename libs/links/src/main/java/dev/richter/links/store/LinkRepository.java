@@ -1,6 +1,7 @@
 package dev.richter.links.store;
 
 import dev.richter.links.datastore.DiscoveredDatastore;
+import dev.richter.links.middleware.MiddlewareUse;
 import dev.richter.links.graph.ClosurePair;
 import dev.richter.links.graph.Dimension;
 import dev.richter.links.graph.InMemoryClosureView;
@@ -226,6 +227,48 @@ public final class LinkRepository {
                 .expressionAttributeValues(Map.of(":pk", s(LinkKeys.datastores(teamId)))), item ->
                 out.add(new DiscoveredDatastore(str(item, "service"), str(item, "kind"), str(item, "name"),
                         str(item, "system"), str(item, "namespace"), bool(item, "writes"), num(item, "lastSeenMs"))));
+        return out;
+    }
+
+    /**
+     * Writes middleware uses (one small item each, replacing the one of the same {@link MiddlewareUse#key()}); returns
+     * items written. Callers bound how many a service has ({@code LinkService.MAX_MIDDLEWARE_PER_SERVICE}).
+     */
+    public int writeMiddleware(String teamId, Collection<MiddlewareUse> uses) {
+        List<Map<String, AttributeValue>> items = new ArrayList<>();
+        for (MiddlewareUse u : uses) {
+            Map<String, AttributeValue> item = new HashMap<>(16);
+            item.put("pk", s(LinkKeys.middleware(teamId)));
+            item.put("sk", s(u.key()));
+            item.put("service", s(u.service()));
+            item.put("library", s(u.library()));
+            item.put("role", s(u.role()));
+            item.put("guarded", AttributeValue.fromBool(u.guarded()));
+            item.put("calls", n(u.calls()));
+            item.put("markedCalls", n(u.markedCalls()));
+            item.put("markedCallsIsolated", n(u.markedCallsIsolated()));
+            item.put("lastSeenMs", n(u.lastSeenMs()));
+            // empty strings are avoided: older emulators reject them
+            for (Map.Entry<String, String> e : Map.of("versions", u.versions(), "scopeName", u.scopeName(),
+                    "scopeVersion", u.scopeVersion(), "system", u.system()).entrySet()) {
+                if (!e.getValue().isEmpty()) {
+                    item.put(e.getKey(), s(e.getValue()));
+                }
+            }
+            items.add(item);
+        }
+        return batchPut(items);
+    }
+
+    /** Every middleware use recorded for the team's services, ordered by service, library and scope. */
+    public List<MiddlewareUse> middleware(String teamId) {
+        List<MiddlewareUse> out = new ArrayList<>();
+        query(QueryRequest.builder().tableName(table).keyConditionExpression("pk = :pk")
+                .expressionAttributeValues(Map.of(":pk", s(LinkKeys.middleware(teamId)))), item ->
+                out.add(new MiddlewareUse(str(item, "service"), str(item, "library"), str(item, "versions"),
+                        str(item, "role"), str(item, "scopeName"), str(item, "scopeVersion"), str(item, "system"),
+                        bool(item, "guarded"), num(item, "calls"), num(item, "markedCalls"),
+                        num(item, "markedCallsIsolated"), num(item, "lastSeenMs"))));
         return out;
     }
 

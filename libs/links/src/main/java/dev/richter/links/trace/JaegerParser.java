@@ -9,7 +9,8 @@ import java.util.Map;
 /**
  * Jaeger JSON as the Jaeger UI and query API export it ({@code {"data":[trace…]}}, a single trace
  * {@code {traceID, spans, processes}}, or an array of traces): {@code processes[processID].serviceName}
- * (or an embedded {@code process}), {@code operationName}, {@code tags[{key,type,value}]} with
+ * (or an embedded {@code process}), {@code operationName}, {@code tags[{key,type,value}]} (the instrumentation
+ * scope from the {@code otel.scope.*} or older {@code otel.library.*} tags, {@link InstrumentationScope#ofTags}) with
  * {@code span.kind}, {@code startTime}/{@code duration} in µs, and {@code references}.
  *
  * <p>The parent is the first {@code CHILD_OF} reference that is not the span itself, else the first
@@ -120,6 +121,7 @@ final class JaegerParser {
                 : services.getOrDefault(s.path("processID").asText(""), "");
         String peer = kind.makesCall() ? PeerService.of(tags) : "";
         return new Span(traceId, spanId, parent, links, service, s.path("operationName").asText(""), kind, peer,
-                tags, s.path("startTime").asLong(0) * 1000, s.path("duration").asLong(0) * 1000);
+                tags, s.path("startTime").asLong(0) * 1000, s.path("duration").asLong(0) * 1000,
+                InstrumentationScope.ofTags(tags));
     }
 }

@@ -10,7 +10,8 @@ import java.util.Map;
  * OTLP/JSON traces ({@code ExportTraceServiceRequest}, opentelemetry-proto
  * {@code trace/v1/trace.proto} with the OTLP/HTTP JSON mapping): {@code resourceSpans[].resource.attributes}
  * gives {@code service.name}; {@code scopeSpans[]} (or the pre-1.0 {@code instrumentationLibrarySpans[]})
- * holds spans with hex ids, {@code kind} as a number or {@code SPAN_KIND_*} string, times as
+ * holds spans with hex ids (each group's {@code scope}, or pre-1.0 {@code instrumentationLibrary}, {@code name} and
+ * {@code version} kept as the span's {@link InstrumentationScope}), {@code kind} as a number or {@code SPAN_KIND_*} string, times as
  * (string or number) {@code *TimeUnixNano}, attributes as {@code AnyValue}s, and {@code links}.
  * A bare {@code ResourceSpans} object (one log line of the OTel agent's {@code logging-otlp}
  * exporter) is accepted too.
@@ -47,15 +48,17 @@ final class OtlpParser {
         String scopesField = rs.has("scopeSpans") ? "scopeSpans" : "instrumentationLibrarySpans";
         int j = 0;
         for (JsonNode ss : rs.path(scopesField)) {
+            JsonNode sc = ss.has("scope") ? ss.path("scope") : ss.path("instrumentationLibrary");
+            InstrumentationScope scope = new InstrumentationScope(sc.path("name").asText(""), sc.path("version").asText(""));
             int k = 0;
             for (JsonNode s : ss.path("spans")) {
-                out.add(span(s, service, out, at.field(scopesField).index(j).field("spans").index(k++)));
+                out.add(span(s, service, scope, out, at.field(scopesField).index(j).field("spans").index(k++)));
             }
             j++;
         }
     }
 
-    private static Span span(JsonNode s, String service, SpanCollector out, JsonPath at) {
+    private static Span span(JsonNode s, String service, InstrumentationScope scope, SpanCollector out, JsonPath at) {
         // ids in document order, so the first bad id reported is the one the streaming reader meets first
         String traceId = "";
         String spanId = "";
@@ -91,7 +94,7 @@ final class OtlpParser {
         }
         String peer = kind.makesCall() ? PeerService.of(attributes) : "";
         return new Span(traceId, spanId, parent, links, service, ServerOperation.of(kind, s.path("name").asText(""), attributes),
-                kind, peer, attributes, start, end > start ? end - start : 0);
+                kind, peer, attributes, start, end > start ? end - start : 0, scope);
     }
 
     private static List<String> links(JsonNode ls, JsonPath at) {

@@ -65,6 +65,9 @@ final class OtlpStreamParser {
             } else if (("scopeSpans".equals(f) || "instrumentationLibrarySpans".equals(f)) && t == JsonToken.START_ARRAY) {
                 int scopeIndex = 0;
                 while (p.nextToken() == JsonToken.START_OBJECT) {
+                    // the scope may follow its spans: they get it when the group closes
+                    int first = drafts.size();
+                    InstrumentationScope scope = InstrumentationScope.NONE;
                     while (p.nextToken() == JsonToken.FIELD_NAME) {
                         String sf = p.currentName();
                         JsonToken st = p.nextToken();
@@ -73,9 +76,15 @@ final class OtlpStreamParser {
                             while (p.nextToken() == JsonToken.START_OBJECT) {
                                 drafts.add(span(p, new Where(rsIndex, f, scopeIndex, spanIndex++)));
                             }
+                        } else if (("scope".equals(sf) || "instrumentationLibrary".equals(sf))
+                                && st == JsonToken.START_OBJECT) {
+                            scope = scope(p);
                         } else {
                             p.skipChildren();
                         }
+                    }
+                    for (Draft d : drafts.subList(first, drafts.size())) {
+                        d.scope = scope;
                     }
                     scopeIndex++;
                 }
@@ -100,7 +109,7 @@ final class OtlpStreamParser {
             }
             String peer = d.kind.makesCall() ? PeerService.of(d.attributes) : "";
             out.add(new Span(traceId, spanId, parent, links, service, ServerOperation.of(d.kind, d.name, d.attributes), d.kind,
-                    peer, d.attributes, d.start, d.end > d.start ? d.end - d.start : 0));
+                    peer, d.attributes, d.start, d.end > d.start ? d.end - d.start : 0, d.scope));
         }
     }
 
@@ -149,6 +158,24 @@ final class OtlpStreamParser {
             }
         }
         return d;
+    }
+
+    /** Reads an {@code InstrumentationScope} object's {@code name} and {@code version}; positioned at START_OBJECT. */
+    private static InstrumentationScope scope(JsonParser p) throws IOException {
+        String name = "";
+        String version = "";
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String f = p.currentName();
+            JsonToken t = p.nextToken();
+            if ("name".equals(f)) {
+                name = text(p, t);
+            } else if ("version".equals(f)) {
+                version = text(p, t);
+            } else {
+                p.skipChildren();
+            }
+        }
+        return new InstrumentationScope(name, version);
     }
 
     /** Reads an array of {@code {key, value: AnyValue}}; positioned at START_ARRAY. */
@@ -271,5 +298,6 @@ final class OtlpStreamParser {
         long end;
         Map<String, String> attributes = Map.of();
         List<String> links;
+        InstrumentationScope scope = InstrumentationScope.NONE;
     }
 }

@@ -29,6 +29,9 @@ import java.util.Map;
  * @param startEpochNanos start time in nanoseconds since the Unix epoch (precision of the source:
  *     µs for Zipkin/Jaeger/X-Ray); never used to derive edges
  * @param durationNanos duration in nanoseconds, 0 when unknown (X-Ray in-progress segments)
+ * @param scope the instrumentation that recorded the span ({@link InstrumentationScope}: OTLP's scope, the
+ *     {@code otel.scope.*} / {@code otel.library.*} tags of Jaeger and Zipkin, X-Ray's recording SDK), {@link
+ *     InstrumentationScope#NONE} when the document names none
  */
 public record Span(
         String traceId,
@@ -41,7 +44,20 @@ public record Span(
         String peerService,
         Map<String, String> attributes,
         long startEpochNanos,
-        long durationNanos) {
+        long durationNanos,
+        InstrumentationScope scope) {
+
+    public Span {
+        scope = scope == null ? InstrumentationScope.NONE : scope;
+    }
+
+    /** A span whose document names no instrumentation scope ({@link InstrumentationScope#NONE}). */
+    public Span(String traceId, String spanId, String parentSpanId, List<SpanRef> links, String service,
+                String operation, SpanKind kind, String peerService, Map<String, String> attributes,
+                long startEpochNanos, long durationNanos) {
+        this(traceId, spanId, parentSpanId, links, service, operation, kind, peerService, attributes, startEpochNanos,
+                durationNanos, InstrumentationScope.NONE);
+    }
 
     /**
      * The service name of a span whose document names none: {@code unknown_service}, the name the
@@ -51,6 +67,12 @@ public record Span(
      * {@link ParsedTraces#repairedByReason()} as {@code "missing service name"}.
      */
     public static final String UNKNOWN_SERVICE = "unknown_service";
+
+    /** This span with {@code attributes} in place of its own, everything else (its scope included) kept. */
+    public Span withAttributes(Map<String, String> attributes) {
+        return new Span(traceId, spanId, parentSpanId, links, service, operation, kind, peerService, attributes,
+                startEpochNanos, durationNanos, scope);
+    }
 
     /** True when the span names a parent (which may or may not be in the batch). */
     public boolean hasParent() {

@@ -56,7 +56,7 @@ final class SpanCollector {
             repair(NO_SERVICE);
             span = new Span(span.traceId(), span.spanId(), span.parentSpanId(), span.links(), Span.UNKNOWN_SERVICE,
                     span.operation(), span.kind(), span.peerService(), span.attributes(), span.startEpochNanos(),
-                    span.durationNanos());
+                    span.durationNanos(), span.scope());
         }
         spans.add(span);
     }
@@ -114,7 +114,7 @@ final class SpanCollector {
                         .toList();
                 span = new Span(traceId, span.spanId(), span.parentSpanId(), links, span.service(),
                         span.operation(), span.kind(), span.peerService(), span.attributes(), span.startEpochNanos(),
-                        span.durationNanos());
+                        span.durationNanos(), span.scope());
             }
             if (seen.add(new SpanRef(span.traceId(), span.spanId()))) {
                 out.add(span);

@@ -18,7 +18,9 @@ import java.util.Map;
  * (e.g. {@code dynamodb}) and whose operation is {@code aws.operation}, else the HTTP method, else
  * the name. An independent subsegment takes the service of its parent when that parent is in the
  * same document; otherwise it is skipped ("xray subsegment without its segment"). A segment without
- * {@code end_time} (in progress) gets duration 0.
+ * {@code end_time} (in progress) gets duration 0. The instrumentation scope of a segment and of every subsegment in it
+ * is the X-Ray SDK that recorded the segment ({@code aws.xray.sdk}, {@code aws.xray.sdk_version}, e.g. {@code X-Ray
+ * for Java 2.18.1}); an independent subsegment takes its parent's.
  *
  * <p>Ids (X-Ray developer guide, "Segment documents"): {@code trace_id} is {@code 1-<8 hex>-<24 hex>}
  * and becomes 32 hex digits; {@code id} and {@code parent_id} are 16 hex digits. Any other value
@@ -49,14 +51,17 @@ final class XRayParser {
             }
             String traceId = id(doc, "trace_id", d.at());
             String service = doc.path("name").asText("");
+            JsonNode sdk = doc.path("aws").path("xray");
+            InstrumentationScope scope = new InstrumentationScope(sdk.path("sdk").asText(""),
+                    sdk.path("sdk_version").asText(""));
             String id = id(doc, "id", d.at());
             String parent = out.parentOrRoot(id, id(doc, "parent_id", d.at()));
-            spans.add(span(doc, traceId, id, parent, service, SpanKind.SERVER, "", doc.path("name").asText("")));
-            subsegments(doc, d.at(), traceId, id, service, spans, out);
+            spans.add(span(doc, traceId, id, parent, service, scope, SpanKind.SERVER, "", doc.path("name").asText("")));
+            subsegments(doc, d.at(), traceId, id, service, scope, spans, out);
         }
-        Map<String, String> serviceById = new HashMap<>();
+        Map<String, Span> byId = new HashMap<>();
         for (Span s : spans) {
-            serviceById.put(s.traceId() + '/' + s.spanId(), s.service());
+            byId.put(s.traceId() + '/' + s.spanId(), s);
         }
         // independent subsegments may chain (a subsegment of a subsegment): resolve to a fixpoint
         boolean progress = true;
@@ -69,17 +74,18 @@ final class XRayParser {
                 String traceId = id(doc, "trace_id", d.at());
                 String parent = id(doc, "parent_id", d.at());
                 String id = id(doc, "id", d.at());
-                String service = serviceById.get(traceId + '/' + parent);
-                if (service == null) {
+                Span parentSpan = byId.get(traceId + '/' + parent);
+                if (parentSpan == null) {
                     next.add(d);
                     continue;
                 }
                 progress = true;
                 int before = spans.size();
-                spans.add(subsegmentSpan(doc, traceId, id, out.parentOrRoot(id, parent), service));
-                subsegments(doc, d.at(), traceId, id, service, spans, out);
+                spans.add(subsegmentSpan(doc, traceId, id, out.parentOrRoot(id, parent), parentSpan.service(),
+                        parentSpan.scope()));
+                subsegments(doc, d.at(), traceId, id, parentSpan.service(), parentSpan.scope(), spans, out);
                 for (Span s : spans.subList(before, spans.size())) {
-                    serviceById.put(s.traceId() + '/' + s.spanId(), s.service());
+                    byId.put(s.traceId() + '/' + s.spanId(), s);
                 }
             }
             pending = next;
@@ -104,17 +110,18 @@ final class XRayParser {
     }
 
     private static void subsegments(JsonNode parentDoc, JsonPath at, String traceId, String parentId, String service,
-                                    List<Span> spans, SpanCollector out) {
+                                    InstrumentationScope scope, List<Span> spans, SpanCollector out) {
         int i = 0;
         for (JsonNode sub : parentDoc.path("subsegments")) {
             JsonPath subAt = at.field("subsegments").index(i++);
             String id = id(sub, "id", subAt);
-            spans.add(subsegmentSpan(sub, traceId, id, out.parentOrRoot(id, parentId), service));
-            subsegments(sub, subAt, traceId, id, service, spans, out);
+            spans.add(subsegmentSpan(sub, traceId, id, out.parentOrRoot(id, parentId), service, scope));
+            subsegments(sub, subAt, traceId, id, service, scope, spans, out);
         }
     }
 
-    private static Span subsegmentSpan(JsonNode sub, String traceId, String id, String parent, String service) {
+    private static Span subsegmentSpan(JsonNode sub, String traceId, String id, String parent, String service,
+                                       InstrumentationScope scope) {
         String namespace = sub.path("namespace").asText("");
         boolean remote = "remote".equals(namespace) || "aws".equals(namespace);
         String name = sub.path("name").asText("");
@@ -124,12 +131,12 @@ final class XRayParser {
             String method = sub.path("http").path("request").path("method").asText("");
             operation = !awsOp.isEmpty() ? awsOp : !method.isEmpty() ? method : name;
         }
-        return span(sub, traceId, id, parent, service, remote ? SpanKind.CLIENT : SpanKind.INTERNAL,
+        return span(sub, traceId, id, parent, service, scope, remote ? SpanKind.CLIENT : SpanKind.INTERNAL,
                 remote ? name : "", operation);
     }
 
     private static Span span(JsonNode doc, String traceId, String id, String parent, String service,
-                             SpanKind kind, String peer, String operation) {
+                             InstrumentationScope scope, SpanKind kind, String peer, String operation) {
         long startNanos = seconds(doc.path("start_time"));
         long endNanos = seconds(doc.path("end_time"));
         Map<String, String> attributes = new HashMap<>();
@@ -144,7 +151,7 @@ final class XRayParser {
         put(attributes, "xray.error", doc.path("error"));
         put(attributes, "xray.in_progress", doc.path("in_progress"));
         return new Span(traceId, id, parent, List.of(), service, operation, kind, peer, attributes, startNanos,
-                endNanos > startNanos ? endNanos - startNanos : 0);
+                endNanos > startNanos ? endNanos - startNanos : 0, scope);
     }
 
     private static void put(Map<String, String> m, String key, JsonNode v) {

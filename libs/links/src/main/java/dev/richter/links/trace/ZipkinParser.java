@@ -11,7 +11,9 @@ import java.util.Set;
 /**
  * Zipkin API v2 JSON ({@code zipkin2-api.yaml}, {@code ListOfSpans} / {@code ListOfTraces}):
  * hex {@code traceId}/{@code id}/{@code parentId}, {@code kind}, {@code localEndpoint.serviceName},
- * {@code remoteEndpoint.serviceName} (the peer), {@code tags}, {@code timestamp}/{@code duration} in µs.
+ * {@code remoteEndpoint.serviceName} (the peer), {@code tags}, {@code timestamp}/{@code duration} in µs. The
+ * instrumentation scope is read from the tags OpenTelemetry's Zipkin exporter writes ({@link
+ * InstrumentationScope#ofTags}: {@code otel.scope.name/version}, or the older {@code otel.library.name/version}).
  *
  * <p>Ids: {@code traceId} 16 or 32 hex digits (shorter ones left-padded, as Zipkin reads them),
  * {@code id}/{@code parentId} 16; a 64-bit trace id joins the 128-bit id with a zero high half
@@ -128,6 +130,7 @@ final class ZipkinParser {
         long startMicros = s.path("timestamp").asLong(0);
         long durationMicros = s.path("duration").asLong(0);
         return new Span(traceId, spanId, parent, List.of(), s.path("localEndpoint").path("serviceName").asText(""),
-                s.path("name").asText(""), kind, peer, tags, startMicros * 1000, durationMicros * 1000);
+                s.path("name").asText(""), kind, peer, tags, startMicros * 1000, durationMicros * 1000,
+                InstrumentationScope.ofTags(tags));
     }
 }
