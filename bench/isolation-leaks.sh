@@ -7,8 +7,8 @@
 # port. Every effect is counted at the receiving side, never by the service: the real server's request counter, the
 # database's rows (SELECT count(*)), Redis's keys (EXISTS), the broker's end offsets (Admin.listOffsets); after each
 # marked call the same call unmarked must be counted there (the control), or the count proves nothing.
-# Cases: HTTP jdk, okhttp, apache, spring (RestClient), urlconnection, resttemplate, and with no module of their own
-# (the network catch-all) apache4 (Apache HttpClient 4.5), socket (java.net.Socket), channel (SocketChannel); JDBC H2 statement, prepared and
+# Cases: HTTP jdk, okhttp, apache, spring (RestClient), urlconnection, resttemplate, apache4 (Apache HttpClient 4.5),
+# and with no module of their own (the network catch-all) socket (java.net.Socket), channel (SocketChannel); JDBC H2 statement, prepared and
 # HikariCP (schema shadow), HSQLDB, PostgreSQL and MariaDB when installed (statement, prepared, unmapped table, shadow
 # database by URL); Jedis SET mapped, SET unmapped, MSET and DEL with one unmapped key; the Kafka producer, mapped and
 # unmapped topic; corpus bug 44 (../shared/corpus/bugs/44-sql-data-modifying-cte.sql: a DELETE in a WITH) on H2 and on

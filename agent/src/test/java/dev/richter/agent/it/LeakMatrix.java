@@ -174,9 +174,8 @@ public final class LeakMatrix {
             for (String client : List.of("jdk", "okhttp", "apache", "spring", "urlconnection", "resttemplate", "apache4",
                     "socket", "channel")) {
                 // HttpURLConnection's answer cannot be mocked: the extension refuses it (HttpUrlConnectionIsolationIT);
-                // Apache HttpClient 4, a raw Socket and a SocketChannel have no module: the network catch-all refuses
-                // them (NetworkCatchAllIT)
-                String mock = List.of("jdk", "okhttp", "apache", "spring").contains(client) ? "mocked" : "refused";
+                // a raw Socket and a SocketChannel have no module: the network catch-all refuses them (NetworkCatchAllIT)
+                String mock = List.of("jdk", "okhttp", "apache", "spring", "apache4").contains(client) ? "mocked" : "refused";
                 check("http " + client, "mocked exit POST /charge", mock,
                         () -> a.call(client, exit.url("/charge"), "POST", false, MARKED), exit::count, null,
                         () -> a.call(client, exit.url("/charge"), "POST", false, null));

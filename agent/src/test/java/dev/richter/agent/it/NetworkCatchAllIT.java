@@ -17,7 +17,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * The network catch-all (issue 46, item 4): clients Richter has no instrumentation for (Apache HttpClient 4.5, a
+ * The network catch-all (issue 46, item 4): clients Richter has no instrumentation for (Apache HttpClient 4.5 with its module off, a
  * plain {@code java.net.Socket}, a NIO {@code SocketChannel}) cannot carry marked work out of the test's scope. One
  * child JVM ({@link ChildJvm}, the services' Java 17, and Java 25 in {@link NetworkCatchAllOnLatestJavaIT}) runs {@link IsolationTestApp} with an enforce-mode document
  * whose scope is one host; what reaches the out-of-scope host is counted there.
@@ -39,7 +39,9 @@ class NetworkCatchAllIT {
                 "isolation", ".json"), """
                 {"mode": "enforce", "scope": ["127.0.0.1:%d"], "mocks": []}
                 """.formatted(inScope.port()));
-        app = new ChildJvm(java(), List.of("-Drichter.isolation.file=" + document), IsolationTestApp.class, List.of());
+        // Apache HttpClient 4 has a module of its own (ApacheHttpClient4IsolationIT): off here, so it is a client with none
+        app = new ChildJvm(java(), List.of("-Drichter.isolation.file=" + document,
+                "-Dotel.instrumentation.richter-apache-httpclient-4.enabled=false"), IsolationTestApp.class, List.of());
     }
 
     /** The {@code java} the child runs on: the services' Java 17 here, the newest in {@link NetworkCatchAllOnLatestJavaIT}. */

@@ -58,6 +58,11 @@ class BootClassPathTest {
     }
 
     @Test
+    void theApacheHttpClient4ModuleInjectsEveryClassOfItsHelperPackage() throws IOException {
+        assertEquals(compiled("dev.richter.agent.apache4"), sorted(ApacheHttpClient4InstrumentationModule.HELPERS));
+    }
+
+    @Test
     void theServerGateModulesInjectEveryClassOfTheirHelperPackage() throws IOException {
         assertEquals(compiled("dev.richter.agent.servlet"), sorted(JakartaServletInstrumentationModule.HELPERS));
         assertEquals(compiled("dev.richter.agent.reactornetty"), sorted(ReactorNettyServerInstrumentationModule.HELPERS));
