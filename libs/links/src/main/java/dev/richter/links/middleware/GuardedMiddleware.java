@@ -29,7 +29,7 @@ import java.util.Set;
  *   <li>the scope's version is the agent's ({@code 2.22.0-alpha}), never the library's: a row gives the library
  *       versions its module instruments;</li>
  *   <li>{@code apache-httpclient-5.0} also records Apache's async client, {@code okhttp-3.0} also OkHttp 3, {@code
- *       jedis-4.0} also Jedis 4 to 6, none of which the extension was built or tested on; the rows read them as the
+ *       jedis-4.0} also Jedis 4 to 6, {@code apache-httpclient-4.0} also HttpClient 4.0 to 4.2, none of which the extension was built or tested on; the rows read them as the
  *       guarded client (the middleware-version check of a team's SBOM is where such a version is pinned);</li>
  *   <li>{@code netty-4.1} SERVER spans are reactor-netty's server (Spring WebFlux, Spring Cloud Gateway) or a bare
  *       Netty server, which the extension does not gate; servers are listed, not judged.</li>
@@ -71,6 +71,10 @@ public final class GuardedMiddleware {
     public static final List<ScopeRow> ROWS = List.of(
             // guarded clients and stores
             new ScopeRow(O + "java-http-client", ANY, "JDK HttpClient", "Java 11+", MiddlewareRole.HTTP_CLIENT, true, ""),
+            new ScopeRow(O + "apache-httpclient-4.0", ANY, "Apache HttpClient 4", "4.3-4.5", MiddlewareRole.HTTP_CLIENT, true,
+                    "CloseableHttpClient.doExecute; 4.0-4.2 share the scope and are not guarded"),
+            new ScopeRow(O + "apache-httpclient-4.3", ANY, "Apache HttpClient 4", "4.3-4.5 (library instrumentation)",
+                    MiddlewareRole.HTTP_CLIENT, true, "CloseableHttpClient.doExecute"),
             new ScopeRow(O + "http-url-connection", ANY, "java.net.HttpURLConnection", "any JDK", MiddlewareRole.HTTP_CLIENT,
                     true, "a marked call to a mocked exit is refused, not mocked"),
             new ScopeRow(O + "apache-httpclient-5.0", ANY, "Apache HttpClient 5 classic", "5.0+", MiddlewareRole.HTTP_CLIENT,
@@ -90,8 +94,6 @@ public final class GuardedMiddleware {
             new ScopeRow(O + "netty-4.1", SERVER, "reactor-netty / Netty 4.1 server", "4.1.x", MiddlewareRole.SERVER, true,
                     "the 503 gate is reactor-netty's HttpServer's; a bare Netty server is not gated"),
             // not guarded: clients
-            new ScopeRow(O + "apache-httpclient-4.3", ANY, "Apache HttpClient 4", "4.3+ (library instrumentation)", MiddlewareRole.HTTP_CLIENT, false, ""),
-            new ScopeRow(O + "apache-httpclient-4.0", ANY, "Apache HttpClient 4", "4.0+", MiddlewareRole.HTTP_CLIENT, false, ""),
             new ScopeRow(O + "apache-httpclient-2.0", ANY, "Apache Commons HttpClient", "2.0-3.x", MiddlewareRole.HTTP_CLIENT,
                     false, ""),
             new ScopeRow(O + "apache-httpasyncclient-4.1", ANY, "Apache HttpAsyncClient 4", "4.1+", MiddlewareRole.HTTP_CLIENT,

@@ -151,7 +151,8 @@ class MiddlewareInventoryTest {
                 Map.entry("io.opentelemetry.apache-httpclient-5.0", true), Map.entry("io.opentelemetry.okhttp-3.0", true),
                 Map.entry("io.opentelemetry.jdbc", true), Map.entry("io.opentelemetry.jedis-4.0", true),
                 Map.entry("io.opentelemetry.kafka-clients-0.11", true),
-                Map.entry("io.opentelemetry.apache-httpclient-4.3", false), Map.entry("io.opentelemetry.netty-4.1", false),
+                Map.entry("io.opentelemetry.apache-httpclient-4.0", true), Map.entry("io.opentelemetry.apache-httpclient-4.3", true),
+                Map.entry("io.opentelemetry.netty-4.1", false),
                 Map.entry("io.opentelemetry.reactor-netty-1.0", false), Map.entry("io.opentelemetry.lettuce-5.1", false),
                 Map.entry("io.opentelemetry.aws-sdk-2.2", false), Map.entry("io.opentelemetry.grpc-1.6", false)));
         expected.forEach((scope, g) -> assertEquals(g, guarded.get(scope), scope));
