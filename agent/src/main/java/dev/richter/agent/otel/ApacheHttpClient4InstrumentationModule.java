@@ -67,14 +67,14 @@ public final class ApacheHttpClient4InstrumentationModule extends RichterInstrum
                             .and(takesArguments(3))
                             .and(takesArgument(0, named("org.apache.http.HttpHost")))
                             .and(takesArgument(1, named("org.apache.http.HttpRequest"))),
-                    ApacheHttpClient4InstrumentationModule.class.getName() + "$DoExecuteAdvice");
+                    ApacheHttpClient4InstrumentationModule.class.getName() + "$Client4DoExecuteAdvice");
         }
     }
 
     /** Inlined into the client: names only the helper, HttpClient's and JDK types. */
     @SuppressWarnings("unused")
-    public static final class DoExecuteAdvice {
-        private DoExecuteAdvice() {}
+    public static final class Client4DoExecuteAdvice {
+        private Client4DoExecuteAdvice() {}
 
         @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
         public static Object enter(@Advice.Argument(0) HttpHost target, @Advice.Argument(1) HttpRequest request) {

@@ -42,8 +42,8 @@ public final class NetworkInstrumentationModule extends RichterInstrumentationMo
 
     @Override
     protected List<TypeInstrumentation> instrumentations() {
-        return Arrays.<TypeInstrumentation>asList(new SocketInstrumentation(), new SocketStreamInstrumentation(),
-                new ChannelInstrumentation());
+        return Arrays.<TypeInstrumentation>asList(new NetworkSocketInstrumentation(), new NetworkStreamInstrumentation(),
+                new NetworkChannelInstrumentation());
     }
 
     /** Lets the agent instrument the socket classes above, which its global ignores leave out. */
@@ -55,7 +55,7 @@ public final class NetworkInstrumentationModule extends RichterInstrumentationMo
         }
     }
 
-    static final class SocketInstrumentation implements TypeInstrumentation {
+    static final class NetworkSocketInstrumentation implements TypeInstrumentation {
         @Override
         public ElementMatcher<TypeDescription> typeMatcher() {
             return named("java.net.Socket");
@@ -65,11 +65,11 @@ public final class NetworkInstrumentationModule extends RichterInstrumentationMo
         public void transform(TypeTransformer transformer) {
             transformer.applyAdviceToMethod(isMethod().and(isPublic()).and(named("connect")).and(takesArguments(2))
                     .and(takesArgument(0, named("java.net.SocketAddress"))), NetworkInstrumentationModule.class.getName()
-                    + "$ConnectAdvice");
+                    + "$NetworkConnectAdvice");
         }
     }
 
-    static final class SocketStreamInstrumentation implements TypeInstrumentation {
+    static final class NetworkStreamInstrumentation implements TypeInstrumentation {
         @Override
         public ElementMatcher<TypeDescription> typeMatcher() {
             return named("java.net.Socket$SocketOutputStream");
@@ -78,11 +78,11 @@ public final class NetworkInstrumentationModule extends RichterInstrumentationMo
         @Override
         public void transform(TypeTransformer transformer) {
             transformer.applyAdviceToMethod(isMethod().and(isPublic()).and(named("write")).and(takesArguments(3)),
-                    NetworkInstrumentationModule.class.getName() + "$StreamWriteAdvice");
+                    NetworkInstrumentationModule.class.getName() + "$NetworkStreamWriteAdvice");
         }
     }
 
-    static final class ChannelInstrumentation implements TypeInstrumentation {
+    static final class NetworkChannelInstrumentation implements TypeInstrumentation {
         @Override
         public ElementMatcher<TypeDescription> typeMatcher() {
             return named("sun.nio.ch.SocketChannelImpl");
@@ -92,16 +92,16 @@ public final class NetworkInstrumentationModule extends RichterInstrumentationMo
         public void transform(TypeTransformer transformer) {
             transformer.applyAdviceToMethod(isMethod().and(isPublic()).and(named("connect")).and(takesArguments(1))
                     .and(takesArgument(0, named("java.net.SocketAddress"))), NetworkInstrumentationModule.class.getName()
-                    + "$ConnectAdvice");
+                    + "$NetworkConnectAdvice");
             transformer.applyAdviceToMethod(isMethod().and(isPublic()).and(named("write")),
-                    NetworkInstrumentationModule.class.getName() + "$ChannelWriteAdvice");
+                    NetworkInstrumentationModule.class.getName() + "$NetworkChannelWriteAdvice");
         }
     }
 
     /** Inlined into {@code Socket.connect} and {@code SocketChannelImpl.connect}: throws the gate's refusal first. */
     @SuppressWarnings("unused")
-    public static final class ConnectAdvice {
-        private ConnectAdvice() {}
+    public static final class NetworkConnectAdvice {
+        private NetworkConnectAdvice() {}
 
         @Advice.OnMethodEnter
         public static void enter(@Advice.This Object connection, @Advice.Argument(0) SocketAddress address)
@@ -115,8 +115,8 @@ public final class NetworkInstrumentationModule extends RichterInstrumentationMo
 
     /** Inlined into {@code Socket$SocketOutputStream.write(byte[], int, int)}: its {@code parent} is the socket. */
     @SuppressWarnings("unused")
-    public static final class StreamWriteAdvice {
-        private StreamWriteAdvice() {}
+    public static final class NetworkStreamWriteAdvice {
+        private NetworkStreamWriteAdvice() {}
 
         @Advice.OnMethodEnter
         public static void enter(@Advice.FieldValue("parent") Socket parent) throws IOException {
@@ -129,8 +129,8 @@ public final class NetworkInstrumentationModule extends RichterInstrumentationMo
 
     /** Inlined into {@code SocketChannelImpl.write(...)}. */
     @SuppressWarnings("unused")
-    public static final class ChannelWriteAdvice {
-        private ChannelWriteAdvice() {}
+    public static final class NetworkChannelWriteAdvice {
+        private NetworkChannelWriteAdvice() {}
 
         @Advice.OnMethodEnter
         public static void enter(@Advice.This Object channel) throws IOException {
