@@ -155,6 +155,18 @@ public interface IsolationGuard {
     }
 
     /**
+     * Decides one key of a Redis command as {@link #decideRedis(String, String)} does, and as marked also when the
+     * current context is not: for a command the application built in a marked context that is sent where that context
+     * may not be current (Lettuce's reactive API sends a command when it is subscribed to, perhaps on another thread).
+     *
+     * @param markedWhereBuilt whether the command was built in a marked context
+     * @return as {@link #decideRedis(String, String)}; decided as marked when {@code markedWhereBuilt}
+     */
+    default ShadowDecision decideRedis(String command, String key, boolean markedWhereBuilt) {
+        return decideRedis(command, key);
+    }
+
+    /**
      * Decides the topic of a record sent in the current context ({@code kind: topic}).
      *
      * @return {@link ShadowDecision#UNTOUCHED} unmarked; marked: the shadow topic, or untouched (already a shadow

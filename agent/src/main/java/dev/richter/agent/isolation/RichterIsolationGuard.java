@@ -165,7 +165,12 @@ public final class RichterIsolationGuard implements IsolationGuard {
 
     @Override
     public ShadowDecision decideRedis(String command, String key) {
-        return marked() ? decideStore("redis " + command + " " + key,
+        return decideRedis(command, key, false);
+    }
+
+    @Override
+    public ShadowDecision decideRedis(String command, String key, boolean markedWhereBuilt) {
+        return markedWhereBuilt || marked() ? decideStore("redis " + command + " " + key,
                 c -> RedisKeyPolicy.decide(command, key, c.shadows(), c.mode())) : ShadowDecision.UNTOUCHED;
     }
 
