@@ -2,6 +2,7 @@ package dev.richter.agent.lettuce;
 
 import dev.richter.agent.bootstrap.IsolationBridge;
 import dev.richter.agent.bootstrap.IsolationGuard;
+import dev.richter.agent.bootstrap.MarkerScope;
 import dev.richter.agent.bootstrap.ShadowDecision;
 import dev.richter.agent.redis.RedisKeySpecs;
 import io.lettuce.core.RedisException;
@@ -39,10 +40,40 @@ import java.util.function.Supplier;
  * </ul>
  * The reactive API sends a command when it is subscribed to, which may be on a thread where the marker is not current:
  * a reactive command built in a marked context is tagged then ({@link #atAssembly}), and decided as marked when sent.
- * Injected by the agent as a helper next to Lettuce; no lambdas.
+ * Lettuce's connects ({@code AbstractRedisClient.initializeChannelAsync0}, {@code ReconnectionHandler.reconnect0}) and
+ * the writes of decided commands run in a context that names Lettuce as a decided client ({@link #decided()}): Netty
+ * runs them on its event loops, where the agent carries the caller's marked context but no Lettuce frame is on the
+ * stack, and the network catch-all would refuse them. Injected by the agent as a helper next to Lettuce; no lambdas.
  */
 public final class LettuceExits {
     private LettuceExits() {}
+
+    /** The client's name in a context of {@link IsolationGuard#decidedClient}. */
+    static final String CLIENT = "lettuce";
+
+    /**
+     * Before {@code DefaultEndpoint.write(command)}: decides the command as {@link #refused(RedisCommand)} does.
+     *
+     * @return {@link Boolean#TRUE}: refused, do not write it; a {@link MarkerScope} to close once written (a marked
+     *     context: the write Netty runs on its event loop is Lettuce's, for the network catch-all); {@code null}: write
+     *     it
+     */
+    public static Object beforeWrite(RedisCommand<?, ?, ?> command) {
+        if (refused(command)) {
+            return Boolean.TRUE;
+        }
+        return decided();
+    }
+
+    /**
+     * Before {@code DefaultEndpoint.write(commands)}, as {@link #beforeWrite} for each.
+     *
+     * @return a {@link MarkerScope} to close once written in a marked context, else {@code null}
+     */
+    public static MarkerScope decided() {
+        IsolationGuard guard = IsolationBridge.guard();
+        return guard.marked() ? guard.decidedClient(CLIENT) : null;
+    }
 
     /**
      * Before {@code DefaultEndpoint.write(command)}: decides the command, rewriting its keys in place when it has shadow

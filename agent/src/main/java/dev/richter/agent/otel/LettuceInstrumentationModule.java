@@ -21,7 +21,10 @@ import net.bytebuddy.matcher.ElementMatcher;
  * (one command, or a collection), the one place every command of a standalone, Pub/Sub or cluster node connection
  * passes before it is written to the channel or queued for it, on the sending thread; and {@link
  * LettuceAssemblyAdvice} on {@code AbstractRedisReactiveCommands.createMono}/{@code createFlux}, which tags a reactive
- * command built in a marked context, so that it is decided as marked where it is subscribed. The helpers {@code
+ * command built in a marked context, so that it is decided as marked where it is subscribed; and {@link
+ * LettuceConnectAdvice} where Lettuce connects ({@code AbstractRedisClient.initializeChannelAsync0}, {@code
+ * ReconnectionHandler.reconnect0}), so that the network catch-all knows a marked connect Netty runs on its event loop
+ * as Lettuce's. The helpers {@code
  * dev.richter.agent.lettuce.*}, the shared {@code dev.richter.agent.redis.RedisKeySpecs} and {@code
  * io.lettuce.core.protocol.RichterCommandArgs} (in Lettuce's package: the arguments are package-private there) are
  * injected next to Lettuce. Instrumentation name {@code richter-lettuce}.
@@ -45,7 +48,9 @@ public final class LettuceInstrumentationModule extends RichterInstrumentationMo
 
     @Override
     protected List<TypeInstrumentation> instrumentations() {
-        return Arrays.asList(new EndpointInstrumentation(), new ReactiveInstrumentation());
+        return Arrays.asList(new EndpointInstrumentation(), new ReactiveInstrumentation(),
+                new ConnectInstrumentation("io.lettuce.core.AbstractRedisClient", "initializeChannelAsync0"),
+                new ConnectInstrumentation("io.lettuce.core.protocol.ReconnectionHandler", "reconnect0"));
     }
 
     @Override
@@ -72,6 +77,32 @@ public final class LettuceInstrumentationModule extends RichterInstrumentationMo
                     LettuceWriteAdvice.class.getName());
             transformer.applyAdviceToMethod(isMethod().and(isPublic()).and(named("write")).and(takesArguments(1))
                     .and(takesArgument(0, named("java.util.Collection"))), LettuceWriteAllAdvice.class.getName());
+        }
+    }
+
+    /** A method where Lettuce asks Netty to connect: {@link LettuceConnectAdvice}. */
+    static final class ConnectInstrumentation implements TypeInstrumentation {
+        private final String type;
+        private final String method;
+
+        ConnectInstrumentation(String type, String method) {
+            this.type = type;
+            this.method = method;
+        }
+
+        @Override
+        public ElementMatcher<ClassLoader> classLoaderOptimization() {
+            return AgentElementMatchers.hasClassesNamed(type);
+        }
+
+        @Override
+        public ElementMatcher<TypeDescription> typeMatcher() {
+            return named(type);
+        }
+
+        @Override
+        public void transform(TypeTransformer transformer) {
+            transformer.applyAdviceToMethod(isMethod().and(named(method)), LettuceConnectAdvice.class.getName());
         }
     }
 
