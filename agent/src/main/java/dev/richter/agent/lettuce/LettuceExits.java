@@ -59,10 +59,19 @@ public final class LettuceExits {
      *     it
      */
     public static Object beforeWrite(RedisCommand<?, ?, ?> command) {
-        if (refused(command)) {
+        if (command == null) {
+            return null;
+        }
+        IsolationGuard guard = IsolationBridge.guard();
+        boolean markedWhereBuilt = markedWhereBuilt(command);
+        boolean markedHere = guard.marked();
+        if (!markedWhereBuilt && !markedHere) {
+            return null;
+        }
+        if (refused(guard, command, markedWhereBuilt)) {
             return Boolean.TRUE;
         }
-        return decided();
+        return markedHere ? guard.decidedClient(CLIENT) : null;
     }
 
     /**
@@ -88,9 +97,11 @@ public final class LettuceExits {
         }
         IsolationGuard guard = IsolationBridge.guard();
         boolean markedWhereBuilt = markedWhereBuilt(command);
-        if (!markedWhereBuilt && !guard.marked()) {
-            return false;
-        }
+        return (markedWhereBuilt || guard.marked()) && refused(guard, command, markedWhereBuilt);
+    }
+
+    /** Decides a marked command: {@code true} when refused (then completed exceptionally). */
+    private static boolean refused(IsolationGuard guard, RedisCommand<?, ?, ?> command, boolean markedWhereBuilt) {
         ShadowDecision refusal;
         try {
             refusal = decide(guard, command, markedWhereBuilt);
