@@ -48,7 +48,8 @@ final class ChildJvm implements AutoCloseable {
     }
 
     /**
-     * Starts the app and waits (120 s at most: a child with Spring and Lettuce under the agent took more than 60 s to start on a loaded 2-core machine) for its {@code READY <port>} line.
+     * Starts the app and waits (120 s at most: a child with Spring and Lettuce under the agent took more than 60 s to
+     * start on a loaded 2-core machine) for its {@code READY <port>} line.
      *
      * @param flags the isolation's and any other {@code -D} flags
      */
