@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # The isolation's leak matrix (issue 46 item 7): does a marked (load-test) call of each client and store reach
 # production? For each case a service with no Richter code (the agent module's IT test applications: IsolationTestApp,
-# StorageTestApp, JdbcTestApp) runs in its own child JVM with the OpenTelemetry agent 2.22.0 and the built extension,
-# and sends marked calls to a mapped target (a mocked exit; a shadowed table, key prefix, topic, database), an unmapped
-# one (a table, key, topic without a shadow) and, for HTTP clients, an out-of-scope host and an out-of-scope closed
-# port. Every effect is counted at the receiving side, never by the service: the real server's request counter, the
+# StorageTestApp, LettuceTestApp, JdbcTestApp) runs in its own child JVM with the OpenTelemetry agent 2.22.0 and the
+# built extension, and sends marked calls to a mapped target (a mocked exit; a shadowed table, key prefix, topic,
+# database), an unmapped one (a table, key, topic without a shadow) and, for HTTP clients, an out-of-scope host and an
+# out-of-scope closed port. Every effect is counted at the receiving side, never by the service: the real server's request counter, the
 # database's rows (SELECT count(*)), Redis's keys (EXISTS), the broker's end offsets (Admin.listOffsets); after each
 # marked call the same call unmarked must be counted there (the control), or the count proves nothing.
 # Cases: HTTP jdk, okhttp, apache, spring (RestClient), urlconnection, resttemplate, apache4 (Apache HttpClient 4.5),
 # and with no module of their own (the network catch-all) socket (java.net.Socket), channel (SocketChannel); JDBC H2 statement, prepared and
 # HikariCP (schema shadow), HSQLDB, PostgreSQL and MariaDB when installed (statement, prepared, unmapped table, shadow
-# database by URL); Jedis SET mapped, SET unmapped, MSET and DEL with one unmapped key; the Kafka producer, mapped and
-# unmapped topic; corpus bug 44 (../shared/corpus/bugs/44-sql-data-modifying-cte.sql: a DELETE in a WITH) on H2 and on
+# database by URL); Jedis SET mapped, SET unmapped, MSET and DEL with one unmapped key; Lettuce 6.6 (LettuceTestApp, NIO
+# transport) through its sync, async and reactive APIs, the reactive one also subscribed off the request's context
+# (elsewhere), and Spring Data Redis's StringRedisTemplate and ReactiveStringRedisTemplate: SET mapped, SET unmapped,
+# MSET with one unmapped key, MSET whose values are its keys' names, DEL with one unmapped key; the Kafka producer,
+# mapped and unmapped topic; corpus bug 44 (../shared/corpus/bugs/44-sql-data-modifying-cte.sql: a DELETE in a WITH) on H2 and on
 # PostgreSQL; corpus bug 43 (java.io.tmpdir under a regular file).
 # Each (case, target) is: isolated (nothing reached production and the extension refused, mocked or shadowed it, seen
 # in its refusal message, the mock's body or the count at the shadow), leaked (a marked effect reached production),

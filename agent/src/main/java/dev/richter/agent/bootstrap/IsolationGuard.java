@@ -73,6 +73,20 @@ public interface IsolationGuard {
     }
 
     /**
+     * Makes current, until the scope closes, a context that says the connects and writes it leads to are made for a
+     * client whose every call the extension decides by its own rule (Lettuce: its commands are decided before they are
+     * written), also where they run on another thread the agent carries the context to (Netty's event loops): the
+     * network catch-all ({@link NetworkGate}) passes them as it passes a connection made with a frame of such a client
+     * on the stack. Nothing changes for an unmarked context.
+     *
+     * @param client the client's name, e.g. {@code lettuce}
+     * @return the scope to close when the client's call has returned
+     */
+    default MarkerScope decidedClient(String client) {
+        return () -> { };
+    }
+
+    /**
      * The configuration in force, as an object that is replaced whenever a load changes it: what a decision cached
      * per connection is keyed by ({@link NetworkGate}). {@code null} before the first load.
      */
@@ -152,6 +166,18 @@ public interface IsolationGuard {
      */
     default ShadowDecision decideRedis(String command, String key) {
         return ShadowDecision.UNTOUCHED;
+    }
+
+    /**
+     * Decides one key of a Redis command as {@link #decideRedis(String, String)} does, and as marked also when the
+     * current context is not: for a command the application built in a marked context that is sent where that context
+     * may not be current (Lettuce's reactive API sends a command when it is subscribed to, perhaps on another thread).
+     *
+     * @param markedWhereBuilt whether the command was built in a marked context
+     * @return as {@link #decideRedis(String, String)}; decided as marked when {@code markedWhereBuilt}
+     */
+    default ShadowDecision decideRedis(String command, String key, boolean markedWhereBuilt) {
+        return decideRedis(command, key);
     }
 
     /**

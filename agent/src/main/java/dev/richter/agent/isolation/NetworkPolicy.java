@@ -24,7 +24,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>one to an address in the test's scope passes: its host as the client named it, or its IP address, or the
  *       address a scope host name resolves to (resolved once per configuration and name);</li>
  *   <li>one made by a datastore or broker client whose every call the extension decides passes: a frame of the
- *       calling thread's stack is in {@link #DECIDED_CLIENTS} (a JDBC driver or pool, Jedis, the Kafka producer). Their
+ *       calling thread's stack is in {@link #DECIDED_CLIENTS} (a JDBC driver or pool, Jedis, Lettuce, the Kafka
+ *       producer), or the context says it was made for such a client ({@code IsolationGuard.decidedClient}: Lettuce's
+ *       connects and writes, which Netty runs on its event loops with the caller's context and no Lettuce frame). Their
  *       statements, commands and records are shadowed or refused by their own rules, so the connection to the
  *       production store is theirs to use;</li>
  *   <li>any other marked connection would reach production through a client Richter does not guard: refused in
@@ -38,13 +40,13 @@ public final class NetworkPolicy {
     /**
      * Class-name prefixes of the clients whose every call the extension decides by its own rule and that connect to
      * stores outside the test's scope: JDBC (the drivers teams use, {@code java.sql.DriverManager} for any other, and
-     * the pools that open connections for them), Jedis, the Kafka producer. A client is added here only with its
-     * guard.
+     * the pools that open connections for them), Jedis, Lettuce, the Kafka producer. A client is added here only with
+     * its guard.
      */
     public static final List<String> DECIDED_CLIENTS = Collections.unmodifiableList(Arrays.asList(
             "java.sql.DriverManager", "org.postgresql.", "org.mariadb.jdbc.", "com.mysql.", "org.h2.", "org.hsqldb.",
             "oracle.jdbc.", "com.microsoft.sqlserver.jdbc.", "com.zaxxer.hikari.", "org.apache.commons.dbcp2.",
-            "org.apache.tomcat.jdbc.", "com.alibaba.druid.", "redis.clients.jedis.",
+            "org.apache.tomcat.jdbc.", "com.alibaba.druid.", "redis.clients.jedis.", "io.lettuce.core.",
             "org.apache.kafka.clients.producer."));
 
     private final Map<String, Set<String>> resolved = new ConcurrentHashMap<>();
@@ -62,6 +64,18 @@ public final class NetworkPolicy {
      */
     public ExitDecision decide(boolean marked, String host, String ip, int port, StackTraceElement[] stack,
                                Optional<IsolationConfig> config) {
+        return decide(marked, host, ip, port, stack, "", config);
+    }
+
+    /**
+     * As {@link #decide(boolean, String, String, int, StackTraceElement[], Optional)}, for a connection the context
+     * says was made for {@code decidedBy}.
+     *
+     * @param decidedBy the decided client the current context names ({@code IsolationGuard.decidedClient}, e.g. {@code
+     *                  lettuce}), {@code ""} when none
+     */
+    public ExitDecision decide(boolean marked, String host, String ip, int port, StackTraceElement[] stack,
+                               String decidedBy, Optional<IsolationConfig> config) {
         if (!marked) {
             return ExitDecision.PASS;
         }
@@ -73,7 +87,7 @@ public final class NetworkPolicy {
         if (inScope(c, host, ip, port)) {
             return ExitDecision.PASS;
         }
-        if (decidedClient(stack).isPresent()) {
+        if (!decidedBy.isEmpty() || decidedClient(stack).isPresent()) {
             return ExitDecision.PASS;
         }
         String reason = "a marked connection to " + exit + (ip.isEmpty() || ip.equals(host) ? "" : " (" + ip + ")")

@@ -11,6 +11,7 @@ import io.opentelemetry.api.baggage.Baggage;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.internal.InstrumentationUtil;
 import io.opentelemetry.context.Context;
+import io.opentelemetry.context.ContextKey;
 import io.opentelemetry.context.Scope;
 import java.util.Collections;
 import java.util.List;
@@ -47,6 +48,9 @@ public final class RichterIsolationGuard implements IsolationGuard {
      * through): the evidence that enforcement was off, which the {@code isolation-enforced} check fails on.
      */
     public static final String MODE = "richter.isolation.mode";
+
+    /** The client a context's connects and writes are made for, when {@link #decidedClient} made it current. */
+    private static final ContextKey<String> DECIDED_CLIENT = ContextKey.named("richter-decided-client");
 
     private static final Logger LOG = Logger.getLogger(RichterIsolationGuard.class.getName());
     private static final MarkerScope NOTHING = () -> { };
@@ -104,10 +108,25 @@ public final class RichterIsolationGuard implements IsolationGuard {
             if (!isMarked) {
                 return ExitDecision.PASS;
             }
-            return network.decide(true, host, ip, port, new Throwable().getStackTrace(), source.current());
+            String decidedBy = Context.current().get(DECIDED_CLIENT);
+            return network.decide(true, host, ip, port, new Throwable().getStackTrace(),
+                    decidedBy == null ? "" : decidedBy, source.current());
         } catch (RuntimeException | LinkageError e) {
             return isMarked ? new ExitDecision.Refuse(host + ":" + port, "isolation failed to decide (" + e + ")")
                     : ExitDecision.PASS;
+        }
+    }
+
+    @Override
+    public MarkerScope decidedClient(String client) {
+        try {
+            if (!marked.getAsBoolean()) {
+                return NOTHING;
+            }
+            Scope scope = Context.current().with(DECIDED_CLIENT, client).makeCurrent();
+            return scope::close;
+        } catch (RuntimeException | LinkageError e) {
+            return NOTHING;
         }
     }
 
@@ -165,7 +184,12 @@ public final class RichterIsolationGuard implements IsolationGuard {
 
     @Override
     public ShadowDecision decideRedis(String command, String key) {
-        return marked() ? decideStore("redis " + command + " " + key,
+        return decideRedis(command, key, false);
+    }
+
+    @Override
+    public ShadowDecision decideRedis(String command, String key, boolean markedWhereBuilt) {
+        return markedWhereBuilt || marked() ? decideStore("redis " + command + " " + key,
                 c -> RedisKeyPolicy.decide(command, key, c.shadows(), c.mode())) : ShadowDecision.UNTOUCHED;
     }
 

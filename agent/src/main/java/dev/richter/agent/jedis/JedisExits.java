@@ -3,6 +3,7 @@ package dev.richter.agent.jedis;
 import dev.richter.agent.bootstrap.IsolationBridge;
 import dev.richter.agent.bootstrap.IsolationGuard;
 import dev.richter.agent.bootstrap.ShadowDecision;
+import dev.richter.agent.redis.RedisKeySpecs;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Iterator;

@@ -11,9 +11,12 @@ import java.util.List;
  * dev.richter.agent.jedis.JedisExits} is injected next to Jedis. Instrumentation name {@code richter-jedis}.
  */
 public final class JedisInstrumentationModule extends RichterInstrumentationModule {
-    /** The helper classes, every class of {@code dev.richter.agent.jedis} (held so by a test). */
+    /**
+     * The helper classes, every class of {@code dev.richter.agent.jedis} and of the Redis clients' shared {@code
+     * dev.richter.agent.redis} (held so by a test).
+     */
     static final List<String> HELPERS = Collections.unmodifiableList(Arrays.asList("dev.richter.agent.jedis.JedisExits",
-            "dev.richter.agent.jedis.RedisKeySpecs"));
+            "dev.richter.agent.redis.RedisKeySpecs"));
 
     public JedisInstrumentationModule() {
         super("richter-jedis");

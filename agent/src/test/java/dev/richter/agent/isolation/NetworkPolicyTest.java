@@ -77,7 +77,7 @@ class NetworkPolicyTest {
     void aStoreClientWhoseCallsTheExtensionDecidesConnectsToItsStore() {
         for (String client : new String[] {"org.postgresql.core.PGStream", "org.mariadb.jdbc.client.impl.ConnectionHelper",
                 "java.sql.DriverManager", "com.zaxxer.hikari.pool.PoolBase", "redis.clients.jedis.Connection",
-                "org.h2.engine.SessionRemote"}) {
+                "org.h2.engine.SessionRemote", "io.lettuce.core.protocol.DefaultEndpoint"}) {
             assertEquals(ExitDecision.PASS, policy.decide(true, "db.internal", "10.9.9.9", 5432,
                     stack("java.net.Socket", client, "com.shop.OrderRepository"), config("enforce")), client);
         }
@@ -85,11 +85,27 @@ class NetworkPolicyTest {
 
     @Test
     void aClientNamedLikeAStoreClientButNotOneIsNotTrusted() {
-        for (String client : new String[] {"io.lettuce.core.RedisClient", "org.apache.kafka.clients.consumer.KafkaConsumer",
+        for (String client : new String[] {"org.redisson.Redisson", "org.apache.kafka.clients.consumer.KafkaConsumer",
                 "software.amazon.awssdk.http.apache.ApacheHttpClient", "com.shop.jdbc.Exporter"}) {
             assertInstanceOf(ExitDecision.Refuse.class, policy.decide(true, "db.internal", "10.9.9.9", 5432,
                     stack("java.net.Socket", client), config("enforce")), client);
         }
+    }
+
+    /**
+     * Lettuce's connects and writes run on Netty's event loop, with the caller's marked context and only Netty frames on
+     * the stack (LettuceIsolationIT saw the connect refused from io.netty.util.internal.SocketUtils$3.run): the context
+     * naming the decided client passes them; the same stack without it is refused.
+     */
+    @Test
+    void aConnectionTheContextSaysADecidedClientMadePasses() {
+        StackTraceElement[] eventLoop = stack("sun.nio.ch.SocketChannelImpl", "io.netty.util.internal.SocketUtils$3",
+                "io.netty.channel.socket.nio.NioSocketChannel", "io.netty.channel.nio.NioEventLoop");
+
+        assertEquals(ExitDecision.PASS, policy.decide(true, "127.0.0.1", "127.0.0.1", 6379, eventLoop, "lettuce",
+                config("enforce")));
+        assertInstanceOf(ExitDecision.Refuse.class, policy.decide(true, "127.0.0.1", "127.0.0.1", 6379, eventLoop, "",
+                config("enforce")));
     }
 
     @Test

@@ -48,7 +48,8 @@ final class ChildJvm implements AutoCloseable {
     }
 
     /**
-     * Starts the app and waits (60 s at most) for its {@code READY <port>} line.
+     * Starts the app and waits (120 s at most: a child with Spring and Lettuce under the agent took more than 60 s to
+     * start on a loaded 2-core machine) for its {@code READY <port>} line.
      *
      * @param flags the isolation's and any other {@code -D} flags
      */
@@ -90,7 +91,7 @@ final class ChildJvm implements AutoCloseable {
         }
         command.addAll(List.of("-cp", String.join(java.io.File.pathSeparator, classPath), main.getName()));
         process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         int found = 0;
         while (found == 0) {
             Optional<String> ready = Files.readAllLines(output).stream().filter(l -> l.startsWith("READY ")).findFirst();

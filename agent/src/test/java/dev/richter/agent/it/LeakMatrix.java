@@ -22,10 +22,11 @@ import redis.clients.jedis.Jedis;
 /**
  * The leak matrix of bench/isolation-leaks.sh (issue 46 item 7): for each client and store a service with no Richter
  * code runs in its own child JVM with the agent and the built extension ({@link ChildJvm}: {@link IsolationTestApp},
- * {@link StorageTestApp}, {@link JdbcTestApp}, on {@code richter.it.serviceJava}), makes one marked call per target,
- * and the effect is counted at the receiving side, never by the service: the real server's request counter ({@link
- * CountingServer}), the database's rows ({@code SELECT count(*)} on this JVM's own connection), Redis's keys ({@code
- * EXISTS}), the broker's end offsets ({@code Admin.listOffsets}). Each (case, target) is
+ * {@link StorageTestApp}, {@link LettuceTestApp}, {@link JdbcTestApp}, on {@code richter.it.serviceJava}), makes one
+ * marked call per target, and the effect is counted at the receiving side, never by the service: the real server's
+ * request counter ({@link CountingServer}), the database's rows ({@code SELECT count(*)} on this JVM's own
+ * connection), Redis's keys ({@code EXISTS}), the broker's end offsets ({@code Admin.listOffsets}). Each (case, target)
+ * is
  * <ul>
  *   <li>{@code leaked}: a marked effect reached production (the count at the receiver rose);</li>
  *   <li>{@code isolated}: nothing reached production and the extension decided it, evidenced by its refusal message
@@ -77,6 +78,7 @@ public final class LeakMatrix {
         try {
             matrix.http();
             matrix.storage();
+            matrix.lettuce();
             matrix.drivers();
         } finally {
             matrix.print();
@@ -320,6 +322,62 @@ public final class LeakMatrix {
         }
     }
 
+    /**
+     * Lettuce 6.6 ({@link LettuceTestApp}, Netty's NIO transport, the network catch-all on): its sync, async and
+     * reactive APIs, the reactive one subscribed where the request's context is not current, and Spring Data Redis's
+     * {@code StringRedisTemplate} and {@code ReactiveStringRedisTemplate}, each with a mapped key, an unmapped one, an
+     * MSET with one unmapped key, an MSET whose values are its keys' names and a DEL with one unmapped key.
+     */
+    private void lettuce() throws Exception {
+        int redisPort = StorageIsolationIT.freePort();
+        Process redis = null;
+        ChildJvm app = null;
+        try {
+            redis = StorageIsolationIT.startRedis(redisPort);
+            Path document = document("""
+                    {"mode": "enforce", "scope": [], "mocks": [],
+                     "shadows": [{"kind": "cache", "production": "cart:", "shadow": "shadow:cart:"}]}
+                    """);
+            app = new ChildJvm(List.of("-Drichter.isolation.file=" + document, "-Dapp.redis.port=" + redisPort,
+                    "-Dio.lettuce.core.epoll=false"), LettuceTestApp.class, List.of());
+            ChildJvm a = app;
+            for (String api : List.of("sync", "async", "reactive", "elsewhere", "template", "reactive-template")) {
+                String kase = "redis lettuce " + api;
+                String c = "cart:" + api + ":";
+                check(kase, "SET cart:1 (mapped)", "shadowed", () -> lettuceAt(a, api, "set", c + "1", "v", MARKED),
+                        () -> keys(redisPort, c + "1"), () -> keys(redisPort, "shadow:" + c + "1"),
+                        () -> lettuceAt(a, api, "set", c + "1", "v", null));
+                check(kase, "SET session:9 (unmapped)", "refused",
+                        () -> lettuceAt(a, api, "set", "session:" + api + ":9", "v", MARKED),
+                        () -> keys(redisPort, "session:" + api + ":9"), null,
+                        () -> lettuceAt(a, api, "set", "session:" + api + ":9", "v", null));
+                check(kase, "MSET cart:2 session:10", "refused",
+                        () -> lettuceAt(a, api, "mset", c + "2,session:" + api + ":10", "v", MARKED),
+                        () -> keys(redisPort, c + "2", "session:" + api + ":10"), () -> keys(redisPort, "shadow:" + c + "2"),
+                        () -> lettuceAt(a, api, "mset", c + "2,session:" + api + ":10", "v", null));
+                // a value equal to a key's name: keys at MSET's key specification's positions only
+                check(kase, "MSET cart:5 cart:6, values cart:6", "shadowed",
+                        () -> lettuceAt(a, api, "mset", c + "5," + c + "6", c + "6", MARKED),
+                        () -> keys(redisPort, c + "5", c + "6"), () -> keys(redisPort, "shadow:" + c + "5", "shadow:" + c + "6"),
+                        () -> lettuceAt(a, api, "mset", c + "5," + c + "6", c + "6", null));
+                try (Jedis j = new Jedis("127.0.0.1", redisPort)) {
+                    j.set(c + "d1", "keep");
+                    j.set("session:" + api + ":d2", "keep");
+                }
+                check(kase, "DEL cart:d1 session:d2", "refused",
+                        () -> lettuceAt(a, api, "del", c + "d1,session:" + api + ":d2", "", MARKED),
+                        () -> 2 - keys(redisPort, c + "d1", "session:" + api + ":d2"), null,
+                        () -> lettuceAt(a, api, "del", c + "d1,session:" + api + ":d2", "", null));
+            }
+            stamps("lettuce", app);
+        } finally {
+            ChildJvm.closeAll(app);
+            if (redis != null) {
+                redis.destroyForcibly();
+            }
+        }
+    }
+
     /** HSQLDB, and PostgreSQL and MariaDB when installed, through {@link JdbcTestApp}; corpus bug 44 on PostgreSQL. */
     private void drivers() throws Exception {
         List<DatabaseServer> servers = new ArrayList<>();
@@ -455,6 +513,12 @@ public final class LeakMatrix {
 
     private static String redisAt(ChildJvm app, String op, String keys, String value, String baggage) throws Exception {
         return app.get("/redis?op=" + op + "&key=" + enc(keys) + "&value=" + enc(value), baggage).body();
+    }
+
+    private static String lettuceAt(ChildJvm app, String api, String op, String keys, String value, String baggage)
+            throws Exception {
+        return app.get("/lettuce?api=" + api + "&op=" + op + "&key=" + enc(keys) + "&value=" + enc(value), baggage)
+                .body();
     }
 
     private static String kafkaAt(ChildJvm app, String topic, String baggage) throws Exception {

@@ -43,7 +43,13 @@ class BootClassPathTest {
     @Test
     void theStorageModulesInjectEveryClassOfTheirHelperPackage() throws IOException {
         assertEquals(compiled("dev.richter.agent.jdbc"), sorted(JdbcInstrumentationModule.HELPERS));
-        assertEquals(compiled("dev.richter.agent.jedis"), sorted(JedisInstrumentationModule.HELPERS));
+        List<String> jedis = new ArrayList<>(compiled("dev.richter.agent.jedis"));
+        jedis.addAll(compiled("dev.richter.agent.redis"));
+        assertEquals(sorted(jedis), sorted(JedisInstrumentationModule.HELPERS));
+        List<String> lettuce = new ArrayList<>(compiled("dev.richter.agent.lettuce"));
+        lettuce.addAll(compiled("dev.richter.agent.redis"));
+        lettuce.addAll(compiled("io.lettuce.core.protocol"));
+        assertEquals(sorted(lettuce), sorted(LettuceInstrumentationModule.HELPERS));
         assertEquals(compiled("dev.richter.agent.kafka"), sorted(KafkaProducerInstrumentationModule.HELPERS));
     }
 

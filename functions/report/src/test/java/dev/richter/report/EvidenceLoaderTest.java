@@ -165,7 +165,7 @@ class EvidenceLoaderTest {
     /**
      * The report lists each scope service's middleware from the run's traces, JSON and HTML: order's marked call to
      * inventory has no instrumentation scope (an HTTP client no row names, unguarded; inventory's SERVER span under it
-     * proves isolation, so it is vouched for), and its marked Redis call went through Lettuce (a store, unguarded: FAIL).
+     * proves isolation, so it is vouched for), and its marked Redis call went through Redisson (a store, unguarded: FAIL).
      */
     @Test
     void theRunsTracesListEachScopeServicesMiddlewareInJsonAndHtml() {
@@ -180,7 +180,7 @@ class EvidenceLoaderTest {
                 client.startEpochNanos(), 500_000, new InstrumentationScope("io.opentelemetry.tomcat-10.0", "2.22.0-alpha")));
         trace.add(new Span(root.traceId(), "00f067aa0ba902b8", root.spanId(), List.of(), "order", "SET", SpanKind.CLIENT,
                 "redis", Map.of("db.system", "redis"), root.startEpochNanos() + 2_000_000, 100_000,
-                new InstrumentationScope("io.opentelemetry.lettuce-5.1", "2.22.0-alpha")));
+                new InstrumentationScope("io.opentelemetry.redisson-3.17", "2.22.0-alpha")));
         spans.addAll(trace);
         ReportEvidence e = loader.load(Fixtures.RUN, Fixtures.PLAN, results(), Fixtures.CLEAN_DYNAMIC, Long.MAX_VALUE);
         Report r = ReportBuilder.build(Fixtures.RUN, Fixtures.PLAN, results(), List.of(), List.of(), List.of(), List.of(), e, null, 1);
@@ -191,14 +191,14 @@ class EvidenceLoaderTest {
                         1, 1, "server not gated"),
                 new Report.ServiceMiddleware("order", "HTTP client (instrumentation not named)", "", "http-client", "", "",
                         false, true, 1, 1, "unguarded, but every marked call went to an in-scope service that enforces isolation"),
-                new Report.ServiceMiddleware("order", "Lettuce", "5.1+", "store", "io.opentelemetry.lettuce-5.1 2.22.0-alpha",
+                new Report.ServiceMiddleware("order", "Redisson", "3.17+", "store", "io.opentelemetry.redisson-3.17 2.22.0-alpha",
                         "redis", false, true, 1, 1, "unguarded on marked traffic")), r.middleware());
         String json = dev.richter.common.Json.write(r);
         assertTrue(json.contains("\"middleware\":[{\"service\":\"inventory\",\"library\":\"Tomcat (jakarta Servlet)\""), json);
         String html = HtmlReport.render(r);
         assertTrue(html.contains("<h2>Middleware per service</h2>"), html);
-        assertTrue(html.contains("<tr><td class=l>order</td><td class=l>Lettuce</td><td class=l>5.1+</td><td class=l>store</td>"
-                + "<td class=l>io.opentelemetry.lettuce-5.1 2.22.0-alpha</td><td class=l>redis</td><td class=l>no</td><td>1</td>"
+        assertTrue(html.contains("<tr><td class=l>order</td><td class=l>Redisson</td><td class=l>3.17+</td><td class=l>store</td>"
+                + "<td class=l>io.opentelemetry.redisson-3.17 2.22.0-alpha</td><td class=l>redis</td><td class=l>no</td><td>1</td>"
                 + "<td>1</td><td class=\"l FAIL\">unguarded on marked traffic</td></tr>"), html);
     }
 

@@ -33,7 +33,7 @@ import java.util.TreeMap;
  *   <li>not guarded, a server (a {@code javax.servlet} container): WARN, its marked requests are no exits, but it has no
  *       503 gate before the isolation document loads;</li>
  *   <li>anything else not guarded in a marked trace FAILs, naming the library, its version and the service: an
- *       unguarded store (Lettuce, the Kafka consumer, the AWS SDK: what it writes lands in the store, with no service
+ *       unguarded store (Redisson, the Kafka consumer, the AWS SDK: what it writes lands in the store, with no service
  *       after it to prove anything), an unguarded client one of whose marked calls reached no isolating in-scope
  *       service (an exit, a service outside the scope, a call that failed before any server answered), and every
  *       library no row of the table names (fail closed).</li>

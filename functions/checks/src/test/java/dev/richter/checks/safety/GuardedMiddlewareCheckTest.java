@@ -64,7 +64,7 @@ class GuardedMiddlewareCheckTest {
                 Marker.DEFAULT)).get("gateway").outcome(), "order proves its isolation, but is not in scope");
     }
 
-    /** An unguarded store always FAILs on marked traffic: inventory's Redis calls as if Lettuce had made them. */
+    /** An unguarded store always FAILs on marked traffic: inventory's Redis calls as if Redisson had made them. */
     @Test
     void anUnguardedStoreOnMarkedTrafficAlwaysFails() {
         List<Span> spans = new ArrayList<>();
@@ -72,44 +72,44 @@ class GuardedMiddlewareCheckTest {
             spans.add(s.scope().name().equals("io.opentelemetry.jedis-4.0")
                     ? new Span(s.traceId(), s.spanId(), s.parentSpanId(), s.links(), s.service(), s.operation(), s.kind(),
                             s.peerService(), s.attributes(), s.startEpochNanos(), s.durationNanos(),
-                            new InstrumentationScope("io.opentelemetry.lettuce-5.1", "2.22.0-alpha"))
+                            new InstrumentationScope("io.opentelemetry.redisson-3.17", "2.22.0-alpha"))
                     : s);
         }
         CheckResult inventory = bySubject(GuardedMiddlewareCheck.check(spans, IsolationEnforcedCheckTest.SCOPE,
                 Marker.DEFAULT)).get("inventory");
         assertEquals(Outcome.FAIL, inventory.outcome());
         assertEquals(true, inventory.evidence().startsWith("not guarded by Richter's agent extension, on marked traffic:"
-                + " Lettuce 5.1+ (io.opentelemetry.lettuce-5.1 2.22.0-alpha), 6 marked calls; guarded: "), inventory.evidence());
+                + " Redisson 3.17+ (io.opentelemetry.redisson-3.17 2.22.0-alpha), 6 marked calls; guarded: "), inventory.evidence());
     }
 
     /** Unmarked traffic through an unguarded client is listed, never failed; a javax.servlet server on marked traffic WARNs. */
     @Test
     void unmarkedUnguardedPassesAndAnUngatedServerWarns() {
-        Span unmarkedLettuce = new Span("t1", "a1", "", List.of(), "cart", "GET", SpanKind.CLIENT, "redis",
-                Map.of("db.system", "redis"), 0, 0, new InstrumentationScope("io.opentelemetry.lettuce-5.1", "2.22.0-alpha"));
+        Span unmarkedRedisson = new Span("t1", "a1", "", List.of(), "cart", "GET", SpanKind.CLIENT, "redis",
+                Map.of("db.system", "redis"), 0, 0, new InstrumentationScope("io.opentelemetry.redisson-3.17", "2.22.0-alpha"));
         Span markedJavax = new Span("t2", "b1", "", List.of(), "cart", "GET /cart", SpanKind.SERVER, "",
                 Map.of("richter-loadtest", "1"), 0, 0, new InstrumentationScope("io.opentelemetry.tomcat-7.0", "2.22.0-alpha"));
-        CheckResult cart = GuardedMiddlewareCheck.check(List.of(unmarkedLettuce, markedJavax), Set.of("cart"),
+        CheckResult cart = GuardedMiddlewareCheck.check(List.of(unmarkedRedisson, markedJavax), Set.of("cart"),
                 Marker.DEFAULT).get(0);
         assertEquals(Outcome.WARN, cart.outcome());
         assertEquals("server not gated (no 503 before the isolation document loads): Tomcat (javax.servlet) 7.0.4-9"
                 + " (io.opentelemetry.tomcat-7.0 2.22.0-alpha), 1 marked calls; not guarded, not on marked traffic:"
-                + " Lettuce 5.1+ (io.opentelemetry.lettuce-5.1 2.22.0-alpha)", cart.evidence());
+                + " Redisson 3.17+ (io.opentelemetry.redisson-3.17 2.22.0-alpha)", cart.evidence());
     }
 
     /** The static gate reads earlier ingests' records and WARNs where the dynamic check FAILs. */
     @Test
     void recordedUnguardedUseWarnsInTheStaticGate() {
-        MiddlewareUse lettuce = new MiddlewareUse("cart", "Lettuce", "5.1+", "store", "io.opentelemetry.lettuce-5.1",
+        MiddlewareUse redisson = new MiddlewareUse("cart", "Redisson", "3.17+", "store", "io.opentelemetry.redisson-3.17",
                 "2.22.0-alpha", "redis", false, 10, 3, 0, 1L);
-        MiddlewareUse outOfScope = new MiddlewareUse("billing", "Lettuce", "5.1+", "store", "io.opentelemetry.lettuce-5.1",
+        MiddlewareUse outOfScope = new MiddlewareUse("billing", "Redisson", "3.17+", "store", "io.opentelemetry.redisson-3.17",
                 "2.22.0-alpha", "redis", false, 10, 3, 0, 1L);
-        List<CheckResult> r = GuardedMiddlewareCheck.checkRecorded(Map.of("cart", List.of(lettuce),
+        List<CheckResult> r = GuardedMiddlewareCheck.checkRecorded(Map.of("cart", List.of(redisson),
                 "billing", List.of(outOfScope)), Set.of("cart"));
         assertEquals(1, r.size());
         assertEquals(new CheckResult(GuardedMiddlewareCheck.NAME, Outcome.WARN, "cart", "not guarded by Richter's agent"
-                + " extension, on marked traffic in earlier ingested traces (the pre-test's check decides): Lettuce 5.1+"
-                + " (io.opentelemetry.lettuce-5.1 2.22.0-alpha), 3 marked calls"), r.get(0));
+                + " extension, on marked traffic in earlier ingested traces (the pre-test's check decides): Redisson 3.17+"
+                + " (io.opentelemetry.redisson-3.17 2.22.0-alpha), 3 marked calls"), r.get(0));
         assertEquals(List.of(new CheckResult(GuardedMiddlewareCheck.NAME, Outcome.PASS, "recorded traces",
                 "no client, store or server of a scope service seen in the recorded spans")),
                 GuardedMiddlewareCheck.checkRecorded(Map.of(), Set.of("cart")));

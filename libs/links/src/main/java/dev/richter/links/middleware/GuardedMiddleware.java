@@ -16,11 +16,11 @@ import java.util.Set;
  * them in each module's
  * singletons, and each row's library versions are that module's muzzle {@code pass} range (its {@code
  * build.gradle.kts}); guarded or not is agent/README.md, "What is guarded, and what is not": guarded are the JDK
- * {@code HttpClient}, {@code java.net.HttpURLConnection}, Apache HttpClient 5 classic, OkHttp 4/5, JDBC (any driver),
- * Jedis 7, the Kafka producer, and as servers the JDK {@code HttpServer}, jakarta Servlet containers and reactor-netty's
- * server; not guarded are Apache HttpClient 4, reactor-netty's {@code HttpClient} ({@code WebClient}, Spring Cloud
- * Gateway's downstream calls), Lettuce, the Kafka consumer, in-process caches, the AWS SDK, gRPC and {@code
- * javax.servlet} containers. A change to either source changes this table and its test ({@code
+ * {@code HttpClient}, {@code java.net.HttpURLConnection}, Apache HttpClient 5 classic, Apache HttpClient 4.3-4.5,
+ * OkHttp 4/5, JDBC (any driver), Jedis 7, Lettuce 6 and 7, the Kafka producer, and as servers the JDK {@code
+ * HttpServer}, jakarta Servlet containers and reactor-netty's server; not guarded are reactor-netty's {@code
+ * HttpClient} ({@code WebClient}, Spring Cloud Gateway's downstream calls), Lettuce 5, the Kafka consumer, in-process
+ * caches, the AWS SDK, gRPC and {@code javax.servlet} containers. A change to either source changes this table and its test ({@code
  * MiddlewareInventoryTest#tableRowsAreTheAgentsScopeNames}) together. In-process caches (Caffeine, a map) make no span:
  * no trace can show them, so no row names them.
  *
@@ -29,7 +29,8 @@ import java.util.Set;
  *   <li>the scope's version is the agent's ({@code 2.22.0-alpha}), never the library's: a row gives the library
  *       versions its module instruments;</li>
  *   <li>{@code apache-httpclient-5.0} also records Apache's async client, {@code okhttp-3.0} also OkHttp 3, {@code
- *       jedis-4.0} also Jedis 4 to 6, {@code apache-httpclient-4.0} also HttpClient 4.0 to 4.2, none of which the extension was built or tested on; the rows read them as the
+ *       jedis-4.0} also Jedis 4 to 6, {@code apache-httpclient-4.0} also HttpClient 4.0 to 4.2, {@code lettuce-5.1}
+ *       also Lettuce 5.1 to 5.3, none of which the extension was built or tested on; the rows read them as the
  *       guarded client (the middleware-version check of a team's SBOM is where such a version is pinned);</li>
  *   <li>{@code netty-4.1} SERVER spans are reactor-netty's server (Spring WebFlux, Spring Cloud Gateway) or a bare
  *       Netty server, which the extension does not gate; servers are listed, not judged.</li>
@@ -84,6 +85,9 @@ public final class GuardedMiddleware {
             new ScopeRow(O + "jdbc", ANY, "JDBC", "any driver", MiddlewareRole.STORE, true, ""),
             new ScopeRow(O + "jedis-4.0", ANY, "Jedis", "4.0+ (guarded: 7)", MiddlewareRole.STORE, true,
                     "the extension is built and tested on Jedis 7"),
+            new ScopeRow(O + "lettuce-5.1", ANY, "Lettuce", "5.1+ (guarded: 6.x, 7.x)", MiddlewareRole.STORE, true,
+                    "the extension is built and tested on Lettuce 6.6.0 (Spring Boot 3.5's; sync, async, reactive,"
+                            + " Spring Data Redis) and tested on 7.7.0"),
             new ScopeRow(O + "kafka-clients-0.11", PRODUCER, "Kafka producer", "0.11+", MiddlewareRole.STORE, true, ""),
             new ScopeRow(O + "kafka-clients-2.6", PRODUCER, "Kafka producer", "2.6+ (library instrumentation)",
                     MiddlewareRole.STORE, true, ""),
@@ -108,7 +112,6 @@ public final class GuardedMiddleware {
             new ScopeRow(O + "grpc-1.6", CLIENT, "gRPC", "1.6+", MiddlewareRole.RPC_CLIENT, false, ""),
             new ScopeRow(O + "grpc-1.6", SERVER, "gRPC server", "1.6+", MiddlewareRole.SERVER, false, ""),
             // not guarded: stores
-            new ScopeRow(O + "lettuce-5.1", ANY, "Lettuce", "5.1+", MiddlewareRole.STORE, false, ""),
             new ScopeRow(O + "lettuce-5.0", ANY, "Lettuce", "5.0.x", MiddlewareRole.STORE, false, ""),
             new ScopeRow(O + "lettuce-4.0", ANY, "Lettuce (biz.paluch.redis)", "4.0+", MiddlewareRole.STORE, false, ""),
             new ScopeRow(O + "jedis-3.0", ANY, "Jedis 3", "3.x", MiddlewareRole.STORE, false, ""),

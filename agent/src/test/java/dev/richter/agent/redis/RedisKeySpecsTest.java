@@ -1,4 +1,4 @@
-package dev.richter.agent.jedis;
+package dev.richter.agent.redis;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,4 +1,4 @@
-package dev.richter.agent.jedis;
+package dev.richter.agent.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -12,9 +12,11 @@ import java.util.Map;
  * last key, step; and the {@code numkeys} argument of the commands that have one), never by comparing argument
  * values with key names: {@code MSET a b b c} has keys at 1 and 3, and its value {@code b} at 2 is no key. Positions
  * count the command as 0. A command not listed here has no known specification: {@link #positions} answers {@code
- * null}, and a marked one that names keys is refused. Injected next to Jedis with {@link JedisExits}; no lambdas.
+ * null}, and a marked one that names keys is refused. Shared by the Redis clients' helpers ({@code
+ * dev.richter.agent.jedis.JedisExits}, {@code dev.richter.agent.lettuce.LettuceExits}), injected next to each client
+ * with them; no lambdas.
  */
-final class RedisKeySpecs {
+public final class RedisKeySpecs {
     /** {first, last, step}: last {@code -1} is the last argument, {@code -2} the one before it. */
     private static final Map<String, int[]> SPECS = new HashMap<String, int[]>();
     /** Commands whose keys follow a {@code numkeys} argument: {position of numkeys, keys before it}. */
@@ -74,7 +76,7 @@ final class RedisKeySpecs {
      * @return the positions; {@code null} when the command's key specification is not known here, or the arguments
      *     do not fit it (a {@code numkeys} that is no number or runs past the end)
      */
-    static int[] positions(String command, List<byte[]> args) {
+    public static int[] positions(String command, List<byte[]> args) {
         int n = args.size();
         int[] spec = SPECS.get(command);
         if (spec != null) {
@@ -109,7 +111,7 @@ final class RedisKeySpecs {
     }
 
     /** True when the bytes at {@code positions} of {@code args} are {@code keys}, in order and all of them. */
-    static boolean match(List<byte[]> args, int[] positions, List<byte[]> keys) {
+    public static boolean match(List<byte[]> args, int[] positions, List<byte[]> keys) {
         if (positions.length != keys.size()) {
             return false;
         }
