@@ -18,9 +18,11 @@ import java.util.concurrent.ConcurrentHashMap;
  *       {@code Dropped}, {@code Late}: the window's counts (Count; {@code Ok} = outcomes − failed outcomes);</li>
  *   <li>{@code RateError} (Percent): achieved against target, {@code 100 × (sent − due) / due}, where {@code due} is
  *       the number of this worker's requests of its leg due in that second by its schedule (the same
- *       {@link ConstantArrivalSchedule} and {@link LegSchedule} the driver runs, cut at the invocation's send limit).
- *       Negative: fewer sent than due (dropped, or stopped by an abort in that second). Written only for a second with
- *       at least one due request and when the step has a fixed start ({@code stepStartEpochMs} &gt; 0).</li>
+ *       {@link ConstantArrivalSchedule} and {@link LegSchedule} the driver runs, cut at the invocation's send limit and
+ *       at the moment the worker was told to stop ({@link #sendsStopped}: the abort flag, or a flag unread too long),
+ *       since a request it was told not to send is not one it failed to send). Negative: fewer sent than due (dropped,
+ *       or sent too late for its second). Written only for a second with at least one due request and when the step has
+ *       a fixed start ({@code stepStartEpochMs} &gt; 0).</li>
  * </ul>
  * Properties: {@code runId}, {@code teamId}, {@code runStage}, {@code stepIndex}, {@code legIndex},
  * {@code workerIndex}, {@code epochSecond}, {@code dueRequests}, {@code workerTargetQps} (the step's rate over its
@@ -58,6 +60,16 @@ final class MeteredResultSink implements ResultSink {
         long to = task.legEndOffsetMs() == Long.MAX_VALUE ? Long.MAX_VALUE : task.legEndOffsetMs() * 1_000_000L;
         target = new Target(task, LegSchedule.of(step, task.legStartOffsetMs() * 1_000_000L, to), sendUntilEpochMs);
         emitted.clear();
+    }
+
+    /** Cuts the current task's due requests at {@code epochMs}, as its send limit cuts them (the earlier of the two). */
+    @Override
+    public void sendsStopped(long epochMs) {
+        Target t = target;
+        if (t != null && epochMs < t.sendUntilEpochMs()) {
+            target = new Target(t.task(), t.leg(), epochMs);
+        }
+        delegate.sendsStopped(epochMs);
     }
 
     @Override

@@ -80,6 +80,33 @@ class LoadDriverMetricsTest {
     }
 
     @Test
+    void aWorkerStoppedByTheAbortIsNotShortOfItsRequestsDueAfterTheStop() throws Exception {
+        try (MetricsCapture capture = new MetricsCapture(); TestServer server = new TestServer(0);
+             JdkHttpTransport transport = new JdkHttpTransport()) {
+            // 20 QPS for 4 s; the abort flag is set 1.7 s in, read at the next 500 ms poll, within a second: the requests
+            // due in that second before the stop were sent, those due after it were never to be sent
+            long start = System.currentTimeMillis() + 500;
+            WorkerTask task = new WorkerTask("run-s", "team-s", "formal", 0, 20, 4, 0, 1, start, 2000, 64, 200,
+                    Marker.DEFAULT, List.of(new Scenario("ok", "svc", server.baseUrl(), 1, List.of(get("/ok")))));
+            ResultSink.InMemory sink = new ResultSink.InMemory();
+            LoadDriverHandler handler = new LoadDriverHandler(transport, sink, id -> System.currentTimeMillis() > start + 1_700,
+                    RichterMetrics.forFunction("load-driver"), ref -> task, Quotas.AWS);
+            handler.handleRequest(new ByteArrayInputStream(Json.MAPPER.writeValueAsBytes(task)),
+                    new ByteArrayOutputStream(), null);
+
+            long sent = 0;
+            long due = 0;
+            for (JsonNode line : capture.lines()) {
+                sent += line.path("Sent").asLong();
+                due += line.path("dueRequests").asLong();
+            }
+            assertTrue(sink.results().get(0).aborted());
+            assertTrue(due >= 30 && due < 80, "due counted to the stop (1.7 to 2.3 s of 20 QPS), not the step's 80: " + due);
+            assertTrue(Math.abs(sent - due) <= 1, "sent " + sent + " of " + due + " due before the stop: " + capture.lines());
+        }
+    }
+
+    @Test
     void rateErrorIsSignedPercentOfTheDueRequests() {
         assertEquals(0.0, MeteredResultSink.rateErrorPercent(10, 10));
         assertEquals(-20.0, MeteredResultSink.rateErrorPercent(8, 10));
