@@ -62,8 +62,8 @@ class MetricsSummaryTest {
                         + " 08:15:45 UTC): the workers sent less than planned: the steps' figures describe another load than"
                         + " their targets",
                 "              warm-up ramp -25.00 % (sent 3 of 4 due over 2 worker-seconds; 1 over ±1 %, worst -50.0 % in"
-                        + " warm-up worker 0 at 08:15:45 UTC): kept apart from the figures; at its low rates one late request"
-                        + " is a window of several %",
+                        + " warm-up worker 0 at 08:15:45 UTC): kept apart from the figures, as the warm-up is; the workers"
+                        + " sent less than planned",
                 "probe rounds: p99 198 ms over 200 rounds",
                 "abort latency: 350 ms from the abort flag to the last send; drain 2410 ms to the last worker stopped"), s.lines());
 
@@ -74,6 +74,21 @@ class MetricsSummaryTest {
                         + " 1 over ±1 %, worst +40.0 % in step 1 worker 0 at 00:00:00 UTC): the workers sent more than planned:"
                         + " the steps' figures describe another load than their targets",
                 "probe rounds: none"), other.lines(), "no ramp line without warm-up windows, no abort line without an abort");
+    }
+
+    @Test
+    void secondsOffWithinAWholeSentAsPlannedAreNamedAsSuch() {
+        List<com.fasterxml.jackson.databind.JsonNode> lines = new ArrayList<>();
+        // at 2 QPS one request sent in the next second's window: -50 % then +50 %, the whole as planned
+        for (long[] w : new long[][] {{1, 2}, {3, 2}, {2, 2}}) {
+            lines.add(dev.richter.common.Json.MAPPER.createObjectNode().put("Function", "load-driver").put("Sent", w[0])
+                    .put("RateError", 100.0 * (w[0] - w[1]) / w[1]).put("dueRequests", w[1]).put("runStage", "pre-test")
+                    .put("stepIndex", 0).put("epochSecond", 1796458545L));
+        }
+        assertEquals("rate error:   held steps (pre-test and formal) +0.00 % (sent 6 of 6 due over 3 worker-seconds; 2 over"
+                + " ±1 %, worst -50.0 % in pre-test worker 0 at 08:15:45 UTC): the load was the plan's over the steps (a"
+                + " request sent in a neighbouring second, or in the second of a stop, moves a few of them; at 2 QPS one"
+                + " request is 50 %)", MetricsSummary.of(lines).lines().get(0));
     }
 
     @Test
