@@ -54,7 +54,7 @@ public record MetricsSummary(RateError held, RateError ramp, long dropped, long 
      * @param over    windows whose {@code |RateError|} is over {@value #WINDOW_LIMIT_PCT} %
      * @param worst   the window farthest from 0, when there is one
      */
-    public record RateError(int windows, long sent, long due, int over, Optional<Window> worst) {
+    public record RateError(int windows, long sent, long due, int over, Optional<WorkerSecond> worst) {
         static final RateError NONE = new RateError(0, 0, 0, 0, Optional.empty());
 
         /** {@code 100 × (sent − due) / due}, percent; empty without windows. */
@@ -62,8 +62,8 @@ public record MetricsSummary(RateError held, RateError ramp, long dropped, long 
             return due == 0 ? OptionalDouble.empty() : OptionalDouble.of(100.0 * (sent - due) / due);
         }
 
-        RateError plus(Window w) {
-            Optional<Window> farthest = worst.isPresent() && Math.abs(worst.get().percent()) >= Math.abs(w.percent())
+        RateError plus(WorkerSecond w) {
+            Optional<WorkerSecond> farthest = worst.isPresent() && Math.abs(worst.get().percent()) >= Math.abs(w.percent())
                     ? worst : Optional.of(w);
             return new RateError(windows + 1, sent + w.sent(), due + w.due(),
                     over + (Math.abs(w.percent()) > WINDOW_LIMIT_PCT ? 1 : 0), farthest);
@@ -71,7 +71,7 @@ public record MetricsSummary(RateError held, RateError ramp, long dropped, long 
     }
 
     /** One worker-second: its step ({@code formal}, 0-based index), worker, second, sent, due and {@code RateError}. */
-    public record Window(String stage, int stepIndex, int worker, long epochSecond, long sent, long due, double percent) {}
+    public record WorkerSecond(String stage, int stepIndex, int worker, long epochSecond, long sent, long due, double percent) {}
 
     /**
      * Reads {@code file} (absent: an empty summary).
@@ -108,7 +108,7 @@ public record MetricsSummary(RateError held, RateError ramp, long dropped, long 
                 dropped += n.path("Dropped").asLong();
                 late += n.path("Late").asLong();
                 if (n.has("RateError")) {
-                    Window w = new Window(n.path("runStage").asText(), n.path("stepIndex").asInt(), n.path("workerIndex").asInt(),
+                    WorkerSecond w = new WorkerSecond(n.path("runStage").asText(), n.path("stepIndex").asInt(), n.path("workerIndex").asInt(),
                             n.path("epochSecond").asLong(), n.path("Sent").asLong(), n.path("dueRequests").asLong(),
                             n.path("RateError").asDouble());
                     if (w.stage().equals("warm-up")) {
