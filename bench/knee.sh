@@ -2,7 +2,7 @@
 # Knee reproducibility: runs the demo (`./richter demo`: a fresh local stack and freshly started shop JVMs each time)
 # twice and prints each run's capacity finding (report.json capacity: maxSustainableQps and its interval
 # [fromQps, toQps), toQps 0 meaning open above), then whether they agree: each run's capacity lies in the other's
-# interval. Needs python3 (to read report.json). Takes two demo runs (about 5 minutes each with the default warm-up).
+# interval. Needs python3 (to read report.json). Takes two demo runs (about 3 minutes each).
 # Last line: capacity_a=<qps> capacity_b=<qps> interval_a=[<from>,<to>) interval_b=[<from>,<to>) agree=<yes|no>
 # Exit status: 1 when the two findings disagree, 2 when a demo fails or writes no report.
 # Usage: bench/knee.sh        (from anywhere)

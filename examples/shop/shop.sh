@@ -231,8 +231,9 @@ cmd_stop() {
   fi
   for part in gateway order inventory payment; do stop_part "$part" & done
   wait
-  stop_part redis
-  stop_part db
+  stop_part redis &
+  stop_part db &
+  wait
 }
 
 cmd_status() {

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /**
@@ -51,9 +52,19 @@ public final class LocalMonitoring implements AutoCloseable {
      * Why the servers cannot run here, or empty when both binaries are on the {@code PATH}.
      */
     public static Optional<String> missing() {
-        List<String> absent = List.of(PROMETHEUS, ALERTMANAGER).stream().filter(b -> !onPath(b)).toList();
+        return missing(LocalMonitoring::onPath);
+    }
+
+    /** {@link #missing()} with {@code onPath} telling whether a binary is on the {@code PATH}. */
+    static Optional<String> missing(Predicate<String> onPath) {
+        List<String> absent = absent(onPath);
         return absent.isEmpty() ? Optional.empty() : Optional.of(String.join(" and ", absent)
                 + " not installed (apt-get install prometheus prometheus-alertmanager)");
+    }
+
+    /** The binaries (each its Debian package's name) not on the {@code PATH}, in the order Prometheus, Alertmanager. */
+    private static List<String> absent(Predicate<String> onPath) {
+        return List.of(PROMETHEUS, ALERTMANAGER).stream().filter(b -> !onPath.test(b)).toList();
     }
 
     private static boolean onPath(String binary) {
@@ -61,6 +72,72 @@ public final class LocalMonitoring implements AutoCloseable {
             if (Files.isExecutable(Path.of(dir, binary))) return true;
         }
         return false;
+    }
+
+    /**
+     * Installs what {@link #missing()} lacks, as the demo shop's script installs {@code redis-server}: the Debian
+     * packages {@code prometheus} and {@code prometheus-alertmanager} (each binary is its package's name), by {@code
+     * apt-get install -y}, first as the package lists stand, then once more after {@code apt-get update} when that
+     * failed (a fresh machine has no lists); as root, else through {@code sudo -n} when it needs no password.
+     *
+     * @param output where apt-get's output goes
+     * @param out    progress lines (one when it installs)
+     * @return why the servers still cannot run (no apt-get, not root, the install failed), or empty when both are there
+     */
+    public static Optional<String> install(ProcessBuilder.Redirect output, java.util.function.Consumer<String> out)
+            throws InterruptedException {
+        return install(LocalMonitoring::onPath, command -> run(command, output), isRoot(), out);
+    }
+
+    /** Runs one command to its end; its exit status (non-zero also when it cannot start). */
+    interface Commands {
+        int run(List<String> command) throws InterruptedException;
+    }
+
+    /** {@link #install(ProcessBuilder.Redirect, java.util.function.Consumer)} with its means given, for tests. */
+    static Optional<String> install(Predicate<String> onPath, Commands commands, boolean root,
+                                    java.util.function.Consumer<String> out) throws InterruptedException {
+        List<String> absent = absent(onPath);
+        if (absent.isEmpty()) {
+            return Optional.empty();
+        }
+        List<String> prefix = root ? List.of() : List.of("sudo", "-n");
+        if (!onPath.test("apt-get") || (!root && (!onPath.test("sudo") || commands.run(List.of("sudo", "-n", "true")) != 0))) {
+            return missing(onPath);
+        }
+        out.accept("installing " + String.join(" and ", absent) + " (Debian packages, apt-get install) for the team's"
+                + " evidence ...");
+        List<String> install = new java.util.ArrayList<>(prefix);
+        install.addAll(List.of("apt-get", "install", "-y", "-qq"));
+        install.addAll(absent);
+        if (commands.run(install) != 0) {
+            List<String> update = new java.util.ArrayList<>(prefix);
+            update.addAll(List.of("apt-get", "update", "-qq"));
+            if (commands.run(update) != 0 || commands.run(install) != 0) {
+                return Optional.of("apt-get could not install " + String.join(" and ", absent));
+            }
+        }
+        return missing(onPath);
+    }
+
+    private static boolean isRoot() {
+        try {
+            Object uid = Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+            return uid instanceof Integer i && i == 0;
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    private static int run(List<String> command, ProcessBuilder.Redirect output) throws InterruptedException {
+        try {
+            ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output)
+                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+            pb.environment().put("DEBIAN_FRONTEND", "noninteractive");
+            return pb.start().waitFor();
+        } catch (IOException e) {
+            return 127;
+        }
     }
 
     /**

@@ -9,7 +9,9 @@ import java.util.Set;
 import java.util.function.Consumer;
 
 /**
- * Polls {@code GET /runs/{runId}} every 2 s until the run's report is written, printing one line per change.
+ * Polls {@code GET /runs/{runId}} every second until the run's report is written, printing one line per change: a
+ * change of the status line's state (step, verdicts, abort, outcome) at once, a change of its live figures only
+ * {@value #LIVE_EVERY_MS} ms after the last line printed.
  *
  * <p>Each figure has one source: a finished step's line ({@code done pre-test}, {@code done step 1}...) prints the
  * step's merged worker results ({@code steps[]}, the {@code StepFigures} the report uses), once, when every worker
@@ -20,6 +22,11 @@ import java.util.function.Consumer;
  */
 public final class RunWatcher {
     private RunWatcher() {}
+
+    /** The poll period, milliseconds: the report is seen written within it. */
+    static final long POLL_MS = 1_000;
+    /** The least time between two status lines that differ only in their live figures, milliseconds. */
+    static final long LIVE_EVERY_MS = 4_000;
 
     /**
      * @param api       the API client
@@ -33,6 +40,8 @@ public final class RunWatcher {
             throws IOException, InterruptedException {
         long t0 = System.currentTimeMillis();
         String last = "";
+        String lastState = "";
+        long lastPrintedMs = 0;
         Set<String> done = new HashSet<>();
         while (System.currentTimeMillis() - t0 < timeoutMs) {
             ApiClient.Response r = api.get("/runs/" + runId);
@@ -51,16 +60,30 @@ public final class RunWatcher {
                 }
             }
             String line = statusLine(body, done);
-            if (!line.equals(last)) {
+            String state = statusLine(withoutLive(body), done);
+            long now = System.currentTimeMillis();
+            if (!state.equals(lastState) || !line.equals(last) && now - lastPrintedMs >= LIVE_EVERY_MS) {
                 out.accept(String.format(Locale.ROOT, "[%4ds] %s", elapsedS, line));
                 last = line;
+                lastState = state;
+                lastPrintedMs = now;
             }
             if (body.path("reportReady").asBoolean(false) || body.path("run").path("status").asText().equals("FAILED")) {
                 return body;
             }
-            Thread.sleep(2_000);
+            Thread.sleep(POLL_MS);
         }
         throw new IllegalStateException("run " + runId + " did not finish within " + timeoutMs / 1000 + " s");
+    }
+
+    /** {@code body} without the running step's live figures ({@code current.live}). */
+    private static JsonNode withoutLive(JsonNode body) {
+        if (!body.path("current").isObject()) {
+            return body;
+        }
+        com.fasterxml.jackson.databind.node.ObjectNode copy = body.deepCopy();
+        ((com.fasterxml.jackson.databind.node.ObjectNode) copy.get("current")).remove("live");
+        return copy;
     }
 
     /** A finished step from its merged results ({@code steps[]} of {@code GET /runs/{runId}}). */

@@ -1,5 +1,7 @@
 package dev.richter.local;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.richter.common.Json;
 import dev.richter.links.source.DirectoryTraceSource;
 import dev.richter.links.trace.Span;
@@ -35,21 +37,32 @@ public final class Shop implements AutoCloseable {
 
     private final Path root;
     private final Map<String, String> env;
+    private final ProcessBuilder.Redirect output;
 
-    private Shop(Path root, Map<String, String> env) {
+    private Shop(Path root, Map<String, String> env, ProcessBuilder.Redirect output) {
         this.root = root;
         this.env = Map.copyOf(env);
+        this.output = output;
     }
 
     /**
-     * Runs {@code shop.sh start} with {@code env} added to the environment (see examples/shop/README.md);
-     * {@link #close()} stops it with the same environment (same ports and run directory).
+     * Runs {@code shop.sh start} with {@code env} added to the environment (see examples/shop/README.md), its output
+     * inherited; {@link #close()} stops it with the same environment (same ports and run directory).
      *
      * @throws IOException when it does not start (its output says why)
      */
     public static Shop start(Path root, Map<String, String> env) throws IOException, InterruptedException {
-        script(root, env, "start");
-        return new Shop(root, env);
+        return start(root, env, ProcessBuilder.Redirect.INHERIT);
+    }
+
+    /**
+     * {@link #start(Path, Map)} with the script's output (of its start and its stop) sent to {@code output}, e.g. the
+     * demo's log file.
+     */
+    public static Shop start(Path root, Map<String, String> env, ProcessBuilder.Redirect output)
+            throws IOException, InterruptedException {
+        script(root, env, output, "start");
+        return new Shop(root, env, output);
     }
 
     /** Real (unmarked) orders {@link #warm} sends. */
@@ -57,19 +70,28 @@ public final class Shop implements AutoCloseable {
 
     /**
      * Sends {@value #WARM_ORDERS} real (unmarked) orders through the gateway, one at a time, then waits out order's
-     * circuit breaker (open for 5 s). A production service meets a load test warm from its own traffic, while a JVM
-     * just started answers its first calls in over a second, past order's 1 s inventory timeout, and its breaker
-     * opens. What these orders write is real traffic's: read {@link #ledger} after warming to measure a run.
+     * circuit breaker (open for 5 s) when they opened it. A production service meets a load test warm from its own
+     * traffic, while a JVM just started answers its first calls in over a second, past order's 1 s inventory timeout,
+     * and its breaker opens. What these orders write is real traffic's: read {@link #ledger} after warming to measure a
+     * run.
      */
     public void warm() throws InterruptedException {
-        warm(url("gateway"));
+        warm(url("gateway"), url("order"));
     }
 
     /**
      * {@link #warm()} for a shop already running (started by {@code shop.sh start}, not by {@link #start}) whose gateway
-     * answers at {@code gatewayUrl}, e.g. {@code http://127.0.0.1:18080}.
+     * answers at {@code gatewayUrl}, e.g. {@code http://127.0.0.1:18080}; not knowing order's address, it waits the
+     * breaker's 6 s whether it opened or not.
      */
     public static void warm(String gatewayUrl) throws InterruptedException {
+        warm(gatewayUrl, null);
+    }
+
+    /** How long a breaker the warming opened is waited out: its 5 s open state, and a second more. */
+    static final Duration BREAKER_WAIT = Duration.ofSeconds(6);
+
+    private static void warm(String gatewayUrl, String orderUrl) throws InterruptedException {
         var http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
         for (int i = 0; i < WARM_ORDERS; i++) {
             try {
@@ -81,11 +103,44 @@ public final class Shop implements AutoCloseable {
                 // a cold shop may time out a warming call: that is what warming is for
             }
         }
-        Thread.sleep(6_000);
+        if (orderUrl == null || !breakerClosed(http, orderUrl)) {
+            Thread.sleep(BREAKER_WAIT.toMillis());
+        }
+    }
+
+    /**
+     * True when order's scrape says its inventory breaker is closed ({@code
+     * resilience4j_circuitbreaker_state{name="inventory",state="closed"} 1.0}); false when it is not, or the scrape
+     * cannot be read or does not say.
+     */
+    static boolean breakerClosed(HttpClient http, String orderUrl) throws InterruptedException {
+        try {
+            String scrape = http.send(HttpRequest.newBuilder(URI.create(orderUrl + "/actuator/prometheus"))
+                    .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).body();
+            return breakerClosed(scrape);
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** {@link #breakerClosed(HttpClient, String)} of a Prometheus text scrape. */
+    static boolean breakerClosed(String scrape) {
+        for (String line : scrape.split("\n")) {
+            if (line.startsWith("resilience4j_circuitbreaker_state{") && line.contains("name=\"inventory\"")
+                    && line.contains("state=\"closed\"")) {
+                return line.substring(line.lastIndexOf('}') + 1).trim().startsWith("1");
+            }
+        }
+        return false;
     }
 
     /** The port of a part, from {@code SHOP_<PART>_PORT} of this shop's environment, else its default. */
     public int port(String part, int defaultPort) {
+        return port(env, part, defaultPort);
+    }
+
+    /** The port of a part, from {@code SHOP_<PART>_PORT} of {@code env} (a shop's environment), else its default. */
+    public static int port(Map<String, String> env, String part, int defaultPort) {
         return Integer.parseInt(env.getOrDefault("SHOP_" + part.toUpperCase(java.util.Locale.ROOT) + "_PORT",
                 String.valueOf(defaultPort)));
     }
@@ -135,7 +190,7 @@ public final class Shop implements AutoCloseable {
      * @return false when there were none (then nothing is written)
      */
     public boolean exportSpans(Path out) throws IOException {
-        var doc = DirectoryTraceSource.otlpFromLogs(SERVICES.stream().map(s -> runDir().resolve(s + ".log")).toList());
+        var doc = exportSpans();
         if (doc.path("resourceSpans").isEmpty()) {
             return false;
         }
@@ -144,11 +199,44 @@ public final class Shop implements AutoCloseable {
         return true;
     }
 
-    private static void script(Path root, Map<String, String> env, String... args) throws IOException, InterruptedException {
+    /** The spans the services logged, as one OTLP JSON document ({@code resourceSpans} empty when there were none). */
+    public ObjectNode exportSpans() {
+        return DirectoryTraceSource.otlpFromLogs(SERVICES.stream().map(s -> runDir().resolve(s + ".log")).toList());
+    }
+
+    /**
+     * How many spans of the OTLP JSON document {@code otlp} that started in {@code [fromMs, toMs]} (epoch ms) carry a
+     * refusal of Richter's agent extension (attribute {@code richter.refused}): {@link #refused(List)} without parsing
+     * the spans again.
+     */
+    public static long refused(JsonNode otlp, long fromMs, long toMs) {
+        long count = 0;
+        for (JsonNode rs : otlp.path("resourceSpans")) {
+            for (JsonNode ss : rs.path("scopeSpans")) {
+                for (JsonNode span : ss.path("spans")) {
+                    long startMs = Long.parseLong(span.path("startTimeUnixNano").asText("0")) / 1_000_000L;
+                    if (startMs < fromMs || startMs > toMs) {
+                        continue;
+                    }
+                    for (JsonNode a : span.path("attributes")) {
+                        if (a.path("key").asText().equals("richter.refused")) {
+                            count++;
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        return count;
+    }
+
+    private static void script(Path root, Map<String, String> env, ProcessBuilder.Redirect output, String... args)
+            throws IOException, InterruptedException {
         String[] cmd = new String[args.length + 1];
         cmd[0] = root.resolve("examples/shop/shop.sh").toString();
         System.arraycopy(args, 0, cmd, 1, args.length);
-        ProcessBuilder pb = new ProcessBuilder(cmd).directory(root.toFile()).inheritIO();
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(root.toFile()).redirectInput(ProcessBuilder.Redirect.INHERIT)
+                .redirectOutput(output).redirectErrorStream(true);
         pb.environment().putAll(env);
         Process p = pb.start();
         if (!p.waitFor(420, TimeUnit.SECONDS) || p.exitValue() != 0) {
@@ -160,7 +248,7 @@ public final class Shop implements AutoCloseable {
     @Override
     public void close() {
         try {
-            script(root, env, "stop");
+            script(root, env, output, "stop");
         } catch (IOException | InterruptedException e) {
             System.err.println("could not stop the shop: " + e.getMessage());
         }

@@ -77,7 +77,8 @@ public final class ShopMain implements Callable<Integer> {
             case configure -> {
                 String base = target.base(env);
                 try {
-                    Demo.configure(LocalAwsStack.rootFromEnv(), new ApiClient(base, target.bearer(env)), "127.0.0.1");
+                    Demo.configure(LocalAwsStack.rootFromEnv(), new ApiClient(base, target.bearer(env)), "127.0.0.1",
+                            out::println);
                 } catch (ConnectException e) {
                     err.println("no Richter API answers at " + base + ": start the local stack with ./richter stack, or set --api");
                     return 1;

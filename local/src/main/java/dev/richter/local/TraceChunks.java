@@ -5,11 +5,10 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.richter.common.Json;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Splits one OTLP JSON trace export ({@code {"resourceSpans": [{resource, scopeSpans: [{scope, spans: [...]}]}]}},
@@ -44,51 +43,61 @@ public final class TraceChunks {
             }
         }
         long overhead = 256; // resource and scope wrappers per document, a generous allowance
-        List<Set<String>> groups = new ArrayList<>();
-        Set<String> current = new LinkedHashSet<>();
+        Map<String, Integer> groupOf = new HashMap<>();
+        int groups = 0;
         long size = overhead;
         for (var e : traceBytes.entrySet()) {
-            if (!current.isEmpty() && size + e.getValue() > maxBytes) {
-                groups.add(current);
-                current = new LinkedHashSet<>();
+            if (size > overhead && size + e.getValue() > maxBytes) {
+                groups++;
                 size = overhead;
             }
-            current.add(e.getKey());
+            groupOf.put(e.getKey(), groups);
             size += e.getValue();
         }
-        if (!current.isEmpty()) {
-            groups.add(current);
+        int count = traceBytes.isEmpty() ? 0 : groups + 1;
+        // one pass over the spans: each goes into its group's copy of its resource and scope (their other fields only;
+        // the spans themselves are shared, never copied)
+        List<ObjectNode> docs = new ArrayList<>();
+        for (int g = 0; g < count; g++) {
+            ObjectNode doc = Json.MAPPER.createObjectNode();
+            doc.putArray("resourceSpans");
+            docs.add(doc);
+        }
+        for (JsonNode rs : export.path("resourceSpans")) {
+            ObjectNode[] resources = new ObjectNode[count];
+            for (JsonNode ss : rs.path("scopeSpans")) {
+                ArrayNode[] spans = new ArrayNode[count];
+                for (JsonNode span : ss.path("spans")) {
+                    int g = groupOf.get(span.path("traceId").asText());
+                    if (spans[g] == null) {
+                        if (resources[g] == null) {
+                            resources[g] = without(rs, "scopeSpans");
+                            resources[g].putArray("scopeSpans");
+                            ((ArrayNode) docs.get(g).get("resourceSpans")).add(resources[g]);
+                        }
+                        ObjectNode scope = without(ss, "spans");
+                        spans[g] = scope.putArray("spans");
+                        ((ArrayNode) resources[g].get("scopeSpans")).add(scope);
+                    }
+                    spans[g].add(span);
+                }
+            }
         }
         List<String> out = new ArrayList<>();
-        for (Set<String> traces : groups) {
-            out.add(Json.write(only(export, traces)));
+        for (ObjectNode doc : docs) {
+            out.add(Json.write(doc));
         }
         return out;
     }
 
-    /** The export with only the spans of {@code traces}; empty scopes and resources are left out. */
-    private static ObjectNode only(JsonNode export, Set<String> traces) {
-        ObjectNode doc = Json.MAPPER.createObjectNode();
-        ArrayNode resources = doc.putArray("resourceSpans");
-        for (JsonNode rs : export.path("resourceSpans")) {
-            ObjectNode r = rs.deepCopy();
-            ArrayNode scopes = r.putArray("scopeSpans");
-            for (JsonNode ss : rs.path("scopeSpans")) {
-                ObjectNode s = ss.deepCopy();
-                ArrayNode spans = s.putArray("spans");
-                ss.path("spans").forEach(span -> {
-                    if (traces.contains(span.path("traceId").asText())) {
-                        spans.add(span);
-                    }
-                });
-                if (!spans.isEmpty()) {
-                    scopes.add(s);
-                }
+    /** A shallow copy of {@code node} without its field {@code field}. */
+    private static ObjectNode without(JsonNode node, String field) {
+        ObjectNode copy = Json.MAPPER.createObjectNode();
+        node.properties().forEach(e -> {
+            if (!e.getKey().equals(field)) {
+                copy.set(e.getKey(), e.getValue());
             }
-            if (!scopes.isEmpty()) {
-                resources.add(r);
-            }
-        }
-        return doc;
+        });
+        return copy;
     }
 }

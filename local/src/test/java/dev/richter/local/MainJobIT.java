@@ -18,9 +18,9 @@ import software.amazon.awssdk.services.sfn.model.HistoryEventType;
 
 /**
  * README command 1's main job end to end: the local stack, the real demo shop (Spring Boot services with the
- * OpenTelemetry agent and Richter's extension, H2 and Redis), the shop plan (pre-test 2 QPS × 10 s; formal 20 → 40 →
- * 60 → 80 QPS × 15 s, across order's rate limit of 50 orders a second) through the HTTP API, span ingestion, the
- * report files, and the isolation measured from the shop's own database and payment counter.
+ * OpenTelemetry agent and Richter's extension, H2 and Redis), the shop plan (pre-test 2 QPS × 10 s; warm-up ramp to
+ * 20 QPS over 20 s; formal 20 → 40 → 60 → 80 QPS × 10 s, across order's rate limit of 50 orders a second) through the HTTP
+ * API, span ingestion, the report files, and the isolation measured from the shop's own database and payment counter.
  */
 class MainJobIT extends LocalAwsStackTestSupport {
 
@@ -63,10 +63,10 @@ class MainJobIT extends LocalAwsStackTestSupport {
         assertEquals(1, history.subList(0, checksEnded).stream().filter(e -> e.type() == HistoryEventType.MAP_RUN_STARTED).count(),
                 "only the pre-test's step launched workers before the dynamic checks ended");
 
-        // the plan's warm-up (20 QPS x 45 s) ran after the dynamic gate, whole, kept apart, as its ramp from the pre-test's rate:
-        // 2, 4.3, 9.3, 20 QPS for 11, 11, 11, 12 s (a fractional rate's count is rounded up: 47.3 -> 48, 102.3 -> 103)
+        // the plan's warm-up (20 QPS x 20 s) ran after the dynamic gate, whole, kept apart, as its ramp from the pre-test's rate:
+        // 2, 4.3, 9.3, 20 QPS for 5 s each (a fractional rate's count is rounded up: 21.5 -> 22, 46.5 -> 47)
         List<Double> rungQps = List.of(2.0, 4.3, 9.3, 20.0);
-        List<Long> rungSent = List.of(22L, 48L, 103L, 240L);
+        List<Long> rungSent = List.of(10L, 22L, 47L, 100L);
         assertEquals(4, report.path("warmUp").size(), report.path("warmUp").toString());
         for (int i = 0; i < 4; i++) {
             JsonNode rung = report.path("warmUp").get(i);
@@ -77,7 +77,7 @@ class MainJobIT extends LocalAwsStackTestSupport {
 
         // the pre-test and the steps below the knee ran whole, at their exact counts, every request marked
         assertEquals(1, report.path("preTest").size());
-        List<Long> expectedCounts = List.of(20L, 300L, 600L, 900L);
+        List<Long> expectedCounts = List.of(20L, 200L, 400L, 600L);
         List<Double> targets = List.of(2.0, 20.0, 40.0, 60.0);
         for (int i = 0; i < expectedCounts.size(); i++) {
             JsonNode s = i == 0 ? report.path("preTest").get(0) : report.path("formal").get(i - 1);
@@ -86,11 +86,12 @@ class MainJobIT extends LocalAwsStackTestSupport {
             assertEquals(s.path("counters").path("sent").asLong(), s.path("counters").path("marked").asLong(),
                     "marker on every request");
         }
-        // order sheds above 50 orders a second: 60 QPS loses about 10 a second to 429, and the abort policy
-        // (25 % errors over 5 s) stops the run in the 80 QPS step, where about 30 of 80 are shed
+        // order sheds above 50 orders a second: 60 QPS loses about 10 a second to 429 (more when slow answers fill its
+        // bulkhead of 16: 157 of 600 on a 2-core machine at load 19), and the abort policy (25 % errors over 5 s) stops
+        // the run in the 80 QPS step, where about 30 of 80 are shed
         JsonNode step3 = report.path("formal").get(2);
         long shed3 = step3.path("counters").path("httpErrors").path("429").asLong();
-        assertTrue(shed3 >= 100 && shed3 <= 200, "about 150 of 900 shed at 60 QPS: " + step3.path("counters"));
+        assertTrue(shed3 >= 60 && shed3 <= 200, "about 100 of 600 shed at 60 QPS: " + step3.path("counters"));
         assertEquals("ABORTED", report.path("outcome").asText(), report.path("outcomeReason").asText());
         assertTrue(report.path("outcomeReason").asText().contains("error rate over 0.250"), report.path("outcomeReason").asText());
         assertEquals(4, report.path("formal").size(), "aborted in the fourth step");

@@ -332,11 +332,18 @@ public final class LoadDriver {
         });
         LongToEpochSecond epochSecondOf = n -> Math.floorDiv(epochMsAtT0 + Math.floorDiv(n - t0Nanos, 1_000_000L), 1000L);
         try {
+            // the moment the worker is told to stop sending, on the windows' clock: its requests due from then on are not
+            // sent on purpose, which the sink's rate error does not count as missing
+            Runnable stopSending = () -> {
+                if (abort.compareAndSet(false, true)) {
+                    sink.sendsStopped(epochMsAtT0 + Math.floorDiv(clock.nanoTime() - t0Nanos, 1_000_000L));
+                }
+            };
             background.scheduleAtFixedRate(() -> {
                 if (abort.get()) {
                     polls.reportStale();
                 } else if (polls.stop()) {
-                    abort.set(true);
+                    stopSending.run();
                 }
             }, config.abortPollIntervalMs(), config.abortPollIntervalMs(), TimeUnit.MILLISECONDS);
             background.scheduleAtFixedRate(() -> flushWindows(task, recorder, epochSecondOf.of(clock.nanoTime()), unstored),
@@ -352,7 +359,7 @@ public final class LoadDriver {
             // hangs in the SDK does not stretch the time a worker sends on an unread flag
             BooleanSupplier unread = () -> {
                 if (polls.unreadTooLong()) {
-                    abort.set(true);
+                    stopSending.run();
                 }
                 return abort.get();
             };

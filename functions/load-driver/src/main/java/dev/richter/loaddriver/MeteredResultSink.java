@@ -17,10 +17,13 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>{@code Sent}, {@code Ok}, {@code Http4xx}, {@code Http5xx}, {@code Timeouts}, {@code ConnectErrors},
  *       {@code Dropped}, {@code Late}: the window's counts (Count; {@code Ok} = outcomes − failed outcomes);</li>
  *   <li>{@code RateError} (Percent): achieved against target, {@code 100 × (sent − due) / due}, where {@code due} is
- *       the number of this worker's requests of its leg due in that second by its schedule (the same
- *       {@link ConstantArrivalSchedule} and {@link LegSchedule} the driver runs, cut at the invocation's send limit).
- *       Negative: fewer sent than due (dropped, or stopped by an abort in that second). Written only for a second with
- *       at least one due request and when the step has a fixed start ({@code stepStartEpochMs} &gt; 0).</li>
+ *       the number of this worker's requests of its leg due in that second by its schedule, and in the seconds before
+ *       it that have no window of their own (whose late sends the worker counts in this one) (the same
+ *       {@link ConstantArrivalSchedule} and {@link LegSchedule} the driver runs, cut at the invocation's send limit and
+ *       at the moment the worker was told to stop ({@link #sendsStopped}: the abort flag, or a flag unread too long),
+ *       since a request it was told not to send is not one it failed to send). Negative: fewer sent than due (dropped,
+ *       or sent too late for its second). Written only for a second with at least one due request and when the step has
+ *       a fixed start ({@code stepStartEpochMs} &gt; 0).</li>
  * </ul>
  * Properties: {@code runId}, {@code teamId}, {@code runStage}, {@code stepIndex}, {@code legIndex},
  * {@code workerIndex}, {@code epochSecond}, {@code dueRequests}, {@code workerTargetQps} (the step's rate over its
@@ -34,6 +37,12 @@ final class MeteredResultSink implements ResultSink {
     private final ResultSink delegate;
     private final RichterMetrics metrics;
     private volatile Target target;
+    /**
+     * The last second of the current task whose window was emitted ({@link Long#MIN_VALUE}: none yet): a window's due
+     * requests are those of the seconds since, as the worker's recorder counts a send due in a second already stored
+     * into its first window not stored yet ({@code StepRecorder}), e.g. the overdue sends of a worker that started late.
+     */
+    private long emittedThroughSecond = Long.MIN_VALUE;
     /** Sort keys of the windows already emitted since {@link #begin}: a window retried after a failed write is emitted once. */
     private final Set<String> emitted = ConcurrentHashMap.newKeySet();
 
@@ -58,6 +67,19 @@ final class MeteredResultSink implements ResultSink {
         long to = task.legEndOffsetMs() == Long.MAX_VALUE ? Long.MAX_VALUE : task.legEndOffsetMs() * 1_000_000L;
         target = new Target(task, LegSchedule.of(step, task.legStartOffsetMs() * 1_000_000L, to), sendUntilEpochMs);
         emitted.clear();
+        synchronized (emitted) {
+            emittedThroughSecond = Long.MIN_VALUE;
+        }
+    }
+
+    /** Cuts the current task's due requests at {@code epochMs}, as its send limit cuts them (the earlier of the two). */
+    @Override
+    public void sendsStopped(long epochMs) {
+        Target t = target;
+        if (t != null && epochMs < t.sendUntilEpochMs()) {
+            target = new Target(t.task(), t.leg(), epochMs);
+        }
+        delegate.sendsStopped(epochMs);
     }
 
     @Override
@@ -105,7 +127,11 @@ final class MeteredResultSink implements ResultSink {
         if (t != null && t.owns(w)) {
             e.property("teamId", t.task().teamId());
             e.property("workerTargetQps", t.task().qps() / t.task().workerCount());
-            long due = t.dueIn(w.epochSecond());
+            long due;
+            synchronized (emitted) {
+                due = t.dueIn(emittedThroughSecond == Long.MIN_VALUE ? Long.MIN_VALUE : emittedThroughSecond + 1, w.epochSecond());
+                emittedThroughSecond = Math.max(emittedThroughSecond, w.epochSecond());
+            }
             if (due > 0) {
                 e.percent("RateError", rateErrorPercent(w.sent(), due)).property("dueRequests", due);
             }
@@ -125,13 +151,16 @@ final class MeteredResultSink implements ResultSink {
                     && task.workerIndex() == w.workerIndex() && task.legIndex() == w.legIndex();
         }
 
-        /** Requests of the leg due in {@code [second, second + 1 s)}, none after the send limit; 0 without a fixed start. */
-        long dueIn(long epochSecond) {
+        /**
+         * Requests of the leg due in {@code [fromSecond, epochSecond + 1 s)} ({@link Long#MIN_VALUE}: from the leg's
+         * start), none after the send limit; 0 without a fixed start.
+         */
+        long dueIn(long fromSecond, long epochSecond) {
             long t0 = task.stepStartEpochMs();
             if (t0 <= 0) {
                 return 0;
             }
-            long fromMs = epochSecond * 1000 - t0;
+            long fromMs = fromSecond == Long.MIN_VALUE ? 0 : fromSecond * 1000 - t0;
             long toMs = Math.min((epochSecond + 1) * 1000, sendUntilEpochMs == Long.MAX_VALUE ? Long.MAX_VALUE
                     : sendUntilEpochMs + 1) - t0;
             if (toMs <= 0 || toMs <= fromMs) {

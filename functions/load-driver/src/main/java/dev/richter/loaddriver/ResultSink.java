@@ -50,6 +50,13 @@ public interface ResultSink {
      */
     void putOverload(OverloadResponses overload);
 
+    /**
+     * The worker stopped sending on purpose at {@code epochMs} (its abort flag set, or unread too long): its requests due
+     * from then on are not to be sent. Called at most once per step, at that moment, so before the windows of its second
+     * are stored. By default nothing.
+     */
+    default void sendsStopped(long epochMs) {}
+
     /** A sink that keeps everything in memory (thread-safe). */
     final class InMemory implements ResultSink {
         private final List<Window> windows = new CopyOnWriteArrayList<>();
