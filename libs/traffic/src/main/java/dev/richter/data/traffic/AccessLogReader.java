@@ -155,6 +155,14 @@ public final class AccessLogReader {
         if (raw.indexOf('\\') < 0) {
             return raw;
         }
+        return new String(unescapeBytes(raw), StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The bytes {@code raw} stands for, escapes decoded as {@link #unescape} does, before any UTF-8 decoding: a logged
+     * {@code \xFF} stays the octet 0xFF (for a URL, which is percent-encoded octet by octet).
+     */
+    static byte[] unescapeBytes(String raw) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(raw.length());
         byte[] b = raw.getBytes(StandardCharsets.UTF_8);
         for (int i = 0; i < b.length; i++) {
@@ -176,7 +184,7 @@ public final class AccessLogReader {
                 out.write(b[i]);
             }
         }
-        return out.toString(StandardCharsets.UTF_8);
+        return out.toByteArray();
     }
 
     private static int hex(byte c) {
