@@ -1,11 +1,13 @@
 package dev.richter.probe;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -15,6 +17,14 @@ import java.util.regex.Pattern;
  * Timestamps are integer milliseconds in Prometheus text (a fraction is rejected) and seconds, integer or not, in
  * OpenMetrics (1764583200 is 2025-12-01T10:00:00Z; corpus bug 40); {@code # EOF} ends an OpenMetrics exposition only,
  * and one declared OpenMetrics without it is read with a warning (strict: rejected), as it may be truncated.
+ *
+ * <p>OpenMetrics is read by its own ABNF: an unknown escape in a label value or HELP text is kept as written (the
+ * conformance suite's {@code escaping} cases; Prometheus text rejects it, corpus bug 12), and a strict parse also
+ * rejects what only OpenMetrics forbids (blank lines, other comments, more than one space, a trailing comma) and every
+ * rule across lines that {@link OpenMetricsRules} checks. A lenient parse of OpenMetrics keeps the samples and warns,
+ * with the line, for each value that cannot be trusted (a negative counter, buckets not cumulative); it passes the
+ * OpenMetrics conformance suite's 44 valid cases and its strict form rejects all 167 invalid ones
+ * ({@code OpenMetricsSuiteTest}).
  *
  * <p>Names: the legacy charset ({@code [a-zA-Z_:][a-zA-Z0-9_:]*}, labels without {@code :}) unquoted, and any
  * non-empty UTF-8 name quoted, as Prometheus 3 writes it (prometheus/proposals "UTF-8 support for metric and label
@@ -64,6 +74,12 @@ public final class PrometheusTextParser {
     private static final Pattern LABEL_NAME = Pattern.compile("[a-zA-Z_][a-zA-Z0-9_]*");
     private static final Pattern NUMBER = Pattern.compile("[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?");
     private static final Pattern INTEGER = Pattern.compile("[+-]?\\d+");
+    /** OpenMetrics metadata lines (ABNF {@code metricdescriptor} and {@code # EOF}), single spaces. */
+    private static final Pattern OM_METADATA = Pattern.compile("^# (?:EOF|HELP (?:[a-zA-Z_:][a-zA-Z0-9_:]*|\"(?:[^\"\\\\]|\\\\.)+\") .*"
+            + "|TYPE (?:[a-zA-Z_:][a-zA-Z0-9_:]*|\"(?:[^\"\\\\]|\\\\.)+\") (?:counter|gauge|histogram|gaugehistogram|stateset|info|summary|unknown)"
+            + "|UNIT (?:[a-zA-Z_:][a-zA-Z0-9_:]*|\"(?:[^\"\\\\]|\\\\.)+\") [a-zA-Z0-9_:]*)$");
+    /** What follows an OpenMetrics sample's name and labels: value, timestamp, exemplar, single spaces, nothing after. */
+    private static final Pattern OM_SAMPLE_REST = Pattern.compile("^ [^ \t]+(?: [^ \t]+)?(?: # \\{.*\\} [^ \t]+(?: [^ \t]+)?)?$");
     /** Where an exemplar starts: whitespace, {@code #}, then whitespace or the end of the line. */
     private static final Pattern EXEMPLAR_START = Pattern.compile("[ \t]#(?=[ \t]|$)");
 
@@ -116,6 +132,7 @@ public final class PrometheusTextParser {
         String[] lines = text.split("\r?\n", -1);
         boolean eof = false;
         int lastLine = 0;
+        Set<Integer> exemplarLines = new HashSet<>();
         for (int i = 0; i < lines.length; i++) {
             int lineNo = i + 1;
             String line = lines[i];
@@ -126,17 +143,31 @@ public final class PrometheusTextParser {
                 continue;
             }
             if (line.isBlank()) {
+                if (openMetrics && strict && i != lines.length - 1) {
+                    throw new PrometheusParseException(lineNo, "blank line (OpenMetrics has none)");
+                }
                 continue;
             }
             lastLine = lineNo;
             if (line.startsWith("#")) {
-                eof = parseComment(line, lineNo, drops) && openMetrics;
+                if (openMetrics && strict && !OM_METADATA.matcher(line).matches()) {
+                    throw new PrometheusParseException(lineNo, "not OpenMetrics metadata: '# HELP|TYPE|UNIT name ...' with single spaces, "
+                            + "a known type, or '# EOF'");
+                }
+                eof = parseComment(line, lineNo, drops, openMetrics) && openMetrics;
                 continue;
             }
-            out.add(parseSample(line, lineNo, drops, openMetrics));
+            out.add(parseSample(line, lineNo, drops, openMetrics, exemplarLines));
         }
         if (openMetrics && !eof) {
             drops.warn(Math.max(lastLine, 1), "missing '# EOF': an OpenMetrics exposition ends with it (the scrape may be truncated)");
+        }
+        if (openMetrics) {
+            for (OpenMetricsRules.Violation v : OpenMetricsRules.check(lines, out, exemplarLines)) {
+                if (strict || v.untrusted()) {
+                    drops.warn(v.lineNumber(), v.reason());
+                }
+            }
         }
         return new PrometheusScrape(out, drops.warnings(), format);
     }
@@ -187,7 +218,7 @@ public final class PrometheusTextParser {
     }
 
     /** Checks HELP/TYPE/UNIT structure (a bad HELP line is dropped through {@code drops}); true for {@code # EOF}. */
-    private static boolean parseComment(String line, int lineNo, Drops drops) {
+    private static boolean parseComment(String line, int lineNo, Drops drops, boolean openMetrics) {
         String[] parts = commentParts(line, lineNo);
         String keyword = parts.length > 0 ? parts[0] : "";
         switch (keyword) {
@@ -197,7 +228,7 @@ public final class PrometheusTextParser {
             case "HELP" -> {
                 if (parts.length < 2 || parts[1] == null) {
                     drops.drop(lineNo, "HELP", "# HELP needs a valid metric name");
-                } else if (parts.length == 3) {
+                } else if (parts.length == 3 && !openMetrics) {
                     helpEscapeError(parts[2]).ifPresent(reason -> drops.drop(lineNo, "HELP", reason));
                 }
             }
@@ -300,7 +331,7 @@ public final class PrometheusTextParser {
         return Optional.empty();
     }
 
-    private static MetricSample parseSample(String line, int lineNo, Drops drops, boolean openMetrics) {
+    private static MetricSample parseSample(String line, int lineNo, Drops drops, boolean openMetrics, Set<Integer> exemplarLines) {
         int pos = 0;
         int n = line.length();
         int nameEnd = pos;
@@ -318,13 +349,17 @@ public final class PrometheusTextParser {
         Map<String, String> labels = new LinkedHashMap<>();
         String[] quotedName = {name.isEmpty() ? null : name};
         if (pos < n && line.charAt(pos) == '{') {
-            pos = parseLabels(line, pos + 1, labels, lineNo, quotedName);
+            pos = parseLabels(line, pos + 1, labels, lineNo, quotedName, openMetrics);
+            if (openMetrics && drops.strict && line.charAt(pos - 2) == ',') {
+                throw new PrometheusParseException(lineNo, "a comma before '}' (OpenMetrics has no trailing comma)");
+            }
         }
         if (quotedName[0] == null) {
             throw new PrometheusParseException(lineNo, "missing metric name");
         }
         name = quotedName[0];
         String rest = line.substring(pos);
+        String afterLabels = rest;
         String exemplar = null;
         Matcher hash = EXEMPLAR_START.matcher(rest);
         if (hash.find()) {
@@ -347,7 +382,12 @@ public final class PrometheusTextParser {
             tsMs = parseTimestamp(fields[1], lineNo, openMetrics);
         }
         if (exemplar != null) {
-            exemplarError(exemplar, lineNo).ifPresent(reason -> drops.drop(lineNo, "exemplar", reason));
+            exemplarLines.add(lineNo);
+            exemplarError(exemplar, lineNo, openMetrics).ifPresent(reason -> drops.drop(lineNo, "exemplar", reason));
+        }
+        if (openMetrics && drops.strict && !OM_SAMPLE_REST.matcher(afterLabels).matches()) {
+            throw new PrometheusParseException(lineNo, "not ' value[ timestamp][ # {labels} value[ timestamp]]' with single spaces "
+                    + "and nothing after (OpenMetrics sample)");
         }
         return new MetricSample(name, labels, value, tsMs, lineNo);
     }
@@ -358,7 +398,8 @@ public final class PrometheusTextParser {
      * a quoted metric name alone, which is put there. {@code metricName} is {@code null} where no name may be (an
      * exemplar's label set).
      */
-    private static int parseLabels(String line, int pos, Map<String, String> labels, int lineNo, String[] metricName) {
+    private static int parseLabels(String line, int pos, Map<String, String> labels, int lineNo, String[] metricName,
+                                   boolean keepUnknownEscapes) {
         int n = line.length();
         boolean first = true;
         while (true) {
@@ -413,8 +454,13 @@ public final class PrometheusTextParser {
                         case '\\' -> value.append('\\');
                         case '"' -> value.append('"');
                         case 'n' -> value.append('\n');
-                        default -> throw new PrometheusParseException(lineNo,
-                                "invalid escape sequence '\\" + e + "' in value of label '" + labelName + "'");
+                        default -> {
+                            if (!keepUnknownEscapes) {
+                                throw new PrometheusParseException(lineNo,
+                                        "invalid escape sequence '\\" + e + "' in value of label '" + labelName + "'");
+                            }
+                            value.append('\\').append(e);
+                        }
                     }
                     pos += 2;
                 } else if (c == '"') {
@@ -476,11 +522,9 @@ public final class PrometheusTextParser {
             if (!NUMBER.matcher(s).matches()) {
                 throw new PrometheusParseException(lineNo, "invalid timestamp '" + s + "' (OpenMetrics: seconds)");
             }
-            try {
-                return new java.math.BigDecimal(s).movePointRight(3).setScale(0, java.math.RoundingMode.HALF_UP).longValueExact();
-            } catch (ArithmeticException e) {
-                throw new PrometheusParseException(lineNo, "timestamp out of range '" + s + "'");
-            }
+            java.math.BigDecimal ms = new java.math.BigDecimal(s).movePointRight(3).setScale(0, java.math.RoundingMode.HALF_UP);
+            // beyond the epoch-ms range (OpenMetrics bounds no timestamp): the nearest that is
+            return ms.max(java.math.BigDecimal.valueOf(Long.MIN_VALUE + 1)).min(java.math.BigDecimal.valueOf(Long.MAX_VALUE)).longValue();
         }
         if (NUMBER.matcher(s).matches() && !INTEGER.matcher(s).matches()) {
             throw new PrometheusParseException(lineNo, "invalid timestamp '" + s
@@ -504,14 +548,14 @@ public final class PrometheusTextParser {
      * {@code exemplar = SP HASH SP labels SP number [SP timestamp]}, label set at most
      * {@value #MAX_EXEMPLAR_LABEL_CHARS} characters of names and values.
      */
-    private static Optional<String> exemplarError(String text, int lineNo) {
+    private static Optional<String> exemplarError(String text, int lineNo, boolean openMetrics) {
         String exemplar = text.strip();
         if (!exemplar.startsWith("{")) {
             return Optional.of("an exemplar needs a label set ('{}' when empty)");
         }
         try {
             Map<String, String> labels = new LinkedHashMap<>();
-            int pos = parseLabels(exemplar, 1, labels, lineNo, null);
+            int pos = parseLabels(exemplar, 1, labels, lineNo, null, openMetrics);
             int chars = labels.entrySet().stream()
                     .mapToInt(e -> e.getKey().codePointCount(0, e.getKey().length())
                             + e.getValue().codePointCount(0, e.getValue().length()))

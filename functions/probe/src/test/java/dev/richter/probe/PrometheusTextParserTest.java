@@ -23,8 +23,23 @@ class PrometheusTextParserTest {
     @ParameterizedTest
     @MethodSource("corpusFiles")
     void everyCorpusFileParses(Path file) throws IOException {
-        List<MetricSample> samples = PrometheusTextParser.parseStrict(Files.readString(file)).samples();
-        assertFalse(samples.isEmpty(), file.toString());
+        // read as a prober reads them: these real exporters break OpenMetrics' form rules a strict parse rejects
+        // (client_golang's _sum beside negative buckets, a Prometheus text scrape ending with # EOF), not its values
+        PrometheusScrape scrape = PrometheusTextParser.parse(Files.readString(file));
+        assertFalse(scrape.samples().isEmpty(), file.toString());
+        assertEquals(List.of(), scrape.warnings(), file.toString());
+    }
+
+    /**
+     * client_golang writes a histogram's {@code _sum} beside negative buckets, which OpenMetrics 1.0 forbids
+     * (conformance case {@code bad_counter_values_9}): a strict parse rejects it naming the line, a prober's reads it.
+     */
+    @Test
+    void aStrictParseRejectsWhatOpenMetricsForbidsInARealExporter() throws IOException {
+        var e = assertThrows(PrometheusParseException.class,
+                () -> PrometheusTextParser.parseStrict(Corpus.read("prometheus/alltypes.5mfs.om.txt")));
+        assertEquals(33, e.lineNumber());
+        assertEquals("line 33: a histogram with negative buckets has no _sum", e.getMessage());
     }
 
     @Test
@@ -150,7 +165,7 @@ class PrometheusTextParserTest {
 
     @Test
     void openMetricsExemplarAndEof() throws IOException {
-        var s = PrometheusTextParser.parseStrict(Corpus.read("prometheus/alltypes.5mfs.om.txt")).samples();
+        var s = PrometheusTextParser.parse(Corpus.read("prometheus/alltypes.5mfs.om.txt")).samples();
         assertTrue(s.stream().anyMatch(x -> x.name().equals("rpc_durations_histogram_seconds_bucket")
                 && "-0.0002899999999999998".equals(x.labels().get("le")) && x.value() == 3));
         assertThrows(PrometheusParseException.class, () -> PrometheusTextParser.parse("a 1\n# EOF\nb 2\n"));
@@ -222,7 +237,7 @@ class PrometheusTextParserTest {
             "text/plain | m 1 1764583200000 | 1764583200000",
             "'' | m 1 1764583200000 | 1764583200000",
             "'' | m 1 1764583200⏎# EOF | 1764583200000",
-            "'' | # UNIT m seconds⏎m 1 1764583200⏎# EOF | 1764583200000",
+            "'' | # UNIT m_seconds seconds⏎m_seconds 1 1764583200⏎# EOF | 1764583200000",
             "'' | m 1 1764583200.5⏎# EOF⏎ | 1764583200500"})
     void theTimestampUnitIsTheDeclaredFormats(String contentType, String body, long expectedMs) {
         String text = body.replace("⏎", "\n");
@@ -277,7 +292,6 @@ class PrometheusTextParserTest {
     @ParameterizedTest
     @CsvSource(delimiterString = " | ", value = {
             "{\"http.server.requests\"} 1 | http.server.requests | {}",
-            "{\"http.server.requests\",} 1 | http.server.requests | {}",
             "{ \"a.b\" , \"c.d\"=\"x\" } 1 | a.b | {c.d=x}",
             "m{\"ünïcödé label\"=\"v\",le=\"1\"} 1 | m | {ünïcödé label=v, le=1}",
             "{\"say \\\"hi\\\"\\n\"} 1 | say \"hi\"\\n | {}",
@@ -302,5 +316,34 @@ class PrometheusTextParserTest {
             var e = assertThrows(PrometheusParseException.class, () -> PrometheusTextParser.parse("ok 1\n" + bad + "\n"), bad);
             assertEquals(2, e.lineNumber(), bad);
         }
+    }
+    /**
+     * OpenMetrics values that cannot be trusted (a negative or NaN counter, buckets that are not cumulative, a count
+     * that is not the +Inf bucket) are flagged with their line even by a prober's lenient parse; form defects (order,
+     * metadata placement) only fail a strict one.
+     */
+    @Test
+    void untrustedOpenMetricsValuesAreFlaggedByTheLenientParse() {
+        String text = """
+                # TYPE a counter
+                a_total -1
+                # TYPE h histogram
+                h_bucket{le="1"} 5
+                h_bucket{le="+Inf"} 3
+                h_count 4
+                h_sum 2
+                # EOF
+                """;
+        var scrape = PrometheusTextParser.parse(text);
+        assertEquals(5, scrape.samples().size());
+        assertEquals(List.of("line 2: 'a_total' is -1.0: a counter's _total is neither negative nor NaN",
+                "line 5: bucket le=+Inf of 'h' below the one before (buckets are cumulative)",
+                "line 6: _count 4.0 of 'h' is not its +Inf bucket's 3.0"), scrape.warnings());
+        var e = assertThrows(PrometheusParseException.class, () -> PrometheusTextParser.parseStrict(text));
+        assertEquals(2, e.lineNumber());
+        var form = PrometheusTextParser.parse("# TYPE a gauge\na 1\n# HELP a late\n# EOF\n");
+        assertEquals(List.of(), form.warnings());
+        assertEquals("line 3: # HELP of 'a' after its samples (metadata comes first)",
+                assertThrows(PrometheusParseException.class, () -> PrometheusTextParser.parseStrict("# TYPE a gauge\na 1\n# HELP a late\n# EOF\n")).getMessage());
     }
 }
