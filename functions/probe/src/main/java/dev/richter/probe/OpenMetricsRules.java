@@ -12,7 +12,7 @@ import java.util.TreeMap;
 /**
  * The rules of OpenMetrics 1.0 that hold across lines, over an exposition the parser has read: metric families and
  * their metadata ("MetricFamily", "Metric types"), and the values each type allows. Each broken rule is a
- * {@link Violation} naming the line and the rule; {@link PrometheusTextParser} rejects the scrape on the first in
+ * {@link RuleBreach} naming the line and the rule; {@link PrometheusTextParser} rejects the scrape on the first in
  * strict mode and keeps the samples with a warning for each otherwise, so a value that cannot be trusted (a negative
  * or NaN counter, buckets that are not cumulative) is never read unflagged.
  *
@@ -39,8 +39,8 @@ final class OpenMetricsRules {
      *                  without {@code le}, an info or stateset value out of its range): warned in a lenient parse;
      *                  the others break the form only (order, metadata, names) and are rejected by a strict parse alone
      */
-    record Violation(int lineNumber, String reason, boolean untrusted) {
-        Violation(int lineNumber, String reason) {
+    record RuleBreach(int lineNumber, String reason, boolean untrusted) {
+        RuleBreach(int lineNumber, String reason) {
             this(lineNumber, reason, false);
         }
     }
@@ -79,8 +79,8 @@ final class OpenMetricsRules {
      * @param samples       its samples as read
      * @param exemplarLines the lines whose sample has an exemplar
      */
-    static List<Violation> check(String[] lines, List<MetricSample> samples, Set<Integer> exemplarLines) {
-        List<Violation> out = new ArrayList<>();
+    static List<RuleBreach> check(String[] lines, List<MetricSample> samples, Set<Integer> exemplarLines) {
+        List<RuleBreach> out = new ArrayList<>();
         Map<String, Family> families = new LinkedHashMap<>();
         Map<Integer, MetricSample> byLine = new HashMap<>();
         for (MetricSample s : samples) {
@@ -98,7 +98,7 @@ final class OpenMetricsRules {
                 if (f == null) {
                     for (Family other : families.values()) {
                         if (!other.name.equals(name) && sampleNames(other).contains(name)) {
-                            out.add(new Violation(lineNo, "family '" + name + "' clashes with a sample name of " + other.type + " '" + other.name + "'"));
+                            out.add(new RuleBreach(lineNo, "family '" + name + "' clashes with a sample name of " + other.type + " '" + other.name + "'"));
                         }
                     }
                     f = new Family(name);
@@ -108,16 +108,16 @@ final class OpenMetricsRules {
                     current.closed = true;
                 }
                 if (f.closed || f.sampled) {
-                    out.add(new Violation(lineNo, "# " + kind + " of '" + name + "' after its samples (metadata comes first)"));
+                    out.add(new RuleBreach(lineNo, "# " + kind + " of '" + name + "' after its samples (metadata comes first)"));
                 } else if (!f.metadata.add(kind)) {
-                    out.add(new Violation(lineNo, "# " + kind + " of '" + name + "' repeated"));
+                    out.add(new RuleBreach(lineNo, "# " + kind + " of '" + name + "' repeated"));
                 }
                 String value = parts.length > 2 ? parts[2] : "";
                 if (kind.equals("TYPE")) {
                     f.type = value;
                     for (String sampleName : sampleNames(f)) {
                         if (!sampleName.equals(name) && families.containsKey(sampleName)) {
-                            out.add(new Violation(lineNo, "family '" + name + "' (" + value + ") clashes with family '" + sampleName + "'"));
+                            out.add(new RuleBreach(lineNo, "family '" + name + "' (" + value + ") clashes with family '" + sampleName + "'"));
                         }
                     }
                 } else if (kind.equals("UNIT")) {
@@ -125,9 +125,9 @@ final class OpenMetricsRules {
                 }
                 if (!f.unit.isEmpty() && kind.matches("TYPE|UNIT")) {
                     if (!name.endsWith("_" + f.unit)) {
-                        out.add(new Violation(lineNo, "unit '" + f.unit + "' is not the suffix of '" + name + "'"));
+                        out.add(new RuleBreach(lineNo, "unit '" + f.unit + "' is not the suffix of '" + name + "'"));
                     } else if (f.type.equals("info") || f.type.equals("stateset")) {
-                        out.add(new Violation(lineNo, "an " + f.type + " has no unit"));
+                        out.add(new RuleBreach(lineNo, "an " + f.type + " has no unit"));
                     }
                 }
                 current = f;
@@ -146,13 +146,13 @@ final class OpenMetricsRules {
                 current.closed = true;
             }
             if (f.closed) {
-                out.add(new Violation(lineNo, "sample of family '" + f.name + "' after another family's (families are not interleaved)"));
+                out.add(new RuleBreach(lineNo, "sample of family '" + f.name + "' after another family's (families are not interleaved)"));
             }
             current = f;
             f.sampled = true;
             String suffix = s.name().substring(f.name.length());
             if (!SUFFIXES.getOrDefault(f.type, List.of("")).contains(suffix)) {
-                out.add(new Violation(lineNo, "sample '" + s.name() + "' is not one a " + f.type + " '" + f.name + "' has"));
+                out.add(new RuleBreach(lineNo, "sample '" + s.name() + "' is not one a " + f.type + " '" + f.name + "' has"));
                 continue;
             }
             Map<String, String> metric = new TreeMap<>(s.labels());
@@ -161,13 +161,13 @@ final class OpenMetricsRules {
                 metric.remove("quantile");
             }
             if (f.lastMetric != null && !f.lastMetric.equals(metric) && f.metrics.containsKey(metric)) {
-                out.add(new Violation(lineNo, "sample of metric " + metric + " of '" + f.name + "' apart from its others (a metric's samples are together)"));
+                out.add(new RuleBreach(lineNo, "sample of metric " + metric + " of '" + f.name + "' apart from its others (a metric's samples are together)"));
             }
             f.lastMetric = metric;
             f.metrics.computeIfAbsent(metric, k -> new ArrayList<>()).add(s);
             if (exemplarLines.contains(lineNo) && !(suffix.equals("_total") && f.type.equals("counter")
                     || suffix.equals("_bucket") && (f.type.equals("histogram") || f.type.equals("gaugehistogram")))) {
-                out.add(new Violation(lineNo, "an exemplar on '" + s.name() + "' (only counter _total and histogram _bucket samples have them)"));
+                out.add(new RuleBreach(lineNo, "an exemplar on '" + s.name() + "' (only counter _total and histogram _bucket samples have them)"));
             }
             valueRules(f, suffix, s, out);
         }
@@ -201,7 +201,7 @@ final class OpenMetricsRules {
         return best != null ? best : exact;
     }
 
-    private static void valueRules(Family f, String suffix, MetricSample s, List<Violation> out) {
+    private static void valueRules(Family f, String suffix, MetricSample s, List<RuleBreach> out) {
         double v = s.value();
         int line = s.lineNumber();
         boolean countLike = switch (f.type) {
@@ -212,48 +212,48 @@ final class OpenMetricsRules {
             default -> false;
         };
         if (countLike && (Double.isNaN(v) || v < 0)) {
-            out.add(new Violation(line, "'" + s.name() + "' is " + v + ": a " + f.type + "'s " + suffix
+            out.add(new RuleBreach(line, "'" + s.name() + "' is " + v + ": a " + f.type + "'s " + suffix
                     + " is neither negative nor NaN", true));
         }
         if (f.type.equals("summary") && (suffix.equals("_sum") && (Double.isNaN(v) || v < 0) || suffix.isEmpty() && v < 0)) {
-            out.add(new Violation(line, "'" + s.name() + "' is " + v + ": a summary's " + (suffix.isEmpty() ? "quantile value" : "_sum")
+            out.add(new RuleBreach(line, "'" + s.name() + "' is " + v + ": a summary's " + (suffix.isEmpty() ? "quantile value" : "_sum")
                     + " is not negative" + (suffix.isEmpty() ? "" : " nor NaN")));
         }
         if ((suffix.equals("_sum") && f.type.equals("histogram") || suffix.equals("_gsum")) && Double.isNaN(v)) {
-            out.add(new Violation(line, "'" + s.name() + "' is NaN"));
+            out.add(new RuleBreach(line, "'" + s.name() + "' is NaN"));
         }
         if (suffix.equals("_bucket") && !s.labels().containsKey("le")) {
-            out.add(new Violation(line, "bucket '" + s.name() + "' without an le label", true));
+            out.add(new RuleBreach(line, "bucket '" + s.name() + "' without an le label", true));
         }
         if (suffix.equals("_bucket") && s.labels().containsKey("le") && Double.isNaN(le(s.labels().get("le")))) {
-            out.add(new Violation(line, "bucket le '" + s.labels().get("le") + "' is not a number (+Inf is written so)"));
+            out.add(new RuleBreach(line, "bucket le '" + s.labels().get("le") + "' is not a number (+Inf is written so)"));
         }
         if (f.type.equals("summary") && suffix.isEmpty()) {
             String q = s.labels().get("quantile");
             double quantile = q == null ? Double.NaN : le(q);
             if (!(quantile >= 0 && quantile <= 1)) {
-                out.add(new Violation(line, "summary sample '" + s.name() + "' needs a quantile label in [0, 1], has " + q));
+                out.add(new RuleBreach(line, "summary sample '" + s.name() + "' needs a quantile label in [0, 1], has " + q));
             }
         }
         if (f.type.equals("stateset") && (!(v == 0 || v == 1) || !s.labels().containsKey(f.name))) {
-            out.add(new Violation(line, "stateset '" + f.name + "' samples are 0 or 1 with a label '" + f.name + "'", true));
+            out.add(new RuleBreach(line, "stateset '" + f.name + "' samples are 0 or 1 with a label '" + f.name + "'", true));
         }
         if (f.type.equals("info") && v != 1) {
-            out.add(new Violation(line, "info '" + s.name() + "' is " + v + ", not 1", true));
+            out.add(new RuleBreach(line, "info '" + s.name() + "' is " + v + ", not 1", true));
         }
     }
 
     /** The rules on one metric's samples together: timestamps, and a (gauge)histogram's buckets, count and sum. */
-    private static void metricRules(Family f, List<MetricSample> samples, List<Violation> out) {
+    private static void metricRules(Family f, List<MetricSample> samples, List<RuleBreach> out) {
         Map<String, Long> lastTs = new HashMap<>();
         for (MetricSample s : samples) {
             String series = s.name() + s.labels();
             boolean has = s.timestamp().isPresent();
             Long last = lastTs.get(series);
             if (lastTs.containsKey(series) && (last == null) != !has) {
-                out.add(new Violation(s.lineNumber(), "'" + series + "' has a timestamp on some samples only"));
+                out.add(new RuleBreach(s.lineNumber(), "'" + series + "' has a timestamp on some samples only"));
             } else if (last != null && s.timestampMs() < last) {
-                out.add(new Violation(s.lineNumber(), "'" + series + "' timestamp goes backwards"));
+                out.add(new RuleBreach(s.lineNumber(), "'" + series + "' timestamp goes backwards"));
             }
             lastTs.put(series, has ? s.timestampMs() : null);
         }
@@ -278,7 +278,7 @@ final class OpenMetricsRules {
         }
         int line = samples.getFirst().lineNumber();
         if (buckets.isEmpty() || !"+Inf".equals(buckets.getLast().labels().get("le"))) {
-            out.add(new Violation(buckets.isEmpty() ? line : buckets.getLast().lineNumber(), f.type + " '" + f.name + "' does not end its buckets with le=\"+Inf\"", true));
+            out.add(new RuleBreach(buckets.isEmpty() ? line : buckets.getLast().lineNumber(), f.type + " '" + f.name + "' does not end its buckets with le=\"+Inf\"", true));
         }
         double previousLe = Double.NEGATIVE_INFINITY;
         double previousValue = 0;
@@ -287,30 +287,30 @@ final class OpenMetricsRules {
             double le = le(b.labels().getOrDefault("le", "NaN"));
             negative |= le < 0;
             if (!(le > previousLe)) {
-                out.add(new Violation(b.lineNumber(), "bucket le=" + b.labels().get("le") + " of '" + f.name + "' not above the one before"));
+                out.add(new RuleBreach(b.lineNumber(), "bucket le=" + b.labels().get("le") + " of '" + f.name + "' not above the one before"));
             }
             if (b.value() < previousValue) {
-                out.add(new Violation(b.lineNumber(), "bucket le=" + b.labels().get("le") + " of '" + f.name + "' below the one before (buckets are cumulative)", true));
+                out.add(new RuleBreach(b.lineNumber(), "bucket le=" + b.labels().get("le") + " of '" + f.name + "' below the one before (buckets are cumulative)", true));
             }
             previousLe = le;
             previousValue = b.value();
         }
         if ((count == null) != (sum == null)) {
-            out.add(new Violation(count == null ? sum.lineNumber() : count.lineNumber(), f.type + " '" + f.name + "' has "
+            out.add(new RuleBreach(count == null ? sum.lineNumber() : count.lineNumber(), f.type + " '" + f.name + "' has "
                     + (count == null ? sumSuffix + " without " + countSuffix : countSuffix + " without " + sumSuffix)));
         }
         if (count != null && !buckets.isEmpty() && count.value() != buckets.getLast().value()) {
-            out.add(new Violation(count.lineNumber(), countSuffix + " " + count.value() + " of '" + f.name + "' is not its +Inf bucket's " + buckets.getLast().value(), true));
+            out.add(new RuleBreach(count.lineNumber(), countSuffix + " " + count.value() + " of '" + f.name + "' is not its +Inf bucket's " + buckets.getLast().value(), true));
         }
         if (count != null && buckets.indexOf(buckets.isEmpty() ? null : buckets.getLast()) >= 0
                 && count.lineNumber() < buckets.getLast().lineNumber()) {
-            out.add(new Violation(count.lineNumber(), countSuffix + " of '" + f.name + "' before its buckets"));
+            out.add(new RuleBreach(count.lineNumber(), countSuffix + " of '" + f.name + "' before its buckets"));
         }
         if (sum != null && !Double.isNaN(sum.value()) && sum.value() < 0 && !negative) {
-            out.add(new Violation(sum.lineNumber(), sumSuffix + " of '" + f.name + "' is negative without a negative bucket"));
+            out.add(new RuleBreach(sum.lineNumber(), sumSuffix + " of '" + f.name + "' is negative without a negative bucket"));
         }
         if (sum != null && negative && !gauge) {
-            out.add(new Violation(sum.lineNumber(), "a histogram with negative buckets has no _sum"));
+            out.add(new RuleBreach(sum.lineNumber(), "a histogram with negative buckets has no _sum"));
         }
     }
 

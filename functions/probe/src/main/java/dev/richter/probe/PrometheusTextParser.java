@@ -163,7 +163,7 @@ public final class PrometheusTextParser {
             drops.warn(Math.max(lastLine, 1), "missing '# EOF': an OpenMetrics exposition ends with it (the scrape may be truncated)");
         }
         if (openMetrics) {
-            for (OpenMetricsRules.Violation v : OpenMetricsRules.check(lines, out, exemplarLines)) {
+            for (OpenMetricsRules.RuleBreach v : OpenMetricsRules.check(lines, out, exemplarLines)) {
                 if (strict || v.untrusted()) {
                     drops.warn(v.lineNumber(), v.reason());
                 }
