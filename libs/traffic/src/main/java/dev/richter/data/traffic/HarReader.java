@@ -218,7 +218,8 @@ public final class HarReader {
      * Whether the browser answered the entry without a network request, by the markers HAR exporters write (none is in
      * HAR 1.2; each is an exporter's custom field): Chrome DevTools' {@code _fromCache} ({@code "memory"} or
      * {@code "disk"}, devtools-frontend {@code HARLog}); {@code _fromDiskCache: true} on the entry or its response
-     * (chrome-har-capturer, older DevTools); a response a service worker took from Cache Storage or the HTTP cache
+     * (chrome-har-capturer, older DevTools); WebKit Web Inspector's {@code _fetchType} {@code "Memory Cache"} or
+     * {@code "Disk Cache"} (Safari; {@code "Network Load"} is a request); a response a service worker took from Cache Storage or the HTTP cache
      * ({@code _fetchedViaServiceWorker} with {@code _serviceWorkerResponseSource} {@code cache-storage} or
      * {@code http-cache}, or a {@code _responseCacheStorageCacheName}). A 304 is a revalidation the server answered,
      * so a request.
@@ -226,6 +227,10 @@ public final class HarReader {
     static boolean servedWithoutRequest(JsonNode entry, JsonNode response) {
         if (!entry.path("_fromCache").asText("").isEmpty() || entry.path("_fromDiskCache").asBoolean(false)
                 || response.path("_fromDiskCache").asBoolean(false)) {
+            return true;
+        }
+        String fetchType = entry.path("_fetchType").asText("");
+        if (fetchType.equals("Memory Cache") || fetchType.equals("Disk Cache")) {
             return true;
         }
         if (!response.path("_fetchedViaServiceWorker").asBoolean(false)) {

@@ -230,7 +230,8 @@ class HarImportTest {
 
     /**
      * The kind of bug 39: every marker a HAR exporter writes on an entry that made no network request. Chrome DevTools
-     * ({@code HARLog}: {@code _fromCache} "memory" or "disk"), chrome-har-capturer and older exporters
+     * ({@code HARLog}: {@code _fromCache} "memory" or "disk"), Safari's Web Inspector ({@code _fetchType} "Memory
+     * Cache" or "Disk Cache"), chrome-har-capturer and older exporters
      * ({@code _fromDiskCache: true} on the entry or its response), and a response a service worker answered from Cache
      * Storage or the HTTP cache ({@code _fetchedViaServiceWorker} with {@code _serviceWorkerResponseSource}
      * {@code cache-storage} or {@code http-cache}, or a {@code _responseCacheStorageCacheName}). A service worker that
@@ -246,6 +247,9 @@ class HarImportTest {
             "'' | '\"_fetchedViaServiceWorker\": true, \"_serviceWorkerResponseSource\": \"http-cache\"' | from-cache",
             "'' | '\"_fetchedViaServiceWorker\": true, \"_responseCacheStorageCacheName\": \"v1\"' | from-cache",
             "'' | '\"_fetchedViaServiceWorker\": true, \"_serviceWorkerResponseSource\": \"network\"' | imported",
+            "'\"_fetchType\": \"Memory Cache\"' | '' | from-cache",
+            "'\"_fetchType\": \"Disk Cache\"' | '' | from-cache",
+            "'\"_fetchType\": \"Network Load\"' | '' | imported",
             "'\"_fromCache\": \"\"' | '' | imported",
             "'\"_fromDiskCache\": false' | '' | imported",
             "'' | '' | imported"})
