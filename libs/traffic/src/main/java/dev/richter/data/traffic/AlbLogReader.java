@@ -1,6 +1,5 @@
 package dev.richter.data.traffic;
 
-import dev.richter.common.http.UriReference;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
@@ -24,7 +23,8 @@ import java.util.Set;
  * bytes as {@code \xHH} (seen in real logs: DataBiosphere/azul#4920); {@code \"} and {@code \\} are read too. The
  * URL's bytes, escapes decoded, are percent-encoded where no URI may hold them (RFC 3986 §2.1: controls, space,
  * non-ASCII octets, {@code "<>\^`{|}}), so {@code /search?q=blue shoes} imports as {@code /search?q=blue%20shoes} and
- * {@code ?q=\x22red\x22} as {@code ?q=%22red%22}; percent-encodings already there are kept.
+ * {@code ?q=\x22red\x22} as {@code ?q=%22red%22}; percent-encodings already there are kept, a stray {@code %} reads
+ * {@code %25} ({@link AccessLogReader#uriText}; nginx and Apache logs are read by the same rule).
  *
  * <p>{@code ws}/{@code wss} entries are skipped as {@code websocket}; a request the load balancer could not parse
  * (logged as {@code "- http://host:80- -"}) as {@code malformed-request}. A line with too few fields, an unknown
@@ -101,17 +101,7 @@ public final class AlbLogReader {
      */
     static String[] request(String logged) {
         String line = logged.strip();
-        int first = line.indexOf(' ');
-        if (first <= 0 || line.startsWith("-")) {
-            return null;
-        }
-        String method = line.substring(0, first);
-        int last = line.lastIndexOf(' ');
-        String url = last > first && line.startsWith("HTTP/", last + 1) ? line.substring(first + 1, last) : line.substring(first + 1);
-        if (url.isEmpty() || url.equals("-")) {
-            return null;
-        }
-        return new String[] {method, UriReference.encodeInvalid(AccessLogReader.unescapeBytes(url))};
+        return line.startsWith("-") ? null : AccessLogReader.requestLine(line);
     }
 
     /** Splits a line into fields: runs of non-blanks, or double-quoted strings (escapes kept as logged). */
