@@ -379,7 +379,7 @@ public final class PrometheusTextParser {
         double value = parseValue(fields[0], lineNo);
         long tsMs = Long.MIN_VALUE;
         if (fields.length == 2) {
-            tsMs = parseTimestamp(fields[1], lineNo, openMetrics);
+            tsMs = parseTimestamp(fields[1], lineNo, openMetrics || fractionalSeconds(fields[1], lineNo, drops));
         }
         if (exemplar != null) {
             exemplarLines.add(lineNo);
@@ -510,6 +510,19 @@ public final class PrometheusTextParser {
         } catch (PrometheusParseException e) {
             return false;
         }
+    }
+
+    /**
+     * Whether a Prometheus text timestamp is fractional, so no timestamp of that format (integer milliseconds): a
+     * strict parse rejects it; a lenient one reads it as OpenMetrics seconds, the only format that writes one, with a
+     * warning (an OpenMetrics scrape without {@code # EOF} and Content-Type, e.g. cut short).
+     */
+    private static boolean fractionalSeconds(String s, int lineNo, Drops drops) {
+        if (!NUMBER.matcher(s).matches() || INTEGER.matcher(s).matches() || drops.strict) {
+            return false;
+        }
+        drops.warn(lineNo, "timestamp '" + s + "' is not Prometheus text's integer milliseconds: read as OpenMetrics seconds");
+        return true;
     }
 
     /**

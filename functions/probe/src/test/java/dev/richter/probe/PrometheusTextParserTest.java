@@ -261,9 +261,14 @@ class PrometheusTextParserTest {
 
     @Test
     void aFractionalTimestampIsNoPrometheusTextTimestamp() {
-        var e = assertThrows(PrometheusParseException.class, () -> PrometheusTextParser.parse("m 1 1764583200.5\n", "text/plain; version=0.0.4"));
+        var e = assertThrows(PrometheusParseException.class, () -> PrometheusTextParser.parseStrict("m 1 1764583200.5\n", "text/plain; version=0.0.4"));
         assertEquals(1, e.lineNumber());
         assertTrue(e.getMessage().contains("integer milliseconds"), e.getMessage());
+        // a prober's parse reads it as the seconds only OpenMetrics writes, and says so
+        var scrape = PrometheusTextParser.parse("m 1 1764583200.5\nn 2 1764583200000\n");
+        assertEquals(List.of(1_764_583_200_500L, 1_764_583_200_000L), scrape.samples().stream().map(MetricSample::timestampMs).toList());
+        assertEquals(List.of("line 1: timestamp '1764583200.5' is not Prometheus text's integer milliseconds: read as OpenMetrics seconds"),
+                scrape.warnings());
     }
 
     /**
