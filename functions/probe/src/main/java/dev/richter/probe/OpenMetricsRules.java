@@ -80,6 +80,29 @@ final class OpenMetricsRules {
      * @param exemplarLines the lines whose sample has an exemplar
      */
     static List<RuleBreach> check(String[] lines, List<MetricSample> samples, Set<Integer> exemplarLines) {
+        return check(lines, samples, exemplarLines, SUFFIXES);
+    }
+
+    /**
+     * The value rules over a Prometheus text 0.0.4 exposition, whose counter families are named with their
+     * {@code _total} ({@code # TYPE x_total counter}) and which has {@code untyped} for unknown: only the breaches that
+     * make a value untrusted, as the form rules are OpenMetrics' own.
+     */
+    static List<RuleBreach> checkValues(String[] lines, List<MetricSample> samples) {
+        Map<String, List<String>> suffixes = new HashMap<>(SUFFIXES);
+        suffixes.put("counter", List.of("", "_total", "_created"));
+        suffixes.put("untyped", List.of(""));
+        List<RuleBreach> out = new ArrayList<>();
+        for (RuleBreach b : check(lines, samples, Set.of(), suffixes)) {
+            if (b.untrusted()) {
+                out.add(b);
+            }
+        }
+        return out;
+    }
+
+    private static List<RuleBreach> check(String[] lines, List<MetricSample> samples, Set<Integer> exemplarLines,
+                                          Map<String, List<String>> suffixesByType) {
         List<RuleBreach> out = new ArrayList<>();
         Map<String, Family> families = new LinkedHashMap<>();
         Map<Integer, MetricSample> byLine = new HashMap<>();
@@ -97,7 +120,7 @@ final class OpenMetricsRules {
                 Family f = families.get(name);
                 if (f == null) {
                     for (Family other : families.values()) {
-                        if (!other.name.equals(name) && sampleNames(other).contains(name)) {
+                        if (!other.name.equals(name) && sampleNames(other, suffixesByType).contains(name)) {
                             out.add(new RuleBreach(lineNo, "family '" + name + "' clashes with a sample name of " + other.type + " '" + other.name + "'"));
                         }
                     }
@@ -115,7 +138,7 @@ final class OpenMetricsRules {
                 String value = parts.length > 2 ? parts[2] : "";
                 if (kind.equals("TYPE")) {
                     f.type = value;
-                    for (String sampleName : sampleNames(f)) {
+                    for (String sampleName : sampleNames(f, suffixesByType)) {
                         if (!sampleName.equals(name) && families.containsKey(sampleName)) {
                             out.add(new RuleBreach(lineNo, "family '" + name + "' (" + value + ") clashes with family '" + sampleName + "'"));
                         }
@@ -137,7 +160,7 @@ final class OpenMetricsRules {
             if (s == null) {
                 continue;
             }
-            Family f = familyOf(s.name(), families);
+            Family f = familyOf(s.name(), families, suffixesByType);
             if (f == null) {
                 f = new Family(s.name());
                 families.put(s.name(), f);
@@ -151,7 +174,7 @@ final class OpenMetricsRules {
             current = f;
             f.sampled = true;
             String suffix = s.name().substring(f.name.length());
-            if (!SUFFIXES.getOrDefault(f.type, List.of("")).contains(suffix)) {
+            if (!suffixesByType.getOrDefault(f.type, List.of("")).contains(suffix)) {
                 out.add(new RuleBreach(lineNo, "sample '" + s.name() + "' is not one a " + f.type + " '" + f.name + "' has"));
                 continue;
             }
@@ -180,19 +203,19 @@ final class OpenMetricsRules {
         return out;
     }
 
-    private static Set<String> sampleNames(Family f) {
+    private static Set<String> sampleNames(Family f, Map<String, List<String>> suffixesByType) {
         Set<String> names = new HashSet<>();
-        for (String suffix : SUFFIXES.getOrDefault(f.type, List.of(""))) {
+        for (String suffix : suffixesByType.getOrDefault(f.type, List.of(""))) {
             names.add(f.name + suffix);
         }
         return names;
     }
 
     /** The declared family a sample name belongs to: the longest family name the type's suffixes complete. */
-    private static Family familyOf(String sampleName, Map<String, Family> families) {
+    private static Family familyOf(String sampleName, Map<String, Family> families, Map<String, List<String>> suffixesByType) {
         Family best = null;
         for (Family f : families.values()) {
-            if (sampleName.startsWith(f.name) && SUFFIXES.getOrDefault(f.type, List.of("")).contains(sampleName.substring(f.name.length()))
+            if (sampleName.startsWith(f.name) && suffixesByType.getOrDefault(f.type, List.of("")).contains(sampleName.substring(f.name.length()))
                     && (best == null || f.name.length() > best.name.length())) {
                 best = f;
             }
@@ -205,14 +228,14 @@ final class OpenMetricsRules {
         double v = s.value();
         int line = s.lineNumber();
         boolean countLike = switch (f.type) {
-            case "counter" -> suffix.equals("_total");
+            case "counter" -> suffix.equals("_total") || suffix.isEmpty();
             case "histogram" -> suffix.equals("_bucket") || suffix.equals("_count");
             case "gaugehistogram" -> suffix.equals("_bucket") || suffix.equals("_gcount");
             case "summary" -> suffix.equals("_count");
             default -> false;
         };
         if (countLike && (Double.isNaN(v) || v < 0)) {
-            out.add(new RuleBreach(line, "'" + s.name() + "' is " + v + ": a " + f.type + "'s " + suffix
+            out.add(new RuleBreach(line, "'" + s.name() + "' is " + v + ": a " + f.type + "'s " + (suffix.isEmpty() ? "value" : suffix)
                     + " is neither negative nor NaN", true));
         }
         if (f.type.equals("summary") && (suffix.equals("_sum") && (Double.isNaN(v) || v < 0) || suffix.isEmpty() && v < 0)) {

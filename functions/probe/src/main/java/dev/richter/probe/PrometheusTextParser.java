@@ -162,7 +162,11 @@ public final class PrometheusTextParser {
         if (openMetrics && !eof) {
             drops.warn(Math.max(lastLine, 1), "missing '# EOF': an OpenMetrics exposition ends with it (the scrape may be truncated)");
         }
-        if (openMetrics) {
+        if (!openMetrics) {
+            for (OpenMetricsRules.RuleBreach v : OpenMetricsRules.checkValues(lines, out)) {
+                drops.warn(v.lineNumber(), v.reason());
+            }
+        } else {
             for (OpenMetricsRules.RuleBreach v : OpenMetricsRules.check(lines, out, exemplarLines)) {
                 if (strict || v.untrusted()) {
                     drops.warn(v.lineNumber(), v.reason());

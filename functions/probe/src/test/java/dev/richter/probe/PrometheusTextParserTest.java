@@ -351,4 +351,21 @@ class PrometheusTextParserTest {
         assertEquals("line 3: # HELP of 'a' after its samples (metadata comes first)",
                 assertThrows(PrometheusParseException.class, () -> PrometheusTextParser.parseStrict("# TYPE a gauge\na 1\n# HELP a late\n# EOF\n")).getMessage());
     }
+    /** Prometheus text too: its untrusted values (a negative counter, buckets not cumulative) are flagged with their line. */
+    @Test
+    void untrustedPrometheusTextValuesAreFlagged() {
+        var scrape = PrometheusTextParser.parse("""
+                # TYPE requests_total counter
+                requests_total{code="200"} -3
+                # TYPE latency_seconds histogram
+                latency_seconds_bucket{le="0.1"} 7
+                latency_seconds_bucket{le="+Inf"} 5
+                latency_seconds_count 5
+                latency_seconds_sum 1.5
+                up 1
+                """);
+        assertEquals(6, scrape.samples().size());
+        assertEquals(List.of("line 2: 'requests_total' is -3.0: a counter's value is neither negative nor NaN",
+                "line 5: bucket le=+Inf of 'latency_seconds' below the one before (buckets are cumulative)"), scrape.warnings());
+    }
 }
