@@ -14,15 +14,17 @@ import java.util.regex.Pattern;
 /**
  * Parser for the Prometheus text exposition format 0.0.4 and OpenMetrics 1.0 text, each read by its own rules: the
  * format is the one the scrape's {@code Content-Type} declares, else the one its body shows ({@link ExpositionFormat#of}).
- * Timestamps are integer milliseconds in Prometheus text (a fraction is rejected) and seconds, integer or not, in
- * OpenMetrics (1764583200 is 2025-12-01T10:00:00Z; corpus bug 40); {@code # EOF} ends an OpenMetrics exposition only,
+ * Timestamps are integer milliseconds in Prometheus text (a fraction is rejected by a strict parse, read as OpenMetrics
+ * seconds with a warning by a lenient one) and seconds, integer or not, in OpenMetrics (1764583200 is
+ * 2025-12-01T10:00:00Z; corpus bug 40); {@code # EOF} ends an OpenMetrics exposition only,
  * and one declared OpenMetrics without it is read with a warning (strict: rejected), as it may be truncated.
  *
  * <p>OpenMetrics is read by its own ABNF: an unknown escape in a label value or HELP text is kept as written (the
  * conformance suite's {@code escaping} cases; Prometheus text rejects it, corpus bug 12), and a strict parse also
  * rejects what only OpenMetrics forbids (blank lines, other comments, more than one space, a trailing comma) and every
  * rule across lines that {@link OpenMetricsRules} checks. A lenient parse of OpenMetrics keeps the samples and warns,
- * with the line, for each value that cannot be trusted (a negative counter, buckets not cumulative); it passes the
+ * with the line, for each value that cannot be trusted (a negative counter, buckets not cumulative; Prometheus text
+ * too, by the same value rules: {@link OpenMetricsRules#checkValues}); it passes the
  * OpenMetrics conformance suite's 44 valid cases and its strict form rejects all 167 invalid ones
  * ({@code OpenMetricsSuiteTest}).
  *
