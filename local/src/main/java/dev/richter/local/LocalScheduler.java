@@ -36,6 +36,14 @@ import java.util.regex.Pattern;
  * template) is invoked through {@link LambdaHost} with the target's {@code Input}, asynchronously as Scheduler does,
  * and the schedule is deleted after it ran when {@code ActionAfterCompletion} is {@code DELETE}.
  *
+ * <p>An {@code at()} is a wall-clock time in {@code ScheduleExpressionTimezone} (an IANA zone; AWS Scheduler User
+ * Guide, "Schedule types": "at(yyyy-mm-ddThh:mm:ss)" evaluated in the time zone you specify), so it is due at the
+ * instant that local time denotes there, the zone's offset on that date included (Europe/London at 09:00 is 08:00Z in
+ * summer, 09:00Z in winter; Asia/Kolkata is +05:30). A local time a DST change skips is read shifted later by the gap,
+ * one it repeats as the earlier of the two (java.time's {@code ZonedDateTime} rule; AWS documents neither).
+ * {@code GetSchedule} answers the expression and time zone as they were created, so the answer is itself a valid
+ * {@code at()} naming the same instant (KensioSoftware/yulin#1343; corpus bug 51).
+ *
  * <p>As strict as the API where Richter depends on it: the name ({@code [0-9a-zA-Z-_.]+}, 1..64), the group (one of the
  * template's {@code AWS::Scheduler::ScheduleGroup}s, or {@code default}), the expression, {@code FlexibleTimeWindow}
  * and the target's {@code Arn} and {@code RoleArn} are required ({@code ValidationException}, 400); a name taken in the
@@ -55,13 +63,15 @@ public final class LocalScheduler implements AutoCloseable {
      * @param name       its name
      * @param group      its group
      * @param at         when it runs
+     * @param expression its {@code ScheduleExpression} as created, e.g. {@code at(2027-07-01T09:00:00)}
+     * @param timezone   its {@code ScheduleExpressionTimezone} as created ({@code UTC} when none was given)
      * @param targetArn  the function it invokes
      * @param roleArn    the role it would run as on AWS
      * @param input      the target's input
      * @param deleteAfter whether it is deleted after it ran ({@code ActionAfterCompletion DELETE})
      */
-    public record Schedule(String name, String group, Instant at, String targetArn, String roleArn, String input,
-                           boolean deleteAfter) {}
+    public record Schedule(String name, String group, Instant at, String expression, String timezone, String targetArn,
+                           String roleArn, String input, boolean deleteAfter) {}
 
     /**
      * A run of a schedule: the target invoked asynchronously (Scheduler sees only that the invocation was accepted;
@@ -155,13 +165,13 @@ public final class LocalScheduler implements AutoCloseable {
         }
         Instant at = null;
         String expression = body.path("ScheduleExpression").asText("");
+        String timezone = body.path("ScheduleExpressionTimezone").asText("UTC");
         Matcher am = AT.matcher(expression);
         if (!am.matches()) {
             problems.add("ScheduleExpression '" + expression + "': the local Scheduler runs at(yyyy-mm-ddThh:mm:ss) only");
         } else {
             try {
-                ZoneId zone = ZoneId.of(body.path("ScheduleExpressionTimezone").asText("UTC"));
-                at = LocalDateTime.parse(am.group(1)).atZone(zone).toInstant();
+                at = due(am.group(1), timezone);
             } catch (java.time.DateTimeException e) {
                 problems.add("ScheduleExpression '" + expression + "' or its timezone is invalid: " + e.getMessage());
             }
@@ -170,7 +180,7 @@ public final class LocalScheduler implements AutoCloseable {
             answer(ex, 400, "ValidationException", String.join("; ", problems));
             return;
         }
-        Schedule s = new Schedule(name, group, at, targetArn, roleArn, body.path("Target").path("Input").asText("{}"),
+        Schedule s = new Schedule(name, group, at, expression, timezone, targetArn, roleArn, body.path("Target").path("Input").asText("{}"),
                 "DELETE".equals(body.path("ActionAfterCompletion").asText("NONE")));
         String key = group + "/" + name;
         if (schedules.putIfAbsent(key, s) != null) {
@@ -217,8 +227,8 @@ public final class LocalScheduler implements AutoCloseable {
         out.put("Arn", arn(group, name));
         out.put("Name", name);
         out.put("GroupName", group);
-        out.put("ScheduleExpression", "at(" + LocalDateTime.ofInstant(s.at(), ZoneId.of("UTC")) + ")");
-        out.put("ScheduleExpressionTimezone", "UTC");
+        out.put("ScheduleExpression", s.expression());
+        out.put("ScheduleExpressionTimezone", s.timezone());
         out.put("State", "ENABLED");
         out.put("ActionAfterCompletion", s.deleteAfter() ? "DELETE" : "NONE");
         out.put("FlexibleTimeWindow", Map.of("Mode", "OFF"));
@@ -237,6 +247,23 @@ public final class LocalScheduler implements AutoCloseable {
             t.cancel(false);
         }
         json(ex, 200, Map.of());
+    }
+
+    /**
+     * The instant a one-time schedule is due.
+     *
+     * @param localDateTime the {@code at()}'s {@code yyyy-mm-ddThh:mm:ss}
+     * @param timezone      an IANA time zone, e.g. {@code Europe/London}
+     * @throws java.time.DateTimeException for a date or time that does not exist in any year (e.g. the 30th of
+     *                                     February) or an unknown zone
+     */
+    static Instant due(String localDateTime, String timezone) {
+        return LocalDateTime.parse(localDateTime).atZone(ZoneId.of(timezone)).toInstant();
+    }
+
+    /** The loopback port it serves on, once started (the one asked for, or the one chosen for port 0). */
+    public int port() {
+        return server.getAddress().getPort();
     }
 
     private static String arn(String group, String name) {

@@ -520,7 +520,8 @@ public final class Probes implements AutoCloseable {
     }
 
     /**
-     * Scrape, parse ({@link PrometheusTextParser#parse}), extract resource metrics and the module's resilience policies'
+     * Scrape, parse ({@link PrometheusTextParser#parse(String, String)}, in the format the answer's
+     * {@code Content-Type} declares), extract resource metrics and the module's resilience policies'
      * ({@link ResilienceMetrics}).
      *
      * <p>A 2xx scrape that parses is {@code SCRAPED}, ok, <em>module</em> evidence, and carries in
@@ -545,7 +546,7 @@ public final class Probes implements AutoCloseable {
             }
             PrometheusScrape scrape;
             try {
-                scrape = PrometheusTextParser.parse(r.body());
+                scrape = PrometheusTextParser.parse(r.body(), r.contentType());
             } catch (PrometheusParseException e) {
                 return new HealthReport(t.module(), t.kind(), false, "PARSE_ERROR", List.of(), ms,
                         e.getMessage(), Map.of(), at, Evidence.MONITORING, List.of());
@@ -583,7 +584,8 @@ public final class Probes implements AutoCloseable {
     }
 
     /** A status code and a body read as UTF-8 (Prometheus text, OpenMetrics and JSON are UTF-8). */
-    private record Answer(int statusCode, String body) {}
+    /** An HTTP answer: status, body (UTF-8), and its {@code Content-Type} (empty when it sent none). */
+    private record Answer(int statusCode, String body, String contentType) {}
 
     /**
      * GET with the target's deadline and trust; reads at most {@link #MAX_BODY_BYTES} of the body.
@@ -610,7 +612,7 @@ public final class Probes implements AutoCloseable {
         if (body.length > MAX_BODY_BYTES) {
             throw new BodyTooLargeException();
         }
-        return new Answer(r.statusCode(), new String(body, StandardCharsets.UTF_8));
+        return new Answer(r.statusCode(), new String(body, StandardCharsets.UTF_8), r.headers().firstValue("Content-Type").orElse(""));
     }
 
     private HttpClient client(String caPem) {

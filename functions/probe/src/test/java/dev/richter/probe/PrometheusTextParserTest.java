@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 class PrometheusTextParserTest {
@@ -22,8 +23,23 @@ class PrometheusTextParserTest {
     @ParameterizedTest
     @MethodSource("corpusFiles")
     void everyCorpusFileParses(Path file) throws IOException {
-        List<MetricSample> samples = PrometheusTextParser.parseStrict(Files.readString(file)).samples();
-        assertFalse(samples.isEmpty(), file.toString());
+        // read as a prober reads them: these real exporters break OpenMetrics' form rules a strict parse rejects
+        // (client_golang's _sum beside negative buckets, a Prometheus text scrape ending with # EOF), not its values
+        PrometheusScrape scrape = PrometheusTextParser.parse(Files.readString(file));
+        assertFalse(scrape.samples().isEmpty(), file.toString());
+        assertEquals(List.of(), scrape.warnings(), file.toString());
+    }
+
+    /**
+     * client_golang writes a histogram's {@code _sum} beside negative buckets, which OpenMetrics 1.0 forbids
+     * (conformance case {@code bad_counter_values_9}): a strict parse rejects it naming the line, a prober's reads it.
+     */
+    @Test
+    void aStrictParseRejectsWhatOpenMetricsForbidsInARealExporter() throws IOException {
+        var e = assertThrows(PrometheusParseException.class,
+                () -> PrometheusTextParser.parseStrict(Corpus.read("prometheus/alltypes.5mfs.om.txt")));
+        assertEquals(33, e.lineNumber());
+        assertEquals("line 33: a histogram with negative buckets has no _sum", e.getMessage());
     }
 
     @Test
@@ -149,7 +165,7 @@ class PrometheusTextParserTest {
 
     @Test
     void openMetricsExemplarAndEof() throws IOException {
-        var s = PrometheusTextParser.parseStrict(Corpus.read("prometheus/alltypes.5mfs.om.txt")).samples();
+        var s = PrometheusTextParser.parse(Corpus.read("prometheus/alltypes.5mfs.om.txt")).samples();
         assertTrue(s.stream().anyMatch(x -> x.name().equals("rpc_durations_histogram_seconds_bucket")
                 && "-0.0002899999999999998".equals(x.labels().get("le")) && x.value() == 3));
         assertThrows(PrometheusParseException.class, () -> PrometheusTextParser.parse("a 1\n# EOF\nb 2\n"));
@@ -191,5 +207,165 @@ class PrometheusTextParserTest {
         assertEquals(0.9, m.get(ResourceMetricNames.CONNECTIONS_IN_USE_RATIO), 1e-9);
         var custom = new ResourceMetricNames(null, null, null, "my_pool_busy", "my_pool_size").extract(samples);
         assertEquals(0.75, custom.get(ResourceMetricNames.CONNECTIONS_IN_USE_RATIO), 1e-9);
+    }
+    /**
+     * Corpus bug 40: an OpenMetrics exposition ({@code # EOF}, {@code # UNIT}) dates samples in seconds, integer or
+     * not (OpenMetrics 1.0 "Timestamps": "Timestamps MUST be Unix Epoch in seconds"); 1764583200 is
+     * 2025-12-01T10:00:00Z, not 1970.
+     */
+    @Test
+    void bug40OpenMetricsIntegerTimestampsAreSeconds() throws IOException {
+        var scrape = PrometheusTextParser.parse(Corpus.read("bugs/40-openmetrics-int-seconds-ts.txt"));
+        assertEquals(ExpositionFormat.OPENMETRICS_1_0, scrape.format());
+        assertEquals(List.of(1_764_583_200_000L, 1_764_583_200_500L), scrape.samples().stream().map(MetricSample::timestampMs).toList());
+        assertEquals(java.time.Instant.parse("2025-12-01T10:00:00Z").toEpochMilli(), scrape.samples().getFirst().timestampMs());
+    }
+
+    /**
+     * The kind of bug 40: the timestamp's unit is the declared format's. The scrape's {@code Content-Type} decides when
+     * it is known ({@code application/openmetrics-text}: seconds; {@code text/plain}: Prometheus text 0.0.4, integer
+     * milliseconds, a fraction being no timestamp of that format); without one the body does ({@code # EOF} or
+     * {@code # UNIT}: OpenMetrics).
+     */
+    @ParameterizedTest
+    @CsvSource(delimiterString = " | ", value = {
+            "application/openmetrics-text; version=1.0.0; charset=utf-8 | m 1 1764583200 | 1764583200000",
+            "application/openmetrics-text; version=1.0.0; charset=utf-8 | m 1 1764583200.25 | 1764583200250",
+            "application/openmetrics-text | m 1 -1.5 | -1500",
+            "APPLICATION/OPENMETRICS-TEXT;version=0.0.1 | m 1 1764583200 | 1764583200000",
+            "text/plain; version=0.0.4; charset=utf-8 | m 1 1764583200000 | 1764583200000",
+            "text/plain | m 1 1764583200000 | 1764583200000",
+            "'' | m 1 1764583200000 | 1764583200000",
+            "'' | m 1 1764583200⏎# EOF | 1764583200000",
+            "'' | # UNIT m_seconds seconds⏎m_seconds 1 1764583200⏎# EOF | 1764583200000",
+            "'' | m 1 1764583200.5⏎# EOF⏎ | 1764583200500"})
+    void theTimestampUnitIsTheDeclaredFormats(String contentType, String body, long expectedMs) {
+        String text = body.replace("⏎", "\n");
+        if (contentType.startsWith("application/openmetrics") || contentType.startsWith("APPLICATION")) {
+            text = text.endsWith("# EOF") || text.endsWith("# EOF\n") ? text : text + "\n# EOF\n";
+        }
+        var scrape = PrometheusTextParser.parse(text, contentType);
+        assertEquals(expectedMs, scrape.samples().getFirst().timestampMs(), contentType + " " + body);
+        assertEquals(List.of(), scrape.warnings());
+    }
+
+    /** OpenMetrics 1.0 "EOF": "The exposition MUST end with an EOF"; without it the scrape may have been cut short. */
+    @Test
+    void aDeclaredOpenMetricsScrapeWithoutEofIsReadWithAWarningAndRejectedStrictly() {
+        var scrape = PrometheusTextParser.parse("m 1\nn 2\n", "application/openmetrics-text; version=1.0.0");
+        assertEquals(2, scrape.samples().size());
+        assertEquals(List.of("line 2: missing '# EOF': an OpenMetrics exposition ends with it (the scrape may be truncated)"), scrape.warnings());
+        var e = assertThrows(PrometheusParseException.class, () -> PrometheusTextParser.parseStrict("m 1\nn 2\n", "application/openmetrics-text"));
+        assertEquals(2, e.lineNumber());
+    }
+
+    @Test
+    void aFractionalTimestampIsNoPrometheusTextTimestamp() {
+        var e = assertThrows(PrometheusParseException.class, () -> PrometheusTextParser.parseStrict("m 1 1764583200.5\n", "text/plain; version=0.0.4"));
+        assertEquals(1, e.lineNumber());
+        assertTrue(e.getMessage().contains("integer milliseconds"), e.getMessage());
+        // a prober's parse reads it as the seconds only OpenMetrics writes, and says so
+        var scrape = PrometheusTextParser.parse("m 1 1764583200.5\nn 2 1764583200000\n");
+        assertEquals(List.of(1_764_583_200_500L, 1_764_583_200_000L), scrape.samples().stream().map(MetricSample::timestampMs).toList());
+        assertEquals(List.of("line 1: timestamp '1764583200.5' is not Prometheus text's integer milliseconds: read as OpenMetrics seconds"),
+                scrape.warnings());
+    }
+
+    /**
+     * Corpus bug 41: Prometheus 3 writes a metric name outside the legacy charset quoted, inside the braces
+     * ({@code {"http.server.active_requests","http.route"="/api/items"} 3}), and so in {@code # HELP}/{@code # TYPE};
+     * the sample reads under its name, and the rest of the scrape is read.
+     */
+    @Test
+    void bug41QuotedUtf8MetricNamesParseAndTheRestIsRead() throws IOException {
+        var scrape = PrometheusTextParser.parse(Corpus.read("bugs/41-prom-utf8-quoted-name.txt"));
+        assertEquals(List.of("process_cpu_usage", "http.server.active_requests", "jvm_memory_used_bytes", "jvm_memory_max_bytes"),
+                scrape.samples().stream().map(MetricSample::name).toList());
+        var active = scrape.samples().get(1);
+        assertEquals(java.util.Map.of("http.route", "/api/items"), active.labels());
+        assertEquals(3.0, active.value());
+        assertEquals(4.0e8, scrape.samples().get(3).value());
+        assertEquals(List.of(), scrape.warnings());
+    }
+
+    /**
+     * The kind of bug 41: Prometheus 3 UTF-8 names (prometheus/proposals "UTF-8 support for metric and label names";
+     * prometheus/common expfmt), in both formats: a quoted metric name first in the braces, quoted label names,
+     * quoted names in {@code # HELP}, {@code # TYPE} and {@code # UNIT}, with the label-value escapes; a name in legacy
+     * charset may be quoted too.
+     */
+    @ParameterizedTest
+    @CsvSource(delimiterString = " | ", value = {
+            "{\"http.server.requests\"} 1 | http.server.requests | {}",
+            "{ \"a.b\" , \"c.d\"=\"x\" } 1 | a.b | {c.d=x}",
+            "m{\"ünïcödé label\"=\"v\",le=\"1\"} 1 | m | {ünïcödé label=v, le=1}",
+            "{\"say \\\"hi\\\"\\n\"} 1 | say \"hi\"\\n | {}",
+            "{\"legacy_name\"} 1 | legacy_name | {}",
+            "{\"日本語\",\"ラベル\"=\"値\"} 1 | 日本語 | {ラベル=値}"})
+    void quotedUtf8NamesReadInBothFormats(String line, String name, String labels) {
+        String expectedName = name.replace("\\n", "\n");
+        for (String ct : List.of("text/plain; version=1.0.0; escaping=allow-utf-8", "application/openmetrics-text; version=1.0.0")) {
+            String help = "# HELP \"" + expectedName.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n") + "\" help text\n";
+            String text = help + line + "\nnext_metric 2\n" + (ct.startsWith("application") ? "# EOF\n" : "");
+            var scrape = PrometheusTextParser.parseStrict(text, ct);
+            assertEquals(expectedName, scrape.samples().get(0).name(), ct);
+            assertEquals(labels, scrape.samples().get(0).labels().toString(), ct);
+            assertEquals("next_metric", scrape.samples().get(1).name(), ct);
+        }
+    }
+
+    @Test
+    void badQuotedNamesAreRejectedWithTheirLine() {
+        for (String bad : List.of("{\"a.b\" 1", "{\"a.b\"=1} 1", "m{\"a.b\"} 1", "{\"a\",\"b\"} 1", "{\"\"} 1",
+                "{\"a\\q\"} 1", "\"a.b\" 1", "{x=\"1\",\"a.b\"} 1")) {
+            var e = assertThrows(PrometheusParseException.class, () -> PrometheusTextParser.parse("ok 1\n" + bad + "\n"), bad);
+            assertEquals(2, e.lineNumber(), bad);
+        }
+    }
+    /**
+     * OpenMetrics values that cannot be trusted (a negative or NaN counter, buckets that are not cumulative, a count
+     * that is not the +Inf bucket) are flagged with their line even by a prober's lenient parse; form defects (order,
+     * metadata placement) only fail a strict one.
+     */
+    @Test
+    void untrustedOpenMetricsValuesAreFlaggedByTheLenientParse() {
+        String text = """
+                # TYPE a counter
+                a_total -1
+                # TYPE h histogram
+                h_bucket{le="1"} 5
+                h_bucket{le="+Inf"} 3
+                h_count 4
+                h_sum 2
+                # EOF
+                """;
+        var scrape = PrometheusTextParser.parse(text);
+        assertEquals(5, scrape.samples().size());
+        assertEquals(List.of("line 2: 'a_total' is -1.0: a counter's _total is neither negative nor NaN",
+                "line 5: bucket le=+Inf of 'h' below the one before (buckets are cumulative)",
+                "line 6: _count 4.0 of 'h' is not its +Inf bucket's 3.0"), scrape.warnings());
+        var e = assertThrows(PrometheusParseException.class, () -> PrometheusTextParser.parseStrict(text));
+        assertEquals(2, e.lineNumber());
+        var form = PrometheusTextParser.parse("# TYPE a gauge\na 1\n# HELP a late\n# EOF\n");
+        assertEquals(List.of(), form.warnings());
+        assertEquals("line 3: # HELP of 'a' after its samples (metadata comes first)",
+                assertThrows(PrometheusParseException.class, () -> PrometheusTextParser.parseStrict("# TYPE a gauge\na 1\n# HELP a late\n# EOF\n")).getMessage());
+    }
+    /** Prometheus text too: its untrusted values (a negative counter, buckets not cumulative) are flagged with their line. */
+    @Test
+    void untrustedPrometheusTextValuesAreFlagged() {
+        var scrape = PrometheusTextParser.parse("""
+                # TYPE requests_total counter
+                requests_total{code="200"} -3
+                # TYPE latency_seconds histogram
+                latency_seconds_bucket{le="0.1"} 7
+                latency_seconds_bucket{le="+Inf"} 5
+                latency_seconds_count 5
+                latency_seconds_sum 1.5
+                up 1
+                """);
+        assertEquals(6, scrape.samples().size());
+        assertEquals(List.of("line 2: 'requests_total' is -3.0: a counter's value is neither negative nor NaN",
+                "line 5: bucket le=+Inf of 'latency_seconds' below the one before (buckets are cumulative)"), scrape.warnings());
     }
 }

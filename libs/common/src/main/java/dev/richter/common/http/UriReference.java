@@ -85,8 +85,17 @@ public final class UriReference {
      * percent-encoded as its UTF-8 octets; {@code %} and every other character as they are.
      */
     public static String encodeInvalid(String text) {
+        String encoded = encodeInvalid(text.getBytes(StandardCharsets.UTF_8));
+        return encoded.equals(text) ? text : encoded;
+    }
+
+    /**
+     * {@code octets} as URI text: every octet no URI may hold (controls, space, 0x7F-0xFF and {@code "<>\^`{|}}) as
+     * {@code %HH} (RFC 3986 §2.1, upper-case hex), the others as the ASCII characters they are. For a URL whose bytes are
+     * not all UTF-8, e.g. a logged request line's {@code \xFF}.
+     */
+    public static String encodeInvalid(byte[] bytes) {
         StringBuilder b = null;
-        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
         for (int i = 0; i < bytes.length; i++) {
             int v = bytes[i] & 0xff;
             boolean invalid = v <= 32 || v >= 127 || NOT_IN_URIS.indexOf(v) >= 0;
@@ -102,7 +111,7 @@ public final class UriReference {
                 }
             }
         }
-        return b == null ? text : b.toString();
+        return b == null ? new String(bytes, StandardCharsets.US_ASCII) : b.toString();
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.richter.data.traffic;
 
+import dev.richter.common.http.UriReference;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -45,6 +46,7 @@ public final class AccessLogReader {
             read++;
             String position = file + ":" + (n + 1);
             Map<String, String> values = null;
+            Map<String, String> raws = new LinkedHashMap<>();
             for (LogFormat f : formats) {
                 Matcher m = f.pattern().matcher(line);
                 if (m.matches()) {
@@ -53,6 +55,7 @@ public final class AccessLogReader {
                         String raw = m.group(g + 1);
                         if (raw != null && !raw.equals("-")) {
                             values.putIfAbsent(f.variables().get(g), unescape(raw));
+                            raws.putIfAbsent(f.variables().get(g), raw);
                         }
                     }
                     break;
@@ -68,17 +71,17 @@ public final class AccessLogReader {
             String request = values.get("request");
             if (values.containsKey("request_method")) {
                 method = values.get("request_method");
-                target = values.getOrDefault("request_uri", values.getOrDefault("uri", ""));
-                String args = values.getOrDefault("args", values.get("query_string"));
+                target = uriText(raws.getOrDefault("request_uri", raws.getOrDefault("uri", "")));
+                String args = raws.getOrDefault("args", raws.get("query_string"));
                 if (!values.containsKey("request_uri") && args != null && !args.isEmpty()) {
-                    target = target + "?" + args;
+                    target = target + "?" + uriText(args);
                 }
             } else if (request == null || request.isBlank()) {
                 HarReader.count(skipped, "no-request-line");
                 continue;
             } else {
-                String[] parts = request.trim().split(" +");
-                if (parts.length < 2 || parts.length > 3 || !parts[0].chars().allMatch(c -> c >= 'A' && c <= 'Z')) {
+                String[] parts = requestLine(raws.get("request"));
+                if (parts == null || !parts[0].chars().allMatch(c -> c >= 'A' && c <= 'Z')) {
                     problems.add(new ImportProblem(position, "request '" + request + "' is not METHOD target PROTOCOL"));
                     continue;
                 }
@@ -121,6 +124,37 @@ public final class AccessLogReader {
         return new ReadResult(read, requests, skipped, problems);
     }
 
+    /**
+     * A logged request line {@code METHOD target PROTOCOL} (escapes as logged) as {@code [method, target]}: the method
+     * is the first word, the protocol the last when it is {@code HTTP/...}, and the target everything between, raw
+     * spaces included (a server or load balancer may log a request line with a space in its URL, e.g. ALB's
+     * {@code SpaceInUri}); the target as {@link #uriText}. {@code null} when there is no target.
+     */
+    static String[] requestLine(String logged) {
+        String line = logged == null ? "" : logged.strip();
+        int first = line.indexOf(' ');
+        if (first <= 0) {
+            return null;
+        }
+        int last = line.lastIndexOf(' ');
+        String target = (last > first && line.startsWith("HTTP/", last + 1) ? line.substring(first + 1, last) : line.substring(first + 1)).strip();
+        return target.isEmpty() ? null : new String[] {line.substring(0, first), uriText(target)};
+    }
+
+    /**
+     * A logged URL or target as URI text: its escapes decoded to the bytes they stand for ({@link #unescapeBytes}),
+     * then every octet no URI may hold percent-encoded (RFC 3986 §2.1: controls, space, non-ASCII and
+     * {@code "<>\^`{|}}), and a {@code %} that starts no {@code %HH} as {@code %25}; percent-encodings already there
+     * are kept. {@code /search?q=\x22red\x22} → {@code /search?q=%22red%22}, {@code /a b} → {@code /a%20b}.
+     */
+    static String uriText(String logged) {
+        String encoded = UriReference.encodeInvalid(unescapeBytes(logged));
+        return encoded.indexOf('%') < 0 ? encoded : STRAY_PERCENT.matcher(encoded).replaceAll("%25");
+    }
+
+    /** A {@code %} not followed by two hex digits. */
+    private static final java.util.regex.Pattern STRAY_PERCENT = java.util.regex.Pattern.compile("%(?![0-9A-Fa-f]{2})");
+
     /** {@code user_agent} → {@code User-Agent}. */
     static String headerName(String var) {
         StringBuilder b = new StringBuilder();
@@ -155,6 +189,14 @@ public final class AccessLogReader {
         if (raw.indexOf('\\') < 0) {
             return raw;
         }
+        return new String(unescapeBytes(raw), StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The bytes {@code raw} stands for, escapes decoded as {@link #unescape} does, before any UTF-8 decoding: a logged
+     * {@code \xFF} stays the octet 0xFF (for a URL, which is percent-encoded octet by octet).
+     */
+    static byte[] unescapeBytes(String raw) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(raw.length());
         byte[] b = raw.getBytes(StandardCharsets.UTF_8);
         for (int i = 0; i < b.length; i++) {
@@ -176,7 +218,7 @@ public final class AccessLogReader {
                 out.write(b[i]);
             }
         }
-        return out.toString(StandardCharsets.UTF_8);
+        return out.toByteArray();
     }
 
     private static int hex(byte c) {

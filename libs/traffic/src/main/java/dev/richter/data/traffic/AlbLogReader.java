@@ -16,6 +16,16 @@ import java.util.Set;
  * 8 {@code elb_status_code}, 11 {@code sent_bytes}, 12 {@code request} ({@code "METHOD absolute-URL PROTOCOL"}),
  * 13 {@code user_agent}. An entry has at least 14 fields; AWS appends fields over time, so later ones are ignored.
  *
+ * <p>The request line is logged as the client sent it ("The load balancer preserves the URL sent by the client, as
+ * is"): under desync mitigation a URL with a raw space is forwarded (classification {@code Acceptable}, reason
+ * {@code SpaceInUri}) and logged with the space, so the method is the first word, the protocol the last
+ * ({@code HTTP/...}) and the URL everything between. In quoted fields ALB writes {@code "} as {@code \x22} and other
+ * bytes as {@code \xHH} (seen in real logs: DataBiosphere/azul#4920); {@code \"} and {@code \\} are read too. The
+ * URL's bytes, escapes decoded, are percent-encoded where no URI may hold them (RFC 3986 §2.1: controls, space,
+ * non-ASCII octets, {@code "<>\^`{|}}), so {@code /search?q=blue shoes} imports as {@code /search?q=blue%20shoes} and
+ * {@code ?q=\x22red\x22} as {@code ?q=%22red%22}; percent-encodings already there are kept, a stray {@code %} reads
+ * {@code %25} ({@link AccessLogReader#uriText}; nginx and Apache logs are read by the same rule).
+ *
  * <p>{@code ws}/{@code wss} entries are skipped as {@code websocket}; a request the load balancer could not parse
  * (logged as {@code "- http://host:80- -"}) as {@code malformed-request}. A line with too few fields, an unknown
  * type or an unparseable URL is an {@link ImportProblem} {@code file:line}. A gzip-compressed file (as ALB writes them
@@ -59,8 +69,8 @@ public final class AlbLogReader {
                 HarReader.count(skipped, "websocket");
                 continue;
             }
-            String[] request = f.get(12).split(" ");
-            if (request.length != 3 || request[0].equals("-")) {
+            String[] request = request(f.get(12));
+            if (request == null) {
                 HarReader.count(skipped, "malformed-request");
                 continue;
             }
@@ -71,9 +81,10 @@ public final class AlbLogReader {
                 problems.add(new ImportProblem(position, "request URL '" + request[1] + "' is not a URL: " + e.getReason()));
                 continue;
             }
+            String userAgent = AccessLogReader.unescape(f.get(13));
             List<Header> headers = new ArrayList<>();
-            if (!f.get(13).equals("-") && !f.get(13).isEmpty()) {
-                headers.add(new Header("User-Agent", f.get(13)));
+            if (!userAgent.equals("-") && !userAgent.isEmpty()) {
+                headers.add(new Header("User-Agent", userAgent));
             }
             int status = parse(f.get(8));
             long sent = parse(f.get(11));
@@ -83,7 +94,17 @@ public final class AlbLogReader {
         return new ReadResult(read, requests, skipped, problems);
     }
 
-    /** Splits a line into fields: runs of non-blanks, or double-quoted strings (backslash escapes decoded). */
+    /**
+     * The logged request line {@code "METHOD URL PROTOCOL"} (escapes as logged) as {@code [method, URL]}, the URL's
+     * escapes decoded and the octets no URI may hold percent-encoded; {@code null} for a request ALB could not parse
+     * ({@code "- http://host:80- -"}) or a line without a URL.
+     */
+    static String[] request(String logged) {
+        String line = logged.strip();
+        return line.startsWith("-") ? null : AccessLogReader.requestLine(line);
+    }
+
+    /** Splits a line into fields: runs of non-blanks, or double-quoted strings (escapes kept as logged). */
     static List<String> fields(String line) {
         List<String> out = new ArrayList<>();
         int i = 0;
@@ -105,7 +126,7 @@ public final class AlbLogReader {
                 if (j >= line.length()) {
                     throw new IllegalArgumentException("unterminated quoted field at column " + (i + 1));
                 }
-                out.add(AccessLogReader.unescape(b.toString()));
+                out.add(b.toString());
                 i = j + 1;
             } else {
                 int j = line.indexOf(' ', i);

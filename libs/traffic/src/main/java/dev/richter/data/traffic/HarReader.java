@@ -46,6 +46,9 @@ import java.util.zip.GZIPInputStream;
  *   <li>An entry without a response (status 0 or none, often with {@code _error}: blocked by the client, connection
  *       refused, aborted) never reached a server and is skipped as {@code no-response} (mswjs/source#53; a HAR 1.2
  *       response status is the HTTP status received).</li>
+ *   <li>An entry the browser answered from its memory or disk cache, or a service worker from its caches, made no
+ *       request and is skipped as {@code from-cache} ({@link #servedWithoutRequest}: Chrome's {@code _fromCache},
+ *       {@code _fromDiskCache}, {@code _serviceWorkerResponseSource}; cyrus-and/chrome-har-capturer#57).</li>
  *   <li>Several {@code cookie} fields (HTTP/2 and HTTP/3 browsers send one per cookie, and HARs record them so) are
  *       one {@code Cookie} header for the HTTP/1.1 replay, their values joined with {@code "; "}, at the first one's
  *       place (RFC 9113 §8.2.3, RFC 9114 §4.2.1).</li>
@@ -131,6 +134,10 @@ public final class HarReader {
                 count(skipped, "no-response");
                 continue;
             }
+            if (servedWithoutRequest(entry, resp)) {
+                count(skipped, "from-cache");
+                continue;
+            }
             if (entry.has("_webSocketMessages") || status == 101 || scheme.equals("ws") || scheme.equals("wss")
                     || "websocket".equalsIgnoreCase(header(req, "upgrade"))) {
                 count(skipped, "websocket");
@@ -205,6 +212,33 @@ public final class HarReader {
                     response(resp, notes), file + ":" + path));
         }
         return new ReadResult(entries.size(), requests, skipped, problems);
+    }
+
+    /**
+     * Whether the browser answered the entry without a network request, by the markers HAR exporters write (none is in
+     * HAR 1.2; each is an exporter's custom field): Chrome DevTools' {@code _fromCache} ({@code "memory"} or
+     * {@code "disk"}, devtools-frontend {@code HARLog}); {@code _fromDiskCache: true} on the entry or its response
+     * (chrome-har-capturer, older DevTools); WebKit Web Inspector's {@code _fetchType} {@code "Memory Cache"} or
+     * {@code "Disk Cache"} (Safari; {@code "Network Load"} is a request); a response a service worker took from Cache Storage or the HTTP cache
+     * ({@code _fetchedViaServiceWorker} with {@code _serviceWorkerResponseSource} {@code cache-storage} or
+     * {@code http-cache}, or a {@code _responseCacheStorageCacheName}). A 304 is a revalidation the server answered,
+     * so a request.
+     */
+    static boolean servedWithoutRequest(JsonNode entry, JsonNode response) {
+        if (!entry.path("_fromCache").asText("").isEmpty() || entry.path("_fromDiskCache").asBoolean(false)
+                || response.path("_fromDiskCache").asBoolean(false)) {
+            return true;
+        }
+        String fetchType = entry.path("_fetchType").asText("");
+        if (fetchType.equals("Memory Cache") || fetchType.equals("Disk Cache")) {
+            return true;
+        }
+        if (!response.path("_fetchedViaServiceWorker").asBoolean(false)) {
+            return false;
+        }
+        String source = response.path("_serviceWorkerResponseSource").asText("");
+        return source.equals("cache-storage") || source.equals("http-cache")
+                || !response.path("_responseCacheStorageCacheName").asText("").isEmpty();
     }
 
     /** The recorded response: status, type, size; the raw text and a decode error when a gzip body does not inflate. */

@@ -15,7 +15,7 @@ import java.util.Map;
  * @param counts      what the import did with each entry
  * @param endpoints   the endpoint mix (host, method, path template), most frequent first
  * @param skipped     entries that are not replayable, by reason ({@code websocket}, {@code data-url},
- *                    {@code non-http-scheme}, {@code redirect-hop}, {@code no-response}, {@code no-request-line}, {@code malformed-request})
+ *                    {@code non-http-scheme}, {@code redirect-hop}, {@code no-response}, {@code from-cache}, {@code no-request-line}, {@code malformed-request})
  * @param problems    entries or lines that could not be read, at most {@link TrafficImporter#MAX_PROBLEMS}
  *                    ({@code counts.problems} has them all)
  */

@@ -68,7 +68,8 @@ class AccessLogImportTest {
                 + "\"-\" \"agent \\\"quoted\\\" \\\\ back\"\n";
         TrafficSet set = TrafficImporter.importFile(TrafficImporter.Format.NGINX, "esc.log", line.getBytes(StandardCharsets.UTF_8), null);
         var s = set.endpoints().get(0).samples().get(0);
-        assertEquals("/search?q=\"café\"", s.target());
+        // the target is what the replay sends: a URI, the decoded bytes percent-encoded
+        assertEquals("/search?q=%22caf%C3%A9%22", s.target());
         assertEquals(List.of(new Header("User-Agent", "agent \"quoted\" \\ back")), s.headers());
     }
 
@@ -164,5 +165,67 @@ class AccessLogImportTest {
         assertEquals(List.of(new Header("User-Agent", "Mozilla/5.0 (X11) \"quoted\"")), first.get(1).headers());
         assertEquals(200, first.get(1).response().status());
         assertEquals(57, first.get(1).response().bodyBytes());
+    }
+    /**
+     * Corpus bug 38: ALB logs the request line as the client sent it (Elastic Load Balancing, "Access logs for your
+     * Application Load Balancer": "The load balancer preserves the URL sent by the client, as is"), so a URL with a raw
+     * space, forwarded under desync mitigation as {@code Acceptable}/{@code SpaceInUri}, is logged with the space; and it
+     * writes a double quote in a quoted field as {@code \x22} (DataBiosphere/azul#4920). Both import, percent-encoded.
+     */
+    @Test
+    void albRequestLineWithARawSpaceOrAnEscapedQuoteImports() {
+        TrafficSet set = TrafficImporter.importFile(TrafficImporter.Format.ALB, "38.log", Corpus.bytes("bugs/38-alb-space-in-uri.log"), null);
+        assertEquals(new TrafficSet.ImportCounts(3, 3, 0, 0, 0, 0), set.counts());
+        assertEquals(List.of(), set.problems());
+        assertEquals(List.of("/search?q=blue%20shoes", "/search?q=red", "/search?q=%22red%22"),
+                set.endpoints().stream().flatMap(e -> e.samples().stream()).sorted(java.util.Comparator.comparing(TrafficSet.Sample::source))
+                        .map(TrafficSet.Sample::target).toList());
+    }
+
+    /**
+     * The kind of bug 38: every byte ALB writes as {@code \xHH} ({@code "}, {@code \}, controls, bytes of non-ASCII
+     * characters) and every raw character no URI may hold (space, {@code <>^`{|}}) in the URL of an ALB request line
+     * reads as its percent-encoding (RFC 3986 §2.1), existing percent-encodings kept as they are.
+     */
+    @ParameterizedTest
+    @CsvSource(delimiterString = " => ", quoteCharacter = '\'', value = {
+            "GET http://shop.test:80/a b/c d HTTP/1.1 => GET => /a%20b/c%20d",
+            "GET http://shop.test:80/p?x=a\\x5cb HTTP/1.1 => GET => /p?x=a%5Cb",
+            "GET http://shop.test:80/caf\\xc3\\xa9?q=\\x22x\\x22 HTTP/1.1 => GET => /caf%C3%A9?q=%22x%22",
+            "GET http://shop.test:80/p?q=\\x00\\x7f\\xff HTTP/1.1 => GET => /p?q=%00%7F%FF",
+            "POST http://shop.test:80/p?q={a|b}<c>^`x` HTTP/1.1 => POST => /p?q=%7Ba%7Cb%7D%3Cc%3E%5E%60x%60",
+            "GET http://shop.test:80/p?q=already%20encoded  twice HTTP/1.1 => GET => /p?q=already%20encoded%20%20twice",
+            "GET https://shop.test:443/s p HTTP/2.0 => GET => /s%20p",
+            "GET http://shop.test:80/p?q=100% HTTP/1.1 => GET => /p?q=100%25",
+            "GET http://shop.test:80/p?q=%zz&r=%4 HTTP/1.1 => GET => /p?q=%25zz&r=%254",
+            "GET http://shop.test:80/a\\tb HTTP/1.1 => GET => /a%09b"})
+    void everyByteAlbEscapesInARequestLineReadsAsItsPercentEncoding(String request, String method, String target) {
+        String line = "http 2026-12-01T10:00:01.000000Z app/a/1 198.51.100.7:40000 10.0.1.5:8080 0.001 0.010 0.000 200 200 120 850 \""
+                + request + "\" \"ua\" - - arn \"Root=1\" \"-\" \"-\" 0 2026-12-01T10:00:01.000000Z \"forward\" \"-\" \"-\" \"10.0.1.5:8080\" \"200\" \"Acceptable\" \"SpaceInUri\" TID_1";
+        ReadResult read = AlbLogReader.read("alb.log", line.getBytes(StandardCharsets.UTF_8));
+        assertEquals(List.of(), read.problems());
+        assertEquals(1, read.requests().size());
+        assertEquals(method, read.requests().get(0).method());
+        assertEquals("shop.test", read.requests().get(0).host());
+        assertEquals(target, read.requests().get(0).target());
+    }
+    /**
+     * The same kind in nginx and Apache logs: nginx writes {@code "} and bytes outside printable ASCII as
+     * {@code \xHH}, Apache {@code \"} and {@code \xhh}, and a request line may hold a raw space; the target reads as
+     * URI text, so the replay can send it.
+     */
+    @ParameterizedTest
+    @CsvSource(delimiterString = " => ", value = {
+            "GET /search?q=\\x22red\\x22 HTTP/1.1 => /search?q=%22red%22",
+            "GET /search?q=blue shoes HTTP/1.1 => /search?q=blue%20shoes",
+            "GET /a\\\"b HTTP/1.0 => /a%22b",
+            "GET /caf\\xC3\\xA9 HTTP/1.1 => /caf%C3%A9",
+            "GET /p?x=1%2C2 HTTP/1.1 => /p?x=1%2C2",
+            "GET /old-style => /old-style"})
+    void nginxAndApacheRequestLinesReadAsUriText(String request, String target) {
+        String line = "127.0.0.1 - - [07/Dec/2016:11:05:07 +0100] \"" + request + "\" 200 5 \"-\" \"ua\"\n";
+        ReadResult read = AccessLogReader.read("a.log", line.getBytes(StandardCharsets.UTF_8), List.of(LogFormat.COMBINED));
+        assertEquals(List.of(), read.problems());
+        assertEquals(target, read.requests().get(0).target());
     }
 }

@@ -43,7 +43,9 @@ class HarImportTest {
             // GET / answered 301 to /de-de/ (the hop, skipped), then the CSS
             "bugs/11-har-redirect-chain.har, 3, 2, 1, 2, 0",
             "bugs/31-har-postdata-params-only.har, 1, 1, 0, 1, 0",
-            "bugs/34-har-blocked-status0.har, 3, 1, 2, 1, 0"})
+            "bugs/34-har-blocked-status0.har, 3, 1, 2, 1, 0",
+            // app.js from the memory cache and logo.png from the disk cache made no request
+            "bugs/39-har-from-cache.har, 3, 1, 2, 1, 0"})
     void everyCorpusHarImports(String file, int entries, int imported, int skipped, int endpoints, int decodeErrors) {
         TrafficSet set = Corpus.har(file);
         assertEquals(entries, set.counts().entriesRead(), file);
@@ -213,6 +215,59 @@ class HarImportTest {
         assertEquals(1, set.counts().imported());
         assertEquals(Map.of("no-response", 2), set.skipped());
         assertEquals(List.of("GET /api/items"), set.endpoints().stream().map(e -> e.method() + " " + e.pathTemplate()).toList());
+    }
+
+    /**
+     * Corpus bug 39: entries Chrome served from its memory or disk cache ({@code "_fromCache": "memory"|"disk"}) made
+     * no request; replaying them would weigh static files into the mix the servers never saw.
+     */
+    @Test
+    void bug39EntriesServedFromTheBrowserCacheAreSkipped() {
+        TrafficSet set = Corpus.har("bugs/39-har-from-cache.har");
+        assertEquals(Map.of("from-cache", 2), set.skipped());
+        assertEquals(List.of("GET /api/items 1.0"), set.endpoints().stream().map(e -> e.method() + " " + e.pathTemplate() + " " + e.weight()).toList());
+    }
+
+    /**
+     * The kind of bug 39: every marker a HAR exporter writes on an entry that made no network request. Chrome DevTools
+     * ({@code HARLog}: {@code _fromCache} "memory" or "disk"), Safari's Web Inspector ({@code _fetchType} "Memory
+     * Cache" or "Disk Cache"), chrome-har-capturer and older exporters
+     * ({@code _fromDiskCache: true} on the entry or its response), and a response a service worker answered from Cache
+     * Storage or the HTTP cache ({@code _fetchedViaServiceWorker} with {@code _serviceWorkerResponseSource}
+     * {@code cache-storage} or {@code http-cache}, or a {@code _responseCacheStorageCacheName}). A service worker that
+     * went to the network, a 304 revalidation and {@code "_fromCache": ""} are requests.
+     */
+    @ParameterizedTest
+    @CsvSource(delimiterString = " | ", value = {
+            "'\"_fromCache\": \"memory\"' | '' | from-cache",
+            "'\"_fromCache\": \"disk\"' | '' | from-cache",
+            "'\"_fromDiskCache\": true' | '' | from-cache",
+            "'' | '\"_fromDiskCache\": true' | from-cache",
+            "'' | '\"_fetchedViaServiceWorker\": true, \"_serviceWorkerResponseSource\": \"cache-storage\"' | from-cache",
+            "'' | '\"_fetchedViaServiceWorker\": true, \"_serviceWorkerResponseSource\": \"http-cache\"' | from-cache",
+            "'' | '\"_fetchedViaServiceWorker\": true, \"_responseCacheStorageCacheName\": \"v1\"' | from-cache",
+            "'' | '\"_fetchedViaServiceWorker\": true, \"_serviceWorkerResponseSource\": \"network\"' | imported",
+            "'\"_fetchType\": \"Memory Cache\"' | '' | from-cache",
+            "'\"_fetchType\": \"Disk Cache\"' | '' | from-cache",
+            "'\"_fetchType\": \"Network Load\"' | '' | imported",
+            "'\"_fromCache\": \"\"' | '' | imported",
+            "'\"_fromDiskCache\": false' | '' | imported",
+            "'' | '' | imported"})
+    void everyEntryThatMadeNoNetworkRequestIsSkipped(String entryFields, String responseFields, String expected) {
+        String har = """
+                {"log": {"version": "1.2", "creator": {"name": "t", "version": "1"}, "entries": [{"startedDateTime": "2026-12-01T10:00:00Z",
+                  "time": 1, %s "request": {"method": "GET", "url": "https://shop.test/static/app.js", "headers": []},
+                  "response": {"status": 200, %s "headers": [], "content": {"size": 1, "mimeType": "text/javascript"}}}]}}"""
+                .formatted(entryFields.isEmpty() ? "" : entryFields + ",", responseFields.isEmpty() ? "" : responseFields + ",");
+        ReadResult read = HarReader.read("t.har", har.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        assertEquals(List.of(), read.problems());
+        if (expected.equals("imported")) {
+            assertEquals(1, read.requests().size());
+            assertEquals(Map.of(), read.skipped());
+        } else {
+            assertEquals(0, read.requests().size());
+            assertEquals(Map.of(expected, 1), read.skipped());
+        }
     }
 
     /**
