@@ -64,6 +64,19 @@ class IamPoliciesTest {
         assertEquals(Optional.empty(), template().denial("ReleaseLeasesFunction", "dynamodb:Query", TABLE + "richter-runs", "ReleaseLeasesFunction"));
     }
 
+    /**
+     * A worker that stops on an abort flag it cannot read sets the run's flag (LoadDriver's reportStale), an UpdateItem
+     * on the runs table: denied before, so on AWS the other workers and the state machine never heard of it.
+     */
+    @Test
+    void aLoadDriverWorkerMaySetItsRunsAbortFlagAndWriteNothingElseThere() throws IOException {
+        IamPolicies iam = template();
+        assertEquals(AccessDecision.ALLOWED, iam.decide("LoadDriverFunction", "dynamodb:UpdateItem", TABLE + "richter-runs"));
+        assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("LoadDriverFunction", "dynamodb:PutItem", TABLE + "richter-runs"));
+        assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("LoadDriverFunction", "dynamodb:DeleteItem", TABLE + "richter-runs"));
+        assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("LoadDriverFunction", "dynamodb:UpdateItem", TABLE + "richter-plans"));
+    }
+
     @Test
     void thePlanApiMayStartRunsAndDescribeTheirExecutionsButNotStopThem() throws IOException {
         IamPolicies iam = template();
