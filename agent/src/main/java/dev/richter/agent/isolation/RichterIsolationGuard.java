@@ -8,11 +8,14 @@ import dev.richter.agent.bootstrap.ShadowDecision;
 import dev.richter.sdk.ExitMocks;
 import dev.richter.sdk.Marked;
 import io.opentelemetry.api.baggage.Baggage;
+import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.internal.InstrumentationUtil;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.ContextKey;
 import io.opentelemetry.context.Scope;
+import io.opentelemetry.sdk.trace.ReadableSpan;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -106,6 +109,9 @@ public final class RichterIsolationGuard implements IsolationGuard {
         try {
             isMarked = marked.getAsBoolean();
             if (!isMarked) {
+                return ExitDecision.PASS;
+            }
+            if (alreadyReported(Span.current())) {
                 return ExitDecision.PASS;
             }
             String decidedBy = Context.current().get(DECIDED_CLIENT);
@@ -259,6 +265,16 @@ public final class RichterIsolationGuard implements IsolationGuard {
         } catch (RuntimeException | LinkageError e) {
             LOG.warning("Richter isolation: could not record " + decision + ": " + e);
         }
+    }
+
+    /**
+     * Whether {@code span} is a client span whose guarded client already decided this call and let it through in report
+     * mode ({@link #WOULD_REFUSE} set): its connection is that same call, recorded once, by the client that understands
+     * it. A span of another kind, or one whose attributes cannot be read, is not: the network decides.
+     */
+    static boolean alreadyReported(Span span) {
+        return span instanceof ReadableSpan && ((ReadableSpan) span).getKind() == SpanKind.CLIENT
+                && ((ReadableSpan) span).getAttribute(AttributeKey.stringKey(WOULD_REFUSE)) != null;
     }
 
     /** {@link #MODE}{@code =report} on {@code span} when the loaded configuration is in report mode. */

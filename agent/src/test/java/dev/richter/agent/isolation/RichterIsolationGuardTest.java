@@ -8,7 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.richter.agent.bootstrap.ExitDecision;
 import dev.richter.agent.bootstrap.MarkerScope;
 import io.opentelemetry.api.baggage.Baggage;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Scope;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -82,5 +86,37 @@ class RichterIsolationGuardTest {
         assertEquals(Optional.empty(), before.inboundRefusal(""));
         assertEquals(Optional.empty(), before.inboundRefusal("richter-loadtest=0"));
         assertEquals(Optional.empty(), after.inboundRefusal("richter-loadtest=1"));
+    }
+
+    @Test
+    void aConnectionOfACallItsClientAlreadyReportedIsNotReportedAgainAtTheNetwork(@TempDir Path dir) throws IOException {
+        Path file = Files.writeString(dir.resolve("i.json"),
+                "{\"mode\":\"report\",\"scope\":[\"a.internal\"],\"mocks\":[]}");
+        IsolationConfigSource source = new IsolationConfigSource(new IsolationSettings(Optional.empty(), "",
+                Optional.of(file), 30));
+        assertTrue(source.refresh());
+        RichterIsolationGuard guard = new RichterIsolationGuard(source, () -> true);
+        Tracer tracer = SdkTracerProvider.builder().build().get("test");
+
+        Span client = tracer.spanBuilder("GET").setSpanKind(SpanKind.CLIENT).startSpan();
+        try (Scope s = client.makeCurrent()) {
+            assertInstanceOf(ExitDecision.WouldRefuse.class, guard.decideNetwork("x.example", "10.9.9.9", 443),
+                    "no client decided it yet: the network reports it");
+            ExitDecision byClient = guard.decideHttp("GET", "x.example", 443, "/customers");
+            assertInstanceOf(ExitDecision.WouldRefuse.class, byClient);
+            guard.record(byClient);
+            assertEquals(ExitDecision.PASS, guard.decideNetwork("x.example", "10.9.9.9", 443),
+                    "its connection is the call the client reported");
+        } finally {
+            client.end();
+        }
+        Span server = tracer.spanBuilder("GET /").setSpanKind(SpanKind.SERVER).startSpan();
+        try (Scope s = server.makeCurrent()) {
+            server.setAttribute(RichterIsolationGuard.WOULD_REFUSE, "an entry's report");
+            assertInstanceOf(ExitDecision.WouldRefuse.class, guard.decideNetwork("x.example", "10.9.9.9", 443),
+                    "a report on an entry says nothing of a connection below it");
+        } finally {
+            server.end();
+        }
     }
 }

@@ -213,7 +213,7 @@ class ExtensionIsolationIT {
         assertEquals(1, reported.size(), "report-mode spans: " + reported);
         assertEquals("200", reported.get(0).attributes().get("http.response.status_code"));
         assertTrue(reported.get(0).attributes().get("richter.would_refuse").contains("exit '127.0.0.1:"
-                + outOfScope.port() + " GET /customers' (report mode)"));
+                + outOfScope.port() + " GET /customers' (report mode)"), reported.get(0).toString());
         assertEquals("report", reported.get(0).attributes().get("richter.isolation.mode"),
                 "a decision taken in report mode says so on its span");
         // the proof that isolation is on, on every marked span: the mocked and refused ones of enforce mode, the 503
