@@ -54,4 +54,32 @@ public enum Marked {
         }
         return UNMARKED;
     }
+
+    /**
+     * The value of the first member named {@code key} of a W3C {@code baggage} header that decodes (read as {@link
+     * #fromBaggage} reads members), e.g. the marker's proof ({@code MarkerProof.MEMBER}).
+     *
+     * @param baggageHeader the header value, or null when the request had none
+     * @return the percent-decoded value, or null when no member of that key decodes
+     */
+    public static String memberValue(String baggageHeader, String key) {
+        if (baggageHeader == null || baggageHeader.isEmpty()) {
+            return null;
+        }
+        for (String member : baggageHeader.split(",")) {
+            String kv = member.split(";", 2)[0];
+            int eq = kv.indexOf('=');
+            if (eq <= 0 || !kv.substring(0, eq).trim().equals(key)) {
+                continue;
+            }
+            try {
+                return URLDecoder.decode(kv.substring(eq + 1).trim().replace("+", "%2B"), "UTF-8");
+            } catch (IllegalArgumentException malformed) {
+                // the next member of the key may decode
+            } catch (UnsupportedEncodingException e) {
+                throw new IllegalStateException("every JVM has UTF-8", e);
+            }
+        }
+        return null;
+    }
 }

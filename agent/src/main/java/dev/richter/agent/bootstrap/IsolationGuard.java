@@ -94,6 +94,14 @@ public interface IsolationGuard {
         return null;
     }
 
+    /**
+     * The proof that travels with the current context's marker (baggage member {@code richter-proof}), to copy where
+     * the marker is written by hand (a Kafka record's header); null when there is none.
+     */
+    default String markerProof() {
+        return null;
+    }
+
     /** Whether the call being made carries the load-test marker (the current context's baggage); never throws. */
     default boolean marked() {
         return false;

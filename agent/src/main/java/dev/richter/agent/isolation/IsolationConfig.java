@@ -30,7 +30,8 @@ import java.util.Objects;
  * HostPort}); default none. {@code mocks}: the mock document's entries, read by its one reader ({@link
  * MockConfigDocument#parse}); their exit ids are matched against HTTP calls as {@link HttpExit} says. Unknown fields
  * are ignored. {@code shadows}: where marked datastore and broker calls go instead of production ({@link Shadows}),
- * default none. Richter's {@code GET /safety/isolation} serves this document (its {@code Isolation} schema in
+ * default none. {@code marker}: {@code {"team": ..., "keys": [...]}}, the team whose signed markers this service
+ * accepts ({@link MarkerKeys}); without it the bare marker is accepted. Richter's {@code GET /safety/isolation} serves this document (its {@code Isolation} schema in
  * openapi.json).
  *
  * @param mode     enforce or report
@@ -39,6 +40,7 @@ import java.util.Objects;
  * @param mocks    exit id → mock, in document order
  * @param exits    the mocks' exit ids that name HTTP calls, most specific first (ties keep document order)
  * @param shadows  production target → shadow target, by kind
+ * @param marker   the team and keys a marker's proof must verify against
  */
 public final class IsolationConfig {
     private static final ObjectMapper MAPPER = new ObjectMapper();
@@ -49,9 +51,17 @@ public final class IsolationConfig {
     private final Map<String, MockResponse> mocks;
     private final List<HttpExit> exits;
     private final Shadows shadows;
+    private final MarkerKeys marker;
 
+    /** A configuration whose marker is unsigned ({@link MarkerKeys#UNSIGNED}). */
     public IsolationConfig(IsolationMode mode, long refreshS, List<HostPort> scope, Map<String, MockResponse> mocks,
                            List<HttpExit> exits, Shadows shadows) {
+        this(mode, refreshS, scope, mocks, exits, shadows, MarkerKeys.UNSIGNED);
+    }
+
+    public IsolationConfig(IsolationMode mode, long refreshS, List<HostPort> scope, Map<String, MockResponse> mocks,
+                           List<HttpExit> exits, Shadows shadows, MarkerKeys marker) {
+        this.marker = marker;
         this.mode = mode;
         this.refreshS = refreshS;
         this.scope = Backports.listCopy(scope);
@@ -84,6 +94,11 @@ public final class IsolationConfig {
         return shadows;
     }
 
+    /** The team whose markers this service accepts and the keys that sign them. */
+    public MarkerKeys marker() {
+        return marker;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (!(o instanceof IsolationConfig)) {
@@ -91,18 +106,18 @@ public final class IsolationConfig {
         }
         IsolationConfig c = (IsolationConfig) o;
         return mode == c.mode && refreshS == c.refreshS && scope.equals(c.scope) && mocks.equals(c.mocks)
-                && exits.equals(c.exits) && Objects.equals(shadows, c.shadows);
+                && exits.equals(c.exits) && Objects.equals(shadows, c.shadows) && marker.equals(c.marker);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(mode, refreshS, scope, mocks, exits, shadows);
+        return Objects.hash(mode, refreshS, scope, mocks, exits, shadows, marker);
     }
 
     @Override
     public String toString() {
         return "IsolationConfig[mode=" + mode + ", refreshS=" + refreshS + ", scope=" + scope + ", mocks=" + mocks
-                + ", exits=" + exits + ", shadows=" + shadows + "]";
+                + ", exits=" + exits + ", shadows=" + shadows + ", marker=" + marker + "]";
     }
 
     /**
@@ -162,6 +177,7 @@ public final class IsolationConfig {
             HttpExit.parse(id).ifPresent(exits::add);
         }
         exits.sort(Comparator.comparingInt(HttpExit::specificity).reversed());
-        return new IsolationConfig(mode, refreshS, scope, mocks, exits, Shadows.parse(root.get("shadows")));
+        return new IsolationConfig(mode, refreshS, scope, mocks, exits, Shadows.parse(root.get("shadows")),
+                MarkerKeys.parse(root.get("marker")));
     }
 }

@@ -1,6 +1,8 @@
 package dev.richter.agent.isolation;
 
 import dev.richter.sdk.Marked;
+import dev.richter.agent.bootstrap.IsolationBridge;
+import dev.richter.agent.bootstrap.IsolationGuard;
 import io.opentelemetry.api.baggage.Baggage;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.sdk.trace.ReadWriteSpan;
@@ -89,9 +91,17 @@ public final class IsolationProof {
         }
     }
 
-    /** True when {@code parent}'s baggage holds Richter's default marker. */
+    /**
+     * True when {@code parent}'s baggage holds Richter's default marker with a proof the installed guard accepts
+     * ({@link RichterIsolationGuard#proofAccepted}): a forged marker's span gets no proof.
+     */
     public static boolean marked(Context parent) {
-        return Marked.DEFAULT_VALUE.equals(Baggage.fromContext(parent).getEntryValue(Marked.DEFAULT_KEY));
+        Baggage baggage = Baggage.fromContext(parent);
+        if (!Marked.DEFAULT_VALUE.equals(baggage.getEntryValue(Marked.DEFAULT_KEY))) {
+            return false;
+        }
+        IsolationGuard guard = IsolationBridge.guard();
+        return !(guard instanceof RichterIsolationGuard) || ((RichterIsolationGuard) guard).proofAccepted(baggage);
     }
 
     /** Puts the proof on {@code span} (see the class comment). */

@@ -6,8 +6,10 @@ import dev.richter.agent.bootstrap.MarkerScope;
 import dev.richter.agent.bootstrap.ShadowCheck;
 import dev.richter.agent.bootstrap.ShadowDecision;
 import dev.richter.sdk.ExitMocks;
+import dev.richter.sdk.MarkerProof;
 import dev.richter.sdk.Marked;
 import io.opentelemetry.api.baggage.Baggage;
+import io.opentelemetry.api.baggage.BaggageBuilder;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
@@ -27,8 +29,9 @@ import java.util.logging.Logger;
 
 /**
  * The extension's {@link IsolationGuard}: the marker from the current OpenTelemetry context's baggage (member {@value
- * Marked#DEFAULT_KEY}={@value Marked#DEFAULT_VALUE}, Richter's default marker, so the service needs no marker code),
- * the rule of {@link HttpExitPolicy} over the configuration of an {@link IsolationConfigSource}, and the evidence on
+ * Marked#DEFAULT_KEY}={@value Marked#DEFAULT_VALUE}, Richter's default marker, so the service needs no marker code)
+ * counted only with a proof that verifies against the loaded document's keys ({@link MarkerKeys}; member {@value
+ * MarkerProof#MEMBER}), the rule of {@link HttpExitPolicy} over the configuration of an {@link IsolationConfigSource}, and the evidence on
  * the span. Never throws: an error while deciding refuses a marked call; a marker that cannot be read counts as
  * unmarked (the extension must never break production traffic).
  */
@@ -51,6 +54,12 @@ public final class RichterIsolationGuard implements IsolationGuard {
      * through): the evidence that enforcement was off, which the {@code isolation-enforced} check fails on.
      */
     public static final String MODE = "richter.isolation.mode";
+    /**
+     * Span attribute of an inbound request whose marker's proof did not verify ({@link MarkerKeys}): the reason and
+     * the run the token claimed, e.g. {@code expired: run run-42 of team shop-team}. The request ran as production
+     * traffic, with the marker taken out of its context.
+     */
+    public static final String FORGED = "richter.marker.forged";
 
     /** The client a context's connects and writes are made for, when {@link #decidedClient} made it current. */
     private static final ContextKey<String> DECIDED_CLIENT = ContextKey.named("richter-decided-client");
@@ -62,6 +71,7 @@ public final class RichterIsolationGuard implements IsolationGuard {
     private final BooleanSupplier marked;
     private final AtomicLong refused = new AtomicLong();
     private final AtomicLong wouldRefuse = new AtomicLong();
+    private final AtomicLong forged = new AtomicLong();
     /** The SQL rule of the configuration last seen, rebuilt (with an empty cache) when a new one loads. */
     private volatile SqlRule sql;
     private final NetworkPolicy network = new NetworkPolicy();
@@ -86,6 +96,30 @@ public final class RichterIsolationGuard implements IsolationGuard {
         this.marked = marked;
     }
 
+    /**
+     * Whether the call being made is marked work: the marker is current ({@code marked}) and, once a configuration is
+     * loaded, the context's proof is accepted by its {@link MarkerKeys}. Before one loads, the marker alone counts,
+     * so marked calls are refused (fail closed).
+     */
+    private boolean markedAndProven() {
+        return marked.getAsBoolean() && proofAccepted(Baggage.current());
+    }
+
+    /**
+     * Whether {@code baggage}'s proof ({@value MarkerProof#MEMBER}) is accepted by the loaded configuration: always
+     * before one loads and when it names no keys; else when its verdict is {@link MarkerProof.Verdict#VALID}.
+     */
+    public boolean proofAccepted(Baggage baggage) {
+        Optional<IsolationConfig> config = source.current();
+        return !config.isPresent() || config.get().marker().verdict(baggage.getEntryValue(MarkerProof.MEMBER),
+                System.currentTimeMillis() / 1000) == MarkerProof.Verdict.VALID;
+    }
+
+    /** Inbound requests whose marker's proof did not verify, since the JVM started. */
+    public long forgedMarkers() {
+        return forged.get();
+    }
+
     /** Whether the current OpenTelemetry context's baggage holds Richter's default marker. */
     public static boolean markedInCurrentContext() {
         return Marked.DEFAULT_VALUE.equals(Baggage.current().getEntryValue(Marked.DEFAULT_KEY));
@@ -95,7 +129,7 @@ public final class RichterIsolationGuard implements IsolationGuard {
     public ExitDecision decideHttp(String method, String host, int port, String path) {
         boolean isMarked = false;
         try {
-            isMarked = marked.getAsBoolean();
+            isMarked = markedAndProven();
             return HttpExitPolicy.decide(isMarked, method, host, port, path, source.current());
         } catch (RuntimeException | LinkageError e) {
             return isMarked ? new ExitDecision.Refuse(host + ":" + port + " " + method + " " + path,
@@ -107,7 +141,7 @@ public final class RichterIsolationGuard implements IsolationGuard {
     public ExitDecision decideNetwork(String host, String ip, int port) {
         boolean isMarked = false;
         try {
-            isMarked = marked.getAsBoolean();
+            isMarked = markedAndProven();
             if (!isMarked) {
                 return ExitDecision.PASS;
             }
@@ -126,7 +160,7 @@ public final class RichterIsolationGuard implements IsolationGuard {
     @Override
     public MarkerScope decidedClient(String client) {
         try {
-            if (!marked.getAsBoolean()) {
+            if (!markedAndProven()) {
                 return NOTHING;
             }
             Scope scope = Context.current().with(DECIDED_CLIENT, client).makeCurrent();
@@ -146,9 +180,18 @@ public final class RichterIsolationGuard implements IsolationGuard {
     }
 
     @Override
+    public String markerProof() {
+        try {
+            return Baggage.current().getEntryValue(MarkerProof.MEMBER);
+        } catch (RuntimeException | LinkageError e) {
+            return null;
+        }
+    }
+
+    @Override
     public boolean marked() {
         try {
-            return marked.getAsBoolean();
+            return markedAndProven();
         } catch (RuntimeException | LinkageError e) {
             return false;
         }
@@ -318,18 +361,53 @@ public final class RichterIsolationGuard implements IsolationGuard {
     @Override
     public MarkerScope markInbound(String baggageHeader) {
         try {
-            if (Marked.fromBaggage(baggageHeader, Marked.DEFAULT_KEY, Marked.DEFAULT_VALUE) != Marked.MARKED
-                    || marked.getAsBoolean()) {
+            if (Marked.fromBaggage(baggageHeader, Marked.DEFAULT_KEY, Marked.DEFAULT_VALUE) != Marked.MARKED) {
                 return NOTHING;
             }
-            Scope scope = Context.current()
-                    .with(Baggage.current().toBuilder().put(Marked.DEFAULT_KEY, Marked.DEFAULT_VALUE).build())
-                    .makeCurrent();
+            String token = Marked.memberValue(baggageHeader, MarkerProof.MEMBER);
+            Optional<IsolationConfig> config = source.current();
+            MarkerProof.Verdict verdict = config.isPresent()
+                    ? config.get().marker().verdict(token, System.currentTimeMillis() / 1000) : MarkerProof.Verdict.VALID;
+            if (verdict != MarkerProof.Verdict.VALID) {
+                return asProduction(verdict, token);
+            }
+            if (marked.getAsBoolean()) {
+                return NOTHING;
+            }
+            BaggageBuilder b = Baggage.current().toBuilder().put(Marked.DEFAULT_KEY, Marked.DEFAULT_VALUE);
+            if (token != null) {
+                b.put(MarkerProof.MEMBER, token);
+            }
+            Scope scope = Context.current().with(b.build()).makeCurrent();
             return scope::close;
         } catch (RuntimeException | LinkageError e) {
             LOG.warning("Richter isolation: could not make an inbound request's marker current: " + e);
             return NOTHING;
         }
+    }
+
+    /**
+     * An inbound request whose marker did not verify: counted, {@link #FORGED} on the current (server) span, and its
+     * handling made current without the marker or the proof, so it runs, and propagates, as production traffic.
+     */
+    private MarkerScope asProduction(MarkerProof.Verdict verdict, String token) {
+        long n = forged.incrementAndGet();
+        MarkerProof.Claims claims = MarkerProof.claims(token);
+        String reason = verdict.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ')
+                + (claims == null ? "" : ": run " + claims.run() + " of team " + claims.team());
+        try {
+            Span.current().setAttribute(FORGED, reason);
+        } catch (RuntimeException | LinkageError e) {
+            // evidence only: the request runs as production all the same
+        }
+        if (n == 1 || Long.bitCount(n) == 1) {
+            LOG.warning("Richter isolation: an inbound request's marker did not verify (" + reason
+                    + "); it runs as production traffic (forged markers so far: " + n + ")");
+        }
+        Scope scope = Context.current()
+                .with(Baggage.current().toBuilder().remove(Marked.DEFAULT_KEY).remove(MarkerProof.MEMBER).build())
+                .makeCurrent();
+        return scope::close;
     }
 
     @Override

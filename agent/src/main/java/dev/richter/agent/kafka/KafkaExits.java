@@ -20,8 +20,8 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
  * <p>The marker is read in <em>every</em> {@code baggage} header of the record (W3C Baggage, "Multiple baggage headers
  * are allowed"; a service that copies the inbound headers and adds its own baggage has two, corpus bug 47 after
  * getsentry/sentry-java#5320), each read as a W3C Baggage list ({@link #carriesMarker}). A record that carries it keeps
- * its headers as they were; one that does not gets one more {@code baggage} header holding the marker alone, so no
- * member of its own baggage is repeated.
+ * its headers as they were; one that does not gets one more {@code baggage} header holding the marker and its proof
+ * ({@code richter-proof}, a token of baggage-octets) alone, so no member of its own baggage is repeated.
  */
 public final class KafkaExits {
     /** The marker's baggage member key: Richter's default. */
@@ -54,7 +54,9 @@ public final class KafkaExits {
         }
         RecordHeaders headers = new RecordHeaders(record.headers().toArray());
         if (!carriesMarker) {
-            headers.add("baggage", MARKER.getBytes(StandardCharsets.UTF_8));
+            String proof = guard.markerProof();
+            headers.add("baggage", (proof == null ? MARKER : MARKER + ",richter-proof=" + proof)
+                    .getBytes(StandardCharsets.UTF_8));
         }
         return new ProducerRecord<Object, Object>(decision.rewritten().orElse(record.topic()),
                 moved ? null : record.partition(), record.timestamp(), record.key(), record.value(), headers);

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.richter.agent.bootstrap.ExitDecision;
 import dev.richter.agent.bootstrap.MarkerScope;
+import dev.richter.sdk.MarkerProof;
 import io.opentelemetry.api.baggage.Baggage;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
@@ -118,5 +119,67 @@ class RichterIsolationGuardTest {
         } finally {
             server.end();
         }
+    }
+
+    private static final String KEY = MarkerProof.newKey();
+
+    private static IsolationConfigSource signed(Path dir) throws IOException {
+        Path file = Files.writeString(dir.resolve("signed.json"), "{\"scope\":[\"a.internal\"],\"mocks\":[],"
+                + "\"marker\":{\"team\":\"shop-team\",\"keys\":[\"" + KEY + "\"]}}");
+        IsolationConfigSource source = new IsolationConfigSource(new IsolationSettings(Optional.empty(), "",
+                Optional.of(file), 30));
+        assertTrue(source.refresh());
+        return source;
+    }
+
+    @Test
+    void aMarkerWhoseProofVerifiesIsMarkedWorkAndEveryOtherRunsAsProduction(@TempDir Path dir) throws IOException {
+        RichterIsolationGuard guard = new RichterIsolationGuard(signed(dir), RichterIsolationGuard::markedInCurrentContext);
+        long now = System.currentTimeMillis() / 1000;
+        String valid = MarkerProof.mint(KEY, "shop-team", "run-1", now + 600);
+        String[][] forgeries = {
+                {"richter-loadtest=1", "missing"},
+                {"richter-loadtest=1,richter-proof=r1.x", "malformed"},
+                {"richter-loadtest=1,richter-proof=" + MarkerProof.mint(KEY, "shop-team", "run-1", now - 3600),
+                        "expired: run run-1 of team shop-team"},
+                {"richter-loadtest=1,richter-proof=" + MarkerProof.mint(KEY, "other-team", "run-9", now + 600),
+                        "other team: run run-9 of team other-team"},
+                {"richter-loadtest=1,richter-proof=" + MarkerProof.mint(MarkerProof.newKey(), "shop-team", "run-1", now + 600),
+                        "bad signature: run run-1 of team shop-team"}};
+        Tracer tracer = SdkTracerProvider.builder().build().get("test");
+        for (String[] forged : forgeries) {
+            Span server = tracer.spanBuilder("POST /orders").setSpanKind(SpanKind.SERVER).startSpan();
+            try (Scope s = server.makeCurrent(); MarkerScope inbound = guard.markInbound(forged[0])) {
+                assertFalse(guard.marked(), forged[0]);
+                assertEquals(ExitDecision.PASS, guard.decideHttp("POST", "api.stripe.com", 443, "/v1/charges"),
+                        "production traffic reaches the real exit: " + forged[0]);
+                assertEquals(forged[1], ((io.opentelemetry.sdk.trace.ReadableSpan) server).getAttribute(
+                        io.opentelemetry.api.common.AttributeKey.stringKey(RichterIsolationGuard.FORGED)));
+            } finally {
+                server.end();
+            }
+        }
+        assertEquals(forgeries.length, guard.forgedMarkers());
+        // the agent's own server instrumentation may already have made the inbound baggage current: taken out again
+        try (Scope agent = Baggage.builder().put("richter-loadtest", "1").build().makeCurrent();
+             MarkerScope inbound = guard.markInbound("richter-loadtest=1")) {
+            assertTrue(Baggage.current().getEntryValue("richter-loadtest") == null);
+            assertFalse(guard.marked());
+        }
+        try (MarkerScope inbound = guard.markInbound("a=b, richter-loadtest=1, richter-proof=" + valid)) {
+            assertTrue(guard.marked());
+            assertEquals(valid, guard.markerProof(), "travels on with the marker");
+            assertInstanceOf(ExitDecision.Refuse.class, guard.decideHttp("POST", "api.stripe.com", 443, "/v1/charges"));
+        }
+        assertEquals(forgeries.length + 1, guard.forgedMarkers());
+    }
+
+    @Test
+    void aDocumentWithoutMarkerKeysAcceptsTheBareMarker(@TempDir Path dir) throws IOException {
+        RichterIsolationGuard guard = new RichterIsolationGuard(loaded(dir), RichterIsolationGuard::markedInCurrentContext);
+        try (MarkerScope inbound = guard.markInbound("richter-loadtest=1")) {
+            assertTrue(guard.marked());
+        }
+        assertEquals(0, guard.forgedMarkers());
     }
 }

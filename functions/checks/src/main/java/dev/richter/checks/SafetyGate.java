@@ -155,6 +155,17 @@ public final class SafetyGate {
     public List<CheckResult> dynamicChecks(String teamId, SafetyConfig config, TraceSource source, String sourceProblem,
                                            List<RegisteredService> services, List<Exit> exits, long fromEpochMs,
                                            long toEpochMs, long markedRequestsSent, String subject) {
+        return dynamicChecks(teamId, config, source, sourceProblem, services, exits, fromEpochMs, toEpochMs,
+                markedRequestsSent, subject, "");
+    }
+
+    /**
+     * As {@link #dynamicChecks(String, SafetyConfig, TraceSource, String, List, List, long, long, long, String)}, for
+     * the window of run {@code runId}: a service that rejected this run's own marker fails {@code isolation-enforced}.
+     */
+    public List<CheckResult> dynamicChecks(String teamId, SafetyConfig config, TraceSource source, String sourceProblem,
+                                           List<RegisteredService> services, List<Exit> exits, long fromEpochMs,
+                                           long toEpochMs, long markedRequestsSent, String subject, String runId) {
         Set<String> scope = new LinkedHashSet<>();
         services.forEach(s -> scope.add(s.name()));
         List<CheckResult> out = new ArrayList<>();
@@ -205,7 +216,7 @@ public final class SafetyGate {
         out.addAll(guarded(MarkerPropagationCheck.NAME, () -> SafetyChecks.markerPropagation(traces, scope, Marker.DEFAULT)));
         out.addAll(guarded(MockedExitsCheck.NAME, () -> SafetyChecks.mockedExits(traces, scope, exits, Marker.DEFAULT, config.exitAddresses())));
         List<Span> batch = spans;
-        out.addAll(guarded(IsolationEnforcedCheck.NAME, () -> List.of(IsolationEnforcedCheck.check(batch, scope, Marker.DEFAULT))));
+        out.addAll(guarded(IsolationEnforcedCheck.NAME, () -> List.of(IsolationEnforcedCheck.check(batch, scope, Marker.DEFAULT, runId))));
         out.addAll(guarded(GuardedMiddlewareCheck.NAME, () -> GuardedMiddlewareCheck.check(batch, scope, Marker.DEFAULT)));
         out.addAll(guarded(LinkComparisonCheck.NAME, () -> SafetyChecks.linkComparison(traces, Marker.DEFAULT, Dimension.INTERFACE, exits)));
         out.addAll(guarded(ShadowWritesCheck.NAME, () -> SafetyChecks.shadowWrites(traces, scope, services, Marker.DEFAULT)));

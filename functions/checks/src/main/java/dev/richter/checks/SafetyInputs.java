@@ -113,7 +113,7 @@ final class SafetyInputs {
         long marked = results.stream().map(WorkerResult::counters).reduce(Counters.ZERO, Counters::plus).marked();
         Set<String> scope = scope(services);
         return gate.dynamicChecks(teamId, config, source, problem, services, exits(teamId, config, scope), from, to, marked,
-                subject);
+                subject, results.get(0).runId());
     }
 
     private List<Exit> exits(String teamId, SafetyConfig config, Set<String> scope) {

@@ -51,8 +51,10 @@ public final class DataSetBuild {
         String teamId = request.teamId();
         var calls = new FlowRunner.Request(request.rows(), request.concurrency(), request.inputs(),
                 repositories.listServices(teamId).stream().map(RegisteredService::baseUrl).toList());
-        return flows.run(teamId, request.flowId(), request.dataSetId(), calls, request.marker(),
-                        System.currentTimeMillis() + Math.max(0, remainingMs - FLOW_MARGIN_MS))
+        long deadlineMs = System.currentTimeMillis() + Math.max(0, remainingMs - FLOW_MARGIN_MS);
+        Marker marker = request.marker().signed(repositories.ensureMarkerKeys(teamId).get(0), teamId,
+                "flow:" + request.flowId(), deadlineMs / 1000 + 60);
+        return flows.run(teamId, request.flowId(), request.dataSetId(), calls, marker, deadlineMs)
                 .orElseThrow(() -> new IllegalArgumentException("team " + teamId + " has no flow " + request.flowId()));
     }
 }

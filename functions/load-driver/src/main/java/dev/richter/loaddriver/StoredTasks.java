@@ -38,7 +38,33 @@ final class StoredTasks {
         var plan = repositories.getPlan(step.teamId(), step.planId())
                 .orElseThrow(() -> new IllegalStateException("plan " + step.planId() + " of run " + ref.runId()
                         + " is not stored"));
-        return WorkerTasks.workerTask(step, ref, plan, repositories.listServices(step.teamId()),
+        WorkerTask task = WorkerTasks.workerTask(step, ref, plan, repositories.listServices(step.teamId()),
                 new StoredSets(repositories.dynamoDb(), repositories.tables().registry()));
+        return signed(task, repositories.markerKeys(step.teamId()), System.currentTimeMillis());
+    }
+
+    /** How long a step's marker proof outlives the step's last due request, seconds: its answer may still be coming. */
+    static final long PROOF_SLACK_S = 60;
+
+    /**
+     * {@code task} with its marker's proof: a token of the run and team ({@code MarkerProof.mint}) signed with the
+     * team's newest key, expiring {@value #PROOF_SLACK_S} s after the step's last request could be answered.
+     *
+     * @param keys  the team's marker keys, newest first ({@link Repositories#markerKeys})
+     * @param nowMs the clock, epoch ms (a step that starts now has no start of its own)
+     * @throws IllegalStateException when the team has no key: its services' extensions would take this load for
+     *     production traffic, so the worker sends nothing
+     */
+    static WorkerTask signed(WorkerTask task, java.util.List<String> keys, long nowMs) {
+        if (keys.isEmpty()) {
+            throw new IllegalStateException("team " + task.teamId() + " has no marker key, so its services would take"
+                    + " this load for production traffic; registering a service or reading GET /safety/isolation"
+                    + " creates it");
+        }
+        long endMs = Math.max(task.stepStartEpochMs(), nowMs) + task.durationS() * 1000L + task.requestTimeoutMs();
+        return new WorkerTask(task.runId(), task.teamId(), task.stage(), task.stepIndex(), task.qps(), task.durationS(),
+                task.workerIndex(), task.workerCount(), task.stepStartEpochMs(), task.requestTimeoutMs(),
+                task.maxInFlight(), task.latenessToleranceMs(), task.marker().signed(keys.get(0), task.teamId(), task.runId(), endMs / 1000 + PROOF_SLACK_S), task.scenarios(),
+                task.legIndex(), task.legStartOffsetMs(), task.legEndOffsetMs(), task.monitorStaleAfterMs());
     }
 }

@@ -217,7 +217,7 @@ public final class TrafficMix {
     /**
      * Applies the marker to a header map. For the {@code baggage} header the marker member is merged into
      * an existing {@code baggage} header (matched case-insensitively) with {@link Baggage#merge}, keeping
-     * every other valid member; for any other header name the header is set to {@code marker.value()},
+     * every other valid member, followed by its proof ({@link Marker#PROOF_MEMBER}) when it has one; for any other header name the header is set to {@code marker.value()},
      * replacing a header of the same name.
      *
      * @return a new ordered map; the input is not changed
@@ -233,7 +233,13 @@ public final class TrafficMix {
             }
         }
         if (marker.header().equalsIgnoreCase("baggage")) {
-            out.put(marker.header(), Baggage.merge(existing, marker.key(), marker.value()));
+            String merged = Baggage.merge(existing, marker.key(), marker.value());
+            if (marker.proof() != null) {
+                // the proof first, then the marker: each merge puts its member in front and drops an earlier one
+                merged = Baggage.merge(Baggage.merge(existing, Marker.PROOF_MEMBER, marker.proof()), marker.key(),
+                        marker.value());
+            }
+            out.put(marker.header(), merged);
         } else {
             out.put(marker.header(), marker.value());
         }

@@ -1,6 +1,7 @@
 package dev.richter.loaddriver;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.richter.common.model.Marker;
@@ -78,6 +79,15 @@ class BaggageTest {
                 Map.of("Baggage", "lt.mark=1", "accept", "*/*"), Marker.DEFAULT);
         assertEquals(2, headers.size());
         assertEquals(Map.of("richter-loadtest", "1", "lt.mark", "1"), decoded(headers.get("baggage")));
+    }
+
+    @Test
+    void aSignedMarkerCarriesItsProofNextToItAndReplacesAnyProofTheRequestHad() {
+        Marker signed = Marker.DEFAULT.withProof("r1.dDE.cnVuLTE.1796000000.abc");
+        Map<String, String> headers = TrafficMix.withMarker(
+                Map.of("baggage", "richter-proof=forged,lt.mark=1"), signed);
+        assertEquals("richter-loadtest=1,richter-proof=r1.dDE.cnVuLTE.1796000000.abc,lt.mark=1", headers.get("baggage"));
+        assertFalse(signed.toString().contains("abc"), "the proof is a bearer token: never in a log line");
     }
 
     @Test

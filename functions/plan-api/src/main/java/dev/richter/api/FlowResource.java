@@ -86,7 +86,9 @@ final class FlowResource {
         JsonNode doc = validator.parse("FlowRunRequest", req.body());
         Map<String, JsonNode> inputs = new LinkedHashMap<>();
         doc.path("inputs").properties().forEach(e -> inputs.put(e.getKey(), e.getValue()));
-        Marker marker = doc.has("marker") ? Json.MAPPER.convertValue(doc.get("marker"), Marker.class) : Marker.DEFAULT;
+        Marker marker = (doc.has("marker") ? Json.MAPPER.convertValue(doc.get("marker"), Marker.class) : Marker.DEFAULT)
+                .signed(repositories.ensureMarkerKeys(req.teamId()).get(0), req.teamId(), "flow:" + flowId,
+                        (startMs + FLOW_RUN_BUDGET_MS) / 1000 + 60);
         FlowRunner.Result result;
         try {
             result = flows.run(req.teamId(), flowId, doc.path("dataSetId").isTextual() ? doc.path("dataSetId").asText() : null,

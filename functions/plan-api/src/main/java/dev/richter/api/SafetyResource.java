@@ -104,7 +104,10 @@ final class SafetyResource {
      *       "payment", "baseUrl": "http://10.0.3.7:8083"}}) is served under the address the clients call ({@code
      *       10.0.3.7:8083 POST /charge}), the form the extension matches ({@link #addressed});</li>
      *   <li>{@code shadows}: {@code {kind, production, shadow, service}} of the registered datastores, of the named
-     *       service or of every service of the team.</li>
+     *       service or of every service of the team;</li>
+     *   <li>{@code marker}: {@code {team, keys}}, the team's marker keys ({@code Repositories.ensureMarkerKeys},
+     *       created on first use), newest first: the extension counts a marker only with a proof one of them signed.
+     *       The document is read with the team's JWT or its isolation token, as its keys are the team's.</li>
      * </ul>
      *
      * @throws ApiException 404 when {@code service} names no service of the team
@@ -138,6 +141,7 @@ final class SafetyResource {
         body.put("scope", List.copyOf(scope));
         body.put("mocks", doc == null || !doc.path("mocks").isArray() ? List.of() : addressed(doc.get("mocks"), doc.path("exits")));
         body.put("shadows", shadows);
+        body.put("marker", Map.of("team", req.teamId(), "keys", repositories.ensureMarkerKeys(req.teamId())));
         return ApiResponse.json(200, body);
     }
 

@@ -1,12 +1,14 @@
 package dev.richter.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.Json;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import dev.richter.sdk.MarkerProof;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -59,6 +61,25 @@ class SafetyRoutesTest {
 
         assertEquals("NotFound", isolation("t2", Map.of("service", "order"), 404).path("error").asText(),
                 "another team's service is not found");
+    }
+
+    @Test
+    void theIsolationDocumentCarriesTheTeamsOwnMarkerKeyWhichSignsItsRunsProofs() {
+        assertEquals(201, api.call("POST /services", "t1", Map.of(), Map.of(),
+                json("{\"name\": \"order\", \"baseUrl\": \"http://orders.internal:8080\"}")).get("statusCode"));
+        JsonNode t1 = isolation("t1", Map.of(), 200).path("marker");
+        assertEquals("t1", t1.path("team").asText());
+        assertEquals(1, t1.path("keys").size());
+        String key = t1.path("keys").get(0).asText();
+        assertEquals(key, isolation("t1", Map.of(), 200).path("marker").path("keys").get(0).asText(), "stable");
+        JsonNode t3 = isolation("t3", Map.of(), 200).path("marker");
+        assertEquals("t3", t3.path("team").asText(), "a team without services gets a key on first read");
+        assertNotEquals(key, t3.path("keys").get(0).asText(), "a key per team");
+        long now = System.currentTimeMillis() / 1000;
+        String proof = MarkerProof.mint(key, "t1", "run-1", now + 60);
+        assertEquals(MarkerProof.Verdict.VALID, MarkerProof.verify(proof, "t1", List.of(key), now));
+        assertEquals(MarkerProof.Verdict.BAD_SIGNATURE, MarkerProof.verify(MarkerProof.mint(key, "t3", "run-1", now + 60),
+                "t3", List.of(t3.path("keys").get(0).asText()), now), "t1's key signs nothing of t3's");
     }
 
     @Test

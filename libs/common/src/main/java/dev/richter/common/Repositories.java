@@ -118,8 +118,51 @@ public final class Repositories {
         return resp.items().stream().map(i -> i.get("doc").s()).toList();
     }
 
-    /** Stores or replaces a registered service (item key {@code service#<name>}). */
+    /**
+     * Registry item key of a team's marker keys: {@code {"keys": ["<base64url>", ...]}}, the keys that sign its
+     * markers' proofs ({@code dev.richter.sdk.MarkerProof}), newest first.
+     */
+    public static final String MARKER_KEYS_KEY = "marker#keys";
+
+    /** The team's marker keys, newest first; empty when it has none yet (a consistent read). */
+    public List<String> markerKeys(String teamId) {
+        var item = dynamoDb.getItem(GetItemRequest.builder().tableName(tables.registry())
+                .key(Map.of("teamId", s(teamId), "itemKey", s(MARKER_KEYS_KEY))).consistentRead(true).build()).item();
+        if (item == null || item.isEmpty()) {
+            return List.of();
+        }
+        List<String> keys = new ArrayList<>();
+        Json.read(item.get("doc").s(), com.fasterxml.jackson.databind.JsonNode.class).path("keys")
+                .forEach(k -> keys.add(k.asText()));
+        return keys;
+    }
+
+    /**
+     * The team's marker keys, creating its first (32 random bytes, {@code MarkerProof.newKey}) when it has none. The
+     * creation is a conditional put, so callers racing to create agree on the one that landed.
+     */
+    public List<String> ensureMarkerKeys(String teamId) {
+        List<String> keys = markerKeys(teamId);
+        if (!keys.isEmpty()) {
+            return keys;
+        }
+        try {
+            dynamoDb.putItem(PutItemRequest.builder().tableName(tables.registry())
+                    .item(Map.of("teamId", s(teamId), "itemKey", s(MARKER_KEYS_KEY),
+                            "doc", s(Json.write(Map.of("keys", List.of(dev.richter.sdk.MarkerProof.newKey()))))))
+                    .conditionExpression("attribute_not_exists(itemKey)").build());
+        } catch (ConditionalCheckFailedException raced) {
+            // another caller created it first: read theirs
+        }
+        return markerKeys(teamId);
+    }
+
+    /**
+     * Stores or replaces a registered service (item key {@code service#<name>}), and creates the team's marker key when
+     * it has none ({@link #ensureMarkerKeys}): every team with a service can sign its markers.
+     */
     public void putService(RegisteredService service) {
+        ensureMarkerKeys(service.teamId());
         dynamoDb.putItem(PutItemRequest.builder().tableName(tables.registry())
                 .item(Map.of("teamId", s(service.teamId()), "itemKey", s("service#" + service.name()),
                         "doc", s(Json.write(service))))

@@ -35,6 +35,11 @@ import java.util.TreeSet;
  * spans: its JVM runs without the extension, with one that failed to start or load (a Java older than its classes),
  * or with one older than the proof, and nothing there isolates its marked work.
  *
+ * <p>A span with {@value #FORGED} is an inbound request whose marker's proof did not verify: the extension ran it as
+ * production traffic, so it owes no proof of isolation. When the proof it rejected claims the run being checked, the
+ * run's own marked work ran as production traffic (a stale key, a clock far off): FAIL, naming the service and the
+ * reason. Other forged markers are counted in the evidence (someone else's requests, treated as production).
+ *
  * <p>The evidence counts each kind and quotes the first {@value #QUOTED} spans: trace, span, service, span name and
  * the reason. PASS says how many marked traces were read and which services proved their isolation on.
  */
@@ -55,6 +60,8 @@ public final class IsolationEnforcedCheck {
     public static final String MODULES = "richter.isolation.modules";
     /** Why the extension's isolation did not start, with {@value #ACTIVE}{@code =false}. */
     public static final String ERROR = "richter.isolation.error";
+    /** The extension's span attribute of an inbound request whose marker did not verify: the reason and claimed run. */
+    public static final String FORGED = "richter.marker.forged";
     static final int QUOTED = 5;
     /** The extension's network catch-all module: refuses marked connections out of scope whatever the client. */
     static final String NETWORK_MODULE = "richter-network";
@@ -77,6 +84,15 @@ public final class IsolationEnforcedCheck {
      * @return one result, subject {@code marked traces}
      */
     public static CheckResult check(List<Span> spans, Set<String> scope, Marker marker) {
+        return check(spans, scope, marker, "");
+    }
+
+    /**
+     * @param runId the run whose marked traffic the spans hold; {@code ""} when not known (a forged marker then never
+     *              counts as the run's own)
+     * @see #check(List, Set, Marker)
+     */
+    public static CheckResult check(List<Span> spans, Set<String> scope, Marker marker, String runId) {
         Set<String> markedTraces = new HashSet<>();
         for (Span s : spans) {
             if (MarkerOnSpan.carries(s, marker)) {
@@ -91,8 +107,18 @@ public final class IsolationEnforcedCheck {
         Map<String, Integer> unproven = new TreeMap<>();
         Map<String, String> notStarted = new TreeMap<>();
         List<String> quoted = new ArrayList<>();
+        int forged = 0;
+        Set<String> ownRejected = new TreeSet<>();
         for (Span s : spans) {
             if (!markedTraces.contains(s.traceId()) || !scope.contains(s.service())) {
+                continue;
+            }
+            String forgery = s.attributes().get(FORGED);
+            if (forgery != null) {
+                forged++;
+                if (!runId.isEmpty() && forgery.contains(" run " + runId + " of team ")) {
+                    ownRejected.add(s.service() + " (" + forgery + ")");
+                }
                 continue;
             }
             if (MarkerOnSpan.carries(s, marker)) {
@@ -123,7 +149,9 @@ public final class IsolationEnforcedCheck {
                         + reason);
             }
         }
-        if (refused == 0 && letThrough == 0 && reportModeServices.isEmpty() && unproven.isEmpty()) {
+        String others = forged == ownRejected.size() ? "" : (forged - ownRejected.size())
+                + " requests whose marker did not verify ran as production traffic (not this run's); ";
+        if (refused == 0 && letThrough == 0 && reportModeServices.isEmpty() && unproven.isEmpty() && ownRejected.isEmpty()) {
             List<String> on = new ArrayList<>();
             List<String> without = new ArrayList<>();
             for (Map.Entry<String, Set<String>> m : modules.entrySet()) {
@@ -136,9 +164,14 @@ public final class IsolationEnforcedCheck {
             return new CheckResult(NAME, Outcome.PASS, "marked traces", markedTraces.size()
                     + " marked traces: no call refused by the isolation, none decided in report mode; isolation proven"
                     + " on in " + (on.isEmpty() ? "no service (no marked span in scope)" : String.join(", ", on))
-                    + "; " + (without.isEmpty() ? "" : NO_CATCH_ALL + String.join(", ", without) + "; ") + GAP);
+                    + "; " + others + (without.isEmpty() ? "" : NO_CATCH_ALL + String.join(", ", without) + "; ") + GAP);
         }
         List<String> parts = new ArrayList<>();
+        if (!ownRejected.isEmpty()) {
+            parts.add("Richter's own marker for this run was not accepted by " + String.join(", ", ownRejected)
+                    + ": that marked work ran as production traffic (check the extension's isolation document is the"
+                    + " team's, and the clocks)");
+        }
         if (refused > 0) {
             parts.add(refused + " marked calls refused by the isolation (an exit with no mock, a write with no shadow,"
                     + " or a request before the isolation loaded)");
@@ -159,6 +192,6 @@ public final class IsolationEnforcedCheck {
             parts.add(u.getKey() + ": " + u.getValue() + " marked spans " + why);
         }
         return new CheckResult(NAME, Outcome.FAIL, "marked traces", String.join("; ", parts)
-                + (quoted.isEmpty() ? "" : ": " + String.join("; ", quoted)));
+                + (quoted.isEmpty() ? "" : ": " + String.join("; ", quoted)) + (others.isEmpty() ? "" : "; " + others.strip()));
     }
 }

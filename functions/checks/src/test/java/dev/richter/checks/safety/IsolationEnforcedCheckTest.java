@@ -76,6 +76,40 @@ class IsolationEnforcedCheckTest {
                 + " order (jdbc,jdk-http-client,richter-network); " + IsolationEnforcedCheck.GAP, r.evidence());
     }
 
+    /**
+     * The proven capture with its first marked gateway span as the extension leaves a forged marker's: no proof, and
+     * {@code reason} as its verdict (none when null).
+     */
+    private static List<Span> withForgedEntry(String reason) {
+        List<Span> raw = SafetyFixtures.traces("shop-spring-extension-mocked-payment.otlp.json").spans();
+        List<Span> out = new ArrayList<>(proven("shop-spring-extension-mocked-payment.otlp.json", SCOPE));
+        for (int i = 0; i < raw.size(); i++) {
+            if (raw.get(i).service().equals("gateway") && MarkerOnSpan.carries(raw.get(i), Marker.DEFAULT)) {
+                out.set(i, reason == null ? raw.get(i) : SafetyFixtures.with(raw.get(i), IsolationEnforcedCheck.FORGED, reason));
+                return out;
+            }
+        }
+        throw new AssertionError("the capture has no marked gateway span");
+    }
+
+    @Test
+    void aServiceThatRejectedThisRunsOwnMarkerFailsTheGateAndOtherForgeriesAreOnlyCounted() {
+        CheckResult own = IsolationEnforcedCheck.check(withForgedEntry("expired: run run-7 of team t1"), SCOPE,
+                Marker.DEFAULT, "run-7");
+        assertEquals(Outcome.FAIL, own.outcome(), own.evidence());
+        assertTrue(own.evidence().startsWith("Richter's own marker for this run was not accepted by gateway (expired: run"
+                + " run-7 of team t1): that marked work ran as production traffic"), own.evidence());
+
+        CheckResult other = IsolationEnforcedCheck.check(withForgedEntry("bad signature: run run-70 of team t1"), SCOPE,
+                Marker.DEFAULT, "run-7");
+        assertEquals(Outcome.PASS, other.outcome(), "a forged marker's span owes no proof: " + other.evidence());
+        assertTrue(other.evidence().contains("; 1 requests whose marker did not verify ran as production traffic (not"
+                + " this run's); "), other.evidence());
+        // without the extension's verdict the same unproven span fails, as any marked span without proof does
+        assertEquals(Outcome.FAIL, IsolationEnforcedCheck.check(withForgedEntry(null), SCOPE, Marker.DEFAULT, "run-7")
+                .outcome());
+    }
+
     @Test
     void anExtensionWithoutTheNetworkCatchAllPassesNamingTheServicesWhereAnyOtherClientIsUnguarded() {
         CheckResult r = IsolationEnforcedCheck.check(proven("shop-spring-extension-mocked-payment.otlp.json", SCOPE,

@@ -404,8 +404,9 @@ public final class FlowRunner {
     }
 
     /**
-     * {@code headers} with the marker applied: for {@code baggage}, {@code key=value} first and every other member of
-     * an existing header kept (one with the marker's key dropped); any other header set to the marker's value.
+     * {@code headers} with the marker applied: for {@code baggage}, {@code key=value} first, then its proof ({@link
+     * Marker#PROOF_MEMBER}) when it has one, and every other member of an existing header kept (one with the marker's
+     * key or the proof's dropped); any other header set to the marker's value.
      */
     static Map<String, String> withMarker(Map<String, String> headers, Marker marker) {
         Map<String, String> out = new LinkedHashMap<>();
@@ -419,11 +420,15 @@ public final class FlowRunner {
         }
         if (marker.header().equalsIgnoreCase("baggage")) {
             StringBuilder v = new StringBuilder(marker.key()).append('=').append(marker.value());
+            if (marker.proof() != null) {
+                v.append(',').append(Marker.PROOF_MEMBER).append('=').append(marker.proof());
+            }
             if (existing != null) {
                 for (String member : existing.split(",")) {
                     String m = member.strip();
                     int eq = m.indexOf('=');
-                    if (!m.isEmpty() && eq > 0 && !m.substring(0, eq).strip().equals(marker.key())) {
+                    String key = eq > 0 ? m.substring(0, eq).strip() : "";
+                    if (!m.isEmpty() && eq > 0 && !key.equals(marker.key()) && !key.equals(Marker.PROOF_MEMBER)) {
                         v.append(',').append(m);
                     }
                 }
