@@ -416,6 +416,9 @@ public final class LocalAwsStack implements AutoCloseable {
         out.putAll(limits.systemProperties());
         // one JVM runs every worker here: a worker's collection before its step would pause the others mid-step
         out.put(LoadDriver.Config.COLLECT_BEFORE_STEP_ENV, "false");
+        // the local targets (the demo shop, test servers) and webhooks are on loopback, which Richter on AWS refuses
+        // (AllowedNetworks); said at start (setFunctionProperties)
+        out.put(ALLOW_LOOPBACK, "true");
         return out;
     }
 
@@ -433,9 +436,14 @@ public final class LocalAwsStack implements AutoCloseable {
                 : new SamTemplate.EventRule(r.logicalId(), busEnv, r.pattern(), r.functionTargets())).toList();
     }
 
+    /** The local stack's one difference from AWS in where Richter may call: loopback targets and webhooks pass. */
+    static final String ALLOW_LOOPBACK = "RICHTER_ALLOW_LOOPBACK";
+
     /** Sets {@link #functionProperties} of {@code t}, remembering previous values for {@link #close()}. */
     void setFunctionProperties(SamTemplate t) {
         Map<String, String> props = functionProperties(t.functions(), limits, System::getenv);
+        log.accept("network check: the local stack lets Richter call loopback addresses (127.0.0.0/8, ::1), which a"
+                + " deployment refuses with link-local and metadata addresses (AllowedNetworks)");
         props.forEach((k, v) -> {
             if (!previousProperties.containsKey(k)) {
                 previousProperties.put(k, System.getProperty(k));

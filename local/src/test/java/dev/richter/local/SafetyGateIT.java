@@ -5,7 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.Json;
+import dev.richter.sdk.MarkerProof;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -214,8 +218,52 @@ class SafetyGateIT extends LocalAwsStackTestSupport {
         assertEquals(0, ran.shop().charges(), "payment's own counter: every marked charge was mocked");
     }
 
+    /**
+     * Issue 41's first boundary, counted at the shop's side: an order through the gateway whose marker Richter did not
+     * sign (no proof, an expired one, another team's, one signed with another key) is production traffic, so it
+     * reserves production stock and charges the real payment provider; the same order with the proof Richter signs
+     * with the team's key (which the shop's extensions loaded from {@code GET /safety/isolation}) is isolated.
+     */
     @Test
     @Order(2)
+    void anOrderWhoseMarkerRichterDidNotSignIsProductionTrafficAndTheSignedOneIsIsolated() throws Exception {
+        useShop(Map.of());
+        String key = Json.MAPPER.readTree(api.get("/safety/isolation").body()).path("marker").path("keys").get(0).asText();
+        long now = System.currentTimeMillis() / 1000;
+        List<String> forged = List.of("",
+                ",richter-proof=" + MarkerProof.mint(key, TEAM, "run-old", now - 3_600),
+                ",richter-proof=" + MarkerProof.mint(key, "another-team", "run-x", now + 600),
+                ",richter-proof=" + MarkerProof.mint(MarkerProof.newKey(), TEAM, "run-y", now + 600));
+        HttpClient http = HttpClient.newHttpClient();
+        ShopLedger before = shop.ledger();
+        for (String proof : forged) {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(shop.url("gateway") + "/orders"))
+                    .header("content-type", "application/json").header("baggage", "richter-loadtest=1" + proof)
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"sku\":\"A1\",\"qty\":1}")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(201, r.statusCode(), r.body());
+        }
+        ShopLedger attacks = shop.ledger().minus(before);
+        System.out.println("   forged markers, shop side: " + attacks);
+        assertEquals(4, attacks.rows().get("reservations"), "each forged order reserved production stock: " + attacks);
+        assertEquals(0, attacks.rows().get("reservations_shadow"), attacks.toString());
+        assertEquals(4, attacks.charges(), "each forged order charged the real payment provider: " + attacks);
+
+        before = shop.ledger();
+        String signed = "richter-loadtest=1,richter-proof=" + MarkerProof.mint(key, TEAM, "run-signed", now + 600);
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(shop.url("gateway") + "/orders"))
+                .header("content-type", "application/json").header("baggage", signed)
+                .POST(HttpRequest.BodyPublishers.ofString("{\"sku\":\"A1\",\"qty\":1}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(201, r.statusCode(), r.body());
+        ShopLedger isolated = shop.ledger().minus(before);
+        assertEquals(1, isolated.rows().get("reservations_shadow"), isolated.toString());
+        assertEquals(0, isolated.rows().get("reservations"), isolated.toString());
+        assertEquals(0, isolated.charges(), "the signed order's charge was mocked: " + isolated);
+    }
+
+    @Test
+    @Order(3)
     void theExtensionLeftInReportModeFailsThePreTestThoughNothingReachedProduction() throws Exception {
         useShop(Map.of());
         configure("report");
@@ -235,7 +283,7 @@ class SafetyGateIT extends LocalAwsStackTestSupport {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void nightlyCheckEmitsCheckRegressedWhenTheShopBreaksBetweenTwoNights() throws Exception {
         useShop(Map.of());
         assertEquals(201, api.post("/plans", shopPlan()).status());
@@ -254,7 +302,7 @@ class SafetyGateIT extends LocalAwsStackTestSupport {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void markerLostOnAThreadTheAgentDoesNotFollowFailsThePreTestNamingTheEdge() throws Exception {
         useShop(Map.of("SHOP_ASYNC_PAYMENT", "1"));
         Ran ran = run("marker lost");
@@ -270,7 +318,7 @@ class SafetyGateIT extends LocalAwsStackTestSupport {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void aNewTableWithNoShadowIsRefusedByTheExtensionAndFailsThePreTest() throws Exception {
         useShop(Map.of("SHOP_AUDIT_RESERVATIONS", "1"));
         Ran ran = run("table with no shadow");
@@ -288,7 +336,7 @@ class SafetyGateIT extends LocalAwsStackTestSupport {
     }
 
     @Test
-    @Order(6)
+    @Order(7)
     void aNewExitWithNoMockIsRefusedByTheExtensionAndFailsThePreTest() throws Exception {
         useShop(Map.of("SHOP_FRAUD_URL", "payment"));
         Ran ran = run("exit with no mock");
@@ -301,7 +349,7 @@ class SafetyGateIT extends LocalAwsStackTestSupport {
     }
 
     @Test
-    @Order(7)
+    @Order(8)
     void aBreakerForcedOpenIsSilentDegradationAndTheVanishedCallPathIsNamed() throws Exception {
         // the links below the entry, as the team's own traffic made them: order calls inventory (the earlier tests'
         // runs and the real orders that warm each start)

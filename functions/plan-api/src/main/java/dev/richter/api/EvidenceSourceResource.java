@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.AuditLog;
 import dev.richter.common.Json;
 import dev.richter.common.Repositories;
+import dev.richter.common.net.AllowedNetworks;
 import dev.richter.common.model.EvidenceSources;
 import dev.richter.common.model.TargetAddress;
 import dev.richter.runs.InputProblem;
@@ -21,8 +22,10 @@ final class EvidenceSourceResource {
     private final Repositories repositories;
     private final AuditLog audit;
     private final InputValidator validator;
+    private final AllowedNetworks networks;
 
-    EvidenceSourceResource(Repositories repositories, AuditLog audit, InputValidator validator) {
+    EvidenceSourceResource(Repositories repositories, AuditLog audit, InputValidator validator, AllowedNetworks networks) {
+        this.networks = networks;
         this.repositories = repositories;
         this.audit = audit;
         this.validator = validator;
@@ -32,11 +35,12 @@ final class EvidenceSourceResource {
      * {@code PUT /evidence-sources}: stores the team's sources: 201 when it had none, 200 when replaced.
      *
      * @throws ApiException 400 {@code ValidationFailed}: the schema's problems; a {@code url} that cannot be loaded
-     *                      ({@link TargetAddress#of}); a source {@code name} used twice ({@code $.alertmanager[1].name});
+     *                      ({@link TargetAddress#of}) or whose host the deployment's networks refuse ({@link
+     *                      AllowedNetworks#registrationRefusal}); a source {@code name} used twice ({@code $.alertmanager[1].name});
      *                      a query {@code name} used twice for one module ({@code $.prometheus[0].queries[2].name})
      */
     ApiResponse put(ApiRequest req) {
-        JsonNode doc = validator.parse("EvidenceSources", req.body(), EvidenceSourceResource::problems);
+        JsonNode doc = validator.parse("EvidenceSources", req.body(), this::problems);
         EvidenceSources in = Json.MAPPER.convertValue(doc, EvidenceSources.class);
         EvidenceSources sources = new EvidenceSources(req.teamId(), in.prometheus(), in.alertmanager(), in.cloudwatch());
         EvidenceSources before = repositories.evidenceSources(req.teamId());
@@ -78,7 +82,7 @@ final class EvidenceSourceResource {
     }
 
     /** URLs that cannot be loaded and names used twice, each at its path. */
-    private static List<InputProblem> problems(JsonNode doc) {
+    private List<InputProblem> problems(JsonNode doc) {
         List<InputProblem> out = new ArrayList<>();
         Map<String, String> sourceNames = new HashMap<>();
         for (String kind : List.of("prometheus", "alertmanager")) {
@@ -88,7 +92,8 @@ final class EvidenceSourceResource {
                 JsonNode url = list.get(i).path("url");
                 if (url.isTextual()) {
                     try {
-                        TargetAddress.of(url.asText());
+                        networks.registrationRefusal(TargetAddress.of(url.asText()).host())
+                                .ifPresent(r -> out.add(new InputProblem(at + ".url", r)));
                     } catch (IllegalArgumentException e) {
                         out.add(new InputProblem(at + ".url", e.getMessage()));
                     }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.richter.common.AuditLog;
 import dev.richter.common.Json;
 import dev.richter.common.Repositories;
+import dev.richter.common.net.AllowedNetworks;
 import dev.richter.runs.InputProblem;
 import java.net.URI;
 import java.util.ArrayList;
@@ -24,8 +25,10 @@ final class NotificationResource {
     private final Repositories repositories;
     private final AuditLog audit;
     private final InputValidator validator;
+    private final AllowedNetworks networks;
 
-    NotificationResource(Repositories repositories, AuditLog audit, InputValidator validator) {
+    NotificationResource(Repositories repositories, AuditLog audit, InputValidator validator, AllowedNetworks networks) {
+        this.networks = networks;
         this.repositories = repositories;
         this.audit = audit;
         this.validator = validator;
@@ -37,7 +40,8 @@ final class NotificationResource {
      *
      * @throws ApiException 400 {@code ValidationFailed}: the schema's problems (at least one channel; a secret of 16 to
      *                      256 characters; an SNS topic ARN named {@code richter-*}), or {@code $.webhook.url} that is
-     *                      not an absolute http(s) URL with a host
+     *                      not an absolute http(s) URL with a host, or whose host the deployment's networks refuse
+     *                      ({@link AllowedNetworks#registrationRefusal})
      */
     ApiResponse put(ApiRequest req) {
         JsonNode doc = validator.parse("NotificationConfig", req.body());
@@ -48,6 +52,8 @@ final class NotificationResource {
                 URI u = URI.create(url);
                 if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null) {
                     problems.add(new InputProblem("$.webhook.url", "must be an absolute http or https URL with a host"));
+                } else {
+                    networks.registrationRefusal(u.getHost()).ifPresent(r -> problems.add(new InputProblem("$.webhook.url", r)));
                 }
             } catch (IllegalArgumentException e) {
                 problems.add(new InputProblem("$.webhook.url", "is not a URL: " + e.getMessage()));

@@ -45,9 +45,14 @@ public final class NotifyHandler extends JsonStreamHandler<JsonNode, Map<String,
         });
     }
 
-    /** Posts with the JDK client: a 2 s connect and {@value TeamNotifier.WebhookTransport#TIMEOUT_MS} ms overall deadline. */
+    /**
+     * Posts with the JDK client: a 2 s connect and {@value TeamNotifier.WebhookTransport#TIMEOUT_MS} ms overall
+     * deadline, and no redirect followed (a 3xx is the answer, a failed delivery): a redirect would lead past the
+     * network check the delivery passed.
+     */
     static TeamNotifier.WebhookTransport webhookTransport() {
-        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2))
+                .followRedirects(HttpClient.Redirect.NEVER).build();
         return (url, headers, body) -> {
             HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url))
                     .timeout(Duration.ofMillis(TeamNotifier.WebhookTransport.TIMEOUT_MS))

@@ -4,6 +4,7 @@ import dev.richter.common.AuditLog;
 import dev.richter.common.AwsClients;
 import dev.richter.common.Env;
 import dev.richter.common.Repositories;
+import dev.richter.common.net.AllowedNetworks;
 import dev.richter.common.RunFlags;
 import dev.richter.common.RunMetricsRepository;
 import dev.richter.common.model.Marker;
@@ -87,6 +88,7 @@ public final class PlanApi {
     PlanApi(Repositories repositories, SfnClient sfn, String stateMachineArn, double maxTeamQps,
             Supplier<Quotas> quotas, ReportRepository reports, SchedulerClient scheduler, PlannedStarts.ScheduleTarget scheduleConfig) {
         Clock clock = Clock.systemUTC();
+        AllowedNetworks networks = AllowedNetworks.fromEnv();
         var dynamoDb = repositories.dynamoDb();
         var tables = repositories.tables();
         AuditLog audit = new AuditLog(dynamoDb, tables.audit());
@@ -103,7 +105,7 @@ public final class PlanApi {
                 clock::millis);
         LinkService links = new LinkService(dynamoDb, tables.links());
         this.routes = new Routes(new Routes.Resources(
-                new ServiceResource(repositories, store, leases, audit, input, links),
+                new ServiceResource(repositories, store, leases, audit, input, links, networks),
                 new PlanResource(repositories, store, leases, plans, audit, quotas, clock),
                 new RunResource(repositories, store, starter, new RunMetricsRepository(dynamoDb, tables.runMetrics()), reports,
                         new RunFlags(dynamoDb, tables.runs()), audit, sfn, input,
@@ -115,12 +117,12 @@ public final class PlanApi {
                 new FlowResource(flows, repositories, audit, input, clock),
                 new DataSetResource(flows),
                 new SafetyResource(repositories, audit, input),
-                new NotificationResource(repositories, audit, input),
+                new NotificationResource(repositories, audit, input, networks),
                 new AuditResource(store),
                 new OpenApiResource(),
                 new ProblemResource(new ProblemStore(dynamoDb, tables.registry()), audit, input, clock),
                 new CompareResource(repositories, reports),
-                new EvidenceSourceResource(repositories, audit, input)));
+                new EvidenceSourceResource(repositories, audit, input, networks)));
     }
 
     /**

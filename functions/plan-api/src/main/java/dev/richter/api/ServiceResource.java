@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.AuditLog;
 import dev.richter.common.Json;
 import dev.richter.common.Repositories;
+import dev.richter.common.net.AllowedNetworks;
 import dev.richter.common.model.Plan;
 import dev.richter.common.model.RegisteredService;
 import dev.richter.common.model.TargetAddress;
@@ -25,9 +26,11 @@ final class ServiceResource {
     private final AuditLog audit;
     private final InputValidator validator;
     private final LinkService links;
+    private final AllowedNetworks networks;
 
     ServiceResource(Repositories repositories, PlanStore store, RunLeases leases, AuditLog audit, InputValidator validator,
-                    LinkService links) {
+                    LinkService links, AllowedNetworks networks) {
+        this.networks = networks;
         this.links = links;
         this.repositories = repositories;
         this.store = store;
@@ -42,10 +45,11 @@ final class ServiceResource {
      *
      * @return 201 when new, 200 when replaced, with the service and {@code Location: /services/<name>}
      * @throws ApiException 400 {@code ValidationFailed} (schema; {@code $.baseUrl} that cannot be loaded, by the rules
-     *                      of {@link TargetAddress#of}; {@code $.caPem})
+     *                      of {@link TargetAddress#of}, or whose host the deployment's networks refuse, by {@link
+     *                      AllowedNetworks#registrationRefusal}; {@code $.caPem})
      */
     ApiResponse register(ApiRequest req) {
-        JsonNode doc = validator.parse("ServiceInput", req.body(), ServiceResource::baseUrlProblems);
+        JsonNode doc = validator.parse("ServiceInput", req.body(), this::baseUrlProblems);
         RegisteredService service = Json.MAPPER.convertValue(doc, RegisteredService.class);
         if (service.caPem() != null) {
             try {
@@ -114,14 +118,15 @@ final class ServiceResource {
     }
 
     /** {@code $.baseUrl}'s problem when it is a string that {@link TargetAddress#of} refuses. */
-    private static List<InputProblem> baseUrlProblems(JsonNode doc) {
+    private List<InputProblem> baseUrlProblems(JsonNode doc) {
         JsonNode url = doc.path("baseUrl");
         if (!url.isTextual()) {
             return List.of();
         }
         try {
-            TargetAddress.of(url.asText());
-            return List.of();
+            TargetAddress target = TargetAddress.of(url.asText());
+            return networks.registrationRefusal(target.host()).map(r -> List.of(new InputProblem("$.baseUrl", r)))
+                    .orElse(List.of());
         } catch (IllegalArgumentException e) {
             return List.of(new InputProblem("$.baseUrl", e.getMessage()));
         }

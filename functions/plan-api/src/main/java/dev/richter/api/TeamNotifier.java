@@ -3,9 +3,11 @@ package dev.richter.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.Json;
 import dev.richter.common.Repositories;
+import dev.richter.common.net.AllowedNetworks;
 import java.nio.charset.StandardCharsets;
 import java.security.InvalidKeyException;
 import java.security.NoSuchAlgorithmException;
+import java.net.URI;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -93,6 +95,7 @@ final class TeamNotifier {
     private final String apiUrl;
     private final LongSupplier clock;
     private final LongConsumer sleeper;
+    private final AllowedNetworks networks;
 
     /**
      * @param apiUrl  the API's base URL, for report links ({@code RICHTER_API_URL}); empty for none
@@ -101,6 +104,16 @@ final class TeamNotifier {
      */
     TeamNotifier(Repositories repositories, WebhookTransport webhook, TopicTransport topic, String apiUrl,
                  LongSupplier clock, LongConsumer sleeper) {
+        this(repositories, webhook, topic, apiUrl, clock, sleeper, AllowedNetworks.fromEnv());
+    }
+
+    /**
+     * @param networks where a webhook may be: checked at each delivery, on what its host resolves to then; a refused
+     *                 delivery is recorded {@code FAILED} with the reason and nothing is sent
+     */
+    TeamNotifier(Repositories repositories, WebhookTransport webhook, TopicTransport topic, String apiUrl,
+                 LongSupplier clock, LongConsumer sleeper, AllowedNetworks networks) {
+        this.networks = networks;
         this.repositories = repositories;
         this.webhook = webhook;
         this.topic = topic;
@@ -141,6 +154,10 @@ final class TeamNotifier {
                 headers.put("Richter-Event-Id", eventId);
                 headers.put("Richter-Event-Type", type);
                 headers.put("Richter-Signature", "t=" + t + ",v1=" + sign(secret, t + "." + body));
+                Optional<String> refused = networks.refusal(URI.create(url).getHost());
+                if (refused.isPresent()) {
+                    throw new IllegalStateException("refused, nothing sent: " + refused.get());
+                }
                 int status = webhook.post(url, headers, body);
                 if (status < 200 || status > 299) {
                     throw new IllegalStateException("HTTP " + status + " from " + url);

@@ -85,7 +85,17 @@ class FlowRoutesTest {
         api.assertConforms("FlowRunResult", result);
         assertEquals(3, result.path("ok").asInt());
         assertEquals("/data-sets/buyers", ((Map<?, ?>) run.get("headers")).get("Location"));
-        assertEquals(List.of("richter-loadtest=1", "richter-loadtest=1", "richter-loadtest=1"), markers);
+        // every call carries the marker and the proof signed for this flow with t1's key, which t1's services accept
+        assertEquals(3, markers.size());
+        String key = RegistryApiHarness.body(api.call("GET /safety/isolation", "t1", Map.of(), Map.of(), null))
+                .path("marker").path("keys").get(0).asText();
+        for (String baggage : markers) {
+            assertTrue(baggage.startsWith("richter-loadtest=1,richter-proof="), baggage);
+            String proof = baggage.substring("richter-loadtest=1,richter-proof=".length());
+            assertEquals(dev.richter.sdk.MarkerProof.Verdict.VALID, dev.richter.sdk.MarkerProof.verify(proof, "t1",
+                    List.of(key), System.currentTimeMillis() / 1000), baggage);
+            assertEquals("flow:" + flowId, dev.richter.sdk.MarkerProof.claims(proof).run());
+        }
 
         JsonNode set = RegistryApiHarness.body(api.call("GET /data-sets/{dataSetId}", "t1", Map.of("dataSetId", "buyers"), Map.of(), null));
         api.assertConforms("DataSet", set);

@@ -35,6 +35,10 @@ class NotificationsTest {
                 + "\"stage\":\"formal\",\"stepIndex\":0}}", JsonNode.class);
     }
 
+    /** Every webhook host resolves to a public address (a documentation one, RFC 5737). */
+    private static final dev.richter.common.net.AllowedNetworks PUBLIC = new dev.richter.common.net.AllowedNetworks("",
+            false, host -> new java.net.InetAddress[] {java.net.InetAddress.getByName("203.0.113.5")});
+
     private void subscribe(String json) {
         var r = api.call("PUT /notifications", "t1", Map.of(), Map.of(), json.getBytes(StandardCharsets.UTF_8));
         assertTrue((int) r.get("statusCode") < 300, r.toString());
@@ -49,7 +53,7 @@ class NotificationsTest {
             return 204;
         }, (topic, subject, message) -> {
             throw new AssertionError("no topic subscribed");
-        }, "https://api.example.com/dev", () -> NOW_MS, ms -> { });
+        }, "https://api.example.com/dev", () -> NOW_MS, ms -> { }, PUBLIC);
 
         assertEquals(1, notifier.deliver(event("e-1", "Step Completed")).size());
         assertEquals(List.of(), notifier.deliver(event("e-1", "Step Completed")), "a redelivered event sends nothing");
@@ -84,7 +88,7 @@ class NotificationsTest {
         TeamNotifier notifier = new TeamNotifier(repositories, (url, headers, body) -> {
             attempts.incrementAndGet();
             return 503;
-        }, (topic, subject, message) -> published.add(topic + " " + subject), "", () -> NOW_MS, waits::add);
+        }, (topic, subject, message) -> published.add(topic + " " + subject), "", () -> NOW_MS, waits::add, PUBLIC);
 
         List<TeamNotifier.Delivery> out = notifier.deliver(event("e-9", "Run Aborted"));
 
@@ -124,5 +128,30 @@ class NotificationsTest {
             assertTrue(String.valueOf(r.get("body")).contains("\"" + path), json + " -> " + r.get("body"));
         });
         assertEquals(404, api.call("GET /notifications", "t1", Map.of(), Map.of(), null).get("statusCode"));
+    }
+
+    @Test
+    void aWebhookIsCheckedAgainstTheDeploymentsNetworksAtRegistrationAndAtEachDelivery() {
+        var refused = api.call("PUT /notifications", "t1", Map.of(), Map.of(),
+                ("{\"webhook\":{\"url\":\"http://169.254.169.254/latest/meta-data/\",\"secret\":\"" + SECRET + "\"}}")
+                        .getBytes(StandardCharsets.UTF_8));
+        assertEquals(400, refused.get("statusCode"));
+        assertTrue(String.valueOf(refused.get("body")).contains("$.webhook.url")
+                && String.valueOf(refused.get("body")).contains("169.254.169.254 is link-local"), refused.toString());
+
+        // registered while its name pointed elsewhere; by the delivery it resolves to the metadata endpoint
+        subscribe("{\"webhook\":{\"url\":\"https://hooks.example.com/richter\",\"secret\":\"" + SECRET + "\"}}");
+        AtomicInteger sent = new AtomicInteger();
+        TeamNotifier notifier = new TeamNotifier(repositories, (url, headers, body) -> {
+            sent.incrementAndGet();
+            return 204;
+        }, (topic, subject, message) -> { }, "", () -> NOW_MS, ms -> { },
+                new dev.richter.common.net.AllowedNetworks("", false,
+                        host -> new java.net.InetAddress[] {java.net.InetAddress.getByName("169.254.169.254")}));
+        List<TeamNotifier.Delivery> out = notifier.deliver(event("e-20", "Run Aborted"));
+        assertEquals(0, sent.get(), "nothing was sent");
+        assertEquals("FAILED", out.get(0).status());
+        assertTrue(out.get(0).error().startsWith("refused, nothing sent: 169.254.169.254 (hooks.example.com) is link-local"),
+                out.get(0).error());
     }
 }

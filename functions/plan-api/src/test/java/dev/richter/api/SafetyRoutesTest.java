@@ -2,6 +2,7 @@ package dev.richter.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.Json;
@@ -117,5 +118,16 @@ class SafetyRoutesTest {
         var r = api.call("PUT /safety", "t1", Map.of(), Map.of(), json("{\"isolation\": {\"mode\": \"off\"}}"));
         assertEquals(400, r.get("statusCode"));
         assertEquals("$.isolation.mode", RegistryApiHarness.body(r).path("errors").get(0).path("path").asText());
+    }
+
+    @Test
+    void aTargetAtAMetadataOrLinkLocalAddressIsRefusedAtRegistration() {
+        for (String url : new String[] {"http://169.254.169.254/latest", "http://[fd00:ec2::254]", "http://169.254.170.2:80"}) {
+            var r = api.call("POST /services", "t1", Map.of(), Map.of(),
+                    json("{\"name\": \"meta\", \"baseUrl\": \"" + url + "\"}"));
+            assertEquals(400, r.get("statusCode"), url);
+            assertTrue(String.valueOf(r.get("body")).contains("$.baseUrl")
+                    && String.valueOf(r.get("body")).contains("is link-local, multicast or unspecified"), String.valueOf(r.get("body")));
+        }
     }
 }

@@ -1,5 +1,7 @@
 package dev.richter.common.model;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
+
 /**
  * The load-test marker carried by every request Richter sends.
  *
@@ -12,9 +14,10 @@ package dev.richter.common.model;
  * @param key    baggage member key (or header value name), e.g. {@code richter-loadtest}
  * @param value  member value, e.g. {@code 1}
  * @param proof  the run's signed token, sent as member {@value #PROOF_MEMBER} of a {@code baggage} marker; null when
- *               none (a marker of a team without keys, or one written by hand)
+ *               none (a marker of a team without keys, or one written by hand). Never written to JSON (a stored data
+ *               set's marker, a task): it is a bearer token for the run's length, made where it is sent
  */
-public record Marker(String header, String key, String value, String proof) {
+public record Marker(String header, String key, String value, @JsonIgnore String proof) {
     /** The default marker: {@code baggage: richter-loadtest=1}. */
     public static final Marker DEFAULT = new Marker("baggage", "richter-loadtest", "1");
     /** The baggage member that carries the proof ({@code MarkerProof.MEMBER}). */
