@@ -60,16 +60,27 @@ SERVER_PID=$!
 for _ in $(seq 100); do grep -q '^PORT ' "$WORK/server.out" 2>/dev/null && break; sleep 0.1; done
 PORT="$(sed -n 's/^PORT //p' "$WORK/server.out")"
 [[ -n "$PORT" ]] || { echo "bench server did not start" >&2; cat "$WORK/server.out" >&2; exit 1; }
+# the team's marker key, and the proof every marked call carries (MarkerProof's format, made here with openssl: an
+# HMAC-SHA256 over "r1.<team>.<run>.<expires>", its first 16 bytes, base64url), so marked calls are verified as in a
+# deployment: one HMAC per token, then the extension's cache
+b64url() { base64 -w0 | tr '+/' '-_' | tr -d '='; }
+head -c32 /dev/urandom >"$WORK/marker.key"
+KEY_HEX="$(od -An -tx1 "$WORK/marker.key" | tr -d ' \n')"
+KEY="$(b64url <"$WORK/marker.key")"
+PROOF_BODY="r1.$(printf bench | b64url).$(printf bench-run | b64url).$(( $(date +%s) + 7200 ))"
+PROOF="$PROOF_BODY.$(printf '%s' "$PROOF_BODY" | openssl dgst -sha256 -mac HMAC -macopt "hexkey:$KEY_HEX" -binary | head -c16 | b64url)"
 cat >"$WORK/isolation.json" <<DOC
 {"mode": "enforce", "scope": ["127.0.0.1:$PORT"],
  "mocks": [{"exit": "127.0.0.1:$PORT POST /charge", "status": 200, "body": "mocked", "latencyMs": 0}],
- "shadows": [{"kind": "table", "production": "visits", "shadow": "visits_shadow"}]}
+ "shadows": [{"kind": "table", "production": "visits", "shadow": "visits_shadow"}],
+ "marker": {"team": "bench", "keys": ["$KEY"]}}
 DOC
 
 read -r -a EXTRA <<<"${BENCH_JAVA_OPTS:-}"
 # the two clients' flags (java @argfile), the same but for the extension's
 printf '%s\n' -Xms256m -Xmx256m -XX:+UseSerialGC -javaagent:"$WORK/agent.jar" -Dotel.traces.exporter=none \
-  -Dotel.metrics.exporter=none -Dotel.logs.exporter=none -Dotel.service.name=agent-bench "${EXTRA[@]}" -cp "$CP" \
+  -Dotel.metrics.exporter=none -Dotel.logs.exporter=none -Dotel.service.name=agent-bench -Dbench.marker.proof="$PROOF" \
+  "${EXTRA[@]}" -cp "$CP" \
   >"$WORK/alone.args"
 { cat "$WORK/alone.args"; printf '%s\n' -Dotel.javaagent.extensions="$WORK/extension.jar" \
   -Drichter.isolation.file="$WORK/isolation.json"; } >"$WORK/extension.args"

@@ -102,6 +102,9 @@ public final class AgentBench {
     /** How many SQL texts the {@code distinct} JDBC advice has used: each run's are new. */
     private static int distinctTexts;
 
+        /** The proof marked calls carry (bench/agent.sh signs it with the document's key): verified as in a deployment. */
+        static final String PROOF = System.getProperty("bench.marker.proof", "");
+
     /** What a round calls: {@code jdbc} or HTTP (to {@code path}), with Richter's marker or not. */
     private enum Kind {
         UNMARKED(false, false, "/charge"),
@@ -129,7 +132,8 @@ public final class AgentBench {
         }
 
         Baggage baggage() {
-            return marked ? Baggage.builder().put("richter-loadtest", "1").build() : Baggage.empty();
+            return marked ? Baggage.builder().put("richter-loadtest", "1").put("richter-proof", PROOF).build()
+                    : Baggage.empty();
         }
 
         /** The answer a round's calls must give: the last HTTP body, or {@code 1} when every update count was 1. */

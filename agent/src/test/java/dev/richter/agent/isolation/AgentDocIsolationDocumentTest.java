@@ -33,5 +33,7 @@ class AgentDocIsolationDocumentTest {
         assertEquals("api.stripe.com/v1/charges", ((ExitDecision.Mock) HttpExitPolicy.decide(true, "POST",
                 "api.stripe.com", 443, "/v1/charges", config)).exit());
         assertEquals(ExitDecision.PASS, HttpExitPolicy.decide(true, "GET", "orders.internal", 8080, "/orders", config));
+        assertEquals("shop-team", config.get().marker().team(), "the team whose signed markers the service accepts");
+        assertTrue(config.get().marker().required());
     }
 }
