@@ -1,0 +1,69 @@
+package dev.richter.agent.it;
+
+import com.sun.net.httpserver.HttpServer;
+import io.opentelemetry.api.baggage.Baggage;
+import io.opentelemetry.context.Scope;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.util.List;
+import java.util.Map;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.PutRequest;
+import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
+
+/**
+ * A service with no Richter code that writes to DynamoDB with the AWS SDK for Java v2 (its sync client over {@code
+ * url-connection-client}), for {@link AwsSdkIsolationIT}: a JDK {@code HttpServer} on an ephemeral port (prints {@code
+ * READY <port>}) answering {@code /dynamodb?op=put|batch|get|list&table=<table>&id=<id>[&mark=1]} through one {@code
+ * DynamoDbClient} to {@code -Dapp.dynamodb.endpoint}: {@code put} a {@code PutItem}, {@code batch} a {@code
+ * BatchWriteItem} of one item, {@code get} a {@code GetItem} ({@code found=true|false}), {@code list} {@code
+ * ListTables}; answers {@code ok=...} or {@code error=<exception class>: <message>}. With {@code mark=1} the call is
+ * made in a context the app marks itself through the OpenTelemetry API (baggage {@code richter-loadtest=1}), as a job
+ * of the service with no marked inbound request would: the inbound gate then has nothing to answer 503.
+ */
+public final class AwsSdkTestApp {
+    private AwsSdkTestApp() {}
+
+    public static void main(String[] args) throws Exception {
+        DynamoDbClient dynamo = DynamoDbClient.builder()
+                .endpointOverride(URI.create(System.getProperty("app.dynamodb.endpoint")))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
+                .httpClient(UrlConnectionHttpClient.create())
+                .build();
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/dynamodb", exchange -> {
+            Map<String, String> q = StorageTestApp.query(exchange);
+            String answer;
+            Scope marked = "1".equals(q.get("mark"))
+                    ? Baggage.current().toBuilder().put("richter-loadtest", "1").build().makeCurrent() : null;
+            try {
+                Map<String, AttributeValue> item = Map.of("id", AttributeValue.fromS(String.valueOf(q.get("id"))));
+                answer = "ok=" + switch (q.get("op")) {
+                    case "put" -> dynamo.putItem(r -> r.tableName(q.get("table")).item(item)).sdkHttpResponse()
+                            .statusCode();
+                    case "batch" -> dynamo.batchWriteItem(r -> r.requestItems(Map.of(q.get("table"), List.of(
+                            WriteRequest.builder().putRequest(PutRequest.builder().item(item).build()).build()))))
+                            .unprocessedItems().size();
+                    case "get" -> "found=" + dynamo.getItem(r -> r.tableName(q.get("table")).key(item)).hasItem();
+                    case "list" -> dynamo.listTables().tableNames().size();
+                    default -> "unknown op";
+                };
+            } catch (Exception e) {
+                answer = "error=" + e.getClass().getName() + ": " + e.getMessage();
+            } finally {
+                if (marked != null) {
+                    marked.close();
+                }
+            }
+            CountingServer.answer(exchange, 200, answer);
+        });
+        server.start();
+        System.out.println("READY " + server.getAddress().getPort());
+    }
+}
