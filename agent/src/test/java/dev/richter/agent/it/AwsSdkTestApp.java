@@ -1,10 +1,14 @@
 package dev.richter.agent.it;
 
+import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.opentelemetry.api.baggage.Baggage;
 import io.opentelemetry.context.Scope;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -38,7 +42,7 @@ public final class AwsSdkTestApp {
                 .build();
         HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/dynamodb", exchange -> {
-            Map<String, String> q = StorageTestApp.query(exchange);
+            Map<String, String> q = query(exchange);
             String answer;
             Scope marked = "1".equals(q.get("mark"))
                     ? Baggage.current().toBuilder().put("richter-loadtest", "1").build().makeCurrent() : null;
@@ -65,5 +69,17 @@ public final class AwsSdkTestApp {
         });
         server.start();
         System.out.println("READY " + server.getAddress().getPort());
+    }
+
+    /** The request's query parameters, decoded (as {@code StorageTestApp}'s, whose class needs its stores' jars). */
+    static Map<String, String> query(HttpExchange exchange) {
+        Map<String, String> out = new HashMap<>();
+        String raw = exchange.getRequestURI().getRawQuery();
+        for (String pair : raw == null ? new String[0] : raw.split("&")) {
+            int eq = pair.indexOf('=');
+            out.put(URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
+                    URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
+        }
+        return out;
     }
 }
