@@ -23,7 +23,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 /**
  * The AWS SDK v2 isolation (issue 40) in real child JVMs ({@link ChildJvm}: the agent and the built extension) running
  * {@link AwsSdkTestApp}, which has no Richter code: its {@code DynamoDbClient} (SDK 2.57.8, url-connection-client)
- * writes to a dynalite this test starts ({@link Dynalite}), and every count is this JVM's unmarked {@code Scan} of the
+ * and {@code DynamoDbAsyncClient} (netty-nio-client) write to a dynalite this test starts ({@link Dynalite}), and every count is this JVM's unmarked {@code Scan} of the
  * table. One child has the module: its document is absent at start (marked calls refused), then written (it reloads
  * every second) mapping {@code orders → orders_shadow} and nothing for {@code audit}. A second child has the document
  * but the module off ({@code -Dotel.instrumentation.richter-aws-sdk.enabled=false}): its marked calls are undecided,
@@ -94,8 +94,10 @@ class AwsSdkIsolationIT {
         assertEquals("ok=200", app.get("/dynamodb?op=put&table=orders&id=job&mark=1", null).body(),
                 "marked by the service itself");
         assertEquals("ok=0", dynamodb(app, "batch", "orders", "b0", MARKED));
+        assertEquals("ok=200", app.get("/dynamodb?op=put&table=orders&id=a0&async=1", MARKED).body(),
+                "the async client (netty-nio-client)");
 
-        assertEquals(5, dynamo.count("orders_shadow"));
+        assertEquals(6, dynamo.count("orders_shadow"));
         assertEquals(0, dynamo.count("orders"));
     }
 
@@ -105,9 +107,10 @@ class AwsSdkIsolationIT {
         assertEquals("ok=200", dynamodb(app, "put", "orders", "u0", null));
         assertEquals("ok=200", dynamodb(app, "put", "audit", "u1", null));
 
-        assertEquals(1, dynamo.count("orders"));
+        assertEquals("ok=200", app.get("/dynamodb?op=put&table=orders&id=a1&async=1", null).body());
+        assertEquals(2, dynamo.count("orders"));
         assertEquals(1, dynamo.count("audit"));
-        assertEquals(5, dynamo.count("orders_shadow"));
+        assertEquals(6, dynamo.count("orders_shadow"));
     }
 
     @Test
@@ -116,6 +119,7 @@ class AwsSdkIsolationIT {
         assertEquals("ok=found=true", dynamodb(app, "get", "orders", "m0", MARKED));
         assertEquals("ok=found=false", dynamodb(app, "get", "orders", "u0", MARKED));
         assertEquals("ok=found=false", dynamodb(app, "get", "orders", "m0", null));
+        assertEquals("ok=found=true", app.get("/dynamodb?op=get&table=orders&id=a0&async=1", MARKED).body());
         assertEquals("ok=3", dynamodb(app, "list", "", "", MARKED), "ListTables names no table and passes");
     }
 
@@ -127,6 +131,9 @@ class AwsSdkIsolationIT {
         assertEquals(REFUSED + "'dynamodb GetItem audit': a marked DynamoDB GetItem on table 'audit', which has no"
                 + " shadow table (kind dynamodb)", dynamodb(app, "get", "audit", "u1", MARKED));
         assertTrue(dynamodb(app, "batch", "audit", "m10", MARKED).startsWith(REFUSED + "'dynamodb BatchWriteItem audit'"));
+        assertEquals(REFUSED + "'dynamodb PutItem audit': a marked DynamoDB PutItem on table 'audit', which has no"
+                + " shadow table (kind dynamodb)", app.get("/dynamodb?op=put&table=audit&id=m11&async=1", MARKED).body(),
+                "the async client's future fails with the refusal");
 
         assertEquals(1, dynamo.count("audit"), "the unmarked write only");
     }
@@ -139,8 +146,8 @@ class AwsSdkIsolationIT {
         assertTrue(answer.startsWith("error=") && answer.contains("Richter isolation refused a marked call to exit '127.0.0.1:"
                 + dynamo.port()), answer);
         assertEquals("ok=200", dynamodb(undecided, "put", "orders", "x1", null), "the unmarked control");
-        assertEquals(2, dynamo.count("orders"), "u0 and the control");
-        assertEquals(5, dynamo.count("orders_shadow"));
+        assertEquals(3, dynamo.count("orders"), "u0, a1 and the control");
+        assertEquals(6, dynamo.count("orders_shadow"));
     }
 
     @Test

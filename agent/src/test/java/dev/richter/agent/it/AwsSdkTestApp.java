@@ -11,10 +11,14 @@ import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.PutRequest;
@@ -22,9 +26,10 @@ import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
 
 /**
  * A service with no Richter code that writes to DynamoDB with the AWS SDK for Java v2 (its sync client over {@code
- * url-connection-client}), for {@link AwsSdkIsolationIT}: a JDK {@code HttpServer} on an ephemeral port (prints {@code
- * READY <port>}) answering {@code /dynamodb?op=put|batch|get|list&table=<table>&id=<id>[&mark=1]} through one {@code
- * DynamoDbClient} to {@code -Dapp.dynamodb.endpoint}: {@code put} a {@code PutItem}, {@code batch} a {@code
+ * url-connection-client}; its async client over netty-nio-client), for {@link AwsSdkIsolationIT}: a JDK {@code
+ * HttpServer} on an ephemeral port (prints {@code READY <port>}) answering {@code
+ * /dynamodb?op=put|batch|get|list&table=<table>&id=<id>[&mark=1][&async=1]} through one {@code DynamoDbClient} (with
+ * {@code async=1}: one {@code DynamoDbAsyncClient}, {@code put} and {@code get} only) to {@code -Dapp.dynamodb.endpoint}: {@code put} a {@code PutItem}, {@code batch} a {@code
  * BatchWriteItem} of one item, {@code get} a {@code GetItem} ({@code found=true|false}), {@code list} {@code
  * ListTables}; answers {@code ok=...} or {@code error=<exception class>: <message>}. With {@code mark=1} the call is
  * made in a context the app marks itself through the OpenTelemetry API (baggage {@code richter-loadtest=1}), as a job
@@ -40,6 +45,12 @@ public final class AwsSdkTestApp {
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
                 .httpClient(UrlConnectionHttpClient.create())
                 .build();
+        DynamoDbAsyncClient dynamoAsync = DynamoDbAsyncClient.builder()
+                .endpointOverride(URI.create(System.getProperty("app.dynamodb.endpoint")))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
+                .httpClient(NettyNioAsyncHttpClient.create())
+                .build();
         HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/dynamodb", exchange -> {
             Map<String, String> q = query(exchange);
@@ -48,7 +59,13 @@ public final class AwsSdkTestApp {
                     ? Baggage.current().toBuilder().put("richter-loadtest", "1").build().makeCurrent() : null;
             try {
                 Map<String, AttributeValue> item = Map.of("id", AttributeValue.fromS(String.valueOf(q.get("id"))));
-                answer = "ok=" + switch (q.get("op")) {
+                answer = "ok=" + ("1".equals(q.get("async")) ? switch (q.get("op")) {
+                    case "put" -> dynamoAsync.putItem(r -> r.tableName(q.get("table")).item(item))
+                            .get(30, TimeUnit.SECONDS).sdkHttpResponse().statusCode();
+                    case "get" -> "found=" + dynamoAsync.getItem(r -> r.tableName(q.get("table")).key(item))
+                            .get(30, TimeUnit.SECONDS).hasItem();
+                    default -> "unknown op";
+                } : switch (q.get("op")) {
                     case "put" -> dynamo.putItem(r -> r.tableName(q.get("table")).item(item)).sdkHttpResponse()
                             .statusCode();
                     case "batch" -> dynamo.batchWriteItem(r -> r.requestItems(Map.of(q.get("table"), List.of(
@@ -57,9 +74,10 @@ public final class AwsSdkTestApp {
                     case "get" -> "found=" + dynamo.getItem(r -> r.tableName(q.get("table")).key(item)).hasItem();
                     case "list" -> dynamo.listTables().tableNames().size();
                     default -> "unknown op";
-                };
+                });
             } catch (Exception e) {
-                answer = "error=" + e.getClass().getName() + ": " + e.getMessage();
+                Throwable t = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+                answer = "error=" + t.getClass().getName() + ": " + t.getMessage();
             } finally {
                 if (marked != null) {
                     marked.close();
