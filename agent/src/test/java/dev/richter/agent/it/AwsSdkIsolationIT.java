@@ -47,7 +47,8 @@ class AwsSdkIsolationIT {
         dynamo.createTables(List.of("orders", "orders_shadow", "audit"));
         Path dir = Files.createDirectories(Path.of("target", "it-logs"));
         document = dir.resolve("isolation-awssdk-" + System.nanoTime() + ".json");
-        List<Class<?>> libraries = List.of(DynamoDbClient.class, Baggage.class, io.opentelemetry.context.Context.class);
+        List<Class<?>> libraries = List.of(DynamoDbClient.class, Baggage.class, io.opentelemetry.context.Context.class,
+                io.opentelemetry.common.ComponentLoader.class);
         app = new ChildJvm(List.of("-Drichter.isolation.file=" + document, "-Drichter.isolation.refresh-s=1",
                 "-Dapp.dynamodb.endpoint=" + dynamo.endpoint()), AwsSdkTestApp.class, libraries);
         Path loaded = Files.writeString(Files.createTempFile(dir, "isolation", ".json"), isolationDocument());
@@ -75,14 +76,17 @@ class AwsSdkIsolationIT {
     @Test
     @Order(1)
     void beforeTheDocumentLoadsAMarkedCallIsRefusedAndWritesNothing() throws Exception {
-        String answer = app.get("/dynamodb?op=put&table=orders&id=early&mark=1", null).body();
+        try {
+            String answer = app.get("/dynamodb?op=put&table=orders&id=early&mark=1", null).body();
 
-        assertEquals(REFUSED + "'dynamodb PutItem orders': isolation configuration not loaded", answer);
-        assertEquals(503, app.get("/dynamodb?op=put&table=orders&id=early", MARKED).statusCode(),
-                "a marked request is answered by the inbound gate");
-        assertEquals(0, dynamo.count("orders"));
-        assertEquals(0, dynamo.count("orders_shadow"));
-        loadDocument();
+            assertEquals(REFUSED + "'dynamodb PutItem orders': isolation configuration not loaded", answer);
+            assertEquals(503, app.get("/dynamodb?op=put&table=orders&id=early", MARKED).statusCode(),
+                    "a marked request is answered by the inbound gate");
+            assertEquals(0, dynamo.count("orders"));
+            assertEquals(0, dynamo.count("orders_shadow"));
+        } finally {
+            loadDocument();
+        }
     }
 
     @Test

@@ -55,9 +55,11 @@ public final class AwsSdkTestApp {
         server.createContext("/dynamodb", exchange -> {
             Map<String, String> q = query(exchange);
             String answer;
-            Scope marked = "1".equals(q.get("mark"))
-                    ? Baggage.current().toBuilder().put("richter-loadtest", "1").build().makeCurrent() : null;
+            Scope marked = null;
             try {
+                if ("1".equals(q.get("mark"))) {
+                    marked = Baggage.current().toBuilder().put("richter-loadtest", "1").build().makeCurrent();
+                }
                 Map<String, AttributeValue> item = Map.of("id", AttributeValue.fromS(String.valueOf(q.get("id"))));
                 answer = "ok=" + ("1".equals(q.get("async")) ? switch (q.get("op")) {
                     case "put" -> dynamoAsync.putItem(r -> r.tableName(q.get("table")).item(item))
@@ -75,9 +77,12 @@ public final class AwsSdkTestApp {
                     case "list" -> dynamo.listTables().tableNames().size();
                     default -> "unknown op";
                 });
-            } catch (Exception e) {
+            } catch (Exception | LinkageError e) {
                 Throwable t = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
                 answer = "error=" + t.getClass().getName() + ": " + t.getMessage();
+                if (e instanceof LinkageError) {
+                    e.printStackTrace();
+                }
             } finally {
                 if (marked != null) {
                     marked.close();

@@ -345,7 +345,8 @@ public final class LeakMatrix {
             app = new ChildJvm(List.of("-Drichter.isolation.file=" + document,
                     "-Dapp.dynamodb.endpoint=" + dynamo.endpoint()), AwsSdkTestApp.class,
                     List.of(software.amazon.awssdk.services.dynamodb.DynamoDbClient.class,
-                            io.opentelemetry.api.baggage.Baggage.class, io.opentelemetry.context.Context.class));
+                            io.opentelemetry.api.baggage.Baggage.class, io.opentelemetry.context.Context.class,
+                            io.opentelemetry.common.ComponentLoader.class));
             ChildJvm a = app;
             Dynalite d = dynamo;
             int[] id = {0};
