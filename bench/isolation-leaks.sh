@@ -14,7 +14,8 @@
 # transport) through its sync, async and reactive APIs, the reactive one also subscribed off the request's context
 # (elsewhere), and Spring Data Redis's StringRedisTemplate and ReactiveStringRedisTemplate: SET mapped, SET unmapped,
 # MSET with one unmapped key, MSET whose values are its keys' names, DEL with one unmapped key; the Kafka producer,
-# mapped and unmapped topic; corpus bug 44 (../shared/corpus/bugs/44-sql-data-modifying-cte.sql: a DELETE in a WITH) on H2 and on
+# mapped and unmapped topic; the AWS SDK v2's DynamoDB client (AwsSdkTestApp) to the local stack's dynalite when node is
+# installed, PutItem and BatchWriteItem to a mapped table, PutItem to an unmapped one; corpus bug 44 (../shared/corpus/bugs/44-sql-data-modifying-cte.sql: a DELETE in a WITH) on H2 and on
 # PostgreSQL; corpus bug 43 (java.io.tmpdir under a regular file).
 # Each (case, target) is: isolated (nothing reached production and the extension refused, mocked or shadowed it, seen
 # in its refusal message, the mock's body or the count at the shadow), leaked (a marked effect reached production),

@@ -13,7 +13,7 @@ import java.util.Optional;
  * <p>{@link #decideHttp} is the one rule for every HTTP client (the JDK's today; Apache HttpClient 5 and OkHttp call
  * it the same way); a datastore or broker has its own {@code decide...} method answering a {@link ShadowDecision}
  * (the document's {@code shadows}): JDBC ({@link #decideSql}, {@link #decideJdbcUrl}, {@link #decideConnection}) and
- * Redis ({@link #decideRedis}) and Kafka ({@link #decideTopic}) today. Their defaults decide nothing (unmarked,
+ * Redis ({@link #decideRedis}), Kafka ({@link #decideTopic}) and the AWS SDK v2 ({@link #decideAwsSdk}) today. Their defaults decide nothing (unmarked,
  * untouched: the guard installed before
  * the extension starts); the extension's guard overrides every one.
  */
@@ -77,7 +77,8 @@ public interface IsolationGuard {
      * client whose every call the extension decides by its own rule (Lettuce: its commands are decided before they are
      * written), also where they run on another thread the agent carries the context to (Netty's event loops): the
      * network catch-all ({@link NetworkGate}) passes them as it passes a connection made with a frame of such a client
-     * on the stack. Nothing changes for an unmarked context.
+     * on the stack, and {@link #decideHttp} passes the HTTP calls made in it (the AWS SDK's own HTTP client, once its
+     * call was decided). Nothing changes for an unmarked context.
      *
      * @param client the client's name, e.g. {@code lettuce}
      * @return the scope to close when the client's call has returned
@@ -195,6 +196,22 @@ public interface IsolationGuard {
      *     topic), or a refusal (a topic no shadow maps)
      */
     default ShadowDecision decideTopic(String topic) {
+        return ShadowDecision.UNTOUCHED;
+    }
+
+    /**
+     * Decides one target of a call made with the AWS SDK for Java v2 in the current context: a DynamoDB table ({@code
+     * kind: dynamodb}) or an SQS queue URL ({@code kind: queue}); the rule is the extension's {@code AwsSdkPolicy}. A
+     * call the SDK makes while it runs a call already decided (its credentials, endpoint discovery: the context names
+     * the decided client {@code aws-sdk}) is not decided again.
+     *
+     * @param service   the SDK's service as in its model package, e.g. {@code dynamodb}, {@code sqs}, {@code s3}
+     * @param operation the SDK's operation name, e.g. {@code PutItem}
+     * @param target    one table name or ARN, or one queue URL, the request names; {@code ""} when it names none
+     * @return {@link ShadowDecision#UNTOUCHED} unmarked; marked: the shadow target to send instead, untouched, or a
+     *     refusal (an unmapped table or queue, an operation Richter does not shadow, no document loaded)
+     */
+    default ShadowDecision decideAwsSdk(String service, String operation, String target) {
         return ShadowDecision.UNTOUCHED;
     }
 

@@ -130,6 +130,10 @@ public final class RichterIsolationGuard implements IsolationGuard {
         boolean isMarked = false;
         try {
             isMarked = markedAndProven();
+            if (isMarked && Context.current().get(DECIDED_CLIENT) != null) {
+                // the HTTP call of a client whose call the extension decided (the AWS SDK's): decided there
+                return ExitDecision.PASS;
+            }
             return HttpExitPolicy.decide(isMarked, method, host, port, path, source.current());
         } catch (RuntimeException | LinkageError e) {
             return isMarked ? new ExitDecision.Refuse(host + ":" + port + " " + method + " " + path,
@@ -246,6 +250,19 @@ public final class RichterIsolationGuard implements IsolationGuard {
     public ShadowDecision decideTopic(String topic) {
         return marked() ? decideStore("topic " + topic, c -> TopicPolicy.decide(topic, c.shadows(), c.mode()))
                 : ShadowDecision.UNTOUCHED;
+    }
+
+    @Override
+    public ShadowDecision decideAwsSdk(String service, String operation, String target) {
+        try {
+            if (!marked() || AwsSdkPolicy.CLIENT.equals(Context.current().get(DECIDED_CLIENT))) {
+                return ShadowDecision.UNTOUCHED;
+            }
+        } catch (RuntimeException | LinkageError e) {
+            return ShadowDecision.refuse(service + " " + operation, "isolation failed to decide (" + e + ")");
+        }
+        return decideStore(service + " " + operation + (target.isEmpty() ? "" : " " + target),
+                c -> AwsSdkPolicy.decide(service, operation, target, c.shadows(), c.mode()));
     }
 
     /** A marked datastore call: refused before the configuration loads, or when the rule fails; else the rule's. */

@@ -16,33 +16,55 @@ import java.util.Set;
 
 /**
  * The document's {@code shadows}: where each production target's marked traffic goes, by kind. Read from {@code
- * [{"kind": "table"|"schema"|"cache"|"topic", "production": "...", "shadow": "...", "service": "..."}]} (the {@code
- * Isolation} schema of openapi.json); every entry applies in this JVM whatever its {@code service} (the document a
- * JVM loads is its team's). Names of tables and schemas compare case-insensitively, key prefixes and topics exactly. A
- * value: equal to another with the same components.
+ * [{"kind": "table"|"schema"|"cache"|"topic"|"dynamodb"|"queue", "production": "...", "shadow": "...", "service":
+ * "..."}]} (the {@code Isolation} schema of openapi.json); every entry applies in this JVM whatever its {@code service}
+ * (the document a JVM loads is its team's). Names of SQL tables and schemas compare case-insensitively; key prefixes,
+ * topics, DynamoDB tables and SQS queues exactly (DynamoDB and SQS names are case-sensitive). A value: equal to
+ * another with the same components.
  *
- * @param tables       production table (lower case) → shadow table, {@code kind: table}
- * @param schemas      production database or schema (lower case) → shadow, {@code kind: schema}
- * @param cachePrefixes production key prefix → shadow key prefix, longest production prefix first, {@code kind:
- *                      cache}
- * @param topics       production topic → shadow topic, {@code kind: topic}
+ * <p>DynamoDB tables are a kind of their own ({@code dynamodb}), not {@code table}: a {@code table} shadow is a SQL
+ * table, which the JDBC rule rewrites statements to and the shadow pre-check looks for in the service's database; a
+ * DynamoDB table there would FAIL that check, and one name may be a SQL table and a DynamoDB table with different
+ * shadows.
+ *
+ * @param tables         production table (lower case) → shadow table, {@code kind: table}
+ * @param schemas        production database or schema (lower case) → shadow, {@code kind: schema}
+ * @param cachePrefixes  production key prefix → shadow key prefix, longest production prefix first, {@code kind:
+ *                       cache}
+ * @param topics         production topic → shadow topic, {@code kind: topic}
+ * @param dynamoDbTables production DynamoDB table name → shadow table name, {@code kind: dynamodb} (AWS SDK v2)
+ * @param queues         production SQS queue (its name, or its whole URL) → shadow queue (a name, or a whole URL),
+ *                       {@code kind: queue} (AWS SDK v2)
  */
 public final class Shadows {
     /** No shadows: every marked write is refused. */
     public static final Shadows NONE = new Shadows(Collections.emptyMap(), Collections.emptyMap(),
             Collections.emptyMap(), Collections.emptyMap());
 
+    /** The kinds of {@code shadows[].kind}, as the error of an unknown one lists them. */
+    static final String KINDS = "table, schema, cache, topic, dynamodb, queue";
+
     private final Map<String, String> tables;
     private final Map<String, String> schemas;
     private final Map<String, String> cachePrefixes;
     private final Map<String, String> topics;
+    private final Map<String, String> dynamoDbTables;
+    private final Map<String, String> queues;
 
+    /** Shadows of the SQL, Redis and Kafka kinds only (no DynamoDB table, no queue). */
     public Shadows(Map<String, String> tables, Map<String, String> schemas, Map<String, String> cachePrefixes,
                    Map<String, String> topics) {
+        this(tables, schemas, cachePrefixes, topics, Collections.emptyMap(), Collections.emptyMap());
+    }
+
+    public Shadows(Map<String, String> tables, Map<String, String> schemas, Map<String, String> cachePrefixes,
+                   Map<String, String> topics, Map<String, String> dynamoDbTables, Map<String, String> queues) {
         this.tables = Backports.mapCopy(tables);
         this.schemas = Backports.mapCopy(schemas);
         this.cachePrefixes = Collections.unmodifiableMap(new LinkedHashMap<>(cachePrefixes));
         this.topics = Backports.mapCopy(topics);
+        this.dynamoDbTables = Backports.mapCopy(dynamoDbTables);
+        this.queues = Backports.mapCopy(queues);
     }
 
     public Map<String, String> tables() {
@@ -61,10 +83,18 @@ public final class Shadows {
         return topics;
     }
 
+    public Map<String, String> dynamoDbTables() {
+        return dynamoDbTables;
+    }
+
+    public Map<String, String> queues() {
+        return queues;
+    }
+
     /**
      * @param node the document's {@code shadows}, or a missing node
      * @throws IllegalArgumentException naming the entry, e.g. {@code shadows[1].kind: must be one of table, schema,
-     *                                  cache, topic}, or two shadows for one production target
+     *                                  cache, topic, dynamodb, queue}, or two shadows for one production target
      */
     static Shadows parse(JsonNode node) {
         if (node == null || node.isMissingNode() || node.isNull()) {
@@ -77,6 +107,8 @@ public final class Shadows {
         Map<String, String> schemas = new LinkedHashMap<>();
         Map<String, String> prefixes = new LinkedHashMap<>();
         Map<String, String> topics = new LinkedHashMap<>();
+        Map<String, String> dynamoDb = new LinkedHashMap<>();
+        Map<String, String> queues = new LinkedHashMap<>();
         for (int i = 0; i < node.size(); i++) {
             JsonNode e = node.get(i);
             String at = "shadows[" + i + "]";
@@ -95,10 +127,15 @@ public final class Shadows {
                 into = prefixes;
             } else if (kind.equals("topic")) {
                 into = topics;
+            } else if (kind.equals("dynamodb")) {
+                into = dynamoDb;
+            } else if (kind.equals("queue")) {
+                into = queues;
             } else {
-                throw new IllegalArgumentException(at + ".kind: must be one of table, schema, cache, topic");
+                throw new IllegalArgumentException(at + ".kind: must be one of " + KINDS);
             }
-            String key = into == prefixes || into == topics ? production : production.toLowerCase(Locale.ROOT);
+            boolean exact = into == prefixes || into == topics || into == dynamoDb || into == queues;
+            String key = exact ? production : production.toLowerCase(Locale.ROOT);
             if (into.putIfAbsent(key, shadow) != null) {
                 throw new IllegalArgumentException(at + ": a second shadow for '" + production + "'");
             }
@@ -107,7 +144,7 @@ public final class Shadows {
         byLength.sort(Comparator.comparingInt((Map.Entry<String, String> p) -> p.getKey().length()).reversed());
         Map<String, String> longestFirst = new LinkedHashMap<>();
         byLength.forEach(p -> longestFirst.put(p.getKey(), p.getValue()));
-        return new Shadows(tables, schemas, longestFirst, topics);
+        return new Shadows(tables, schemas, longestFirst, topics, dynamoDb, queues);
     }
 
     private static String text(JsonNode entry, String field, String at) {
@@ -151,17 +188,17 @@ public final class Shadows {
         }
         Shadows s = (Shadows) o;
         return tables.equals(s.tables) && schemas.equals(s.schemas) && cachePrefixes.equals(s.cachePrefixes)
-                && topics.equals(s.topics);
+                && topics.equals(s.topics) && dynamoDbTables.equals(s.dynamoDbTables) && queues.equals(s.queues);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(tables, schemas, cachePrefixes, topics);
+        return Objects.hash(tables, schemas, cachePrefixes, topics, dynamoDbTables, queues);
     }
 
     @Override
     public String toString() {
         return "Shadows[tables=" + tables + ", schemas=" + schemas + ", cachePrefixes=" + cachePrefixes + ", topics="
-                + topics + "]";
+                + topics + ", dynamoDbTables=" + dynamoDbTables + ", queues=" + queues + "]";
     }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.richter.agent.bootstrap.ExitDecision;
 import dev.richter.agent.bootstrap.MarkerScope;
+import dev.richter.agent.bootstrap.ShadowDecision;
 import dev.richter.sdk.MarkerProof;
 import io.opentelemetry.api.baggage.Baggage;
 import io.opentelemetry.api.trace.Span;
@@ -53,6 +54,36 @@ class RichterIsolationGuardTest {
         assertEquals(ExitDecision.PASS, new RichterIsolationGuard(source, () -> false).decideHttp("GET", "x", 80, "/"));
         assertInstanceOf(ExitDecision.Refuse.class, new RichterIsolationGuard(source, () -> true).decideHttp("GET", "x", 80, "/"));
         assertEquals(ExitDecision.PASS, new RichterIsolationGuard(source, () -> true).decideHttp("GET", "a.internal", 80, "/"));
+    }
+
+    @Test
+    void decidesAwsSdkCallsWhenMarkedOnlyRefusesThemBeforeADocumentAndNotTheSdksOwnCallsInsideADecidedOne(
+            @TempDir Path dir) throws IOException {
+        Path file = Files.writeString(dir.resolve("i.json"), """
+                {"scope": [], "mocks": [], "shadows": [{"kind": "dynamodb", "production": "orders",
+                 "shadow": "orders_shadow", "service": "shop"}]}""");
+        IsolationConfigSource source = new IsolationConfigSource(new IsolationSettings(Optional.empty(), "",
+                Optional.of(file), 30));
+        assertTrue(source.refresh());
+        RichterIsolationGuard marked = new RichterIsolationGuard(source, () -> true);
+
+        assertEquals(ShadowDecision.UNTOUCHED,
+                new RichterIsolationGuard(source, () -> false).decideAwsSdk("dynamodb", "PutItem", "orders"));
+        assertEquals(ShadowDecision.shadow("orders_shadow", "orders_shadow"),
+                marked.decideAwsSdk("dynamodb", "PutItem", "orders"));
+        assertEquals("Richter isolation refused a marked call to exit 'dynamodb PutItem orders': "
+                + HttpExitPolicy.NOT_LOADED, new RichterIsolationGuard(notLoaded(), () -> true)
+                .decideAwsSdk("dynamodb", "PutItem", "orders").refusal());
+        assertInstanceOf(ExitDecision.Refuse.class, marked.decideHttp("POST", "dynamodb.eu-west-1.amazonaws.com", 443,
+                "/"), "an SDK call no module decided is refused at its HTTP client");
+        try (MarkerScope decided = marked.decidedClient("aws-sdk")) {
+            assertEquals(ExitDecision.PASS, marked.decideHttp("POST", "dynamodb.eu-west-1.amazonaws.com", 443, "/"),
+                    "the HTTP exchange of a decided call");
+            assertEquals(ShadowDecision.UNTOUCHED, marked.decideAwsSdk("sts", "AssumeRoleWithWebIdentity", ""));
+            assertEquals(ShadowDecision.UNTOUCHED, marked.decideAwsSdk("sqs", "SendMessage", "q"),
+                    "a call the SDK makes while running a decided one");
+        }
+        assertTrue(marked.decideAwsSdk("sqs", "SendMessage", "q").refused());
     }
 
     @Test

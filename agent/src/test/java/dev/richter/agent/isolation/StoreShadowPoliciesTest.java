@@ -30,9 +30,9 @@ class StoreShadowPoliciesTest {
         assertEquals(List.of("stock:eu:", "stock:"), List.copyOf(SHADOWS.cachePrefixes().keySet()), "longest first");
         assertEquals("orders-shadow", SHADOWS.topics().get("orders"));
         IllegalArgumentException kind = assertThrows(IllegalArgumentException.class, () -> IsolationConfig.parse("""
-                {"mocks": [], "shadows": [{"kind": "queue", "production": "a", "shadow": "b", "service": "s"}]}
+                {"mocks": [], "shadows": [{"kind": "bucket", "production": "a", "shadow": "b", "service": "s"}]}
                 """.getBytes(StandardCharsets.UTF_8)));
-        assertEquals("shadows[0].kind: must be one of table, schema, cache, topic", kind.getMessage());
+        assertEquals("shadows[0].kind: must be one of table, schema, cache, topic, dynamodb, queue", kind.getMessage());
         assertThrows(IllegalArgumentException.class, () -> IsolationConfig.parse("""
                 {"mocks": [], "shadows": [{"kind": "table", "production": "a", "shadow": "a", "service": "s"}]}
                 """.getBytes(StandardCharsets.UTF_8)));

@@ -80,6 +80,7 @@ public final class LeakMatrix {
             matrix.storage();
             matrix.lettuce();
             matrix.drivers();
+            matrix.awsSdk();
         } finally {
             matrix.print();
         }
@@ -320,6 +321,51 @@ public final class LeakMatrix {
                 // the JVM ends anyway
             }
         }
+    }
+
+    /**
+     * The AWS SDK v2's DynamoDB client ({@link AwsSdkTestApp}, url-connection-client) to the local stack's dynalite
+     * ({@link Dynalite}), counted by this JVM's unmarked {@code Scan}: a {@code PutItem} and a {@code BatchWriteItem} to
+     * a mapped table, a {@code PutItem} to an unmapped one. Not run without {@code node} (a line says so).
+     */
+    private void awsSdk() throws Exception {
+        if (!Dynalite.nodeAvailable()) {
+            notes.add("aws sdk dynamodb: not run, node is not installed (dynalite)");
+            return;
+        }
+        Dynalite dynamo = null;
+        ChildJvm app = null;
+        try {
+            dynamo = new Dynalite();
+            dynamo.createTables(List.of("carts", "carts_shadow", "ledger"));
+            Path document = document("""
+                    {"mode": "enforce", "scope": [], "mocks": [],
+                     "shadows": [{"kind": "dynamodb", "production": "carts", "shadow": "carts_shadow"}]}
+                    """);
+            app = new ChildJvm(List.of("-Drichter.isolation.file=" + document,
+                    "-Dapp.dynamodb.endpoint=" + dynamo.endpoint()), AwsSdkTestApp.class,
+                    List.of(software.amazon.awssdk.services.dynamodb.DynamoDbClient.class,
+                            io.opentelemetry.api.baggage.Baggage.class, io.opentelemetry.context.Context.class,
+                            io.opentelemetry.common.ComponentLoader.class));
+            ChildJvm a = app;
+            Dynalite d = dynamo;
+            int[] id = {0};
+            for (String op : List.of("put", "batch")) {
+                check("aws sdk dynamodb " + op, "table carts (mapped)", "shadowed",
+                        () -> dynamoAt(a, op, "carts", "m" + id[0]++, MARKED), () -> d.count("carts"),
+                        () -> d.count("carts_shadow"), () -> dynamoAt(a, op, "carts", "u" + id[0]++, null));
+            }
+            check("aws sdk dynamodb put", "table ledger (unmapped)", "refused",
+                    () -> dynamoAt(a, "put", "ledger", "m" + id[0]++, MARKED), () -> d.count("ledger"), null,
+                    () -> dynamoAt(a, "put", "ledger", "u" + id[0]++, null));
+            stamps("aws sdk", app);
+        } finally {
+            ChildJvm.closeAll(app, dynamo);
+        }
+    }
+
+    private static String dynamoAt(ChildJvm app, String op, String table, String id, String baggage) throws Exception {
+        return app.get("/dynamodb?op=" + op + "&table=" + enc(table) + "&id=" + enc(id), baggage).body();
     }
 
     /**

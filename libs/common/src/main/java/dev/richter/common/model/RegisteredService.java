@@ -45,7 +45,8 @@ public record RegisteredService(String teamId, String name, String baseUrl, Stri
     /**
      * A datastore and where marked writes go.
      *
-     * @param kind       {@code table}, {@code schema}, {@code cache}, {@code topic}
+     * @param kind       {@code table}, {@code schema}, {@code cache}, {@code topic}, {@code dynamodb} (a DynamoDB table),
+     *                   {@code queue} (an SQS queue: its name or URL)
      * @param production production target name
      * @param shadow     shadow target name
      */
