@@ -17,10 +17,11 @@ import java.util.Set;
  * singletons, and each row's library versions are that module's muzzle {@code pass} range (its {@code
  * build.gradle.kts}); guarded or not is agent/README.md, "What is guarded, and what is not": guarded are the JDK
  * {@code HttpClient}, {@code java.net.HttpURLConnection}, Apache HttpClient 5 classic, Apache HttpClient 4.3-4.5,
- * OkHttp 4/5, JDBC (any driver), Jedis 7, Lettuce 6 and 7, the Kafka producer, and as servers the JDK {@code
+ * OkHttp 4/5, JDBC (any driver), Jedis 7, Lettuce 6 and 7, the Kafka producer, the AWS SDK for Java 2, and as
+ * servers the JDK {@code
  * HttpServer}, jakarta Servlet containers and reactor-netty's server; not guarded are reactor-netty's {@code
  * HttpClient} ({@code WebClient}, Spring Cloud Gateway's downstream calls), Lettuce 5, the Kafka consumer, in-process
- * caches, the AWS SDK, gRPC and {@code javax.servlet} containers. A change to either source changes this table and its test ({@code
+ * caches, the AWS SDK for Java 1, gRPC and {@code javax.servlet} containers. A change to either source changes this table and its test ({@code
  * MiddlewareInventoryTest#tableRowsAreTheAgentsScopeNames}) together. In-process caches (Caffeine, a map) make no span:
  * no trace can show them, so no row names them.
  *
@@ -91,6 +92,9 @@ public final class GuardedMiddleware {
             new ScopeRow(O + "kafka-clients-0.11", PRODUCER, "Kafka producer", "0.11+", MiddlewareRole.STORE, true, ""),
             new ScopeRow(O + "kafka-clients-2.6", PRODUCER, "Kafka producer", "2.6+ (library instrumentation)",
                     MiddlewareRole.STORE, true, ""),
+            new ScopeRow(O + "aws-sdk-2.2", ANY, "AWS SDK for Java 2", "2.2+ (guarded: the sync and async client handlers)",
+                    MiddlewareRole.STORE, true, "DynamoDB tables and SQS queues go to their shadows; other services'"
+                            + " writes are refused; tested on 2.57.8 (DynamoDB, sync and async)"),
             // guarded servers
             new ScopeRow(O + "java-http-server", ANY, "JDK HttpServer", "any JDK", MiddlewareRole.SERVER, true, ""),
             new ScopeRow(O + "tomcat-10.0", ANY, "Tomcat (jakarta Servlet)", "10.0+", MiddlewareRole.SERVER, true, ""),
@@ -125,7 +129,6 @@ public final class GuardedMiddleware {
             new ScopeRow(O + "rabbitmq-2.7", ANY, "RabbitMQ Java client", "2.7+", MiddlewareRole.STORE, false, ""),
             new ScopeRow(O + "mongo-3.1", ANY, "MongoDB Java driver", "3.1+", MiddlewareRole.STORE, false, ""),
             new ScopeRow(O + "r2dbc-1.0", ANY, "R2DBC", "1.0+", MiddlewareRole.STORE, false, ""),
-            new ScopeRow(O + "aws-sdk-2.2", ANY, "AWS SDK for Java 2", "2.2+", MiddlewareRole.STORE, false, ""),
             new ScopeRow(O + "aws-sdk-1.11", ANY, "AWS SDK for Java 1", "1.10.33+", MiddlewareRole.STORE, false, ""),
             // not guarded: servers
             new ScopeRow(O + "tomcat-7.0", ANY, "Tomcat (javax.servlet)", "7.0.4-9", MiddlewareRole.SERVER, false, ""),
