@@ -15,7 +15,7 @@ import java.util.logging.Logger;
  * async), built from a copy of the production cache's own builder (same maximum size or weight and weigher, same
  * expiry and refresh, same key and value strength, executor, scheduler and ticker; the same loader) without its
  * removal and eviction listeners, its 2.x {@code CacheWriter} and its statistics counter, so that nothing of the
- * application's sees a shadow entry leave and production's statistics count production's calls only. Made at the
+ * application's sees a shadow entry leave and production's statistics count no marked hit or miss. Made at the
  * first marked call on a cache and kept as long as the cache is (weakly, by identity). One registry per class loader
  * that has Caffeine (the agent injects this class next to it). No lambdas: injected into the application's loader.
  *

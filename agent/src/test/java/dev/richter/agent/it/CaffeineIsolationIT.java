@@ -62,8 +62,7 @@ class CaffeineIsolationIT {
     @Test
     void theAppsRunTheCaffeineTheyAreNamedFor() throws Exception {
         for (Map.Entry<String, ChildJvm> app : apps().entrySet()) {
-            assertEquals("value=" + app.getKey() + ";loads=0", call(app.getValue(), "manual", "version", "", "",
-                    null));
+            assertEquals(app.getKey(), value(call(app.getValue(), "manual", "version", "", "", null)));
         }
     }
 
