@@ -1,6 +1,6 @@
 package dev.richter.agent.otel;
 
-import dev.richter.agent.caffeine.CaffeineExits;
+import dev.richter.agent.localcache.LocalCacheExits;
 import net.bytebuddy.asm.Advice;
 
 /**
@@ -14,6 +14,6 @@ public final class CaffeineBuiltAdvice {
 
     @Advice.OnMethodExit(suppress = Throwable.class)
     public static void exit(@Advice.This Object cache, @Advice.AllArguments Object[] arguments) {
-        CaffeineExits.constructed(cache, arguments);
+        LocalCacheExits.constructed(cache, arguments);
     }
 }

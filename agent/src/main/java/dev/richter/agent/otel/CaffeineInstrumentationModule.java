@@ -21,18 +21,18 @@ import net.bytebuddy.matcher.ElementMatcher;
 
 /**
  * The isolation at Caffeine's in-process caches (2.9.x and 3.x), and so at Spring's {@code CaffeineCacheManager} and
- * {@code @Cacheable} over it: marked calls run on a shadow cache ({@code dev.richter.agent.caffeine.CaffeineExits}
+ * {@code @Cacheable} over it: marked calls run on a shadow cache ({@code dev.richter.agent.localcache.LocalCacheExits}
  * states the rule). Where: the data methods of {@code com.github.benmanes.caffeine.cache.BoundedLocalCache} and
  * {@code UnboundedLocalCache} ({@link #DATA_METHODS}, any arguments, public or not), which every {@code Cache}, {@code
  * LoadingCache}, {@code AsyncCache}, {@code AsyncLoadingCache} and their {@code asMap()} and {@code synchronous()}
- * views call; and their constructors, which say how a cache was built. Helpers {@code dev.richter.agent.caffeine.*}
+ * views call; and their constructors, which say how a cache was built. Helpers {@code dev.richter.agent.localcache.*}
  * injected next to Caffeine. Instrumentation name {@code richter-caffeine}.
  */
 public final class CaffeineInstrumentationModule extends RichterInstrumentationModule {
-    /** The helper classes, every class of {@code dev.richter.agent.caffeine} (held so by a test). */
+    /** The helper classes, every class of {@code dev.richter.agent.localcache} (held so by a test). */
     static final List<String> HELPERS = Collections.unmodifiableList(Arrays.asList(
-            "dev.richter.agent.caffeine.CaffeineExits", "dev.richter.agent.caffeine.CaffeineShadows",
-            "dev.richter.agent.caffeine.IdentityKey", "dev.richter.agent.caffeine.ShadowEntry"));
+            "dev.richter.agent.localcache.LocalCacheExits", "dev.richter.agent.localcache.LocalCacheShadows",
+            "dev.richter.agent.localcache.IdentityKey", "dev.richter.agent.localcache.ShadowEntry"));
 
     /**
      * Every method of a {@code LocalCache} that reads, writes or lists entries (the {@code ConcurrentMap} methods and
@@ -87,8 +87,8 @@ public final class CaffeineInstrumentationModule extends RichterInstrumentationM
             transformer.applyAdviceToMethod(isConstructor(), CaffeineBuiltAdvice.class.getName());
             ElementMatcher.Junction<MethodDescription> data = isMethod().and(not(isStatic())).and(not(isAbstract()))
                     .and(namedOneOf(DATA_METHODS.toArray(new String[0])));
-            transformer.applyAdviceToMethod(data.and(returns(void.class)), CaffeineVoidCallAdvice.class.getName());
-            transformer.applyAdviceToMethod(data.and(not(returns(void.class))), CaffeineCallAdvice.class.getName());
+            transformer.applyAdviceToMethod(data.and(returns(void.class)), LocalCacheVoidCallAdvice.class.getName());
+            transformer.applyAdviceToMethod(data.and(not(returns(void.class))), LocalCacheCallAdvice.class.getName());
         }
     }
 }

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * The isolation at Caffeine in real child JVMs ({@link ChildJvm}: the real agent, the built extension) running {@link
  * CaffeineTestApp}, which has no Richter code: one on Caffeine 3.1.8 and one on 2.9.3 (its jar first on the class
- * path, {@code richter.caffeine29.jar}), both with a loaded document; and one on 3.1.8 whose document cannot load.
+ * path, {@code richter.caffeine29.jar}), both with a loaded document; and one on 3.1.8 whose document cannot load;
+ * Spring's {@code ConcurrentMapCache} (spring-context 6.2.12) beside Caffeine in each.
  * Every count is the app's own: the value its cache answered the caller, and how many times the cache's loader or
  * mapping function ran. A marked call ({@code baggage: richter-loadtest=1}) runs on the cache's shadow: what it puts,
  * computes or loads is never answered to an unmarked caller, and it neither reads, overwrites, invalidates nor evicts
@@ -27,7 +28,8 @@ import org.junit.jupiter.api.TestInstance;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class CaffeineIsolationIT {
-    private static final List<String> SYNC_AND_ASYNC = List.of("manual", "async", "unbounded");
+    /** Caffeine's {@code Cache}, {@code AsyncCache}, unbounded {@code Cache}, and Spring's {@code ConcurrentMapCache}. */
+    private static final List<String> SYNC_AND_ASYNC = List.of("manual", "async", "unbounded", "spring");
 
     private ChildJvm caffeine3;
     private ChildJvm caffeine29;

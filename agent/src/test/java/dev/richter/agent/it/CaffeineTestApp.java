@@ -11,6 +11,7 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.springframework.cache.concurrent.ConcurrentMapCache;
 
 /**
  * A service with no Richter code that caches in Caffeine (3.1.8, or 2.9.3 when its jar is first on the class path),
@@ -25,7 +26,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code async}: {@code AsyncCache}, maximum 100; {@code get} is {@code get(key, k -> value)} waited for;
  *       {@code put} puts a completed future; {@code invalidate}, {@code invalidateAll} through {@code synchronous()};</li>
  *   <li>{@code small}: {@code Cache}, maximum 3, maintenance on the caller's thread;</li>
- *   <li>{@code unbounded}: {@code Cache} with no bound ({@code UnboundedLocalCache}).</li>
+ *   <li>{@code unbounded}: {@code Cache} with no bound ({@code UnboundedLocalCache});</li>
+ *   <li>{@code spring}: Spring's {@code ConcurrentMapCache} (what {@code @Cacheable} calls: {@code get(key,
+ *       valueLoader)}, {@code get(key)}, {@code put}, {@code evict}, {@code clear}).</li>
  * </ul>
  * Ops: {@code get}, {@code getIfPresent}, {@code put}, {@code invalidate}, {@code invalidateAll}, {@code cleanUp},
  * {@code keys} (the keys of {@code asMap()}, sorted, comma-separated), {@code version} (Caffeine's major version).
@@ -35,7 +38,9 @@ public final class CaffeineTestApp {
 
     public static void main(String[] args) throws Exception {
         Map<String, AtomicInteger> loads = Map.of("manual", new AtomicInteger(), "loading", new AtomicInteger(),
-                "async", new AtomicInteger(), "small", new AtomicInteger(), "unbounded", new AtomicInteger());
+                "async", new AtomicInteger(), "small", new AtomicInteger(), "unbounded", new AtomicInteger(),
+                "spring", new AtomicInteger());
+        ConcurrentMapCache spring = new ConcurrentMapCache("stock");
         Cache<String, String> manual = Caffeine.newBuilder().maximumSize(100).build();
         LoadingCache<String, String> loading = Caffeine.newBuilder().maximumSize(100)
                 .build(k -> "loaded#" + loads.get("loading").incrementAndGet());
@@ -55,6 +60,8 @@ public final class CaffeineTestApp {
                 Object reply;
                 if (op.equals("version")) {
                     reply = major();
+                } else if (name.equals("spring")) {
+                    reply = spring(spring, op, key, value, counter);
                 } else if (name.equals("async")) {
                     reply = async(async, op, key, value, counter);
                 } else if (name.equals("loading") && op.equals("get")) {
@@ -117,6 +124,35 @@ public final class CaffeineTestApp {
                 return "cleaned";
             case "keys":
                 return String.join(",", new TreeSet<>(cache.asMap().keySet()));
+            default:
+                throw new IllegalArgumentException("unknown op " + op);
+        }
+    }
+
+    private static Object spring(ConcurrentMapCache cache, String op, String key, String value,
+                                 AtomicInteger counter) {
+        switch (op) {
+            case "get":
+                return cache.get(key, () -> {
+                    counter.incrementAndGet();
+                    return value;
+                });
+            case "getIfPresent": {
+                var wrapper = cache.get(key);
+                return wrapper == null ? null : wrapper.get();
+            }
+            case "put":
+                cache.put(key, value);
+                return "put";
+            case "invalidate":
+                cache.evict(key);
+                return "invalidated";
+            case "invalidateAll":
+                cache.clear();
+                return "invalidated";
+            case "keys":
+                return String.join(",", new TreeSet<>(cache.getNativeCache().keySet().stream().map(String::valueOf)
+                        .toList()));
             default:
                 throw new IllegalArgumentException("unknown op " + op);
         }

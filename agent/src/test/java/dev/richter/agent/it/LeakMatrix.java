@@ -518,9 +518,10 @@ public final class LeakMatrix {
     }
 
     /**
-     * Caffeine 3 (in-process: the receiving side is the cache itself, so the count is what an unmarked caller of the
-     * service is answered): a marked put, and a marked get whose mapping function computes the value, each through
-     * {@code Cache}, {@code AsyncCache} and an unbounded {@code Cache}, and a {@code LoadingCache}'s loader. Production
+     * Caffeine 3 and Spring's {@code ConcurrentMapCache} (in-process: the receiving side is the cache itself, so the
+     * count is what an unmarked caller of the service is answered): a marked put, and a marked get whose mapping
+     * function computes the value, each through {@code Cache}, {@code AsyncCache}, an unbounded {@code Cache} and
+     * {@code ConcurrentMapCache}, and a {@code LoadingCache}'s loader. Production
      * counts 1 when an unmarked {@code getIfPresent} of the key answers the marked value, the shadow 1 when a marked
      * one does; the control is the same call unmarked.
      */
@@ -533,8 +534,8 @@ public final class LeakMatrix {
             app = new ChildJvm(ChildJvm.serviceJava(), List.of("-Drichter.isolation.file=" + document),
                     CaffeineTestApp.class, List.of(), List.of(com.github.benmanes.caffeine.cache.Caffeine.class));
             ChildJvm a = app;
-            for (String cache : List.of("manual", "async", "unbounded")) {
-                String kase = "caffeine " + cache;
+            for (String cache : List.of("manual", "async", "unbounded", "spring")) {
+                String kase = cache.equals("spring") ? "spring ConcurrentMapCache" : "caffeine " + cache;
                 for (String op : List.of("put", "get")) {
                     String key = "leak:" + op;
                     check(kase, op.toUpperCase(java.util.Locale.ROOT) + " " + key, "shadowed",

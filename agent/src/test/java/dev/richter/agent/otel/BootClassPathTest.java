@@ -51,7 +51,7 @@ class BootClassPathTest {
         lettuce.addAll(compiled("io.lettuce.core.protocol"));
         assertEquals(sorted(lettuce), sorted(LettuceInstrumentationModule.HELPERS));
         assertEquals(compiled("dev.richter.agent.kafka"), sorted(KafkaProducerInstrumentationModule.HELPERS));
-        assertEquals(compiled("dev.richter.agent.caffeine"), sorted(CaffeineInstrumentationModule.HELPERS));
+        assertEquals(compiled("dev.richter.agent.localcache"), sorted(CaffeineInstrumentationModule.HELPERS));
     }
 
     @Test

@@ -1,4 +1,4 @@
-package dev.richter.agent.caffeine;
+package dev.richter.agent.localcache;
 
 import java.lang.ref.Reference;
 import java.lang.ref.ReferenceQueue;
@@ -8,37 +8,44 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import java.util.logging.Logger;
 
 /**
- * The shadow of each Caffeine cache: a second {@code LocalCache} of the same kind (bounded or unbounded, sync or
- * async), built from a copy of the production cache's own builder (same maximum size or weight and weigher, same
- * expiry and refresh, same key and value strength, executor, scheduler and ticker; the same loader) without its
- * removal and eviction listeners, its 2.x {@code CacheWriter} and its statistics counter, so that nothing of the
- * application's sees a shadow entry leave and production's statistics count no marked hit or miss. Made at the
- * first marked call on a cache and kept as long as the cache is (weakly, by identity). One registry per class loader
- * that has Caffeine (the agent injects this class next to it). No lambdas: injected into the application's loader.
- *
- * <p>Internals it relies on, the same in Caffeine 2.9 and 3.x: {@code BoundedLocalCache(Caffeine, loader, boolean
- * async)}, {@code UnboundedLocalCache(Caffeine, boolean async)}, the static {@code
- * LocalCacheFactory.newBoundedLocalCache(Caffeine, loader, boolean)}, the builder's no-argument constructor and its
- * fields {@code removalListener}, {@code evictionListener} (3.x), {@code writer} (2.x), {@code statsCounterSupplier}.
- * When they differ, no shadow can be made and {@link CaffeineExits} refuses the marked call.
+ * The shadow of each in-process cache, made at the first marked call on the cache and kept as long as the cache is
+ * (weakly, by identity); one registry per class loader that has the cache library (the agent injects this class next
+ * to it). No lambdas: injected into the application's loader.
+ * <ul>
+ *   <li>Caffeine: a second {@code LocalCache} of the same kind (bounded or unbounded, sync or async), built from a copy
+ *       of the production cache's own builder (same maximum size or weight and weigher, expiry and refresh, key and
+ *       value strength, executor, scheduler and ticker; the same loader) without its removal and eviction listeners,
+ *       its 2.x {@code CacheWriter} and its statistics counter, so that nothing of the application's sees a shadow
+ *       entry leave and production's statistics count no marked hit or miss. Internals it relies on, the same in 2.9
+ *       and 3.x: {@code BoundedLocalCache(Caffeine, loader, boolean async)}, {@code UnboundedLocalCache(Caffeine,
+ *       boolean async)}, the static {@code LocalCacheFactory.newBoundedLocalCache(Caffeine, loader, boolean)}, the
+ *       builder's no-argument constructor and its fields {@code removalListener}, {@code evictionListener} (3.x),
+ *       {@code writer} (2.x), {@code statsCounterSupplier}.</li>
+ *   <li>Spring's {@code ConcurrentMapCache}: another {@code ConcurrentMapCache} of the same name, null-value policy
+ *       and serialization over an empty store of its own (its protected constructor, its fields {@code name} and
+ *       {@code serialization}).</li>
+ * </ul>
+ * When those internals differ, no shadow can be made and {@link LocalCacheExits} refuses the marked call.
  */
-final class CaffeineShadows {
+final class LocalCacheShadows {
     static final String BOUNDED = "com.github.benmanes.caffeine.cache.BoundedLocalCache";
     static final String UNBOUNDED = "com.github.benmanes.caffeine.cache.UnboundedLocalCache";
     private static final String FACTORY = "com.github.benmanes.caffeine.cache.LocalCacheFactory";
+    static final String SPRING_MAP_CACHE = "org.springframework.cache.concurrent.ConcurrentMapCache";
     /** The builder's fields a shadow is built without (absent ones are skipped: 2.x has no evictionListener). */
     private static final String[] DROPPED = {"removalListener", "evictionListener", "writer", "statsCounterSupplier"};
-    private static final Logger LOG = Logger.getLogger(CaffeineShadows.class.getName());
+    private static final Logger LOG = Logger.getLogger(LocalCacheShadows.class.getName());
 
     private static final ConcurrentHashMap<IdentityKey, ShadowEntry> CACHES =
             new ConcurrentHashMap<IdentityKey, ShadowEntry>();
     private static final ReferenceQueue<Object> COLLECTED = new ReferenceQueue<Object>();
     private static final ConcurrentHashMap<String, Method> METHODS = new ConcurrentHashMap<String, Method>();
 
-    private CaffeineShadows() {}
+    private LocalCacheShadows() {}
 
     /** Records how {@code cache} was built (its constructor's arguments), for its shadow. */
     static void constructed(Object cache, Object[] arguments) {
@@ -55,6 +62,13 @@ final class CaffeineShadows {
      */
     static Object shadowOf(Object cache) throws ReflectiveOperationException {
         ShadowEntry entry = CACHES.get(new IdentityKey(cache, null));
+        if (entry == null && isA(cache.getClass(), SPRING_MAP_CACHE)) {
+            // a ConcurrentMapCache's shadow is built from what it answers: nothing to record at its constructor
+            expunge();
+            ShadowEntry fresh = new ShadowEntry(new Object[0], false);
+            ShadowEntry raced = CACHES.putIfAbsent(new IdentityKey(cache, COLLECTED), fresh);
+            entry = raced == null ? fresh : raced;
+        }
         if (entry == null) {
             throw new IllegalStateException("the cache was built where the extension could not see how");
         }
@@ -82,9 +96,12 @@ final class CaffeineShadows {
     }
 
     private static Object make(Object cache, Object[] arguments) throws ReflectiveOperationException {
+        Class<?> type = cache.getClass();
+        if (isA(type, SPRING_MAP_CACHE)) {
+            return springShadow(cache, type);
+        }
         Object builder = withoutListeners(arguments[0]);
         boolean async = (Boolean) arguments[arguments.length - 1];
-        Class<?> type = cache.getClass();
         if (isA(type, BOUNDED)) {
             Class<?> factory = Class.forName(FACTORY, false, type.getClassLoader());
             for (Method m : factory.getDeclaredMethods()) {
@@ -106,6 +123,31 @@ final class CaffeineShadows {
             }
         }
         throw new ClassNotFoundException("not a Caffeine LocalCache: " + type.getName());
+    }
+
+    /**
+     * A Spring {@code ConcurrentMapCache} of the same name, null-value policy and store-by-value serialization, over
+     * a store of its own (production's is an unbounded {@code ConcurrentHashMap}, so is the shadow's).
+     */
+    private static Object springShadow(Object cache, Class<?> type) throws ReflectiveOperationException {
+        Class<?> spring = type;
+        while (!spring.getName().equals(SPRING_MAP_CACHE)) {
+            spring = spring.getSuperclass();
+        }
+        Field name = spring.getDeclaredField("name");
+        Field serialization = spring.getDeclaredField("serialization");
+        name.setAccessible(true);
+        serialization.setAccessible(true);
+        Object allowNullValues = spring.getMethod("isAllowNullValues").invoke(cache);
+        Constructor<?> c = spring.getDeclaredConstructor(String.class, ConcurrentMap.class, boolean.class,
+                serialization.getType());
+        c.setAccessible(true);
+        try {
+            return c.newInstance(name.get(cache), new ConcurrentHashMap<Object, Object>(), allowNullValues,
+                    serialization.get(cache));
+        } catch (InvocationTargetException e) {
+            throw new ReflectiveOperationException(String.valueOf(e.getCause()), e.getCause());
+        }
     }
 
     private static Object unwrapped(Method factory, Object... arguments) throws ReflectiveOperationException {

@@ -1,28 +1,28 @@
 package dev.richter.agent.otel;
 
-import dev.richter.agent.caffeine.CaffeineExits;
+import dev.richter.agent.localcache.LocalCacheExits;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.implementation.bytecode.assign.Assigner;
 
 /**
- * Inlined into a data method of Caffeine's {@code BoundedLocalCache} or {@code UnboundedLocalCache} that returns a
- * value: when the context is marked, the method is skipped and returns what the same call returned on the cache's
- * shadow ({@code CaffeineExits.onShadow}); unmarked, the method runs as it is. The arguments are boxed into an array
+ * Inlined into a data method that returns a value of Caffeine's {@code BoundedLocalCache} or {@code
+ * UnboundedLocalCache}, or of Spring's {@code ConcurrentMapCache}: when the context is marked, the method is skipped and returns what the same call returned on the cache's
+ * shadow ({@code LocalCacheExits.onShadow}); unmarked, the method runs as it is. The arguments are boxed into an array
  * only on the marked path. A loader's exception, or the refusal, is thrown from the method. Names only the helper and
  * JDK types.
  */
 @SuppressWarnings("unused")
-public final class CaffeineCallAdvice {
-    private CaffeineCallAdvice() {}
+public final class LocalCacheCallAdvice {
+    private LocalCacheCallAdvice() {}
 
     /** @return {@code null}: run the method; one element: skip it and return that */
     @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class)
     public static Object[] enter(@Advice.This Object cache, @Advice.Origin("#m") String method,
                                  @Advice.Origin("#d") String descriptor, @Advice.AllArguments Object[] arguments) {
-        if (!CaffeineExits.marked()) {
+        if (!LocalCacheExits.marked()) {
             return null;
         }
-        return CaffeineExits.onShadow(cache, method, descriptor, arguments);
+        return LocalCacheExits.onShadow(cache, method, descriptor, arguments);
     }
 
     @Advice.OnMethodExit

@@ -1,7 +1,7 @@
-package dev.richter.agent.caffeine;
+package dev.richter.agent.localcache;
 
 /**
- * What {@link CaffeineShadows} knows of one Caffeine {@code LocalCache}: how it was built (to build its shadow alike)
+ * What {@link LocalCacheShadows} knows of one Caffeine {@code LocalCache}: how it was built (to build its shadow alike)
  * and its shadow once marked work has used it; or that it is itself a shadow.
  */
 final class ShadowEntry {

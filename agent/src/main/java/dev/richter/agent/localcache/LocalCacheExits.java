@@ -1,4 +1,4 @@
-package dev.richter.agent.caffeine;
+package dev.richter.agent.localcache;
 
 import dev.richter.agent.bootstrap.IsolationBridge;
 import dev.richter.agent.bootstrap.IsolationGuard;
@@ -7,23 +7,24 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 
 /**
- * The isolation at Caffeine's in-process caches (2.9 and 3.x; {@code Cache}, {@code LoadingCache}, {@code AsyncCache},
+ * The isolation at in-process caches: Caffeine (2.9 and 3.x; {@code Cache}, {@code LoadingCache}, {@code AsyncCache},
  * {@code AsyncLoadingCache}, their {@code asMap()} and {@code synchronous()} views, and what runs on them: Spring's
- * {@code CaffeineCache} under {@code @Cacheable}). Every call of those reaches one {@code LocalCache} ({@code
- * BoundedLocalCache} or {@code UnboundedLocalCache}), where the advice calls this helper.
+ * {@code CaffeineCache} under {@code @Cacheable}), where every call reaches one {@code LocalCache} ({@code
+ * BoundedLocalCache} or {@code UnboundedLocalCache}); and Spring's {@code ConcurrentMapCache} (the default store of
+ * {@code @Cacheable} without a cache library). The advice on their data methods calls this helper.
  *
  * <p>The rule: a call made while the current OpenTelemetry context is marked ({@link IsolationGuard#marked()}) runs,
- * unchanged, on the cache's <em>shadow</em> ({@link CaffeineShadows}), a second cache built like it, never on the
+ * unchanged, on the cache's <em>shadow</em> ({@link LocalCacheShadows}), a second cache built like it, never on the
  * cache itself. So nothing a marked call puts, computes or loads is ever returned to an unmarked caller; no marked
  * call reads, overwrites, invalidates or (through the maximum size) evicts a production entry; and marked traffic
  * still meets a cache of the same size and expiry, so its hit rates and the load behind the cache are realistic. The
  * rule needs nothing from the isolation document (it holds before one has loaded: fail closed). When no shadow can be
  * made (Caffeine's internals differ), the marked call is refused: {@link IllegalStateException} naming the reason,
  * recorded as {@code richter.refused}; the cache is not touched. Unmarked calls are not looked at beyond the marker.
- * Injected by the agent as a helper next to Caffeine; no lambdas.
+ * Injected by the agent as a helper next to the cache library; no lambdas.
  */
-public final class CaffeineExits {
-    private CaffeineExits() {}
+public final class LocalCacheExits {
+    private LocalCacheExits() {}
 
     /** Whether the current context carries the load-test marker; {@code false} when it cannot be read. */
     public static boolean marked() {
@@ -35,7 +36,7 @@ public final class CaffeineExits {
     }
 
     /**
-     * After a {@code LocalCache}'s constructor: remembers how it was built, so that its shadow can be built alike.
+     * After a Caffeine {@code LocalCache}'s constructor: remembers how it was built, so that its shadow can be built alike.
      *
      * @param cache     the cache just built
      * @param arguments its constructor's arguments: the {@code Caffeine} builder, for a bounded cache its loader
@@ -43,7 +44,7 @@ public final class CaffeineExits {
      */
     public static void constructed(Object cache, Object[] arguments) {
         try {
-            CaffeineShadows.constructed(cache, arguments);
+            LocalCacheShadows.constructed(cache, arguments);
         } catch (RuntimeException | LinkageError e) {
             // a marked call on this cache is then refused (shadowOf: not known)
         }
@@ -64,18 +65,18 @@ public final class CaffeineExits {
         Object shadow;
         Method m;
         try {
-            shadow = CaffeineShadows.shadowOf(cache);
+            shadow = LocalCacheShadows.shadowOf(cache);
             if (shadow == null) {
                 return null;
             }
-            m = CaffeineShadows.method(shadow.getClass(), method, descriptor);
+            m = LocalCacheShadows.method(shadow.getClass(), method, descriptor);
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
             throw refused(method, e);
         }
         try {
             return new Object[] {m.invoke(shadow, arguments)};
         } catch (InvocationTargetException e) {
-            throw CaffeineExits.<RuntimeException>rethrow(e.getCause());
+            throw LocalCacheExits.<RuntimeException>rethrow(e.getCause());
         } catch (IllegalAccessException e) {
             throw refused(method, e);
         }

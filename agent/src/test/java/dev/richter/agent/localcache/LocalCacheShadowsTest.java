@@ -1,4 +1,4 @@
-package dev.richter.agent.caffeine;
+package dev.richter.agent.localcache;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -22,14 +22,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.cache.concurrent.ConcurrentMapCache;
 
 /**
- * The shadow-cache rule on a real Caffeine 3.1.8, without the agent: the test calls the helper as the advice does
- * ({@link CaffeineExits#onShadow} with a method's name and descriptor) on a cache's {@code LocalCache} (a sync cache's
- * {@code asMap()}), after telling it how the cache was built ({@link CaffeineExits#constructed}, the constructor
+ * The shadow-cache rule on a real Caffeine 3.1.8 (and Spring's {@code ConcurrentMapCache}), without the agent: the test calls the helper as the advice does
+ * ({@link LocalCacheExits#onShadow} with a method's name and descriptor) on a cache's {@code LocalCache} (a sync cache's
+ * {@code asMap()}), after telling it how the cache was built ({@link LocalCacheExits#constructed}, the constructor
  * advice's call). Production is read through the cache's own API, which no advice diverts here.
  */
-class CaffeineShadowsTest {
+class LocalCacheShadowsTest {
     private static final String PUT = "(Ljava/lang/Object;Ljava/lang/Object;)Ljava/lang/Object;";
     private static final String GET_IF_PRESENT = "(Ljava/lang/Object;Z)Ljava/lang/Object;";
     private static final String COMPUTE_IF_ABSENT = "(Ljava/lang/Object;Ljava/util/function/Function;ZZ)Ljava/lang/Object;";
@@ -48,7 +49,7 @@ class CaffeineShadowsTest {
         Cache<Object, Object> cache = builder.build();
         production[0] = cache;
         Map<Object, Object> local = cache.asMap();
-        CaffeineExits.constructed(local, new Object[] {builder, null, false});
+        LocalCacheExits.constructed(local, new Object[] {builder, null, false});
         return local;
     }
 
@@ -63,14 +64,14 @@ class CaffeineShadowsTest {
         Map<Object, Object> local = bounded(production);
         production[0].put("k", "production");
 
-        assertNull(CaffeineExits.onShadow(local, "put", PUT, new Object[] {"k", "marked"})[0]);
+        assertNull(LocalCacheExits.onShadow(local, "put", PUT, new Object[] {"k", "marked"})[0]);
 
         assertEquals("production", production[0].getIfPresent("k"));
-        assertEquals("marked", CaffeineExits.onShadow(local, "getIfPresent", GET_IF_PRESENT, new Object[] {"k", true})[0]);
-        assertNull(CaffeineExits.onShadow(local, "getIfPresent", GET_IF_PRESENT, new Object[] {"other", true})[0],
+        assertEquals("marked", LocalCacheExits.onShadow(local, "getIfPresent", GET_IF_PRESENT, new Object[] {"k", true})[0]);
+        assertNull(LocalCacheExits.onShadow(local, "getIfPresent", GET_IF_PRESENT, new Object[] {"other", true})[0],
                 "a production entry is not read by a marked call");
         production[0].put("other", "p");
-        assertNull(CaffeineExits.onShadow(local, "getIfPresent", GET_IF_PRESENT, new Object[] {"other", true})[0]);
+        assertNull(LocalCacheExits.onShadow(local, "getIfPresent", GET_IF_PRESENT, new Object[] {"other", true})[0]);
     }
 
     @Test
@@ -80,9 +81,9 @@ class CaffeineShadowsTest {
         AtomicInteger loads = new AtomicInteger();
         Function<Object, Object> loader = k -> "shadow-data#" + loads.incrementAndGet();
 
-        Object first = CaffeineExits.onShadow(local, "computeIfAbsent", COMPUTE_IF_ABSENT,
+        Object first = LocalCacheExits.onShadow(local, "computeIfAbsent", COMPUTE_IF_ABSENT,
                 new Object[] {"k", loader, true, true})[0];
-        Object second = CaffeineExits.onShadow(local, "computeIfAbsent", COMPUTE_IF_ABSENT,
+        Object second = LocalCacheExits.onShadow(local, "computeIfAbsent", COMPUTE_IF_ABSENT,
                 new Object[] {"k", loader, true, true})[0];
 
         assertEquals("shadow-data#1", first);
@@ -101,10 +102,10 @@ class CaffeineShadowsTest {
         production[0].put("c", "3");
 
         for (int i = 0; i < 20; i++) {
-            CaffeineExits.onShadow(local, "put", PUT, new Object[] {"m" + i, "x"});
+            LocalCacheExits.onShadow(local, "put", PUT, new Object[] {"m" + i, "x"});
         }
-        CaffeineExits.onShadow(local, "clear", "()V", new Object[0]);
-        CaffeineExits.onShadow(local, "remove", "(Ljava/lang/Object;)Ljava/lang/Object;", new Object[] {"a"});
+        LocalCacheExits.onShadow(local, "clear", "()V", new Object[0]);
+        LocalCacheExits.onShadow(local, "remove", "(Ljava/lang/Object;)Ljava/lang/Object;", new Object[] {"a"});
         production[0].cleanUp();
 
         assertEquals(Map.of("a", "1", "b", "2", "c", "3"), Map.copyOf(production[0].asMap()));
@@ -118,15 +119,15 @@ class CaffeineShadowsTest {
         Cache<Object, Object>[] production = one();
         Map<Object, Object> local = bounded(production);
         for (int i = 0; i < 20; i++) {
-            CaffeineExits.onShadow(local, "put", PUT, new Object[] {"m" + i, "x"});
+            LocalCacheExits.onShadow(local, "put", PUT, new Object[] {"m" + i, "x"});
         }
-        Object shadow = CaffeineShadows.shadowOf(local);
+        Object shadow = LocalCacheShadows.shadowOf(local);
         assertNotSame(local, shadow);
-        assertSame(shadow, CaffeineShadows.shadowOf(local), "one shadow per cache");
-        assertNull(CaffeineExits.onShadow(shadow, "put", PUT, new Object[] {"k", "v"}), "a shadow runs its own calls");
+        assertSame(shadow, LocalCacheShadows.shadowOf(local), "one shadow per cache");
+        assertNull(LocalCacheExits.onShadow(shadow, "put", PUT, new Object[] {"k", "v"}), "a shadow runs its own calls");
 
-        CaffeineShadows.method(shadow.getClass(), "cleanUp", "()V").invoke(shadow);
-        long size = (Long) CaffeineExits.onShadow(local, "estimatedSize", "()J", new Object[0])[0];
+        LocalCacheShadows.method(shadow.getClass(), "cleanUp", "()V").invoke(shadow);
+        long size = (Long) LocalCacheExits.onShadow(local, "estimatedSize", "()J", new Object[0])[0];
         assertTrue(size <= 3, "the shadow's maximum is production's: " + size);
     }
 
@@ -135,13 +136,38 @@ class CaffeineShadowsTest {
         Caffeine<Object, Object> builder = Caffeine.newBuilder();
         Cache<Object, Object> cache = builder.build();
         Map<Object, Object> local = cache.asMap();
-        CaffeineExits.constructed(local, new Object[] {builder, false});
+        LocalCacheExits.constructed(local, new Object[] {builder, false});
 
-        CaffeineExits.onShadow(local, "put", PUT, new Object[] {"k", "marked"});
+        LocalCacheExits.onShadow(local, "put", PUT, new Object[] {"k", "marked"});
 
         assertNull(cache.getIfPresent("k"));
-        assertEquals(Boolean.TRUE, CaffeineExits.onShadow(local, "containsKey", "(Ljava/lang/Object;)Z",
+        assertEquals(Boolean.TRUE, LocalCacheExits.onShadow(local, "containsKey", "(Ljava/lang/Object;)Z",
                 new Object[] {"k"})[0]);
+    }
+
+    @Test
+    void aSpringConcurrentMapCacheGetsAShadowOfTheSameNameAndSettings() throws Exception {
+        ConcurrentMapCache cache = new ConcurrentMapCache("stock", false);
+        cache.put("kept", "production");
+
+        MarkedPut.put(cache);
+
+        assertNull(cache.get("k"));
+        Object shadow = LocalCacheShadows.shadowOf(cache);
+        assertEquals("stock", ((ConcurrentMapCache) shadow).getName());
+        assertFalse(((ConcurrentMapCache) shadow).isAllowNullValues());
+        assertEquals("marked", LocalCacheExits.onShadow(cache, "lookup", "(Ljava/lang/Object;)Ljava/lang/Object;",
+                new Object[] {"k"})[0]);
+        LocalCacheExits.onShadow(cache, "clear", "()V", new Object[0]);
+        assertEquals("production", cache.get("kept").get());
+    }
+
+    /** The marked {@code ConcurrentMapCache.put("k", "marked")}, as its advice makes it. */
+    private static final class MarkedPut {
+        static void put(ConcurrentMapCache cache) {
+            assertNull(LocalCacheExits.onShadow(cache, "put", "(Ljava/lang/Object;Ljava/lang/Object;)V",
+                    new Object[] {"k", "marked"})[0]);
+        }
     }
 
     @Test
@@ -152,7 +178,7 @@ class CaffeineShadowsTest {
             throw thrown;
         };
 
-        assertSame(thrown, assertThrows(IllegalArgumentException.class, () -> CaffeineExits.onShadow(local,
+        assertSame(thrown, assertThrows(IllegalArgumentException.class, () -> LocalCacheExits.onShadow(local,
                 "computeIfAbsent", COMPUTE_IF_ABSENT, new Object[] {"k", failing, true, true})));
     }
 
@@ -161,26 +187,26 @@ class CaffeineShadowsTest {
         Map<Object, Object> unknown = new ConcurrentHashMap<>();
 
         IllegalStateException refused = assertThrows(IllegalStateException.class,
-                () -> CaffeineExits.onShadow(unknown, "put", PUT, new Object[] {"k", "v"}));
+                () -> LocalCacheExits.onShadow(unknown, "put", PUT, new Object[] {"k", "v"}));
 
         assertTrue(refused.getMessage().startsWith("Richter isolation refused a marked call to exit 'caffeine put':"
                 + " no shadow cache could be made"), refused.getMessage());
         assertTrue(unknown.isEmpty());
-        assertFalse(CaffeineShadows.known(unknown));
+        assertFalse(LocalCacheShadows.known(unknown));
     }
 
     @Test
     void theMarkerIsTheGuardsAndDoesNotNeedADocument() {
-        assertFalse(CaffeineExits.marked(), "the guard installed before the extension starts: unmarked");
+        assertFalse(LocalCacheExits.marked(), "the guard installed before the extension starts: unmarked");
         IsolationBridge.install(new MarkedGuard());
-        assertTrue(CaffeineExits.marked(), "marked, whatever the document (this guard has none)");
+        assertTrue(LocalCacheExits.marked(), "marked, whatever the document (this guard has none)");
     }
 
     @Test
     void theDescriptorIsTheJvms() throws Exception {
-        assertEquals(COMPUTE_IF_ABSENT, CaffeineShadows.descriptor(Class.forName(CaffeineShadows.BOUNDED)
+        assertEquals(COMPUTE_IF_ABSENT, LocalCacheShadows.descriptor(Class.forName(LocalCacheShadows.BOUNDED)
                 .getDeclaredMethod("computeIfAbsent", Object.class, Function.class, boolean.class, boolean.class)));
-        assertNotNull(CaffeineShadows.method(Class.forName(CaffeineShadows.BOUNDED), "estimatedSize", "()J"));
+        assertNotNull(LocalCacheShadows.method(Class.forName(LocalCacheShadows.BOUNDED), "estimatedSize", "()J"));
     }
 
     /** A guard for which every call is marked, and which has no document. */

@@ -1,23 +1,23 @@
 package dev.richter.agent.otel;
 
-import dev.richter.agent.caffeine.CaffeineExits;
+import dev.richter.agent.localcache.LocalCacheExits;
 import net.bytebuddy.asm.Advice;
 
 /**
- * {@link CaffeineCallAdvice} for the data methods that return nothing ({@code clear}, {@code putAll}, {@code
+ * {@link LocalCacheCallAdvice} for the data methods that return nothing ({@code clear}, {@code putAll}, {@code
  * replaceAll}, {@code forEach}): marked, the method is skipped once the same call ran on the cache's shadow.
  */
 @SuppressWarnings("unused")
-public final class CaffeineVoidCallAdvice {
-    private CaffeineVoidCallAdvice() {}
+public final class LocalCacheVoidCallAdvice {
+    private LocalCacheVoidCallAdvice() {}
 
     /** @return {@code null}: run the method; non-null: skip it (it ran on the shadow) */
     @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class)
     public static Object[] enter(@Advice.This Object cache, @Advice.Origin("#m") String method,
                                  @Advice.Origin("#d") String descriptor, @Advice.AllArguments Object[] arguments) {
-        if (!CaffeineExits.marked()) {
+        if (!LocalCacheExits.marked()) {
             return null;
         }
-        return CaffeineExits.onShadow(cache, method, descriptor, arguments);
+        return LocalCacheExits.onShadow(cache, method, descriptor, arguments);
     }
 }

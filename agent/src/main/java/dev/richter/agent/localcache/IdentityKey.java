@@ -1,4 +1,4 @@
-package dev.richter.agent.caffeine;
+package dev.richter.agent.localcache;
 
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
