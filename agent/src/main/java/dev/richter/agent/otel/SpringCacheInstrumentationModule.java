@@ -9,9 +9,12 @@ import static net.bytebuddy.matcher.ElementMatchers.namedOneOf;
 import static net.bytebuddy.matcher.ElementMatchers.not;
 import static net.bytebuddy.matcher.ElementMatchers.returns;
 
+import io.opentelemetry.javaagent.extension.ignore.IgnoredTypesBuilder;
+import io.opentelemetry.javaagent.extension.ignore.IgnoredTypesConfigurer;
 import io.opentelemetry.javaagent.extension.instrumentation.TypeInstrumentation;
 import io.opentelemetry.javaagent.extension.instrumentation.TypeTransformer;
 import io.opentelemetry.javaagent.extension.matcher.AgentElementMatchers;
+import io.opentelemetry.sdk.autoconfigure.spi.ConfigProperties;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
@@ -26,7 +29,8 @@ import net.bytebuddy.matcher.ElementMatcher;
  * {@link CaffeineInstrumentationModule}'s helpers). Where: its data methods ({@link #DATA_METHODS}: {@code lookup},
  * which {@code get(key)} and {@code get(key, type)} call, {@code get(key, valueLoader)}, {@code retrieve}, {@code put},
  * {@code putIfAbsent}, {@code evict}, {@code evictIfPresent}, {@code clear}, {@code invalidate}, {@code
- * getNativeCache}). Instrumentation name {@code richter-spring-cache}.
+ * getNativeCache}). The agent ignores {@code org.springframework.cache.*}; {@link AllowConcurrentMapCache} lets this
+ * class in. Instrumentation name {@code richter-spring-cache}.
  */
 public final class SpringCacheInstrumentationModule extends RichterInstrumentationModule {
     static final List<String> DATA_METHODS = Collections.unmodifiableList(Arrays.asList("lookup", "get", "retrieve",
@@ -46,6 +50,14 @@ public final class SpringCacheInstrumentationModule extends RichterInstrumentati
     @Override
     public List<String> getAdditionalHelperClassNames() {
         return CaffeineInstrumentationModule.HELPERS;
+    }
+
+    /** Lets the agent instrument {@code ConcurrentMapCache}, which its ignores of {@code org.springframework.cache.} leave out. */
+    public static final class AllowConcurrentMapCache implements IgnoredTypesConfigurer {
+        @Override
+        public void configure(IgnoredTypesBuilder builder, ConfigProperties config) {
+            builder.allowClass(CONCURRENT_MAP_CACHE);
+        }
     }
 
     /** {@code ConcurrentMapCache}'s data methods. */
