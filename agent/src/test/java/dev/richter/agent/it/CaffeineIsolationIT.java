@@ -103,6 +103,23 @@ class CaffeineIsolationIT {
         }
     }
 
+    /**
+     * Issue 40: a marked read of shadow data, cached by {@code @Cacheable} over Spring 6.2's {@code
+     * CaffeineCacheManager} (Caffeine 3, the one Spring 6 is for), must never be served to a real user.
+     */
+    @Test
+    void aCacheableMethodsMarkedResultIsNeverServedToAnUnmarkedCallerOverCaffeineCacheManager() throws Exception {
+        String first = call(caffeine3, "cacheable", "get", "sku:40", "", MARKED);
+        int marked = Integer.parseInt(value(first).substring("stock#".length()));
+
+        assertEquals(answer("stock#" + (marked + 1), marked + 1), call(caffeine3, "cacheable", "get", "sku:40", "",
+                null), "the unmarked caller's read runs the method, not the marked one's cached result");
+        assertEquals(answer("stock#" + marked, marked + 1), call(caffeine3, "cacheable", "get", "sku:40", "", MARKED),
+                "the marked caller hits its own cached result");
+        assertEquals(answer("stock#" + (marked + 1), marked + 1), call(caffeine3, "cacheable", "get", "sku:40", "",
+                null), "the unmarked caller hits its own");
+    }
+
     @Test
     void markedPutsAndInvalidationsStayInTheShadowAndUnmarkedOnesAreUnchanged() throws Exception {
         for (Map.Entry<String, ChildJvm> entry : apps().entrySet()) {

@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.cache.concurrent.ConcurrentMapCache;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 
 /**
  * A service with no Richter code that caches in Caffeine (3.1.8, or 2.9.3 when its jar is first on the class path),
@@ -28,7 +29,9 @@ import org.springframework.cache.concurrent.ConcurrentMapCache;
  *   <li>{@code small}: {@code Cache}, maximum 3, maintenance on the caller's thread;</li>
  *   <li>{@code unbounded}: {@code Cache} with no bound ({@code UnboundedLocalCache});</li>
  *   <li>{@code spring}: Spring's {@code ConcurrentMapCache} (what {@code @Cacheable} calls: {@code get(key,
- *       valueLoader)}, {@code get(key)}, {@code put}, {@code evict}, {@code clear}).</li>
+ *       valueLoader)}, {@code get(key)}, {@code put}, {@code evict}, {@code clear});</li>
+ *   <li>{@code cacheable}: {@link CacheableStock}'s {@code @Cacheable} method over {@code CaffeineCacheManager}:
+ *       {@code get} calls it with the key; its loads are the method's runs.</li>
  * </ul>
  * Ops: {@code get}, {@code getIfPresent}, {@code put}, {@code invalidate}, {@code invalidateAll}, {@code cleanUp},
  * {@code keys} (the keys of {@code asMap()}, sorted, comma-separated), {@code version} (Caffeine's major version).
@@ -41,6 +44,8 @@ public final class CaffeineTestApp {
                 "async", new AtomicInteger(), "small", new AtomicInteger(), "unbounded", new AtomicInteger(),
                 "spring", new AtomicInteger());
         ConcurrentMapCache spring = new ConcurrentMapCache("stock");
+        // built at its first use: Spring 6's CaffeineCacheManager is for Caffeine 3, the 2.9 child never asks for it
+        CacheableStock.Stock[] cacheable = new CacheableStock.Stock[1];
         Cache<String, String> manual = Caffeine.newBuilder().maximumSize(100).build();
         LoadingCache<String, String> loading = Caffeine.newBuilder().maximumSize(100)
                 .build(k -> "loaded#" + loads.get("loading").incrementAndGet());
@@ -54,12 +59,20 @@ public final class CaffeineTestApp {
             String op = q.get("op");
             String key = q.getOrDefault("key", "");
             String value = q.getOrDefault("value", "");
-            AtomicInteger counter = loads.get(name);
+            AtomicInteger counter = name.equals("cacheable") ? CacheableStock.READS : loads.get(name);
             String answer;
             try {
                 Object reply;
                 if (op.equals("version")) {
                     reply = major();
+                } else if (name.equals("cacheable")) {
+                    synchronized (cacheable) {
+                        if (cacheable[0] == null) {
+                            cacheable[0] = new AnnotationConfigApplicationContext(CacheableStock.class)
+                                    .getBean(CacheableStock.Stock.class);
+                        }
+                    }
+                    reply = cacheable[0].stock(key);
                 } else if (name.equals("spring")) {
                     reply = spring(spring, op, key, value, counter);
                 } else if (name.equals("async")) {
