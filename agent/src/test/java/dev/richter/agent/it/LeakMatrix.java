@@ -39,7 +39,8 @@ import redis.clients.jedis.Jedis;
  * After each marked call the same call unmarked (the control) must be counted at the receiver, or the count proves
  * nothing; where no unmarked call can be counted (a closed port, a statement H2 cannot run) there is none. Prints one
  * table row per (case, target), a line per child with its span stamps, then last {@code cases=<n> leaked=<n>
- * unguarded=<n> refused=<n>}; exits 1 when a case leaked, 2 when a control was not counted (and 0 otherwise). The
+ * unguarded=<n> refused=<n>}; with arguments, only the sections they name ({@code http}, {@code storage}, {@code
+ * lettuce}, {@code caffeine}, {@code drivers}); exits 1 when a case leaked, 2 when a control was not counted (and 0 otherwise). The
  * libraries' own output goes to stderr. PostgreSQL and MariaDB cases run when they are installed ({@link
  * DatabaseServer}), else a line says why not.
  */
@@ -76,12 +77,23 @@ public final class LeakMatrix {
         LeakMatrix matrix = new LeakMatrix(report);
         String java = ChildJvm.serviceJava();
         report.println("service java: " + java);
+        List<String> only = List.of(args);
         try {
-            matrix.http();
-            matrix.storage();
-            matrix.lettuce();
-            matrix.caffeine();
-            matrix.drivers();
+            if (only.isEmpty() || only.contains("http")) {
+                matrix.http();
+            }
+            if (only.isEmpty() || only.contains("storage")) {
+                matrix.storage();
+            }
+            if (only.isEmpty() || only.contains("lettuce")) {
+                matrix.lettuce();
+            }
+            if (only.isEmpty() || only.contains("caffeine")) {
+                matrix.caffeine();
+            }
+            if (only.isEmpty() || only.contains("drivers")) {
+                matrix.drivers();
+            }
         } finally {
             matrix.print();
         }
