@@ -70,6 +70,15 @@ final class ChildJvm implements AutoCloseable {
      *                       client)
      */
     ChildJvm(String javaExecutable, List<String> flags, Class<?> main, List<Class<?>> libraries) throws Exception {
+        this(javaExecutable, flags, main, List.of(), libraries);
+    }
+
+    /**
+     * Starts {@code main} as above, with {@code jars} first on its class path (a library at another version than the
+     * tests', e.g. Caffeine 2.9).
+     */
+    ChildJvm(String javaExecutable, List<String> flags, Class<?> main, List<String> jars, List<Class<?>> libraries)
+            throws Exception {
         // in target/, kept for reading after a failure
         output = Files.createTempFile(Files.createDirectories(Path.of("target", "it-logs")), "child-jvm", ".log");
         List<String> command = new ArrayList<>(List.of(javaExecutable,
@@ -77,7 +86,7 @@ final class ChildJvm implements AutoCloseable {
                 "-Dotel.traces.exporter=logging-otlp", "-Dotel.metrics.exporter=none", "-Dotel.logs.exporter=none",
                 "-Dotel.bsp.schedule.delay=200", "-Dotel.service.name=isolation-test-app", "-Xmx256m"));
         command.addAll(flags);
-        List<String> classPath = new ArrayList<>();
+        List<String> classPath = new ArrayList<>(jars);
         for (Class<?> c : concat(main, libraries)) {
             String entry = Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
             if (!classPath.contains(entry)) {

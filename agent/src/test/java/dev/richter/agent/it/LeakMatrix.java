@@ -22,7 +22,8 @@ import redis.clients.jedis.Jedis;
 /**
  * The leak matrix of bench/isolation-leaks.sh (issue 46 item 7): for each client and store a service with no Richter
  * code runs in its own child JVM with the agent and the built extension ({@link ChildJvm}: {@link IsolationTestApp},
- * {@link StorageTestApp}, {@link LettuceTestApp}, {@link JdbcTestApp}, on {@code richter.it.serviceJava}), makes one
+ * {@link StorageTestApp}, {@link LettuceTestApp}, {@link CaffeineTestApp}, {@link JdbcTestApp}, on {@code
+ * richter.it.serviceJava}), makes one
  * marked call per target, and the effect is counted at the receiving side, never by the service: the real server's
  * request counter ({@link CountingServer}), the database's rows ({@code SELECT count(*)} on this JVM's own
  * connection), Redis's keys ({@code EXISTS}), the broker's end offsets ({@code Admin.listOffsets}). Each (case, target)
@@ -38,7 +39,8 @@ import redis.clients.jedis.Jedis;
  * After each marked call the same call unmarked (the control) must be counted at the receiver, or the count proves
  * nothing; where no unmarked call can be counted (a closed port, a statement H2 cannot run) there is none. Prints one
  * table row per (case, target), a line per child with its span stamps, then last {@code cases=<n> leaked=<n>
- * unguarded=<n> refused=<n>}; exits 1 when a case leaked, 2 when a control was not counted (and 0 otherwise). The
+ * unguarded=<n> refused=<n>}; with arguments, only the sections they name ({@code http}, {@code storage}, {@code
+ * lettuce}, {@code caffeine}, {@code drivers}); exits 1 when a case leaked, 2 when a control was not counted (and 0 otherwise). The
  * libraries' own output goes to stderr. PostgreSQL and MariaDB cases run when they are installed ({@link
  * DatabaseServer}), else a line says why not.
  */
@@ -75,12 +77,26 @@ public final class LeakMatrix {
         LeakMatrix matrix = new LeakMatrix(report);
         String java = ChildJvm.serviceJava();
         report.println("service java: " + java);
+        List<String> only = List.of(args);
         try {
-            matrix.http();
-            matrix.storage();
-            matrix.lettuce();
-            matrix.drivers();
-            matrix.awsSdk();
+            if (only.isEmpty() || only.contains("http")) {
+                matrix.http();
+            }
+            if (only.isEmpty() || only.contains("storage")) {
+                matrix.storage();
+            }
+            if (only.isEmpty() || only.contains("lettuce")) {
+                matrix.lettuce();
+            }
+            if (only.isEmpty() || only.contains("caffeine")) {
+                matrix.caffeine();
+            }
+            if (only.isEmpty() || only.contains("drivers")) {
+                matrix.drivers();
+            }
+            if (only.isEmpty() || only.contains("aws-sdk")) {
+                matrix.awsSdk();
+            }
         } finally {
             matrix.print();
         }
@@ -559,6 +575,52 @@ public final class LeakMatrix {
 
     private static String redisAt(ChildJvm app, String op, String keys, String value, String baggage) throws Exception {
         return app.get("/redis?op=" + op + "&key=" + enc(keys) + "&value=" + enc(value), baggage).body();
+    }
+
+    /**
+     * Caffeine 3 and Spring's {@code ConcurrentMapCache} (in-process: the receiving side is the cache itself, so the
+     * count is what an unmarked caller of the service is answered): a marked put, and a marked get whose mapping
+     * function computes the value, each through {@code Cache}, {@code AsyncCache}, an unbounded {@code Cache} and
+     * {@code ConcurrentMapCache}, and a {@code LoadingCache}'s loader. Production
+     * counts 1 when an unmarked {@code getIfPresent} of the key answers the marked value, the shadow 1 when a marked
+     * one does; the control is the same call unmarked.
+     */
+    private void caffeine() throws Exception {
+        ChildJvm app = null;
+        try {
+            Path document = document("""
+                    {"mode": "enforce", "scope": [], "mocks": []}
+                    """);
+            app = new ChildJvm(ChildJvm.serviceJava(), List.of("-Drichter.isolation.file=" + document),
+                    CaffeineTestApp.class, List.of(), List.of(com.github.benmanes.caffeine.cache.Caffeine.class));
+            ChildJvm a = app;
+            for (String cache : List.of("manual", "async", "unbounded", "spring")) {
+                String kase = cache.equals("spring") ? "spring ConcurrentMapCache" : "caffeine " + cache;
+                for (String op : List.of("put", "get")) {
+                    String key = "leak:" + op;
+                    check(kase, op.toUpperCase(java.util.Locale.ROOT) + " " + key, "shadowed",
+                            () -> caffeineAt(a, cache, op, key, "v", MARKED), () -> answers(a, cache, key, "v", null),
+                            () -> answers(a, cache, key, "v", MARKED), () -> caffeineAt(a, cache, op, key, "v", null));
+                }
+            }
+            check("caffeine loading", "GET leak:load (loader)", "shadowed",
+                    () -> caffeineAt(a, "loading", "get", "leak:load", "", MARKED),
+                    () -> answers(a, "loading", "leak:load", "loaded#1", null),
+                    () -> answers(a, "loading", "leak:load", "loaded#1", MARKED), null);
+        } finally {
+            ChildJvm.closeAll(app);
+        }
+    }
+
+    private static String caffeineAt(ChildJvm app, String cache, String op, String key, String value, String baggage)
+            throws Exception {
+        return app.get("/cache?cache=" + cache + "&op=" + op + "&key=" + enc(key) + "&value=" + enc(value), baggage)
+                .body();
+    }
+
+    /** 1 when a {@code getIfPresent} of {@code key} (marked when {@code baggage} is) answers {@code value}, else 0. */
+    private static long answers(ChildJvm app, String cache, String key, String value, String baggage) throws Exception {
+        return caffeineAt(app, cache, "getIfPresent", key, "", baggage).startsWith("value=" + value + ";") ? 1 : 0;
     }
 
     private static String lettuceAt(ChildJvm app, String api, String op, String keys, String value, String baggage)

@@ -52,6 +52,7 @@ class BootClassPathTest {
         assertEquals(sorted(lettuce), sorted(LettuceInstrumentationModule.HELPERS));
         assertEquals(compiled("dev.richter.agent.kafka"), sorted(KafkaProducerInstrumentationModule.HELPERS));
         assertEquals(compiled("dev.richter.agent.awssdk"), sorted(AwsSdkInstrumentationModule.HELPERS));
+        assertEquals(compiled("dev.richter.agent.localcache"), sorted(CaffeineInstrumentationModule.HELPERS));
     }
 
     @Test

@@ -17,11 +17,11 @@ import java.util.Set;
  * singletons, and each row's library versions are that module's muzzle {@code pass} range (its {@code
  * build.gradle.kts}); guarded or not is agent/README.md, "What is guarded, and what is not": guarded are the JDK
  * {@code HttpClient}, {@code java.net.HttpURLConnection}, Apache HttpClient 5 classic, Apache HttpClient 4.3-4.5,
- * OkHttp 4/5, JDBC (any driver), Jedis 7, Lettuce 6 and 7, the Kafka producer, the AWS SDK for Java 2, and as
- * servers the JDK {@code
- * HttpServer}, jakarta Servlet containers and reactor-netty's server; not guarded are reactor-netty's {@code
- * HttpClient} ({@code WebClient}, Spring Cloud Gateway's downstream calls), Lettuce 5, the Kafka consumer, in-process
- * caches, the AWS SDK for Java 1, gRPC and {@code javax.servlet} containers. A change to either source changes this table and its test ({@code
+ * OkHttp 4/5, JDBC (any driver), Jedis 7, Lettuce 6 and 7, the Kafka producer, the AWS SDK for Java 2, Caffeine and
+ * Spring's {@code ConcurrentMapCache}, and as servers the JDK {@code HttpServer}, jakarta Servlet containers and
+ * reactor-netty's server; not guarded are reactor-netty's {@code HttpClient} ({@code WebClient}, Spring Cloud Gateway's
+ * downstream calls), Lettuce 5, the Kafka consumer, other in-process caches, the AWS SDK for Java 1, gRPC and {@code
+ * javax.servlet} containers. A change to either source changes this table and its test ({@code
  * MiddlewareInventoryTest#tableRowsAreTheAgentsScopeNames}) together. In-process caches (Caffeine, a map) make no span:
  * no trace can show them, so no row names them.
  *
