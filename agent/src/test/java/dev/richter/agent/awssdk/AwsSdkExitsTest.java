@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 
 import dev.richter.agent.bootstrap.ExitDecision;
 import dev.richter.agent.bootstrap.IsolationBridge;
-import dev.richter.agent.bootstrap.IsolationGuard;
+import dev.richter.agent.bootstrap.StubGuard;
 import dev.richter.agent.bootstrap.MarkerScope;
 import dev.richter.agent.bootstrap.ShadowDecision;
 import dev.richter.agent.isolation.AwsSdkPolicy;
@@ -50,30 +50,7 @@ class AwsSdkExitsTest {
     }
 
     private void install(boolean marked) {
-        IsolationBridge.install(new IsolationGuard() {
-            @Override
-            public ExitDecision decideHttp(String method, String host, int port, String path) {
-                return ExitDecision.PASS;
-            }
-
-            @Override
-            public void record(ExitDecision decision) {}
-
-            @Override
-            public Optional<String> inboundRefusal(String baggageHeader) {
-                return Optional.empty();
-            }
-
-            @Override
-            public MarkerScope markInbound(String baggageHeader) {
-                return () -> { };
-            }
-
-            @Override
-            public boolean marked() {
-                return marked;
-            }
-
+        IsolationBridge.install(new StubGuard(marked) {
             @Override
             public ShadowDecision decideAwsSdk(String service, String operation, String target) {
                 return AwsSdkPolicy.decide(service, operation, target, SHADOWS, IsolationMode.ENFORCE);

@@ -6,10 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.richter.agent.bootstrap.ExitDecision;
 import dev.richter.agent.bootstrap.IsolationBridge;
-import dev.richter.agent.bootstrap.IsolationGuard;
-import dev.richter.agent.bootstrap.MarkerScope;
+import dev.richter.agent.bootstrap.StubGuard;
 import dev.richter.agent.bootstrap.ShadowDecision;
 import dev.richter.agent.isolation.IsolationMode;
 import dev.richter.agent.isolation.Shadows;
@@ -22,7 +20,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -46,30 +43,7 @@ class KafkaExitsTest {
     /** A guard whose current work is marked and whose topic rule is {@link TopicPolicy} over {@code topics}. */
     private static void installMarked(Map<String, String> topics) {
         Shadows shadows = new Shadows(Map.of(), Map.of(), Map.of(), topics);
-        IsolationBridge.install(new IsolationGuard() {
-            @Override
-            public ExitDecision decideHttp(String method, String host, int port, String path) {
-                return ExitDecision.PASS;
-            }
-
-            @Override
-            public void record(ExitDecision decision) {}
-
-            @Override
-            public Optional<String> inboundRefusal(String baggageHeader) {
-                return Optional.empty();
-            }
-
-            @Override
-            public MarkerScope markInbound(String baggageHeader) {
-                return () -> { };
-            }
-
-            @Override
-            public boolean marked() {
-                return true;
-            }
-
+        IsolationBridge.install(new StubGuard(true) {
             @Override
             public ShadowDecision decideTopic(String topic) {
                 return TopicPolicy.decide(topic, shadows, IsolationMode.ENFORCE);

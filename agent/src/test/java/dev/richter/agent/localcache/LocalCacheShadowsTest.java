@@ -11,12 +11,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import dev.richter.agent.bootstrap.ExitDecision;
 import dev.richter.agent.bootstrap.IsolationBridge;
-import dev.richter.agent.bootstrap.IsolationGuard;
-import dev.richter.agent.bootstrap.MarkerScope;
+import dev.richter.agent.bootstrap.StubGuard;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -198,7 +195,7 @@ class LocalCacheShadowsTest {
     @Test
     void theMarkerIsTheGuardsAndDoesNotNeedADocument() {
         assertFalse(LocalCacheExits.marked(), "the guard installed before the extension starts: unmarked");
-        IsolationBridge.install(new MarkedGuard());
+        IsolationBridge.install(new StubGuard(true));
         assertTrue(LocalCacheExits.marked(), "marked, whatever the document (this guard has none)");
     }
 
@@ -207,31 +204,5 @@ class LocalCacheShadowsTest {
         assertEquals(COMPUTE_IF_ABSENT, LocalCacheShadows.descriptor(Class.forName(LocalCacheShadows.BOUNDED)
                 .getDeclaredMethod("computeIfAbsent", Object.class, Function.class, boolean.class, boolean.class)));
         assertNotNull(LocalCacheShadows.method(Class.forName(LocalCacheShadows.BOUNDED), "estimatedSize", "()J"));
-    }
-
-    /** A guard for which every call is marked, and which has no document. */
-    private static final class MarkedGuard implements IsolationGuard {
-        @Override
-        public ExitDecision decideHttp(String method, String host, int port, String path) {
-            return ExitDecision.PASS;
-        }
-
-        @Override
-        public void record(ExitDecision decision) {}
-
-        @Override
-        public Optional<String> inboundRefusal(String baggageHeader) {
-            return Optional.empty();
-        }
-
-        @Override
-        public MarkerScope markInbound(String baggageHeader) {
-            return () -> { };
-        }
-
-        @Override
-        public boolean marked() {
-            return true;
-        }
     }
 }
