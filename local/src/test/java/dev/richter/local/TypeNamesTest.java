@@ -113,7 +113,7 @@ class TypeNamesTest {
         assertTrue(dependencies.keySet().containsAll(List.of("libs/common", "functions/load-driver", "local")),
                 dependencies.keySet().toString());
         assertEquals(List.of("functions/plan-api", "libs/common", "libs/links", "libs/traffic", "libs/reports",
-                        "libs/runs", "libs/sizing"),
+                        "libs/runs", "libs/sizing", "sdk"),
                 classpath("functions/plan-api", dependencies));
         List<String> names = declaredTypes("libs/common").stream().map(Declared::qualifiedName).toList();
         assertTrue(names.contains("dev.richter.common.model.CheckResult.Outcome"), names.toString());

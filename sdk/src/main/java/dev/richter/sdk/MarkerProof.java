@@ -38,7 +38,7 @@ public final class MarkerProof {
     private MarkerProof() {}
 
     /** Why a token did or did not verify. Only {@link #VALID} makes a request Richter's. */
-    public enum Verdict {
+    public enum Check {
         /** Signed by a key of the expected team, not expired. */
         VALID,
         /** No token at all next to the marker. */
@@ -146,22 +146,22 @@ public final class MarkerProof {
      * @param team   the team the verifier serves
      * @param keys   the team's keys, base64url; a key that is not base64url is skipped
      * @param nowS   the verifier's clock, epoch seconds
-     * @return {@link Verdict#VALID} when some key of {@code keys} signed it for {@code team} and {@code nowS <=
-     *     expires + }{@value #CLOCK_SKEW_S}; otherwise the first reason it fails, in the order of {@link Verdict}
+     * @return {@link Check#VALID} when some key of {@code keys} signed it for {@code team} and {@code nowS <=
+     *     expires + }{@value #CLOCK_SKEW_S}; otherwise the first reason it fails, in the order of {@link Check}
      */
-    public static Verdict verify(String token, String team, List<String> keys, long nowS) {
+    public static Check verify(String token, String team, List<String> keys, long nowS) {
         if (token == null || token.isEmpty()) {
-            return Verdict.MISSING;
+            return Check.MISSING;
         }
         Claims claims = claims(token);
         if (claims == null) {
-            return Verdict.MALFORMED;
+            return Check.MALFORMED;
         }
         if (!claims.team().equals(team)) {
-            return Verdict.OTHER_TEAM;
+            return Check.OTHER_TEAM;
         }
         if (nowS > claims.expiresS() + CLOCK_SKEW_S) {
-            return Verdict.EXPIRED;
+            return Check.EXPIRED;
         }
         int dot = token.lastIndexOf('.');
         // compared as written: base64 text with other unused low bits decodes to the same bytes, and is no token of ours
@@ -175,10 +175,10 @@ public final class MarkerProof {
                 continue;
             }
             if (MessageDigest.isEqual(B64.encodeToString(mac(k, body)).getBytes(StandardCharsets.US_ASCII), given)) {
-                return Verdict.VALID;
+                return Check.VALID;
             }
         }
-        return Verdict.BAD_SIGNATURE;
+        return Check.BAD_SIGNATURE;
     }
 
     private static byte[] keyBytes(String key) {

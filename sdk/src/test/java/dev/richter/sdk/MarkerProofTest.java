@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.richter.sdk.MarkerProof.Verdict;
+import dev.richter.sdk.MarkerProof.Check;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -23,27 +23,27 @@ class MarkerProofTest {
 
     @Test
     void verifiesOnlyATokenOfTheTeamSignedByItsKeyBeforeItExpires() {
-        assertEquals(Verdict.VALID, MarkerProof.verify(TOKEN, "shop-team", List.of(KEY), BEFORE));
-        assertEquals(Verdict.VALID, MarkerProof.verify(TOKEN, "shop-team", List.of(MarkerProof.newKey(), KEY), BEFORE),
+        assertEquals(Check.VALID, MarkerProof.verify(TOKEN, "shop-team", List.of(KEY), BEFORE));
+        assertEquals(Check.VALID, MarkerProof.verify(TOKEN, "shop-team", List.of(MarkerProof.newKey(), KEY), BEFORE),
                 "any key of the team (rotation)");
-        assertEquals(Verdict.OTHER_TEAM, MarkerProof.verify(TOKEN, "other-team", List.of(KEY), BEFORE));
-        assertEquals(Verdict.BAD_SIGNATURE, MarkerProof.verify(TOKEN, "shop-team", List.of(MarkerProof.newKey()), BEFORE));
-        assertEquals(Verdict.VALID, MarkerProof.verify(TOKEN, "shop-team", List.of(KEY),
+        assertEquals(Check.OTHER_TEAM, MarkerProof.verify(TOKEN, "other-team", List.of(KEY), BEFORE));
+        assertEquals(Check.BAD_SIGNATURE, MarkerProof.verify(TOKEN, "shop-team", List.of(MarkerProof.newKey()), BEFORE));
+        assertEquals(Check.VALID, MarkerProof.verify(TOKEN, "shop-team", List.of(KEY),
                 1_796_000_000L + MarkerProof.CLOCK_SKEW_S), "within the clock skew");
-        assertEquals(Verdict.EXPIRED, MarkerProof.verify(TOKEN, "shop-team", List.of(KEY),
+        assertEquals(Check.EXPIRED, MarkerProof.verify(TOKEN, "shop-team", List.of(KEY),
                 1_796_000_000L + MarkerProof.CLOCK_SKEW_S + 1));
-        assertEquals(Verdict.MISSING, MarkerProof.verify(null, "shop-team", List.of(KEY), BEFORE));
-        assertEquals(Verdict.MISSING, MarkerProof.verify("", "shop-team", List.of(KEY), BEFORE));
+        assertEquals(Check.MISSING, MarkerProof.verify(null, "shop-team", List.of(KEY), BEFORE));
+        assertEquals(Check.MISSING, MarkerProof.verify("", "shop-team", List.of(KEY), BEFORE));
     }
 
     @Test
     void anyChangeToAFieldBreaksTheSignature() {
         String laterExpiry = TOKEN.replace(".1796000000.", ".1896000000.");
-        assertEquals(Verdict.BAD_SIGNATURE, MarkerProof.verify(laterExpiry, "shop-team", List.of(KEY), BEFORE));
+        assertEquals(Check.BAD_SIGNATURE, MarkerProof.verify(laterExpiry, "shop-team", List.of(KEY), BEFORE));
         String otherRun = TOKEN.replace(".cnVuLTQy.", ".cnVuLTQz.");
-        assertEquals(Verdict.BAD_SIGNATURE, MarkerProof.verify(otherRun, "shop-team", List.of(KEY), BEFORE));
+        assertEquals(Check.BAD_SIGNATURE, MarkerProof.verify(otherRun, "shop-team", List.of(KEY), BEFORE));
         String flipped = TOKEN.substring(0, TOKEN.length() - 1) + (TOKEN.endsWith("w") ? "x" : "w");
-        assertEquals(Verdict.BAD_SIGNATURE, MarkerProof.verify(flipped, "shop-team", List.of(KEY), BEFORE));
+        assertEquals(Check.BAD_SIGNATURE, MarkerProof.verify(flipped, "shop-team", List.of(KEY), BEFORE));
     }
 
     @Test
@@ -52,7 +52,7 @@ class MarkerProofTest {
                 "r1.c2hvcC10ZWFt.cnVuLTQy.soon.x", "r1.c2hvcC10ZWFt.cnVuLTQy.1796000000.", "r1..cnVuLTQy.1.x",
                 "r1.c2hvcC10ZWFt.cnVuLTQy.1796000000.x.y", "r1.*.cnVuLTQy.1796000000.x"}) {
             assertNull(MarkerProof.claims(bad), bad);
-            assertEquals(Verdict.MALFORMED, MarkerProof.verify(bad, "shop-team", List.of(KEY), BEFORE), bad);
+            assertEquals(Check.MALFORMED, MarkerProof.verify(bad, "shop-team", List.of(KEY), BEFORE), bad);
         }
         assertEquals("run-42", MarkerProof.claims(TOKEN).run());
         assertEquals("shop-team", MarkerProof.claims(TOKEN).team());
@@ -66,7 +66,7 @@ class MarkerProofTest {
         assertEquals(43, a.length(), "32 bytes as base64url without padding");
         assertThrows(IllegalArgumentException.class, () -> MarkerProof.mint("c2hvcnQ", "t", "r", 1));
         assertThrows(IllegalArgumentException.class, () -> MarkerProof.mint(KEY, "", "r", 1));
-        assertEquals(Verdict.BAD_SIGNATURE, MarkerProof.verify(TOKEN, "shop-team", List.of("not a key!"), BEFORE),
+        assertEquals(Check.BAD_SIGNATURE, MarkerProof.verify(TOKEN, "shop-team", List.of("not a key!"), BEFORE),
                 "an unreadable key verifies nothing");
     }
 

@@ -3,7 +3,7 @@ package dev.richter.agent.isolation;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.sdk.Backports;
 import dev.richter.sdk.MarkerProof;
-import dev.richter.sdk.MarkerProof.Verdict;
+import dev.richter.sdk.MarkerProof.Check;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -17,7 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * GET /safety/isolation} always serves it. A document without it ({@link #UNSIGNED}, a document written by hand)
  * accepts the bare marker.
  *
- * <p>Verdicts are cached per token, so each hop of a request, and each exit a hop makes, checks a run's token by one
+ * <p>Checks are cached per token, so each hop of a request, and each exit a hop makes, checks a run's token by one
  * map lookup after its first HMAC: a valid token with its expiry (compared with the clock at each use), a rejected
  * one with its reason. Each cache holds at most {@value #CACHE_SIZE} tokens and is emptied when full, so forged
  * tokens cannot grow it without bound. Equality is on team and keys: a refresh that changes neither keeps the value.
@@ -30,7 +30,7 @@ public final class MarkerKeys {
     private final String team;
     private final List<String> keys;
     private final Map<String, Long> validUntilS = new ConcurrentHashMap<>();
-    private final Map<String, Verdict> rejected = new ConcurrentHashMap<>();
+    private final Map<String, Check> rejected = new ConcurrentHashMap<>();
 
     /**
      * @param team the team whose markers are accepted; {@code ""} with no keys for {@link #UNSIGNED}
@@ -52,31 +52,31 @@ public final class MarkerKeys {
     }
 
     /**
-     * The verdict on a marked request's proof.
+     * The check of a marked request's proof.
      *
      * @param token the {@value MarkerProof#MEMBER} member's value, or null when the request had none
      * @param nowS  the clock, epoch seconds
-     * @return {@link Verdict#VALID} for any token when {@link #UNSIGNED}; otherwise {@link MarkerProof#verify}'s
+     * @return {@link Check#VALID} for any token when {@link #UNSIGNED}; otherwise {@link MarkerProof#verify}'s
      */
-    public Verdict verdict(String token, long nowS) {
+    public Check check(String token, long nowS) {
         if (!required()) {
-            return Verdict.VALID;
+            return Check.VALID;
         }
         if (token == null || token.isEmpty()) {
-            return Verdict.MISSING;
+            return Check.MISSING;
         }
         Long until = validUntilS.get(token);
         if (until != null) {
-            return nowS <= until ? Verdict.VALID : Verdict.EXPIRED;
+            return nowS <= until ? Check.VALID : Check.EXPIRED;
         }
-        Verdict known = rejected.get(token);
+        Check known = rejected.get(token);
         if (known != null) {
             return known;
         }
-        Verdict v = MarkerProof.verify(token, team, keys, nowS);
-        if (v == Verdict.VALID) {
+        Check v = MarkerProof.verify(token, team, keys, nowS);
+        if (v == Check.VALID) {
             remember(validUntilS, token, MarkerProof.claims(token).expiresS() + MarkerProof.CLOCK_SKEW_S);
-        } else if (v != Verdict.EXPIRED) {
+        } else if (v != Check.EXPIRED) {
             remember(rejected, token, v);
         }
         return v;

@@ -107,12 +107,12 @@ public final class RichterIsolationGuard implements IsolationGuard {
 
     /**
      * Whether {@code baggage}'s proof ({@value MarkerProof#MEMBER}) is accepted by the loaded configuration: always
-     * before one loads and when it names no keys; else when its verdict is {@link MarkerProof.Verdict#VALID}.
+     * before one loads and when it names no keys; else when its check is {@link MarkerProof.Check#VALID}.
      */
     public boolean proofAccepted(Baggage baggage) {
         Optional<IsolationConfig> config = source.current();
-        return !config.isPresent() || config.get().marker().verdict(baggage.getEntryValue(MarkerProof.MEMBER),
-                System.currentTimeMillis() / 1000) == MarkerProof.Verdict.VALID;
+        return !config.isPresent() || config.get().marker().check(baggage.getEntryValue(MarkerProof.MEMBER),
+                System.currentTimeMillis() / 1000) == MarkerProof.Check.VALID;
     }
 
     /** Inbound requests whose marker's proof did not verify, since the JVM started. */
@@ -383,10 +383,10 @@ public final class RichterIsolationGuard implements IsolationGuard {
             }
             String token = Marked.memberValue(baggageHeader, MarkerProof.MEMBER);
             Optional<IsolationConfig> config = source.current();
-            MarkerProof.Verdict verdict = config.isPresent()
-                    ? config.get().marker().verdict(token, System.currentTimeMillis() / 1000) : MarkerProof.Verdict.VALID;
-            if (verdict != MarkerProof.Verdict.VALID) {
-                return asProduction(verdict, token);
+            MarkerProof.Check check = config.isPresent()
+                    ? config.get().marker().check(token, System.currentTimeMillis() / 1000) : MarkerProof.Check.VALID;
+            if (check != MarkerProof.Check.VALID) {
+                return asProduction(check, token);
             }
             if (marked.getAsBoolean()) {
                 return NOTHING;
@@ -407,10 +407,10 @@ public final class RichterIsolationGuard implements IsolationGuard {
      * An inbound request whose marker did not verify: counted, {@link #FORGED} on the current (server) span, and its
      * handling made current without the marker or the proof, so it runs, and propagates, as production traffic.
      */
-    private MarkerScope asProduction(MarkerProof.Verdict verdict, String token) {
+    private MarkerScope asProduction(MarkerProof.Check check, String token) {
         long n = forged.incrementAndGet();
         MarkerProof.Claims claims = MarkerProof.claims(token);
-        String reason = verdict.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ')
+        String reason = check.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ')
                 + (claims == null ? "" : ": run " + claims.run() + " of team " + claims.team());
         try {
             Span.current().setAttribute(FORGED, reason);

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.richter.sdk.MarkerProof;
-import dev.richter.sdk.MarkerProof.Verdict;
+import dev.richter.sdk.MarkerProof.Check;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
@@ -37,11 +37,11 @@ class MarkerKeysTest {
     void aCachedValidTokenStillExpires() throws Exception {
         MarkerKeys keys = parse("{\"team\":\"t\",\"keys\":[\"" + KEY + "\"]}");
         String token = MarkerProof.mint(KEY, "t", "run-1", 1_000);
-        assertEquals(Verdict.VALID, keys.verdict(token, 900));
-        assertEquals(Verdict.VALID, keys.verdict(token, 1_000 + MarkerProof.CLOCK_SKEW_S));
-        assertEquals(Verdict.EXPIRED, keys.verdict(token, 1_001 + MarkerProof.CLOCK_SKEW_S), "from the cache");
-        assertEquals(Verdict.MISSING, keys.verdict(null, 900));
-        assertEquals(Verdict.VALID, MarkerKeys.UNSIGNED.verdict(null, 900));
+        assertEquals(Check.VALID, keys.check(token, 900));
+        assertEquals(Check.VALID, keys.check(token, 1_000 + MarkerProof.CLOCK_SKEW_S));
+        assertEquals(Check.EXPIRED, keys.check(token, 1_001 + MarkerProof.CLOCK_SKEW_S), "from the cache");
+        assertEquals(Check.MISSING, keys.check(null, 900));
+        assertEquals(Check.VALID, MarkerKeys.UNSIGNED.check(null, 900));
     }
 
     @Test
@@ -49,7 +49,7 @@ class MarkerKeysTest {
         MarkerKeys keys = parse("{\"team\":\"t\",\"keys\":[\"" + KEY + "\"]}");
         String other = MarkerProof.newKey();
         for (int i = 0; i < MarkerKeys.CACHE_SIZE * 3; i++) {
-            assertEquals(Verdict.BAD_SIGNATURE, keys.verdict(MarkerProof.mint(other, "t", "run-" + i, 2_000), 900));
+            assertEquals(Check.BAD_SIGNATURE, keys.check(MarkerProof.mint(other, "t", "run-" + i, 2_000), 900));
         }
         java.lang.reflect.Field f = MarkerKeys.class.getDeclaredField("rejected");
         f.setAccessible(true);

@@ -26,7 +26,7 @@ class StoredTasksTest {
         assertEquals("run-7", claims.run());
         assertEquals("shop-team", claims.team());
         assertEquals((start + 30_000 + 2_000) / 1000 + StoredTasks.PROOF_SLACK_S, claims.expiresS());
-        assertEquals(MarkerProof.Verdict.VALID, MarkerProof.verify(proof, "shop-team", List.of(key), start / 1000),
+        assertEquals(MarkerProof.Check.VALID, MarkerProof.verify(proof, "shop-team", List.of(key), start / 1000),
                 "signed with the newest key");
         assertEquals(Marker.DEFAULT.key(), signed.marker().key());
         assertEquals(task(start).scenarios(), signed.scenarios());

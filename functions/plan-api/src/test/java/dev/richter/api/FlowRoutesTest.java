@@ -92,7 +92,7 @@ class FlowRoutesTest {
         for (String baggage : markers) {
             assertTrue(baggage.startsWith("richter-loadtest=1,richter-proof="), baggage);
             String proof = baggage.substring("richter-loadtest=1,richter-proof=".length());
-            assertEquals(dev.richter.sdk.MarkerProof.Verdict.VALID, dev.richter.sdk.MarkerProof.verify(proof, "t1",
+            assertEquals(dev.richter.sdk.MarkerProof.Check.VALID, dev.richter.sdk.MarkerProof.verify(proof, "t1",
                     List.of(key), System.currentTimeMillis() / 1000), baggage);
             assertEquals("flow:" + flowId, dev.richter.sdk.MarkerProof.claims(proof).run());
         }

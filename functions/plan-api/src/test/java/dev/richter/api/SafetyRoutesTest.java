@@ -78,8 +78,8 @@ class SafetyRoutesTest {
         assertNotEquals(key, t3.path("keys").get(0).asText(), "a key per team");
         long now = System.currentTimeMillis() / 1000;
         String proof = MarkerProof.mint(key, "t1", "run-1", now + 60);
-        assertEquals(MarkerProof.Verdict.VALID, MarkerProof.verify(proof, "t1", List.of(key), now));
-        assertEquals(MarkerProof.Verdict.BAD_SIGNATURE, MarkerProof.verify(MarkerProof.mint(key, "t3", "run-1", now + 60),
+        assertEquals(MarkerProof.Check.VALID, MarkerProof.verify(proof, "t1", List.of(key), now));
+        assertEquals(MarkerProof.Check.BAD_SIGNATURE, MarkerProof.verify(MarkerProof.mint(key, "t3", "run-1", now + 60),
                 "t3", List.of(t3.path("keys").get(0).asText()), now), "t1's key signs nothing of t3's");
     }
 
