@@ -2,7 +2,9 @@ package dev.richter.loaddriver;
 
 import dev.richter.common.Repositories;
 import dev.richter.common.RunMetricsRepository;
+import dev.richter.common.model.Scenario;
 import dev.richter.common.model.StepPlan;
+import dev.richter.common.net.AllowedNetworks;
 import dev.richter.common.model.WorkerRef;
 import dev.richter.common.model.WorkerTask;
 import dev.richter.data.StoredSets;
@@ -40,7 +42,27 @@ final class StoredTasks {
                         + " is not stored"));
         WorkerTask task = WorkerTasks.workerTask(step, ref, plan, repositories.listServices(step.teamId()),
                 new StoredSets(repositories.dynamoDb(), repositories.tables().registry()));
-        return signed(task, repositories.markerKeys(step.teamId()), System.currentTimeMillis());
+        return signed(checked(task, AllowedNetworks.fromEnv()), repositories.markerKeys(step.teamId()),
+                System.currentTimeMillis());
+    }
+
+    /**
+     * {@code task} when every scenario's target may be called ({@link AllowedNetworks#refusal}, on what its host
+     * resolves to now, at the worker's start).
+     *
+     * @throws IllegalStateException naming the scenario, its target and the reason: the worker sends nothing
+     */
+    static WorkerTask checked(WorkerTask task, AllowedNetworks networks) {
+        for (Scenario s : task.scenarios()) {
+            String host = java.net.URI.create(s.targetBaseUrl()).getHost();
+            java.util.Optional<String> refused = host == null ? java.util.Optional.of("no host in " + s.targetBaseUrl())
+                    : networks.refusal(host);
+            if (refused.isPresent()) {
+                throw new IllegalStateException("scenario '" + s.name() + "' targets " + s.targetBaseUrl()
+                        + ", which Richter may not call: " + refused.get() + "; the worker sends nothing");
+            }
+        }
+        return task;
     }
 
     /** How long a step's marker proof outlives the step's last due request, seconds: its answer may still be coming. */

@@ -41,4 +41,23 @@ class StoredTasksTest {
                 () -> StoredTasks.signed(task(0), List.of(), 0));
         assertTrue(e.getMessage().contains("would take this load for production traffic"), e.getMessage());
     }
+
+    @Test
+    void aWorkerWhoseTargetResolvesToAMetadataAddressSendsNothing() throws Exception {
+        java.net.InetAddress metadata = java.net.InetAddress.getByName("169.254.169.254");
+        dev.richter.common.net.AllowedNetworks networks = new dev.richter.common.net.AllowedNetworks("", false,
+                host -> host.equals("orders.internal.example.com") ? new java.net.InetAddress[] {metadata}
+                        : new java.net.InetAddress[] {java.net.InetAddress.getByName("10.0.3.7")});
+        WorkerTask ok = new WorkerTask("run-7", "shop-team", "formal", 0, 100, 30, 0, 1, 0, 2_000, 100, 10,
+                Marker.DEFAULT, List.of(new dev.richter.common.model.Scenario("orders", "order",
+                        "http://inventory.internal.example.com:8080", 1, List.of())), 0, 0, Long.MAX_VALUE);
+        assertEquals(ok, StoredTasks.checked(ok, networks));
+        WorkerTask rebound = new WorkerTask("run-7", "shop-team", "formal", 0, 100, 30, 0, 1, 0, 2_000, 100, 10,
+                Marker.DEFAULT, List.of(new dev.richter.common.model.Scenario("orders", "order",
+                        "http://orders.internal.example.com:8080", 1, List.of())), 0, 0, Long.MAX_VALUE);
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> StoredTasks.checked(rebound, networks));
+        assertEquals("scenario 'orders' targets http://orders.internal.example.com:8080, which Richter may not call:"
+                + " 169.254.169.254 (orders.internal.example.com) is link-local, multicast or unspecified (cloud metadata"
+                + " endpoints live there): Richter never calls it; the worker sends nothing", e.getMessage());
+    }
 }
