@@ -6,12 +6,9 @@ import static net.bytebuddy.matcher.ElementMatchers.named;
 import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
 
 import io.opentelemetry.javaagent.extension.instrumentation.TypeInstrumentation;
-import io.opentelemetry.javaagent.extension.instrumentation.TypeTransformer;
-import io.opentelemetry.javaagent.extension.matcher.AgentElementMatchers;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
-import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.matcher.ElementMatcher;
 
 /**
@@ -42,8 +39,8 @@ public final class AwsSdkInstrumentationModule extends RichterInstrumentationMod
 
     @Override
     protected List<TypeInstrumentation> instrumentations() {
-        return Arrays.<TypeInstrumentation>asList(new HandlerInstrumentation(SYNC, AwsSdkSyncAdvice.class.getName()),
-                new HandlerInstrumentation(ASYNC, AwsSdkAsyncAdvice.class.getName()));
+        return Arrays.<TypeInstrumentation>asList(handler(SYNC, AwsSdkSyncAdvice.class.getName()),
+                handler(ASYNC, AwsSdkAsyncAdvice.class.getName()));
     }
 
     @Override
@@ -52,29 +49,8 @@ public final class AwsSdkInstrumentationModule extends RichterInstrumentationMod
     }
 
     /** Every public {@code execute(ClientExecutionParams, ...)} of one handler class. */
-    static final class HandlerInstrumentation implements TypeInstrumentation {
-        private final String type;
-        private final String advice;
-
-        HandlerInstrumentation(String type, String advice) {
-            this.type = type;
-            this.advice = advice;
-        }
-
-        @Override
-        public ElementMatcher<ClassLoader> classLoaderOptimization() {
-            return AgentElementMatchers.hasClassesNamed(type);
-        }
-
-        @Override
-        public ElementMatcher<TypeDescription> typeMatcher() {
-            return named(type);
-        }
-
-        @Override
-        public void transform(TypeTransformer transformer) {
-            transformer.applyAdviceToMethod(isMethod().and(isPublic()).and(named("execute"))
-                    .and(takesArgument(0, named(PARAMS))), advice);
-        }
+    static OneMethodInstrumentation handler(String type, String advice) {
+        return new OneMethodInstrumentation(type, isMethod().and(isPublic()).and(named("execute"))
+                .and(takesArgument(0, named(PARAMS))), advice);
     }
 }

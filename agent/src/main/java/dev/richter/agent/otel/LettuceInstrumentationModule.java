@@ -49,8 +49,8 @@ public final class LettuceInstrumentationModule extends RichterInstrumentationMo
     @Override
     protected List<TypeInstrumentation> instrumentations() {
         return Arrays.asList(new EndpointInstrumentation(), new ReactiveInstrumentation(),
-                new ConnectInstrumentation("io.lettuce.core.AbstractRedisClient", "initializeChannelAsync0"),
-                new ConnectInstrumentation("io.lettuce.core.protocol.ReconnectionHandler", "reconnect0"));
+                connect("io.lettuce.core.AbstractRedisClient", "initializeChannelAsync0"),
+                connect("io.lettuce.core.protocol.ReconnectionHandler", "reconnect0"));
     }
 
     @Override
@@ -81,29 +81,8 @@ public final class LettuceInstrumentationModule extends RichterInstrumentationMo
     }
 
     /** A method where Lettuce asks Netty to connect: {@link LettuceConnectAdvice}. */
-    static final class ConnectInstrumentation implements TypeInstrumentation {
-        private final String type;
-        private final String method;
-
-        ConnectInstrumentation(String type, String method) {
-            this.type = type;
-            this.method = method;
-        }
-
-        @Override
-        public ElementMatcher<ClassLoader> classLoaderOptimization() {
-            return AgentElementMatchers.hasClassesNamed(type);
-        }
-
-        @Override
-        public ElementMatcher<TypeDescription> typeMatcher() {
-            return named(type);
-        }
-
-        @Override
-        public void transform(TypeTransformer transformer) {
-            transformer.applyAdviceToMethod(isMethod().and(named(method)), LettuceConnectAdvice.class.getName());
-        }
+    static OneMethodInstrumentation connect(String type, String method) {
+        return new OneMethodInstrumentation(type, isMethod().and(named(method)), LettuceConnectAdvice.class.getName());
     }
 
     /** {@code AbstractRedisReactiveCommands.createMono(Supplier)} and {@code createFlux(Supplier, boolean)}. */

@@ -9,13 +9,15 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 import io.opentelemetry.javaagent.extension.instrumentation.TypeInstrumentation;
 import io.opentelemetry.javaagent.extension.instrumentation.TypeTransformer;
 import io.opentelemetry.javaagent.extension.matcher.AgentElementMatchers;
+import net.bytebuddy.description.method.MethodDescription;
 import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.matcher.ElementMatcher;
 
 /**
  * One public method of one client class, named exactly, with its advice: what a client with a single path for every
  * call needs (Jedis's {@code Connection.sendCommand(CommandArguments)}, {@code KafkaProducer.send(ProducerRecord,
- * Callback)}). Applies only in class loaders that have the class.
+ * Callback)}), or the methods of one class a matcher names (the AWS SDK's {@code execute} overloads, Lettuce's connect
+ * methods). Applies only in class loaders that have the class.
  *
  * @param type          the class, e.g. {@code redis.clients.jedis.Connection}
  * @param method        the method's name
@@ -25,16 +27,24 @@ import net.bytebuddy.matcher.ElementMatcher;
  */
 final class OneMethodInstrumentation implements TypeInstrumentation {
     private final String type;
-    private final String method;
-    private final int arguments;
-    private final String firstArgument;
+    private final ElementMatcher<? super MethodDescription> methods;
     private final String advice;
 
     OneMethodInstrumentation(String type, String method, int arguments, String firstArgument, String advice) {
+        this(type, isMethod().and(isPublic()).and(named(method)).and(takesArguments(arguments))
+                .and(takesArgument(0, named(firstArgument))), advice);
+    }
+
+    /**
+     * The methods {@code methods} matches of one class (e.g. every overload of a name), with one advice.
+     *
+     * @param type    the class
+     * @param methods which of its methods
+     * @param advice  the advice class's name
+     */
+    OneMethodInstrumentation(String type, ElementMatcher<? super MethodDescription> methods, String advice) {
         this.type = type;
-        this.method = method;
-        this.arguments = arguments;
-        this.firstArgument = firstArgument;
+        this.methods = methods;
         this.advice = advice;
     }
 
@@ -50,7 +60,6 @@ final class OneMethodInstrumentation implements TypeInstrumentation {
 
     @Override
     public void transform(TypeTransformer transformer) {
-        transformer.applyAdviceToMethod(isMethod().and(isPublic()).and(named(method)).and(takesArguments(arguments))
-                .and(takesArgument(0, named(firstArgument))), advice);
+        transformer.applyAdviceToMethod(methods, advice);
     }
 }
