@@ -181,6 +181,16 @@ public final class MarkerProof {
         return Check.BAD_SIGNATURE;
     }
 
+    /** Whether {@code key} is a marker key: base64url of at least 16 bytes (as {@link #newKey} writes 32). */
+    public static boolean isKey(String key) {
+        try {
+            keyBytes(key);
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
     private static byte[] keyBytes(String key) {
         byte[] k = key == null ? new byte[0] : B64D.decode(key);
         if (k.length < 16) {

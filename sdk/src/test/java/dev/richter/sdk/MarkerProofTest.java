@@ -64,6 +64,10 @@ class MarkerProofTest {
         String a = MarkerProof.newKey();
         assertNotEquals(a, MarkerProof.newKey());
         assertEquals(43, a.length(), "32 bytes as base64url without padding");
+        assertTrue(MarkerProof.isKey(a));
+        assertTrue(MarkerProof.isKey(KEY));
+        assertTrue(!MarkerProof.isKey("c2hvcnQ") && !MarkerProof.isKey("not a key!") && !MarkerProof.isKey(null),
+                "too short, not base64url, absent");
         assertThrows(IllegalArgumentException.class, () -> MarkerProof.mint("c2hvcnQ", "t", "r", 1));
         assertThrows(IllegalArgumentException.class, () -> MarkerProof.mint(KEY, "", "r", 1));
         assertEquals(Check.BAD_SIGNATURE, MarkerProof.verify(TOKEN, "shop-team", List.of("not a key!"), BEFORE),

@@ -84,9 +84,7 @@ final class StoredTasks {
                     + " creates it");
         }
         long endMs = Math.max(task.stepStartEpochMs(), nowMs) + task.durationS() * 1000L + task.requestTimeoutMs();
-        return new WorkerTask(task.runId(), task.teamId(), task.stage(), task.stepIndex(), task.qps(), task.durationS(),
-                task.workerIndex(), task.workerCount(), task.stepStartEpochMs(), task.requestTimeoutMs(),
-                task.maxInFlight(), task.latenessToleranceMs(), task.marker().signed(keys.get(0), task.teamId(), task.runId(), endMs / 1000 + PROOF_SLACK_S), task.scenarios(),
-                task.legIndex(), task.legStartOffsetMs(), task.legEndOffsetMs(), task.monitorStaleAfterMs());
+        return task.withMarker(task.marker().signed(keys.get(0), task.teamId(), task.runId(),
+                endMs / 1000 + PROOF_SLACK_S));
     }
 }

@@ -233,13 +233,11 @@ public final class TrafficMix {
             }
         }
         if (marker.header().equalsIgnoreCase("baggage")) {
-            String merged = Baggage.merge(existing, marker.key(), marker.value());
-            if (marker.proof() != null) {
-                // the proof first, then the marker: each merge puts its member in front and drops an earlier one
-                merged = Baggage.merge(Baggage.merge(existing, Marker.PROOF_MEMBER, marker.proof()), marker.key(),
-                        marker.value());
-            }
-            out.put(marker.header(), merged);
+            // with a proof, it is merged first and then the marker: each merge puts its member in front and drops an
+            // earlier one of its key
+            String withProof = marker.proof() == null ? existing
+                    : Baggage.merge(existing, Marker.PROOF_MEMBER, marker.proof());
+            out.put(marker.header(), Baggage.merge(withProof, marker.key(), marker.value()));
         } else {
             out.put(marker.header(), marker.value());
         }

@@ -55,6 +55,13 @@ public record WorkerTask(String runId, String teamId, String stage, int stepInde
                 legEndOffsetMs, 0);
     }
 
+    /** This task with {@code marker} instead of its own (e.g. the same marker with the run's proof). */
+    public WorkerTask withMarker(Marker marker) {
+        return new WorkerTask(runId, teamId, stage, stepIndex, qps, durationS, workerIndex, workerCount,
+                stepStartEpochMs, requestTimeoutMs, maxInFlight, latenessToleranceMs, marker, scenarios, legIndex,
+                legStartOffsetMs, legEndOffsetMs, monitorStaleAfterMs);
+    }
+
     /** When the leg's monitor loop starts, epoch ms: the leg's first due time. */
     public long watchedFromEpochMs() {
         return stepStartEpochMs + legStartOffsetMs;
