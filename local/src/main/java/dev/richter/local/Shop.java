@@ -65,6 +65,40 @@ public final class Shop implements AutoCloseable {
         return new Shop(root, env, output);
     }
 
+    /**
+     * This shop with {@code services} (some of {@link #SERVICES}) stopped and started again with {@code env} as the
+     * environment, e.g. order with a variant of its configuration; the other services, the database and Redis keep
+     * running (and keep what they hold). The returned shop stops with {@code env}; this one is not to be used after.
+     * Restarting one JVM takes a third of the time of the whole shop on 2 cores.
+     *
+     * @param env the whole new environment; its ports and run directory must be this shop's
+     * @throws IllegalArgumentException when {@code services} names a part that is not a service, or {@code env}
+     *     moves a port or the run directory (the parts kept running would be elsewhere)
+     * @throws IOException when a service does not stop or start (its output says why)
+     */
+    public Shop restart(Map<String, String> env, List<String> services) throws IOException, InterruptedException {
+        for (String svc : services) {
+            if (!SERVICES.contains(svc)) {
+                throw new IllegalArgumentException("no shop service " + svc + " (one of " + SERVICES + ")");
+            }
+        }
+        for (String key : java.util.stream.Stream.concat(this.env.keySet().stream(), env.keySet().stream()).toList()) {
+            if ((key.endsWith("_PORT") || key.equals("SHOP_RUN_DIR"))
+                    && !java.util.Objects.equals(this.env.get(key), env.get(key))) {
+                throw new IllegalArgumentException("a restart keeps the shop's " + key + " (" + this.env.get(key)
+                        + "), not " + env.get(key));
+            }
+        }
+        String[] stop = new String[services.size() + 1];
+        stop[0] = "stop";
+        for (int i = 0; i < services.size(); i++) {
+            stop[i + 1] = services.get(i);
+        }
+        script(root, this.env, output, stop);
+        script(root, env, output, "start");
+        return new Shop(root, env, output);
+    }
+
     /** Real (unmarked) orders {@link #warm} sends. */
     public static final int WARM_ORDERS = 20;
 

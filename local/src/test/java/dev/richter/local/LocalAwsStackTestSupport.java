@@ -9,7 +9,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /**
- * Starts the local stack once per integration-test class; the failsafe plugin sets its environment. Every exchange
+ * Starts the local stack once per integration-test class; the failsafe plugin sets its environment (local/pom.xml: its
+ * ports and work directory differ per fork, so the two suites run at once). Every exchange
  * of every {@link ApiClient} is checked against {@code openapi.json} ({@link OpenApiConformance}): a request or
  * response the document does not describe fails the test that made it.
  */
@@ -20,7 +21,7 @@ abstract class LocalAwsStackTestSupport {
     @BeforeAll
     static void startStack() throws Exception {
         OpenApiConformance.install();
-        stack = new LocalAwsStack(root, root.resolve("local/target/it-stack"), System.out::println).start();
+        stack = new LocalAwsStack(root, workDir(), System.out::println).start();
     }
 
     @AfterAll
@@ -28,6 +29,15 @@ abstract class LocalAwsStackTestSupport {
         if (stack != null) {
             stack.close();
         }
+    }
+
+    /**
+     * The stack's work directory: {@code RICHTER_IT_STACK_DIR} (local/pom.xml gives each failsafe fork its own), else
+     * {@code local/target/it-stack}.
+     */
+    static Path workDir() {
+        String dir = System.getenv("RICHTER_IT_STACK_DIR");
+        return dir == null || dir.isBlank() ? root.resolve("local/target/it-stack") : Path.of(dir);
     }
 
     /** A client with a valid RS256 token of {@code team} (caller {@code it@<team>}). */

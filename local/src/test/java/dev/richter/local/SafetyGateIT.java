@@ -83,10 +83,6 @@ class SafetyGateIT extends LocalAwsStackTestSupport {
         if (shop != null && variant.equals(shopVariant)) {
             return;
         }
-        if (shop != null) {
-            shop.close();
-            shop = null;
-        }
         Map<String, String> env = new HashMap<>(variant);
         env.put("SHOP_GATEWAY_PORT", String.valueOf(GATEWAY_PORT));
         env.put("SHOP_ORDER_PORT", String.valueOf(ORDER_PORT));
@@ -99,9 +95,34 @@ class SafetyGateIT extends LocalAwsStackTestSupport {
         if (variant.containsKey("SHOP_FRAUD_URL")) {
             env.put("SHOP_FRAUD_URL", "http://127.0.0.1:" + PAYMENT_PORT);
         }
-        shop = Shop.start(root, env);
+        if (shop == null) {
+            shop = Shop.start(root, env);
+        } else {
+            shop = shop.restart(env, servicesOf(shopVariant, variant));
+        }
         shopVariant = Map.copyOf(variant);
         shop.warm();
+    }
+
+    /** The shop service each variant configures (examples/shop/README.md). */
+    static final Map<String, String> VARIANT_SERVICE = Map.of("SHOP_ASYNC_PAYMENT", "order", "SHOP_FRAUD_URL", "order",
+            "SHOP_INVENTORY_BREAKER_FORCED_OPEN", "order", "SHOP_AUDIT_RESERVATIONS", "inventory");
+
+    /** The services whose configuration differs between two variants: what a switch from one to the other restarts. */
+    static List<String> servicesOf(Map<String, String> from, Map<String, String> to) {
+        var keys = new java.util.TreeSet<>(from.keySet());
+        keys.addAll(to.keySet());
+        var services = new java.util.TreeSet<String>();
+        for (String key : keys) {
+            if (!java.util.Objects.equals(from.get(key), to.get(key))) {
+                String svc = VARIANT_SERVICE.get(key);
+                if (svc == null) {
+                    return Shop.SERVICES;
+                }
+                services.add(svc);
+            }
+        }
+        return List.copyOf(services);
     }
 
     /**
