@@ -3,6 +3,7 @@ package dev.richter.local;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.richter.common.Json;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -11,6 +12,36 @@ import org.junit.jupiter.api.Test;
 
 /** Bad input through the real HTTP API: 400 with the JSON path and reason, 404 for unknown ids, nothing half-written. */
 class ApiIT extends LocalAwsStackTestSupport {
+
+    /**
+     * Issue 41, targets a team owns: a team cannot register an address (host and port) another team registered, under
+     * any path or spelling of it; the address is free again once its owner's last service there is deleted or moved.
+     * Counted on DynamoDB's own conditional writes (dynalite), through the real API.
+     */
+    @Test
+    void anAddressBelongsToTheFirstTeamThatRegisteredItUntilItsLastServiceThereIsGone() throws Exception {
+        ApiClient owner = api("team-owner");
+        ApiClient other = api("team-intruder");
+        register(owner, "orders", "http://127.0.0.4:9");
+        for (String url : List.of("http://127.0.0.4:9", "http://127.0.0.4:9/v2", "HTTP://127.0.0.4:9/")) {
+            var taken = other.post("/services", Json.write(Map.of("name", "orders", "baseUrl", url)));
+            assertEquals(409, taken.status(), url + ": " + taken.body());
+            assertEquals("AddressOwned", taken.json().path("error").asText(), taken.body());
+            assertTrue(taken.body().contains("127.0.0.4:9") && !taken.body().contains("team-owner"),
+                    "names the address, not the team that owns it: " + taken.body());
+        }
+        assertEquals(0, other.get("/services").json().path("items").size(), "nothing of the refused registrations stored");
+        register(owner, "orders-v2", "http://127.0.0.4:9/v2");
+        assertEquals(204, owner.delete("/services/orders").status());
+        assertEquals(409, other.post("/services", Json.write(Map.of("name", "orders", "baseUrl", "http://127.0.0.4:9"))).status(),
+                "orders-v2 still loads the address");
+        var moved = owner.post("/services", Json.write(Map.of("name", "orders-v2", "baseUrl", "http://127.0.0.5:9")));
+        assertEquals(200, moved.status(), moved.body());
+        var free = other.post("/services", Json.write(Map.of("name", "orders", "baseUrl", "http://127.0.0.4:9")));
+        assertEquals(201, free.status(), "the owner's last service there moved away: " + free.body());
+        assertEquals(409, owner.post("/services", Json.write(Map.of("name", "back", "baseUrl", "http://127.0.0.4:9"))).status(),
+                "and now it is the other team's");
+    }
 
     @Test
     void planWithAMissingOrWrongFieldIsA400NamingThePath() throws Exception {
@@ -108,7 +139,7 @@ class ApiIT extends LocalAwsStackTestSupport {
         assertEquals(404, api.post("/runs/run-nope/abort", "").status());
         assertEquals(404, api.get("/runs/run-nope/report").status());
 
-        register(api, "svc", "http://127.0.0.1:9");
+        register(api, "svc", "http://127.0.0.2:9");
         var created = api.post("/plans", LocalAwsStackTestSupport.plan("svc", 1, 1, List.<double[]>of(new double[] {1, 1})));
         assertEquals(201, created.status(), created.body());
         String planId = created.json().path("planId").asText();
@@ -127,7 +158,7 @@ class ApiIT extends LocalAwsStackTestSupport {
         assertEquals(401, header.status(), header.body());
 
         ApiClient api = api("team-core");
-        register(api, "svc", "http://127.0.0.1:9");
+        register(api, "svc", "http://127.0.0.3:9");
         String plan = LocalAwsStackTestSupport.plan("svc", 1, 1, List.<double[]>of(new double[] {1, 1})).replace("\"coreModules\":[\"svc\"]",
                 "\"coreModules\":[\"svc\",\"sevice\"]");
         var typo = api.post("/plans", plan);

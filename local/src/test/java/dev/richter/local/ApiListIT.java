@@ -70,7 +70,7 @@ class ApiListIT extends LocalAwsStackTestSupport {
     @Test
     void aPlanIsVersionedItsReadBackIsValidInputAndItCanBeDeleted() throws Exception {
         ApiClient api = api("team-versions");
-        register(api, "svc", "http://127.0.0.1:9");
+        register(api, "svc", "http://127.0.0.2:9");
         var created = api.post("/plans", plan("svc", 1, 1, List.<double[]>of(new double[] {1, 1})));
         assertEquals(201, created.status());
         assertEquals("\"1\"", created.header("etag"));

@@ -43,8 +43,13 @@ final class ServiceResource {
      * {@code POST /services}: registers a service or replaces the team's service of that name ({@code baseUrl}
      * without its trailing slash; a {@code caPem} must parse as PEM certificates).
      *
+     * <p>An address ({@code <host>:<port>} of the base URL, {@link TargetAddress#authority}) belongs to one team: the
+     * first to register a service there owns it until its last service there is deleted or moved
+     * ({@code Repositories.claimAddress}). Host names are not resolved, so two names of one host are two addresses.
+     *
      * @return 201 when new, 200 when replaced, with the service and {@code Location: /services/<name>}
-     * @throws ApiException 400 {@code ValidationFailed} (schema; {@code $.baseUrl} that cannot be loaded, by the rules
+     * @throws ApiException 409 {@code AddressOwned} when another team owns the base URL's address (the other team is
+     *                      not named); 400 {@code ValidationFailed} (schema; {@code $.baseUrl} that cannot be loaded, by the rules
      *                      of {@link TargetAddress#of}, or whose host the deployment's networks refuse, by {@link
      *                      AllowedNetworks#registrationRefusal}; {@code $.caPem})
      */
@@ -61,7 +66,16 @@ final class ServiceResource {
         service = new RegisteredService(req.teamId(), service.name(), stripSlash(service.baseUrl()), service.healthPath(),
                 service.prometheusPath(), service.datastores(), service.caPem(), service.grpc());
         var before = repositories.getService(req.teamId(), service.name()).orElse(null);
+        String authority = TargetAddress.of(service.baseUrl()).authority();
+        if (!repositories.claimAddress(req.teamId(), authority)) {
+            throw new ApiException(409, "AddressOwned", "$.baseUrl: " + service.baseUrl() + " loads " + authority
+                    + ", which another team has registered: an address belongs to one team (its runs, probes and"
+                    + " leases); ask that team to delete its service there, or your Richter administrators");
+        }
         repositories.putService(service);
+        if (before != null) {
+            releaseUnused(req.teamId(), TargetAddress.of(before.baseUrl()).authority());
+        }
         audit.record(req.teamId(), req.caller(), "RegisterService", "service#" + service.name(),
                 before == null ? null : Documents.service(before), Documents.service(service));
         return new ApiResponse(before == null ? 201 : 200, "application/json", Json.write(Documents.service(service)),
@@ -113,8 +127,18 @@ final class ServiceResource {
                     + ": change or delete them first");
         }
         store.deleteService(req.teamId(), name);
+        releaseUnused(req.teamId(), TargetAddress.of(s.baseUrl()).authority());
         audit.record(req.teamId(), req.caller(), "DeleteService", "service#" + name, Documents.service(s), null);
         return ApiResponse.noContent();
+    }
+
+    /** Gives up the team's ownership of {@code authority} when none of its services loads it any more. */
+    private void releaseUnused(String teamId, String authority) {
+        boolean used = repositories.listServices(teamId).stream()
+                .anyMatch(other -> TargetAddress.of(other.baseUrl()).authority().equals(authority));
+        if (!used) {
+            repositories.releaseAddress(teamId, authority);
+        }
     }
 
     /** {@code $.baseUrl}'s problem when it is a string that {@link TargetAddress#of} refuses. */

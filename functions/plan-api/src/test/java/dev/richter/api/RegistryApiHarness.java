@@ -68,6 +68,9 @@ final class RegistryApiHarness {
         if (table.equals("plans")) {
             return table + "\u0000\u0000" + item.get("planId").s();
         }
+        if (item.containsKey("leaseKey")) {
+            return table + "\u0000\u0000" + item.get("leaseKey").s();
+        }
         String sk = item.containsKey("itemKey") ? item.get("itemKey").s() : item.get("sk").s();
         return table + "\u0000" + item.get("teamId").s() + "\u0000" + sk;
     }
@@ -80,6 +83,16 @@ final class RegistryApiHarness {
         if ("attribute_not_exists(itemKey)".equals(r.conditionExpression())) {
             if (items.putIfAbsent(key(r.tableName(), r.item()), r.item()) != null) {
                 throw ConditionalCheckFailedException.builder().message("exists").build();
+            }
+            return PutItemResponse.builder().build();
+        }
+        if ("attribute_not_exists(itemKey) OR #o = :team".equals(r.conditionExpression())) {
+            synchronized (items) {
+                var stored = items.get(key(r.tableName(), r.item()));
+                if (stored != null && !stored.get("owner").equals(r.expressionAttributeValues().get(":team"))) {
+                    throw ConditionalCheckFailedException.builder().message("owned").build();
+                }
+                items.put(key(r.tableName(), r.item()), r.item());
             }
             return PutItemResponse.builder().build();
         }
@@ -112,6 +125,16 @@ final class RegistryApiHarness {
     }
 
     private DeleteItemResponse delete(DeleteItemRequest r) {
+        if ("#o = :team".equals(r.conditionExpression())) {
+            synchronized (items) {
+                var stored = items.get(key(r.tableName(), r.key()));
+                if (stored == null || !stored.get("owner").equals(r.expressionAttributeValues().get(":team"))) {
+                    throw ConditionalCheckFailedException.builder().message("not the owner").build();
+                }
+                items.remove(key(r.tableName(), r.key()));
+            }
+            return DeleteItemResponse.builder().build();
+        }
         items.remove(key(r.tableName(), r.key()));
         return DeleteItemResponse.builder().build();
     }

@@ -14,6 +14,7 @@ import java.util.TreeSet;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.DeleteItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
@@ -167,6 +168,55 @@ public final class Repositories {
                 .item(Map.of("teamId", s(service.teamId()), "itemKey", s("service#" + service.name()),
                         "doc", s(Json.write(service))))
                 .build());
+    }
+
+    /**
+     * Registry partition of address ownership: one item per network address ({@code itemKey} = {@code <host>:<port>},
+     * {@code TargetAddress.authority()}), with {@code owner}, the team whose registered services load it. The leading
+     * {@code #} keeps it apart from every team's partition: a team id is never used with an item key of that form.
+     */
+    public static final String ADDRESS_OWNERS = "#address-owners";
+
+    /**
+     * Claims {@code authority} ({@code <host>:<port>}) for {@code teamId}, unless another team owns it: a conditional
+     * put ({@code attribute_not_exists(itemKey) OR owner = :team}), so of two teams racing for one address exactly one
+     * gets it.
+     *
+     * @return true when the team owns the address now (claimed here, or already its own); false when another team does
+     */
+    public boolean claimAddress(String teamId, String authority) {
+        try {
+            dynamoDb.putItem(PutItemRequest.builder().tableName(tables.registry())
+                    .item(Map.of("teamId", s(ADDRESS_OWNERS), "itemKey", s(authority), "owner", s(teamId)))
+                    .conditionExpression("attribute_not_exists(itemKey) OR #o = :team")
+                    .expressionAttributeNames(Map.of("#o", "owner"))
+                    .expressionAttributeValues(Map.of(":team", s(teamId))).build());
+            return true;
+        } catch (ConditionalCheckFailedException ownedByAnother) {
+            return false;
+        }
+    }
+
+    /** The team that owns {@code authority} ({@code <host>:<port>}), if any ({@link #claimAddress}). */
+    public Optional<String> addressOwner(String authority) {
+        var item = dynamoDb.getItem(GetItemRequest.builder().tableName(tables.registry())
+                .key(Map.of("teamId", s(ADDRESS_OWNERS), "itemKey", s(authority))).consistentRead(true).build()).item();
+        return item == null || item.isEmpty() ? Optional.empty() : Optional.of(item.get("owner").s());
+    }
+
+    /**
+     * Gives up {@code teamId}'s ownership of {@code authority}: a delete conditional on the owner, so it never frees
+     * another team's address. Nothing happens when the team does not own it.
+     */
+    public void releaseAddress(String teamId, String authority) {
+        try {
+            dynamoDb.deleteItem(DeleteItemRequest.builder().tableName(tables.registry())
+                    .key(Map.of("teamId", s(ADDRESS_OWNERS), "itemKey", s(authority)))
+                    .conditionExpression("#o = :team").expressionAttributeNames(Map.of("#o", "owner"))
+                    .expressionAttributeValues(Map.of(":team", s(teamId))).build());
+        } catch (ConditionalCheckFailedException notOurs) {
+            // another team's, or nobody's: nothing to give up
+        }
     }
 
     /** The team's registered service with this name. */

@@ -31,7 +31,7 @@ import java.util.regex.PatternSyntaxException;
  *       problems are the answer, since the checks below read the fields it guarantees);</li>
  *   <li>the registry: every scenario's {@code service} and every core module is a service the team registered
  *       ({@code $.scenarios[i].service}, {@code $.coreModules[i]}), whose {@code baseUrl} can be loaded
- *       ({@link TargetAddress#of});</li>
+ *       ({@link TargetAddress#of}) and whose address is not another team's ({@code Repositories.addressOwner});</li>
  *   <li>the stored sets: a scenario's traffic set and data sets are stored by the team, no data set is bound twice,
  *       a {@code unique} data set has enough {@code ok} rows, every {@code {{data.<id>.<column>}}} names a bound set and
  *       one of its columns (DESIGN.md, "Plans use stored sets");</li>
@@ -286,12 +286,24 @@ public final class PlanValidator {
      * A registered service whose {@code baseUrl} cannot be loaded ({@link TargetAddress#of}: registered before URLs
      * were checked) is a problem at the plan's reference to it.
      */
-    private static void checkBaseUrl(RegisteredService service, String path, List<InputProblem> problems) {
+    /**
+     * The service's {@code baseUrl} can be loaded ({@link TargetAddress#of}) and its address is not another team's
+     * ({@code Repositories.addressOwner}: a team loads only addresses it owns, or that nobody has claimed yet).
+     */
+    private void checkBaseUrl(RegisteredService service, String path, List<InputProblem> problems) {
+        TargetAddress address;
         try {
-            TargetAddress.of(service.baseUrl());
+            address = TargetAddress.of(service.baseUrl());
         } catch (IllegalArgumentException e) {
             problems.add(new InputProblem(path, "service '" + service.name() + "' cannot be loaded: its baseUrl '"
                     + service.baseUrl() + "' " + e.getMessage() + "; register it again (POST /services)"));
+            return;
+        }
+        Optional<String> owner = repositories.addressOwner(address.authority());
+        if (owner.isPresent() && !owner.get().equals(service.teamId())) {
+            problems.add(new InputProblem(path, "service '" + service.name() + "' loads " + address.authority()
+                    + ", which another team owns (it registered a service there first): a team loads only its own"
+                    + " addresses"));
         }
     }
 
