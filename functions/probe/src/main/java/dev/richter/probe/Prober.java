@@ -1,5 +1,7 @@
 package dev.richter.probe;
 
+import dev.richter.common.net.AllowedNetworks;
+
 import dev.richter.common.model.HealthReport;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
@@ -8,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -44,10 +47,19 @@ public final class Prober implements AutoCloseable {
     private final long graceMs;
     private final LongSupplier clockMs;
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+    private final AllowedNetworks networks;
 
-    /** Defaults: {@value #DEFAULT_MAX_CONCURRENT_PER_ENDPOINT} per endpoint, {@value #DEFAULT_GRACE_MS} ms grace. */
+    /**
+     * Defaults: {@value #DEFAULT_MAX_CONCURRENT_PER_ENDPOINT} per endpoint, {@value #DEFAULT_GRACE_MS} ms grace, the
+     * deployment's networks ({@link AllowedNetworks#fromEnv}).
+     */
     public Prober(Probes probes) {
         this(probes, DEFAULT_MAX_CONCURRENT_PER_ENDPOINT, DEFAULT_GRACE_MS, System::currentTimeMillis);
+    }
+
+    /** As {@link #Prober(Probes, int, long, LongSupplier, AllowedNetworks)} with {@link AllowedNetworks#fromEnv}. */
+    public Prober(Probes probes, int maxConcurrentPerEndpoint, long graceMs, LongSupplier clockMs) {
+        this(probes, maxConcurrentPerEndpoint, graceMs, clockMs, AllowedNetworks.fromEnv());
     }
 
     /**
@@ -55,8 +67,12 @@ public final class Prober implements AutoCloseable {
      * @param maxConcurrentPerEndpoint bulkhead size per {@code host:port}
      * @param graceMs                  slack past a target's deadline, milliseconds
      * @param clockMs                  epoch-millisecond clock for {@code observedAtMs}
+     * @param networks                 where a probe may go: each target's host is checked at each probe, on what it
+     *                                 resolves to then ({@link AllowedNetworks#refusal}); a refused one is not called
      */
-    public Prober(Probes probes, int maxConcurrentPerEndpoint, long graceMs, LongSupplier clockMs) {
+    public Prober(Probes probes, int maxConcurrentPerEndpoint, long graceMs, LongSupplier clockMs,
+                  AllowedNetworks networks) {
+        this.networks = networks;
         this.probes = probes;
         this.bulkheads = BulkheadRegistry.of(BulkheadConfig.custom()
                 .maxConcurrentCalls(maxConcurrentPerEndpoint).maxWaitDuration(Duration.ZERO).build());
@@ -129,6 +145,12 @@ public final class Prober implements AutoCloseable {
     }
 
     private HealthReport guarded(ProbeTarget t) {
+        Optional<String> refused = host(t).flatMap(networks::refusal);
+        if (refused.isPresent()) {
+            return new HealthReport(t.module(), t.kind(), false, NETWORK_REFUSED, List.of(), 0,
+                    "not called: " + refused.get() + " (AllowedNetworks)", Map.of(), clockMs.getAsLong(), evidenceOf(t),
+                    List.of());
+        }
         Bulkhead b = bulkheads.bulkhead(t.endpointKey());
         if (!b.tryAcquirePermission()) {
             return bulkheadFull(t);
@@ -137,6 +159,35 @@ public final class Prober implements AutoCloseable {
             return probes.probe(t);
         } finally {
             b.onComplete();
+        }
+    }
+
+    /**
+     * Status of a probe not made because its target's host resolves to an address the deployment's networks refuse
+     * (link-local, metadata, loopback on AWS, or outside {@code AllowedNetworks}): module evidence for a service, so a
+     * service that moved out of the allowed networks fails its probes and its run stops; monitoring evidence for a
+     * team's own source.
+     */
+    public static final String NETWORK_REFUSED = "NETWORK_REFUSED";
+
+    /** The host a probe of {@code t} connects to; empty for CloudWatch (the AWS SDK's own regional endpoint). */
+    static Optional<String> host(ProbeTarget t) {
+        return switch (t) {
+            case ProbeTarget.Http h -> urlHost(h.url());
+            case ProbeTarget.Tcp x -> Optional.of(x.host());
+            case ProbeTarget.Grpc g -> Optional.of(g.host());
+            case ProbeTarget.Prometheus p -> urlHost(p.url());
+            case ProbeTarget.PromQuery q -> urlHost(q.url());
+            case ProbeTarget.Alerts a -> urlHost(a.url());
+            case ProbeTarget.CloudWatchQuery c -> Optional.empty();
+        };
+    }
+
+    private static Optional<String> urlHost(String url) {
+        try {
+            return Optional.ofNullable(java.net.URI.create(url).getHost());
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
         }
     }
 
