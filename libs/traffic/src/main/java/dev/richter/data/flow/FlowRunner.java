@@ -1,5 +1,7 @@
 package dev.richter.data.flow;
 
+import dev.richter.common.net.AllowedNetworks;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.IntNode;
 import com.fasterxml.jackson.databind.node.LongNode;
@@ -21,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -128,6 +131,12 @@ public final class FlowRunner {
     private final Marker marker;
     private final Duration callTimeout;
     private final LongSupplier clockMs;
+    private final AllowedNetworks networks;
+
+    /** As {@link #FlowRunner(HttpClient, Expressions, Marker, Duration, LongSupplier, AllowedNetworks)} with the deployment's networks ({@link AllowedNetworks#fromEnv}). */
+    public FlowRunner(HttpClient http, Expressions expressions, Marker marker, Duration callTimeout, LongSupplier clockMs) {
+        this(http, expressions, marker, callTimeout, clockMs, AllowedNetworks.fromEnv());
+    }
 
     /**
      * @param http        the client every unit call goes through (its own connect timeout)
@@ -135,18 +144,22 @@ public final class FlowRunner {
      * @param marker      the load-test marker (the team's, or {@link Marker#DEFAULT})
      * @param callTimeout longest time one HTTP call may take (capped by the run's deadline)
      * @param clockMs     epoch milliseconds
+     * @param networks    where a unit call may go: its host is checked at each call, on what it resolves to then
+     *                    ({@link AllowedNetworks#refusal}); a refused call is not sent and fails its unit
      */
-    public FlowRunner(HttpClient http, Expressions expressions, Marker marker, Duration callTimeout, LongSupplier clockMs) {
+    public FlowRunner(HttpClient http, Expressions expressions, Marker marker, Duration callTimeout, LongSupplier clockMs,
+                      AllowedNetworks networks) {
         this.http = http;
         this.expressions = expressions;
         this.marker = marker;
         this.callTimeout = callTimeout;
         this.clockMs = clockMs;
+        this.networks = networks;
     }
 
     /** This runner with another marker (a run's own). */
     public FlowRunner withMarker(Marker other) {
-        return new FlowRunner(http, expressions, other, callTimeout, clockMs);
+        return new FlowRunner(http, expressions, other, callTimeout, clockMs, networks);
     }
 
     /** The marker every HTTP call of this runner carries. */
@@ -311,6 +324,10 @@ public final class FlowRunner {
         if (!allowed(uri, allowedBaseUrls)) {
             throw new UnitFailure(unit.method() + " " + url + " not sent: it is under no base URL of a service the team "
                     + "registered (POST /services)");
+        }
+        Optional<String> refused = networks.refusal(uri.getHost());
+        if (refused.isPresent()) {
+            throw new UnitFailure(unit.method() + " " + url + " not sent: " + refused.get() + " (AllowedNetworks)");
         }
         Map<String, String> headers = new LinkedHashMap<>();
         unit.headers().forEach((name, template) -> headers.put(name, render(template, in)));

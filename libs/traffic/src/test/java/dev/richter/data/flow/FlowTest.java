@@ -315,4 +315,23 @@ class FlowTest {
         assertFalse(FlowRunner.allowed(java.net.URI.create("http://shop.evil/api"), List.of("http://shop/api")));
         assertFalse(FlowRunner.allowed(java.net.URI.create("http://shop:8080/api"), List.of("http://shop/api")));
     }
+
+    /**
+     * Issue 41: a unit call to a registered service whose host now resolves to a refused address (here: loopback, as on
+     * AWS) is not sent; its row fails saying why, and the server got nothing.
+     */
+    @Test
+    void aCallToAnAddressTheDeploymentRefusesIsNotSentAndItsRowSaysWhy() {
+        var aws = new dev.richter.common.net.AllowedNetworks("", false, java.net.InetAddress::getAllByName);
+        var refusing = new FlowService(store, new FlowRunner(HttpClient.newHttpClient(), Expressions.DEFAULT, Marker.DEFAULT,
+                Duration.ofSeconds(5), System::currentTimeMillis, aws), System::currentTimeMillis);
+        Flow flow = refusing.create("t1", buyersFlow());
+        var r = refusing.run("t1", flow.flowId(), "loopback", req(2, 1, Map.of("baseUrl", TextNode.valueOf(base))),
+                System.currentTimeMillis() + 5000).orElseThrow();
+        assertEquals(2, r.failed());
+        String error = refusing.dataSet("t1", "loopback").orElseThrow().rows().get(0).error();
+        assertTrue(error.startsWith("unit pickSku: GET " + base + "/inventory not sent: 127.0.0.1 is loopback"), error);
+        assertTrue(error.endsWith("(AllowedNetworks)"), error);
+        assertEquals(0, markers.size(), "nothing reached the server");
+    }
 }
