@@ -30,6 +30,7 @@ public final class FakeTarget implements AutoCloseable {
     /** Starts the service on an ephemeral loopback port. */
     public FakeTarget() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 512);
+        OwnershipTokens.serve(server);
         server.setExecutor(Executors.newCachedThreadPool());
         server.createContext("/orders", ex -> {
             try (ex) {

@@ -112,6 +112,7 @@ class IamIT {
         try (FakeTarget target = new FakeTarget()) {
             var s = api.post("/services", Json.write(Map.of("name", "iam-svc", "baseUrl", target.baseUrl(), "healthPath", "/actuator/health")));
             assertTrue(s.status() == 201 || s.status() == 200, s.body());
+            OwnershipTokens.keep(s.json());
             var p = api.post("/plans", LocalAwsStackTestSupport.plan("iam-svc", 2, 3, List.<double[]>of(new double[] {2, 2})));
             assertEquals(201, p.status(), p.body());
             var start = api.post("/plans/" + p.json().path("planId").asText() + "/runs", "");

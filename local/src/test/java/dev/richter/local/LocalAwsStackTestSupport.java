@@ -50,12 +50,16 @@ abstract class LocalAwsStackTestSupport {
         return stack.identity().token(team, "it@" + team, java.time.Duration.ofHours(1), com.nimbusds.jose.JWSAlgorithm.RS256);
     }
 
-    /** Registers {@code name} at {@code baseUrl} with an Actuator health path. */
+    /**
+     * Registers {@code name} at {@code baseUrl} with an Actuator health path; a test server there answers the
+     * ownership token the registration gave ({@link OwnershipTokens}).
+     */
     static void register(ApiClient api, String name, String baseUrl) throws Exception {
         var r = api.post("/services", Json.write(Map.of("name", name, "baseUrl", baseUrl, "healthPath", "/actuator/health")));
         if (r.status() != 201 && r.status() != 200) {
             throw new IllegalStateException(r.body());
         }
+        OwnershipTokens.keep(r.json());
     }
 
     /** A plan JSON: one scenario POST /orders on {@code service}, the given pre-test and formal steps. */

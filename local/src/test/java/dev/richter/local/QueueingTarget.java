@@ -21,6 +21,7 @@ final class QueueingTarget implements AutoCloseable {
     QueueingTarget(long serviceMs) throws IOException {
         this.serviceMs = serviceMs;
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 4096);
+        OwnershipTokens.serve(server);
         server.setExecutor(worker);
         server.createContext("/orders", ex -> {
             try (ex) {

@@ -36,6 +36,7 @@ final class ShedTarget implements AutoCloseable {
     ShedTarget(int capacityPerS) throws IOException {
         this.capacityPerS = capacityPerS;
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 512);
+        OwnershipTokens.serve(server);
         server.setExecutor(Executors.newCachedThreadPool());
         server.createContext("/orders", ex -> {
             try (ex) {

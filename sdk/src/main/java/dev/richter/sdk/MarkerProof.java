@@ -181,6 +181,23 @@ public final class MarkerProof {
         return Check.BAD_SIGNATURE;
     }
 
+    /** Where a service answers its ownership token ({@link #ownershipToken}): {@value}. */
+    public static final String OWNERSHIP_PATH = "/.well-known/richter-ownership";
+
+    /**
+     * The token a service answers at {@link #OWNERSHIP_PATH} to show that team {@code teamId} runs it: base64url of
+     * the first 16 bytes of HMAC-SHA256 over {@code ownership|<team>|<service>} with the team's marker key (22
+     * characters). Only the team (through the API, which shows it) and Richter can make it, and it names one service.
+     *
+     * @param key     the team's marker key, base64url ({@link #newKey})
+     * @param teamId  the team
+     * @param service the service's registered name
+     * @throws IllegalArgumentException when {@code key} is not a key
+     */
+    public static String ownershipToken(String key, String teamId, String service) {
+        return B64.encodeToString(mac(keyBytes(key), "ownership|" + teamId + "|" + service));
+    }
+
     /** Whether {@code key} is a marker key: base64url of at least 16 bytes (as {@link #newKey} writes 32). */
     public static boolean isKey(String key) {
         try {

@@ -1,5 +1,7 @@
 package dev.richter.checks;
 
+import dev.richter.checks.safety.TargetOwnedCheck;
+
 import dev.richter.common.AccessDenied;
 import dev.richter.checks.safety.GuardedMiddlewareCheck;
 import dev.richter.checks.safety.ShadowPreCheckEvidence;
@@ -112,8 +114,24 @@ final class SafetyInputs {
         long to = results.stream().mapToLong(WorkerResult::endedAtMs).max().orElse(0);
         long marked = results.stream().map(WorkerResult::counters).reduce(Counters.ZERO, Counters::plus).marked();
         Set<String> scope = scope(services);
-        return gate.dynamicChecks(teamId, config, source, problem, services, exits(teamId, config, scope), from, to, marked,
-                subject, results.get(0).runId());
+        List<CheckResult> out = new ArrayList<>(gate.dynamicChecks(teamId, config, source, problem, services,
+                exits(teamId, config, scope), from, to, marked, subject, results.get(0).runId()));
+        out.addAll(targetOwned(teamId, services));
+        return out;
+    }
+
+    private static final java.net.http.HttpClient OWNERSHIP_HTTP = java.net.http.HttpClient.newBuilder()
+            .connectTimeout(java.time.Duration.ofSeconds(2)).followRedirects(java.net.http.HttpClient.Redirect.NEVER).build();
+
+    /** {@link TargetOwnedCheck} of the run's services, on the team's newest marker key and the deployment's networks. */
+    private List<CheckResult> targetOwned(String teamId, List<RegisteredService> services) {
+        List<String> keys = repositories.markerKeys(teamId);
+        return TargetOwnedCheck.check(teamId, services,
+                // a team with no key has registered no service since keys exist: no token can match
+                name -> keys.isEmpty() ? "\u0000no key" : dev.richter.sdk.MarkerProof.ownershipToken(keys.get(0), teamId, name),
+                name -> repositories.isolationLoadedAtMs(teamId, name),
+                TargetOwnedCheck.fetcher(OWNERSHIP_HTTP, dev.richter.common.net.AllowedNetworks.fromEnv()),
+                System.currentTimeMillis());
     }
 
     private List<Exit> exits(String teamId, SafetyConfig config, Set<String> scope) {

@@ -109,6 +109,8 @@ final class SafetyResource {
      *       created on first use), newest first: the extension counts a marker only with a proof one of them signed.
      *       The document is read with the team's JWT or its isolation token, as its keys are the team's.</li>
      * </ul>
+     * A read naming a {@code service} is recorded as that service's evidence that the team runs it
+     * ({@code Repositories.recordIsolationLoad}; the {@code target-owned} check).
      *
      * @throws ApiException 404 when {@code service} names no service of the team
      */
@@ -117,6 +119,11 @@ final class SafetyResource {
         List<RegisteredService> services = repositories.listServices(req.teamId());
         if (only != null && services.stream().noneMatch(s -> s.name().equals(only))) {
             throw ApiException.notFound("service", only);
+        }
+        if (only != null) {
+            // evidence that the team runs this service: its own extension, holding the team's token, loaded this
+            // (the target-owned check reads it before a formal step)
+            repositories.recordIsolationLoad(req.teamId(), only, System.currentTimeMillis());
         }
         JsonNode doc = config(req.teamId());
         JsonNode settings = doc == null ? Json.MAPPER.createObjectNode() : doc.path("isolation");

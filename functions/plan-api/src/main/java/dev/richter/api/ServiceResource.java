@@ -78,7 +78,9 @@ final class ServiceResource {
         }
         audit.record(req.teamId(), req.caller(), "RegisterService", "service#" + service.name(),
                 before == null ? null : Documents.service(before), Documents.service(service));
-        return new ApiResponse(before == null ? 201 : 200, "application/json", Json.write(Documents.service(service)),
+        Map<String, Object> answer = Documents.service(service);
+        answer.put("ownership", ownership(service));
+        return new ApiResponse(before == null ? 201 : 200, "application/json", Json.write(answer),
                 Map.of("Location", "/services/" + service.name()));
     }
 
@@ -104,6 +106,7 @@ final class ServiceResource {
                 .map(Documents::discoveredDatastore).toList());
         doc.put("middleware", links.middleware(req.teamId()).getOrDefault(name, List.of()).stream()
                 .map(Documents::middlewareUse).toList());
+        doc.put("ownership", ownership(s));
         return ApiResponse.json(200, doc);
     }
 
@@ -130,6 +133,21 @@ final class ServiceResource {
         releaseUnused(req.teamId(), TargetAddress.of(s.baseUrl()).authority());
         audit.record(req.teamId(), req.caller(), "DeleteService", "service#" + name, Documents.service(s), null);
         return ApiResponse.noContent();
+    }
+
+    /**
+     * How the service shows that its team runs it, before a formal step loads it (the {@code target-owned} check):
+     * {@code {path, token, isolationLoadedAtMs?}}. It answers {@code token} (text) at {@code path} of its base URL
+     * ({@code MarkerProof.ownershipToken}, from the team's newest marker key), or its Richter extension loads the
+     * team's isolation document naming it ({@code GET /safety/isolation?service=<name>}), whose last time is shown.
+     */
+    private Map<String, Object> ownership(RegisteredService service) {
+        Map<String, Object> out = new java.util.LinkedHashMap<>();
+        out.put("path", dev.richter.sdk.MarkerProof.OWNERSHIP_PATH);
+        out.put("token", dev.richter.sdk.MarkerProof.ownershipToken(
+                repositories.ensureMarkerKeys(service.teamId()).get(0), service.teamId(), service.name()));
+        repositories.isolationLoadedAtMs(service.teamId(), service.name()).ifPresent(at -> out.put("isolationLoadedAtMs", at));
+        return out;
     }
 
     /** Gives up the team's ownership of {@code authority} when none of its services loads it any more. */

@@ -54,6 +54,7 @@ final class RegistryApiHarness {
                 case "putItem" -> put((PutItemRequest) args[0]);
                 case "getItem" -> get((GetItemRequest) args[0]);
                 case "deleteItem" -> delete((DeleteItemRequest) args[0]);
+                case "updateItem" -> update((software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest) args[0]);
                 case "query" -> LINKS.equals(((QueryRequest) args[0]).tableName()) ? links.query((QueryRequest) args[0])
                         : query((QueryRequest) args[0]);
                 case "batchWriteItem" -> batchWrite(args[0] instanceof BatchWriteItemRequest b ? b : built(args[0]));
@@ -122,6 +123,27 @@ final class RegistryApiHarness {
     private GetItemResponse get(GetItemRequest r) {
         var item = items.get(key(r.tableName(), r.key()));
         return item == null ? GetItemResponse.builder().build() : GetItemResponse.builder().item(item).build();
+    }
+
+    /** The one update the API makes: {@code SET atMs = :at}, when no {@code atMs} or it is before {@code :before}. */
+    private software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse update(
+            software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest r) {
+        if (!"SET atMs = :at".equals(r.updateExpression())
+                || !"attribute_not_exists(atMs) OR atMs < :before".equals(r.conditionExpression())) {
+            throw new UnsupportedOperationException("update " + r.updateExpression() + " if " + r.conditionExpression());
+        }
+        synchronized (items) {
+            String k = key(r.tableName(), r.key());
+            var stored = items.get(k);
+            if (stored != null && stored.containsKey("atMs") && Long.parseLong(stored.get("atMs").n())
+                    >= Long.parseLong(r.expressionAttributeValues().get(":before").n())) {
+                throw ConditionalCheckFailedException.builder().message("recent").build();
+            }
+            Map<String, AttributeValue> item = new java.util.HashMap<>(stored == null ? r.key() : stored);
+            item.put("atMs", r.expressionAttributeValues().get(":at"));
+            items.put(k, item);
+        }
+        return software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse.builder().build();
     }
 
     private DeleteItemResponse delete(DeleteItemRequest r) {

@@ -78,4 +78,28 @@ class ServiceOwnershipRoutesTest {
         assertEquals(201, api.call("POST /plans", "t2", Map.of(), Map.of(), plan.getBytes(StandardCharsets.UTF_8)).get("statusCode"),
                 "the owner's plan is stored");
     }
+
+    /**
+     * How a service shows its team runs it ({@code target-owned}): the registration answers the path and the token
+     * (the team's key, this service), and a read of the isolation document naming the service is recorded.
+     */
+    @Test
+    void theRegistrationAnswersTheOwnershipTokenAndAnIsolationReadNamingTheServiceIsRecorded() {
+        var created = register("t1", "orders", "http://orders.internal:8080");
+        var ownership = RegistryApiHarness.body(created).path("ownership");
+        assertEquals(dev.richter.sdk.MarkerProof.OWNERSHIP_PATH, ownership.path("path").asText());
+        assertEquals(dev.richter.sdk.MarkerProof.ownershipToken(repositories.markerKeys("t1").get(0), "t1", "orders"),
+                ownership.path("token").asText());
+        api.assertConforms("Service", RegistryApiHarness.body(created));
+        assertTrue(ownership.path("isolationLoadedAtMs").isMissingNode(), "no extension loaded anything yet");
+        assertEquals(Optional.empty(), repositories.isolationLoadedAtMs("t1", "orders"));
+
+        assertEquals(200, api.call("GET /safety/isolation", "t1", Map.of(), Map.of("service", "orders"), null).get("statusCode"));
+        long at = repositories.isolationLoadedAtMs("t1", "orders").orElseThrow();
+        assertTrue(at > 1_700_000_000_000L);
+        var read = RegistryApiHarness.body(api.call("GET /services/{name}", "t1", Map.of("name", "orders"), Map.of(), null));
+        assertEquals(at, read.path("ownership").path("isolationLoadedAtMs").asLong());
+        assertEquals(Optional.empty(), repositories.isolationLoadedAtMs("t2", "orders"), "another team's read is its own");
+        assertEquals(200, api.call("GET /safety/isolation", "t1", Map.of(), Map.of(), null).get("statusCode"));
+    }
 }

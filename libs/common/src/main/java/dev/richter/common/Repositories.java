@@ -219,6 +219,38 @@ public final class Repositories {
         }
     }
 
+    /** Registry item key prefix of when a service's extension last loaded the team's isolation document. */
+    public static final String ISOLATION_LOAD_PREFIX = "isolation-load#";
+    /** How often {@link #recordIsolationLoad} writes for one service at most, ms: the extensions refresh every few s. */
+    static final long ISOLATION_LOAD_WRITE_EVERY_MS = 60_000;
+
+    /**
+     * Records that an extension of the team's service {@code service} loaded the team's isolation document at
+     * {@code atMs} (epoch ms): item {@code isolation-load#<service>} with {@code atMs}, written at most once per
+     * minute per service (an update conditional on the stored time being older), so hundreds of JVMs refreshing
+     * every few seconds cost one write a minute.
+     */
+    public void recordIsolationLoad(String teamId, String service, long atMs) {
+        try {
+            dynamoDb.updateItem(UpdateItemRequest.builder().tableName(tables.registry())
+                    .key(Map.of("teamId", s(teamId), "itemKey", s(ISOLATION_LOAD_PREFIX + service)))
+                    .updateExpression("SET atMs = :at")
+                    .conditionExpression("attribute_not_exists(atMs) OR atMs < :before")
+                    .expressionAttributeValues(Map.of(":at", n(atMs), ":before", n(atMs - ISOLATION_LOAD_WRITE_EVERY_MS)))
+                    .build());
+        } catch (ConditionalCheckFailedException recent) {
+            // recorded less than a minute ago
+        }
+    }
+
+    /** When an extension of the team's {@code service} last loaded its isolation document, epoch ms, if ever. */
+    public Optional<Long> isolationLoadedAtMs(String teamId, String service) {
+        var item = dynamoDb.getItem(GetItemRequest.builder().tableName(tables.registry())
+                .key(Map.of("teamId", s(teamId), "itemKey", s(ISOLATION_LOAD_PREFIX + service))).consistentRead(true)
+                .build()).item();
+        return item == null || !item.containsKey("atMs") ? Optional.empty() : Optional.of(Long.parseLong(item.get("atMs").n()));
+    }
+
     /** The team's registered service with this name. */
     public Optional<RegisteredService> getService(String teamId, String name) {
         var item = dynamoDb.getItem(GetItemRequest.builder().tableName(tables.registry())
