@@ -15,6 +15,34 @@ import org.junit.jupiter.api.Test;
  */
 class LoadTestRunIT extends LocalAwsStackTestSupport {
 
+    /**
+     * Issue 41, targets a team owns: a team registers an address it does not run (the server there does not answer
+     * the team's ownership token, and no extension of it loaded the team's isolation document). The run gets the
+     * pre-test's requests and no more: counted at the target, 6 requests (2 QPS x 3 s), none of the formal stage.
+     */
+    @Test
+    void anAddressWhoseTeamHasNotShownItRunsItGetsThePreTestAndNoFormalStep() throws Exception {
+        try (FakeTarget someoneElses = new FakeTarget()) {
+            ApiClient api = api("team-squatter");
+            var r = api.post("/services", dev.richter.common.Json.write(java.util.Map.of("name", "not-ours",
+                    "baseUrl", someoneElses.baseUrl(), "healthPath", "/actuator/health")));
+            assertEquals(201, r.status(), r.body());
+            String runId = startRun(api, plan("not-ours", 2, 3, List.of(new double[] {5, 4}, new double[] {10, 4})));
+            JsonNode report = awaitReport(api, runId, 180_000);
+            assertEquals("PRE_TEST_FAILED", report.path("outcome").asText(), report.path("outcomeReason").asText());
+            assertEquals(0, report.path("formal").size(), "no formal step");
+            JsonNode owned = null;
+            for (JsonNode c : report.path("dynamicChecks")) {
+                if (c.path("name").asText().equals("target-owned")) owned = c;
+            }
+            assertTrue(owned != null && owned.path("outcome").asText().equals("FAIL"), report.path("dynamicChecks").toString());
+            assertTrue(owned.path("evidence").asText().contains("team team-squatter has not shown that it runs not-ours")
+                    && owned.path("evidence").asText().contains("/.well-known/richter-ownership answered 404"), owned.toString());
+            Thread.sleep(1_000);
+            assertEquals(6, someoneElses.arrivalsMs.size(), "the pre-test's 2 QPS x 3 s reached the address, nothing more");
+        }
+    }
+
     @Test
     void passingRunReportsThePreTestAndEveryFormalStepWithExactCounts() throws Exception {
         try (FakeTarget target = new FakeTarget()) {
