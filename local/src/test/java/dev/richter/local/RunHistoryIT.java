@@ -24,7 +24,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class RunHistoryIT extends LocalAwsStackTestSupport {
     /** What the slower run's target adds to each answer, milliseconds: well over the 20 ms and 20 % of a regression. */
-    static final long SLOWER_MS = 80;
+    /**
+     * What the second run's target adds to every answer, ms: far above the tail noise of 16 requests on a shared
+     * 2-core machine (a first run's p99 read 123 ms there, its p50 10 ms), so the rise cannot hide in it.
+     */
+    static final long SLOWER_MS = 400;
 
     /** {@code key} is the whole key, or its start when it ends with {@code :} (a check whose subject the test leaves open). */
     private static boolean matches(String actual, String key) {
@@ -150,8 +154,10 @@ class RunHistoryIT extends LocalAwsStackTestSupport {
                 }
             }
             assertTrue(formal != null, c.body());
-            double rise = formal.path("p99Ms").path("run").asDouble() - formal.path("p99Ms").path("baseline").asDouble();
-            assertTrue(rise >= SLOWER_MS * 0.8, "p99 rose by about the target's delay: " + formal);
+            // every answer of the second run took the delay at least, so its p99 does; the first run's is noise
+            assertTrue(formal.path("p99Ms").path("run").asDouble() >= SLOWER_MS, "p99 at least the target's delay: " + formal);
+            assertTrue(formal.path("p99Ms").path("run").asDouble() > formal.path("p99Ms").path("baseline").asDouble() * 1.2,
+                    "and over the first run's by more than the regression threshold: " + formal);
             assertTrue(formal.path("regressions").get(0).asText().startsWith("formal step 1 at 4 QPS: p99 rose from"),
                     formal.toString());
             assertEquals(cmp.path("regressions"), api.get("/runs/" + second + "/compare?with=" + first).json().path("regressions"),

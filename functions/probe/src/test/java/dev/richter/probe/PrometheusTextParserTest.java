@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -128,6 +129,74 @@ class PrometheusTextParserTest {
         assertEquals(25, scrape.samples().size());
         assertEquals(PrometheusTextParser.MAX_WARNINGS + 1, scrape.warnings().size());
         assertEquals("line 25: 15 more optional parts dropped (up to this line; first 10 listed)", scrape.warnings().getLast());
+    }
+
+    /**
+     * The three scrapes of the corpus no other test reads value by value. Sample lines counted by hand: every line but
+     * {@code # HELP}, {@code # TYPE} and {@code # EOF}; the values are those of the lines named.
+     * <ul>
+     *   <li>alltypes.237mfs.prom.txt (prometheus/prometheus textparse testdata, Prometheus 3.1.0 scraping itself in
+     *       Prometheus text, with a closing {@code # EOF}): 2332 lines, 237 families, so 1857 samples; 12 NaN quantiles,
+     *       no timestamp. Without a {@code Content-Type} the {@code # EOF} makes it read as OpenMetrics, without a
+     *       warning; declared {@code text/plain; version=0.0.4}, as its exporter serves it, it passes a strict parse
+     *       with the same samples. Line 93 is {@code go_gc_pauses_seconds_bucket{le="+Inf"} 381864}, line 113
+     *       {@code go_goroutines 151}, line 373 {@code prometheus_build_info} with
+     *       {@code tags="netgo,builtinassets,stringlabels"} and {@code version="3.1.0"}.</li>
+     *   <li>metrics-test.prom (promtool testdata): 35 lines, 4 families, 27 samples; a summary, a histogram whose
+     *       {@code +Inf} bucket (line 24, 13867) equals its {@code _count} (line 26), a counter, a gauge; strict parse
+     *       passes.</li>
+     *   <li>prom-common-expfmt-text.prom (prometheus/common expfmt testdata): 322 lines, 37 families, 248 samples;
+     *       {@code http_requests_total{code="200",handler="prometheus",method="get"} 119} keeps its labels in written
+     *       order; {@code http_request_duration_microseconds_sum{handler="prometheus"} 179886.5000000001}; the last
+     *       sample, line 322, is {@code prometheus_target_interval_length_seconds_count{interval="1s"} 117}.</li>
+     * </ul>
+     */
+    @Test
+    void theOtherCorpusScrapesValueByValue() throws IOException {
+        String selfScrape = Corpus.read("prometheus/alltypes.237mfs.prom.txt");
+        PrometheusScrape all = PrometheusTextParser.parse(selfScrape);
+        assertEquals(ExpositionFormat.OPENMETRICS_1_0, all.format());
+        assertEquals(1857, all.samples().size());
+        assertEquals(List.of(), all.warnings());
+        assertEquals(12, all.samples().stream().filter(s -> Double.isNaN(s.value())).count());
+        assertTrue(all.samples().stream().allMatch(s -> s.timestamp().isEmpty()));
+        assertEquals(new MetricSample("go_gc_pauses_seconds_bucket", Map.of("le", "+Inf"), 381864, Long.MIN_VALUE, 93), sampleAt(all, 93));
+        assertEquals(new MetricSample("go_goroutines", Map.of(), 151, Long.MIN_VALUE, 113), sampleAt(all, 113));
+        MetricSample build = sampleAt(all, 373);
+        assertEquals("prometheus_build_info", build.name());
+        assertEquals(List.of("branch", "goarch", "goos", "goversion", "revision", "tags", "version"), List.copyOf(build.labels().keySet()));
+        assertEquals("netgo,builtinassets,stringlabels", build.labels().get("tags"));
+        assertEquals("3.1.0", build.labels().get("version"));
+        PrometheusScrape asServed = PrometheusTextParser.parseStrict(selfScrape, "text/plain; version=0.0.4; charset=utf-8");
+        assertEquals(ExpositionFormat.PROMETHEUS_TEXT_0_0_4, asServed.format());
+        assertEquals(all.samples(), asServed.samples());
+
+        PrometheusScrape promtool = PrometheusTextParser.parseStrict(Corpus.read("prometheus/metrics-test.prom"));
+        assertEquals(ExpositionFormat.PROMETHEUS_TEXT_0_0_4, promtool.format());
+        assertEquals(27, promtool.samples().size());
+        assertEquals(new MetricSample("go_gc_duration_seconds", Map.of("quantile", "0.5"), 0.000118953, Long.MIN_VALUE, 5), sampleAt(promtool, 5));
+        assertEquals("+Inf", sampleAt(promtool, 24).labels().get("le"));
+        assertEquals(13867.0, sampleAt(promtool, 24).value(), "the +Inf bucket");
+        assertEquals(3.886707e6, sampleAt(promtool, 25).value(), "_sum");
+        assertEquals(13867.0, sampleAt(promtool, 26).value(), "_count");
+        assertEquals(new MetricSample("go_info", Map.of("version", "go1.17"), 1, Long.MIN_VALUE, 35), promtool.samples().getLast());
+
+        PrometheusScrape expfmt = PrometheusTextParser.parseStrict(Corpus.read("prometheus/prom-common-expfmt-text.prom"));
+        assertEquals(ExpositionFormat.PROMETHEUS_TEXT_0_0_4, expfmt.format());
+        assertEquals(248, expfmt.samples().size());
+        MetricSample requests = expfmt.samples().stream().filter(s -> s.name().equals("http_requests_total")).findFirst().orElseThrow();
+        assertEquals(List.of("code", "handler", "method"), List.copyOf(requests.labels().keySet()));
+        assertEquals(119.0, requests.value());
+        assertEquals(179886.5000000001, expfmt.samples().stream().filter(s -> s.name().equals("http_request_duration_microseconds_sum")
+                && "prometheus".equals(s.labels().get("handler"))).findFirst().orElseThrow().value());
+        assertEquals(new MetricSample("prometheus_target_interval_length_seconds_count", Map.of("interval", "1s"), 117, Long.MIN_VALUE, 322),
+                expfmt.samples().getLast());
+    }
+
+    /** The sample of {@code scrape} on 1-based line {@code line}. */
+    private static MetricSample sampleAt(PrometheusScrape scrape, int line) {
+        return scrape.samples().stream().filter(s -> s.lineNumber() == line).findFirst()
+                .orElseThrow(() -> new AssertionError("no sample on line " + line));
     }
 
     @Test

@@ -15,8 +15,10 @@ import dev.richter.links.trace.TraceDocuments;
 import dev.richter.links.trace.TraceFormat;
 import dev.richter.links.trace.TraceFormatException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -365,6 +367,135 @@ class TraceCorpusTest {
         ParsedTraces p = TraceDocuments.parse("l", lines.getBytes(StandardCharsets.UTF_8));
         ExtractedLinks l = EdgeExtractor.extract(p.spans(), p.dependencies());
         assertEquals(edges("a GET /x>b GET /y"), l.interfaceEdges().keySet());
+    }
+
+    /**
+     * The Zipkin files of the corpus no other test reads value by value (zipkin-lens testdata). Expected values read
+     * from each file by the rules of {@link EdgeExtractor} and the B3 join of the Zipkin reader, and the edge counts of
+     * the 175-span file checked with a short script over its JSON that applies the same rules, apart from Richter's code.
+     * <ul>
+     *   <li>ascend.json: 8 spans, one 64-bit trace {@code ef86c83c0a05a6d6} (left-padded to 32 digits). Two shared
+     *       ids: {@code ecc00062ceef4bf0} (CLIENT mobile-gateway, SERVER content-service) and {@code 52b1ab4956917c39}
+     *       (CLIENT mobile-gateway, SERVER auth-service). Each server half becomes {@code <id>:server} under its client,
+     *       and the spans whose {@code parentId} is the shared id (content-service's {@code hystrix} and CLIENT
+     *       {@code get}, auth-service's {@code extend-token-life}) move under the server half. content-service's CLIENT
+     *       {@code get} has no remoteEndpoint and no peer tag: no exit. Edges mobile-gateway→content-service and
+     *       mobile-gateway→auth-service, 1 call each; the entry is the root SERVER of mobile-gateway.</li>
+     *   <li>envoy.json: 1 SERVER span whose localEndpoint has an IP and no serviceName: kept as
+     *       {@code unknown_service}, counted as the repair "missing service name". Its {@code "shared": true} has no
+     *       CLIENT half, so its id stays as it is.</li>
+     *   <li>messaging.json: 4 spans, 128-bit trace. frontend's PRODUCER {@code publish} (remoteEndpoint rabbitmq) is the
+     *       parent of backend's CONSUMER {@code next-message}: frontend→backend, and no frontend→rabbitmq, the consumer
+     *       being instrumented.</li>
+     *   <li>messaging2.json: 11 spans of an incomplete trace (the parents {@code 0153a596db406c83} and
+     *       {@code 0153a596db406111} are not in the file). auth-service's SERVER (marked shared, its client half absent)
+     *       is a child of the mobile-gateway root: mobile-gateway→auth-service. transfer-service's PRODUCER
+     *       {@code publish} names rabbitmq and has no consumer child: transfer-service→rabbitmq. notification-service's
+     *       CONSUMER {@code consume} has no parent in the file: an entry. The orphan CLIENT and kind-less spans of
+     *       transfer-service are not entries (Zipkin: a span without kind is local).</li>
+     *   <li>smartthings-oauth-authorization.json: 175 spans, one 64-bit trace. bouncer's CLIENT
+     *       {@code send iot-events360} shares its id {@code 9d2d35b746db84f3} with five SERVER {@code receive} spans of
+     *       pusher: the first is the server half, the other four are skipped as "duplicate span id", so 171 spans. The
+     *       50 Cassandra CLIENT spans of auth name auth itself as remoteEndpoint: no edge. 9 service edges; the entry is
+     *       the root SERVER {@code get /oauth/authorize} of datamgmt.</li>
+     * </ul>
+     */
+    @Test
+    void theOtherZipkinCorpusFiles() {
+        ParsedTraces ascend = TraceDocuments.parse("ascend", Corpus.bytes("traces/zipkin/ascend.json"));
+        assertEquals(Set.of("0000000000000000ef86c83c0a05a6d6"), ascend.spans().stream().map(Span::traceId).collect(Collectors.toSet()));
+        Map<String, Span> byId = ascend.spans().stream().collect(Collectors.toMap(Span::spanId, s -> s));
+        assertEquals("ecc00062ceef4bf0", byId.get("ecc00062ceef4bf0:server").parentSpanId());
+        assertEquals(SpanKind.SERVER, byId.get("ecc00062ceef4bf0:server").kind());
+        assertEquals("content-service", byId.get("ecc00062ceef4bf0:server").service());
+        assertEquals("ecc00062ceef4bf0:server", byId.get("e6422f7ff7d78099").parentSpanId(), "hystrix under the server half");
+        assertEquals("52b1ab4956917c39:server", byId.get("80c0d1d62f437a1b").parentSpanId());
+        assertEquals("", byId.get("c21c6c51ac71b3ba").peerService());
+        assertEquals(1_531_282_088_552_037_000L, byId.get("ecc00062ceef4bf0:server").startEpochNanos());
+        assertEquals(15_888_000L, byId.get("ecc00062ceef4bf0:server").durationNanos());
+        ExtractedLinks a = links("traces/zipkin/ascend.json", TraceFormat.ZIPKIN_V2_JSON, 8);
+        assertEquals(Map.of("mobile-gateway>content-service", 1L, "mobile-gateway>auth-service", 1L), calls(a));
+        assertEquals(Set.of("mobile-gateway get"), a.interfaceEntries());
+        assertEquals(Map.of(), ascend.skippedByReason());
+
+        ParsedTraces envoy = TraceDocuments.parse("envoy", Corpus.bytes("traces/zipkin/envoy.json"));
+        assertEquals(Map.of("missing service name", 1), envoy.repairedByReason());
+        Span proxy = envoy.spans().get(0);
+        assertEquals(List.of(Span.UNKNOWN_SERVICE, "978883983d506fa5", "", SpanKind.SERVER, "localhost:10000"),
+                List.of(proxy.service(), proxy.spanId(), proxy.parentSpanId(), proxy.kind(), proxy.operation()));
+        ExtractedLinks e = links("traces/zipkin/envoy.json", TraceFormat.ZIPKIN_V2_JSON, 1);
+        assertEquals(Map.of(), calls(e));
+        assertEquals(Set.of(Span.UNKNOWN_SERVICE), e.serviceEntries());
+
+        ExtractedLinks m = links("traces/zipkin/messaging.json", TraceFormat.ZIPKIN_V2_JSON, 4);
+        assertEquals(Map.of("frontend>backend", 1L), calls(m));
+        assertEquals(edges("frontend get />backend next-message"), m.interfaceEdges().keySet());
+        assertEquals(Set.of("frontend"), m.serviceEntries());
+
+        ExtractedLinks m2 = links("traces/zipkin/messaging2.json", TraceFormat.ZIPKIN_V2_JSON, 11);
+        assertEquals(Map.of("mobile-gateway>auth-service", 1L, "transfer-service>rabbitmq", 1L), calls(m2));
+        assertEquals(Set.of("mobile-gateway", "notification-service"), m2.serviceEntries());
+
+        ParsedTraces st = TraceDocuments.parse("smartthings", Corpus.bytes("traces/zipkin/smartthings-oauth-authorization.json"));
+        assertEquals(Map.of("duplicate span id", 4), st.skippedByReason());
+        assertEquals(Set.of("0000000000000000" + "8ce82b2e9ed820ba"), st.spans().stream().map(Span::traceId).collect(Collectors.toSet()));
+        ExtractedLinks s = links("traces/zipkin/smartthings-oauth-authorization.json", TraceFormat.ZIPKIN_V2_JSON, 171);
+        assertEquals(Map.of("datamgmt>auth", 20L, "datamgmt>account", 5L, "datamgmt>stlogin", 2L, "datamgmt>bouncer", 1L,
+                "stlogin>auth", 2L, "stlogin>datamgmt", 2L, "bouncer>pusher", 1L, "pusher>dove", 1L, "pusher>paperboy", 1L), calls(s));
+        assertEquals(Set.of("datamgmt get /oauth/authorize"), s.interfaceEntries());
+    }
+
+    /**
+     * The X-Ray files of the corpus no other test reads (opentelemetry-collector-contrib {@code internal/aws/xray/testdata}).
+     * <ul>
+     *   <li>segmentWithParentId.txt: one segment with a {@code parent_id} (its caller is not in the file) and no
+     *       {@code end_time} (in progress). It is a SERVER span of service and operation {@code segment}; the trace id
+     *       {@code 1-5f187253-6a106696d56b1f4ef9eba2ed} becomes {@code 5f1872536a106696d56b1f4ef9eba2ed}; the parent is
+     *       kept; start 1595437651.680097 s, duration 0. Its parent not being in the file, it is an entry.</li>
+     *   <li>indepSubsegment.txt: an independent subsegment ({@code "type": "subsegment"}) whose parent
+     *       {@code defdfd9912dc5a56} is not in the file: skipped as "xray subsegment without its segment", no span.
+     *       Followed in one document by a segment with that id (the segment may come after, as the daemon sends
+     *       documents one at a time), it is a CLIENT span of that segment's service: namespace {@code remote}, so its
+     *       peer is its name {@code api.example.com} and its operation its HTTP method {@code POST}; 0.178 s long.</li>
+     * </ul>
+     */
+    @Test
+    void theOtherXRayCorpusFiles() {
+        ParsedTraces withParent = TraceDocuments.parse("segmentWithParentId.txt", Corpus.bytes("traces/xray/segmentWithParentId.txt"));
+        assertEquals(TraceFormat.XRAY_SEGMENTS, withParent.format());
+        assertEquals(1, withParent.spans().size());
+        Span segment = withParent.spans().get(0);
+        assertEquals(List.of("5f1872536a106696d56b1f4ef9eba2ed", "5cc4a447f5d4d696", "bda182a644eee9b3", SpanKind.SERVER, "segment", "segment"),
+                List.of(segment.traceId(), segment.spanId(), segment.parentSpanId(), segment.kind(), segment.service(), segment.operation()));
+        assertEquals(1_595_437_651_680_097_000L, segment.startEpochNanos());
+        assertEquals(0L, segment.durationNanos(), "no end_time");
+        assertEquals(Set.of("segment"), EdgeExtractor.extract(withParent.spans(), withParent.dependencies()).serviceEntries());
+
+        byte[] alone = Corpus.bytes("traces/xray/indepSubsegment.txt");
+        ParsedTraces orphan = TraceDocuments.parse("indepSubsegment.txt", alone);
+        assertEquals(TraceFormat.XRAY_SEGMENTS, orphan.format());
+        assertEquals(List.of(), orphan.spans());
+        assertEquals(Map.of("xray subsegment without its segment", 1), orphan.skippedByReason());
+
+        String gateway = "\n{\"trace_id\": \"1-581cf771-a006649127e371903a2de979\", \"id\": \"defdfd9912dc5a56\", \"name\": \"gateway\","
+                + " \"start_time\": 1478293361.2, \"end_time\": 1478293361.5}\n";
+        ParsedTraces joined = TraceDocuments.parse("joined", (new String(alone, StandardCharsets.UTF_8) + gateway).getBytes(StandardCharsets.UTF_8));
+        assertEquals(Map.of(), joined.skippedByReason());
+        Span call = joined.spans().stream().filter(x -> x.spanId().equals("53995c3f42cd8ad8")).findFirst().orElseThrow();
+        assertEquals(List.of("581cf771a006649127e371903a2de979", "defdfd9912dc5a56", SpanKind.CLIENT, "gateway", "api.example.com", "POST"),
+                List.of(call.traceId(), call.parentSpanId(), call.kind(), call.service(), call.peerService(), call.operation()));
+        assertEquals(1_478_293_361_271_000_000L, call.startEpochNanos());
+        assertEquals(178_000_000L, call.durationNanos());
+        assertEquals("https://api.example.com/health", call.attributes().get("url.full"));
+        assertEquals("200", call.attributes().get("http.response.status_code"));
+        assertEquals(Map.of("gateway>api.example.com", 1L), calls(EdgeExtractor.extract(joined.spans(), joined.dependencies())));
+    }
+
+    /** Service edges as {@code from>to} → calls. */
+    private static Map<String, Long> calls(ExtractedLinks l) {
+        Map<String, Long> out = new TreeMap<>();
+        l.serviceEdges().forEach((edge, stats) -> out.put(edge.from() + ">" + edge.to(), stats.calls()));
+        return out;
     }
 
     private static ExtractedLinks links(String file, TraceFormat format, int spans) {
