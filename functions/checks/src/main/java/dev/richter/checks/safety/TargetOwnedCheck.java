@@ -38,7 +38,7 @@ public final class TargetOwnedCheck {
     public static final long ISOLATION_LOAD_MAX_AGE_H = 24;
 
     /** What a service answered at its ownership path: a status and a body, or why there was no answer. */
-    public record Answer(int status, String body, String error) {}
+    public record OwnershipAnswer(int status, String body, String error) {}
 
     private TargetOwnedCheck() {}
 
@@ -53,7 +53,7 @@ public final class TargetOwnedCheck {
      */
     public static List<CheckResult> check(String teamId, List<RegisteredService> services, Function<String, String> token,
                                           Function<String, Optional<Long>> isolationLoadedAt,
-                                          Function<String, Answer> fetch, long nowMs) {
+                                          Function<String, OwnershipAnswer> fetch, long nowMs) {
         List<CheckResult> out = new ArrayList<>();
         for (RegisteredService s : services) {
             Optional<Long> loaded = isolationLoadedAt.apply(s.name());
@@ -63,7 +63,7 @@ public final class TargetOwnedCheck {
                 continue;
             }
             String url = stripSlash(s.baseUrl()) + MarkerProof.OWNERSHIP_PATH;
-            Answer a = fetch.apply(url);
+            OwnershipAnswer a = fetch.apply(url);
             String expected = token.apply(s.name());
             if (a.error().isEmpty() && a.status() == 200 && a.body().strip().equals(expected)) {
                 out.add(new CheckResult(NAME, CheckResult.Outcome.PASS, s.name(), url + " answered team " + teamId
@@ -86,24 +86,24 @@ public final class TargetOwnedCheck {
      * {@code GET <url>} with {@code http} (2 s, no redirect followed), after {@code networks} allowed its host on what
      * it resolves to now; the body is read up to 1 KiB.
      */
-    public static Function<String, Answer> fetcher(HttpClient http, AllowedNetworks networks) {
+    public static Function<String, OwnershipAnswer> fetcher(HttpClient http, AllowedNetworks networks) {
         return url -> {
             try {
                 URI uri = URI.create(url);
                 Optional<String> refused = networks.refusal(uri.getHost());
                 if (refused.isPresent()) {
-                    return new Answer(0, "", "not called: " + refused.get());
+                    return new OwnershipAnswer(0, "", "not called: " + refused.get());
                 }
                 HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(2)).GET().build(),
                         HttpResponse.BodyHandlers.ofByteArray());
                 byte[] body = r.body();
                 int n = Math.min(body.length, 1024);
-                return new Answer(r.statusCode(), new String(body, 0, n, StandardCharsets.UTF_8), "");
+                return new OwnershipAnswer(r.statusCode(), new String(body, 0, n, StandardCharsets.UTF_8), "");
             } catch (java.io.IOException | IllegalArgumentException e) {
-                return new Answer(0, "", e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()));
+                return new OwnershipAnswer(0, "", e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return new Answer(0, "", "interrupted");
+                return new OwnershipAnswer(0, "", "interrupted");
             }
         };
     }
