@@ -1,10 +1,9 @@
 package dev.richter.checks;
 
-import dev.richter.checks.safety.TargetOwnedCheck;
-
 import dev.richter.common.AccessDenied;
 import dev.richter.checks.safety.GuardedMiddlewareCheck;
 import dev.richter.checks.safety.ShadowPreCheckEvidence;
+import dev.richter.checks.safety.TargetOwnedCheck;
 import dev.richter.common.Repositories;
 import dev.richter.common.model.CheckResult;
 import dev.richter.common.model.Counters;

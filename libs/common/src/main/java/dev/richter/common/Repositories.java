@@ -227,8 +227,9 @@ public final class Repositories {
     /**
      * Records that an extension of the team's service {@code service} loaded the team's isolation document at
      * {@code atMs} (epoch ms): item {@code isolation-load#<service>} with {@code atMs}, written at most once per
-     * minute per service (an update conditional on the stored time being older), so hundreds of JVMs refreshing
-     * every few seconds cost one write a minute.
+     * minute per service (an update conditional on the stored time being older). Every call is still a write
+     * request: DynamoDB charges a write whose condition fails, so a service of N JVMs refreshing every R seconds costs
+     * N/R writes a second (300 JVMs at the default 30 s: 10 a second).
      */
     public void recordIsolationLoad(String teamId, String service, long atMs) {
         try {

@@ -283,12 +283,9 @@ public final class PlanValidator {
     }
 
     /**
-     * A registered service whose {@code baseUrl} cannot be loaded ({@link TargetAddress#of}: registered before URLs
-     * were checked) is a problem at the plan's reference to it.
-     */
-    /**
-     * The service's {@code baseUrl} can be loaded ({@link TargetAddress#of}) and its address is not another team's
-     * ({@code Repositories.addressOwner}: a team loads only addresses it owns, or that nobody has claimed yet).
+     * A problem at the plan's reference to a registered service whose {@code baseUrl} cannot be loaded ({@link
+     * TargetAddress#of}: registered before URLs were checked), or whose address is another team's ({@code
+     * Repositories.addressOwner}: a team loads only addresses it owns, or that nobody has claimed yet).
      */
     private void checkBaseUrl(RegisteredService service, String path, List<InputProblem> problems) {
         TargetAddress address;
