@@ -6,13 +6,14 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * Fail closed at any jakarta Servlet container ({@link JakartaServletInstrumentation}); its helper {@code
- * dev.richter.agent.servlet.ServletGate} is injected next to the container's {@code jakarta.servlet} classes.
- * Instrumentation name {@code richter-jakarta-servlet}.
+ * Fail closed at any jakarta Servlet container ({@link ServletInstrumentation}); its helpers {@code
+ * dev.richter.agent.servlet.ServletGate} and {@code ServletGates} are injected next to the container's {@code
+ * jakarta.servlet} classes. Instrumentation name {@code richter-jakarta-servlet}.
  */
 public final class JakartaServletInstrumentationModule extends RichterInstrumentationModule {
-    /** The helper classes, every class of {@code dev.richter.agent.servlet} (held so by a test). */
-    static final List<String> HELPERS = Collections.singletonList("dev.richter.agent.servlet.ServletGate");
+    /** The helper classes: the jakarta gate and the part both gates share. */
+    static final List<String> HELPERS = Collections.unmodifiableList(Arrays.asList(
+            "dev.richter.agent.servlet.ServletGate", "dev.richter.agent.servlet.ServletGates"));
 
     public JakartaServletInstrumentationModule() {
         super("richter-jakarta-servlet");
@@ -20,8 +21,8 @@ public final class JakartaServletInstrumentationModule extends RichterInstrument
 
     @Override
     protected List<TypeInstrumentation> instrumentations() {
-        return Collections.unmodifiableList(Arrays.asList(JakartaServletInstrumentation.filterChains(),
-                JakartaServletInstrumentation.servlets()));
+        return Collections.unmodifiableList(Arrays.asList(ServletInstrumentation.jakartaFilterChains(),
+                ServletInstrumentation.jakartaServlets()));
     }
 
     @Override

@@ -1,15 +1,11 @@
 package dev.richter.agent.servlet;
 
-import dev.richter.agent.bootstrap.IsolationBridge;
 import dev.richter.agent.bootstrap.IsolationGuard;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.util.Enumeration;
-import java.util.Optional;
 
 /**
  * Fail closed at any jakarta Servlet container (Servlet 5 and 6: Tomcat 10 and 11, Jetty 11 and 12 ee9/ee10,
@@ -17,35 +13,32 @@ import java.util.Optional;
  * header holds the marker) is answered {@code 503}, {@code Content-Type: text/plain; charset=utf-8}, the reason as the
  * body, and no filter or servlet of the application runs; unmarked requests always pass. Once loaded, a marked
  * request runs with the marker current ({@link IsolationGuard#markInbound}). Called by the advice of {@code
- * otel.JakartaServletInstrumentation} at the outermost {@code FilterChain.doFilter} or {@code Servlet.service} of a
- * thread, which is the container's call into the application. A helper injected next to the container's
- * {@code jakarta.servlet} classes; no lambdas.
+ * otel.ServletInstrumentation} at every {@code FilterChain.doFilter} and {@code Servlet.service}; decides the outermost
+ * of a thread, which is the container's call into the application ({@link ServletGates}). A helper injected next to
+ * the container's {@code jakarta.servlet} classes; no lambdas. The javax twin: {@link JavaxServletGate}.
  */
 public final class ServletGate {
-    /** What {@link #enter} answers for a request it refused and answered: skip the container's call. */
-    public static final Object REFUSED = new Object();
-
     private ServletGate() {}
 
     /**
-     * Decides one request as the container hands it to the application.
+     * Decides one call as the container hands a request to the application; pass what it answers to {@link
+     * ServletGates#exit} once the call returned (or was skipped).
      *
-     * @return {@link #REFUSED}: the 503 is written, skip the call; a {@code MarkerScope} to close once the call
-     *     returned; or {@code null}: pass (not HTTP, unmarked, or nothing to make current)
+     * @return {@link ServletGates#REFUSED}: the 503 is written, skip the call; else a value for {@link
+     *     ServletGates#exit} (an inner call, a pass, or the marker's scope)
      */
     public static Object enter(ServletRequest request, ServletResponse response) {
-        if (!(request instanceof HttpServletRequest) || !(response instanceof HttpServletResponse)) {
-            return null;
+        Object depth = ServletGates.enterOuter();
+        if (depth == ServletGates.INNER || !(request instanceof HttpServletRequest)
+                || !(response instanceof HttpServletResponse)) {
+            return depth;
         }
-        HttpServletRequest http = (HttpServletRequest) request;
+        Object decided = ServletGates.decide(((HttpServletRequest) request).getHeaders("baggage"));
+        if (!(decided instanceof byte[])) {
+            return decided;
+        }
+        byte[] body = (byte[]) decided;
         HttpServletResponse answer = (HttpServletResponse) response;
-        String baggage = baggage(http);
-        IsolationGuard guard = IsolationBridge.guard();
-        Optional<String> refusal = guard.inboundRefusal(baggage);
-        if (!refusal.isPresent()) {
-            return baggage.isEmpty() ? null : guard.markInbound(baggage);
-        }
-        byte[] body = (refusal.get() + "\n").getBytes(StandardCharsets.UTF_8);
         try {
             answer.setStatus(503);
             answer.setContentType("text/plain; charset=utf-8");
@@ -55,19 +48,6 @@ public final class ServletGate {
         } catch (IOException | RuntimeException e) {
             // the client went away: the request is refused all the same
         }
-        return REFUSED;
-    }
-
-    /** The request's {@code baggage} header values joined with {@code ,}; {@code ""} when it has none. */
-    private static String baggage(HttpServletRequest request) {
-        Enumeration<String> values = request.getHeaders("baggage");
-        if (values == null || !values.hasMoreElements()) {
-            return "";
-        }
-        StringBuilder joined = new StringBuilder(values.nextElement());
-        while (values.hasMoreElements()) {
-            joined.append(',').append(values.nextElement());
-        }
-        return joined.toString();
+        return ServletGates.REFUSED;
     }
 }

@@ -79,6 +79,20 @@ final class ChildJvm implements AutoCloseable {
      */
     ChildJvm(String javaExecutable, List<String> flags, Class<?> main, List<String> jars, List<Class<?>> libraries)
             throws Exception {
+        this(javaExecutable, flags, main, jars, libraries, true);
+    }
+
+    /**
+     * Starts {@code main} on the service Java with a class path of its own: {@code jars}, then {@code main}'s class
+     * directory, and nothing of {@code richter.app.classpath} (a library whose classes the tests' libraries also have
+     * under the same names, e.g. Tomcat 9 beside the tests' Tomcat 10).
+     */
+    static ChildJvm ownClassPath(List<String> flags, Class<?> main, List<String> jars) throws Exception {
+        return new ChildJvm(serviceJava(), flags, main, jars, List.of(), false);
+    }
+
+    private ChildJvm(String javaExecutable, List<String> flags, Class<?> main, List<String> jars,
+                     List<Class<?>> libraries, boolean withAppLibraries) throws Exception {
         // in target/, kept for reading after a failure
         output = Files.createTempFile(Files.createDirectories(Path.of("target", "it-logs")), "child-jvm", ".log");
         List<String> command = new ArrayList<>(List.of(javaExecutable,
@@ -93,7 +107,7 @@ final class ChildJvm implements AutoCloseable {
                 classPath.add(entry);
             }
         }
-        for (String entry : appLibraries()) {
+        for (String entry : withAppLibraries ? appLibraries() : List.<String>of()) {
             if (!classPath.contains(entry)) {
                 classPath.add(entry);
             }

@@ -8,7 +8,7 @@ import reactor.netty.http.server.HttpServer;
 /**
  * A service on reactor-netty's {@code HttpServer} (1.2, what Spring WebFlux and Spring Cloud Gateway run on) with no
  * Richter code, for {@link ServerGatesIT}: one handler on an ephemeral port (prints {@code READY <port>}) answering
- * {@code GET /work} (counted, then the exit called as {@link TomcatTestApp#callExit()} does: {@code exit=<body>}) and
+ * {@code GET /work} (counted, then the exit called as {@link GateExit#call()} does: {@code exit=<body>}) and
  * {@code GET /counts} ({@code handler=<n>}, the {@code /work} requests the handler was applied to).
  */
 public final class ReactorNettyTestApp {
@@ -25,7 +25,7 @@ public final class ReactorNettyTestApp {
                     } else {
                         HANDLED.incrementAndGet();
                         // on the event loop, in the request's context (a test app: a real one would not block here)
-                        body = "exit=" + TomcatTestApp.callExit();
+                        body = "exit=" + GateExit.call();
                     }
                     return response.header("Content-Type", "text/plain").sendString(Mono.just(body)).then();
                 })

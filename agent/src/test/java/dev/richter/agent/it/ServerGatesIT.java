@@ -6,9 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.richter.agent.it.ChildJvm.Span;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 import org.apache.catalina.startup.Tomcat;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -21,8 +24,9 @@ import reactor.netty.http.server.HttpServer;
 
 /**
  * The inbound gate of the servers the demo shop runs on, each in a real child JVM with the agent and the built
- * extension: embedded Tomcat 10.1.48 ({@link TomcatTestApp}: an application filter and a servlet) and reactor-netty
- * 1.2.11 ({@link ReactorNettyTestApp}: one handler), both with no Richter code. The test serves the isolation document
+ * extension: embedded Tomcat 10.1.48 ({@link TomcatTestApp}: an application filter and a servlet), embedded Tomcat
+ * 9.0.83 ({@code javax.servlet}, {@link Tomcat9TestApp}: the same, in a child JVM with a class path of its own) and
+ * reactor-netty 1.2.11 ({@link ReactorNettyTestApp}: one handler), all with no Richter code. The test serves the isolation document
  * itself, answering 503 until a test sets it, and runs the exit the handlers call (counting the calls that reach it).
  * Marked requests are answered 503 until the document loads and reach neither filter nor handler; unmarked ones
  * always pass; once loaded, the handlers see marked requests marked (their exit call is mocked). Tests run in order;
@@ -38,9 +42,11 @@ class ServerGatesIT {
     private CountingServer exit;
     private ChildJvm tomcat;
     private ChildJvm netty;
+    private ChildJvm tomcat9;
     /** The marked requests each child refused while the test waited for it to load the document. */
     private int tomcatRefusedWhileLoading;
     private int nettyRefusedWhileLoading;
+    private int tomcat9RefusedWhileLoading;
 
     @BeforeAll
     void startChildren() throws Exception {
@@ -55,17 +61,28 @@ class ServerGatesIT {
                 "-Drichter.isolation.refresh-s=1", "-Dapp.exit=" + exit.url("/stock"));
         tomcat = new ChildJvm(flags, TomcatTestApp.class, List.of(Tomcat.class));
         netty = new ChildJvm(flags, ReactorNettyTestApp.class, List.of(HttpServer.class));
+        tomcat9 = ChildJvm.ownClassPath(flags, Tomcat9TestApp.class, tomcat9Jars());
     }
 
     @AfterAll
     void stopAll() {
-        ChildJvm.closeAll(tomcat, netty, config, exit);
+        ChildJvm.closeAll(tomcat, netty, tomcat9, config, exit);
+    }
+
+    /** Tomcat 9's jars, which agent/pom.xml copies to {@code richter.tomcat9.dir}. */
+    private static List<String> tomcat9Jars() throws Exception {
+        Path dir = Path.of(System.getProperty("richter.tomcat9.dir", "target/otel/tomcat9"));
+        try (Stream<Path> jars = Files.list(dir)) {
+            List<String> found = jars.filter(j -> j.toString().endsWith(".jar")).map(Path::toString).sorted().toList();
+            assertTrue(found.stream().anyMatch(j -> j.contains("tomcat-embed-core")), "no Tomcat 9 in " + dir);
+            return found;
+        }
     }
 
     @Test
     @Order(1)
     void markedRequestsAreAnswered503WithTheReasonAndReachNoFilterOrHandlerBeforeTheDocumentLoads() throws Exception {
-        for (ChildJvm app : List.of(tomcat, netty)) {
+        for (ChildJvm app : List.of(tomcat, tomcat9, netty)) {
             for (int i = 0; i < 3; i++) {
                 HttpResponse<String> refused = app.get("/work", MARKED);
 
@@ -80,8 +97,10 @@ class ServerGatesIT {
         // with other baggage members around the marker, and a member property
         assertEquals(503, tomcat.get("/work", "tenant=a," + MARKED + ";p=1").statusCode());
         assertEquals(503, netty.get("/work", "tenant=a, " + MARKED).statusCode());
+        assertEquals(503, tomcat9.get("/work", "tenant=a," + MARKED + ";p=1").statusCode());
 
         assertEquals("filter=0 servlet=0", tomcat.get("/counts", null).body());
+        assertEquals("filter=0 servlet=0", tomcat9.get("/counts", null).body());
         assertEquals("handler=0", netty.get("/counts", null).body());
         assertEquals(0, exit.count());
     }
@@ -89,7 +108,7 @@ class ServerGatesIT {
     @Test
     @Order(2)
     void unmarkedRequestsReachTheApplicationBeforeTheDocumentLoads() throws Exception {
-        for (ChildJvm app : List.of(tomcat, netty)) {
+        for (ChildJvm app : List.of(tomcat, tomcat9, netty)) {
             HttpResponse<String> passed = app.get("/work", "tenant=a");
             assertEquals(200, passed.statusCode());
             assertEquals("exit=real-stock", passed.body());
@@ -97,8 +116,9 @@ class ServerGatesIT {
         }
 
         assertEquals("filter=2 servlet=2", tomcat.get("/counts", null).body());
+        assertEquals("filter=2 servlet=2", tomcat9.get("/counts", null).body());
         assertEquals("handler=2", netty.get("/counts", null).body());
-        assertEquals(4, exit.count());
+        assertEquals(6, exit.count());
     }
 
     @Test
@@ -110,8 +130,9 @@ class ServerGatesIT {
                 """.formatted(exit.port()));
         tomcatRefusedWhileLoading = awaitLoaded(tomcat);
         nettyRefusedWhileLoading = awaitLoaded(netty);
+        tomcat9RefusedWhileLoading = awaitLoaded(tomcat9);
 
-        for (ChildJvm app : List.of(tomcat, netty)) {
+        for (ChildJvm app : List.of(tomcat, tomcat9, netty)) {
             for (int i = 0; i < 2; i++) {
                 HttpResponse<String> passed = app.get("/work", MARKED);
                 assertEquals(200, passed.statusCode());
@@ -122,8 +143,9 @@ class ServerGatesIT {
 
         // /counts polls while loading: 2 unmarked before, the loading poll that passed, 2 marked, 1 unmarked
         assertEquals("filter=6 servlet=6", tomcat.get("/counts", null).body());
+        assertEquals("filter=6 servlet=6", tomcat9.get("/counts", null).body());
         assertEquals("handler=6", netty.get("/counts", null).body());
-        assertEquals(6, exit.count(), "the 4 unmarked calls before, the 2 unmarked ones now; no marked one");
+        assertEquals(9, exit.count(), "the 6 unmarked calls before, the 3 unmarked ones now; no marked one");
     }
 
     @Test
@@ -131,6 +153,7 @@ class ServerGatesIT {
     void theRefusalsAreOnTheAgentsServerSpans() throws Exception {
         assertRefusedServerSpans(tomcat.stopAndReadSpans(), 4 + tomcatRefusedWhileLoading);
         assertRefusedServerSpans(netty.stopAndReadSpans(), 4 + nettyRefusedWhileLoading);
+        assertRefusedServerSpans(tomcat9.stopAndReadSpans(), 4 + tomcat9RefusedWhileLoading);
     }
 
     private static void assertRefusedServerSpans(List<Span> spans, int expected) {
