@@ -11,7 +11,7 @@ import java.util.Optional;
  * agent start. Only java.base types cross it. Implementations never throw.
  *
  * <p>{@link #decideHttp} is the one rule for every HTTP client (the JDK's today; Apache HttpClient 5 and OkHttp call
- * it the same way); a datastore or broker has its own {@code decide...} method answering a {@link ShadowDecision}
+ * it the same way), and {@link #decideGrpc} the rule for gRPC calls by method; a datastore or broker has its own {@code decide...} method answering a {@link ShadowDecision}
  * (the document's {@code shadows}): JDBC ({@link #decideSql}, {@link #decideJdbcUrl}, {@link #decideConnection}) and
  * Redis ({@link #decideRedis}), Kafka ({@link #decideTopic}) and the AWS SDK v2 ({@link #decideAwsSdk}) today. Their defaults decide nothing (unmarked,
  * untouched: the guard installed before
@@ -30,6 +30,20 @@ public interface IsolationGuard {
      * @return {@link ExitDecision#PASS} for every unmarked call
      */
     ExitDecision decideHttp(String method, String host, int port, String path);
+
+    /**
+     * Decides an outgoing gRPC call made in the current OpenTelemetry context, by the document's {@code scope} and
+     * {@code grpcMocks} (the extension's {@code GrpcExitPolicy}).
+     *
+     * @param host       the host of the channel's authority (or the call's), e.g. {@code payments.internal}
+     * @param port       its port; 443, gRPC's default, when the authority names none
+     * @param fullMethod the method, {@code <package>.<Service>/<Method>}
+     * @return {@link ExitDecision#PASS} for every unmarked call; a mock's {@code status} is the gRPC status code's
+     *     value and its {@code body} the response message in base64 (status 0) or the status's description
+     */
+    default ExitDecision decideGrpc(String host, int port, String fullMethod) {
+        return ExitDecision.PASS;
+    }
 
     /**
      * Stamps a decision on the span of the call being made ({@code Span.current()}: the agent's client span when it

@@ -22,7 +22,8 @@ import java.util.Objects;
  * {"mode": "enforce", "refreshS": 30,
  *  "scope": ["orders.internal:8080", "inventory.internal"],
  *  "mocks": [{"exit": "api.stripe.com/v1/charges", "status": 200, "body": "{\"id\":\"ch_1\"}",
- *             "headers": {"Content-Type": "application/json"}, "latencyMs": 80}]}
+ *             "headers": {"Content-Type": "application/json"}, "latencyMs": 80}],
+ *  "grpcMocks": [{"method": "shop.Payments/Charge", "authority": "payments.internal:9090", "response": "CgdjaF8x"}]}
  * }</pre>
  * {@code mode}: {@code enforce} (default) or {@code report} ({@link IsolationMode}). {@code refreshS}: seconds until
  * the next load, a positive integer, optional (the JVM's {@code -Drichter.isolation.refresh-s} when absent). {@code
@@ -31,7 +32,8 @@ import java.util.Objects;
  * MockConfigDocument#parse}); their exit ids are matched against HTTP calls as {@link HttpExit} says. Unknown fields
  * are ignored. {@code shadows}: where marked datastore and broker calls go instead of production ({@link Shadows}),
  * default none. {@code marker}: {@code {"team": ..., "keys": [...]}}, the team whose signed markers this service
- * accepts ({@link MarkerKeys}); without it the bare marker is accepted. Richter's {@code GET /safety/isolation} serves this document (its {@code Isolation} schema in
+ * accepts ({@link MarkerKeys}); without it the bare marker is accepted. {@code grpcMocks}: the answers of marked gRPC
+ * calls by method ({@link GrpcMock}), default none. Richter's {@code GET /safety/isolation} serves this document (its {@code Isolation} schema in
  * openapi.json).
  *
  * @param mode     enforce or report
@@ -41,6 +43,7 @@ import java.util.Objects;
  * @param exits    the mocks' exit ids that name HTTP calls, most specific first (ties keep document order)
  * @param shadows  production target → shadow target, by kind
  * @param marker   the team and keys a marker's proof must verify against
+ * @param grpcMocks the gRPC mocks, in document order
  */
 public final class IsolationConfig {
     private static final ObjectMapper MAPPER = new ObjectMapper();
@@ -52,6 +55,7 @@ public final class IsolationConfig {
     private final List<HttpExit> exits;
     private final Shadows shadows;
     private final MarkerKeys marker;
+    private final List<GrpcMock> grpcMocks;
 
     /** A configuration whose marker is unsigned ({@link MarkerKeys#UNSIGNED}). */
     public IsolationConfig(IsolationMode mode, long refreshS, List<HostPort> scope, Map<String, MockResponse> mocks,
@@ -61,7 +65,14 @@ public final class IsolationConfig {
 
     public IsolationConfig(IsolationMode mode, long refreshS, List<HostPort> scope, Map<String, MockResponse> mocks,
                            List<HttpExit> exits, Shadows shadows, MarkerKeys marker) {
+        this(mode, refreshS, scope, mocks, exits, shadows, marker, Collections.<GrpcMock>emptyList());
+    }
+
+    /** A configuration with gRPC mocks too ({@link GrpcMock}, in document order). */
+    public IsolationConfig(IsolationMode mode, long refreshS, List<HostPort> scope, Map<String, MockResponse> mocks,
+                           List<HttpExit> exits, Shadows shadows, MarkerKeys marker, List<GrpcMock> grpcMocks) {
         this.marker = marker;
+        this.grpcMocks = Backports.listCopy(grpcMocks);
         this.mode = mode;
         this.refreshS = refreshS;
         this.scope = Backports.listCopy(scope);
@@ -94,6 +105,11 @@ public final class IsolationConfig {
         return shadows;
     }
 
+    /** The document's {@code grpcMocks}, in document order. */
+    public List<GrpcMock> grpcMocks() {
+        return grpcMocks;
+    }
+
     /** The team whose markers this service accepts and the keys that sign them. */
     public MarkerKeys marker() {
         return marker;
@@ -106,18 +122,19 @@ public final class IsolationConfig {
         }
         IsolationConfig c = (IsolationConfig) o;
         return mode == c.mode && refreshS == c.refreshS && scope.equals(c.scope) && mocks.equals(c.mocks)
-                && exits.equals(c.exits) && Objects.equals(shadows, c.shadows) && marker.equals(c.marker);
+                && exits.equals(c.exits) && Objects.equals(shadows, c.shadows) && marker.equals(c.marker)
+                && grpcMocks.equals(c.grpcMocks);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(mode, refreshS, scope, mocks, exits, shadows, marker);
+        return Objects.hash(mode, refreshS, scope, mocks, exits, shadows, marker, grpcMocks);
     }
 
     @Override
     public String toString() {
         return "IsolationConfig[mode=" + mode + ", refreshS=" + refreshS + ", scope=" + scope + ", mocks=" + mocks
-                + ", exits=" + exits + ", shadows=" + shadows + ", marker=" + marker + "]";
+                + ", exits=" + exits + ", shadows=" + shadows + ", marker=" + marker + ", grpcMocks=" + grpcMocks + "]";
     }
 
     /**
@@ -127,7 +144,9 @@ public final class IsolationConfig {
      * @throws IllegalArgumentException naming the field path, e.g. {@code scope[1]: port: must be 1-65535 in 'a:0'},
      *                                  {@code refreshS: must be a positive integer},
      *                                  {@code mode: must be "enforce" or "report", got 'strict'}, or the mock
-     *                                  document's own messages ({@code mocks[0].status: must be 100-599})
+     *                                  document's own messages ({@code mocks[0].status: must be 100-599}), or a gRPC
+     *                                  mock's ({@code grpcMocks[0].method: must be '<package>.<Service>/<Method>', got
+     *                                  'Charge'})
      */
     public static IsolationConfig parse(byte[] json) {
         JsonNode root;
@@ -178,6 +197,6 @@ public final class IsolationConfig {
         }
         exits.sort(Comparator.comparingInt(HttpExit::specificity).reversed());
         return new IsolationConfig(mode, refreshS, scope, mocks, exits, Shadows.parse(root.get("shadows")),
-                MarkerKeys.parse(root.get("marker")));
+                MarkerKeys.parse(root.get("marker")), GrpcMock.parseAll(root.get("grpcMocks")));
     }
 }

@@ -142,6 +142,18 @@ public final class RichterIsolationGuard implements IsolationGuard {
     }
 
     @Override
+    public ExitDecision decideGrpc(String host, int port, String fullMethod) {
+        boolean isMarked = false;
+        try {
+            isMarked = markedAndProven();
+            return GrpcExitPolicy.decide(isMarked, host, port, fullMethod, source.current());
+        } catch (RuntimeException | LinkageError e) {
+            return isMarked ? new ExitDecision.Refuse(host + ":" + port + "/" + fullMethod,
+                    "isolation failed to decide (" + e + ")") : ExitDecision.PASS;
+        }
+    }
+
+    @Override
     public ExitDecision decideNetwork(String host, String ip, int port) {
         boolean isMarked = false;
         try {

@@ -40,7 +40,7 @@ import redis.clients.jedis.Jedis;
  * nothing; where no unmarked call can be counted (a closed port, a statement H2 cannot run) there is none. Prints one
  * table row per (case, target), a line per child with its span stamps, then last {@code cases=<n> leaked=<n>
  * unguarded=<n> refused=<n>}; with arguments, only the sections they name ({@code http}, {@code storage}, {@code
- * lettuce}, {@code caffeine}, {@code drivers}); exits 1 when a case leaked, 2 when a control was not counted (and 0 otherwise). The
+ * lettuce}, {@code caffeine}, {@code drivers}, {@code aws-sdk}, {@code grpc}); exits 1 when a case leaked, 2 when a control was not counted (and 0 otherwise). The
  * libraries' own output goes to stderr. PostgreSQL and MariaDB cases run when they are installed ({@link
  * DatabaseServer}), else a line says why not.
  */
@@ -96,6 +96,9 @@ public final class LeakMatrix {
             }
             if (only.isEmpty() || only.contains("aws-sdk")) {
                 matrix.awsSdk();
+            }
+            if (only.isEmpty() || only.contains("grpc")) {
+                matrix.grpc();
             }
         } finally {
             matrix.print();
@@ -377,6 +380,42 @@ public final class LeakMatrix {
             stamps("aws sdk", app);
         } finally {
             ChildJvm.closeAll(app, dynamo);
+        }
+    }
+
+    /**
+     * grpc-java 1.76.0 over grpc-netty-shaded ({@link GrpcTestApp}), blocking and future unary calls, counted by the
+     * real servers ({@link GrpcStock.Counting}): a mocked method (its mock's message is {@link #MOCK_BODY}), an unmocked
+     * method of a server out of scope, and a closed port out of scope.
+     */
+    private void grpc() throws Exception {
+        GrpcStock.Counting payments = new GrpcStock.Counting();
+        int closedPort = StorageIsolationIT.freePort();
+        ChildJvm app = null;
+        try {
+            Path document = document("""
+                    {"mode": "enforce", "scope": [], "mocks": [],
+                     "grpcMocks": [{"method": "test.Stock/Reserve", "authority": "%s", "response": "%s"}]}
+                    """.formatted(payments.target(), GrpcStock.base64(MOCK_BODY)));
+            app = new ChildJvm(List.of("-Drichter.isolation.file=" + document), GrpcTestApp.class,
+                    GrpcStock.CLIENT_LIBRARIES);
+            ChildJvm a = app;
+            String closed = "127.0.0.1:" + closedPort;
+            for (String how : List.of("blocking", "future")) {
+                check("grpc " + how, "mocked method Reserve", "mocked",
+                        () -> GrpcIsolationIT.grpc(a, payments.target(), "test.Stock/Reserve", how, MARKED),
+                        payments::count, null,
+                        () -> GrpcIsolationIT.grpc(a, payments.target(), "test.Stock/Reserve", how, null));
+                check("grpc " + how, "out of scope test.Stock/Get", "refused",
+                        () -> GrpcIsolationIT.grpc(a, payments.target(), "test.Stock/Get", how, MARKED),
+                        payments::count, null,
+                        () -> GrpcIsolationIT.grpc(a, payments.target(), "test.Stock/Get", how, null));
+                check("grpc " + how, "out of scope, closed port", "refused",
+                        () -> GrpcIsolationIT.grpc(a, closed, "test.Stock/Get", how, MARKED), () -> 0, null, null);
+            }
+            stamps("grpc", app);
+        } finally {
+            ChildJvm.closeAll(app, payments);
         }
     }
 

@@ -71,6 +71,11 @@ class BootClassPathTest {
     }
 
     @Test
+    void theGrpcModuleInjectsEveryClassOfItsHelperPackage() throws IOException {
+        assertEquals(compiled("dev.richter.agent.grpc"), sorted(GrpcInstrumentationModule.HELPERS));
+    }
+
+    @Test
     void theServerGateModulesInjectEveryClassOfTheirHelperPackage() throws IOException {
         List<String> servlet = new ArrayList<>(JakartaServletInstrumentationModule.HELPERS);
         servlet.addAll(JavaxServletInstrumentationModule.HELPERS);
