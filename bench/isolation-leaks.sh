@@ -16,7 +16,9 @@
 # MSET with one unmapped key, MSET whose values are its keys' names, DEL with one unmapped key; the Kafka producer,
 # mapped and unmapped topic; the AWS SDK v2's DynamoDB client (AwsSdkTestApp) to the local stack's dynalite when node is
 # installed, PutItem and BatchWriteItem to a mapped table, PutItem to an unmapped one; corpus bug 44 (../shared/corpus/bugs/44-sql-data-modifying-cte.sql: a DELETE in a WITH) on H2 and on
-# PostgreSQL; corpus bug 43 (java.io.tmpdir under a regular file).
+# PostgreSQL; corpus bug 43 (java.io.tmpdir under a regular file); gRPC (grpc-java 1.76.0 over grpc-netty-shaded,
+# GrpcTestApp) blocking and future unary calls to a mocked method, an unmocked method of a server out of scope and a
+# closed port, counted by the real gRPC server (section grpc).
 # Each (case, target) is: isolated (nothing reached production and the extension refused, mocked or shadowed it, seen
 # in its refusal message, the mock's body or the count at the shadow), leaked (a marked effect reached production),
 # unguarded (nothing reached production only because the call failed for another reason). The span stamps of each

@@ -41,10 +41,13 @@ public interface ExitDecision {
     /**
      * Answer with the configured mock, without any network call.
      *
-     * @param exit      the exit id as configured in the mock document, e.g. {@code api.stripe.com/v1/charges}
-     * @param status    HTTP status, 100–599
-     * @param headers   response headers
-     * @param body      response body, UTF-8 text ({@code ""} for none)
+     * @param exit      the exit id as configured in the mock document, e.g. {@code api.stripe.com/v1/charges}, or a gRPC
+     *                  mock's ({@code [authority/]<package>.<Service>/<Method>})
+     * @param status    HTTP status, 100–599; for a gRPC call ({@code IsolationGuard.decideGrpc}) the gRPC status code's
+     *                  value, 0–16
+     * @param headers   response headers (none for a gRPC call)
+     * @param body      response body, UTF-8 text ({@code ""} for none); for a gRPC call the response message's bytes in
+     *                  base64 (status 0) or the status's description
      * @param latencyMs simulated latency to wait before answering, milliseconds, ≥ 0
      */
     final class Mock implements ExitDecision {

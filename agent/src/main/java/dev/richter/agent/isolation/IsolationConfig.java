@@ -23,7 +23,7 @@ import java.util.Objects;
  *  "scope": ["orders.internal:8080", "inventory.internal"],
  *  "mocks": [{"exit": "api.stripe.com/v1/charges", "status": 200, "body": "{\"id\":\"ch_1\"}",
  *             "headers": {"Content-Type": "application/json"}, "latencyMs": 80}],
- *  "grpcMocks": [{"method": "shop.Payments/Charge", "authority": "payments.internal:9090", "response": "CgdjaF8x"}]}
+ *  "grpcMocks": [{"method": "shop.Payments/Charge", "authority": "payments.internal:9090", "response": "CgRjaF8x"}]}
  * }</pre>
  * {@code mode}: {@code enforce} (default) or {@code report} ({@link IsolationMode}). {@code refreshS}: seconds until
  * the next load, a positive integer, optional (the JVM's {@code -Drichter.isolation.refresh-s} when absent). {@code

@@ -33,7 +33,13 @@ public final class ServletGate {
                 || !(response instanceof HttpServletResponse)) {
             return depth;
         }
-        Object decided = ServletGates.decide(((HttpServletRequest) request).getHeaders("baggage"));
+        Object decided;
+        try {
+            decided = ServletGates.decide(((HttpServletRequest) request).getHeaders("baggage"));
+        } catch (RuntimeException e) {
+            // a request whose headers cannot be read passes as unmarked; the depth is counted back at exit
+            return ServletGates.PASS;
+        }
         if (!(decided instanceof byte[])) {
             return decided;
         }

@@ -7,6 +7,7 @@ import dev.richter.agent.bootstrap.ExitDecision;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -35,5 +36,10 @@ class AgentDocIsolationDocumentTest {
         assertEquals(ExitDecision.PASS, HttpExitPolicy.decide(true, "GET", "orders.internal", 8080, "/orders", config));
         assertEquals("shop-team", config.get().marker().team(), "the team whose signed markers the service accepts");
         assertTrue(config.get().marker().required());
+        // the gRPC mocks: StringValue("ch_test")'s bytes (field 1, length 7, the text) for its authority; a status for any
+        assertEquals(new ExitDecision.Mock("payments.internal:9090/shop.Payments/Charge", 0, Map.of(),
+                "CgdjaF90ZXN0", 20), GrpcExitPolicy.decide(true, "payments.internal", 9090, "shop.Payments/Charge", config));
+        assertEquals(new ExitDecision.Mock("shop.Stock/Reserve", 8, Map.of(), "sold out", 0),
+                GrpcExitPolicy.decide(true, "orders.internal", 8080, "shop.Stock/Reserve", config));
     }
 }

@@ -30,7 +30,7 @@ import java.util.TreeMap;
  *       richter.isolation.active=true}, as {@value IsolationEnforcedCheck#NAME} reads it): PASS with that evidence,
  *       "unguarded, but every marked call went to an in-scope service that enforces isolation" (the demo shop's Spring
  *       Cloud Gateway calls its services through reactor-netty's {@code HttpClient}, which is not guarded);</li>
- *   <li>not guarded, a server (a {@code javax.servlet} container): WARN, its marked requests are no exits, but it has no
+ *   <li>not guarded, a server (a gRPC server, a Servlet 2.x container): WARN, its marked requests are no exits, but it has no
  *       503 gate before the isolation document loads;</li>
  *   <li>anything else not guarded in a marked trace FAILs, naming the library, its version and the service: an
  *       unguarded store (Redisson, the Kafka consumer, the AWS SDK: what it writes lands in the store, with no service

@@ -82,18 +82,18 @@ class GuardedMiddlewareCheckTest {
                 + " Redisson 3.17+ (io.opentelemetry.redisson-3.17 2.22.0-alpha), 6 marked calls; guarded: "), inventory.evidence());
     }
 
-    /** Unmarked traffic through an unguarded client is listed, never failed; a javax.servlet server on marked traffic WARNs. */
+    /** Unmarked traffic through an unguarded client is listed, never failed; a gRPC server on marked traffic WARNs. */
     @Test
     void unmarkedUnguardedPassesAndAnUngatedServerWarns() {
         Span unmarkedRedisson = new Span("t1", "a1", "", List.of(), "cart", "GET", SpanKind.CLIENT, "redis",
                 Map.of("db.system", "redis"), 0, 0, new InstrumentationScope("io.opentelemetry.redisson-3.17", "2.22.0-alpha"));
-        Span markedJavax = new Span("t2", "b1", "", List.of(), "cart", "GET /cart", SpanKind.SERVER, "",
-                Map.of("richter-loadtest", "1"), 0, 0, new InstrumentationScope("io.opentelemetry.tomcat-7.0", "2.22.0-alpha"));
-        CheckResult cart = GuardedMiddlewareCheck.check(List.of(unmarkedRedisson, markedJavax), Set.of("cart"),
+        Span markedGrpc = new Span("t2", "b1", "", List.of(), "cart", "shop.Cart/Get", SpanKind.SERVER, "",
+                Map.of("richter-loadtest", "1"), 0, 0, new InstrumentationScope("io.opentelemetry.grpc-1.6", "2.22.0-alpha"));
+        CheckResult cart = GuardedMiddlewareCheck.check(List.of(unmarkedRedisson, markedGrpc), Set.of("cart"),
                 Marker.DEFAULT).get(0);
         assertEquals(Outcome.WARN, cart.outcome());
-        assertEquals("server not gated (no 503 before the isolation document loads): Tomcat (javax.servlet) 7.0.4-9"
-                + " (io.opentelemetry.tomcat-7.0 2.22.0-alpha), 1 marked calls; not guarded, not on marked traffic:"
+        assertEquals("server not gated (no 503 before the isolation document loads): gRPC server 1.6+"
+                + " (io.opentelemetry.grpc-1.6 2.22.0-alpha), 1 marked calls; not guarded, not on marked traffic:"
                 + " Redisson 3.17+ (io.opentelemetry.redisson-3.17 2.22.0-alpha)", cart.evidence());
     }
 

@@ -18,10 +18,10 @@ import java.util.Set;
  * build.gradle.kts}); guarded or not is agent/README.md, "What is guarded, and what is not": guarded are the JDK
  * {@code HttpClient}, {@code java.net.HttpURLConnection}, Apache HttpClient 5 classic, Apache HttpClient 4.3-4.5,
  * OkHttp 4/5, JDBC (any driver), Jedis 7, Lettuce 6 and 7, the Kafka producer, the AWS SDK for Java 2, Caffeine and
- * Spring's {@code ConcurrentMapCache}, and as servers the JDK {@code HttpServer}, jakarta Servlet containers and
- * reactor-netty's server; not guarded are reactor-netty's {@code HttpClient} ({@code WebClient}, Spring Cloud Gateway's
- * downstream calls), Lettuce 5, the Kafka consumer, other in-process caches, the AWS SDK for Java 1, gRPC and {@code
- * javax.servlet} containers. A change to either source changes this table and its test ({@code
+ * Spring's {@code ConcurrentMapCache}, grpc-java's client channels, and as servers the JDK {@code HttpServer}, jakarta
+ * and {@code javax.servlet} (Servlet 3.0+) containers and reactor-netty's server; not guarded are reactor-netty's
+ * {@code HttpClient} ({@code WebClient}, Spring Cloud Gateway's downstream calls), Lettuce 5, the Kafka consumer, other
+ * in-process caches, the AWS SDK for Java 1, gRPC servers and Servlet 2.x containers. A change to either source changes this table and its test ({@code
  * MiddlewareInventoryTest#tableRowsAreTheAgentsScopeNames}) together. In-process caches (Caffeine, a map) make no span:
  * no trace can show them, so no row names them.
  *
@@ -92,6 +92,9 @@ public final class GuardedMiddleware {
             new ScopeRow(O + "kafka-clients-0.11", PRODUCER, "Kafka producer", "0.11+", MiddlewareRole.STORE, true, ""),
             new ScopeRow(O + "kafka-clients-2.6", PRODUCER, "Kafka producer", "2.6+ (library instrumentation)",
                     MiddlewareRole.STORE, true, ""),
+            new ScopeRow(O + "grpc-1.6", CLIENT, "gRPC", "1.6+ (guarded: 1.x channels)", MiddlewareRole.RPC_CLIENT, true,
+                    "ManagedChannelImpl's calls, mocked by method (grpcMocks) or refused out of scope; tested on"
+                            + " grpc-java 1.76.0 over grpc-netty-shaded"),
             new ScopeRow(O + "aws-sdk-2.2", ANY, "AWS SDK for Java 2", "2.2+ (guarded: the sync and async client handlers)",
                     MiddlewareRole.STORE, true, "DynamoDB tables and SQS queues go to their shadows; other services'"
                             + " writes are refused; tested on 2.57.8 (DynamoDB, sync and async)"),
@@ -99,6 +102,9 @@ public final class GuardedMiddleware {
             new ScopeRow(O + "java-http-server", ANY, "JDK HttpServer", "any JDK", MiddlewareRole.SERVER, true, ""),
             new ScopeRow(O + "tomcat-10.0", ANY, "Tomcat (jakarta Servlet)", "10.0+", MiddlewareRole.SERVER, true, ""),
             new ScopeRow(O + "servlet-5.0", ANY, "jakarta Servlet container", "Servlet 5.0+", MiddlewareRole.SERVER, true, ""),
+            new ScopeRow(O + "tomcat-7.0", ANY, "Tomcat (javax.servlet)", "7.0.4-9", MiddlewareRole.SERVER, true,
+                    "tested on Tomcat 9.0.83"),
+            new ScopeRow(O + "servlet-3.0", ANY, "javax.servlet container", "Servlet 3.0+", MiddlewareRole.SERVER, true, ""),
             new ScopeRow(O + "netty-4.1", SERVER, "reactor-netty / Netty 4.1 server", "4.1.x", MiddlewareRole.SERVER, true,
                     "the 503 gate is reactor-netty's HttpServer's; a bare Netty server is not gated"),
             // not guarded: clients
@@ -113,7 +119,6 @@ public final class GuardedMiddleware {
             new ScopeRow(O + "okhttp-2.2", ANY, "OkHttp 2", "2.2+", MiddlewareRole.HTTP_CLIENT, false, ""),
             new ScopeRow(O + "jetty-httpclient-9.2", ANY, "Jetty HttpClient", "9.2-9.x", MiddlewareRole.HTTP_CLIENT, false, ""),
             new ScopeRow(O + "jetty-httpclient-12.0", ANY, "Jetty HttpClient", "12.0+", MiddlewareRole.HTTP_CLIENT, false, ""),
-            new ScopeRow(O + "grpc-1.6", CLIENT, "gRPC", "1.6+", MiddlewareRole.RPC_CLIENT, false, ""),
             new ScopeRow(O + "grpc-1.6", SERVER, "gRPC server", "1.6+", MiddlewareRole.SERVER, false, ""),
             // not guarded: stores
             new ScopeRow(O + "lettuce-5.0", ANY, "Lettuce", "5.0.x", MiddlewareRole.STORE, false, ""),
@@ -131,8 +136,6 @@ public final class GuardedMiddleware {
             new ScopeRow(O + "r2dbc-1.0", ANY, "R2DBC", "1.0+", MiddlewareRole.STORE, false, ""),
             new ScopeRow(O + "aws-sdk-1.11", ANY, "AWS SDK for Java 1", "1.10.33+", MiddlewareRole.STORE, false, ""),
             // not guarded: servers
-            new ScopeRow(O + "tomcat-7.0", ANY, "Tomcat (javax.servlet)", "7.0.4-9", MiddlewareRole.SERVER, false, ""),
-            new ScopeRow(O + "servlet-3.0", ANY, "javax.servlet container", "Servlet 3.0+", MiddlewareRole.SERVER, false, ""),
             new ScopeRow(O + "servlet-2.2", ANY, "javax.servlet container", "Servlet 2.2-2.5", MiddlewareRole.SERVER, false, ""));
 
     private GuardedMiddleware() {}

@@ -156,7 +156,7 @@ class MiddlewareInventoryTest {
                 Map.entry("io.opentelemetry.reactor-netty-1.0", false), Map.entry("io.opentelemetry.lettuce-5.1", true),
                 Map.entry("io.opentelemetry.lettuce-5.0", false),
                 Map.entry("io.opentelemetry.aws-sdk-2.2", true), Map.entry("io.opentelemetry.aws-sdk-1.11", false),
-                Map.entry("io.opentelemetry.grpc-1.6", false)));
+                Map.entry("io.opentelemetry.grpc-1.6", true)));
         expected.forEach((scope, g) -> assertEquals(g, guarded.get(scope), scope));
         Span consumer = new Span("t", "s", "", List.of(), "svc", "poll", dev.richter.links.trace.SpanKind.CONSUMER, "",
                 Map.of("messaging.system", "kafka"), 0, 0, new InstrumentationScope("io.opentelemetry.kafka-clients-0.11", "2.22.0-alpha"));
