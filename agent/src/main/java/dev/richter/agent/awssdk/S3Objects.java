@@ -1,10 +1,13 @@
 package dev.richter.agent.awssdk;
 
+import java.io.UnsupportedEncodingException;
+import java.net.URLDecoder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import software.amazon.awssdk.core.SdkField;
 import software.amazon.awssdk.core.SdkPojo;
+import software.amazon.awssdk.utils.http.SdkHttpUtils;
 import software.amazon.awssdk.utils.builder.SdkBuilder;
 import software.amazon.awssdk.utils.builder.ToCopyableBuilder;
 
@@ -12,9 +15,13 @@ import software.amazon.awssdk.utils.builder.ToCopyableBuilder;
  * The objects an S3 request of the AWS SDK for Java v2 names, for {@link AwsSdkExits}, read and rewritten through the
  * SDK's generic model API by the members of the S3 model (2.57.8): {@code Bucket} and {@code Key} (every object
  * operation), {@code DestinationBucket} and {@code DestinationKey} ({@code CopyObject}, {@code UploadPartCopy}), a
- * copy's source {@code SourceBucket} and {@code SourceKey} (the legacy {@code CopySource} header text is not read),
- * and {@code DeleteObjects}' {@code Bucket} with each {@code Delete.Objects[].Key}. An object is asked and renamed as
- * {@code bucket/key} (a bucket name has no {@code /}). Injected with {@link AwsSdkExits}; no lambdas.
+ * copy's source, and {@code DeleteObjects}' {@code Bucket} with each {@code Delete.Objects[].Key}. A copy's source is
+ * {@code SourceBucket} and {@code SourceKey}, or the {@code CopySource} text the S3 client makes of them before it
+ * calls the handler ({@code CustomRequestTransformerUtils.modifyCopyObjectRequest}: {@code
+ * <bucket>/<key>[?versionId=<id>]}, each part URL-encoded but its slashes, {@code SdkHttpUtils.urlEncodeIgnoreSlashes}),
+ * or that an application set itself; a source named by an access point ARN is not read (asked as {@code ""}, so
+ * refused). An object is asked and renamed as {@code bucket/key} (a bucket name has no {@code /}). Injected with
+ * {@link AwsSdkExits}; no lambdas.
  */
 final class S3Objects {
     /** The SDK's name of the service ({@code software.amazon.awssdk.services.s3}). */
@@ -23,13 +30,15 @@ final class S3Objects {
     private static final String[][] OBJECT = {{"Bucket", "Key"}, {"DestinationBucket", "DestinationKey"}};
     /** The members naming a copy's source object. */
     private static final String[] SOURCE = {"SourceBucket", "SourceKey"};
+    /** The member the S3 client names a copy's source in, as the header {@code x-amz-copy-source} carries it. */
+    private static final String COPY_SOURCE = "CopySource";
 
     private S3Objects() {}
 
     /**
      * What to ask the guard, each {@code {operation, target}}: the object written or read ({@code bucket/key}), each
-     * key of a {@code DeleteObjects}, a copy's source as operation {@code <operation> source} ({@code ""} when only
-     * the legacy {@code CopySource} names it), and a request naming a bucket but no object as its bucket alone.
+     * key of a {@code DeleteObjects}, a copy's source as operation {@code <operation> source} ({@code ""} when its
+     * {@code CopySource} cannot be read), and a request naming a bucket but no object as its bucket alone.
      */
     static List<String[]> asks(String operation, Object request) {
         List<String[]> asks = new ArrayList<String[]>();
@@ -57,12 +66,42 @@ final class S3Objects {
         }
         Object sourceBucket = value(pojo, SOURCE[0]);
         Object sourceKey = value(pojo, SOURCE[1]);
+        Object copySource = value(pojo, COPY_SOURCE);
         if (sourceBucket instanceof String && sourceKey instanceof String) {
             asks.add(new String[] {operation + " source", sourceBucket + "/" + sourceKey});
-        } else if (value(pojo, "CopySource") != null) {
-            asks.add(new String[] {operation + " source", ""});
+        } else if (copySource != null) {
+            String[] parsed = copySource(String.valueOf(copySource));
+            asks.add(new String[] {operation + " source", parsed == null ? "" : parsed[0]});
         }
         return asks;
+    }
+
+    /**
+     * A {@code CopySource} text read: {@code {bucket/key, "?versionId=..." or ""}}, the bucket and key URL-decoded (a
+     * {@code +} kept); {@code null} for one naming no bucket and key, or an access point ARN.
+     */
+    static String[] copySource(String text) {
+        String s = text.startsWith("/") ? text.substring(1) : text;
+        int query = s.indexOf('?');
+        String suffix = query < 0 ? "" : s.substring(query);
+        String path = query < 0 ? s : s.substring(0, query);
+        int slash = path.indexOf('/');
+        if (slash <= 0 || slash == path.length() - 1 || path.startsWith("arn:")) {
+            return null;
+        }
+        try {
+            return new String[] {decode(path.substring(0, slash)) + "/" + decode(path.substring(slash + 1)), suffix};
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    private static String decode(String part) {
+        try {
+            return URLDecoder.decode(part.replace("+", "%2B"), "UTF-8");
+        } catch (UnsupportedEncodingException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /**
@@ -82,6 +121,13 @@ final class S3Objects {
             renamePair(pojo, builder, pair, renames);
         }
         renamePair(pojo, builder, SOURCE, renames);
+        Object copySource = value(pojo, COPY_SOURCE);
+        String[] parsed = copySource == null ? null : copySource(String.valueOf(copySource));
+        String source = parsed == null ? null : renames.get(parsed[0]);
+        if (source != null) {
+            set(builder, pojo, COPY_SOURCE, SdkHttpUtils.urlEncodeIgnoreSlashes(source.substring(0, source.indexOf('/')))
+                    + "/" + SdkHttpUtils.urlEncodeIgnoreSlashes(source.substring(source.indexOf('/') + 1)) + parsed[1]);
+        }
         Object delete = value(pojo, "Delete");
         Object bucket = value(pojo, "Bucket");
         if (delete instanceof SdkPojo && bucket instanceof String) {
