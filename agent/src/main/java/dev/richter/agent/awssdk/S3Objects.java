@@ -18,7 +18,8 @@ import software.amazon.awssdk.utils.builder.ToCopyableBuilder;
  * copy's source, and {@code DeleteObjects}' {@code Bucket} with each {@code Delete.Objects[].Key}. A copy's source is
  * {@code SourceBucket} and {@code SourceKey}, or the {@code CopySource} text the S3 client makes of them before it
  * calls the handler ({@code CustomRequestTransformerUtils.modifyCopyObjectRequest}: {@code
- * <bucket>/<key>[?versionId=<id>]}, each part URL-encoded but its slashes, {@code SdkHttpUtils.urlEncodeIgnoreSlashes}),
+ * <bucket>/<key>[?versionId=<id>]}, each part URL-encoded but its slashes: {@code
+ * SdkHttpUtils.urlEncodeIgnoreSlashes}),
  * or that an application set itself; a source named by an access point ARN is not read (asked as {@code ""}, so
  * refused). An object is asked and renamed as {@code bucket/key} (a bucket name has no {@code /}). Injected with
  * {@link AwsSdkExits}; no lambdas.
@@ -125,8 +126,9 @@ final class S3Objects {
         String[] parsed = copySource == null ? null : copySource(String.valueOf(copySource));
         String source = parsed == null ? null : renames.get(parsed[0]);
         if (source != null) {
-            set(builder, pojo, COPY_SOURCE, SdkHttpUtils.urlEncodeIgnoreSlashes(source.substring(0, source.indexOf('/')))
-                    + "/" + SdkHttpUtils.urlEncodeIgnoreSlashes(source.substring(source.indexOf('/') + 1)) + parsed[1]);
+            int slash = source.indexOf('/');
+            set(builder, pojo, COPY_SOURCE, SdkHttpUtils.urlEncodeIgnoreSlashes(source.substring(0, slash)) + "/"
+                    + SdkHttpUtils.urlEncodeIgnoreSlashes(source.substring(slash + 1)) + parsed[1]);
         }
         Object delete = value(pojo, "Delete");
         Object bucket = value(pojo, "Bucket");

@@ -1,5 +1,9 @@
 package dev.richter.agent.isolation;
 
+import static dev.richter.agent.isolation.AwsSdkPolicy.names;
+import static dev.richter.agent.isolation.AwsSdkPolicy.refuse;
+import static dev.richter.agent.isolation.AwsSdkPolicy.set;
+
 import dev.richter.agent.bootstrap.ExitDecision;
 import dev.richter.agent.bootstrap.ShadowDecision;
 import java.util.Map;
@@ -34,22 +38,22 @@ import java.util.Set;
  */
 final class AwsResourcePolicy {
     /** The SDK's service names this class decides (the model package of each). */
-    static final Set<String> SERVICES = AwsSdkPolicy.set("sns", "s3", "eventbridge", "kinesis");
+    static final Set<String> SERVICES = set("sns", "s3", "eventbridge", "kinesis");
     /** SNS operations sending to the topic (or endpoint) they name. */
-    static final Set<String> SNS_PUBLISH = AwsSdkPolicy.set("Publish", "PublishBatch");
+    static final Set<String> SNS_PUBLISH = set("Publish", "PublishBatch");
     /** S3 operations writing the object they name (a multipart upload's steps included). */
-    static final Set<String> S3_OBJECT_WRITES = AwsSdkPolicy.set("PutObject", "CopyObject", "DeleteObject", "DeleteObjects",
+    static final Set<String> S3_OBJECT_WRITES = set("PutObject", "CopyObject", "DeleteObject", "DeleteObjects",
             "CreateMultipartUpload", "UploadPart", "UploadPartCopy", "CompleteMultipartUpload", "AbortMultipartUpload");
     /** S3 operations reading the object (or the upload) they name. */
-    static final Set<String> S3_OBJECT_READS = AwsSdkPolicy.set("GetObject", "HeadObject", "ListParts");
+    static final Set<String> S3_OBJECT_READS = set("GetObject", "HeadObject", "ListParts");
     /** S3 operations that read a source object besides writing their own. */
-    static final Set<String> S3_COPIES = AwsSdkPolicy.set("CopyObject", "UploadPartCopy");
+    static final Set<String> S3_COPIES = set("CopyObject", "UploadPartCopy");
     /** The operation suffix of a copy's source: {@code CopyObject source}. */
     static final String SOURCE = " source";
     /** EventBridge operations putting events on the buses their entries name. */
-    static final Set<String> EVENTBRIDGE_PUT = AwsSdkPolicy.set("PutEvents");
+    static final Set<String> EVENTBRIDGE_PUT = set("PutEvents");
     /** Kinesis operations writing records to the stream they name. */
-    static final Set<String> KINESIS_PUT = AwsSdkPolicy.set("PutRecord", "PutRecords");
+    static final Set<String> KINESIS_PUT = set("PutRecord", "PutRecords");
 
     private AwsResourcePolicy() {}
 
@@ -67,32 +71,33 @@ final class AwsResourcePolicy {
                     operation.length() - SOURCE.length()));
             boolean write = S3_OBJECT_WRITES.contains(operation);
             if (write || source || S3_OBJECT_READS.contains(operation)) {
-                return target.indexOf('/') <= 0 ? AwsSdkPolicy.refuse(exit, "a marked S3 " + operation + " naming no bucket and"
-                        + " key Richter can read", mode) : s3(exit, operation, target, shadows.s3Locations(), write, mode);
+                return target.indexOf('/') <= 0
+                        ? refuse(exit, "a marked S3 " + operation + " naming no bucket and key Richter can read", mode)
+                        : s3(exit, operation, target, shadows.s3Locations(), write, mode);
             }
-            return notUnderstood(exit, operation, "S3", "object operations (" + AwsSdkPolicy.names(S3_OBJECT_WRITES) + ", "
-                    + AwsSdkPolicy.names(S3_OBJECT_READS) + ")", AwsShadows.S3, mode);
+            return notUnderstood(exit, operation, "S3", "object operations (" + names(S3_OBJECT_WRITES) + ", "
+                    + names(S3_OBJECT_READS) + ")", AwsShadows.S3, mode);
         }
         if (service.equals("sns")) {
             return SNS_PUBLISH.contains(operation) ? named(exit, operation, target, shadows.snsTopics(), "", "SNS",
-                    "topic", AwsShadows.SNS_TOPIC, mode) : notUnderstood(exit, operation, "SNS", AwsSdkPolicy.names(SNS_PUBLISH),
+                    "topic", AwsShadows.SNS_TOPIC, mode) : notUnderstood(exit, operation, "SNS", names(SNS_PUBLISH),
                     AwsShadows.SNS_TOPIC, mode);
         }
         if (service.equals("eventbridge")) {
             return EVENTBRIDGE_PUT.contains(operation) ? named(exit, operation, target, shadows.eventBuses(),
                     "event-bus/", "EventBridge", "bus", AwsShadows.EVENT_BUS, mode)
-                    : notUnderstood(exit, operation, "EventBridge", AwsSdkPolicy.names(EVENTBRIDGE_PUT), AwsShadows.EVENT_BUS, mode);
+                    : notUnderstood(exit, operation, "EventBridge", names(EVENTBRIDGE_PUT), AwsShadows.EVENT_BUS, mode);
         }
         return KINESIS_PUT.contains(operation) ? named(exit, operation, target, shadows.kinesisStreams(), "stream/",
                 "Kinesis", "stream", AwsShadows.KINESIS_STREAM, mode) : notUnderstood(exit, operation, "Kinesis",
-                AwsSdkPolicy.names(KINESIS_PUT), AwsShadows.KINESIS_STREAM, mode);
+                names(KINESIS_PUT), AwsShadows.KINESIS_STREAM, mode);
     }
 
     /** An SNS topic, EventBridge bus or Kinesis stream, named by name or ARN. */
     private static ShadowDecision named(String exit, String operation, String ref, Map<String, String> map,
                                         String arnType, String label, String noun, String kind, IsolationMode mode) {
         if (ref.isEmpty()) {
-            return AwsSdkPolicy.refuse(exit, "a marked " + label + " " + operation + " naming no " + noun + " (kind " + kind + ")",
+            return refuse(exit, "a marked " + label + " " + operation + " naming no " + noun + " (kind " + kind + ")",
                     mode);
         }
         for (String shadow : map.values()) {
@@ -108,7 +113,7 @@ final class AwsResourcePolicy {
                 return ShadowDecision.shadow(rewritten, shadow);
             }
         }
-        return AwsSdkPolicy.refuse(exit, "a marked " + label + " " + operation + " to " + noun + " '" + name(ref, arnType)
+        return refuse(exit, "a marked " + label + " " + operation + " to " + noun + " '" + name(ref, arnType)
                 + "', which has no shadow " + noun + " (kind " + kind + ")", mode);
     }
 
@@ -154,13 +159,13 @@ final class AwsResourcePolicy {
             String key = AwsShadows.prefix(object).substring(AwsShadows.prefix(best).length());
             return ShadowDecision.shadow(AwsShadows.bucket(shadow) + "/" + AwsShadows.prefix(shadow) + key, shadow);
         }
-        return write ? AwsSdkPolicy.refuse(exit, "a marked S3 " + operation + " of '" + object + "', which is in no location with"
+        return write ? refuse(exit, "a marked S3 " + operation + " of '" + object + "', which is in no location with"
                 + " a shadow (kind s3)", mode) : ShadowDecision.UNTOUCHED;
     }
 
     private static ShadowDecision notUnderstood(String exit, String operation, String label, String understood,
                                                 String kind, IsolationMode mode) {
-        return AwsSdkPolicy.isRead(operation) ? ShadowDecision.UNTOUCHED : AwsSdkPolicy.refuse(exit, "a marked " + label + " "
+        return AwsSdkPolicy.isRead(operation) ? ShadowDecision.UNTOUCHED : refuse(exit, "a marked " + label + " "
                 + operation + ": Richter shadows " + label + "'s " + understood + " only (kind " + kind + "); its"
                 + " other operations but reads (Get*, List*, Describe*, Head*) are refused", mode);
     }
