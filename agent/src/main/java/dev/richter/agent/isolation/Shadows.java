@@ -17,9 +17,10 @@ import java.util.Set;
 /**
  * The document's {@code shadows}: where each production target's marked traffic goes, by kind. Read from {@code
  * [{"kind": "table"|"schema"|"cache"|"topic"|"dynamodb"|"queue"|"sns-topic"|"s3"|"event-bus"|"kinesis-stream",
- * "production": "...", "shadow": "...", "service": "..."}]} (the {@code Isolation} schema of openapi.json); every entry applies in this JVM whatever its {@code service}
- * (the document a JVM loads is its team's). Names of SQL tables and schemas compare case-insensitively; key prefixes,
- * topics, DynamoDB tables and SQS queues exactly (DynamoDB and SQS names are case-sensitive). A value: equal to
+ * "production": "...", "shadow": "...", "service": "..."}]} (the {@code Isolation} schema of openapi.json); every entry
+ * applies in this JVM whatever its {@code service} (the document a JVM loads is its team's). Names of SQL tables and
+ * schemas compare case-insensitively; key prefixes, topics and the AWS kinds' names exactly (AWS's names are
+ * case-sensitive). A value: equal to
  * another with the same components.
  *
  * <p>DynamoDB tables are a kind of their own ({@code dynamodb}), not {@code table}: a {@code table} shadow is a SQL
@@ -67,6 +68,7 @@ public final class Shadows {
         this(tables, schemas, cachePrefixes, topics, dynamoDbTables, queues, AwsShadows.NONE);
     }
 
+    /** Shadows of every kind (the parameters: the class comment's). */
     public Shadows(Map<String, String> tables, Map<String, String> schemas, Map<String, String> cachePrefixes,
                    Map<String, String> topics, Map<String, String> dynamoDbTables, Map<String, String> queues,
                    AwsShadows aws) {
@@ -103,6 +105,7 @@ public final class Shadows {
         return queues;
     }
 
+    /** The shadows of SNS topics, S3 locations, EventBridge buses and Kinesis streams. */
     public AwsShadows aws() {
         return aws;
     }
