@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The isolation's leak matrix (issue 46 item 7): does a marked (load-test) call of each client and store reach
 # production? For each case a service with no Richter code (the agent module's IT test applications: IsolationTestApp,
-# StorageTestApp, LettuceTestApp, JdbcTestApp) runs in its own child JVM with the OpenTelemetry agent 2.22.0 and the
+# StorageTestApp, LettuceTestApp, JdbcTestApp, AwsSdkTestApp) runs in its own child JVM with the OpenTelemetry agent 2.22.0 and the
 # built extension, and sends marked calls to a mapped target (a mocked exit; a shadowed table, key prefix, topic,
 # database), an unmapped one (a table, key, topic without a shadow) and, for HTTP clients, an out-of-scope host and an
 # out-of-scope closed port. Every effect is counted at the receiving side, never by the service: the real server's request counter, the
@@ -15,7 +15,14 @@
 # (elsewhere), and Spring Data Redis's StringRedisTemplate and ReactiveStringRedisTemplate: SET mapped, SET unmapped,
 # MSET with one unmapped key, MSET whose values are its keys' names, DEL with one unmapped key; the Kafka producer,
 # mapped and unmapped topic; the AWS SDK v2's DynamoDB client (AwsSdkTestApp) to the local stack's dynalite when node is
-# installed, PutItem and BatchWriteItem to a mapped table, PutItem to an unmapped one; corpus bug 44 (../shared/corpus/bugs/44-sql-data-modifying-cte.sql: a DELETE in a WITH) on H2 and on
+# installed, PutItem and BatchWriteItem to a mapped table, PutItem to an unmapped one; the AWS SDK v2's other shadowed
+# services (section aws, AwsSdkTestApp's /aws): SQS SendMessage and SendMessageBatch to a mapped queue and SendMessage
+# to an unmapped one, counted at ElasticMQ; S3 PutObject, a multipart upload and CopyObject to a mapped bucket, PutObject
+# to a mapped key prefix and to an unmapped one, DeleteObject and DeleteObjects in a mapped bucket and an unmapped
+# prefix, counted at S3Proxy's blob store; SNS Publish and PublishBatch to a mapped topic and Publish to an unmapped
+# one, EventBridge PutEvents on the default bus (mapped) and an unmapped bus, Kinesis PutRecord and PutRecords to a
+# mapped stream and PutRecord to an unmapped one, counted at a recording endpoint (no local server for them on Maven
+# Central or in Debian); corpus bug 44 (../shared/corpus/bugs/44-sql-data-modifying-cte.sql: a DELETE in a WITH) on H2 and on
 # PostgreSQL; corpus bug 43 (java.io.tmpdir under a regular file); gRPC (grpc-java 1.76.0 over grpc-netty-shaded,
 # GrpcTestApp) blocking and future unary calls to a mocked method, an unmocked method of a server out of scope and a
 # closed port, counted by the real gRPC server (section grpc).

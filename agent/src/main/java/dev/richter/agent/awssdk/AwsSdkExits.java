@@ -7,6 +7,7 @@ import dev.richter.agent.bootstrap.ShadowDecision;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,7 +27,8 @@ import software.amazon.awssdk.utils.builder.ToCopyableBuilder;
  * The isolation at the AWS SDK for Java v2's client handler ({@code BaseSyncClientHandler.execute} and {@code
  * BaseAsyncClientHandler.execute}, which every generated client of every service calls with its operation's name and
  * request; tested with 2.57.8): a marked call's targets are decided by the guard ({@code decideAwsSdk}: DynamoDB
- * tables, SQS queue URLs), the request is rebuilt with each mapped target replaced by its shadow, and the call then
+ * tables, SQS queue URLs, SNS topics, S3 objects ({@link S3Objects}), EventBridge buses, Kinesis streams), the request
+ * is rebuilt with each mapped target replaced by its shadow, and the call then
  * runs in a context naming the decided client {@code aws-sdk}, so that the SDK's own HTTP client (whichever it is) and
  * its connections pass the HTTP guards and the network catch-all; a refused call is never started and fails with the
  * SDK's own {@link SdkClientException} naming the target and the rule. Unmarked calls are not looked at. The request is
@@ -36,12 +38,24 @@ import software.amazon.awssdk.utils.builder.ToCopyableBuilder;
 public final class AwsSdkExits {
     /** The package prefix of every service's model: {@code software.amazon.awssdk.services.<service>.model}. */
     static final String SERVICES = "software.amazon.awssdk.services.";
-    /** Members of a DynamoDB or SQS request, or of a structure in it, that name one table or queue. */
-    static final Set<String> TARGET_MEMBERS = set("TableName", "QueueUrl");
+    /**
+     * Per service, the members of a request, or of a structure in it, that name one target: DynamoDB's {@code
+     * TableName}, SQS's {@code QueueUrl}, SNS's {@code TopicArn} and {@code TargetArn}, EventBridge's {@code
+     * EventBusName}, Kinesis's {@code StreamName} and {@code StreamARN}.
+     */
+    static final Map<String, Set<String>> TARGET_MEMBERS = members("dynamodb", set("TableName"), "sqs", set("QueueUrl"),
+            "sns", set("TopicArn", "TargetArn"), "eventbridge", set("EventBusName"),
+            "kinesis", set("StreamName", "StreamARN"));
     /** The DynamoDB member whose map keys are table names ({@code BatchWriteItem}, {@code BatchGetItem}). */
     static final String TABLE_KEYED = "RequestItems";
-    /** Members holding structures that name tables ({@code TransactWriteItems}, {@code TransactGetItems}). */
-    static final Set<String> NESTED = set("TransactItems", "Put", "Update", "Delete", "ConditionCheck", "Get");
+    /**
+     * Per service, the members holding structures that name targets: DynamoDB's transaction items ({@code
+     * TransactWriteItems}, {@code TransactGetItems}), EventBridge's {@code PutEvents} entries.
+     */
+    static final Map<String, Set<String>> NESTED = members("dynamodb", set("TransactItems", "Put", "Update", "Delete",
+            "ConditionCheck", "Get"), "eventbridge", set("Entries"));
+    /** The bus an EventBridge entry naming none goes to: asked, and rewritten, as this name. */
+    static final String DEFAULT_BUS = "default";
     /** How deep a request's structures are walked: the request, a transaction item, its action. */
     private static final int MAX_DEPTH = 3;
 
@@ -66,15 +80,13 @@ public final class AwsSdkExits {
             SdkRequest input = params.getInput();
             service = service(input);
             operation = params.getOperationName() == null ? "" : params.getOperationName();
-            List<String> targets = targets(input);
-            if (targets.isEmpty()) {
-                targets = Collections.singletonList("");
-            }
+            List<String[]> asks = asks(service, operation, input);
             Map<String, String> renames = new LinkedHashMap<>();
             List<String> shadowTargets = new ArrayList<>();
             ExitDecision verdict = ExitDecision.PASS;
-            for (String target : targets) {
-                ShadowDecision d = guard.decideAwsSdk(service, operation, target);
+            for (String[] ask : asks) {
+                String target = ask[1];
+                ShadowDecision d = guard.decideAwsSdk(service, ask[0], target);
                 if (d.refused()) {
                     guard.record(d);
                     return SdkClientException.create(d.refusal());
@@ -90,7 +102,9 @@ public final class AwsSdkExits {
                 }
             }
             if (!renames.isEmpty() && input != null) {
-                ((ClientExecutionParams) params).withInput((SdkRequest) rewrite(input, renames, 0));
+                Object rewritten = service.equals(S3Objects.SERVICE) ? S3Objects.rewrite(input, renames)
+                        : rewrite(service, input, renames, 0);
+                ((ClientExecutionParams) params).withInput((SdkRequest) rewritten);
             }
             guard.record(new ShadowDecision(Optional.<String>empty(), String.join(",", shadowTargets), verdict));
             return guard.decidedClient("aws-sdk");
@@ -126,27 +140,48 @@ public final class AwsSdkExits {
     }
 
     /**
-     * The tables or queues a request names, each once, in order: every {@link #TARGET_MEMBERS} text, the keys of
-     * {@link #TABLE_KEYED}, in the request and the structures of {@link #NESTED} (a transaction's items).
+     * What to ask the guard about a request, each {@code {operation, target}} once, in order: S3's objects ({@link
+     * S3Objects#asks}), else every target {@link #targets} finds, with the call's operation; one {@code {operation,
+     * ""}} when it names none.
      */
-    static List<String> targets(SdkRequest request) {
+    static List<String[]> asks(String service, String operation, SdkRequest request) {
+        List<String[]> asks = new ArrayList<>();
+        if (service.equals(S3Objects.SERVICE)) {
+            asks.addAll(S3Objects.asks(operation, request));
+        } else {
+            for (String target : targets(service, request)) {
+                asks.add(new String[] {operation, target});
+            }
+        }
+        if (asks.isEmpty()) {
+            asks.add(new String[] {operation, ""});
+        }
+        return asks;
+    }
+
+    /**
+     * The targets a request of {@code service} names, each once, in order: every {@link #TARGET_MEMBERS} text (an
+     * EventBridge entry's absent bus as {@link #DEFAULT_BUS}), the keys of {@link #TABLE_KEYED}, in the request and
+     * the structures of {@link #NESTED}.
+     */
+    static List<String> targets(String service, SdkRequest request) {
         List<String> out = new ArrayList<>();
-        collect(request, out, 0);
+        collect(service, request, out, 0);
         return out;
     }
 
-    private static void collect(Object pojo, List<String> out, int depth) {
+    private static void collect(String service, Object pojo, List<String> out, int depth) {
         if (!(pojo instanceof SdkPojo) || depth >= MAX_DEPTH) {
             return;
         }
         for (SdkField<?> f : ((SdkPojo) pojo).sdkFields()) {
             String member = f.memberName();
-            if (TARGET_MEMBERS.contains(member)) {
-                Object v = f.getValueOrDefault(pojo);
+            if (isTargetMember(service, member)) {
+                Object v = target(service, member, f.getValueOrDefault(pojo));
                 if (v instanceof String && !out.contains(v)) {
                     out.add((String) v);
                 }
-            } else if (TABLE_KEYED.equals(member)) {
+            } else if (TABLE_KEYED.equals(member) && service.equals("dynamodb")) {
                 Object v = f.getValueOrDefault(pojo);
                 if (v instanceof Map) {
                     for (Object key : ((Map<?, ?>) v).keySet()) {
@@ -155,24 +190,39 @@ public final class AwsSdkExits {
                         }
                     }
                 }
-            } else if (NESTED.contains(member)) {
+            } else if (isNested(service, member)) {
                 Object v = f.getValueOrDefault(pojo);
                 if (v instanceof List) {
                     for (Object item : (List<?>) v) {
-                        collect(item, out, depth + 1);
+                        collect(service, item, out, depth + 1);
                     }
                 } else {
-                    collect(v, out, depth + 1);
+                    collect(service, v, out, depth + 1);
                 }
             }
         }
+    }
+
+    private static boolean isTargetMember(String service, String member) {
+        Set<String> members = TARGET_MEMBERS.get(service);
+        return members != null && members.contains(member);
+    }
+
+    private static boolean isNested(String service, String member) {
+        Set<String> members = NESTED.get(service);
+        return members != null && members.contains(member);
+    }
+
+    /** A target member's value as asked: an EventBridge entry's absent {@code EventBusName} is {@link #DEFAULT_BUS}. */
+    private static Object target(String service, String member, Object value) {
+        return value == null && service.equals("eventbridge") && member.equals("EventBusName") ? DEFAULT_BUS : value;
     }
 
     /**
      * {@code pojo} rebuilt ({@code toBuilder()}, {@link SdkField#set}, {@code build()}) with every target named in
      * {@code renames} replaced, where {@link #targets} found it; the same object when nothing in it changed.
      */
-    static Object rewrite(Object pojo, Map<String, String> renames, int depth) {
+    static Object rewrite(String service, Object pojo, Map<String, String> renames, int depth) {
         if (!(pojo instanceof SdkPojo) || !(pojo instanceof ToCopyableBuilder) || depth >= MAX_DEPTH) {
             return pojo;
         }
@@ -180,15 +230,16 @@ public final class AwsSdkExits {
         for (SdkField<?> f : ((SdkPojo) pojo).sdkFields()) {
             String member = f.memberName();
             Object v = f.getValueOrDefault(pojo);
+            Object asked = isTargetMember(service, member) ? target(service, member, v) : v;
             Object changed = v;
-            if (TARGET_MEMBERS.contains(member) && v instanceof String && renames.containsKey(v)) {
-                changed = renames.get(v);
-            } else if (TABLE_KEYED.equals(member) && v instanceof Map) {
+            if (isTargetMember(service, member) && asked instanceof String && renames.containsKey(asked)) {
+                changed = renames.get(asked);
+            } else if (TABLE_KEYED.equals(member) && service.equals("dynamodb") && v instanceof Map) {
                 changed = renamedKeys((Map<?, ?>) v, renames);
-            } else if (NESTED.contains(member) && v instanceof List) {
-                changed = rewrittenItems((List<?>) v, renames, depth);
-            } else if (NESTED.contains(member)) {
-                changed = rewrite(v, renames, depth + 1);
+            } else if (isNested(service, member) && v instanceof List) {
+                changed = rewrittenItems(service, (List<?>) v, renames, depth);
+            } else if (isNested(service, member)) {
+                changed = rewrite(service, v, renames, depth + 1);
             }
             if (changed != v) {
                 if (builder == null) {
@@ -213,18 +264,29 @@ public final class AwsSdkExits {
     }
 
     /** {@code items} each rewritten; the same list when none changed. */
-    private static Object rewrittenItems(List<?> items, Map<String, String> renames, int depth) {
+    private static Object rewrittenItems(String service, List<?> items, Map<String, String> renames, int depth) {
         boolean any = false;
         List<Object> out = new ArrayList<Object>(items.size());
         for (Object item : items) {
-            Object rewritten = rewrite(item, renames, depth + 1);
+            Object rewritten = rewrite(service, item, renames, depth + 1);
             any |= rewritten != item;
             out.add(rewritten);
         }
         return any ? out : items;
     }
 
-    private static Set<String> set(String... names) {
+    static Set<String> set(String... names) {
         return Collections.unmodifiableSet(new HashSet<String>(Arrays.asList(names)));
+    }
+
+    /** {@code service, members, service, members, ...} as a map. */
+    private static Map<String, Set<String>> members(Object... pairs) {
+        Map<String, Set<String>> out = new HashMap<String, Set<String>>();
+        for (int i = 0; i < pairs.length; i += 2) {
+            @SuppressWarnings("unchecked")
+            Set<String> members = (Set<String>) pairs[i + 1];
+            out.put((String) pairs[i], members);
+        }
+        return Collections.unmodifiableMap(out);
     }
 }

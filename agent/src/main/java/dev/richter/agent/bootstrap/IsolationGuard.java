@@ -215,15 +215,18 @@ public interface IsolationGuard {
 
     /**
      * Decides one target of a call made with the AWS SDK for Java v2 in the current context: a DynamoDB table ({@code
-     * kind: dynamodb}) or an SQS queue URL ({@code kind: queue}); the rule is the extension's {@code AwsSdkPolicy}. A
+     * kind: dynamodb}), an SQS queue URL ({@code kind: queue}), an SNS topic ({@code sns-topic}), an S3 object ({@code
+     * s3}), an EventBridge bus ({@code event-bus}) or a Kinesis stream ({@code kinesis-stream}); the rule is the
+     * extension's {@code AwsSdkPolicy}. A
      * call the SDK makes while it runs a call already decided (its credentials, endpoint discovery: the context names
      * the decided client {@code aws-sdk}) is not decided again.
      *
      * @param service   the SDK's service as in its model package, e.g. {@code dynamodb}, {@code sqs}, {@code s3}
-     * @param operation the SDK's operation name, e.g. {@code PutItem}
-     * @param target    one table name or ARN, or one queue URL, the request names; {@code ""} when it names none
+     * @param operation the SDK's operation name, e.g. {@code PutItem}; {@code <operation> source} for an S3 copy's source
+     * @param target    one table name or ARN, queue URL, topic ARN, {@code bucket/key}, bus or stream the request names;
+     *                  {@code ""} when it names none
      * @return {@link ShadowDecision#UNTOUCHED} unmarked; marked: the shadow target to send instead, untouched, or a
-     *     refusal (an unmapped table or queue, an operation Richter does not shadow, no document loaded)
+     *     refusal (an unmapped target, an operation Richter does not shadow, no document loaded)
      */
     default ShadowDecision decideAwsSdk(String service, String operation, String target) {
         return ShadowDecision.UNTOUCHED;

@@ -11,7 +11,8 @@ import java.util.Set;
 
 /**
  * The isolation's rule for a marked call made with the AWS SDK for Java v2 (issue 40), one named target at a time: a
- * DynamoDB table ({@code kind: dynamodb}) or an SQS queue ({@code kind: queue}) of the document's {@code shadows}. The
+ * DynamoDB table ({@code kind: dynamodb}), an SQS queue ({@code kind: queue}), an SNS topic, an S3 object, an
+ * EventBridge bus or a Kinesis stream ({@link AwsShadows}' kinds) of the document's {@code shadows}. The
  * SDK's helper ({@code dev.richter.agent.awssdk.AwsSdkExits}) finds the targets in the request and asks once per
  * target, or once with {@code ""} when the request names none. In this order:
  * <ol>
@@ -32,11 +33,13 @@ import java.util.Set;
  *       mapped one it goes to the shadow (production and shadow named by the queue's name, the last segment of its
  *       URL, or by the whole URL); on any other it is refused (a receive consumes production's messages). {@code
  *       GetQueueUrl} and {@code ListQueues} pass; any other operation is refused.</li>
+ *   <li><b>SNS, S3, EventBridge, Kinesis</b> ({@code sns}, {@code s3}, {@code eventbridge}, {@code kinesis}): their
+ *       writes ({@code Publish}, {@code PutObject} and the other object writes, {@code PutEvents}, {@code
+ *       PutRecord(s)}) and S3's object reads go to the shadow of their target; {@link AwsResourcePolicy} says how.</li>
  *   <li><b>Identity</b> ({@code sts}, {@code sso}, {@code ssooidc}): passes; it writes no data (credentials).</li>
- *   <li><b>Any other service</b> (SNS, S3, EventBridge, Kinesis, ...): Richter has no shadow for it. An operation
+ *   <li><b>Any other service</b> (SES, Step Functions, Firehose, ...): Richter has no shadow for it. An operation
  *       named {@code Get*}, {@code List*}, {@code Describe*} or {@code Head*} is a read and passes, as JDBC reads of
- *       reference tables do; any other ({@code Publish}, {@code PutObject}, {@code DeleteObject}, {@code PutEvents},
- *       {@code PutRecord}, ...) is refused.</li>
+ *       reference tables do; any other is refused.</li>
  * </ol>
  * A refusal is an {@link ExitDecision.Refuse} naming the exit ({@code <service> <operation> <target>}) and the rule,
  * or, in {@link IsolationMode#REPORT}, an {@link ExitDecision.WouldRefuse}: the call is sent as it is (mapped targets
@@ -68,8 +71,9 @@ public final class AwsSdkPolicy {
      * @param service   the SDK's service, as in its model package {@code software.amazon.awssdk.services.<service>},
      *                  e.g. {@code dynamodb}, {@code sqs}, {@code s3}
      * @param operation the operation's name as the SDK names it, e.g. {@code PutItem}
-     * @param target    one table name (or table ARN) of a DynamoDB request, the {@code QueueUrl} of an SQS request;
-     *                  {@code ""} when the request names none
+     * @param target    one table name (or table ARN) of a DynamoDB request, the {@code QueueUrl} of an SQS request, a
+     *                  topic, {@code bucket/key}, bus or stream ({@link AwsResourcePolicy}); {@code ""} when the
+     *                  request names none
      * @param shadows   the loaded document's shadows
      * @param mode      the loaded document's mode
      * @return untouched (with the target as {@code shadowTarget} when it is a shadow already), the shadow target to
@@ -87,7 +91,7 @@ public final class AwsSdkPolicy {
                 return ShadowDecision.UNTOUCHED;
             }
             return refuse(exit, "a marked DynamoDB " + operation + ": Richter shadows DynamoDB's item operations only ("
-                    + String.join(", ", sorted(DYNAMODB_TABLE_OPERATIONS)) + "; PartiQL statements are not read)", mode);
+                    + names(DYNAMODB_TABLE_OPERATIONS) + "; PartiQL statements are not read)", mode);
         }
         if (service.equals("sqs")) {
             if (SQS_QUEUE_OPERATIONS.contains(operation)) {
@@ -98,14 +102,17 @@ public final class AwsSdkPolicy {
                 return ShadowDecision.UNTOUCHED;
             }
             return refuse(exit, "a marked SQS " + operation + ": Richter shadows the messages of mapped queues only ("
-                    + String.join(", ", sorted(SQS_QUEUE_OPERATIONS)) + ")", mode);
+                    + names(SQS_QUEUE_OPERATIONS) + ")", mode);
+        }
+        if (AwsResourcePolicy.SERVICES.contains(service)) {
+            return AwsResourcePolicy.decide(service, operation, target, shadows.aws(), mode);
         }
         if (IDENTITY_SERVICES.contains(service) || isRead(operation)) {
             return ShadowDecision.UNTOUCHED;
         }
         return refuse(exit, "a marked " + service + " " + operation + " through the AWS SDK: Richter has no shadow for "
-                + service + " (it shadows DynamoDB tables, kind dynamodb, and SQS queues, kind queue), so only its"
-                + " reads (Get*, List*, Describe*, Head*) pass", mode);
+                + service + " (it shadows DynamoDB tables, SQS queues, SNS topics, S3 objects, EventBridge buses and"
+                + " Kinesis streams), so only its reads (Get*, List*, Describe*, Head*) pass", mode);
     }
 
     /** Whether an operation of a service without a shadow rule is a read by its name. */
@@ -165,18 +172,19 @@ public final class AwsSdkPolicy {
         return u.substring(u.lastIndexOf('/') + 1);
     }
 
-    private static ShadowDecision refuse(String exit, String reason, IsolationMode mode) {
+    static ShadowDecision refuse(String exit, String reason, IsolationMode mode) {
         return mode == IsolationMode.ENFORCE ? ShadowDecision.refuse(exit, reason)
                 : new ShadowDecision(Optional.empty(), "", new ExitDecision.WouldRefuse(exit, reason));
     }
 
-    private static Set<String> set(String... names) {
+    static Set<String> set(String... names) {
         return Collections.unmodifiableSet(new HashSet<>(Arrays.asList(names)));
     }
 
-    private static java.util.List<String> sorted(Set<String> names) {
-        java.util.List<String> out = new java.util.ArrayList<>(names);
+    /** The operations, sorted, comma-separated: {@code "DeleteItem, GetItem, ..."}. */
+    static String names(Set<String> operations) {
+        java.util.List<String> out = new java.util.ArrayList<>(operations);
         Collections.sort(out);
-        return out;
+        return String.join(", ", out);
     }
 }

@@ -16,10 +16,11 @@ import java.util.Set;
 
 /**
  * The document's {@code shadows}: where each production target's marked traffic goes, by kind. Read from {@code
- * [{"kind": "table"|"schema"|"cache"|"topic"|"dynamodb"|"queue", "production": "...", "shadow": "...", "service":
- * "..."}]} (the {@code Isolation} schema of openapi.json); every entry applies in this JVM whatever its {@code service}
- * (the document a JVM loads is its team's). Names of SQL tables and schemas compare case-insensitively; key prefixes,
- * topics, DynamoDB tables and SQS queues exactly (DynamoDB and SQS names are case-sensitive). A value: equal to
+ * [{"kind": "table"|"schema"|"cache"|"topic"|"dynamodb"|"queue"|"sns-topic"|"s3"|"event-bus"|"kinesis-stream",
+ * "production": "...", "shadow": "...", "service": "..."}]} (the {@code Isolation} schema of openapi.json); every entry
+ * applies in this JVM whatever its {@code service} (the document a JVM loads is its team's). Names of SQL tables and
+ * schemas compare case-insensitively; key prefixes, topics and the AWS kinds' names exactly (AWS's names are
+ * case-sensitive). A value: equal to
  * another with the same components.
  *
  * <p>DynamoDB tables are a kind of their own ({@code dynamodb}), not {@code table}: a {@code table} shadow is a SQL
@@ -35,6 +36,9 @@ import java.util.Set;
  * @param dynamoDbTables production DynamoDB table name → shadow table name, {@code kind: dynamodb} (AWS SDK v2)
  * @param queues         production SQS queue (its name, or its whole URL) → shadow queue (a name, or a whole URL),
  *                       {@code kind: queue} (AWS SDK v2)
+ * @param aws            SNS topics, S3 locations, EventBridge buses and Kinesis streams, {@code kind: sns-topic}, {@code
+ *                       s3}, {@code event-bus}, {@code kinesis-stream} (AWS SDK v2; {@link AwsShadows} says what each
+ *                       takes)
  */
 public final class Shadows {
     /** No shadows: every marked write is refused. */
@@ -42,7 +46,7 @@ public final class Shadows {
             Collections.emptyMap(), Collections.emptyMap());
 
     /** The kinds of {@code shadows[].kind}, as the error of an unknown one lists them. */
-    static final String KINDS = "table, schema, cache, topic, dynamodb, queue";
+    static final String KINDS = "table, schema, cache, topic, dynamodb, queue, " + String.join(", ", AwsShadows.KINDS);
 
     private final Map<String, String> tables;
     private final Map<String, String> schemas;
@@ -50,6 +54,7 @@ public final class Shadows {
     private final Map<String, String> topics;
     private final Map<String, String> dynamoDbTables;
     private final Map<String, String> queues;
+    private final AwsShadows aws;
 
     /** Shadows of the SQL, Redis and Kafka kinds only (no DynamoDB table, no queue). */
     public Shadows(Map<String, String> tables, Map<String, String> schemas, Map<String, String> cachePrefixes,
@@ -57,8 +62,17 @@ public final class Shadows {
         this(tables, schemas, cachePrefixes, topics, Collections.emptyMap(), Collections.emptyMap());
     }
 
+    /** Shadows of every kind but those of {@link AwsShadows}. */
     public Shadows(Map<String, String> tables, Map<String, String> schemas, Map<String, String> cachePrefixes,
                    Map<String, String> topics, Map<String, String> dynamoDbTables, Map<String, String> queues) {
+        this(tables, schemas, cachePrefixes, topics, dynamoDbTables, queues, AwsShadows.NONE);
+    }
+
+    /** Shadows of every kind (the parameters: the class comment's). */
+    public Shadows(Map<String, String> tables, Map<String, String> schemas, Map<String, String> cachePrefixes,
+                   Map<String, String> topics, Map<String, String> dynamoDbTables, Map<String, String> queues,
+                   AwsShadows aws) {
+        this.aws = aws;
         this.tables = Backports.mapCopy(tables);
         this.schemas = Backports.mapCopy(schemas);
         this.cachePrefixes = Collections.unmodifiableMap(new LinkedHashMap<>(cachePrefixes));
@@ -91,10 +105,17 @@ public final class Shadows {
         return queues;
     }
 
+    /** The shadows of SNS topics, S3 locations, EventBridge buses and Kinesis streams. */
+    public AwsShadows aws() {
+        return aws;
+    }
+
     /**
      * @param node the document's {@code shadows}, or a missing node
      * @throws IllegalArgumentException naming the entry, e.g. {@code shadows[1].kind: must be one of table, schema,
-     *                                  cache, topic, dynamodb, queue}, or two shadows for one production target
+     *                                  cache, topic, dynamodb, queue, sns-topic, s3, event-bus, kinesis-stream}, a
+     *                                  production or shadow an AWS kind does not take ({@link AwsShadows#location}),
+     *                                  or two shadows for one production target
      */
     static Shadows parse(JsonNode node) {
         if (node == null || node.isMissingNode() || node.isNull()) {
@@ -109,17 +130,28 @@ public final class Shadows {
         Map<String, String> topics = new LinkedHashMap<>();
         Map<String, String> dynamoDb = new LinkedHashMap<>();
         Map<String, String> queues = new LinkedHashMap<>();
+        Map<String, Map<String, String>> aws = new LinkedHashMap<>();
         for (int i = 0; i < node.size(); i++) {
             JsonNode e = node.get(i);
             String at = "shadows[" + i + "]";
             String production = text(e, "production", at);
             String shadow = text(e, "shadow", at);
+            String kind = text(e, "kind", at);
+            if (AwsShadows.KINDS.contains(kind)) {
+                production = AwsShadows.location(kind, production, at + ".production");
+                shadow = AwsShadows.location(kind, shadow, at + ".shadow");
+            }
             if (production.equals(shadow)) {
                 throw new IllegalArgumentException(at + ": shadow must differ from production '" + production + "'");
             }
-            String kind = text(e, "kind", at);
+            if (kind.equals(AwsShadows.S3) && AwsShadows.within(production, shadow)) {
+                throw new IllegalArgumentException(at + ".shadow: must not contain the production location '"
+                        + production + "' (its keys would read as shadow keys)");
+            }
             Map<String, String> into;
-            if (kind.equals("table")) {
+            if (AwsShadows.KINDS.contains(kind)) {
+                into = aws.computeIfAbsent(kind, k -> new LinkedHashMap<>());
+            } else if (kind.equals("table")) {
                 into = tables;
             } else if (kind.equals("schema")) {
                 into = schemas;
@@ -134,7 +166,7 @@ public final class Shadows {
             } else {
                 throw new IllegalArgumentException(at + ".kind: must be one of " + KINDS);
             }
-            boolean exact = into == prefixes || into == topics || into == dynamoDb || into == queues;
+            boolean exact = !kind.equals("table") && !kind.equals("schema");
             String key = exact ? production : production.toLowerCase(Locale.ROOT);
             if (into.putIfAbsent(key, shadow) != null) {
                 throw new IllegalArgumentException(at + ": a second shadow for '" + production + "'");
@@ -144,7 +176,7 @@ public final class Shadows {
         byLength.sort(Comparator.comparingInt((Map.Entry<String, String> p) -> p.getKey().length()).reversed());
         Map<String, String> longestFirst = new LinkedHashMap<>();
         byLength.forEach(p -> longestFirst.put(p.getKey(), p.getValue()));
-        return new Shadows(tables, schemas, longestFirst, topics, dynamoDb, queues);
+        return new Shadows(tables, schemas, longestFirst, topics, dynamoDb, queues, new AwsShadows(aws));
     }
 
     private static String text(JsonNode entry, String field, String at) {
@@ -188,17 +220,18 @@ public final class Shadows {
         }
         Shadows s = (Shadows) o;
         return tables.equals(s.tables) && schemas.equals(s.schemas) && cachePrefixes.equals(s.cachePrefixes)
-                && topics.equals(s.topics) && dynamoDbTables.equals(s.dynamoDbTables) && queues.equals(s.queues);
+                && topics.equals(s.topics) && dynamoDbTables.equals(s.dynamoDbTables) && queues.equals(s.queues)
+                && aws.equals(s.aws);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(tables, schemas, cachePrefixes, topics, dynamoDbTables, queues);
+        return Objects.hash(tables, schemas, cachePrefixes, topics, dynamoDbTables, queues, aws);
     }
 
     @Override
     public String toString() {
         return "Shadows[tables=" + tables + ", schemas=" + schemas + ", cachePrefixes=" + cachePrefixes + ", topics="
-                + topics + ", dynamoDbTables=" + dynamoDbTables + ", queues=" + queues + "]";
+                + topics + ", dynamoDbTables=" + dynamoDbTables + ", queues=" + queues + ", aws=" + aws + "]";
     }
 }

@@ -22,12 +22,13 @@ import net.bytebuddy.matcher.ElementMatcher;
  * which is what lets the SDK's own HTTP client (Apache, {@code HttpURLConnection}, Netty, CRT) and its credential and
  * endpoint-discovery calls through the HTTP guards and the network catch-all for this call only. (An {@code
  * ExecutionInterceptor} sees the request too, but its hooks are separate calls, with no scope around the call's HTTP
- * exchange.) The helper {@code dev.richter.agent.awssdk.AwsSdkExits} is injected next to the SDK. Instrumentation name
- * {@code richter-aws-sdk}.
+ * exchange.) The helpers {@code dev.richter.agent.awssdk.AwsSdkExits} and {@code S3Objects} are injected next to the
+ * SDK. Instrumentation name {@code richter-aws-sdk}.
  */
 public final class AwsSdkInstrumentationModule extends RichterInstrumentationModule {
     /** The helper classes, every class of {@code dev.richter.agent.awssdk} (held so by a test). */
-    static final List<String> HELPERS = Collections.singletonList("dev.richter.agent.awssdk.AwsSdkExits");
+    static final List<String> HELPERS = Collections.unmodifiableList(Arrays.asList("dev.richter.agent.awssdk.AwsSdkExits",
+            "dev.richter.agent.awssdk.S3Objects"));
 
     static final String SYNC = "software.amazon.awssdk.core.internal.handler.BaseSyncClientHandler";
     static final String ASYNC = "software.amazon.awssdk.core.internal.handler.BaseAsyncClientHandler";

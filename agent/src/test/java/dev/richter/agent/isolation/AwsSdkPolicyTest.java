@@ -91,19 +91,18 @@ class AwsSdkPolicyTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"sns, Publish", "sns, PublishBatch", "s3, PutObject", "s3, DeleteObject", "eventbridge, PutEvents",
-            "kinesis, PutRecord", "kinesis, PutRecords", "kms, Decrypt"})
+    @CsvSource({"ses, SendEmail", "firehose, PutRecord", "sfn, StartExecution", "kms, Decrypt"})
     void writesToServicesWithoutAShadowAreRefusedSayingWhy(String service, String operation) {
         ShadowDecision d = enforce(service, operation, "");
 
         assertEquals("Richter isolation refused a marked call to exit '" + service + " " + operation + "': a marked "
                 + service + " " + operation + " through the AWS SDK: Richter has no shadow for " + service + " (it"
-                + " shadows DynamoDB tables, kind dynamodb, and SQS queues, kind queue), so only its reads (Get*, List*,"
-                + " Describe*, Head*) pass", d.refusal());
+                + " shadows DynamoDB tables, SQS queues, SNS topics, S3 objects, EventBridge buses and Kinesis streams), so"
+                + " only its reads (Get*, List*, Describe*, Head*) pass", d.refusal());
     }
 
     @ParameterizedTest
-    @CsvSource({"s3, GetObject", "s3, HeadObject", "s3, ListObjectsV2", "ssm, GetParameter",
+    @CsvSource({"s3, ListObjectsV2", "s3, GetBucketPolicy", "sns, GetTopicAttributes", "ssm, GetParameter",
             "kinesis, DescribeStream", "sts, AssumeRole", "sso, GetRoleCredentials"})
     void readsOfServicesWithoutAShadowAndIdentityCallsPass(String service, String operation) {
         assertEquals(ShadowDecision.UNTOUCHED, enforce(service, operation, ""));

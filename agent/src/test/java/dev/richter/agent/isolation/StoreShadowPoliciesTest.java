@@ -32,7 +32,8 @@ class StoreShadowPoliciesTest {
         IllegalArgumentException kind = assertThrows(IllegalArgumentException.class, () -> IsolationConfig.parse("""
                 {"mocks": [], "shadows": [{"kind": "bucket", "production": "a", "shadow": "b", "service": "s"}]}
                 """.getBytes(StandardCharsets.UTF_8)));
-        assertEquals("shadows[0].kind: must be one of table, schema, cache, topic, dynamodb, queue", kind.getMessage());
+        assertEquals("shadows[0].kind: must be one of table, schema, cache, topic, dynamodb, queue, sns-topic, s3,"
+                + " event-bus, kinesis-stream", kind.getMessage());
         assertThrows(IllegalArgumentException.class, () -> IsolationConfig.parse("""
                 {"mocks": [], "shadows": [{"kind": "table", "production": "a", "shadow": "a", "service": "s"}]}
                 """.getBytes(StandardCharsets.UTF_8)));

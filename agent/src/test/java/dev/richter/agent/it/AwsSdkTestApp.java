@@ -5,7 +5,6 @@ import com.sun.net.httpserver.HttpServer;
 import io.opentelemetry.api.baggage.Baggage;
 import io.opentelemetry.context.Scope;
 import java.net.InetSocketAddress;
-import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -13,11 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -34,34 +29,41 @@ import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
  * ListTables}; answers {@code ok=...} or {@code error=<exception class>: <message>}. With {@code mark=1} the call is
  * made in a context the app marks itself through the OpenTelemetry API (baggage {@code richter-loadtest=1}), as a job
  * of the service with no marked inbound request would: the inbound gate then has nothing to answer 503.
+ *
+ * <p>{@code /aws?service=<service>&op=<op>&target=<target>&id=<id>[&mark=1]} makes one call of another service's
+ * sync client (url-connection-client), each built when its endpoint property is set: {@code sqs} ({@code
+ * -Dapp.sqs.endpoint}; {@code send} and {@code batch}, a {@code SendMessage} and a {@code SendMessageBatch} of one
+ * message, to the queue named {@code target}, whose URL a {@code GetQueueUrl} answers), {@code s3} ({@code
+ * -Dapp.s3.endpoint}, path-style, checksums only where S3 requires them; {@code target} {@code bucket/key}: {@code put}
+ * {@code PutObject}, {@code get} {@code GetObject}, {@code delete} {@code DeleteObject}, {@code deletes} {@code
+ * DeleteObjects} of that key, {@code copy} a {@code CopyObject} to {@code target} from {@code id} ({@code
+ * bucket/key}), {@code multipart} {@code CreateMultipartUpload}, one {@code UploadPart}, {@code
+ * CompleteMultipartUpload}), and, to {@code -Dapp.aws.recorder} ({@link AwsRecorder}), {@code sns} ({@code publish}
+ * to the topic ARN {@code target}, {@code batch} a {@code PublishBatch} of one), {@code events} ({@code put}: {@code
+ * PutEvents} of one entry on the bus {@code target}, on none when it is empty) and {@code kinesis} ({@code put} a
+ * {@code PutRecord}, {@code batch} a {@code PutRecords} of one, to the stream named {@code target}; the client's CBOR
+ * is off, {@code -Daws.cborEnabled=false}, so the recorder reads JSON).
  */
 public final class AwsSdkTestApp {
     private AwsSdkTestApp() {}
 
     public static void main(String[] args) throws Exception {
-        DynamoDbClient dynamo = DynamoDbClient.builder()
-                .endpointOverride(URI.create(System.getProperty("app.dynamodb.endpoint")))
-                .region(Region.US_EAST_1)
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
-                .httpClient(UrlConnectionHttpClient.create())
+        String dynamoEndpoint = System.getProperty("app.dynamodb.endpoint", "http://127.0.0.1:1");
+        DynamoDbClient dynamo = AwsClients.local(DynamoDbClient.builder(), dynamoEndpoint).httpClient(AwsClients.http())
                 .build();
-        DynamoDbAsyncClient dynamoAsync = DynamoDbAsyncClient.builder()
-                .endpointOverride(URI.create(System.getProperty("app.dynamodb.endpoint")))
-                .region(Region.US_EAST_1)
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
-                .httpClient(NettyNioAsyncHttpClient.create())
-                .build();
+        DynamoDbAsyncClient dynamoAsync = AwsClients.local(DynamoDbAsyncClient.builder(), dynamoEndpoint)
+                .httpClient(NettyNioAsyncHttpClient.create()).build();
+        OtherAwsServices others = new OtherAwsServices();
         HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/aws", exchange -> {
+            Map<String, String> q = query(exchange);
+            CountingServer.answer(exchange, 200, answer(q, () -> others.call(q)));
+        });
         server.createContext("/dynamodb", exchange -> {
             Map<String, String> q = query(exchange);
-            String answer;
-            Scope marked = null;
-            try {
-                if ("1".equals(q.get("mark"))) {
-                    marked = Baggage.current().toBuilder().put("richter-loadtest", "1").build().makeCurrent();
-                }
+            CountingServer.answer(exchange, 200, answer(q, () -> {
                 Map<String, AttributeValue> item = Map.of("id", AttributeValue.fromS(String.valueOf(q.get("id"))));
-                answer = "ok=" + ("1".equals(q.get("async")) ? switch (q.get("op")) {
+                return "1".equals(q.get("async")) ? switch (q.get("op")) {
                     case "put" -> dynamoAsync.putItem(r -> r.tableName(q.get("table")).item(item))
                             .get(30, TimeUnit.SECONDS).sdkHttpResponse().statusCode();
                     case "get" -> "found=" + dynamoAsync.getItem(r -> r.tableName(q.get("table")).key(item))
@@ -76,22 +78,40 @@ public final class AwsSdkTestApp {
                     case "get" -> "found=" + dynamo.getItem(r -> r.tableName(q.get("table")).key(item)).hasItem();
                     case "list" -> dynamo.listTables().tableNames().size();
                     default -> "unknown op";
-                });
-            } catch (Exception | LinkageError e) {
-                Throwable t = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
-                answer = "error=" + t.getClass().getName() + ": " + t.getMessage();
-                if (e instanceof LinkageError) {
-                    e.printStackTrace();
-                }
-            } finally {
-                if (marked != null) {
-                    marked.close();
-                }
-            }
-            CountingServer.answer(exchange, 200, answer);
+                };
+            }));
         });
         server.start();
         System.out.println("READY " + server.getAddress().getPort());
+    }
+
+    /** A call, answering what it answers as text. */
+    interface Call {
+        Object call() throws Exception;
+    }
+
+    /**
+     * {@code ok=<what call answered>}, or {@code error=<exception class>: <message>} (an async client's failure's
+     * cause); with {@code mark=1} in {@code q} the call runs in a context the app marks itself.
+     */
+    static String answer(Map<String, String> q, Call call) {
+        Scope marked = null;
+        try {
+            if ("1".equals(q.get("mark"))) {
+                marked = Baggage.current().toBuilder().put("richter-loadtest", "1").build().makeCurrent();
+            }
+            return "ok=" + call.call();
+        } catch (Exception | LinkageError e) {
+            Throwable t = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+            if (e instanceof LinkageError) {
+                e.printStackTrace();
+            }
+            return "error=" + t.getClass().getName() + ": " + t.getMessage();
+        } finally {
+            if (marked != null) {
+                marked.close();
+            }
+        }
     }
 
     /** The request's query parameters, decoded (as {@code StorageTestApp}'s, whose class needs its stores' jars). */

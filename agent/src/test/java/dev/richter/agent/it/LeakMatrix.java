@@ -40,7 +40,7 @@ import redis.clients.jedis.Jedis;
  * nothing; where no unmarked call can be counted (a closed port, a statement H2 cannot run) there is none. Prints one
  * table row per (case, target), a line per child with its span stamps, then last {@code cases=<n> leaked=<n>
  * unguarded=<n> refused=<n>}; with arguments, only the sections they name ({@code http}, {@code storage}, {@code
- * lettuce}, {@code caffeine}, {@code drivers}, {@code aws-sdk}, {@code grpc}); exits 1 when a case leaked, 2 when a control was not counted (and 0 otherwise). The
+ * lettuce}, {@code caffeine}, {@code drivers}, {@code aws-sdk}, {@code aws}, {@code grpc}); exits 1 when a case leaked, 2 when a control was not counted (and 0 otherwise). The
  * libraries' own output goes to stderr. PostgreSQL and MariaDB cases run when they are installed ({@link
  * DatabaseServer}), else a line says why not.
  */
@@ -96,6 +96,9 @@ public final class LeakMatrix {
             }
             if (only.isEmpty() || only.contains("aws-sdk")) {
                 matrix.awsSdk();
+            }
+            if (only.isEmpty() || only.contains("aws")) {
+                matrix.aws();
             }
             if (only.isEmpty() || only.contains("grpc")) {
                 matrix.grpc();
@@ -417,6 +420,111 @@ public final class LeakMatrix {
         } finally {
             ChildJvm.closeAll(app, payments);
         }
+    }
+
+    /**
+     * The AWS SDK v2's other shadowed services ({@link AwsSdkTestApp}'s {@code /aws}, url-connection-client), each
+     * counted at its receiver in this JVM: SQS at ElasticMQ (the queue's messages), S3 at S3Proxy (the blob store's
+     * objects; a delete counted as the object gone, so a shadow copy of it is put first), SNS, EventBridge and Kinesis
+     * at {@link AwsRecorder} (what reached each topic, bus and stream). Mapped targets (a queue, a bucket, a key
+     * prefix, a topic, the default bus, a stream) and unmapped ones.
+     */
+    private void aws() throws Exception {
+        ElasticMq sqs = null;
+        S3ProxyServer s3 = null;
+        AwsRecorder recorder = null;
+        ChildJvm app = null;
+        try {
+            sqs = new ElasticMq(List.of("payments", "payments-shadow", "audit"));
+            s3 = new S3ProxyServer(List.of("uploads", "uploads-shadow", "media"));
+            recorder = new AwsRecorder();
+            Path document = document("""
+                    {"mode": "enforce", "scope": [], "mocks": [],
+                     "shadows": [{"kind": "queue", "production": "payments", "shadow": "payments-shadow"},
+                                 {"kind": "s3", "production": "uploads", "shadow": "uploads-shadow"},
+                                 {"kind": "s3", "production": "media/invoices/", "shadow": "media/shadow/invoices/"},
+                                 {"kind": "sns-topic", "production": "orders", "shadow": "orders-shadow"},
+                                 {"kind": "event-bus", "production": "default", "shadow": "shop-shadow"},
+                                 {"kind": "kinesis-stream", "production": "clicks", "shadow": "clicks-shadow"}]}
+                    """);
+            app = new ChildJvm(AwsServicesIsolationIT.flags(document, sqs, s3, recorder), AwsSdkTestApp.class,
+                    AwsServicesIsolationIT.libraries());
+            ChildJvm a = app;
+            ElasticMq q = sqs;
+            S3ProxyServer b = s3;
+            AwsRecorder r = recorder;
+            for (String op : List.of("send", "batch")) {
+                check("aws sqs " + op, "queue payments (mapped)", "shadowed",
+                        () -> awsAt(a, "sqs", op, "payments", MARKED), () -> q.count("payments"),
+                        () -> q.count("payments-shadow"), () -> awsAt(a, "sqs", op, "payments", null));
+            }
+            check("aws sqs send", "queue audit (unmapped)", "refused", () -> awsAt(a, "sqs", "send", "audit", MARKED),
+                    () -> q.count("audit"), null, () -> awsAt(a, "sqs", "send", "audit", null));
+            for (String op : List.of("put", "multipart")) {
+                check("aws s3 " + op, "bucket uploads (mapped)", "shadowed",
+                        () -> awsAt(a, "s3", op, "uploads/" + op, MARKED), () -> b.count("uploads", op),
+                        () -> b.count("uploads-shadow", op), () -> awsAt(a, "s3", op, "uploads/" + op, null));
+            }
+            check("aws s3 copy", "uploads/copy from uploads/put", "shadowed",
+                    () -> aws(a, "s3", "copy", "uploads/copy", "uploads/put", MARKED), () -> b.count("uploads", "copy"),
+                    () -> b.count("uploads-shadow", "copy"),
+                    () -> aws(a, "s3", "copy", "uploads/copy", "uploads/put", null));
+            check("aws s3 put", "prefix media/invoices/ (mapped)", "shadowed",
+                    () -> awsAt(a, "s3", "put", "media/invoices/1", MARKED), () -> b.count("media", "invoices/"),
+                    () -> b.count("media", "shadow/invoices/"), () -> awsAt(a, "s3", "put", "media/invoices/1", null));
+            check("aws s3 put", "media/other/ (unmapped)", "refused", () -> awsAt(a, "s3", "put", "media/other/1", MARKED),
+                    () -> b.count("media", "other/"), null, () -> awsAt(a, "s3", "put", "media/other/1", null));
+            for (String op : List.of("delete", "deletes")) {
+                String key = "kept/" + op + "/x";
+                b.put("uploads", key, "production");
+                b.put("uploads-shadow", key, "shadow");
+                check("aws s3 " + op, "uploads/" + key + " (mapped)", "shadowed",
+                        () -> awsAt(a, "s3", op, "uploads/" + key, MARKED), () -> 1 - b.count("uploads", key),
+                        () -> 1 - b.count("uploads-shadow", key), () -> awsAt(a, "s3", op, "uploads/" + key, null));
+                String other = "other/" + op + "/x";
+                b.put("media", other, "production");
+                check("aws s3 " + op, "media/" + other + " (unmapped)", "refused",
+                        () -> awsAt(a, "s3", op, "media/" + other, MARKED), () -> 1 - b.count("media", other),
+                        null, () -> awsAt(a, "s3", op, "media/" + other, null));
+            }
+            String topics = AwsServicesIsolationIT.TOPICS;
+            for (String op : List.of("publish", "batch")) {
+                check("aws sns " + op, "topic orders (mapped)", "shadowed",
+                        () -> awsAt(a, "sns", op, topics + "orders", MARKED), () -> r.count("sns:" + topics + "orders"),
+                        () -> r.count("sns:" + topics + "orders-shadow"),
+                        () -> awsAt(a, "sns", op, topics + "orders", null));
+            }
+            check("aws sns publish", "topic audit (unmapped)", "refused",
+                    () -> awsAt(a, "sns", "publish", topics + "audit", MARKED), () -> r.count("sns:" + topics + "audit"),
+                    null, () -> awsAt(a, "sns", "publish", topics + "audit", null));
+            check("aws eventbridge put", "default bus (mapped)", "shadowed", () -> awsAt(a, "events", "put", "", MARKED),
+                    () -> r.count("events:default"), () -> r.count("events:shop-shadow"),
+                    () -> awsAt(a, "events", "put", "", null));
+            check("aws eventbridge put", "bus billing (unmapped)", "refused",
+                    () -> awsAt(a, "events", "put", "billing", MARKED), () -> r.count("events:billing"), null,
+                    () -> awsAt(a, "events", "put", "billing", null));
+            for (String op : List.of("put", "batch")) {
+                check("aws kinesis " + op, "stream clicks (mapped)", "shadowed",
+                        () -> awsAt(a, "kinesis", op, "clicks", MARKED), () -> r.count("kinesis:clicks"),
+                        () -> r.count("kinesis:clicks-shadow"), () -> awsAt(a, "kinesis", op, "clicks", null));
+            }
+            check("aws kinesis put", "stream views (unmapped)", "refused",
+                    () -> awsAt(a, "kinesis", "put", "views", MARKED), () -> r.count("kinesis:views"), null,
+                    () -> awsAt(a, "kinesis", "put", "views", null));
+            stamps("aws", app);
+        } finally {
+            ChildJvm.closeAll(app, sqs, s3, recorder);
+        }
+    }
+
+    private static String awsAt(ChildJvm app, String service, String op, String target, String baggage)
+            throws Exception {
+        return aws(app, service, op, target, "leak", baggage);
+    }
+
+    private static String aws(ChildJvm app, String service, String op, String target, String id, String baggage)
+            throws Exception {
+        return AwsServicesIsolationIT.aws(app, service, op, target, id, baggage);
     }
 
     private static String dynamoAt(ChildJvm app, String op, String table, String id, String baggage) throws Exception {
