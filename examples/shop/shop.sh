@@ -2,15 +2,17 @@
 # Runs the Richter demo shop, a Spring Boot 3 system with no Richter code in it:
 #
 #   client -> gateway :18080 (Spring Cloud Gateway) -> order :18081 -> inventory :18082 -> H2 :18092, Redis :18093
-#                                                        └──────────-> payment :18083 (the external exit)
+#                                                        ├──────────-> payment :18083 (the external exit)
+#                                                        └──────────-> DynamoDB :18096 (dynalite, placed orders)
 #
 # Every service runs with the OpenTelemetry Java agent and the contrib baggage span processor; gateway, order and
 # inventory also with Richter's agent extension (agent/target/richter-otel-extension.jar), which isolates marked
 # traffic: mocks at exits, shadow tables and keys, 503 until its isolation document is loaded.
 #
-#   shop.sh start            build if needed, start H2, Redis and the four services, wait for /actuator/health
+#   shop.sh start            build if needed, start H2, Redis, DynamoDB (dynalite, from local/node) and the four
+#                            services, wait for /actuator/health
 #   shop.sh stop [PART...]   stop them (TERM, then KILL after 10 s); no process is left behind; with parts (gateway,
-#                            order, inventory, payment, db, redis) only those, e.g. to start inventory again with other
+#                            order, inventory, payment, db, redis, dynamodb) only those, e.g. to start inventory again with other
 #                            settings: shop.sh stop inventory && SHOP_STORE_LATENCY_MS=50 shop.sh start
 #   shop.sh status           pid and health of each; exit 1 if any is down
 #   shop.sh sql <statement>  run one SQL statement on the shop's database (H2 Shell), e.g. counts for a test
@@ -38,11 +40,14 @@ export SHOP_INVENTORY_PORT="${SHOP_INVENTORY_PORT:-18082}"
 export SHOP_PAYMENT_PORT="${SHOP_PAYMENT_PORT:-18083}"
 export SHOP_DB_PORT="${SHOP_DB_PORT:-18092}"
 export SHOP_REDIS_PORT="${SHOP_REDIS_PORT:-18093}"
+export SHOP_DYNAMODB_PORT="${SHOP_DYNAMODB_PORT:-18096}"
 export SHOP_ORDER_URL="${SHOP_ORDER_URL:-http://127.0.0.1:$SHOP_ORDER_PORT}"
 export SHOP_INVENTORY_URL="${SHOP_INVENTORY_URL:-http://127.0.0.1:$SHOP_INVENTORY_PORT}"
 export SHOP_PAYMENT_URL="${SHOP_PAYMENT_URL:-http://127.0.0.1:$SHOP_PAYMENT_PORT}"
 export SHOP_DB_URL="${SHOP_DB_URL:-jdbc:h2:tcp://127.0.0.1:$SHOP_DB_PORT/shop}"
 export SHOP_REDIS_URL="${SHOP_REDIS_URL:-redis://127.0.0.1:$SHOP_REDIS_PORT}"
+export SHOP_DYNAMODB_URL="${SHOP_DYNAMODB_URL:-http://127.0.0.1:$SHOP_DYNAMODB_PORT}"
+DYNALITE="$ROOT/local/node/node_modules/dynalite/cli.js"
 
 port_of() {
   case "$1" in
@@ -52,6 +57,7 @@ port_of() {
     payment) echo "$SHOP_PAYMENT_PORT" ;;
     db) echo "$SHOP_DB_PORT" ;;
     redis) echo "$SHOP_REDIS_PORT" ;;
+    dynamodb) echo "$SHOP_DYNAMODB_PORT" ;;
   esac
 }
 
@@ -60,6 +66,7 @@ signature_of() {
   case "$1" in
     db) echo "org.h2.tools.Server" ;;
     redis) echo "redis-server" ;;
+    dynamodb) echo "$DYNALITE" ;;
     *) echo "$TARGET/../$1/target/$1.jar" | sed 's#/target/\.\./#/#' ;;
   esac
 }
@@ -100,6 +107,13 @@ need_redis() {
   apt-get update -qq && apt-get install -y -qq redis-server >/dev/null
 }
 
+need_dynalite() {
+  [[ -f "$DYNALITE" ]] && return 0
+  command -v npm >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq nodejs npm >/dev/null; }
+  echo "installing dynalite (local/node: npm ci) ..."
+  (cd "$ROOT/local/node" && npm ci --no-audit --no-fund --loglevel=error)
+}
+
 health_url() { echo "http://127.0.0.1:$(port_of "$1")/actuator/health"; }
 
 java_opts_of() {
@@ -131,6 +145,14 @@ start_redis() {
   nohup redis-server --port "$SHOP_REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no \
     >"$RUN/redis.log" 2>&1 </dev/null &
   echo $! >"$RUN/redis.pid"
+}
+
+start_dynamodb() {
+  [[ -n "$(running_pid dynamodb)" ]] && return 0
+  need_dynalite
+  # in memory: the tables live as long as the process, as H2's and Redis's data do
+  nohup node "$DYNALITE" --port "$SHOP_DYNAMODB_PORT" --host 127.0.0.1 >"$RUN/dynamodb.log" 2>&1 </dev/null &
+  echo $! >"$RUN/dynamodb.pid"
 }
 
 wait_port() {
@@ -186,7 +208,7 @@ wait_healthy() {
 
 any_running() {
   local part
-  for part in "${SERVICES[@]}" db redis; do [[ -n "$(running_pid "$part")" ]] && return 0; done
+  for part in "${SERVICES[@]}" db redis dynamodb; do [[ -n "$(running_pid "$part")" ]] && return 0; done
   return 1
 }
 
@@ -196,8 +218,10 @@ cmd_start() {
   mkdir -p "$RUN"
   start_db
   start_redis
+  start_dynamodb
   wait_port db || { cmd_stop; exit 1; }
   wait_port redis || { cmd_stop; exit 1; }
+  wait_port dynamodb || { cmd_stop; exit 1; }
   # all four JVMs start at once; each waits for nothing but its own port
   for svc in "${SERVICES[@]}"; do start_one "$svc"; done
   for svc in "${SERVICES[@]}"; do
@@ -222,8 +246,8 @@ cmd_stop() {
   if (($#)); then
     for part in "$@"; do
       case "$part" in
-        gateway|order|inventory|payment|db|redis) ;;
-        *) echo "shop.sh stop: no part $part (gateway, order, inventory, payment, db, redis)" >&2; exit 2 ;;
+        gateway|order|inventory|payment|db|redis|dynamodb) ;;
+        *) echo "shop.sh stop: no part $part (gateway, order, inventory, payment, db, redis, dynamodb)" >&2; exit 2 ;;
       esac
     done
     for part in "$@"; do stop_part "$part"; done
@@ -233,6 +257,7 @@ cmd_stop() {
   wait
   stop_part redis &
   stop_part db &
+  stop_part dynamodb &
   wait
 }
 
@@ -245,7 +270,7 @@ cmd_status() {
     echo "$svc: pid $pid, :$(port_of "$svc"), health $health"
     [[ "$health" == *'"status":"UP"'* ]] || rc=1
   done
-  for part in db redis; do
+  for part in db redis dynamodb; do
     pid="$(running_pid "$part")"
     if [[ -z "$pid" ]]; then echo "$part: stopped"; rc=1; else echo "$part: pid $pid, :$(port_of "$part")"; fi
   done

@@ -256,17 +256,23 @@ public final class Demo {
         }
     }
 
+    /** Inventory's shadows: its SQL tables and its Redis key space ({@code datastores} of {@code POST /services}). */
+    public static final List<Map<String, Object>> INVENTORY_DATASTORES = List.of(
+            Map.of("kind", "table", "production", "stock", "shadow", "stock_shadow"),
+            Map.of("kind", "table", "production", "reservations", "shadow", "reservations_shadow"),
+            Map.of("kind", "cache", "production", "stock:", "shadow", "shadow:stock:"));
+    /** Order's shadow: its DynamoDB table of placed orders. */
+    public static final List<Map<String, Object>> ORDER_DATASTORES =
+            List.of(Map.of("kind", "dynamodb", "production", "orders", "shadow", "orders_shadow"));
+
     /**
-     * Registers the demo team's services (gateway, order, inventory with its shadow tables and keys) at {@code
+     * Registers the demo team's services (gateway, order with its shadow DynamoDB table, inventory with its shadow
+     * tables and keys) at {@code
      * shopHost} and its safety configuration (trace source: the shop's run directory; the payment exit, mocked for
      * marked traffic; isolation enforced, refreshed every 5 s), before the shop starts, so that its agent extension's
      * first load is the whole isolation.
      */
     static void configure(Path root, ApiClient api, String shopHost, Consumer<String> out) throws IOException, InterruptedException {
-        List<Map<String, Object>> inventoryStores = List.of(
-                Map.of("kind", "table", "production", "stock", "shadow", "stock_shadow"),
-                Map.of("kind", "table", "production", "reservations", "shadow", "reservations_shadow"),
-                Map.of("kind", "cache", "production", "stock:", "shadow", "shadow:stock:"));
         for (String service : SCOPE) {
             int port = switch (service) {
                 case "gateway" -> Shop.GATEWAY_PORT;
@@ -277,11 +283,14 @@ public final class Demo {
                     "baseUrl", "http://" + shopHost + ":" + port,
                     "healthPath", "/actuator/health", "prometheusPath", "/actuator/prometheus"));
             if (service.equals("inventory")) {
-                body.put("datastores", inventoryStores);
+                body.put("datastores", INVENTORY_DATASTORES);
+            } else if (service.equals("order")) {
+                body.put("datastores", ORDER_DATASTORES);
             }
             expect(api.post("/services", Json.write(body)), 201, 200);
         }
-        out.accept("registered services " + String.join(", ", SCOPE) + " (inventory with its shadow tables and keys)");
+        out.accept("registered services " + String.join(", ", SCOPE) + " (inventory with its shadow tables and keys,"
+                + " order with its shadow DynamoDB table)");
         var safety = api.put("/safety", Json.write(Map.of(
                 "traceSource", Map.of("kind", "directory", "path", root.resolve("examples/shop/target/run").toString()),
                 "exits", List.of(Map.of("service", "payment", "node", PAYMENT_EXIT, "from", "order",
@@ -359,7 +368,7 @@ public final class Demo {
         long refused;
         ObjectNode spans;
         out.accept("starting the shop (gateway, order, inventory, payment on Spring Boot with the OpenTelemetry agent; H2,"
-                + " Redis) and the team's Prometheus and Alertmanager ...");
+                + " Redis, DynamoDB) and the team's Prometheus and Alertmanager ...");
         long t = System.nanoTime();
         CompletableFuture<LocalMonitoring> monitoringStart = CompletableFuture.supplyAsync(
                 () -> monitoring(root, api, shopEnv, shopHost, out, scriptOutput));

@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Starts and stops the demo shop ({@code examples/shop/shop.sh}: gateway, order, inventory, payment on Spring Boot,
- * its H2 database and Redis) as the system under test, with extra environment: where its agent extension loads its
+ * its H2 database, Redis and DynamoDB) as the system under test, with extra environment: where its agent extension loads its
  * isolation ({@code SHOP_ISOLATION_URL}, {@code SHOP_ISOLATION_TOKEN}), a variant ({@code SHOP_AUDIT_RESERVATIONS=1},
  * {@code SHOP_FRAUD_URL=...}, {@code SHOP_ASYNC_PAYMENT=1}), other ports ({@code SHOP_GATEWAY_PORT}...), or another run
  * directory ({@code SHOP_RUN_DIR}: pid files and the services' logs with the agent's span exports).
@@ -32,6 +32,7 @@ public final class Shop implements AutoCloseable {
     public static final int PAYMENT_PORT = 18083;
     public static final int DB_PORT = 18092;
     public static final int REDIS_PORT = 18093;
+    public static final int DYNAMODB_PORT = 18096;
     /** The services, each logging its spans to {@code <run dir>/<service>.log}. */
     public static final List<String> SERVICES = List.of("gateway", "order", "inventory", "payment");
 
@@ -202,9 +203,10 @@ public final class Shop implements AutoCloseable {
         return dir == null ? root.resolve("examples/shop/target/run") : Path.of(dir);
     }
 
-    /** What the shop's database and payment provider hold now ({@link ShopLedger#read}). */
+    /** What the shop's stores and counters hold now ({@link ShopLedger#read}). */
     public ShopLedger ledger() throws IOException, InterruptedException {
-        return ShopLedger.read(jdbcUrl(), url("payment"));
+        return ShopLedger.read(new ShopLedger.Sources(jdbcUrl(), "http://127.0.0.1:" + port("dynamodb", DYNAMODB_PORT),
+                "redis://127.0.0.1:" + port("redis", REDIS_PORT), url("inventory"), url("payment")));
     }
 
     /** The spans the services logged that started in {@code [fromMs, toMs]}, epoch ms. */

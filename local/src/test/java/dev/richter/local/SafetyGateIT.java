@@ -90,6 +90,7 @@ class SafetyGateIT extends LocalAwsStackTestSupport {
         env.put("SHOP_PAYMENT_PORT", String.valueOf(PAYMENT_PORT));
         env.put("SHOP_DB_PORT", "19192");
         env.put("SHOP_REDIS_PORT", "19193");
+        env.put("SHOP_DYNAMODB_PORT", "19196");
         env.put("SHOP_RUN_DIR", RUN_DIR.toString());
         env.putAll(Demo.shopEnv(LocalAwsStack.apiBaseUrl(), token(TEAM)));
         if (variant.containsKey("SHOP_FRAUD_URL")) {
@@ -134,13 +135,11 @@ class SafetyGateIT extends LocalAwsStackTestSupport {
         register(api, "gateway", "http://127.0.0.1:" + GATEWAY_PORT);
         // order's scrape carries its Resilience4j breaker on inventory (resilience4j_circuitbreaker_state)
         var r = api.post("/services", Json.write(Map.of("name", "order", "baseUrl", "http://127.0.0.1:" + ORDER_PORT,
-                "healthPath", "/actuator/health", "prometheusPath", "/actuator/prometheus")));
+                "healthPath", "/actuator/health", "prometheusPath", "/actuator/prometheus",
+                "datastores", Demo.ORDER_DATASTORES)));
         assertTrue(r.status() == 201 || r.status() == 200, r.body());
         r = api.post("/services", Json.write(Map.of("name", "inventory", "baseUrl", "http://127.0.0.1:" + INVENTORY_PORT,
-                "healthPath", "/actuator/health", "datastores", List.of(
-                        Map.of("kind", "table", "production", "stock", "shadow", "stock_shadow"),
-                        Map.of("kind", "table", "production", "reservations", "shadow", "reservations_shadow"),
-                        Map.of("kind", "cache", "production", "stock:", "shadow", "shadow:stock:")))));
+                "healthPath", "/actuator/health", "datastores", Demo.INVENTORY_DATASTORES)));
         assertTrue(r.status() == 201 || r.status() == 200, r.body());
         r = api.put("/safety", Json.write(Map.of(
                 "traceSource", Map.of("kind", "directory", "path", RUN_DIR.toString()),

@@ -70,6 +70,7 @@ class TeamEvidenceIT extends LocalAwsStackTestSupport {
         env.put("SHOP_PAYMENT_PORT", String.valueOf(PAYMENT_PORT));
         env.put("SHOP_DB_PORT", "19292");
         env.put("SHOP_REDIS_PORT", "19294");
+        env.put("SHOP_DYNAMODB_PORT", "19296");
         env.put("SHOP_RUN_DIR", RUN_DIR.toString());
         env.put("SHOP_ORDER_COUNT_STOPS_AFTER", String.valueOf(COUNT_STOPS_AFTER));
         env.putAll(Demo.shopEnv(LocalAwsStack.apiBaseUrl(), token(TEAM)));
@@ -139,13 +140,11 @@ class TeamEvidenceIT extends LocalAwsStackTestSupport {
     static void configure(ApiClient api) throws Exception {
         register(api, "gateway", "http://127.0.0.1:" + GATEWAY_PORT);
         var r = api.post("/services", Json.write(Map.of("name", "order", "baseUrl", "http://127.0.0.1:" + ORDER_PORT,
-                "healthPath", "/actuator/health", "prometheusPath", "/actuator/prometheus")));
+                "healthPath", "/actuator/health", "prometheusPath", "/actuator/prometheus",
+                "datastores", Demo.ORDER_DATASTORES)));
         assertTrue(r.status() == 201 || r.status() == 200, r.body());
         r = api.post("/services", Json.write(Map.of("name", "inventory", "baseUrl", "http://127.0.0.1:" + INVENTORY_PORT,
-                "healthPath", "/actuator/health", "datastores", List.of(
-                        Map.of("kind", "table", "production", "stock", "shadow", "stock_shadow"),
-                        Map.of("kind", "table", "production", "reservations", "shadow", "reservations_shadow"),
-                        Map.of("kind", "cache", "production", "stock:", "shadow", "shadow:stock:")))));
+                "healthPath", "/actuator/health", "datastores", Demo.INVENTORY_DATASTORES)));
         assertTrue(r.status() == 201 || r.status() == 200, r.body());
         r = api.put("/safety", Json.write(Map.of(
                 "traceSource", Map.of("kind", "directory", "path", RUN_DIR.toString()),

@@ -15,7 +15,7 @@ import java.util.Optional;
  * without their schema qualifier; {@code schema} names match a table's qualifier or the call's database
  * ({@code db.name} / {@code db.namespace}, also after its last {@code ':'}, as H2 names {@code mem:shop});
  * {@code cache} names are key prefixes ({@code stock:} covers {@code stock:A1}; the longest matching prefix wins);
- * {@code topic} (or {@code queue}) names are exact. Shadows are looked up before productions, so a shadow prefix that
+ * {@code dynamodb} table names and {@code topic} (or {@code queue}) names are exact. Shadows are looked up before productions, so a shadow prefix that
  * extends its production prefix ({@code stock:shadow:}) is still a shadow.
  */
 final class ShadowMap {
@@ -54,7 +54,7 @@ final class ShadowMap {
     }
 
     /**
-     * The role of {@code target} of a call of {@code kind} ({@link DatastoreCall#TABLE}, {@code CACHE}, {@code TOPIC})
+     * The role of {@code target} of a call of {@code kind} ({@link DatastoreCall#TABLE}, {@code CACHE}, {@code DYNAMODB}, {@code TOPIC})
      * in database {@code namespace} ({@code ""} when unknown).
      */
     Match match(String kind, String target, String namespace) {
@@ -85,6 +85,7 @@ final class ShadowMap {
                 case DatastoreCall.TABLE -> dk.equals("table") && tableMatches(name, target)
                         || dk.equals("schema") && schemaMatches(name, target, namespace);
                 case DatastoreCall.CACHE -> dk.equals("cache") && target.startsWith(name);
+                case DatastoreCall.DYNAMODB -> dk.equals("dynamodb") && target.equals(name);
                 case DatastoreCall.TOPIC -> (dk.equals("topic") || dk.equals("queue")) && target.equals(name);
                 default -> false;
             };

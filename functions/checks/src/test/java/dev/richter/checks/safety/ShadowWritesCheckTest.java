@@ -111,6 +111,27 @@ class ShadowWritesCheckTest {
     }
 
     @Test
+    void aMarkedDynamoDbWriteToItsShadowTablePassesAndOneToAnUndeclaredTableFails() {
+        List<Span> spans = ShadowSpans.parse(ShadowSpans.ORDER_DYNAMODB).spans();
+        var declared = List.of(new RegisteredService("t", "order", "http://order", "/h", null,
+                List.of(new Datastore("dynamodb", "orders", "orders_shadow"))));
+
+        List<CheckResult> r = ShadowWritesCheck.check(spans, Set.of("order"), declared, Marker.DEFAULT);
+
+        assertEquals(1, r.size(), r.toString());
+        assertEquals(Outcome.PASS, r.get(0).outcome(), r.get(0).evidence());
+        assertTrue(r.get(0).evidence().startsWith("3 marked datastore calls in 3 marked traces: 3 to shadows"),
+                r.get(0).evidence());
+
+        var undeclared = List.of(new RegisteredService("t", "order", "http://order", "/h", null,
+                List.of(new Datastore("dynamodb", "carts", "carts_shadow"))));
+        List<CheckResult> failed = ShadowWritesCheck.check(spans, Set.of("order"), undeclared, Marker.DEFAULT).stream()
+                .filter(c -> c.outcome() == Outcome.FAIL).toList();
+        assertEquals(List.of("order dynamodb orders_shadow", "marked datastore calls"),
+                failed.stream().map(CheckResult::subject).toList(), failed.toString());
+    }
+
+    @Test
     void aMarkedStatementThatDoesNotParseWithoutATableAttributeCannotBeProvenIsolated() {
         // the real span of H2's INSERT ... DIRECT SELECT, as an instrumentation that records no table would export it
         List<Span> spans = ShadowSpans.parse(ShadowSpans.INVENTORY).spans().stream()

@@ -23,10 +23,13 @@ import java.util.Set;
  *
  * <p>Targets: the tables a database call's statement names ({@link SqlTargets}: every table it writes, at any
  * depth), with its table attribute added when the statement does not name it; the table attribute alone when no
- * statement was recorded; a Redis call's keys ({@link RedisCommands}); a messaging call's destination. A reader never
+ * statement was recorded; a Redis call's keys ({@link RedisCommands}); a DynamoDB call's tables ({@code db.system}
+ * {@code dynamodb}: the AWS SDK instrumentation's {@code aws.dynamodb.table_names}, its operation {@code db.operation}
+ * or {@code rpc.method}; OpenTelemetry's semantic conventions for AWS SDK); a messaging call's destination. A reader never
  * throws out of {@link #of}: a span it cannot read is a call with a {@code problem}, which a check FAILs, naming it.
  *
- * @param kind {@value #TABLE}, {@value #CACHE} or {@value #TOPIC} (the {@code kind}s of a service's datastores)
+ * @param kind {@value #TABLE}, {@value #CACHE}, {@value #DYNAMODB} or {@value #TOPIC} (the {@code kind}s of a
+ *     service's datastores)
  * @param system the database, cache or messaging system, e.g. {@code h2}, {@code postgresql}, {@code redis},
  *     {@code kafka}
  * @param namespace the database ({@code db.name} / {@code db.namespace}), {@code ""} when not recorded
@@ -49,6 +52,11 @@ public record DatastoreCall(String kind, String system, String namespace, String
     public static final String TABLE = "table";
     /** Kind of a cache key space (a key prefix). */
     public static final String CACHE = "cache";
+    /** Kind of a DynamoDB table. */
+    public static final String DYNAMODB = "dynamodb";
+    /** DynamoDB operations that only read (the DynamoDB API reference); any other operation counts as a write. */
+    static final Set<String> DYNAMODB_READS = Set.of("GETITEM", "BATCHGETITEM", "QUERY", "SCAN", "TRANSACTGETITEMS",
+            "DESCRIBETABLE", "LISTTABLES", "DESCRIBETIMETOLIVE", "DESCRIBECONTINUOUSBACKUPS", "LISTTAGSOFRESOURCE");
     /** Kind of a messaging destination. */
     public static final String TOPIC = "topic";
     /** Span attribute: the shadow Richter's agent extension sent a marked call to. */
@@ -109,6 +117,12 @@ public record DatastoreCall(String kind, String system, String namespace, String
             String namespace = first(a, "db.namespace", "db.name");
             if (CACHE_SYSTEMS.contains(dbSystem.toLowerCase(Locale.ROOT))) {
                 return Optional.of(cache(dbSystem, namespace, operation, statement));
+            }
+            if (dbSystem.equalsIgnoreCase("dynamodb") || dbSystem.equalsIgnoreCase("aws.dynamodb")) {
+                String op = operation.isEmpty() ? a.getOrDefault("rpc.method", "").strip().toUpperCase(Locale.ROOT)
+                        : operation;
+                return Optional.of(dynamoDb(dbSystem, op, tableNames(first(a, "aws.dynamodb.table_names",
+                        "db.collection.name"))));
             }
             return Optional.of(table(dbSystem, namespace, operation, first(a, "db.collection.name", "db.sql.table"),
                     statement));
@@ -174,6 +188,47 @@ public record DatastoreCall(String kind, String system, String namespace, String
         return new DatastoreCall(CACHE, system, namespace, op, command.writes(), command.control(),
                 command.writes() ? command.keys() : List.of(), command.writes() ? List.of() : command.keys(), statement,
                 problem);
+    }
+
+    private static DatastoreCall dynamoDb(String system, String operation, List<String> tables) {
+        boolean write = dynamoDbWrites(operation);
+        boolean control = operation.equals("LISTTABLES");
+        String problem = tables.isEmpty() && !control ? "no aws.dynamodb.table_names recorded: the table is unknown" : "";
+        return new DatastoreCall(DYNAMODB, system, "", operation, write, control, write ? tables : List.of(),
+                write ? List.of() : tables, "", problem);
+    }
+
+    /** True unless {@code operation} (any case) is a DynamoDB operation that only reads ({@link #DYNAMODB_READS}). */
+    static boolean dynamoDbWrites(String operation) {
+        return !DYNAMODB_READS.contains(operation.toUpperCase(Locale.ROOT));
+    }
+
+    /**
+     * The table names of an {@code aws.dynamodb.table_names} value as a span source writes it: an OTLP array
+     * ({@code {"values":[{"stringValue":"orders"}]}}, what {@code OtlpParser} keeps of an {@code arrayValue}), a JSON
+     * array, or a comma-separated list; a table's ARN ({@code arn:aws:dynamodb:<region>:<account>:table/<name>}) is
+     * its name. Empty for an empty value.
+     */
+    static List<String> tableNames(String value) {
+        String v = value.strip();
+        List<String> names = new ArrayList<>();
+        if (v.startsWith("{") || v.startsWith("[")) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"((?:[^\"\\\\]|\\\\.)*)\"").matcher(v);
+            while (m.find()) {
+                String s = m.group(1);
+                if (!s.equals("values") && !s.equals("stringValue")) {
+                    names.add(s);
+                }
+            }
+        } else {
+            for (String s : v.split(",")) {
+                if (!s.isBlank()) {
+                    names.add(s.strip());
+                }
+            }
+        }
+        names.replaceAll(n -> n.startsWith("arn:") && n.contains(":table/") ? n.substring(n.indexOf(":table/") + 7) : n);
+        return names;
     }
 
     private static String first(Map<String, String> a, String preferred, String old) {

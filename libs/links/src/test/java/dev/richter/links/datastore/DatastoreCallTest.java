@@ -82,4 +82,30 @@ class DatastoreCallTest {
         assertEquals("shadow:stock:", RedisCommands.keySpace("shadow:stock:A1"));
         assertEquals("counter", RedisCommands.keySpace("counter"));
     }
+
+    @Test
+    void dynamoDbCallsNameTheirTablesFromTheAwsSdkSpans() {
+        List<DatastoreCall> calls = ShadowSpans.parse(ShadowSpans.ORDER_DYNAMODB).spans().stream().map(DatastoreCall::of)
+                .flatMap(Optional::stream).toList();
+        DatastoreCall production = new DatastoreCall("dynamodb", "dynamodb", "", "PUTITEM", true, false,
+                List.of("orders"), List.of(), "", "");
+        DatastoreCall shadow = new DatastoreCall("dynamodb", "dynamodb", "", "PUTITEM", true, false,
+                List.of("orders_shadow"), List.of(), "", "");
+        assertEquals(List.of(production, shadow, shadow, shadow), calls);
+    }
+
+    @Test
+    void dynamoDbTableNamesAreReadFromEveryShapeOfTheArrayAndOperationsSplitReadFromWrite() {
+        assertEquals(List.of("orders", "carts"), DatastoreCall.tableNames("{\"values\":[{\"stringValue\":\"orders\"},"
+                + "{\"stringValue\":\"carts\"}]}"));
+        assertEquals(List.of("orders", "carts"), DatastoreCall.tableNames("[\"orders\",\"carts\"]"));
+        assertEquals(List.of("orders", "carts"), DatastoreCall.tableNames("orders, carts"));
+        assertEquals(List.of("orders"), DatastoreCall.tableNames("arn:aws:dynamodb:eu-west-1:123456789012:table/orders"));
+        assertEquals(List.of(), DatastoreCall.tableNames(""));
+        assertTrue(DatastoreCall.dynamoDbWrites("TransactWriteItems"));
+        assertTrue(DatastoreCall.dynamoDbWrites("ExecuteStatement"), "PartiQL may write");
+        assertTrue(DatastoreCall.dynamoDbWrites("SomeNewOperation"), "an operation not known to read counts as a write");
+        assertFalse(DatastoreCall.dynamoDbWrites("BatchGetItem"));
+        assertFalse(DatastoreCall.dynamoDbWrites("query"));
+    }
 }

@@ -21,10 +21,16 @@ public final class ShadowSpans {
     public static final String SHOP = "datastore/shop-agent-extension.otlp.json";
     /** Service {@code inventory}: marked calls that reached production, one unmarked read of the shadow table. */
     public static final String INVENTORY = "datastore/inventory-agent-only.otlp.json";
+    /**
+     * Service {@code order} of the demo shop (examples/shop), the agent 2.22.0's {@code aws-sdk-2.2} spans of a DynamoDB
+     * {@code PutItem} through the AWS SDK 2.57.8 against dynalite: an unmarked one to {@code orders}, then three marked
+     * ones the extension sent to {@code orders_shadow} ({@code aws.dynamodb.table_names}, an OTLP array).
+     */
+    public static final String ORDER_DYNAMODB = "datastore/order-dynamodb.otlp.json";
 
     private ShadowSpans() {}
 
-    /** The document {@code resource} ({@link #SHOP} or {@link #INVENTORY}) parsed. */
+    /** The document {@code resource} ({@link #SHOP}, {@link #INVENTORY} or {@link #ORDER_DYNAMODB}) parsed. */
     public static ParsedTraces parse(String resource) {
         try (InputStream in = ShadowSpans.class.getResourceAsStream("/" + resource)) {
             if (in == null) {

@@ -5,7 +5,9 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.time.Duration;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -15,37 +17,41 @@ import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
-import redis.clients.jedis.JedisPooled;
 
 /**
  * Inventory's endpoints.
  * <ul>
  *   <li>{@code POST /reserve {"orderId", "sku", "qty"}} → 200 {@code {"reservationId", "amountCents"}}: takes
  *       {@code qty} off {@code stock}, records the reservation in {@code reservations} and refreshes the cached stock
- *       ({@code stock:<sku>} in Redis); 404 for an unknown sku, 409 when the stock is short, 400 for a bad body.</li>
+ *       ({@code stock:<sku>} in Redis, for {@code shop.cache-ttl-s}); the amount is the unit price ({@link Prices},
+ *       cached in-process) times {@code qty}; 404 for an unknown sku, 409 when the stock is short, 400 for a bad
+ *       body.</li>
  *   <li>{@code GET /stock/{sku}} → 200 {@code {"sku", "qty", "cached"}}: from Redis, else from the database (then
- *       cached for 60 s); 404 for an unknown sku.</li>
+ *       cached); 404 for an unknown sku.</li>
  * </ul>
  * The variant {@code SHOP_INVENTORY_FAIL_AFTER=<n>} answers 503 to every reservation after the first {@code n} since
  * start, as a dependency that runs out under load would; order's breaker then opens and its fallback answers.
  */
 @RestController
 public class StockController {
-    private static final int CACHE_TTL_S = 60;
-
     private final JdbcTemplate db;
-    private final JedisPooled redis;
+    private final StringRedisTemplate redis;
+    private final Prices prices;
+    private final Duration cacheTtl;
     private final boolean auditReservations;
     private final long storeLatencyMs;
     private final long failAfter;
     private final java.util.concurrent.atomic.AtomicLong reserveCalls = new java.util.concurrent.atomic.AtomicLong();
 
-    public StockController(JdbcTemplate db, JedisPooled redis,
+    public StockController(JdbcTemplate db, StringRedisTemplate redis, Prices prices,
+                           @Value("${shop.cache-ttl-s}") long cacheTtlS,
                            @Value("${shop.audit-reservations}") boolean auditReservations,
                            @Value("${shop.store-latency-ms}") long storeLatencyMs,
                            @Value("${shop.fail-after}") long failAfter) {
         this.db = db;
         this.redis = redis;
+        this.prices = prices;
+        this.cacheTtl = Duration.ofSeconds(cacheTtlS);
         this.auditReservations = auditReservations;
         this.storeLatencyMs = storeLatencyMs;
         this.failAfter = failAfter;
@@ -62,8 +68,9 @@ public class StockController {
             return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).body(Map.of("error", "reservations exhausted"));
         }
         int qty = qtyNumber.intValue();
-        List<Map<String, Object>> rows = db.queryForList("SELECT qty, price_cents FROM stock WHERE sku = ?", sku);
-        if (rows.isEmpty()) {
+        Long unitCents = prices.centsOf(sku);
+        List<Long> rows = db.queryForList("SELECT qty FROM stock WHERE sku = ?", Long.class, sku);
+        if (unitCents == null || rows.isEmpty()) {
             return ResponseEntity.status(HttpStatus.NOT_FOUND).body(Map.of("error", "unknown sku " + sku));
         }
         int updated = db.update("UPDATE stock SET qty = qty - ? WHERE sku = ? AND qty >= ?", qty, sku, qty);
@@ -79,15 +86,15 @@ public class StockController {
         if (storeLatencyMs > 0) {
             Thread.sleep(storeLatencyMs);
         }
-        long left = ((Number) rows.get(0).get("QTY")).longValue() - qty;
-        redis.setex("stock:" + sku, CACHE_TTL_S, Long.toString(left));
-        long amount = ((Number) rows.get(0).get("PRICE_CENTS")).longValue() * qty;
+        long left = rows.get(0) - qty;
+        redis.opsForValue().set("stock:" + sku, Long.toString(left), cacheTtl);
+        long amount = unitCents * qty;
         return ResponseEntity.ok(Map.of("reservationId", id, "amountCents", amount));
     }
 
     @GetMapping("/stock/{sku}")
     public ResponseEntity<Map<String, Object>> stock(@PathVariable String sku) {
-        String cached = redis.get("stock:" + sku);
+        String cached = redis.opsForValue().get("stock:" + sku);
         if (cached != null) {
             return ResponseEntity.ok(Map.of("sku", sku, "qty", Long.parseLong(cached), "cached", true));
         }
@@ -95,7 +102,7 @@ public class StockController {
         if (qty.isEmpty()) {
             return ResponseEntity.status(HttpStatus.NOT_FOUND).body(Map.of("error", "unknown sku " + sku));
         }
-        redis.setex("stock:" + sku, CACHE_TTL_S, Long.toString(qty.get(0)));
+        redis.opsForValue().set("stock:" + sku, Long.toString(qty.get(0)), cacheTtl);
         return ResponseEntity.ok(Map.of("sku", sku, "qty", qty.get(0), "cached", false));
     }
 }

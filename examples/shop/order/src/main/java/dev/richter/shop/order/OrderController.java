@@ -16,6 +16,9 @@ import java.util.UUID;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.core.ParameterizedTypeReference;
+import org.springframework.http.HttpEntity;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -25,9 +28,11 @@ import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.client.HttpClientErrorException;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.client.RestClientException;
+import org.springframework.web.client.RestTemplate;
 
 /**
- * {@code POST /orders {"sku", "qty"}}: reserves the stock at inventory, then charges the payment provider.
+ * {@code POST /orders {"sku", "qty"}}: reserves the stock at inventory ({@link RestTemplate}), then charges the payment
+ * provider ({@link RestClient}), then records the order in DynamoDB ({@link PlacedOrders}).
  * <ul>
  *   <li>201 {@code {"orderId", "reservationId", "chargeId", "status": "PLACED"}};</li>
  *   <li>429 with {@code Retry-After: 1} above the rate limiter ({@code orders}) or the bulkhead ({@code orders});</li>
@@ -48,8 +53,9 @@ import org.springframework.web.client.RestClientException;
 public class OrderController {
     private static final ParameterizedTypeReference<Map<String, Object>> JSON = new ParameterizedTypeReference<>() {};
 
-    private final RestClient inventory;
+    private final RestTemplate inventory;
     private final RestClient payment;
+    private final PlacedOrders placedOrdersTable;
     private final String fraudUrl;
     private final boolean asyncPayment;
     private final RateLimiter rateLimiter;
@@ -59,7 +65,8 @@ public class OrderController {
     private final long countStopsAfter;
     private final AtomicLong placedOrders = new AtomicLong();
 
-    public OrderController(@Qualifier("inventoryClient") RestClient inventory, @Qualifier("paymentClient") RestClient payment,
+    public OrderController(RestTemplate inventory, @Qualifier("paymentClient") RestClient payment,
+                           PlacedOrders placedOrdersTable,
                            @Value("${shop.fraud-url}") String fraudUrl,
                            @Value("${shop.async-payment}") boolean asyncPayment,
                            @Value("${shop.inventory-breaker-forced-open}") boolean breakerForcedOpen,
@@ -68,6 +75,7 @@ public class OrderController {
                            MeterRegistry meters) {
         this.inventory = inventory;
         this.payment = payment;
+        this.placedOrdersTable = placedOrdersTable;
         this.fraudUrl = fraudUrl;
         this.asyncPayment = asyncPayment;
         this.rateLimiter = rateLimiters.rateLimiter("orders");
@@ -102,10 +110,11 @@ public class OrderController {
         String orderId = "o-" + UUID.randomUUID();
         Map<String, Object> reservation;
         try {
-            reservation = inventoryBreaker.executeSupplier(() -> inventory.post().uri("/reserve")
-                    .contentType(MediaType.APPLICATION_JSON)
-                    .body(Map.of("orderId", orderId, "sku", sku, "qty", qty.intValue()))
-                    .retrieve().body(JSON));
+            HttpHeaders headers = new HttpHeaders();
+            headers.setContentType(MediaType.APPLICATION_JSON);
+            var request = new HttpEntity<>(Map.of("orderId", orderId, "sku", sku, "qty", qty.intValue()), headers);
+            reservation = inventoryBreaker.executeSupplier(
+                    () -> inventory.exchange("/reserve", HttpMethod.POST, request, JSON).getBody());
         } catch (HttpClientErrorException e) {
             return ResponseEntity.status(e.getStatusCode()).contentType(MediaType.APPLICATION_JSON)
                     .body(Map.of("error", "inventory: " + e.getResponseBodyAsString()));
@@ -125,12 +134,16 @@ public class OrderController {
             placed.put("reservationId", reservation.get("reservationId"));
             placed.put("chargeId", charge.get("chargeId"));
             placed.put("status", "PLACED");
+            placedOrdersTable.record(orderId, sku, qty.intValue(), charge.get("chargeId"));
             if (countStopsAfter <= 0 || placedOrders.incrementAndGet() <= countStopsAfter) {
                 ordersCreated.increment();
             }
             return ResponseEntity.status(HttpStatus.CREATED).body(placed);
         } catch (RestClientException e) {
             return ResponseEntity.status(HttpStatus.BAD_GATEWAY).body(Map.of("error", "payment failed: " + e.getMessage()));
+        } catch (software.amazon.awssdk.core.exception.SdkException e) {
+            return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
+                    .body(Map.of("error", "the order could not be recorded: " + e.getMessage()));
         }
     }
 
