@@ -10,6 +10,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.sfn.SfnClient;
@@ -135,6 +136,16 @@ class MainJobIT extends LocalAwsStackTestSupport {
         long units = shop.stockUnits().get("stock_shadow");
         assertTrue(units >= ok && units <= 2 * ok, "1 or 2 units per order placed (A1 x1, B2 x2): " + shop);
         assertEquals(0, shop.charges(), "the payment provider's own counter: no charge reached it");
+        // the stores the shop writes with Spring Boot's default clients, each counted at its production side: order's
+        // DynamoDB table (AWS SDK v2), inventory's Redis key space (Lettuce) and its in-process price cache (Caffeine)
+        assertEquals(0, shop.items().get("orders"), shop.toString());
+        long shadowItems = shop.items().get("orders_shadow");
+        assertTrue(shadowItems >= ok && shadowItems <= ok + failedLate,
+                "one shadow item per order placed (" + ok + "), plus at most one per late failure: " + shop);
+        assertEquals(Map.of(), shop.redisKeys(), "no production Redis key read or written by the run: " + shop);
+        assertEquals(2, shop.shadowKeys(), "shadow:stock:A1 and shadow:stock:B2: " + shop);
+        assertEquals(0, shop.priceCacheOps(), "the production price cache's own counters did not move: " + shop);
+        assertEquals(0, shop.productionEffects(), shop.toString());
         assertEquals(0, result.refused(), "nothing the marked traffic did was refused");
 
         ApiClient api = api(Demo.TEAM);

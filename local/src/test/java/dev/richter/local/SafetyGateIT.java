@@ -268,6 +268,7 @@ class SafetyGateIT extends LocalAwsStackTestSupport {
         assertEquals(4, attacks.rows().get("reservations"), "each forged order reserved production stock: " + attacks);
         assertEquals(0, attacks.rows().get("reservations_shadow"), attacks.toString());
         assertEquals(4, attacks.charges(), "each forged order charged the real payment provider: " + attacks);
+        assertEquals(4, attacks.items().get("orders"), "each forged order is a production DynamoDB item: " + attacks);
 
         before = shop.ledger();
         String signed = "richter-loadtest=1,richter-proof=" + MarkerProof.mint(key, TEAM, "run-signed", now + 600);
@@ -280,6 +281,10 @@ class SafetyGateIT extends LocalAwsStackTestSupport {
         assertEquals(1, isolated.rows().get("reservations_shadow"), isolated.toString());
         assertEquals(0, isolated.rows().get("reservations"), isolated.toString());
         assertEquals(0, isolated.charges(), "the signed order's charge was mocked: " + isolated);
+        assertEquals(1, isolated.items().get("orders_shadow"), isolated.toString());
+        assertEquals(0, isolated.items().get("orders"), isolated.toString());
+        assertEquals(Map.of(), isolated.redisKeys(), "no production Redis key touched: " + isolated);
+        assertEquals(0, isolated.priceCacheOps(), "the production price cache untouched: " + isolated);
     }
 
     @Test

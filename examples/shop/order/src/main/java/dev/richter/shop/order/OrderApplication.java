@@ -25,6 +25,11 @@ public class OrderApplication {
     static final int CONNECTIONS_PER_ROUTE = 64;
 
     public static void main(String[] args) {
+        // HttpURLConnection keeps 5 idle connections per host unless told otherwise; above the bulkhead's concurrency
+        // every order past the fifth would open a connection to inventory of its own
+        if (System.getProperty("http.maxConnections") == null) {
+            System.setProperty("http.maxConnections", String.valueOf(CONNECTIONS_PER_ROUTE));
+        }
         SpringApplication.run(OrderApplication.class, args);
     }
 
