@@ -26,7 +26,9 @@ import org.apache.kafka.common.serialization.Deserializer;
 /**
  * One production {@code KafkaConsumer}'s shadow: a {@code KafkaConsumer} built from the production consumer's own
  * configuration and deserializers, with {@code group.id} (and {@code client.id}, {@code group.instance.id} when set)
- * suffixed {@value #GROUP_SUFFIX}, subscribed to the shadow topics of the production subscription's mapped topics
+ * suffixed {@value #GROUP_SUFFIX} and {@code auto.offset.reset=earliest} (a shadow group's first consumer reads the
+ * shadow topic from its start: records sent there before it joined are marked work still to do), subscribed to the
+ * shadow topics of the production subscription's mapped topics
  * ({@link IsolationGuard#topicShadows()}, re-read at each poll, so a document that loads or changes later takes
  * effect at the next poll). It is built at the first poll that finds a mapped topic, driven only from the production
  * consumer's methods on the production consumer's thread ({@code wakeup} excepted, which Kafka allows from any), and
@@ -41,8 +43,9 @@ import org.apache.kafka.common.serialization.Deserializer;
  * <p>A shadow record is handed to the service only when it carries a marker this service accepts ({@link
  * IsolationGuard#acceptsMarker}: the marker, with a proof the document's keys verify), so that the agent, which makes
  * a record's propagated context current while the service processes it, makes it marked work; a record of a shadow
- * topic without one would run as production, and is skipped (its offset committed on the shadow group with the
- * others; logged).
+ * topic without one would run as production, and is skipped (logged), its offset committed on the shadow group by
+ * the service's next commit of its partition: {@code commitSync()}/{@code commitAsync()} of the consumed positions,
+ * or the offset of a later record of that partition.
  */
 final class ShadowConsumer {
     /** Appended to the production consumer's {@code group.id}, {@code client.id} and {@code group.instance.id}. */
@@ -97,6 +100,7 @@ final class ShadowConsumer {
             if (c == null) {
                 Map<String, Object> copy = new HashMap<String, Object>(config);
                 copy.put(ConsumerConfig.GROUP_ID_CONFIG, group + GROUP_SUFFIX);
+                copy.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
                 suffix(copy, ConsumerConfig.CLIENT_ID_CONFIG);
                 suffix(copy, ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
                 c = ShadowConsumers.build(copy, keys, values);
