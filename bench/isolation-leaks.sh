@@ -15,7 +15,10 @@
 # (elsewhere), and Spring Data Redis's StringRedisTemplate and ReactiveStringRedisTemplate: SET mapped, SET unmapped,
 # MSET with one unmapped key, MSET whose values are its keys' names, DEL with one unmapped key; the Kafka producer,
 # mapped and unmapped topic; the AWS SDK v2's DynamoDB client (AwsSdkTestApp) to the local stack's dynalite when node is
-# installed, PutItem and BatchWriteItem to a mapped table, PutItem to an unmapped one; corpus bug 44 (../shared/corpus/bugs/44-sql-data-modifying-cte.sql: a DELETE in a WITH) on H2 and on
+# installed, PutItem and BatchWriteItem to a mapped table, PutItem to an unmapped one; Kafka's consumer side
+# (KafkaConsumerTestApp: a plain poll loop and a spring-kafka @KafkaListener on kafka-clients 3.9.1, section
+# kafka-consumer): a signed record on the shadow topic and on the production topic, a forged and an unmarked one on
+# the shadow topic, and the production group's committed offsets (Admin.listConsumerGroupOffsets); corpus bug 44 (../shared/corpus/bugs/44-sql-data-modifying-cte.sql: a DELETE in a WITH) on H2 and on
 # PostgreSQL; corpus bug 43 (java.io.tmpdir under a regular file).
 # Each (case, target) is: isolated (nothing reached production and the extension refused, mocked or shadowed it, seen
 # in its refusal message, the mock's body or the count at the shadow), leaked (a marked effect reached production),
@@ -44,6 +47,7 @@ set +e
 java -Xmx768m -cp "$AGENT/test-classes:$(cat "$WORK/cp.txt")" \
   -Drichter.agent.jar="$AGENT/otel/opentelemetry-javaagent.jar" -Drichter.extension.jar="$AGENT/richter-otel-extension.jar" \
   -Drichter.app.classpath="$AGENT/app-classpath.txt" -Drichter.it.serviceJava="$SERVICE_JAVA" \
+  -Drichter.kafka39.jar="$AGENT/otel/kafka-clients-3.9.jar" \
   dev.richter.agent.it.LeakMatrix >"$WORK/matrix.out" 2>"$WORK/matrix.log"
 status=$?
 set -e

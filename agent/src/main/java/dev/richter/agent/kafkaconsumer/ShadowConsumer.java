@@ -2,6 +2,7 @@ package dev.richter.agent.kafkaconsumer;
 
 import dev.richter.agent.bootstrap.IsolationBridge;
 import dev.richter.agent.bootstrap.IsolationGuard;
+import dev.richter.agent.bootstrap.MarkerScope;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,8 +42,10 @@ import org.apache.kafka.common.serialization.Deserializer;
  * poll's timeout between two of its polls.
  *
  * <p>A shadow record is handed to the service only when it carries a marker this service accepts ({@link
- * IsolationGuard#acceptsMarker}: the marker, with a proof the document's keys verify), so that the agent, which makes
- * a record's propagated context current while the service processes it, makes it marked work; a record of a shadow
+ * IsolationGuard#acceptsMarker}: the marker, with a proof the document's keys verify), and the poll that answers
+ * shadow records makes the marker current until the next poll ({@link #handOver}), so that they run as marked work;
+ * inside it the agent makes each record's own propagated context current where it instruments the processing (a
+ * record iterated from {@code ConsumerRecords}, a spring-kafka record listener). A record of a shadow
  * topic without one would run as production, and is skipped (logged), its offset committed on the shadow group by
  * the service's next commit of its partition: {@code commitSync()}/{@code commitAsync()} of the consumed positions,
  * or the offset of a later record of that partition.
@@ -62,6 +65,9 @@ final class ShadowConsumer {
     /** The topics the shadow is subscribed to (empty: none). */
     private volatile Set<String> shadowTopics = new HashSet<String>();
     private volatile KafkaConsumer<Object, Object> shadow;
+    /** The marker made current by the last poll that answered shadow records, and the thread it is current on. */
+    private MarkerScope marked;
+    private Thread markedOn;
     /** Whether the next poll is the shadow's to answer first. */
     private boolean shadowNext;
     private long skipped;
@@ -121,13 +127,14 @@ final class ShadowConsumer {
     }
 
     ConsumerRecords<?, ?> beforePoll() {
+        endMarked();
         refresh();
         if (!shadowNext || shadow == null) {
             return null;
         }
         shadowNext = false;
         ConsumerRecords<?, ?> r = pollShadow();
-        return r == null || r.isEmpty() ? null : r;
+        return r == null || r.isEmpty() ? null : handOver(r);
     }
 
     ConsumerRecords<?, ?> afterPoll(ConsumerRecords<?, ?> production) {
@@ -136,7 +143,35 @@ final class ShadowConsumer {
             return production;
         }
         ConsumerRecords<?, ?> r = shadow == null ? null : pollShadow();
-        return r == null || r.isEmpty() ? production : r;
+        return r == null || r.isEmpty() ? production : handOver(r);
+    }
+
+    /**
+     * Makes the marker of the first of {@code records} (all accepted) current on this thread until the next poll or
+     * {@code close}: the service processes the records a poll answered before it polls again, so each shadow record
+     * runs marked also where nothing makes its own context current (a batch listener; the agent's kafka
+     * instrumentation off, or its process spans linked to a receive span instead of parented by the record), and
+     * where something does, the record's own marker is current inside it.
+     */
+    private ConsumerRecords<?, ?> handOver(ConsumerRecords<?, ?> records) {
+        for (ConsumerRecord<?, ?> r : records) {
+            marked = IsolationBridge.guard().markInbound(baggage(r.headers().toArray()));
+            markedOn = Thread.currentThread();
+            break;
+        }
+        return records;
+    }
+
+    /** Closes the marker {@link #handOver} made current, on the thread it was made current on (else drops it). */
+    private void endMarked() {
+        MarkerScope m = marked;
+        if (m != null) {
+            if (markedOn == Thread.currentThread()) {
+                m.close();
+            }
+            marked = null;
+            markedOn = null;
+        }
     }
 
     /**
@@ -327,6 +362,7 @@ final class ShadowConsumer {
     }
 
     void close() {
+        endMarked();
         KafkaConsumer<Object, Object> c = shadow;
         shadow = null;
         shadowTopics = new HashSet<String>();

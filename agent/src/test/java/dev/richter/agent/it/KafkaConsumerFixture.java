@@ -22,8 +22,8 @@ import org.apache.kafka.common.test.TestKitNodes;
 /**
  * The world of {@link KafkaConsumerTestApp}, for {@link KafkaConsumerIsolationIT} and the leak matrix's {@code
  * kafka-consumer} section: an embedded KRaft broker ({@code KafkaClusterTestKit}, kafka 4.1.1; topics {@code orders},
- * its shadow {@code orders-shadow}, each of two partitions), the payment exit the service charges ({@link
- * CountingServer}, mocked for marked calls by the document), a document that signs markers with the team's key
+ * its shadow {@code orders-shadow}, each of two partitions), the payment exit each consumer of the
+ * service charges ({@link CountingServer}s, mocked for marked calls by the document), a document that signs markers with the team's key
  * ({@code marker}), and the service in a child JVM ({@link ChildJvm}) on kafka-clients 3.9.1 and spring-kafka 3.3.10.
  * Records are sent by this JVM's own producer (no agent here), counts read by its own {@code Admin}.
  */
@@ -32,16 +32,20 @@ final class KafkaConsumerFixture implements AutoCloseable {
     static final String TEAM = "shop-team";
     static final String MOCK_BODY = "{\"id\":\"ch_mock\"}";
     static final List<String> CONSUMERS = List.of("loop", "spring");
+    /** What the extension appends to a production group's id for its shadow group. */
+    static final String SHADOW_GROUP_SUFFIX = "-richter-shadow";
 
     final KafkaClusterTestKit kafka;
     final Admin admin;
-    final CountingServer exit;
+    /** The payment exit of each consumer ({@link #CONSUMERS}), mocked for marked calls. */
+    final Map<String, CountingServer> exits;
     final ChildJvm app;
     private final KafkaProducer<String, String> producer;
 
     KafkaConsumerFixture() throws Exception {
         KafkaClusterTestKit k = null;
         CountingServer e = null;
+        CountingServer e2 = null;
         ChildJvm a = null;
         Admin ad = null;
         KafkaProducer<String, String> p = null;
@@ -61,25 +65,28 @@ final class KafkaConsumerFixture implements AutoCloseable {
                     "key.serializer", StringSerializer.class.getName(),
                     "value.serializer", StringSerializer.class.getName()));
             e = new CountingServer(200, "real-charge");
+            e2 = new CountingServer(200, "real-charge");
             Path document = Files.writeString(Files.createTempFile(Files.createDirectories(Path.of("target", "it-logs")),
                     "isolation", ".json"), """
                     {"mode": "enforce", "scope": [],
-                     "mocks": [{"exit": "127.0.0.1:%d POST /charge", "status": 201, "body": "{\\"id\\":\\"ch_mock\\"}"}],
+                     "mocks": [{"exit": "127.0.0.1:%d POST /charge", "status": 201, "body": "{\\"id\\":\\"ch_mock\\"}"},
+                               {"exit": "127.0.0.1:%d POST /charge", "status": 201, "body": "{\\"id\\":\\"ch_mock\\"}"}],
                      "shadows": [{"kind": "topic", "production": "orders", "shadow": "orders-shadow"}],
                      "marker": {"team": "%s", "keys": ["%s"]}}
-                    """.formatted(e.port(), TEAM, KEY));
+                    """.formatted(e.port(), e2.port(), TEAM, KEY));
             a = new ChildJvm(ChildJvm.serviceJava(), List.of("-Drichter.isolation.file=" + document,
-                    "-Dapp.kafka.bootstrap=" + k.bootstrapServers(), "-Dapp.exit=" + e.url("/charge")),
+                    "-Dapp.kafka.bootstrap=" + k.bootstrapServers(), "-Dapp.exit.loop=" + e.url("/charge"),
+                    "-Dapp.exit.spring=" + e2.url("/charge")),
                     KafkaConsumerTestApp.class, List.of(kafka39Jar()),
                     List.of(org.springframework.kafka.annotation.KafkaListener.class,
                             org.springframework.retry.RetryPolicy.class));
         } catch (Exception | Error failed) {
-            ChildJvm.closeAll(a, e, p, ad, k);
+            ChildJvm.closeAll(a, e, e2, p, ad, k);
             throw failed;
         }
         kafka = k;
         admin = ad;
-        exit = e;
+        exits = Map.of("loop", e, "spring", e2);
         app = a;
         producer = p;
     }
@@ -164,6 +171,54 @@ final class KafkaConsumerFixture implements AutoCloseable {
         return now;
     }
 
+    /** The charges that reached the payment exits, of both consumers. */
+    int charges() {
+        return exits.get("loop").count() + exits.get("spring").count();
+    }
+
+    /**
+     * Sends a record and waits until both consumers have processed it and committed it on their groups (the shadow
+     * groups for {@code orders-shadow}): no effect of it comes later.
+     *
+     * @return what {@code by} answered for it
+     */
+    String deliver(String topic, String key, String value, String baggage, String by) throws Exception {
+        String suffix = topic.equals("orders") ? "" : SHADOW_GROUP_SUFFIX;
+        Map<String, Long> before = new java.util.HashMap<>();
+        for (String c : CONSUMERS) {
+            before.put(c, committed(group(c) + suffix, topic));
+        }
+        send(topic, key, value, baggage);
+        String answer = null;
+        for (String c : CONSUMERS) {
+            String a = consumed(c, value);
+            answer = c.equals(by) ? a : answer;
+            awaitCommitted(group(c) + suffix, topic, before.get(c) + 1);
+        }
+        return answer;
+    }
+
+    /**
+     * Sends a record without an accepted marker ({@code baggage}) to {@code orders-shadow}, then a signed one of the
+     * same key (partition) after it, and waits until both consumers have processed the second and committed both.
+     *
+     * @return what {@code by} answered for the first, {@code skipped} when it never processed it
+     */
+    String deliverUnaccepted(String value, String baggage, String by) throws Exception {
+        Map<String, Long> before = new java.util.HashMap<>();
+        for (String c : CONSUMERS) {
+            before.put(c, committed(group(c) + SHADOW_GROUP_SUFFIX, "orders-shadow"));
+        }
+        send("orders-shadow", value, value, baggage);
+        send("orders-shadow", value, value + "-after", signedMarker());
+        for (String c : CONSUMERS) {
+            consumed(c, value + "-after");
+            awaitCommitted(group(c) + SHADOW_GROUP_SUFFIX, "orders-shadow", before.get(c) + 2);
+        }
+        String answer = app.get("/consumed?by=" + by + "&value=" + value, null).body();
+        return answer.equals("none") ? "skipped" : answer;
+    }
+
     /** The production group of a consumer of the app ({@code loop}, {@code spring}). */
     static String group(String by) {
         return "orders-" + by;
@@ -171,6 +226,6 @@ final class KafkaConsumerFixture implements AutoCloseable {
 
     @Override
     public void close() {
-        ChildJvm.closeAll(app, exit, producer, admin, kafka);
+        ChildJvm.closeAll(app, exits.get("loop"), exits.get("spring"), producer, admin, kafka);
     }
 }

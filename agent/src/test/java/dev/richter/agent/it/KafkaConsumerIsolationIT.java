@@ -41,25 +41,25 @@ class KafkaConsumerIsolationIT {
     @Test
     @Order(1)
     void anUnmarkedRecordOnTheProductionTopicIsProcessedAsProductionByBothConsumers() throws Exception {
-        int before = world.exit.count();
+        int before = world.charges();
         world.send("orders", "u1", null);
         for (String by : CONSUMERS) {
             assertEquals("orders status=200 body=real-charge", world.consumed(by, "u1"), by);
             assertEquals(1, world.awaitCommitted(group(by), "orders", 1), by);
         }
-        assertEquals(before + 2, world.exit.count(), "each consumer charged the real exit once");
+        assertEquals(before + 2, world.charges(), "each consumer charged the real exit once");
     }
 
     @Test
     @Order(2)
     void aMarkedRecordOnTheShadowTopicIsProcessedWithTheMarkerOnAndCommittedOnTheShadowGroupOnly() throws Exception {
-        int before = world.exit.count();
+        int before = world.charges();
         world.send("orders-shadow", "m1", KafkaConsumerFixture.signedMarker());
         for (String by : CONSUMERS) {
             assertEquals("orders-shadow status=201 body=" + MOCK_BODY, world.consumed(by, "m1"), by);
             assertEquals(1, world.awaitCommitted(group(by) + "-richter-shadow", "orders-shadow", 1), by);
         }
-        assertEquals(before, world.exit.count(), "a marked record's charge reached the real exit");
+        assertEquals(before, world.charges(), "a marked record's charge reached the real exit");
         for (String by : CONSUMERS) {
             assertEquals(Set.of("orders"), world.committedTopics(group(by)), by + "'s production group");
             assertEquals(1, world.committed(group(by), "orders"), by + "'s production offsets moved");
@@ -70,7 +70,7 @@ class KafkaConsumerIsolationIT {
     @Test
     @Order(3)
     void aShadowRecordWithoutAnAcceptedMarkerIsSkippedNotRunAsProduction() throws Exception {
-        int before = world.exit.count();
+        int before = world.charges();
         // one partition: the service's commit of m2 (spring-kafka commits the offsets of the records it processed)
         // covers the two skipped before it
         world.send("orders-shadow", "k", "f1", KafkaConsumerFixture.forgedMarker());
@@ -82,25 +82,25 @@ class KafkaConsumerIsolationIT {
             assertEquals("none", world.app.get("/consumed?by=" + by + "&value=f1", null).body(), by);
             assertEquals("none", world.app.get("/consumed?by=" + by + "&value=n1", null).body(), by);
         }
-        assertEquals(before, world.exit.count());
+        assertEquals(before, world.charges());
         assertTrue(world.app.output().contains("without an accepted marker"), world.app.output());
     }
 
     @Test
     @Order(4)
     void aMarkedRecordOnTheProductionTopicRunsMarkedAndAForgedOneAsProduction() throws Exception {
-        int before = world.exit.count();
+        int before = world.charges();
         world.send("orders", "pm1", KafkaConsumerFixture.signedMarker());
         for (String by : CONSUMERS) {
             assertEquals("orders status=201 body=" + MOCK_BODY, world.consumed(by, "pm1"), by);
         }
-        assertEquals(before, world.exit.count(), "a marked record's charge reached the real exit");
+        assertEquals(before, world.charges(), "a marked record's charge reached the real exit");
         world.send("orders", "pf1", KafkaConsumerFixture.forgedMarker());
         for (String by : CONSUMERS) {
             assertEquals("orders status=200 body=real-charge", world.consumed(by, "pf1"), by);
             assertEquals(3, world.awaitCommitted(group(by), "orders", 3), by);
             assertEquals(Set.of("orders"), world.committedTopics(group(by)), by + "'s production group");
         }
-        assertEquals(before + 2, world.exit.count(), "a forged marker runs as production, as on HTTP");
+        assertEquals(before + 2, world.charges(), "a forged marker runs as production, as on HTTP");
     }
 }

@@ -30,8 +30,8 @@ import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
  * {@link KafkaConsumerIsolationIT}: a plain {@code KafkaConsumer} poll loop in group {@code orders-loop} ({@code
  * poll(Duration)}, a for-each over the records, {@code commitSync()} after each batch) and a spring-kafka
  * {@code @KafkaListener} in group {@code orders-spring} (spring-kafka's defaults: a record listener, batch acks
- * committed with {@code commitSync(Map, Duration)}). For each record either charges {@code POST -Dapp.exit} with the
- * JDK {@code HttpClient} and keeps the answer. A JDK {@code HttpServer} on an ephemeral port (prints {@code READY
+ * committed with {@code commitSync(Map, Duration)}). For each record each charges its payment exit ({@code POST
+ * -Dapp.exit.loop}, {@code -Dapp.exit.spring}) with the JDK {@code HttpClient} and keeps the answer. A JDK {@code HttpServer} on an ephemeral port (prints {@code READY
  * <port>}) answers {@code /consumed?by=loop|spring&value=<record value>} with {@code <topic> status=<status>
  * body=<body>} for the record of that value, or {@code none} while there is none.
  */
@@ -89,7 +89,7 @@ public final class KafkaConsumerTestApp {
     static void process(String by, ConsumerRecord<String, String> r) {
         String answer;
         try {
-            HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(System.getProperty("app.exit")))
+            HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(System.getProperty("app.exit." + by)))
                     .timeout(Duration.ofSeconds(10)).POST(HttpRequest.BodyPublishers.ofString(r.value())).build(),
                     HttpResponse.BodyHandlers.ofString());
             answer = "status=" + response.statusCode() + " body=" + response.body();
