@@ -24,25 +24,37 @@ import org.apache.kafka.common.test.TestKitNodes;
  * kafka-consumer} section: an embedded KRaft broker ({@code KafkaClusterTestKit}, kafka 4.1.1; topics {@code orders},
  * its shadow {@code orders-shadow}, each of two partitions), the payment exit each consumer of the
  * service charges ({@link CountingServer}s, mocked for marked calls by the document), a document that signs markers with the team's key
- * ({@code marker}), and the service in a child JVM ({@link ChildJvm}) on kafka-clients 3.9.1 and spring-kafka 3.3.10.
+ * ({@code marker}), and the service in a child JVM ({@link ChildJvm}) on kafka-clients 3.9.1 and spring-kafka 3.3.10
+ * (or its poll loop alone on kafka-clients 4.1.1 with the consumer group protocol).
  * Records are sent by this JVM's own producer (no agent here), counts read by its own {@code Admin}.
  */
 final class KafkaConsumerFixture implements AutoCloseable {
     static final String KEY = MarkerProof.newKey();
     static final String TEAM = "shop-team";
     static final String MOCK_BODY = "{\"id\":\"ch_mock\"}";
-    static final List<String> CONSUMERS = List.of("loop", "spring");
+    /** The consumers of the app: {@code loop}, and {@code spring} unless it runs the loop alone. */
+    final List<String> consumers;
     /** What the extension appends to a production group's id for its shadow group. */
     static final String SHADOW_GROUP_SUFFIX = "-richter-shadow";
 
     final KafkaClusterTestKit kafka;
     final Admin admin;
-    /** The payment exit of each consumer ({@link #CONSUMERS}), mocked for marked calls. */
+    /** The payment exit of each consumer ({@link #consumers}), mocked for marked calls. */
     final Map<String, CountingServer> exits;
     final ChildJvm app;
     private final KafkaProducer<String, String> producer;
 
+    /** The plain loop and the {@code @KafkaListener} on kafka-clients 3.9.1, classic group protocol. */
     KafkaConsumerFixture() throws Exception {
+        this(true);
+    }
+
+    /**
+     * @param springBoot35 the plain loop and the {@code @KafkaListener} on kafka-clients 3.9.1 (Spring Boot 3.5's);
+     *                     else the plain loop alone on kafka-clients 4.1.1 with {@code group.protocol=consumer}
+     */
+    KafkaConsumerFixture(boolean springBoot35) throws Exception {
+        consumers = springBoot35 ? List.of("loop", "spring") : List.of("loop");
         KafkaClusterTestKit k = null;
         CountingServer e = null;
         CountingServer e2 = null;
@@ -74,12 +86,16 @@ final class KafkaConsumerFixture implements AutoCloseable {
                      "shadows": [{"kind": "topic", "production": "orders", "shadow": "orders-shadow"}],
                      "marker": {"team": "%s", "keys": ["%s"]}}
                     """.formatted(e.port(), e2.port(), TEAM, KEY));
-            a = new ChildJvm(ChildJvm.serviceJava(), List.of("-Drichter.isolation.file=" + document,
+            List<String> flags = List.of("-Drichter.isolation.file=" + document,
                     "-Dapp.kafka.bootstrap=" + k.bootstrapServers(), "-Dapp.exit.loop=" + e.url("/charge"),
-                    "-Dapp.exit.spring=" + e2.url("/charge")),
-                    KafkaConsumerTestApp.class, List.of(kafka39Jar()),
-                    List.of(org.springframework.kafka.annotation.KafkaListener.class,
-                            org.springframework.retry.RetryPolicy.class));
+                    "-Dapp.exit.spring=" + e2.url("/charge"), "-Dapp.consumers=" + String.join(",", consumers),
+                    "-Dapp.group.protocol=" + (springBoot35 ? "classic" : "consumer"));
+            a = springBoot35
+                    ? new ChildJvm(ChildJvm.serviceJava(), flags, KafkaConsumerTestApp.class, List.of(kafka39Jar()),
+                            List.of(org.springframework.kafka.annotation.KafkaListener.class,
+                                    org.springframework.retry.RetryPolicy.class))
+                    : new ChildJvm(ChildJvm.serviceJava(), flags, KafkaConsumerTestApp.class, List.of(),
+                            List.of(org.apache.kafka.clients.consumer.KafkaConsumer.class));
         } catch (Exception | Error failed) {
             ChildJvm.closeAll(a, e, e2, p, ad, k);
             throw failed;
@@ -185,12 +201,12 @@ final class KafkaConsumerFixture implements AutoCloseable {
     String deliver(String topic, String key, String value, String baggage, String by) throws Exception {
         String suffix = topic.equals("orders") ? "" : SHADOW_GROUP_SUFFIX;
         Map<String, Long> before = new java.util.HashMap<>();
-        for (String c : CONSUMERS) {
+        for (String c : consumers) {
             before.put(c, committed(group(c) + suffix, topic));
         }
         send(topic, key, value, baggage);
         String answer = null;
-        for (String c : CONSUMERS) {
+        for (String c : consumers) {
             String a = consumed(c, value);
             answer = c.equals(by) ? a : answer;
             awaitCommitted(group(c) + suffix, topic, before.get(c) + 1);
@@ -206,12 +222,12 @@ final class KafkaConsumerFixture implements AutoCloseable {
      */
     String deliverUnaccepted(String value, String baggage, String by) throws Exception {
         Map<String, Long> before = new java.util.HashMap<>();
-        for (String c : CONSUMERS) {
+        for (String c : consumers) {
             before.put(c, committed(group(c) + SHADOW_GROUP_SUFFIX, "orders-shadow"));
         }
         send("orders-shadow", value, value, baggage);
         send("orders-shadow", value, value + "-after", signedMarker());
-        for (String c : CONSUMERS) {
+        for (String c : consumers) {
             consumed(c, value + "-after");
             awaitCommitted(group(c) + SHADOW_GROUP_SUFFIX, "orders-shadow", before.get(c) + 2);
         }

@@ -1,6 +1,5 @@
 package dev.richter.agent.it;
 
-import static dev.richter.agent.it.KafkaConsumerFixture.CONSUMERS;
 import static dev.richter.agent.it.KafkaConsumerFixture.MOCK_BODY;
 import static dev.richter.agent.it.KafkaConsumerFixture.group;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -30,7 +29,12 @@ class KafkaConsumerIsolationIT {
 
     @BeforeAll
     void start() throws Exception {
-        world = new KafkaConsumerFixture();
+        world = service();
+    }
+
+    /** The service under test: the poll loop and the {@code @KafkaListener} on Spring Boot 3.5's kafka-clients. */
+    KafkaConsumerFixture service() throws Exception {
+        return new KafkaConsumerFixture();
     }
 
     @AfterAll
@@ -43,11 +47,11 @@ class KafkaConsumerIsolationIT {
     void anUnmarkedRecordOnTheProductionTopicIsProcessedAsProductionByBothConsumers() throws Exception {
         int before = world.charges();
         world.send("orders", "u1", null);
-        for (String by : CONSUMERS) {
+        for (String by : world.consumers) {
             assertEquals("orders status=200 body=real-charge", world.consumed(by, "u1"), by);
             assertEquals(1, world.awaitCommitted(group(by), "orders", 1), by);
         }
-        assertEquals(before + 2, world.charges(), "each consumer charged the real exit once");
+        assertEquals(before + world.consumers.size(), world.charges(), "each consumer charged the real exit once");
     }
 
     @Test
@@ -55,12 +59,12 @@ class KafkaConsumerIsolationIT {
     void aMarkedRecordOnTheShadowTopicIsProcessedWithTheMarkerOnAndCommittedOnTheShadowGroupOnly() throws Exception {
         int before = world.charges();
         world.send("orders-shadow", "m1", KafkaConsumerFixture.signedMarker());
-        for (String by : CONSUMERS) {
+        for (String by : world.consumers) {
             assertEquals("orders-shadow status=201 body=" + MOCK_BODY, world.consumed(by, "m1"), by);
             assertEquals(1, world.awaitCommitted(group(by) + "-richter-shadow", "orders-shadow", 1), by);
         }
         assertEquals(before, world.charges(), "a marked record's charge reached the real exit");
-        for (String by : CONSUMERS) {
+        for (String by : world.consumers) {
             assertEquals(Set.of("orders"), world.committedTopics(group(by)), by + "'s production group");
             assertEquals(1, world.committed(group(by), "orders"), by + "'s production offsets moved");
             assertEquals(Set.of("orders-shadow"), world.committedTopics(group(by) + "-richter-shadow"), by);
@@ -76,7 +80,7 @@ class KafkaConsumerIsolationIT {
         world.send("orders-shadow", "k", "f1", KafkaConsumerFixture.forgedMarker());
         world.send("orders-shadow", "k", "n1", null);
         world.send("orders-shadow", "k", "m2", KafkaConsumerFixture.signedMarker());
-        for (String by : CONSUMERS) {
+        for (String by : world.consumers) {
             assertEquals("orders-shadow status=201 body=" + MOCK_BODY, world.consumed(by, "m2"), by);
             assertEquals(4, world.awaitCommitted(group(by) + "-richter-shadow", "orders-shadow", 4), by);
             assertEquals("none", world.app.get("/consumed?by=" + by + "&value=f1", null).body(), by);
@@ -91,16 +95,16 @@ class KafkaConsumerIsolationIT {
     void aMarkedRecordOnTheProductionTopicRunsMarkedAndAForgedOneAsProduction() throws Exception {
         int before = world.charges();
         world.send("orders", "pm1", KafkaConsumerFixture.signedMarker());
-        for (String by : CONSUMERS) {
+        for (String by : world.consumers) {
             assertEquals("orders status=201 body=" + MOCK_BODY, world.consumed(by, "pm1"), by);
         }
         assertEquals(before, world.charges(), "a marked record's charge reached the real exit");
         world.send("orders", "pf1", KafkaConsumerFixture.forgedMarker());
-        for (String by : CONSUMERS) {
+        for (String by : world.consumers) {
             assertEquals("orders status=200 body=real-charge", world.consumed(by, "pf1"), by);
             assertEquals(3, world.awaitCommitted(group(by), "orders", 3), by);
             assertEquals(Set.of("orders"), world.committedTopics(group(by)), by + "'s production group");
         }
-        assertEquals(before + 2, world.charges(), "a forged marker runs as production, as on HTTP");
+        assertEquals(before + world.consumers.size(), world.charges(), "a forged marker runs as production, as on HTTP");
     }
 }

@@ -33,7 +33,9 @@ import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
  * committed with {@code commitSync(Map, Duration)}). For each record each charges its payment exit ({@code POST
  * -Dapp.exit.loop}, {@code -Dapp.exit.spring}) with the JDK {@code HttpClient} and keeps the answer. A JDK {@code HttpServer} on an ephemeral port (prints {@code READY
  * <port>}) answers {@code /consumed?by=loop|spring&value=<record value>} with {@code <topic> status=<status>
- * body=<body>} for the record of that value, or {@code none} while there is none.
+ * body=<body>} for the record of that value, or {@code none} while there is none. {@code -Dapp.consumers=loop} runs
+ * the loop alone; {@code -Dapp.group.protocol=consumer} sets both consumers' {@code group.protocol} (kafka-clients 4's
+ * consumer protocol, KIP-848).
  */
 public final class KafkaConsumerTestApp {
     static final Map<String, String> CONSUMED = new ConcurrentHashMap<>();
@@ -42,11 +44,15 @@ public final class KafkaConsumerTestApp {
     private KafkaConsumerTestApp() {}
 
     public static void main(String[] args) throws Exception {
-        Thread loop = new Thread(KafkaConsumerTestApp::pollLoop, "orders-loop");
-        loop.setDaemon(true);
-        loop.start();
-        AnnotationConfigApplicationContext spring = new AnnotationConfigApplicationContext(SpringConfig.class);
-        spring.registerShutdownHook();
+        List<String> consumers = List.of(System.getProperty("app.consumers", "loop,spring").split(","));
+        if (consumers.contains("loop")) {
+            Thread loop = new Thread(KafkaConsumerTestApp::pollLoop, "orders-loop");
+            loop.setDaemon(true);
+            loop.start();
+        }
+        if (consumers.contains("spring")) {
+            new AnnotationConfigApplicationContext(SpringConfig.class).registerShutdownHook();
+        }
         HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/consumed", exchange -> {
             Map<String, String> q = new HashMap<>();
@@ -66,6 +72,10 @@ public final class KafkaConsumerTestApp {
         config.put("key.deserializer", StringDeserializer.class.getName());
         config.put("value.deserializer", StringDeserializer.class.getName());
         config.put("auto.offset.reset", "earliest");
+        String protocol = System.getProperty("app.group.protocol");
+        if (protocol != null) {
+            config.put("group.protocol", protocol);
+        }
         return config;
     }
 

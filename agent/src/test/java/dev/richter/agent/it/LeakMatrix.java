@@ -541,7 +541,7 @@ public final class LeakMatrix {
         try (KafkaConsumerFixture world = new KafkaConsumerFixture()) {
             String marked = KafkaConsumerFixture.signedMarker();
             int[] n = {0};
-            for (String by : KafkaConsumerFixture.CONSUMERS) {
+            for (String by : world.consumers) {
                 String kase = "kafka consumer " + (by.equals("loop") ? "poll loop" : "@KafkaListener");
                 String group = KafkaConsumerFixture.group(by);
                 String shadowGroup = group + KafkaConsumerFixture.SHADOW_GROUP_SUFFIX;
