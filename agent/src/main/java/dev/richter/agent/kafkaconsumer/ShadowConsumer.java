@@ -154,11 +154,11 @@ final class ShadowConsumer {
      * where something does, the record's own marker is current inside it.
      */
     private ConsumerRecords<?, ?> handOver(ConsumerRecords<?, ?> records) {
-        for (ConsumerRecord<?, ?> r : records) {
-            marked = IsolationBridge.guard().markInbound(baggage(r.headers().toArray()));
-            markedOn = Thread.currentThread();
-            break;
-        }
+        // the first record by index, not through the iterator: the agent's iterator would make the record's context
+        // current until its next call, which never comes
+        ConsumerRecord<?, ?> first = records.records(records.partitions().iterator().next()).get(0);
+        marked = IsolationBridge.guard().markInbound(baggage(first.headers().toArray()));
+        markedOn = Thread.currentThread();
         return records;
     }
 
@@ -195,7 +195,10 @@ final class ShadowConsumer {
         long dropped = 0;
         for (TopicPartition p : records.partitions()) {
             List<ConsumerRecord<Object, Object>> list = new ArrayList<ConsumerRecord<Object, Object>>();
-            for (ConsumerRecord<Object, Object> r : records.records(p)) {
+            List<ConsumerRecord<Object, Object>> of = records.records(p);
+            // by index: the agent's list makes each record's context current while it is iterated
+            for (int i = 0; i < of.size(); i++) {
+                ConsumerRecord<Object, Object> r = of.get(i);
                 if (guard.acceptsMarker(baggage(r.headers().toArray()))) {
                     list.add(r);
                 } else {
