@@ -69,6 +69,11 @@ class KafkaConsumerIsolationIT {
             assertEquals(1, world.committed(group(by), "orders"), by + "'s production offsets moved");
             assertEquals(Set.of("orders-shadow"), world.committedTopics(group(by) + "-richter-shadow"), by);
         }
+        // the loop's assignment() holds the shadow's partitions too; pause, resume, position and committed of them
+        // are the shadow consumer's (its group's offset of m1's partition is 1)
+        String assignment = world.app.get("/consumed?by=loop&value=assignment", null).body();
+        assertTrue(assignment.matches("paused=\\[orders-0, orders-1, orders-shadow-0, orders-shadow-1\\] positions=\\{.*"
+                + "orders-shadow-0=\\d, orders-shadow-1=\\d\\} committed=\\{.*orders-shadow-\\d=1.*"), assignment);
         // the marker ends with the shadow's records: the next production record runs as production
         world.send("orders", "u2", null);
         for (String by : world.consumers) {

@@ -12,10 +12,14 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -28,7 +32,9 @@ import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
 /**
  * A service with no Richter code that consumes the topic {@code orders} ({@code -Dapp.kafka.bootstrap}) twice, for
  * {@link KafkaConsumerIsolationIT}: a plain {@code KafkaConsumer} poll loop in group {@code orders-loop} ({@code
- * poll(Duration)}, a for-each over the records, {@code commitSync()} after each batch) and a spring-kafka
+ * poll(Duration)}, a for-each over the records, {@code commitSync()} after each batch, then its whole {@code
+ * assignment()} paused and resumed, its positions and committed offsets read: {@code /consumed?by=loop&value=assignment}
+ * answers them) and a spring-kafka
  * {@code @KafkaListener} in group {@code orders-spring} (spring-kafka's defaults: a record listener, batch acks
  * committed with {@code commitSync(Map, Duration)}). For each record each charges its payment exit ({@code POST
  * -Dapp.exit.loop}, {@code -Dapp.exit.spring}) with the JDK {@code HttpClient} and keeps the answer. A JDK {@code HttpServer} on an ephemeral port (prints {@code READY
@@ -91,6 +97,18 @@ public final class KafkaConsumerTestApp {
                     process("loop", r);
                 }
                 consumer.commitSync();
+                // what a loop does with its whole assignment: pause and resume it, read positions and commits
+                Set<TopicPartition> assigned = consumer.assignment();
+                consumer.pause(assigned);
+                String paused = new TreeSet<>(consumer.paused().stream().map(TopicPartition::toString).toList()).toString();
+                consumer.resume(assigned);
+                Map<String, String> positions = new TreeMap<>();
+                for (TopicPartition p : assigned) {
+                    positions.put(p.toString(), String.valueOf(consumer.position(p)));
+                }
+                Map<String, String> committed = new TreeMap<>();
+                consumer.committed(assigned).forEach((p, o) -> committed.put(p.toString(), o == null ? "-" : String.valueOf(o.offset())));
+                CONSUMED.put("loop:assignment", "paused=" + paused + " positions=" + positions + " committed=" + committed);
             }
         }
     }
