@@ -22,7 +22,10 @@
 # prefix, counted at S3Proxy's blob store; SNS Publish and PublishBatch to a mapped topic and Publish to an unmapped
 # one, EventBridge PutEvents on the default bus (mapped) and an unmapped bus, Kinesis PutRecord and PutRecords to a
 # mapped stream and PutRecord to an unmapped one, counted at a recording endpoint (no local server for them on Maven
-# Central or in Debian); corpus bug 44 (../shared/corpus/bugs/44-sql-data-modifying-cte.sql: a DELETE in a WITH) on H2 and on
+# Central or in Debian); Kafka's consumer side
+# (KafkaConsumerTestApp: a plain poll loop and a spring-kafka @KafkaListener on kafka-clients 3.9.1, section
+# kafka-consumer): a signed record on the shadow topic and on the production topic, a forged and an unmarked one on
+# the shadow topic, and the production group's committed offsets (Admin.listConsumerGroupOffsets); corpus bug 44 (../shared/corpus/bugs/44-sql-data-modifying-cte.sql: a DELETE in a WITH) on H2 and on
 # PostgreSQL; corpus bug 43 (java.io.tmpdir under a regular file); gRPC (grpc-java 1.76.0 over grpc-netty-shaded,
 # GrpcTestApp) blocking and future unary calls to a mocked method, an unmocked method of a server out of scope and a
 # closed port, counted by the real gRPC server (section grpc).
@@ -53,6 +56,7 @@ set +e
 java -Xmx768m -cp "$AGENT/test-classes:$(cat "$WORK/cp.txt")" \
   -Drichter.agent.jar="$AGENT/otel/opentelemetry-javaagent.jar" -Drichter.extension.jar="$AGENT/richter-otel-extension.jar" \
   -Drichter.app.classpath="$AGENT/app-classpath.txt" -Drichter.it.serviceJava="$SERVICE_JAVA" \
+  -Drichter.kafka39.jar="$AGENT/otel/kafka-clients-3.9.jar" \
   dev.richter.agent.it.LeakMatrix >"$WORK/matrix.out" 2>"$WORK/matrix.log"
 status=$?
 set -e

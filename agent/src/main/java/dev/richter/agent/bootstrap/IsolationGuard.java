@@ -214,6 +214,28 @@ public interface IsolationGuard {
     }
 
     /**
+     * The {@code kind: topic} shadows of the loaded document, for the Kafka consumer's shadow consumer: production
+     * topic → shadow topic, names exact. The same instance while the document's shadows do not change.
+     *
+     * @return empty before a document has loaded, or when it maps no topic
+     */
+    default Map<String, String> topicShadows() {
+        return Collections.emptyMap();
+    }
+
+    /**
+     * Whether a message that arrived with these {@code baggage} header values (a Kafka record's) is marked work this
+     * service accepts, checked as an inbound request's marker is ({@link #markInbound}): it carries the marker and,
+     * once a document has loaded, a proof ({@code richter-proof}) that the document's keys verify.
+     *
+     * @param baggageHeader the message's {@code baggage} header values joined with {@code ,}, {@code ""} when none
+     * @return false for an unmarked message or one whose proof does not verify
+     */
+    default boolean acceptsMarker(String baggageHeader) {
+        return false;
+    }
+
+    /**
      * Decides one target of a call made with the AWS SDK for Java v2 in the current context: a DynamoDB table ({@code
      * kind: dynamodb}), an SQS queue URL ({@code kind: queue}), an SNS topic ({@code sns-topic}), an S3 object ({@code
      * s3}), an EventBridge bus ({@code event-bus}) or a Kinesis stream ({@code kinesis-stream}); the rule is the

@@ -25,7 +25,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *       address a scope host name resolves to (resolved once per configuration and name);</li>
  *   <li>one made by a datastore or broker client whose every call the extension decides passes: a frame of the
  *       calling thread's stack is in {@link #DECIDED_CLIENTS} (a JDBC driver or pool, Jedis, Lettuce, the Kafka
- *       producer), or the context says it was made for such a client ({@code IsolationGuard.decidedClient}: Lettuce's
+ *       producer and consumer), or the context says it was made for such a client ({@code IsolationGuard.decidedClient}: Lettuce's
  *       connects and writes, which Netty runs on its event loops with the caller's context and no Lettuce frame). Their
  *       statements, commands and records are shadowed or refused by their own rules, so the connection to the
  *       production store is theirs to use;</li>
@@ -40,14 +40,15 @@ public final class NetworkPolicy {
     /**
      * Class-name prefixes of the clients whose every call the extension decides by its own rule and that connect to
      * stores outside the test's scope: JDBC (the drivers teams use, {@code java.sql.DriverManager} for any other, and
-     * the pools that open connections for them), Jedis, Lettuce, the Kafka producer. A client is added here only with
-     * its guard.
+     * the pools that open connections for them), Jedis, Lettuce, the Kafka producer, the Kafka consumer (its commits of
+     * a shadow topic's offsets go to the shadow group, {@code dev.richter.agent.kafkaconsumer}; a marked record's
+     * processing runs on its thread until the next poll). A client is added here only with its guard.
      */
     public static final List<String> DECIDED_CLIENTS = Collections.unmodifiableList(Arrays.asList(
             "java.sql.DriverManager", "org.postgresql.", "org.mariadb.jdbc.", "com.mysql.", "org.h2.", "org.hsqldb.",
             "oracle.jdbc.", "com.microsoft.sqlserver.jdbc.", "com.zaxxer.hikari.", "org.apache.commons.dbcp2.",
             "org.apache.tomcat.jdbc.", "com.alibaba.druid.", "redis.clients.jedis.", "io.lettuce.core.",
-            "org.apache.kafka.clients.producer."));
+            "org.apache.kafka.clients.producer.", "org.apache.kafka.clients.consumer."));
 
     private final Map<String, Set<String>> resolved = new ConcurrentHashMap<>();
     private volatile IsolationConfig resolvedFor;

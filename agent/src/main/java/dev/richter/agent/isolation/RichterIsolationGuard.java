@@ -367,6 +367,31 @@ public final class RichterIsolationGuard implements IsolationGuard {
     }
 
     @Override
+    public Map<String, String> topicShadows() {
+        try {
+            Optional<IsolationConfig> config = source.current();
+            return config.isPresent() ? config.get().shadows().topics() : Collections.emptyMap();
+        } catch (RuntimeException | LinkageError e) {
+            return Collections.emptyMap();
+        }
+    }
+
+    @Override
+    public boolean acceptsMarker(String baggageHeader) {
+        try {
+            if (Marked.fromBaggage(baggageHeader, Marked.DEFAULT_KEY, Marked.DEFAULT_VALUE) != Marked.MARKED) {
+                return false;
+            }
+            Optional<IsolationConfig> config = source.current();
+            return !config.isPresent() || config.get().marker().check(
+                    Marked.memberValue(baggageHeader, MarkerProof.MEMBER), System.currentTimeMillis() / 1000)
+                    == MarkerProof.Check.VALID;
+        } catch (RuntimeException | LinkageError e) {
+            return false;
+        }
+    }
+
+    @Override
     public void recordShadowChecks(String database, List<ShadowCheck> checks) {
         ShadowPreCheckSpans.record(database, checks);
     }

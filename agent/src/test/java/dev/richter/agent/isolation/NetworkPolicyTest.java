@@ -77,7 +77,8 @@ class NetworkPolicyTest {
     void aStoreClientWhoseCallsTheExtensionDecidesConnectsToItsStore() {
         for (String client : new String[] {"org.postgresql.core.PGStream", "org.mariadb.jdbc.client.impl.ConnectionHelper",
                 "java.sql.DriverManager", "com.zaxxer.hikari.pool.PoolBase", "redis.clients.jedis.Connection",
-                "org.h2.engine.SessionRemote", "io.lettuce.core.protocol.DefaultEndpoint"}) {
+                "org.h2.engine.SessionRemote", "io.lettuce.core.protocol.DefaultEndpoint",
+                "org.apache.kafka.clients.consumer.internals.ConsumerNetworkClient"}) {
             assertEquals(ExitDecision.PASS, policy.decide(true, "db.internal", "10.9.9.9", 5432,
                     stack("java.net.Socket", client, "com.shop.OrderRepository"), config("enforce")), client);
         }
@@ -85,7 +86,7 @@ class NetworkPolicyTest {
 
     @Test
     void aClientNamedLikeAStoreClientButNotOneIsNotTrusted() {
-        for (String client : new String[] {"org.redisson.Redisson", "org.apache.kafka.clients.consumer.KafkaConsumer",
+        for (String client : new String[] {"org.redisson.Redisson", "org.apache.kafka.clients.admin.KafkaAdminClient",
                 "software.amazon.awssdk.http.apache.ApacheHttpClient", "com.shop.jdbc.Exporter"}) {
             assertInstanceOf(ExitDecision.Refuse.class, policy.decide(true, "db.internal", "10.9.9.9", 5432,
                     stack("java.net.Socket", client), config("enforce")), client);

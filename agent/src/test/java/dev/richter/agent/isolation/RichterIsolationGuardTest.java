@@ -18,6 +18,7 @@ import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -212,5 +213,37 @@ class RichterIsolationGuardTest {
             assertTrue(guard.marked());
         }
         assertEquals(0, guard.forgedMarkers());
+    }
+
+    @Test
+    void aMessagesMarkerIsAcceptedOnlyWithAProofTheKeysVerifyAndCountsNoForgery(@TempDir Path dir) throws IOException {
+        RichterIsolationGuard guard = new RichterIsolationGuard(signed(dir), RichterIsolationGuard::markedInCurrentContext);
+        long now = System.currentTimeMillis() / 1000;
+        String valid = MarkerProof.mint(KEY, "shop-team", "run-1", now + 600);
+        assertTrue(guard.acceptsMarker("a=b,richter-loadtest=1,richter-proof=" + valid));
+        assertFalse(guard.acceptsMarker("richter-loadtest=1"), "no proof");
+        assertFalse(guard.acceptsMarker("richter-loadtest=1,richter-proof="
+                + MarkerProof.mint(MarkerProof.newKey(), "shop-team", "run-1", now + 600)), "another key");
+        assertFalse(guard.acceptsMarker("richter-loadtest=1,richter-proof="
+                + MarkerProof.mint(KEY, "shop-team", "run-1", now - 3600)), "expired");
+        assertFalse(guard.acceptsMarker("richter-proof=" + valid), "a proof without the marker");
+        assertFalse(guard.acceptsMarker(""));
+        assertEquals(0, guard.forgedMarkers(), "a record is not an inbound request");
+        assertTrue(new RichterIsolationGuard(loaded(dir), () -> false).acceptsMarker("richter-loadtest=1"),
+                "a document without keys accepts the bare marker");
+        assertTrue(new RichterIsolationGuard(notLoaded(), () -> false).acceptsMarker("richter-loadtest=1"),
+                "before a document loads the marker alone counts, as for marked calls");
+    }
+
+    @Test
+    void topicShadowsAreTheLoadedDocumentsKindTopicEntries(@TempDir Path dir) throws IOException {
+        assertEquals(Map.of(), new RichterIsolationGuard(notLoaded(), () -> false).topicShadows());
+        Path file = Files.writeString(dir.resolve("topics.json"), "{\"scope\":[],\"mocks\":[],\"shadows\":["
+                + "{\"kind\":\"topic\",\"production\":\"orders\",\"shadow\":\"orders-shadow\"}]}");
+        IsolationConfigSource source = new IsolationConfigSource(new IsolationSettings(Optional.empty(), "",
+                Optional.of(file), 30));
+        assertTrue(source.refresh());
+        assertEquals(Map.of("orders", "orders-shadow"), new RichterIsolationGuard(source, () -> false)
+                .topicShadows());
     }
 }

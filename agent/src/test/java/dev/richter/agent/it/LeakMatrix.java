@@ -40,7 +40,7 @@ import redis.clients.jedis.Jedis;
  * nothing; where no unmarked call can be counted (a closed port, a statement H2 cannot run) there is none. Prints one
  * table row per (case, target), a line per child with its span stamps, then last {@code cases=<n> leaked=<n>
  * unguarded=<n> refused=<n>}; with arguments, only the sections they name ({@code http}, {@code storage}, {@code
- * lettuce}, {@code caffeine}, {@code drivers}, {@code aws-sdk}, {@code aws}, {@code grpc}); exits 1 when a case leaked, 2 when a control was not counted (and 0 otherwise). The
+ * lettuce}, {@code caffeine}, {@code drivers}, {@code aws-sdk}, {@code aws}, {@code grpc}, {@code kafka-consumer}); exits 1 when a case leaked, 2 when a control was not counted (and 0 otherwise). The
  * libraries' own output goes to stderr. PostgreSQL and MariaDB cases run when they are installed ({@link
  * DatabaseServer}), else a line says why not.
  */
@@ -102,6 +102,9 @@ public final class LeakMatrix {
             }
             if (only.isEmpty() || only.contains("grpc")) {
                 matrix.grpc();
+            }
+            if (only.isEmpty() || only.contains("kafka-consumer")) {
+                matrix.kafkaConsumer();
             }
         } finally {
             matrix.print();
@@ -669,6 +672,45 @@ public final class LeakMatrix {
         } finally {
             ChildJvm.closeAll(app);
             ChildJvm.closeAll(servers.toArray(new AutoCloseable[0]));
+        }
+    }
+
+    /**
+     * Kafka's consumer side ({@link KafkaConsumerFixture}: {@link KafkaConsumerTestApp}'s plain poll loop and
+     * {@code @KafkaListener} on kafka-clients 3.9.1 and spring-kafka 3.3.10, topic {@code orders} shadowed by {@code
+     * orders-shadow}, markers signed): for each consumer a signed record on the shadow topic, a signed one on the
+     * production topic, a forged one and an unmarked one on the shadow topic. Production is the consumer's payment
+     * exit (its charges), or the production group's committed offsets; the shadow is the shadow group's committed
+     * offsets ({@code Admin.listConsumerGroupOffsets}); the control is an unmarked record on the production topic,
+     * counted at the exit or at the production group's offsets.
+     */
+    private void kafkaConsumer() throws Exception {
+        try (KafkaConsumerFixture world = new KafkaConsumerFixture()) {
+            String marked = KafkaConsumerFixture.signedMarker();
+            int[] n = {0};
+            for (String by : world.consumers) {
+                String kase = "kafka consumer " + (by.equals("loop") ? "poll loop" : "@KafkaListener");
+                String group = KafkaConsumerFixture.group(by);
+                String shadowGroup = group + KafkaConsumerFixture.SHADOW_GROUP_SUFFIX;
+                CountingServer exit = world.exits.get(by);
+                Counter shadow = () -> world.committed(shadowGroup, "orders-shadow");
+                Call control = () -> world.deliver("orders", "c" + n[0], "c" + n[0]++, null, by);
+                check(kase, "marked, shadow topic", "mocked",
+                        () -> world.deliver("orders-shadow", "m" + n[0], "m" + n[0]++, marked, by), exit::count, shadow,
+                        control);
+                check(kase, "marked, production topic", "mocked",
+                        () -> world.deliver("orders", "p" + n[0], "p" + n[0]++, marked, by), exit::count, null, control);
+                check(kase, "forged marker, shadow topic", "shadowed",
+                        () -> world.deliverUnaccepted("f" + n[0]++, KafkaConsumerFixture.forgedMarker(), by),
+                        exit::count, shadow, control);
+                check(kase, "no marker, shadow topic", "shadowed",
+                        () -> world.deliverUnaccepted("n" + n[0]++, null, by), exit::count, shadow, control);
+                check(kase, "production group's offsets", "mocked",
+                        () -> world.deliver("orders-shadow", "o" + n[0], "o" + n[0]++, marked, by),
+                        () -> world.committed(group, "orders-shadow") + world.committed(group, "orders"), shadow,
+                        control);
+            }
+            stamps("kafka-consumer", world.app);
         }
     }
 

@@ -51,6 +51,7 @@ class BootClassPathTest {
         lettuce.addAll(compiled("io.lettuce.core.protocol"));
         assertEquals(sorted(lettuce), sorted(LettuceInstrumentationModule.HELPERS));
         assertEquals(compiled("dev.richter.agent.kafka"), sorted(KafkaProducerInstrumentationModule.HELPERS));
+        assertEquals(compiled("dev.richter.agent.kafkaconsumer"), sorted(KafkaConsumerInstrumentationModule.HELPERS));
         assertEquals(compiled("dev.richter.agent.awssdk"), sorted(AwsSdkInstrumentationModule.HELPERS));
         assertEquals(compiled("dev.richter.agent.localcache"), sorted(CaffeineInstrumentationModule.HELPERS));
     }
