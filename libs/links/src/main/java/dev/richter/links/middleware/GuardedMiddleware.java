@@ -17,10 +17,12 @@ import java.util.Set;
  * singletons, and each row's library versions are that module's muzzle {@code pass} range (its {@code
  * build.gradle.kts}); guarded or not is agent/README.md, "What is guarded, and what is not": guarded are the JDK
  * {@code HttpClient}, {@code java.net.HttpURLConnection}, Apache HttpClient 5 classic, Apache HttpClient 4.3-4.5,
- * OkHttp 4/5, JDBC (any driver), Jedis 7, Lettuce 6 and 7, the Kafka producer, the AWS SDK for Java 2, Caffeine and
+ * OkHttp 4/5, JDBC (any driver), Jedis 7, Lettuce 6 and 7, the Kafka producer and consumer (spring-kafka's listener
+ * over it; a consumer that assigns partitions or subscribes by pattern gets no shadow consumer, which a span does not
+ * show), the AWS SDK for Java 2, Caffeine and
  * Spring's {@code ConcurrentMapCache}, grpc-java's client channels, and as servers the JDK {@code HttpServer}, jakarta
  * and {@code javax.servlet} (Servlet 3.0+) containers and reactor-netty's server; not guarded are reactor-netty's
- * {@code HttpClient} ({@code WebClient}, Spring Cloud Gateway's downstream calls), Lettuce 5, the Kafka consumer, other
+ * {@code HttpClient} ({@code WebClient}, Spring Cloud Gateway's downstream calls), Lettuce 5, other
  * in-process caches, the AWS SDK for Java 1, gRPC servers and Servlet 2.x containers. A change to either source changes this table and its test ({@code
  * MiddlewareInventoryTest#tableRowsAreTheAgentsScopeNames}) together. In-process caches (Caffeine, a map) make no span:
  * no trace can show them, so no row names them.
@@ -92,6 +94,10 @@ public final class GuardedMiddleware {
             new ScopeRow(O + "kafka-clients-0.11", PRODUCER, "Kafka producer", "0.11+", MiddlewareRole.STORE, true, ""),
             new ScopeRow(O + "kafka-clients-2.6", PRODUCER, "Kafka producer", "2.6+ (library instrumentation)",
                     MiddlewareRole.STORE, true, ""),
+            new ScopeRow(O + "kafka-clients-0.11", NOT_PRODUCER, "Kafka consumer", "0.11+", MiddlewareRole.STORE, true, ""),
+            new ScopeRow(O + "kafka-clients-2.6", NOT_PRODUCER, "Kafka consumer", "2.6+ (library instrumentation)",
+                    MiddlewareRole.STORE, true, ""),
+            new ScopeRow(O + "spring-kafka-2.7", ANY, "Spring Kafka listener", "2.7+", MiddlewareRole.STORE, true, ""),
             new ScopeRow(O + "grpc-1.6", CLIENT, "gRPC", "1.6+ (guarded: 1.x channels)", MiddlewareRole.RPC_CLIENT, true,
                     "ManagedChannelImpl's calls, mocked by method (grpcMocks) or refused out of scope; tested on"
                             + " grpc-java 1.76.0 over grpc-netty-shaded"),
@@ -127,10 +133,6 @@ public final class GuardedMiddleware {
             new ScopeRow(O + "jedis-1.4", ANY, "Jedis", "1.4-2.x", MiddlewareRole.STORE, false, ""),
             new ScopeRow(O + "redisson-3.17", ANY, "Redisson", "3.17+", MiddlewareRole.STORE, false, ""),
             new ScopeRow(O + "redisson-3.0", ANY, "Redisson", "3.0-3.16", MiddlewareRole.STORE, false, ""),
-            new ScopeRow(O + "kafka-clients-0.11", NOT_PRODUCER, "Kafka consumer", "0.11+", MiddlewareRole.STORE, false, ""),
-            new ScopeRow(O + "kafka-clients-2.6", NOT_PRODUCER, "Kafka consumer", "2.6+ (library instrumentation)",
-                    MiddlewareRole.STORE, false, ""),
-            new ScopeRow(O + "spring-kafka-2.7", ANY, "Spring Kafka listener", "2.7+", MiddlewareRole.STORE, false, ""),
             new ScopeRow(O + "rabbitmq-2.7", ANY, "RabbitMQ Java client", "2.7+", MiddlewareRole.STORE, false, ""),
             new ScopeRow(O + "mongo-3.1", ANY, "MongoDB Java driver", "3.1+", MiddlewareRole.STORE, false, ""),
             new ScopeRow(O + "r2dbc-1.0", ANY, "R2DBC", "1.0+", MiddlewareRole.STORE, false, ""),

@@ -161,6 +161,7 @@ class MiddlewareInventoryTest {
         Span consumer = new Span("t", "s", "", List.of(), "svc", "poll", dev.richter.links.trace.SpanKind.CONSUMER, "",
                 Map.of("messaging.system", "kafka"), 0, 0, new InstrumentationScope("io.opentelemetry.kafka-clients-0.11", "2.22.0-alpha"));
         GuardedMiddleware.Library lib = GuardedMiddleware.classify(consumer).orElseThrow();
-        assertEquals(List.of("Kafka consumer", false, MiddlewareRole.STORE), List.of(lib.library(), lib.guarded(), lib.role()));
+        assertEquals(List.of("Kafka consumer", true, MiddlewareRole.STORE), List.of(lib.library(), lib.guarded(), lib.role()),
+                "the extension's shadow consumers");
     }
 }
