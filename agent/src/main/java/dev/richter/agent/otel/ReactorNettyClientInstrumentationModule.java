@@ -26,9 +26,8 @@ import reactor.netty.http.client.HttpClientConfig;
  * where the application's {@code response*()} call builds the request's {@code Mono} (tagged when built marked). See
  * {@code dev.richter.agent.reactornettyclient.ReactorNettyClientExits}; it and {@code
  * reactor.netty.http.client.RichterClientExchange} (in reactor-netty's package: what it reads is package-private
- * there) are injected next to reactor-netty. Order 1 (inherited): the subscription is decided inside the agent's
- * {@code reactor-netty-1.0} client span, which the agent opens when the request's {@code Mono} is subscribed.
- * Instrumentation name {@code richter-reactor-netty-client}.
+ * there) are injected next to reactor-netty. Order 1 (inherited): the tag wraps the {@code Mono} the agent's {@code
+ * reactor-netty-1.0} instrumentation built. Instrumentation name {@code richter-reactor-netty-client}.
  */
 public final class ReactorNettyClientInstrumentationModule extends RichterInstrumentationModule {
     /**
@@ -41,7 +40,8 @@ public final class ReactorNettyClientInstrumentationModule extends RichterInstru
             "reactor.netty.http.client.RichterClientExchange$Exchange",
             "reactor.netty.http.client.RichterClientExchange$Answering",
             "reactor.netty.http.client.RichterClientExchange$Sent",
-            "reactor.netty.http.client.RichterClientExchange$Wire"));
+            "reactor.netty.http.client.RichterClientExchange$Wire",
+            "reactor.netty.http.client.RichterClientExchange$Bridge"));
 
     static final String CONNECT = "reactor.netty.http.client.HttpClientConnect";
     static final String SUBSCRIBE = "reactor.netty.http.client.HttpClientConnect$MonoHttpConnect";

@@ -3,6 +3,7 @@ package reactor.netty.http.client;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.DefaultHttpResponse;
@@ -23,6 +24,7 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 import reactor.netty.Connection;
 import reactor.netty.ConnectionObserver;
+import reactor.netty.NettyPipeline;
 import reactor.netty.channel.ChannelOperations;
 import reactor.util.context.Context;
 
@@ -104,8 +106,13 @@ public final class RichterClientExchange {
         exchange.subscribe(actual);
     }
 
-    /** The mocked exchange, run when subscribed: the channel, the operations, the observers. */
+    /**
+     * The mocked exchange, run when subscribed: the channel, the operations, the observers. The channel's event loop
+     * runs a task only when asked ({@link EmbeddedChannel#runPendingTasks()}): reactor-netty's sending queues some
+     * (the body's subscription, flushes), so the exchange runs them after each step it makes ({@link #runTasks}).
+     */
     static final class Exchange implements Consumer<MonoSink<Connection>> {
+        private final java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean();
         private final HttpClientConfig config;
         private final HttpClientConnect.HttpClientHandler handler;
         private final int status;
@@ -123,7 +130,11 @@ public final class RichterClientExchange {
 
         @Override
         public void accept(MonoSink<Connection> sink) {
-            EmbeddedChannel channel = new EmbeddedChannel(new Wire());
+            EmbeddedChannel channel = new EmbeddedChannel();
+            // named as on a real connection, so that the handlers reactor-netty adds for a request (the response
+            // timeout's, before the codec) go where they go there
+            channel.pipeline().addLast(NettyPipeline.HttpCodec, new Wire(this));
+            channel.pipeline().addLast(NettyPipeline.ReactiveBridge, new Bridge());
             ConnectionObserver observer = new HttpClientConnect.HttpObserver(sink, handler)
                     .then(config.defaultConnectionObserver())
                     .then(config.connectionObserver())
@@ -138,6 +149,19 @@ public final class RichterClientExchange {
             // the channel is closed when the response has been read
             ops.markPersistent(false);
             observer.onStateChange(ops, ConnectionObserver.State.CONFIGURED);
+            runTasks(channel);
+        }
+
+        /** Runs the tasks the channel's event loop holds, and those they queue; not again from within one. */
+        void runTasks(EmbeddedChannel channel) {
+            if (!running.compareAndSet(false, true)) {
+                return;
+            }
+            try {
+                channel.runPendingTasks();
+            } finally {
+                running.set(false);
+            }
         }
 
         /** Reads the mock's response into {@code ops}, as reactor-netty's decoder hands a response over. */
@@ -151,7 +175,9 @@ public final class RichterClientExchange {
                 response.headers().set(HttpHeaderNames.CONTENT_LENGTH, body.length);
             }
             EmbeddedChannel channel = (EmbeddedChannel) ops.channel();
+            channel.releaseOutbound();
             channel.writeInbound(response, new DefaultLastHttpContent(Unpooled.wrappedBuffer(body)));
+            runTasks(channel);
         }
     }
 
@@ -186,7 +212,7 @@ public final class RichterClientExchange {
             }
             if (newState == State.CONFIGURED && connection instanceof HttpClientOperations) {
                 HttpClientOperations ops = (HttpClientOperations) connection;
-                Mono.fromDirect(handler.requestWithBody(ops)).subscribe(new Sent(ops, exchange));
+                Mono.fromDirect(handler.requestWithBody(ops)).subscribe(new Sent(ops, exchange, sink));
             }
         }
 
@@ -196,14 +222,19 @@ public final class RichterClientExchange {
         }
     }
 
-    /** The request's sending, as reactor-netty's dispose subscriber sees it; once complete, the mock answers. */
+    /**
+     * The request's sending, as reactor-netty's dispose subscriber sees it; once complete, the mock answers (what that
+     * throws fails the exchange).
+     */
     static final class Sent implements CoreSubscriber<Void> {
         private final HttpClientOperations ops;
         private final Exchange exchange;
+        private final MonoSink<Connection> sink;
 
-        Sent(HttpClientOperations ops, Exchange exchange) {
+        Sent(HttpClientOperations ops, Exchange exchange, MonoSink<Connection> sink) {
             this.ops = ops;
             this.exchange = exchange;
+            this.sink = sink;
         }
 
         @Override
@@ -222,8 +253,12 @@ public final class RichterClientExchange {
 
         @Override
         public void onComplete() {
-            ops.disposeSubscriber().onComplete();
-            exchange.respond(ops);
+            try {
+                ops.disposeSubscriber().onComplete();
+                exchange.respond(ops);
+            } catch (RuntimeException e) {
+                sink.error(e);
+            }
         }
 
         @Override
@@ -233,16 +268,27 @@ public final class RichterClientExchange {
     }
 
     /**
-     * The channel's one handler: every message written is released and its write succeeds (nothing leaves the JVM);
-     * every message read goes to the connection's operations.
+     * The channel's codec: every message written is released and its write succeeds (nothing leaves the JVM; what
+     * reactor-netty writes past it stays in the channel's outbound queue until released), and the tasks the write
+     * queued are run; what is read passes on.
      */
     static final class Wire extends ChannelDuplexHandler {
+        private final Exchange exchange;
+
+        Wire(Exchange exchange) {
+            this.exchange = exchange;
+        }
+
         @Override
         public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
             ReferenceCountUtil.release(msg);
             promise.setSuccess();
+            exchange.runTasks((EmbeddedChannel) ctx.channel());
         }
+    }
 
+    /** The channel's bridge to the connection's operations, as reactor-netty's own: every message read goes to them. */
+    static final class Bridge extends ChannelInboundHandlerAdapter {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             HttpClientOperations ops = Connection.from(ctx.channel()).as(HttpClientOperations.class);
