@@ -39,8 +39,8 @@ import redis.clients.jedis.Jedis;
  * After each marked call the same call unmarked (the control) must be counted at the receiver, or the count proves
  * nothing; where no unmarked call can be counted (a closed port, a statement H2 cannot run) there is none. Prints one
  * table row per (case, target), a line per child with its span stamps, then last {@code cases=<n> leaked=<n>
- * unguarded=<n> refused=<n>}; with arguments, only the sections they name ({@code http}, {@code storage}, {@code
- * lettuce}, {@code caffeine}, {@code drivers}); exits 1 when a case leaked, 2 when a control was not counted (and 0 otherwise). The
+ * unguarded=<n> refused=<n>}; with arguments, only the sections they name ({@code http}, {@code http-async}, {@code
+ * storage}, {@code lettuce}, {@code caffeine}, {@code drivers}, {@code aws-sdk}); exits 1 when a case leaked, 2 when a control was not counted (and 0 otherwise). The
  * libraries' own output goes to stderr. PostgreSQL and MariaDB cases run when they are installed ({@link
  * DatabaseServer}), else a line says why not.
  */
@@ -81,6 +81,9 @@ public final class LeakMatrix {
         try {
             if (only.isEmpty() || only.contains("http")) {
                 matrix.http();
+            }
+            if (only.isEmpty() || only.contains("http-async")) {
+                matrix.httpAsync();
             }
             if (only.isEmpty() || only.contains("storage")) {
                 matrix.storage();
@@ -219,6 +222,49 @@ public final class LeakMatrix {
                     () -> a.call(outOfScope.url("/customers"), "GET", false, MARKED), outOfScope::count, null,
                     () -> a.call(outOfScope.url("/customers"), "GET", false, null));
             stamps("bug 43", app);
+        } finally {
+            ChildJvm.closeAll(app, exit, outOfScope);
+        }
+    }
+
+    /**
+     * The asynchronous and reactive HTTP clients ({@link ReactiveClients}): reactor-netty's {@code HttpClient}
+     * subscribed on the request's thread and on a thread without its context, Spring's {@code WebClient} ({@code
+     * toEntity}, {@code bodyToMono}), Apache HttpClient 5's async client ({@code Future}, {@code FutureCallback}); each
+     * to a mocked exit, an unmapped path of the exit's host, an out-of-scope host and an out-of-scope closed port.
+     */
+    private void httpAsync() throws Exception {
+        CountingServer exit = new CountingServer(200, "real-charge");
+        CountingServer outOfScope = new CountingServer(200, "production-data");
+        int closedPort = StorageIsolationIT.freePort();
+        Path document = document("""
+                {"mode": "enforce", "scope": [],
+                 "mocks": [{"exit": "127.0.0.1:%d POST /charge", "status": 201, "body": "{\\"id\\":\\"ch_mock\\"}",
+                            "headers": {"Content-Type": "application/json"}, "latencyMs": 0}]}
+                """.formatted(exit.port()));
+        ChildJvm app = null;
+        try {
+            app = new ChildJvm(List.of("-Drichter.isolation.file=" + document));
+            ChildJvm a = app;
+            for (String client : List.of("reactor-netty", "webclient", "apache-async")) {
+                for (boolean async : new boolean[] {false, true}) {
+                    String kase = "http " + client + (!async ? "" : client.equals("reactor-netty") ? " elsewhere"
+                            : client.equals("webclient") ? " bodyToMono" : " callback");
+                    check(kase, "mocked exit POST /charge", "mocked",
+                            () -> a.call(client, exit.url("/charge"), "POST", async, MARKED), exit::count, null,
+                            () -> a.call(client, exit.url("/charge"), "POST", async, null));
+                    check(kase, "exit's host GET /customers", "refused",
+                            () -> a.call(client, exit.url("/customers"), "GET", async, MARKED), exit::count, null,
+                            () -> a.call(client, exit.url("/customers"), "GET", async, null));
+                    check(kase, "out of scope GET /customers", "refused",
+                            () -> a.call(client, outOfScope.url("/customers"), "GET", async, MARKED), outOfScope::count,
+                            null, () -> a.call(client, outOfScope.url("/customers"), "GET", async, null));
+                    check(kase, "out of scope, closed port", "refused",
+                            () -> a.call(client, "http://127.0.0.1:" + closedPort + "/customers", "GET", async, MARKED),
+                            () -> 0, null, null);
+                }
+            }
+            stamps("http-async", app);
         } finally {
             ChildJvm.closeAll(app, exit, outOfScope);
         }
