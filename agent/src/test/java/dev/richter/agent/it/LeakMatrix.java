@@ -181,18 +181,7 @@ public final class LeakMatrix {
 
     /** Each HTTP client: a mocked exit, an out-of-scope host, an out-of-scope closed port; and corpus bug 43. */
     private void http() throws Exception {
-        CountingServer exit = new CountingServer(200, "real-charge");
-        CountingServer outOfScope = new CountingServer(200, "production-data");
-        int closedPort = StorageIsolationIT.freePort();
-        Path document = document("""
-                {"mode": "enforce", "scope": [],
-                 "mocks": [{"exit": "127.0.0.1:%d POST /charge", "status": 201, "body": "{\\"id\\":\\"ch_mock\\"}",
-                            "headers": {"Content-Type": "application/json"}, "latencyMs": 0}]}
-                """.formatted(exit.port()));
-        ChildJvm app = null;
-        try {
-            app = new ChildJvm(List.of("-Drichter.isolation.file=" + document));
-            ChildJvm a = app;
+        withHttpReceivers("http", (a, exit, outOfScope, closedPort) -> {
             for (String client : List.of("jdk", "okhttp", "apache", "spring", "urlconnection", "resttemplate", "apache4",
                     "socket", "channel")) {
                 // HttpURLConnection's answer cannot be mocked: the extension refuses it (HttpUrlConnectionIsolationIT);
@@ -208,22 +197,23 @@ public final class LeakMatrix {
                         () -> a.call(client, "http://127.0.0.1:" + closedPort + "/customers", "GET", false, MARKED),
                         () -> 0, null, null);
             }
-            stamps("http", app);
-        } finally {
-            ChildJvm.closeAll(app);
-        }
+        });
         // corpus bug 43: java.io.tmpdir under a regular file, so it can be neither created nor written
+        CountingServer outOfScope = new CountingServer(200, "production-data");
         Path notADirectory = Files.createTempFile(Files.createDirectories(Path.of("target", "it-logs")), "tmpdir", ".file");
+        ChildJvm app = null;
         try {
             app = new ChildJvm(ChildJvm.serviceJava(), List.of("-Djava.io.tmpdir=" + notADirectory.resolve("tmp"),
-                    "-Drichter.isolation.file=" + document), IsolationTestApp.class, List.of());
+                    "-Drichter.isolation.file=" + document("""
+                            {"mode": "enforce", "scope": [], "mocks": []}
+                            """)), IsolationTestApp.class, List.of());
             ChildJvm a = app;
             check("bug 43 tmpdir unwritable", "out of scope GET /customers", "refused",
                     () -> a.call(outOfScope.url("/customers"), "GET", false, MARKED), outOfScope::count, null,
                     () -> a.call(outOfScope.url("/customers"), "GET", false, null));
             stamps("bug 43", app);
         } finally {
-            ChildJvm.closeAll(app, exit, outOfScope);
+            ChildJvm.closeAll(app, outOfScope);
         }
     }
 
@@ -234,18 +224,7 @@ public final class LeakMatrix {
      * to a mocked exit, an unmapped path of the exit's host, an out-of-scope host and an out-of-scope closed port.
      */
     private void httpAsync() throws Exception {
-        CountingServer exit = new CountingServer(200, "real-charge");
-        CountingServer outOfScope = new CountingServer(200, "production-data");
-        int closedPort = StorageIsolationIT.freePort();
-        Path document = document("""
-                {"mode": "enforce", "scope": [],
-                 "mocks": [{"exit": "127.0.0.1:%d POST /charge", "status": 201, "body": "{\\"id\\":\\"ch_mock\\"}",
-                            "headers": {"Content-Type": "application/json"}, "latencyMs": 0}]}
-                """.formatted(exit.port()));
-        ChildJvm app = null;
-        try {
-            app = new ChildJvm(List.of("-Drichter.isolation.file=" + document));
-            ChildJvm a = app;
+        withHttpReceivers("http-async", (a, exit, outOfScope, closedPort) -> {
             for (String client : List.of("reactor-netty", "webclient", "apache-async")) {
                 for (boolean async : new boolean[] {false, true}) {
                     String kase = "http " + client + (!async ? "" : client.equals("reactor-netty") ? " elsewhere"
@@ -264,10 +243,40 @@ public final class LeakMatrix {
                             () -> 0, null, null);
                 }
             }
-            stamps("http-async", app);
+        });
+    }
+
+    /** The cases of an HTTP section, given its service and receivers. */
+    interface HttpCases {
+        void run(ChildJvm app, CountingServer exit, CountingServer outOfScope, int closedPort) throws Exception;
+    }
+
+    /**
+     * Runs an HTTP section's cases: a mocked exit and an out-of-scope host (each a {@link CountingServer}), a closed
+     * port, and the service ({@link IsolationTestApp}) with the document of {@link #mockedExitDocument}; then lists
+     * the child's span stamps under {@code name}.
+     */
+    private void withHttpReceivers(String name, HttpCases cases) throws Exception {
+        CountingServer exit = new CountingServer(200, "real-charge");
+        CountingServer outOfScope = new CountingServer(200, "production-data");
+        int closedPort = StorageIsolationIT.freePort();
+        ChildJvm app = null;
+        try {
+            app = new ChildJvm(List.of("-Drichter.isolation.file=" + mockedExitDocument(exit)));
+            cases.run(app, exit, outOfScope, closedPort);
+            stamps(name, app);
         } finally {
             ChildJvm.closeAll(app, exit, outOfScope);
         }
+    }
+
+    /** The HTTP sections' document: no scope, one mock answering {@code POST /charge} on {@code exit}'s port. */
+    private static Path mockedExitDocument(CountingServer exit) throws Exception {
+        return document("""
+                {"mode": "enforce", "scope": [],
+                 "mocks": [{"exit": "127.0.0.1:%d POST /charge", "status": 201, "body": "{\\"id\\":\\"ch_mock\\"}",
+                            "headers": {"Content-Type": "application/json"}, "latencyMs": 0}]}
+                """.formatted(exit.port()));
     }
 
     /** H2 (statement, prepared, HikariCP), Jedis, the Kafka producer, and corpus bug 44 on H2. */

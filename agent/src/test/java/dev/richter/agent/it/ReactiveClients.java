@@ -1,10 +1,8 @@
 package dev.richter.agent.it;
 
 import java.time.Duration;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.apache.hc.client5.http.async.methods.SimpleHttpRequest;
 import org.apache.hc.client5.http.async.methods.SimpleHttpResponse;
@@ -27,8 +25,8 @@ import reactor.netty.http.client.HttpClient;
  * <ul>
  *   <li>{@code reactor-netty}: reactor-netty's {@code HttpClient} ({@code request(method).uri(target).send(body)
  *       .responseSingle(...)}), subscribed by {@code block()} on the request's thread; with {@code async}, the
- *       {@code Mono} built on the request's thread and subscribed on a thread started at start, which never carries
- *       the request's context (a hand-off through a queue);</li>
+ *       {@code Mono} built on the request's thread and subscribed on a thread that never carries the request's
+ *       context ({@link ContextFreeSubscriber});</li>
  *   <li>{@code webclient}: Spring's {@code WebClient} over {@code ReactorClientHttpConnector} ({@code WebClient
  *       .create()}), {@code retrieve().toEntity(String.class)}; with {@code async}, {@code retrieve()
  *       .bodyToMono(String.class)} ({@code status=-}: that API gives the body only);</li>
@@ -43,29 +41,10 @@ final class ReactiveClients {
     private static final HttpClient REACTOR = HttpClient.create().responseTimeout(TIMEOUT);
     private static final WebClient WEB = WebClient.create();
     private static final CloseableHttpAsyncClient APACHE_ASYNC = HttpAsyncClients.createDefault();
-    private static final BlockingQueue<Handoff> HANDOFFS = new LinkedBlockingQueue<>();
-
-    /** A request's {@code Mono} and where its answer goes, handed to the thread with no context. */
-    private record Handoff(Mono<String> mono, CompletableFuture<String> answer) {}
+    private static final ContextFreeSubscriber ELSEWHERE = new ContextFreeSubscriber();
 
     static {
         APACHE_ASYNC.start();
-        Thread elsewhere = new Thread(() -> {
-            while (true) {
-                try {
-                    Handoff h = HANDOFFS.take();
-                    try {
-                        h.answer().complete(h.mono().block(TIMEOUT));
-                    } catch (RuntimeException e) {
-                        h.answer().completeExceptionally(e);
-                    }
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        }, "no-context-subscriber");
-        elsewhere.setDaemon(true);
-        elsewhere.start();
     }
 
     private ReactiveClients() {}
@@ -90,9 +69,7 @@ final class ReactiveClients {
         if (!elsewhere) {
             return answer.block(TIMEOUT);
         }
-        CompletableFuture<String> done = new CompletableFuture<>();
-        HANDOFFS.add(new Handoff(answer, done));
-        return done.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        return (String) ELSEWHERE.block(answer);
     }
 
     private static String webClient(String target, String method, boolean bodyOnly) {

@@ -82,15 +82,21 @@ class ReactiveHttpClientsIsolationIT {
         }
     }
 
+    /** Each client's calls both ways to {@code target} are answered {@code status} and {@code body}. */
+    private void assertEachAnswers(String target, String method, String baggage, int status, String body)
+            throws Exception {
+        for (String client : CLIENTS) {
+            for (boolean async : new boolean[] {false, true}) {
+                assertEquals(answer(client, async, status, body), app.call(client, target, method, async, baggage),
+                        client + " async=" + async);
+            }
+        }
+    }
+
     @Test
     @Order(1)
     void markedCallsToTheMockedExitAreAnsweredByTheMockThroughTheClientsOwnResponseAndNeverReachIt() throws Exception {
-        for (String client : CLIENTS) {
-            for (boolean async : new boolean[] {false, true}) {
-                assertEquals(answer(client, async, 201, MOCK_BODY),
-                        app.call(client, mockedExit.url("/charge"), "POST", async, MARKED), client + " async=" + async);
-            }
-        }
+        assertEachAnswers(mockedExit.url("/charge"), "POST", MARKED, 201, MOCK_BODY);
 
         assertEquals(0, mockedExit.count(), "a marked call reached the mocked exit");
     }
@@ -98,12 +104,7 @@ class ReactiveHttpClientsIsolationIT {
     @Test
     @Order(2)
     void unmarkedCallsToTheMockedExitAllReachIt() throws Exception {
-        for (String client : CLIENTS) {
-            for (boolean async : new boolean[] {false, true}) {
-                assertEquals(answer(client, async, 200, "real-charge"),
-                        app.call(client, mockedExit.url("/charge"), "POST", async, null), client + " async=" + async);
-            }
-        }
+        assertEachAnswers(mockedExit.url("/charge"), "POST", null, 200, "real-charge");
 
         assertEquals(2 * CLIENTS.size(), mockedExit.count());
     }
@@ -150,12 +151,7 @@ class ReactiveHttpClientsIsolationIT {
     @Test
     @Order(6)
     void markedCallsInScopePassAndReachTheHost() throws Exception {
-        for (String client : CLIENTS) {
-            for (boolean async : new boolean[] {false, true}) {
-                assertEquals(answer(client, async, 200, "in-scope"),
-                        app.call(client, inScope.url("/stock"), "GET", async, MARKED), client + " async=" + async);
-            }
-        }
+        assertEachAnswers(inScope.url("/stock"), "GET", MARKED, 200, "in-scope");
 
         assertEquals(2 * CLIENTS.size(), inScope.count());
     }
