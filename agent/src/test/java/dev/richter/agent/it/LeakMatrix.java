@@ -225,6 +225,7 @@ public final class LeakMatrix {
      */
     private void httpAsync() throws Exception {
         withHttpReceivers("http-async", (a, exit, outOfScope, closedPort) -> {
+            a.warmUp("reactor-netty", "webclient", "apache-async");
             for (String client : List.of("reactor-netty", "webclient", "apache-async")) {
                 for (boolean async : new boolean[] {false, true}) {
                     String kase = "http " + client + (!async ? "" : client.equals("reactor-netty") ? " elsewhere"
