@@ -22,8 +22,9 @@ import reactor.netty.http.client.HttpClientConfig;
  * The isolation at reactor-netty's {@code HttpClient} (1.x; tested with 1.2.11) and Spring's {@code WebClient} over
  * it: {@link SubscribeAdvice} on {@code reactor.netty.http.client.HttpClientConnect$MonoHttpConnect.subscribe
  * (CoreSubscriber)}, where every request is read and its connection acquired when its {@code Mono} is subscribed (a
- * MOCK or REFUSE answers the subscriber instead), and {@link ConnectAdvice} on {@code HttpClientConnect.connect()},
- * where the application's {@code response*()} call builds the request's {@code Mono} (tagged when built marked). See
+ * MOCK or REFUSE answers the subscriber instead), and {@link RequestAssemblyAdvice} on {@code
+ * HttpClientConnect.connect()}, where the application's {@code response*()} call builds the request's {@code Mono}
+ * (tagged when built marked). See
  * {@code dev.richter.agent.reactornettyclient.ReactorNettyClientExits}; it and {@code
  * reactor.netty.http.client.RichterClientExchange} (in reactor-netty's package: what it reads is package-private
  * there) are injected next to reactor-netty. Order 1 (inherited): the tag wraps the {@code Mono} the agent's {@code
@@ -61,7 +62,7 @@ public final class ReactorNettyClientInstrumentationModule extends RichterInstru
                 new OneMethodInstrumentation(SUBSCRIBE, isMethod().and(named("subscribe")).and(takesArguments(1))
                         .and(takesArgument(0, named("reactor.core.CoreSubscriber"))), SubscribeAdvice.class.getName()),
                 new OneMethodInstrumentation(CONNECT, isMethod().and(named("connect")).and(takesArguments(0)),
-                        ConnectAdvice.class.getName()));
+                        RequestAssemblyAdvice.class.getName()));
     }
 
     @Override
@@ -84,8 +85,8 @@ public final class ReactorNettyClientInstrumentationModule extends RichterInstru
 
     /** Inlined into {@code HttpClientConnect.connect()}: names only the helper and Reactor's {@code Mono}. */
     @SuppressWarnings({"unused", "rawtypes", "unchecked"})
-    public static final class ConnectAdvice {
-        private ConnectAdvice() {}
+    public static final class RequestAssemblyAdvice {
+        private RequestAssemblyAdvice() {}
 
         @Advice.OnMethodExit(suppress = Throwable.class)
         public static void exit(@Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Mono connection) {
