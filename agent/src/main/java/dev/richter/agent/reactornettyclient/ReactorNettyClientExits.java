@@ -35,8 +35,9 @@ import reactor.netty.http.client.RichterClientExchange;
  * The decision is stamped on the span current where the request is subscribed (the agent's {@code spring-webflux}
  * client span for WebClient, else the caller's): the agent's {@code reactor-netty-1.0} client span starts later, when
  * the request is sent (a mock's ends with the mock's status; a refusal's is a connection-error span carrying the
- * refusal's exception). Redirects the client follows ({@code followRedirect}, off by default) and its retry of a reset connection are not
- * decided again. Injected by the agent as a helper next to reactor-netty; reaches the guard through {@link
+ * refusal's exception); a request subscribed on a thread with no context has no span to be stamped on. Redirects the
+ * client follows ({@code followRedirect}, off by default) and its retry of a reset connection are not decided again.
+ * Injected by the agent as a helper next to reactor-netty; reaches the guard through {@link
  * IsolationBridge}. No lambdas.
  */
 public final class ReactorNettyClientExits {

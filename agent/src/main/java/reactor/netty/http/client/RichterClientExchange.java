@@ -17,6 +17,7 @@ import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
@@ -112,7 +113,7 @@ public final class RichterClientExchange {
      * (the body's subscription, flushes), so the exchange runs them after each step it makes ({@link #runTasks}).
      */
     static final class Exchange implements Consumer<MonoSink<Connection>> {
-        private final java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean();
+        private final AtomicBoolean running = new AtomicBoolean();
         private final HttpClientConfig config;
         private final HttpClientConnect.HttpClientHandler handler;
         private final int status;
@@ -142,7 +143,8 @@ public final class RichterClientExchange {
             ChannelOperations<?, ?> ops = config.channelOperationsProvider().create(Connection.from(channel),
                     observer, null);
             if (!(ops instanceof HttpClientOperations)) {
-                sink.error(new IllegalStateException("reactor-netty made no HttpClientOperations for a mocked exchange"));
+                sink.error(new IllegalStateException("reactor-netty made no HttpClientOperations for a mocked"
+                        + " exchange"));
                 return;
             }
             ops.bind();
