@@ -181,7 +181,7 @@ public final class LeakMatrix {
 
     /** Each HTTP client: a mocked exit, an out-of-scope host, an out-of-scope closed port; and corpus bug 43. */
     private void http() throws Exception {
-        withHttpReceivers("http", (a, exit, outOfScope, closedPort) -> {
+        withHttpReceivers("http", (a, exit, outOfScope, closedPort, document) -> {
             for (String client : List.of("jdk", "okhttp", "apache", "spring", "urlconnection", "resttemplate", "apache4",
                     "socket", "channel")) {
                 // HttpURLConnection's answer cannot be mocked: the extension refuses it (HttpUrlConnectionIsolationIT);
@@ -220,36 +220,58 @@ public final class LeakMatrix {
     /**
      * The asynchronous and reactive HTTP clients ({@link ReactiveClients}): reactor-netty's {@code HttpClient}
      * subscribed on the request's thread and on a thread without its context, Spring's {@code WebClient} ({@code
-     * toEntity}, {@code bodyToMono}), Apache HttpClient 5's async client ({@code Future}, {@code FutureCallback}); each
-     * to a mocked exit, an unmapped path of the exit's host, an out-of-scope host and an out-of-scope closed port.
+     * toEntity}, {@code bodyToMono}), Apache HttpClient 5's async client ({@code Future}, {@code FutureCallback}), and
+     * a WebFlux handler's {@code WebClient} ({@link WebFluxTestApp}: on the event loop, and after a hop to another
+     * thread); each to a mocked exit, an unmapped path of the exit's host, an out-of-scope host and an out-of-scope
+     * closed port.
      */
     private void httpAsync() throws Exception {
-        withHttpReceivers("http-async", (a, exit, outOfScope, closedPort) -> {
+        withHttpReceivers("http-async", (a, exit, outOfScope, closedPort, document) -> {
             a.warmUp("reactor-netty", "webclient", "apache-async");
             for (String client : List.of("reactor-netty", "webclient", "apache-async")) {
                 for (boolean async : new boolean[] {false, true}) {
-                    String kase = "http " + client + (!async ? "" : client.equals("reactor-netty") ? " elsewhere"
-                            : client.equals("webclient") ? " bodyToMono" : " callback");
-                    check(kase, "mocked exit POST /charge", "mocked",
-                            () -> a.call(client, exit.url("/charge"), "POST", async, MARKED), exit::count, null,
-                            () -> a.call(client, exit.url("/charge"), "POST", async, null));
-                    check(kase, "exit's host GET /customers", "refused",
-                            () -> a.call(client, exit.url("/customers"), "GET", async, MARKED), exit::count, null,
-                            () -> a.call(client, exit.url("/customers"), "GET", async, null));
-                    check(kase, "out of scope GET /customers", "refused",
-                            () -> a.call(client, outOfScope.url("/customers"), "GET", async, MARKED), outOfScope::count,
-                            null, () -> a.call(client, outOfScope.url("/customers"), "GET", async, null));
-                    check(kase, "out of scope, closed port", "refused",
-                            () -> a.call(client, "http://127.0.0.1:" + closedPort + "/customers", "GET", async, MARKED),
-                            () -> 0, null, null);
+                    asyncCases("http " + client + (!async ? "" : client.equals("reactor-netty") ? " elsewhere"
+                            : client.equals("webclient") ? " bodyToMono" : " callback"), a, client, async, exit,
+                            outOfScope, closedPort);
                 }
+            }
+            ChildJvm webFlux = null;
+            try {
+                webFlux = new ChildJvm(List.of("-Drichter.isolation.file=" + document), WebFluxTestApp.class,
+                        List.of());
+                webFlux.warmUp("webflux");
+                for (boolean hop : new boolean[] {false, true}) {
+                    asyncCases("webflux handler webclient" + (hop ? " hop" : ""), webFlux, "webflux", hop, exit,
+                            outOfScope, closedPort);
+                }
+                stamps("http-async webflux", webFlux);
+            } finally {
+                ChildJvm.closeAll(webFlux);
             }
         });
     }
 
-    /** The cases of an HTTP section, given its service and receivers. */
+    /** One asynchronous client's calls ({@code async}: its second way) to the four targets of {@link #httpAsync}. */
+    private void asyncCases(String kase, ChildJvm a, String client, boolean async, CountingServer exit,
+                            CountingServer outOfScope, int closedPort) {
+        check(kase, "mocked exit POST /charge", "mocked",
+                () -> a.call(client, exit.url("/charge"), "POST", async, MARKED), exit::count, null,
+                () -> a.call(client, exit.url("/charge"), "POST", async, null));
+        check(kase, "exit's host GET /customers", "refused",
+                () -> a.call(client, exit.url("/customers"), "GET", async, MARKED), exit::count, null,
+                () -> a.call(client, exit.url("/customers"), "GET", async, null));
+        check(kase, "out of scope GET /customers", "refused",
+                () -> a.call(client, outOfScope.url("/customers"), "GET", async, MARKED), outOfScope::count,
+                null, () -> a.call(client, outOfScope.url("/customers"), "GET", async, null));
+        check(kase, "out of scope, closed port", "refused",
+                () -> a.call(client, "http://127.0.0.1:" + closedPort + "/customers", "GET", async, MARKED),
+                () -> 0, null, null);
+    }
+
+    /** The cases of an HTTP section, given its service, receivers and document. */
     interface HttpCases {
-        void run(ChildJvm app, CountingServer exit, CountingServer outOfScope, int closedPort) throws Exception;
+        void run(ChildJvm app, CountingServer exit, CountingServer outOfScope, int closedPort, Path document)
+                throws Exception;
     }
 
     /**
@@ -261,10 +283,11 @@ public final class LeakMatrix {
         CountingServer exit = new CountingServer(200, "real-charge");
         CountingServer outOfScope = new CountingServer(200, "production-data");
         int closedPort = StorageIsolationIT.freePort();
+        Path document = mockedExitDocument(exit);
         ChildJvm app = null;
         try {
-            app = new ChildJvm(List.of("-Drichter.isolation.file=" + mockedExitDocument(exit)));
-            cases.run(app, exit, outOfScope, closedPort);
+            app = new ChildJvm(List.of("-Drichter.isolation.file=" + document));
+            cases.run(app, exit, outOfScope, closedPort, document);
             stamps(name, app);
         } finally {
             ChildJvm.closeAll(app, exit, outOfScope);

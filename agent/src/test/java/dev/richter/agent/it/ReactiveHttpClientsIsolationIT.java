@@ -24,8 +24,10 @@ import org.junit.jupiter.api.TestMethodOrder;
  * mode): a mocked exit ({@code POST /charge}, 20 ms), an in-scope host, an out-of-scope host and a closed port on
  * loopback, each server counting the requests that reach it. Each client makes its calls both ways: reactor-netty
  * subscribed on the request's thread and on a thread that never carries its context; WebClient's {@code toEntity} and
- * {@code bodyToMono}; the async client's {@code Future} and {@code FutureCallback}. Every marked call has its unmarked
- * control, counted at the same server. The tests run in order; the last one stops the child and reads its spans.
+ * {@code bodyToMono}; the async client's {@code Future} and {@code FutureCallback}. A second child, {@link
+ * WebFluxTestApp}, calls with {@code WebClient} from a WebFlux handler without blocking, on the server's event loop and
+ * after a hop to another thread. Every marked call has its unmarked control, counted at the same server. The tests run
+ * in order; the seventh stops the first child and reads its spans.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -40,6 +42,7 @@ class ReactiveHttpClientsIsolationIT {
     private CountingServer outOfScope;
     private int closedPort;
     private ChildJvm app;
+    private ChildJvm webFlux;
 
     @BeforeAll
     void startChild() throws Exception {
@@ -55,11 +58,13 @@ class ReactiveHttpClientsIsolationIT {
                 """.formatted(inScope.port(), mockedExit.port()));
         app = new ChildJvm(List.of("-Drichter.isolation.file=" + document));
         app.warmUp(CLIENTS.toArray(new String[0]));
+        webFlux = new ChildJvm(List.of("-Drichter.isolation.file=" + document), WebFluxTestApp.class, List.of());
+        webFlux.warmUp("webflux");
     }
 
     @AfterAll
     void stopAll() {
-        ChildJvm.closeAll(app, mockedExit, inScope, outOfScope);
+        ChildJvm.closeAll(app, webFlux, mockedExit, inScope, outOfScope);
     }
 
     /** What a call answers for a response: WebClient's {@code bodyToMono} (async) gives the body only. */
@@ -183,6 +188,33 @@ class ReactiveHttpClientsIsolationIT {
         List<Span> servers = spans.stream().filter(s -> s.kind() == Span.SERVER).toList();
         assertEquals(2 + 1, stamped(servers, "richter.mock").size(), "apache-async twice, reactor-netty once");
         assertEquals(6 + 3, stamped(servers, "richter.refused").size(), "apache-async 6 times, reactor-netty 3 times");
+    }
+
+    @Test
+    @Order(8)
+    void aWebFluxHandlersWebClientCallsAreDecidedWhereWebFluxSubscribesThemAlsoAfterAHopToAnotherThread()
+            throws Exception {
+        int exitBefore = mockedExit.count();
+        int outBefore = outOfScope.count();
+        String exit = "127.0.0.1:" + outOfScope.port();
+        for (boolean hop : new boolean[] {false, true}) {
+            assertEquals("status=201 body=" + MOCK_BODY,
+                    webFlux.call("webflux", mockedExit.url("/charge"), "POST", hop, MARKED), "hop=" + hop);
+            String refused = webFlux.call("webflux", outOfScope.url("/customers"), "GET", hop, MARKED);
+            assertTrue(refused.startsWith("error=") && refused.contains(refusal(exit + " GET /customers",
+                    exit + " is outside the test's scope")), "hop=" + hop + ": " + refused);
+        }
+        assertEquals(exitBefore, mockedExit.count(), "a marked call reached the mocked exit");
+        assertEquals(outBefore, outOfScope.count(), "a refused call reached the host");
+
+        for (boolean hop : new boolean[] {false, true}) {
+            assertEquals("status=200 body=real-charge",
+                    webFlux.call("webflux", mockedExit.url("/charge"), "POST", hop, null), "hop=" + hop);
+            assertEquals("status=200 body=production-data",
+                    webFlux.call("webflux", outOfScope.url("/customers"), "GET", hop, null), "hop=" + hop);
+        }
+        assertEquals(exitBefore + 2, mockedExit.count(), "the unmarked calls reach the exit");
+        assertEquals(outBefore + 2, outOfScope.count(), "the unmarked calls reach the host");
     }
 
     private static List<Span> stamped(List<Span> spans, String attribute) {
