@@ -8,7 +8,11 @@
 # database's rows (SELECT count(*)), Redis's keys (EXISTS), the broker's end offsets (Admin.listOffsets); after each
 # marked call the same call unmarked must be counted there (the control), or the count proves nothing.
 # Cases: HTTP jdk, okhttp, apache, spring (RestClient), urlconnection, resttemplate, apache4 (Apache HttpClient 4.5),
-# and with no module of their own (the network catch-all) socket (java.net.Socket), channel (SocketChannel); JDBC H2 statement, prepared and
+# and with no module of their own (the network catch-all) socket (java.net.Socket), channel (SocketChannel); section http-async
+# (ReactiveClients): reactor-netty's HttpClient (1.2.11) subscribed on the request's thread and on a thread without its
+# context (elsewhere), Spring's WebClient over it (toEntity, bodyToMono), Apache HttpClient 5's async client (Future,
+# FutureCallback) and a Spring WebFlux handler's WebClient (WebFluxTestApp: on the event loop, and after a hop to
+# another thread), each to a mocked exit, an unmapped path of the exit's host, an out-of-scope host and a closed port; JDBC H2 statement, prepared and
 # HikariCP (schema shadow), HSQLDB, PostgreSQL and MariaDB when installed (statement, prepared, unmapped table, shadow
 # database by URL); Jedis SET mapped, SET unmapped, MSET and DEL with one unmapped key; Lettuce 6.6 (LettuceTestApp, NIO
 # transport) through its sync, async and reactive APIs, the reactive one also subscribed off the request's context

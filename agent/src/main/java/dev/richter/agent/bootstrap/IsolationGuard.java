@@ -46,6 +46,19 @@ public interface IsolationGuard {
     }
 
     /**
+     * Decides an outgoing HTTP call as {@link #decideHttp(String, String, int, String)} does, and as marked also when
+     * the current context is not: for a call the application built in a marked context that is sent where that context
+     * may not be current (reactor-netty's {@code HttpClient} sends a request when its {@code Mono} is subscribed to,
+     * perhaps on another thread).
+     *
+     * @param markedWhereBuilt whether the call was built in a marked context (its proof checked there)
+     * @return as {@link #decideHttp(String, String, int, String)}; decided as marked when {@code markedWhereBuilt}
+     */
+    default ExitDecision decideHttp(String method, String host, int port, String path, boolean markedWhereBuilt) {
+        return decideHttp(method, host, port, path);
+    }
+
+    /**
      * Stamps a decision on the span of the call being made ({@code Span.current()}: the agent's client span when it
      * made one) and logs the refusals: {@code richter.mock=true} and {@code richter.mock.exit=<exit id>}, {@code
      * richter.refused=<Refuse.message()>}, or {@code richter.would_refuse=<WouldRefuse.message()>}; {@link

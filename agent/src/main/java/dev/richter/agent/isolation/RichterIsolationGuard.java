@@ -127,9 +127,14 @@ public final class RichterIsolationGuard implements IsolationGuard {
 
     @Override
     public ExitDecision decideHttp(String method, String host, int port, String path) {
-        boolean isMarked = false;
+        return decideHttp(method, host, port, path, false);
+    }
+
+    @Override
+    public ExitDecision decideHttp(String method, String host, int port, String path, boolean markedWhereBuilt) {
+        boolean isMarked = markedWhereBuilt;
         try {
-            isMarked = markedAndProven();
+            isMarked = markedWhereBuilt || markedAndProven();
             if (isMarked && Context.current().get(DECIDED_CLIENT) != null) {
                 // the HTTP call of a client whose call the extension decided (the AWS SDK's): decided there
                 return ExitDecision.PASS;

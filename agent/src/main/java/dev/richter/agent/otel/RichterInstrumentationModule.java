@@ -11,7 +11,7 @@ import java.util.logging.Logger;
 
 /**
  * Base of every Richter instrumentation module (one per client or server: the JDK's {@code HttpClient}, Apache
- * HttpClient 5, OkHttp, JDBC, Jedis, Lettuce, the Kafka producer, Caffeine; the JDK's {@code HttpServer}, jakarta Servlet containers,
+ * HttpClient 5 (classic, async), reactor-netty's {@code HttpClient}, OkHttp, JDBC, Jedis, Lettuce, the Kafka producer, Caffeine; the JDK's {@code HttpServer}, jakarta Servlet containers,
  * reactor-netty's {@code HttpServer}). Its constructor starts the isolation
  * ({@link IsolationStartup}): the agent constructs its modules before it instruments any class, so the bridge and the
  * guard are in place before the first instrumented call. A module's advice calls a helper of its own (injected next

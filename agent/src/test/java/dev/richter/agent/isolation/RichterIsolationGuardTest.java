@@ -58,6 +58,17 @@ class RichterIsolationGuardTest {
     }
 
     @Test
+    void decidesAnHttpCallBuiltMarkedAsMarkedWhereverItIsSent(@TempDir Path dir) throws IOException {
+        RichterIsolationGuard unmarkedHere = new RichterIsolationGuard(loaded(dir), () -> false);
+
+        assertInstanceOf(ExitDecision.Refuse.class, unmarkedHere.decideHttp("GET", "x", 80, "/", true));
+        assertEquals(ExitDecision.PASS, unmarkedHere.decideHttp("GET", "a.internal", 80, "/", true));
+        assertEquals(ExitDecision.PASS, unmarkedHere.decideHttp("GET", "x", 80, "/", false));
+        assertInstanceOf(ExitDecision.Refuse.class, new RichterIsolationGuard(notLoaded(), () -> false)
+                .decideHttp("GET", "a.internal", 80, "/", true));
+    }
+
+    @Test
     void decidesAwsSdkCallsWhenMarkedOnlyRefusesThemBeforeADocumentAndNotTheSdksOwnCallsInsideADecidedOne(
             @TempDir Path dir) throws IOException {
         Path file = Files.writeString(dir.resolve("i.json"), """

@@ -27,7 +27,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       {@code HttpClient} ({@code send}, or {@code sendAsync(...).get()}) and answers 200 with {@code
  *       status=<code> body=<body>}, or {@code error=<exception message>};</li>
  *   <li>{@code GET /call?client=<okhttp|apache|spring>&...}: the same call with OkHttp, Apache HttpClient 5 or
- *       Spring's {@code RestClient} over Apache HttpClient 5 ({@link OtherClients});</li>
+ *       Spring's {@code RestClient} over Apache HttpClient 5 ({@link OtherClients}); {@code
+ *       client=<reactor-netty|webclient|apache-async>}: with reactor-netty's {@code HttpClient}, Spring's {@code
+ *       WebClient} or Apache HttpClient 5's async client ({@link ReactiveClients});</li>
  *   <li>{@code GET /calls}: how many times the {@code /call} handler ran.</li>
  * </ul>
  * Whatever marks a call comes in on the request ({@code baggage: richter-loadtest=1}) and reaches the outgoing call

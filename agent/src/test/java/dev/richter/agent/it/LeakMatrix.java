@@ -39,8 +39,8 @@ import redis.clients.jedis.Jedis;
  * After each marked call the same call unmarked (the control) must be counted at the receiver, or the count proves
  * nothing; where no unmarked call can be counted (a closed port, a statement H2 cannot run) there is none. Prints one
  * table row per (case, target), a line per child with its span stamps, then last {@code cases=<n> leaked=<n>
- * unguarded=<n> refused=<n>}; with arguments, only the sections they name ({@code http}, {@code storage}, {@code
- * lettuce}, {@code caffeine}, {@code drivers}, {@code aws-sdk}, {@code aws}, {@code grpc}, {@code kafka-consumer}); exits 1 when a case leaked, 2 when a control was not counted (and 0 otherwise). The
+ * unguarded=<n> refused=<n>}; with arguments, only the sections they name ({@code http}, {@code http-async}, {@code
+ * storage}, {@code lettuce}, {@code caffeine}, {@code drivers}, {@code aws-sdk}, {@code aws}, {@code grpc}, {@code kafka-consumer}); exits 1 when a case leaked, 2 when a control was not counted (and 0 otherwise). The
  * libraries' own output goes to stderr. PostgreSQL and MariaDB cases run when they are installed ({@link
  * DatabaseServer}), else a line says why not.
  */
@@ -81,6 +81,9 @@ public final class LeakMatrix {
         try {
             if (only.isEmpty() || only.contains("http")) {
                 matrix.http();
+            }
+            if (only.isEmpty() || only.contains("http-async")) {
+                matrix.httpAsync();
             }
             if (only.isEmpty() || only.contains("storage")) {
                 matrix.storage();
@@ -187,18 +190,7 @@ public final class LeakMatrix {
 
     /** Each HTTP client: a mocked exit, an out-of-scope host, an out-of-scope closed port; and corpus bug 43. */
     private void http() throws Exception {
-        CountingServer exit = new CountingServer(200, "real-charge");
-        CountingServer outOfScope = new CountingServer(200, "production-data");
-        int closedPort = StorageIsolationIT.freePort();
-        Path document = document("""
-                {"mode": "enforce", "scope": [],
-                 "mocks": [{"exit": "127.0.0.1:%d POST /charge", "status": 201, "body": "{\\"id\\":\\"ch_mock\\"}",
-                            "headers": {"Content-Type": "application/json"}, "latencyMs": 0}]}
-                """.formatted(exit.port()));
-        ChildJvm app = null;
-        try {
-            app = new ChildJvm(List.of("-Drichter.isolation.file=" + document));
-            ChildJvm a = app;
+        withHttpReceivers("http", (a, exit, outOfScope, closedPort, document) -> {
             for (String client : List.of("jdk", "okhttp", "apache", "spring", "urlconnection", "resttemplate", "apache4",
                     "socket", "channel")) {
                 // HttpURLConnection's answer cannot be mocked: the extension refuses it (HttpUrlConnectionIsolationIT);
@@ -214,23 +206,110 @@ public final class LeakMatrix {
                         () -> a.call(client, "http://127.0.0.1:" + closedPort + "/customers", "GET", false, MARKED),
                         () -> 0, null, null);
             }
-            stamps("http", app);
-        } finally {
-            ChildJvm.closeAll(app);
-        }
+        });
         // corpus bug 43: java.io.tmpdir under a regular file, so it can be neither created nor written
+        CountingServer outOfScope = new CountingServer(200, "production-data");
         Path notADirectory = Files.createTempFile(Files.createDirectories(Path.of("target", "it-logs")), "tmpdir", ".file");
+        ChildJvm app = null;
         try {
             app = new ChildJvm(ChildJvm.serviceJava(), List.of("-Djava.io.tmpdir=" + notADirectory.resolve("tmp"),
-                    "-Drichter.isolation.file=" + document), IsolationTestApp.class, List.of());
+                    "-Drichter.isolation.file=" + document("""
+                            {"mode": "enforce", "scope": [], "mocks": []}
+                            """)), IsolationTestApp.class, List.of());
             ChildJvm a = app;
             check("bug 43 tmpdir unwritable", "out of scope GET /customers", "refused",
                     () -> a.call(outOfScope.url("/customers"), "GET", false, MARKED), outOfScope::count, null,
                     () -> a.call(outOfScope.url("/customers"), "GET", false, null));
             stamps("bug 43", app);
         } finally {
+            ChildJvm.closeAll(app, outOfScope);
+        }
+    }
+
+    /**
+     * The asynchronous and reactive HTTP clients ({@link ReactiveClients}): reactor-netty's {@code HttpClient}
+     * subscribed on the request's thread and on a thread without its context, Spring's {@code WebClient} ({@code
+     * toEntity}, {@code bodyToMono}), Apache HttpClient 5's async client ({@code Future}, {@code FutureCallback}), and
+     * a WebFlux handler's {@code WebClient} ({@link WebFluxTestApp}: on the event loop, and after a hop to another
+     * thread); each to a mocked exit, an unmapped path of the exit's host, an out-of-scope host and an out-of-scope
+     * closed port.
+     */
+    private void httpAsync() throws Exception {
+        withHttpReceivers("http-async", (a, exit, outOfScope, closedPort, document) -> {
+            a.warmUp("reactor-netty", "webclient", "apache-async");
+            for (String client : List.of("reactor-netty", "webclient", "apache-async")) {
+                for (boolean async : new boolean[] {false, true}) {
+                    asyncCases("http " + client + (!async ? "" : client.equals("reactor-netty") ? " elsewhere"
+                            : client.equals("webclient") ? " bodyToMono" : " callback"), a, client, async, exit,
+                            outOfScope, closedPort);
+                }
+            }
+            ChildJvm webFlux = null;
+            try {
+                webFlux = new ChildJvm(List.of("-Drichter.isolation.file=" + document), WebFluxTestApp.class,
+                        List.of());
+                webFlux.warmUp("webflux");
+                for (boolean hop : new boolean[] {false, true}) {
+                    asyncCases("webflux handler webclient" + (hop ? " hop" : ""), webFlux, "webflux", hop, exit,
+                            outOfScope, closedPort);
+                }
+                stamps("http-async webflux", webFlux);
+            } finally {
+                ChildJvm.closeAll(webFlux);
+            }
+        });
+    }
+
+    /** One asynchronous client's calls ({@code async}: its second way) to the four targets of {@link #httpAsync}. */
+    private void asyncCases(String kase, ChildJvm a, String client, boolean async, CountingServer exit,
+                            CountingServer outOfScope, int closedPort) {
+        check(kase, "mocked exit POST /charge", "mocked",
+                () -> a.call(client, exit.url("/charge"), "POST", async, MARKED), exit::count, null,
+                () -> a.call(client, exit.url("/charge"), "POST", async, null));
+        check(kase, "exit's host GET /customers", "refused",
+                () -> a.call(client, exit.url("/customers"), "GET", async, MARKED), exit::count, null,
+                () -> a.call(client, exit.url("/customers"), "GET", async, null));
+        check(kase, "out of scope GET /customers", "refused",
+                () -> a.call(client, outOfScope.url("/customers"), "GET", async, MARKED), outOfScope::count,
+                null, () -> a.call(client, outOfScope.url("/customers"), "GET", async, null));
+        check(kase, "out of scope, closed port", "refused",
+                () -> a.call(client, "http://127.0.0.1:" + closedPort + "/customers", "GET", async, MARKED),
+                () -> 0, null, null);
+    }
+
+    /** The cases of an HTTP section, given its service, receivers and document. */
+    interface HttpCases {
+        void run(ChildJvm app, CountingServer exit, CountingServer outOfScope, int closedPort, Path document)
+                throws Exception;
+    }
+
+    /**
+     * Runs an HTTP section's cases: a mocked exit and an out-of-scope host (each a {@link CountingServer}), a closed
+     * port, and the service ({@link IsolationTestApp}) with the document of {@link #mockedExitDocument}; then lists
+     * the child's span stamps under {@code name}.
+     */
+    private void withHttpReceivers(String name, HttpCases cases) throws Exception {
+        CountingServer exit = new CountingServer(200, "real-charge");
+        CountingServer outOfScope = new CountingServer(200, "production-data");
+        int closedPort = StorageIsolationIT.freePort();
+        Path document = mockedExitDocument(exit);
+        ChildJvm app = null;
+        try {
+            app = new ChildJvm(List.of("-Drichter.isolation.file=" + document));
+            cases.run(app, exit, outOfScope, closedPort, document);
+            stamps(name, app);
+        } finally {
             ChildJvm.closeAll(app, exit, outOfScope);
         }
+    }
+
+    /** The HTTP sections' document: no scope, one mock answering {@code POST /charge} on {@code exit}'s port. */
+    private static Path mockedExitDocument(CountingServer exit) throws Exception {
+        return document("""
+                {"mode": "enforce", "scope": [],
+                 "mocks": [{"exit": "127.0.0.1:%d POST /charge", "status": 201, "body": "{\\"id\\":\\"ch_mock\\"}",
+                            "headers": {"Content-Type": "application/json"}, "latencyMs": 0}]}
+                """.formatted(exit.port()));
     }
 
     /** H2 (statement, prepared, HikariCP), Jedis, the Kafka producer, and corpus bug 44 on H2. */

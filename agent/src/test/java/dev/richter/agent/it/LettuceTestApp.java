@@ -10,9 +10,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -32,7 +30,7 @@ import reactor.core.publisher.Mono;
  *       {@code sync()}, {@code async()} (waiting for the future) and {@code reactive()} (subscribed by {@code
  *       block()} on the request's thread);</li>
  *   <li>{@code elsewhere}: the reactive API's {@code Mono} built on the request's thread and subscribed on a thread
- *       started at start, which never carries the request's context (a hand-off through a queue);</li>
+ *       started at start, which never carries the request's context ({@link ContextFreeSubscriber});</li>
  *   <li>{@code fresh}: a connection opened by the request itself, used once and closed;</li>
  *   <li>{@code template}, {@code reactive-template}: Spring Data Redis's {@code StringRedisTemplate} and {@code
  *       ReactiveStringRedisTemplate} over one {@code LettuceConnectionFactory} (its shared native connection, opened
@@ -41,9 +39,6 @@ import reactor.core.publisher.Mono;
  */
 public final class LettuceTestApp {
     private LettuceTestApp() {}
-
-    /** A reactive command and where its answer goes, handed to the thread with no context. */
-    private record Handoff(Mono<?> mono, CompletableFuture<Object> answer) {}
 
     public static void main(String[] args) throws Exception {
         int port = Integer.getInteger("app.redis.port");
@@ -54,23 +49,7 @@ public final class LettuceTestApp {
         factory.start();
         StringRedisTemplate template = new StringRedisTemplate(factory);
         ReactiveStringRedisTemplate reactiveTemplate = new ReactiveStringRedisTemplate(factory);
-        BlockingQueue<Handoff> handoffs = new LinkedBlockingQueue<>();
-        Thread elsewhere = new Thread(() -> {
-            while (true) {
-                try {
-                    Handoff h = handoffs.take();
-                    try {
-                        h.answer().complete(h.mono().block(Duration.ofSeconds(10)));
-                    } catch (RuntimeException e) {
-                        h.answer().completeExceptionally(e);
-                    }
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        }, "no-context-subscriber");
-        elsewhere.setDaemon(true);
-        elsewhere.start();
+        ContextFreeSubscriber elsewhere = new ContextFreeSubscriber();
         HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/lettuce", exchange -> {
             Map<String, String> q = StorageTestApp.query(exchange);
@@ -84,11 +63,7 @@ public final class LettuceTestApp {
                     case "sync" -> sync(connection, op, keys, value);
                     case "async" -> async(connection, op, keys, value).get(10, TimeUnit.SECONDS);
                     case "reactive" -> reactive(connection, op, keys, value).block(Duration.ofSeconds(10));
-                    case "elsewhere" -> {
-                        CompletableFuture<Object> done = new CompletableFuture<>();
-                        handoffs.add(new Handoff(reactive(connection, op, keys, value), done));
-                        yield done.get(10, TimeUnit.SECONDS);
-                    }
+                    case "elsewhere" -> elsewhere.block(reactive(connection, op, keys, value));
                     case "fresh" -> {
                         try (StatefulRedisConnection<String, String> c = client.connect()) {
                             yield sync(c, op, keys, value);

@@ -26,8 +26,8 @@ import org.springframework.web.client.RestClient;
 /**
  * {@link IsolationTestApp}'s calls with the HTTP clients besides the JDK's, as a service makes them (no Richter code):
  * OkHttp 5 ({@code execute()}, or {@code enqueue(callback)} when async), Apache HttpClient 5's classic client ({@code
- * execute(request, handler)}, or {@code executeOpen} when async) and Spring's {@code RestClient} over that client.
- * POST sends {@code {"amount":1}}.
+ * execute(request, handler)}, or {@code executeOpen} when async) and Spring's {@code RestClient} over that client;
+ * the reactive and asynchronous ones are {@link ReactiveClients}'. POST sends {@code {"amount":1}}.
  */
 final class OtherClients {
     private static final String BODY = "{\"amount\":1}";
@@ -52,6 +52,7 @@ final class OtherClients {
                 case "apache4" -> apache4(target, method);
                 case "socket" -> socket(target);
                 case "channel" -> channel(target);
+                case "reactor-netty", "webclient", "apache-async" -> ReactiveClients.call(client, target, method, async);
                 default -> "error=no client " + client;
             };
         } catch (IOException | RuntimeException e) {

@@ -67,6 +67,14 @@ class BootClassPathTest {
     }
 
     @Test
+    void theAsyncAndReactiveClientModulesInjectEveryClassOfTheirHelperPackages() throws IOException {
+        assertEquals(compiled("dev.richter.agent.apacheasync"), sorted(ApacheHttpAsyncClientInstrumentationModule.HELPERS));
+        List<String> reactor = new ArrayList<>(compiled("dev.richter.agent.reactornettyclient"));
+        reactor.addAll(compiled("reactor.netty.http.client"));
+        assertEquals(sorted(reactor), sorted(ReactorNettyClientInstrumentationModule.HELPERS));
+    }
+
+    @Test
     void theApacheHttpClient4ModuleInjectsEveryClassOfItsHelperPackage() throws IOException {
         assertEquals(compiled("dev.richter.agent.apache4"), sorted(ApacheHttpClient4InstrumentationModule.HELPERS));
     }
