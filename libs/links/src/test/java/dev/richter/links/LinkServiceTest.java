@@ -255,7 +255,8 @@ class LinkServiceTest {
         assertEquals(Set.of("gateway", "order", "inventory"), stored.keySet());
         dev.richter.links.middleware.MiddlewareUse client = stored.get("gateway").stream()
                 .filter(u -> u.library().equals("reactor-netty HttpClient")).findFirst().orElseThrow();
-        assertEquals(List.of(2L, 2L, 0L, false, "io.opentelemetry.reactor-netty-1.0", "2.22.0-alpha", "1.0+", "http-client"),
+        assertEquals(List.of(2L, 2L, 0L, true, "io.opentelemetry.reactor-netty-1.0", "2.22.0-alpha", "1.0+ (guarded: 1.x)",
+                        "http-client"),
                 List.of(client.calls(), client.markedCalls(), client.markedCallsIsolated(), client.guarded(),
                         client.scopeName(), client.scopeVersion(), client.versions(), client.role()));
         assertEquals(List.of("JDBC h2 6", "Jedis redis 6", "Tomcat (jakarta Servlet)  2"), stored.get("inventory").stream()

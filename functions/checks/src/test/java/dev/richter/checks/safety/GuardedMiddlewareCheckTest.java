@@ -31,16 +31,32 @@ class GuardedMiddlewareCheckTest {
         return out;
     }
 
-    /** The demo passes: the gateway's reactor-netty client is vouched for by order, which proves its isolation. */
+    /** The demo passes: the gateway's reactor-netty client is guarded by the extension's reactor-netty client module. */
     @Test
-    void theShopsGatewayClientPassesBecauseEveryMarkedCallReachedAnIsolatingService() {
+    void theShopsGatewayClientIsGuarded() {
         List<Span> spans = IsolationEnforcedCheckTest.proven(CAPTURE, IsolationEnforcedCheckTest.SCOPE);
+        CheckResult gateway = bySubject(GuardedMiddlewareCheck.check(spans, IsolationEnforcedCheckTest.SCOPE,
+                Marker.DEFAULT)).get("gateway");
+        assertEquals(Outcome.PASS, gateway.outcome(), gateway.evidence());
+        assertEquals("guarded: reactor-netty / Netty 4.1 server 4.1.x (io.opentelemetry.netty-4.1 2.22.0-alpha), 2 marked"
+                + " calls, reactor-netty HttpClient 1.0+ (guarded: 1.x) (io.opentelemetry.reactor-netty-1.0 2.22.0-alpha), 2"
+                + " marked calls", gateway.evidence(), "in the order the capture first shows them");
+    }
+
+    /**
+     * The capture with the gateway's client as an unguarded one (a bare Netty 4.1 client,
+     * {@link dev.richter.links.middleware.MiddlewareFixtures#withUnguardedClient}) passes: order, which proves its
+     * isolation, vouches for each of its marked calls.
+     */
+    @Test
+    void anUnguardedClientPassesWhenEveryMarkedCallReachedAnIsolatingService() {
+        List<Span> spans = unguarded(IsolationEnforcedCheckTest.proven(CAPTURE, IsolationEnforcedCheckTest.SCOPE));
         Map<String, CheckResult> r = bySubject(GuardedMiddlewareCheck.check(spans, IsolationEnforcedCheckTest.SCOPE,
                 Marker.DEFAULT));
         assertEquals(Set.of("gateway", "order", "inventory"), r.keySet());
         r.values().forEach(c -> assertEquals(Outcome.PASS, c.outcome(), c.evidence()));
-        assertEquals("not guarded, vouched for by its callees: reactor-netty HttpClient 1.0+"
-                + " (io.opentelemetry.reactor-netty-1.0 2.22.0-alpha), 2 marked calls (" + GuardedMiddlewareCheck.VOUCHED
+        assertEquals("not guarded, vouched for by its callees: Netty 4.1 client 4.1.x"
+                + " (io.opentelemetry.netty-4.1 2.22.0-alpha), 2 marked calls (" + GuardedMiddlewareCheck.VOUCHED
                 + "); guarded: reactor-netty / Netty 4.1 server 4.1.x (io.opentelemetry.netty-4.1 2.22.0-alpha), 2 marked calls",
                 r.get("gateway").evidence());
         assertEquals("guarded: JDBC any driver (io.opentelemetry.jdbc 2.22.0-alpha), 6 marked calls, Jedis 4.0+"
@@ -49,17 +65,17 @@ class GuardedMiddlewareCheckTest {
                 "in the order the capture first shows them");
     }
 
-    /** Without order's proof (or with order out of scope) the gateway's unguarded client FAILs, named with its version. */
+    /** Without order's proof (or with order out of scope) an unguarded client FAILs, named with its version. */
     @Test
     void anUnguardedClientWhoseCalleeProvesNothingFailsNamingLibraryVersionAndService() {
-        List<Span> spans = IsolationEnforcedCheckTest.proven(CAPTURE, Set.of("gateway", "inventory"));
+        List<Span> spans = unguarded(IsolationEnforcedCheckTest.proven(CAPTURE, Set.of("gateway", "inventory")));
         CheckResult gateway = bySubject(GuardedMiddlewareCheck.check(spans, IsolationEnforcedCheckTest.SCOPE,
                 Marker.DEFAULT)).get("gateway");
         assertEquals(Outcome.FAIL, gateway.outcome());
-        assertEquals("not guarded by Richter's agent extension, on marked traffic: reactor-netty HttpClient 1.0+"
-                + " (io.opentelemetry.reactor-netty-1.0 2.22.0-alpha), 2 marked calls; guarded: reactor-netty / Netty 4.1"
+        assertEquals("not guarded by Richter's agent extension, on marked traffic: Netty 4.1 client 4.1.x"
+                + " (io.opentelemetry.netty-4.1 2.22.0-alpha), 2 marked calls; guarded: reactor-netty / Netty 4.1"
                 + " server 4.1.x (io.opentelemetry.netty-4.1 2.22.0-alpha), 2 marked calls", gateway.evidence());
-        List<Span> proven = IsolationEnforcedCheckTest.proven(CAPTURE, IsolationEnforcedCheckTest.SCOPE);
+        List<Span> proven = unguarded(IsolationEnforcedCheckTest.proven(CAPTURE, IsolationEnforcedCheckTest.SCOPE));
         assertEquals(Outcome.FAIL, bySubject(GuardedMiddlewareCheck.check(proven, Set.of("gateway", "inventory"),
                 Marker.DEFAULT)).get("gateway").outcome(), "order proves its isolation, but is not in scope");
     }
@@ -113,5 +129,9 @@ class GuardedMiddlewareCheckTest {
         assertEquals(List.of(new CheckResult(GuardedMiddlewareCheck.NAME, Outcome.PASS, "recorded traces",
                 "no client, store or server of a scope service seen in the recorded spans")),
                 GuardedMiddlewareCheck.checkRecorded(Map.of(), Set.of("cart")));
+    }
+
+    private static List<Span> unguarded(List<Span> spans) {
+        return dev.richter.links.middleware.MiddlewareFixtures.withUnguardedClient(spans);
     }
 }

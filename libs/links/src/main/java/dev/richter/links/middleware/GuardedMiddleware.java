@@ -16,13 +16,14 @@ import java.util.Set;
  * them in each module's
  * singletons, and each row's library versions are that module's muzzle {@code pass} range (its {@code
  * build.gradle.kts}); guarded or not is agent/README.md, "What is guarded, and what is not": guarded are the JDK
- * {@code HttpClient}, {@code java.net.HttpURLConnection}, Apache HttpClient 5 classic, Apache HttpClient 4.3-4.5,
+ * {@code HttpClient}, {@code java.net.HttpURLConnection}, Apache HttpClient 5 (classic and async), reactor-netty's
+ * {@code HttpClient} ({@code WebClient}, Spring Cloud Gateway's downstream calls), Apache HttpClient 4.3-4.5,
  * OkHttp 4/5, JDBC (any driver), Jedis 7, Lettuce 6 and 7, the Kafka producer and consumer (spring-kafka's listener
  * over it; a consumer that assigns partitions or subscribes by pattern gets no shadow consumer, which a span does not
  * show), the AWS SDK for Java 2, Caffeine and
  * Spring's {@code ConcurrentMapCache}, grpc-java's client channels, and as servers the JDK {@code HttpServer}, jakarta
- * and {@code javax.servlet} (Servlet 3.0+) containers and reactor-netty's server; not guarded are reactor-netty's
- * {@code HttpClient} ({@code WebClient}, Spring Cloud Gateway's downstream calls), Lettuce 5, other
+ * and {@code javax.servlet} (Servlet 3.0+) containers and reactor-netty's server; not guarded are Apache HttpClient
+ * 5's minimal async clients, a bare Netty client, Lettuce 5, other
  * in-process caches, the AWS SDK for Java 1, gRPC servers and Servlet 2.x containers. A change to either source changes this table and its test ({@code
  * MiddlewareInventoryTest#tableRowsAreTheAgentsScopeNames}) together. In-process caches (Caffeine, a map) make no span:
  * no trace can show them, so no row names them.
@@ -31,7 +32,7 @@ import java.util.Set;
  * <ul>
  *   <li>the scope's version is the agent's ({@code 2.22.0-alpha}), never the library's: a row gives the library
  *       versions its module instruments;</li>
- *   <li>{@code apache-httpclient-5.0} also records Apache's async client, {@code okhttp-3.0} also OkHttp 3, {@code
+ *   <li>{@code apache-httpclient-5.0} also records Apache's minimal async clients, {@code okhttp-3.0} also OkHttp 3, {@code
  *       jedis-4.0} also Jedis 4 to 6, {@code apache-httpclient-4.0} also HttpClient 4.0 to 4.2, {@code lettuce-5.1}
  *       also Lettuce 5.1 to 5.3, none of which the extension was built or tested on; the rows read them as the
  *       guarded client (the middleware-version check of a team's SBOM is where such a version is pinned);</li>
@@ -81,8 +82,11 @@ public final class GuardedMiddleware {
                     MiddlewareRole.HTTP_CLIENT, true, "CloseableHttpClient.doExecute"),
             new ScopeRow(O + "http-url-connection", ANY, "java.net.HttpURLConnection", "any JDK", MiddlewareRole.HTTP_CLIENT,
                     true, "a marked call to a mocked exit is refused, not mocked"),
-            new ScopeRow(O + "apache-httpclient-5.0", ANY, "Apache HttpClient 5 classic", "5.0+", MiddlewareRole.HTTP_CLIENT,
-                    true, "the same scope records the async client, which is not guarded"),
+            new ScopeRow(O + "apache-httpclient-5.0", ANY, "Apache HttpClient 5", "5.0+", MiddlewareRole.HTTP_CLIENT,
+                    true, "classic and async; the same scope records the minimal async clients, which are not guarded"),
+            new ScopeRow(O + "reactor-netty-1.0", ANY, "reactor-netty HttpClient", "1.0+ (guarded: 1.x)",
+                    MiddlewareRole.HTTP_CLIENT, true, "WebClient and Spring Cloud Gateway's downstream calls; tested on"
+                            + " 1.2.11 (Spring Boot 3.5's)"),
             new ScopeRow(O + "okhttp-3.0", ANY, "OkHttp", "3.0+ (guarded: 4, 5)", MiddlewareRole.HTTP_CLIENT, true,
                     "the extension is built and tested on OkHttp 4 and 5"),
             new ScopeRow(O + "jdbc", ANY, "JDBC", "any driver", MiddlewareRole.STORE, true, ""),
@@ -118,8 +122,6 @@ public final class GuardedMiddleware {
                     false, ""),
             new ScopeRow(O + "apache-httpasyncclient-4.1", ANY, "Apache HttpAsyncClient 4", "4.1+", MiddlewareRole.HTTP_CLIENT,
                     false, ""),
-            new ScopeRow(O + "reactor-netty-1.0", ANY, "reactor-netty HttpClient", "1.0+", MiddlewareRole.HTTP_CLIENT, false,
-                    "WebClient and Spring Cloud Gateway's downstream calls"),
             new ScopeRow(O + "netty-4.1", CLIENT, "Netty 4.1 client", "4.1.x", MiddlewareRole.HTTP_CLIENT, false, ""),
             new ScopeRow(O + "spring-webflux-5.3", CLIENT, "Spring WebClient", "5.3+ (library instrumentation)", MiddlewareRole.HTTP_CLIENT, false, ""),
             new ScopeRow(O + "okhttp-2.2", ANY, "OkHttp 2", "2.2+", MiddlewareRole.HTTP_CLIENT, false, ""),

@@ -61,48 +61,48 @@ class MiddlewareInventoryTest {
     void theShopsClientsStoresAndServersFromItsSpans() throws IOException {
         Map<String, MiddlewareUse> uses = byServiceAndLibrary(MiddlewareInventory.of(shop(), Marker.DEFAULT, s -> true));
         assertEquals(Set.of("gateway / reactor-netty / Netty 4.1 server", "gateway / reactor-netty HttpClient",
-                "order / Tomcat (jakarta Servlet)", "order / Apache HttpClient 5 classic",
+                "order / Tomcat (jakarta Servlet)", "order / Apache HttpClient 5",
                 "inventory / Tomcat (jakarta Servlet)", "inventory / JDBC", "inventory / Jedis"), uses.keySet());
         MiddlewareUse client = uses.get("gateway / reactor-netty HttpClient");
-        assertEquals(new MiddlewareUse("gateway", "reactor-netty HttpClient", "1.0+", "http-client",
-                "io.opentelemetry.reactor-netty-1.0", "2.22.0-alpha", "", false, 1, 1, 0, client.lastSeenMs()), client);
-        assertEquals(Standing.UNGUARDED_ON_MARKED_TRAFFIC, client.verdict(), "order proved nothing in this recording");
+        assertEquals(new MiddlewareUse("gateway", "reactor-netty HttpClient", "1.0+ (guarded: 1.x)", "http-client",
+                "io.opentelemetry.reactor-netty-1.0", "2.22.0-alpha", "", true, 1, 1, 0, client.lastSeenMs()), client);
+        assertEquals(Standing.GUARDED, client.verdict(), "the extension's reactor-netty client module");
         MiddlewareUse jdbc = uses.get("inventory / JDBC");
         assertEquals(List.of("h2", 3L, 3L, true, Standing.GUARDED),
                 List.of(jdbc.system(), jdbc.calls(), jdbc.markedCalls(), jdbc.guarded(), jdbc.verdict()));
         MiddlewareUse jedis = uses.get("inventory / Jedis");
         assertEquals(List.of("redis", 3L, "io.opentelemetry.jedis-4.0", Standing.GUARDED),
                 List.of(jedis.system(), jedis.calls(), jedis.scopeName(), jedis.verdict()));
-        assertEquals(2L, uses.get("order / Apache HttpClient 5 classic").markedCalls());
+        assertEquals(2L, uses.get("order / Apache HttpClient 5").markedCalls());
     }
 
-    /** The gateway's unguarded client passes only when every marked call reached an in-scope service that proved isolation. */
+    /** An unguarded client passes only when every marked call reached an in-scope service that proved isolation. */
     @Test
     void anUnguardedClientIsVouchedForOnlyByAnInScopeCalleeWithProof() throws IOException {
-        List<Span> proven = withProof(shop(), Set.of("order", "inventory"));
+        List<Span> proven = MiddlewareFixtures.withUnguardedClient(withProof(shop(), Set.of("order", "inventory")));
         MiddlewareUse inScope = byServiceAndLibrary(MiddlewareInventory.of(proven, Marker.DEFAULT,
-                Set.of("gateway", "order", "inventory")::contains)).get("gateway / reactor-netty HttpClient");
+                Set.of("gateway", "order", "inventory")::contains)).get("gateway / Netty 4.1 client");
         assertEquals(1L, inScope.markedCallsIsolated());
         assertEquals(Standing.CALLEE_ISOLATED, inScope.verdict());
         MiddlewareUse outOfScope = byServiceAndLibrary(MiddlewareInventory.of(proven, Marker.DEFAULT,
-                Set.of("gateway", "inventory")::contains)).get("gateway / reactor-netty HttpClient");
+                Set.of("gateway", "inventory")::contains)).get("gateway / Netty 4.1 client");
         assertEquals(Standing.UNGUARDED_ON_MARKED_TRAFFIC, outOfScope.verdict(), "order is not in scope");
-        MiddlewareUse noProof = byServiceAndLibrary(MiddlewareInventory.of(withProof(shop(), Set.of("inventory")),
-                Marker.DEFAULT, s -> true)).get("gateway / reactor-netty HttpClient");
+        MiddlewareUse noProof = byServiceAndLibrary(MiddlewareInventory.of(MiddlewareFixtures.withUnguardedClient(withProof(shop(),
+                Set.of("inventory"))), Marker.DEFAULT, s -> true)).get("gateway / Netty 4.1 client");
         assertEquals(Standing.UNGUARDED_ON_MARKED_TRAFFIC, noProof.verdict(), "order carries no proof");
     }
 
-    /** Unmarked traffic: the same spans without the marker are listed, never judged. */
+    /** Unmarked traffic: the same spans (an unguarded client's) without the marker are listed, never judged. */
     @Test
     void unmarkedTrafficIsListedNotJudged() throws IOException {
-        List<Span> unmarked = shop().stream().map(s -> {
+        List<Span> unmarked = MiddlewareFixtures.withUnguardedClient(shop()).stream().map(s -> {
             Map<String, String> a = new HashMap<>(s.attributes());
             a.remove(Marker.DEFAULT.key());
             return new Span(s.traceId(), s.spanId(), s.parentSpanId(), s.links(), s.service(), s.operation(), s.kind(),
                     s.peerService(), a, s.startEpochNanos(), s.durationNanos(), s.scope());
         }).toList();
         MiddlewareUse client = byServiceAndLibrary(MiddlewareInventory.of(unmarked, Marker.DEFAULT, s -> true))
-                .get("gateway / reactor-netty HttpClient");
+                .get("gateway / Netty 4.1 client");
         assertEquals(0L, client.markedCalls());
         assertEquals(Standing.NOT_ON_MARKED_TRAFFIC, client.verdict());
     }
@@ -153,7 +153,7 @@ class MiddlewareInventoryTest {
                 Map.entry("io.opentelemetry.kafka-clients-0.11", true),
                 Map.entry("io.opentelemetry.apache-httpclient-4.0", true), Map.entry("io.opentelemetry.apache-httpclient-4.3", true),
                 Map.entry("io.opentelemetry.netty-4.1", false),
-                Map.entry("io.opentelemetry.reactor-netty-1.0", false), Map.entry("io.opentelemetry.lettuce-5.1", true),
+                Map.entry("io.opentelemetry.reactor-netty-1.0", true), Map.entry("io.opentelemetry.lettuce-5.1", true),
                 Map.entry("io.opentelemetry.lettuce-5.0", false),
                 Map.entry("io.opentelemetry.aws-sdk-2.2", true), Map.entry("io.opentelemetry.aws-sdk-1.11", false),
                 Map.entry("io.opentelemetry.grpc-1.6", true)));
