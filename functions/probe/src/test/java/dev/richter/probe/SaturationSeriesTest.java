@@ -41,8 +41,10 @@ class SaturationSeriesTest {
         // ProcessorMetrics' meters, fixed values so the expected figures are known
         Gauge.builder("system.cpu.usage", () -> 0.97).register(registry);
         Gauge.builder("process.cpu.usage", () -> 0.41).register(registry);
-        // HikariCP's tracker: 10 max, 10 active, 7 threads waiting
-        new MicrometerMetricsTrackerFactory(registry).create("HikariPool-1", new PoolStats(0) {
+        // HikariCP's tracker: 10 max, 10 active, 7 threads waiting. Its gauges hold the pool's statistics weakly (as
+        // Micrometer's gauges of an object do), so the test keeps them reachable until the scrape (the fence below),
+        // as a running pool does
+        PoolStats poolStats = new PoolStats(0) {
             @Override
             protected void update() {
                 totalConnections = 10;
@@ -52,7 +54,8 @@ class SaturationSeriesTest {
                 maxConnections = 10;
                 minConnections = 10;
             }
-        });
+        };
+        new MicrometerMetricsTrackerFactory(registry).create("HikariPool-1", poolStats);
         // JvmGcMetrics' pause timer: two collections of 0.25 s and 0.5 s
         Timer.builder("jvm.gc.pause").tags("action", "end of minor GC", "cause", "G1 Evacuation Pause", "gc", "G1 Young Generation")
                 .register(registry).record(Duration.ofMillis(250));
@@ -75,7 +78,9 @@ class SaturationSeriesTest {
                 });
             }
             assertTrue(started.await(30, TimeUnit.SECONDS));
+            System.gc();   // a collection before the scrape, as a running service has them: weak gauges must survive it
             String body = registry.scrape(contentType);
+            java.lang.ref.Reference.reachabilityFence(poolStats);
 
             Map<String, Double> m = ResourceMetricNames.defaults().extract(PrometheusTextParser.parse(body).samples());
 
