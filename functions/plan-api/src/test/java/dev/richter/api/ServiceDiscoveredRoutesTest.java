@@ -80,7 +80,7 @@ class ServiceDiscoveredRoutesTest {
         assertEquals(List.of(
                 "reactor-netty / Netty 4.1 server | 4.1.x | server | io.opentelemetry.netty-4.1 2.22.0-alpha | guarded true"
                         + " | marked true 1/1",
-                "reactor-netty HttpClient | 1.0+ | http-client | io.opentelemetry.reactor-netty-1.0 2.22.0-alpha"
-                        + " | guarded false | marked true 1/1"), middleware);
+                "reactor-netty HttpClient | 1.0+ (guarded: 1.x) | http-client | io.opentelemetry.reactor-netty-1.0"
+                        + " 2.22.0-alpha | guarded true | marked true 1/1"), middleware);
     }
 }

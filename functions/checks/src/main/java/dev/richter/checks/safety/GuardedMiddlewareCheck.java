@@ -28,12 +28,12 @@ import java.util.TreeMap;
  *   <li>not guarded, an HTTP or RPC client, and every one of its marked calls reached a service in scope that itself
  *       proved its isolation (the call's child SERVER span is that service's and carries {@code
  *       richter.isolation.active=true}, as {@value IsolationEnforcedCheck#NAME} reads it): PASS with that evidence,
- *       "unguarded, but every marked call went to an in-scope service that enforces isolation" (the demo shop's Spring
- *       Cloud Gateway calls its services through reactor-netty's {@code HttpClient}, which is not guarded);</li>
+ *       "unguarded, but every marked call went to an in-scope service that enforces isolation" (e.g. a bare Netty or
+ *       Jetty client calling a service that runs the extension);</li>
  *   <li>not guarded, a server (a gRPC server, a Servlet 2.x container): WARN, its marked requests are no exits, but it has no
  *       503 gate before the isolation document loads;</li>
  *   <li>anything else not guarded in a marked trace FAILs, naming the library, its version and the service: an
- *       unguarded store (Redisson, the Kafka consumer, the AWS SDK: what it writes lands in the store, with no service
+ *       unguarded store (Redisson, RabbitMQ, the AWS SDK for Java 1: what it writes lands in the store, with no service
  *       after it to prove anything), an unguarded client one of whose marked calls reached no isolating in-scope
  *       service (an exit, a service outside the scope, a call that failed before any server answered), and every
  *       library no row of the table names (fail closed).</li>
