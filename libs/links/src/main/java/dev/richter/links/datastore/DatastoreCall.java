@@ -207,17 +207,24 @@ public record DatastoreCall(String kind, String system, String namespace, String
      * The table names of an {@code aws.dynamodb.table_names} value as a span source writes it: an OTLP array
      * ({@code {"values":[{"stringValue":"orders"}]}}, what {@code OtlpParser} keeps of an {@code arrayValue}), a JSON
      * array, or a comma-separated list; a table's ARN ({@code arn:aws:dynamodb:<region>:<account>:table/<name>}) is
-     * its name. Empty for an empty value.
+     * its name. Empty for an empty value; a value that starts as JSON but does not parse throws, so {@link #of} makes
+     * the call one with a {@code problem} (its tables unknown).
      */
     static List<String> tableNames(String value) {
         String v = value.strip();
         List<String> names = new ArrayList<>();
         if (v.startsWith("{") || v.startsWith("[")) {
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"((?:[^\"\\\\]|\\\\.)*)\"").matcher(v);
-            while (m.find()) {
-                String s = m.group(1);
-                if (!s.equals("values") && !s.equals("stringValue")) {
-                    names.add(s);
+            com.fasterxml.jackson.databind.JsonNode tree;
+            try {
+                tree = dev.richter.common.Json.MAPPER.readTree(v);
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                throw new IllegalArgumentException("aws.dynamodb.table_names is not JSON: " + e.getOriginalMessage(), e);
+            }
+            // an OTLP AnyValue array ({"values": [{"stringValue": ...}]}) or a plain JSON array of names
+            for (com.fasterxml.jackson.databind.JsonNode element : tree.isArray() ? tree : tree.path("values")) {
+                String name = element.isTextual() ? element.asText() : element.path("stringValue").asText("");
+                if (!name.isEmpty()) {
+                    names.add(name);
                 }
             }
         } else {
