@@ -26,6 +26,11 @@ import java.util.Optional;
  * with a dot ({@code .internal.example.com}, matching that domain's hosts). Empty: every address not refused above.
  * Otherwise a host passes when its name matches a suffix or every address it resolves to lies in a block. CIDR
  * parsing and matching are the IPAddress library's (com.github.seancfoley:ipaddress).
+ *
+ * <p>Built on {@link #SYSTEM}, a policy also holds the connection to its check: each name it checks is watched by
+ * {@link CheckedResolverProvider}, so every later lookup of that name in this JVM, the client's own included, is judged
+ * the same way, and a name that passed its check and then resolves to a refused address is refused when the client
+ * connects (DNS rebinding).
  */
 public final class AllowedNetworks {
     private static final List<IPAddress> ALWAYS_REFUSED = blocks(List.of("169.254.0.0/16", "fe80::/10", "fd00:ec2::/32",
@@ -39,6 +44,9 @@ public final class AllowedNetworks {
         InetAddress[] resolve(String host) throws UnknownHostException;
     }
 
+    /** The JVM's own name lookup ({@link InetAddress#getAllByName}), whose later answers the policy also judges. */
+    public static final Resolver SYSTEM = InetAddress::getAllByName;
+
     private final List<IPAddress> blocks;
     private final List<String> suffixes;
     private final boolean allowLoopback;
@@ -47,7 +55,7 @@ public final class AllowedNetworks {
     /**
      * @param spec          the allowlist as above; blank for none
      * @param allowLoopback whether loopback addresses pass (the local stack)
-     * @param resolver      the DNS lookup, {@link InetAddress#getAllByName} in production
+     * @param resolver      the DNS lookup, {@link #SYSTEM} in production
      * @throws IllegalArgumentException naming the entry that is neither a CIDR block nor a {@code .suffix}
      */
     public AllowedNetworks(String spec, boolean allowLoopback, Resolver resolver) {
@@ -81,7 +89,7 @@ public final class AllowedNetworks {
      */
     public static AllowedNetworks fromEnv() {
         return new AllowedNetworks(Env.get("RICHTER_ALLOWED_NETWORKS").orElse(""),
-                Env.get("RICHTER_ALLOW_LOOPBACK").map("true"::equals).orElse(false), InetAddress::getAllByName);
+                Env.get("RICHTER_ALLOW_LOOPBACK").map("true"::equals).orElse(false), SYSTEM);
     }
 
     /** Whether loopback addresses pass (the local stack). */
@@ -98,15 +106,39 @@ public final class AllowedNetworks {
      */
     public Optional<String> refusal(String host) {
         String h = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+        boolean literal = new IPAddressString(h).isIPAddress();
+        if (resolver == SYSTEM && !literal) {
+            if (!CheckedResolverProvider.ensureInstalled()) {
+                return Optional.of(host + " is a name, and this JVM resolves names without Richter's checked resolver"
+                        + " (CheckedResolverProvider was not loaded), so the address a client connects to could differ"
+                        + " from the one checked");
+            }
+            CheckedResolverProvider.watch(h, this);
+        }
         InetAddress[] addresses;
         try {
             addresses = resolver.resolve(h);
+        } catch (CheckedResolverProvider.RefusedAnswer e) {
+            return Optional.of(e.getMessage());
         } catch (UnknownHostException e) {
-            return Optional.of(host + " does not resolve");
+            return Optional.of(resolver == SYSTEM ? CheckedResolverProvider.lastRefusal(h).orElse(host + " does not resolve")
+                    : host + " does not resolve");
         }
+        return judge(host, addresses);
+    }
+
+    /**
+     * Why Richter must not call {@code host}, given what it resolves to.
+     *
+     * @param host      the name or literal as called, quoted in the reason
+     * @param addresses what it resolves to; none is a refusal
+     * @return empty when every address may be called; else the reason, as {@link #refusal}
+     */
+    public Optional<String> judge(String host, InetAddress[] addresses) {
         if (addresses == null || addresses.length == 0) {
             return Optional.of(host + " does not resolve");
         }
+        String h = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
         String name = h.toLowerCase(Locale.ROOT);
         boolean bySuffix = suffixes.stream().anyMatch(name::endsWith);
         for (InetAddress a : addresses) {
