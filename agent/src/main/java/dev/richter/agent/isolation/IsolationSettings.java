@@ -138,6 +138,7 @@ public final class IsolationSettings {
 
     @Override
     public String toString() {
-        return "IsolationSettings[url=" + url + ", token=" + token + ", file=" + file + ", refreshS=" + refreshS + "]";
+        return "IsolationSettings[url=" + url + ", token=" + (token.isEmpty() ? "none" : "(set, redacted)") + ", file="
+                + file + ", refreshS=" + refreshS + "]";
     }
 }

@@ -1,6 +1,7 @@
 package dev.richter.agent.isolation;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.net.URI;
@@ -19,6 +20,7 @@ class IsolationSettingsTest {
 
         assertEquals(Optional.of(URI.create("https://richter.example/isolation")), s.url());
         assertEquals("t0k", s.token());
+        assertFalse(s.toString().contains("t0k"), "the token is never printed: " + s);
         assertEquals(5, s.refreshS());
         assertEquals("https://richter.example/isolation", s.source());
     }

@@ -72,7 +72,13 @@ final class ServiceResource {
                     + ", which another team has registered: an address belongs to one team (its runs, probes and"
                     + " leases); ask that team to delete its service there, or your Richter administrators");
         }
-        repositories.putService(service);
+        try {
+            repositories.putService(service);
+        } catch (RuntimeException e) {
+            // the service was not stored: a claim made for it alone would hold the address with no service there
+            releaseUnused(req.teamId(), authority);
+            throw e;
+        }
         if (before != null) {
             releaseUnused(req.teamId(), TargetAddress.of(before.baseUrl()).authority());
         }

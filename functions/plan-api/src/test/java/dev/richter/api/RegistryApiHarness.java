@@ -34,7 +34,8 @@ import software.amazon.awssdk.services.sfn.SfnClient;
  * The plan API's Lambda handler (payload 2.0 events in, {@code {statusCode, body}} out) on an in-memory registry,
  * plans and audit table (items keyed by table, team and sort key; queries page by {@code Limit}) and the links
  * library's {@link FakeDynamoDb} as the links table, for route tests.
- * {@link #failPutsWithPrefix} makes the n-th put of a traffic-set manifest fail, to show nothing is half-written.
+ * {@link #failPutsWithPrefix} makes the n-th put of an item whose key starts with {@link #failingPutPrefix} (a traffic-set
+ * manifest unless set) fail, to show nothing is half-written; {@link #updates} counts UpdateItem requests.
  */
 final class RegistryApiHarness {
     /**
@@ -47,6 +48,10 @@ final class RegistryApiHarness {
     private final FakeDynamoDb links = new FakeDynamoDb();
     /** Fail the n-th put of a traffic-set manifest (0: never). */
     int failPutsWithPrefix;
+    /** The item-key prefix of the puts {@link #failPutsWithPrefix} counts. */
+    String failingPutPrefix = "trafficset#";
+    /** UpdateItem requests received, each a charged write on DynamoDB whether or not its condition holds. */
+    final java.util.concurrent.atomic.AtomicInteger updates = new java.util.concurrent.atomic.AtomicInteger();
     final InputValidator schemas = new InputValidator();
 
     private final DynamoDbClient ddb = (DynamoDbClient) Proxy.newProxyInstance(getClass().getClassLoader(),
@@ -54,7 +59,7 @@ final class RegistryApiHarness {
                 case "putItem" -> put((PutItemRequest) args[0]);
                 case "getItem" -> get((GetItemRequest) args[0]);
                 case "deleteItem" -> delete((DeleteItemRequest) args[0]);
-                case "updateItem" -> update((software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest) args[0]);
+                case "updateItem" -> updates.incrementAndGet() < 0 ? null : update((software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest) args[0]);
                 case "query" -> LINKS.equals(((QueryRequest) args[0]).tableName()) ? links.query((QueryRequest) args[0])
                         : query((QueryRequest) args[0]);
                 case "batchWriteItem" -> batchWrite(args[0] instanceof BatchWriteItemRequest b ? b : built(args[0]));
@@ -77,7 +82,7 @@ final class RegistryApiHarness {
     }
 
     private PutItemResponse put(PutItemRequest r) {
-        if (failPutsWithPrefix > 0 && r.item().containsKey("itemKey") && r.item().get("itemKey").s().startsWith("trafficset#")
+        if (failPutsWithPrefix > 0 && r.item().containsKey("itemKey") && r.item().get("itemKey").s().startsWith(failingPutPrefix)
                 && --failPutsWithPrefix == 0) {
             throw new IllegalStateException("induced DynamoDB failure");
         }

@@ -102,4 +102,30 @@ class ServiceOwnershipRoutesTest {
         assertEquals(Optional.empty(), repositories.isolationLoadedAtMs("t2", "orders"), "another team's read is its own");
         assertEquals(200, api.call("GET /safety/isolation", "t1", Map.of(), Map.of(), null).get("statusCode"));
     }
+
+    @Test
+    void aContainerRecordsAServicesIsolationLoadOnceAMinuteWhateverTheNumberOfFetches() {
+        assertEquals(201, register("t1", "orders", "http://orders.internal:8080").get("statusCode"));
+        assertEquals(201, register("t1", "payment", "http://payment.internal:8080").get("statusCode"));
+        int before = api.updates.get();
+        for (int i = 0; i < 20; i++) {
+            assertEquals(200, api.call("GET /safety/isolation", "t1", Map.of(), Map.of("service", "orders"), null)
+                    .get("statusCode"));
+        }
+        assertEquals(1, api.updates.get() - before, "20 refreshes of one service's JVMs in a minute: one write");
+        assertEquals(200, api.call("GET /safety/isolation", "t1", Map.of(), Map.of("service", "payment"), null)
+                .get("statusCode"));
+        assertEquals(2, api.updates.get() - before, "another service is recorded on its own");
+    }
+
+    @Test
+    void aRegistrationWhoseStoreFailsLeavesNoClaimOnTheAddress() {
+        api.failingPutPrefix = "service#";
+        api.failPutsWithPrefix = 1;
+        assertEquals(500, register("t1", "orders", "http://orders.internal:8080").get("statusCode"));
+        assertEquals(Optional.empty(), repositories.addressOwner("orders.internal:8080"), "the claim was given up");
+        assertEquals(Optional.empty(), repositories.getService("t1", "orders"));
+        assertEquals(201, register("t2", "orders", "http://orders.internal:8080").get("statusCode"),
+                "another team can register the address");
+    }
 }

@@ -223,15 +223,25 @@ public final class Repositories {
     public static final String ISOLATION_LOAD_PREFIX = "isolation-load#";
     /** How often {@link #recordIsolationLoad} writes for one service at most, ms: the extensions refresh every few s. */
     static final long ISOLATION_LOAD_WRITE_EVERY_MS = 60_000;
+    /** When this container last recorded each team's service ({@code <team>\n<service>} → epoch ms). */
+    private final java.util.concurrent.ConcurrentMap<String, Long> isolationLoadsRecorded =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * Records that an extension of the team's service {@code service} loaded the team's isolation document at
      * {@code atMs} (epoch ms): item {@code isolation-load#<service>} with {@code atMs}, written at most once per
-     * minute per service (an update conditional on the stored time being older). Every call is still a write
-     * request: DynamoDB charges a write whose condition fails, so a service of N JVMs refreshing every R seconds costs
-     * N/R writes a second (300 JVMs at the default 30 s: 10 a second).
+     * minute per service (an update conditional on the stored time being older). A write whose condition fails is
+     * still charged, so this container also skips the write when it recorded the service less than a minute ago: a
+     * service costs at most one write a minute per warm API container, whatever its number of JVMs (300 JVMs
+     * refreshing every 30 s through 10 containers: 10 writes a minute, where a write per fetch would be 600).
      */
     public void recordIsolationLoad(String teamId, String service, long atMs) {
+        String key = teamId + "\n" + service;
+        Long last = isolationLoadsRecorded.get(key);
+        if (last != null && atMs - last < ISOLATION_LOAD_WRITE_EVERY_MS) {
+            return;
+        }
+        isolationLoadsRecorded.put(key, atMs);
         try {
             dynamoDb.updateItem(UpdateItemRequest.builder().tableName(tables.registry())
                     .key(Map.of("teamId", s(teamId), "itemKey", s(ISOLATION_LOAD_PREFIX + service)))
