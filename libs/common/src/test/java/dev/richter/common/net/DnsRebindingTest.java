@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 /**
  * A name that passes its check and then resolves to a refused address for the connection (DNS rebinding), through the
  * JDK's own resolution. {@link CheckedResolverProvider} asks a table here instead of the host's DNS, and this JVM keeps
- * no positive cache ({@code sun.net.inetaddr.ttl=0}, set by the {@code dns-rebinding} execution in this module's pom);
+ * no positive cache ({@code sun.net.inetaddr.ttl=0}, set by this module's pom);
  * each test changes the table between the check and the call, as a name server with a zero TTL would change its answer.
  * The harmed side is a server on loopback, which inside a Lambda function is the function's own sandbox: it counts what
  * reached it.
@@ -86,7 +86,7 @@ class DnsRebindingTest {
 
     @Test
     void theJvmResolvesThroughRichtersCheckedResolver() {
-        assertEquals("0", System.getProperty("sun.net.inetaddr.ttl"), "run by the dns-rebinding execution");
+        assertEquals("0", System.getProperty("sun.net.inetaddr.ttl"), "the JVM keeps no positive name cache (argLine in libs/common/pom.xml)");
         assertTrue(CheckedResolverProvider.ensureInstalled(), "the JDK loaded CheckedResolverProvider");
     }
 
