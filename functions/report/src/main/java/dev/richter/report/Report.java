@@ -187,10 +187,10 @@ public record Report(String runId, String planId, String teamId, String planName
      *                          at least {@code maxSustainableQps} (the page says "≥ 80 QPS")
      * @param limitedBy         the first step that did not, and why; or why capacity is unknown
      * @param criteria          the criteria applied
-     * @param measured          false when no formal step sent a request, or a fault, not the load, aborted the run
-     *                          ({@code limitedBy} "not measured: aborted by <reason> at step N",
-     *                          {@link ReportBuilder#faultCausedAbort}): there is no capacity figure at all (the page
-     *                          says "not measured", never "0 QPS")
+     * @param measured          false when no formal step sent a request, or something other than the load aborted
+     *                          the run before any formal step was sustained ({@code limitedBy} "not measured: aborted
+     *                          by <reason> at step N", {@link ReportBuilder#faultCausedAbort}): there is no capacity
+     *                          figure at all (the page says "not measured", never "0 QPS")
      * @param interval          where the capacity lies and whether the knee was confirmed ({@link Interval#NONE}
      *                          when not measured)
      */

@@ -31,7 +31,8 @@ import java.util.stream.Collectors;
  * <p>Capacity criteria: a formal step is sustained when it sent requests, its success rate is at least
  * {@link #SUSTAINED_SUCCESS_PCT}, its p99 (from the intended time) is at most {@link #SUSTAINED_P99_MS}, it was not
  * aborted and every worker stored its result (DESIGN.md §4 thresholds). Capacity is "not measured" when no formal step
- * sent a request, or when a fault aborted the run ({@link #faultCausedAbort}). The failure mode is decided by {@link ResilienceVerdict#failureMode} from the resilience findings,
+ * sent a request, or when a fault or an operator aborted the run before any formal step was sustained; after sustained
+ * steps it is at least the last one's rate ({@link #faultCausedAbort}). The failure mode is decided by {@link ResilienceVerdict#failureMode} from the resilience findings,
  * never from a step that sent nothing.
  *
  * <p>Confidence starts at 1 and loses, each with its reason: 0.80 when no formal step sent a request, else 0.20 when
@@ -327,19 +328,6 @@ public final class ReportBuilder {
         return healthy(f) && !f.aborted() && f.missingWorkers().isEmpty();
     }
 
-    /**
-     * Capacity when a fault, not the load, ended the run: "not measured: aborted by {@code <reason>} at step N", no
-     * number. The rule: the run's abort reason is fault-caused unless it is the load's own breach
-     * ({@link #LOADS_OWN_BREACH}: the abort policy's {@code error rate over ...} condition, a module DAMAGED by its error
-     * burst {@code error rate ... over the last N s}, or the {@link #LOAD_MODULE} module DAMAGED); so an abort by the API
-     * ({@code requested by ...}), by lost monitoring, by an execution ended from outside, or by a module DAMAGED from
-     * fault evidence (the probe vote, failed probes with a resource breach, heap exhaustion) is fault-caused (the
-     * fault decider's reasons, FaultDecider). It applies when the aborted formal step is the first
-     * that was not sustained: a knee found at an earlier, unaborted step still measures capacity.
-     *
-     * @return the capacity, or empty when the run was not aborted, the abort is the load's own, or no formal step was
-     *         aborted after the steps before it were sustained
-     */
     /** Abort reasons that are the load's own error-rate breach at the knee, not a fault ({@link #faultCausedAbort}). */
     static final java.util.regex.Pattern LOADS_OWN_BREACH = java.util.regex.Pattern.compile(
             "error rate over |DAMAGED (core )?module (" + LOAD_MODULE + ": |\\S+: error rate )");
@@ -350,19 +338,42 @@ public final class ReportBuilder {
                 SUSTAINED_SUCCESS_PCT, SUSTAINED_P99_MS);
     }
 
+    /**
+     * Capacity when something other than the load ended the run: an operator's abort through the API, lost monitoring,
+     * an execution ended from outside, or a module DAMAGED from fault evidence (the probe vote, failed probes with a
+     * resource breach, heap exhaustion: the fault decider's reasons). The rule: the run's abort reason is such an end
+     * unless it is the load's own breach ({@link #LOADS_OWN_BREACH}: the abort policy's {@code error rate over ...}
+     * condition, a module DAMAGED by its error burst {@code error rate ... over the last N s}, or the
+     * {@link #LOAD_MODULE} module DAMAGED). It applies when the aborted formal step is the first that was not sustained.
+     * What the steps before it measured is kept: capacity is at least the last sustained step's rate ("at least 80 QPS:
+     * aborted by <reason> at step 4, after 3 sustained steps"), not reached, its interval open above. When no step
+     * before it was sustained, there is no figure: "not measured: aborted by <reason> at step N".
+     *
+     * @return the capacity, or empty when the run was not aborted, the abort is the load's own, or no formal step was
+     *         aborted after the steps before it were sustained
+     */
     static Optional<Report.Capacity> faultCausedAbort(List<StepFigures> formal, Run run) {
         String why = run.abortReason() == null ? "" : run.abortReason();
         if (!run.abortRequested() || LOADS_OWN_BREACH.matcher(why).lookingAt()) {
             return Optional.empty();
         }
+        double sustainedQps = 0;
+        int sustainedSteps = 0;
         for (StepFigures f : formal) {
             if (f.aborted() && ResilienceVerdict.ran(f)) {
-                return Optional.of(new Report.Capacity(0, false, "not measured: aborted by " + why + " at "
-                        + StepLabels.name(f), criteria(), false));
+                if (sustainedSteps == 0) {
+                    return Optional.of(new Report.Capacity(0, false, "not measured: aborted by " + why + " at "
+                            + StepLabels.name(f), criteria(), false));
+                }
+                return Optional.of(new Report.Capacity(sustainedQps, false, String.format(Locale.ROOT,
+                        "at least %s QPS: aborted by %s at %s, after %d sustained step%s", StepLabels.qps(sustainedQps), why,
+                        StepLabels.name(f), sustainedSteps, sustainedSteps == 1 ? "" : "s"), criteria(), true));
             }
             if (!sustained(f)) {
                 return Optional.empty();
             }
+            sustainedQps = f.targetQps();
+            sustainedSteps++;
         }
         return Optional.empty();
     }
@@ -419,8 +430,10 @@ public final class ReportBuilder {
         }
         String from = StepLabels.qps(c.maxSustainableQps());
         if (!c.reached()) {
+            String aborted = formal.stream().filter(StepFigures::aborted).findFirst()
+                    .map(f -> "aborted at " + StepLabels.name(f)).orElse("no step failed");
             return c.withInterval(new Report.Interval(c.maxSustainableQps(), 0, false,
-                    "at least " + from + " QPS; no step failed"));
+                    "at least " + from + " QPS; " + aborted));
         }
         double to = formal.stream().filter(f -> !sustained(f)).mapToDouble(StepFigures::targetQps).findFirst().orElse(0);
         return c.withInterval(new Report.Interval(c.maxSustainableQps(), to, false,

@@ -243,9 +243,12 @@ class FindingsMatchEvidenceTest {
         return rs;
     }
 
-    /** Field trial: "capacity 0 QPS" for a run a fault aborted. */
+    /**
+     * Field trial: "capacity 0 QPS" for a run a fault aborted at its first step; and, once a step was sustained, the
+     * abort keeps what it measured.
+     */
     @Test
-    void aFaultCausedAbortMeasuresNoCapacity() {
+    void aFaultCausedAbortMeasuresNoCapacityBeforeASustainedStepAndKeepsItAfter() {
         String why = "DAMAGED core module inventory: weighted probe vote 1.00 >= 0.60 (failing: http); http: DOWN";
         Report r = report(Fixtures.aborted(why), faultAtStep1(), null, List.of());
         assertFalse(r.capacity().measured());
@@ -257,8 +260,11 @@ class FindingsMatchEvidenceTest {
         List<WorkerResult> lost = healthyUpTo(1);
         lost.add(worker("formal", 1, 0, 1, 40, 200, 200, Map.of(), 0, 0, 12, true));
         Report monitoring = report(Fixtures.aborted(MonitorHeartbeat.REASON_PREFIX + "no heartbeat for 30 s"), lost, null, List.of());
-        assertEquals("not measured: aborted by monitoring lost: no heartbeat for 30 s at step 2", monitoring.capacity().limitedBy());
-        assertFalse(monitoring.capacity().measured());
+        String first = StepLabels.qps(monitoring.formal().get(0).targetQps());
+        assertEquals("at least " + first + " QPS: aborted by monitoring lost: no heartbeat for 30 s at step 2, after 1"
+                + " sustained step", monitoring.capacity().limitedBy(), "what step 1 measured is kept");
+        assertTrue(monitoring.capacity().measured());
+        assertFalse(monitoring.capacity().reached());
     }
 
     /**

@@ -232,16 +232,22 @@ class ReportBuilderTest {
     }
 
     @Test
-    void anOperatorAbortOfAHealthyStepMeasuresNoCapacityAndIsNoCollapse() {
+    void anOperatorAbortKeepsTheCapacityItsSustainedStepsMeasuredAndIsNoCollapse() {
         List<WorkerResult> rs = healthyUpTo(1);
         long start = Fixtures.startOf("formal", 1);
         rs.add(new WorkerResult("run-1", "formal", 1, 0, 1, 40, start, start + 5_000, new Counters(200, 200, 200, Map.of(), 0, 0, 0, 0, 200),
                 rs.get(1).latencyFromIntendedHist(), rs.get(1).latencyFromSendHist(), true));
         Report r = ReportBuilder.build(Fixtures.aborted("requested by alice: stop"), PLAN, rs, List.of(), CLEAN_DYNAMIC, List.of(), null, 1);
         assertEquals("ABORTED", r.outcome());
-        assertFalse(r.capacity().measured(), "the operator, not the load, ended the run");
-        assertEquals("not measured: aborted by requested by alice: stop at step 2", r.capacity().limitedBy());
-        assertEquals("not measured", HtmlReport.capacityFigure(r));
+        double first = r.formal().get(0).targetQps();
+        assertTrue(r.capacity().measured(), "step 1 was sustained before the operator ended the run");
+        assertFalse(r.capacity().reached(), "the operator, not the load, ended the run: no knee");
+        assertEquals(first, r.capacity().maxSustainableQps(), 1e-9);
+        assertEquals("at least " + StepLabels.qps(first) + " QPS: aborted by requested by alice: stop at step 2, after 1"
+                + " sustained step", r.capacity().limitedBy());
+        assertEquals("\u2265 " + StepLabels.qps(first) + " QPS", HtmlReport.capacityFigure(r));
+        assertEquals(new Report.Interval(first, 0, false, "at least " + StepLabels.qps(first) + " QPS; aborted at step 2"),
+                r.capacity().interval(), "open above");
         assertEquals("none observed", r.failureMode().kind(), r.failureMode().evidence());
         assertEquals(40.0, r.formal().get(1).achievedQps(), 1e-9, "200 sent in the 5 s the aborted step ran");
     }

@@ -40,21 +40,34 @@ class FormatsDocTest {
     @Test
     void everyTestThePageNamesExists() throws IOException {
         Path root = root();
-        String page = Files.readString(root.resolve("docs/formats.md"));
-        Map<String, List<Path>> testClasses = testClasses(root);
-        List<String> missing = new ArrayList<>();
-        int named = 0;
+        List<String> named = testsNamed(Files.readString(root.resolve("docs/formats.md")));
+        assertTrue(named.size() > 50, "the page names its tests: " + named.size());
+        assertEquals(List.of(), missingTests(root, named), "tests docs/formats.md names that do not exist");
+    }
+
+    /** Every {@code `Class.method`} a page names, where the class's name ends in {@code Test} or {@code IT}, in order. */
+    static List<String> testsNamed(String page) {
+        List<String> out = new ArrayList<>();
         Matcher m = TEST_REF.matcher(page);
         while (m.find()) {
-            named++;
-            List<Path> files = testClasses.getOrDefault(m.group(1), List.of());
-            Pattern method = Pattern.compile("\\bvoid\\s+" + Pattern.quote(m.group(2)) + "\\s*\\(");
+            out.add(m.group(1) + "." + m.group(2));
+        }
+        return out;
+    }
+
+    /** Those of {@code named} ({@code Class.method}) that are no method of a test class of the repository. */
+    static List<String> missingTests(Path root, List<String> named) throws IOException {
+        Map<String, List<Path>> testClasses = testClasses(root);
+        List<String> missing = new ArrayList<>();
+        for (String ref : named) {
+            String cls = ref.substring(0, ref.indexOf('.'));
+            List<Path> files = testClasses.getOrDefault(cls, List.of());
+            Pattern method = Pattern.compile("\\bvoid\\s+" + Pattern.quote(ref.substring(ref.indexOf('.') + 1)) + "\\s*\\(");
             if (files.stream().noneMatch(f -> method.matcher(read(f)).find())) {
-                missing.add(m.group(1) + "." + m.group(2) + (files.isEmpty() ? " (no such test class)" : ""));
+                missing.add(ref + (files.isEmpty() ? " (no such test class)" : ""));
             }
         }
-        assertTrue(named > 50, "the page names its tests: " + named);
-        assertEquals(List.of(), missing, "tests docs/formats.md names that do not exist");
+        return missing;
     }
 
     @Test
