@@ -226,6 +226,13 @@ class LoadTestRunIT extends LocalAwsStackTestSupport {
                     "no request sent more than 1 s after the abort: sent " + sent + " in " + ranMs + " ms");
             assertTrue(step.path("endedAtMs").asLong() - abortAt <= 1_000 + 1_000 + 500,
                     "workers finished within 1 s poll + 1 s request deadline of the abort");
+            JsonNode abort = report.path("abort");
+            assertTrue(abort.path("latencyMs").asLong(-1) >= 0 && abort.path("latencyMs").asLong() <= 1_500,
+                    "the report says how fast the load stopped: " + abort);
+            assertTrue(abort.path("drainMs").asLong(-1) >= abort.path("latencyMs").asLong(), abort.toString());
+            assertEquals(abort, ((com.fasterxml.jackson.databind.node.ObjectNode) api.get("/runs/" + runId).json().path("abort"))
+                    .deepCopy().without("reason"),
+                    "GET /runs/{runId} gives the same figures as the report");
             assertEquals(409, api.post("/runs/" + runId + "/abort", "").status(), "a finished run cannot be aborted");
             assertTrue(System.currentTimeMillis() - abortAt < 60_000);
             assertRunMetricsMatchTheStoredFigures(runId, step);

@@ -12,6 +12,7 @@ import dev.richter.common.model.Run;
 import dev.richter.common.model.Verdict;
 import dev.richter.common.model.WorkerResult;
 import dev.richter.runs.RunLeases;
+import dev.richter.report.AbortTiming;
 import dev.richter.report.ReportRepository;
 import dev.richter.report.StepFigures;
 import dev.richter.runs.RunStart;
@@ -160,7 +161,8 @@ final class RunResource {
      * whose workers reported, the running step with its live load ({@link #current}; absent once the run ended), the
      * latest verdict per module and whether the report is written.
      *
-     * @return 200 {@code {run, planVersion, failureReason?, executionStatus?, steps, current?, verdicts, reportReady}}
+     * @return 200 {@code {run, planVersion, failureReason?, executionStatus?, steps, current?, abort?, verdicts,
+     *         reportReady}}; {@code abort} once the abort flag is set ({@link #abort})
      * @throws ApiException 404 for an unknown or another team's run
      */
     ApiResponse get(ApiRequest req) {
@@ -183,22 +185,22 @@ final class RunResource {
         if (!run.executionArn().isBlank()) {
             body.putAll(executionStatus(sfn, run.executionArn()));
         }
-        Map<String, List<WorkerResult>> byStep = metrics.workerResults(runId).stream()
+        List<WorkerResult> results = metrics.workerResults(runId);
+        Map<String, List<WorkerResult>> byStep = results.stream()
                 .collect(Collectors.groupingBy(r -> String.format("%d#%03d", stageRank(r.stage()), r.stepIndex()),
                         TreeMap::new, Collectors.toList()));
         Plan plan = store.version(run.planId(), planVersion).orElseThrow(() -> ApiException.notFound("plan", run.planId()));
         List<StepFigures> steps = new ArrayList<>();
         byStep.values().forEach(rs -> {
             WorkerResult r0 = rs.get(0);
-            int durationS = r0.stage().equals(Stages.WARM_UP)
-                    ? (r0.stepIndex() < plan.warmUpSteps().size() ? plan.warmUpSteps().get(r0.stepIndex()).durationS() : 0)
-                    : r0.stage().equals(Stages.PRE_TEST) ? plan.preTest().durationS()
-                    : r0.stepIndex() < plan.formal().size() ? plan.formal().get(r0.stepIndex()).durationS() : 0;
-            steps.add(StepFigures.merge(durationS, rs));
+            steps.add(StepFigures.merge(durationS(plan, r0.stage(), r0.stepIndex()), rs));
         });
         body.put("steps", steps.stream().map(RunResource::stepSummary).toList());
         if (!run.stage().isBlank() && run.stepIndex() >= 0 && !ENDED.contains(run.status())) {
-            body.put("current", current(run, runItem));
+            body.put("current", current(run, runItem, durationS(plan, run.stage(), run.stepIndex()), clock.millis()));
+        }
+        if (run.abortRequested()) {
+            body.put("abort", abort(run, runItem, results));
         }
         Map<String, Verdict> latest = new TreeMap<>();
         reports.verdicts(runId).forEach(v -> latest.put(v.module(), v));
@@ -232,7 +234,36 @@ final class RunResource {
         }
     }
 
-    private static Map<String, Object> stepSummary(StepFigures f) {
+    /** The planned duration of a step of {@code plan}, seconds; 0 for a step the plan does not have. */
+    static int durationS(Plan plan, String stage, int stepIndex) {
+        return stage.equals(Stages.WARM_UP)
+                ? (stepIndex < plan.warmUpSteps().size() ? plan.warmUpSteps().get(stepIndex).durationS() : 0)
+                : stage.equals(Stages.PRE_TEST) ? plan.preTest().durationS()
+                : stepIndex < plan.formal().size() ? plan.formal().get(stepIndex).durationS() : 0;
+    }
+
+    /**
+     * What an operator who pressed abort needs to see: {@code {reason, requestedAtMs?, latencyMs?, drainMs?}}, the
+     * latency and drain from the workers' results as the report gives them ({@link AbortTiming}); each absent until
+     * known (the flag's time on the run item; the latency and drain once the aborted workers reported).
+     */
+    static Map<String, Object> abort(Run run, Map<String, AttributeValue> runItem, List<WorkerResult> results) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("reason", run.abortReason() == null ? "" : run.abortReason());
+        long at = Documents.number(runItem, "abortRequestedAtMs", 0);
+        AbortTiming.of(at > 0 ? java.util.OptionalLong.of(at) : java.util.OptionalLong.empty(), results).ifPresent(t -> {
+            m.put("requestedAtMs", t.requestedAtMs());
+            if (t.latencyMs() != null) {
+                m.put("latencyMs", t.latencyMs());
+            }
+            if (t.drainMs() != null) {
+                m.put("drainMs", t.drainMs());
+            }
+        });
+        return m;
+    }
+
+    static Map<String, Object> stepSummary(StepFigures f) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("stage", f.stage());
         m.put("stepIndex", f.stepIndex());
@@ -243,6 +274,8 @@ final class RunResource {
         m.put("p50Ms", f.latencyMs().get("p50")); // null when the step recorded no latency (nothing answered)
         m.put("p99Ms", f.latencyMs().get("p99"));
         m.put("workers", f.workersReported() + "/" + f.workersExpected());
+        m.put("elapsedS", f.startedAtMs() > 0 && f.endedAtMs() >= f.startedAtMs()
+                ? (f.endedAtMs() - f.startedAtMs()) / 1000.0 : null);
         return m;
     }
 
@@ -251,16 +284,23 @@ final class RunResource {
      * the step starts), and its live load ({@code live}) as the fault decider last read it, when that was this step.
      * One item read, whatever the number of workers: the windows themselves are never scanned here.
      *
-     * @return {@code {stage, stepIndex, targetQps, endsAtMs, live?: {atMs, seconds, completed, errors, qps,
-     *         errorRatePct, p99Ms}}}
+     * @param durationS the step's planned duration, seconds
+     * @param nowMs     now, epoch ms
+     * @return {@code {stage, stepIndex, targetQps, endsAtMs, startsAtMs, elapsedS, live?: {atMs, seconds, completed,
+     *         errors, qps, errorRatePct, p99Ms}}}: {@code startsAtMs} is when its first request was due
+     *         ({@code endsAtMs} less the planned duration), {@code elapsedS} the seconds since then (0 before it)
      */
-    private static Map<String, Object> current(Run run, Map<String, AttributeValue> runItem) {
+    static Map<String, Object> current(Run run, Map<String, AttributeValue> runItem, int durationS, long nowMs) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("stage", run.stage());
         m.put("stepIndex", run.stepIndex());
         AttributeValue qps = runItem.get("stepQps");
         m.put("targetQps", qps == null || qps.n() == null ? null : Double.parseDouble(qps.n()));
-        m.put("endsAtMs", Documents.number(runItem, "stepEndsAtMs", 0));
+        long endsAtMs = Documents.number(runItem, "stepEndsAtMs", 0);
+        m.put("endsAtMs", endsAtMs);
+        long startsAtMs = endsAtMs - durationS * 1000L;
+        m.put("startsAtMs", startsAtMs);
+        m.put("elapsedS", Math.max(0, nowMs - startsAtMs) / 1000.0);
         RunFlags.liveLoad(runItem).filter(l -> l.stage().equals(run.stage()) && l.stepIndex() == run.stepIndex())
                 .ifPresent(l -> {
                     Map<String, Object> live = new LinkedHashMap<>();

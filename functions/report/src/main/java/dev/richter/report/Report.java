@@ -49,6 +49,8 @@ import java.util.List;
  * @param businessMetrics each business metric per step against its baseline ({@link BusinessMetricTable})
  * @param middleware     per scope service, each client, store and server the run's traces show, guarded or not ({@link
  *                       ServiceMiddleware}), in service order
+ * @param abort          how fast the load stopped when the run was aborted ({@link AbortTiming}: the flag's time, the
+ *                       latency to the last send, the drain); null when it was not aborted or the flag's time is unknown
  */
 public record Report(String runId, String planId, String teamId, String planName, String outcome, String outcomeReason,
                      long generatedAtMs, List<CheckResult> staticChecks, List<CheckResult> dynamicChecks,
@@ -58,7 +60,8 @@ public record Report(String runId, String planId, String teamId, String planName
                      TimeSeries timeSeries, LatencyCurves latencyCurves, CallGraph callGraph, String indexing,
                      List<Bottlenecks.Bottleneck> bottlenecks, List<FollowedProblem> followUp,
                      SinceLastRun sinceLastRun, List<RunEvent> events,
-                     List<BusinessMetricTable.BusinessMetricStep> businessMetrics, List<ServiceMiddleware> middleware) {
+                     List<BusinessMetricTable.BusinessMetricStep> businessMetrics, List<ServiceMiddleware> middleware,
+                     AbortTiming abort) {
     /** The text of {@link #indexing()}. */
     public static final String INDEXING = "stepIndex is 0-based within its stage (formal step 1 has stepIndex 0);"
             + " text for people numbers steps from 1";
@@ -137,7 +140,15 @@ public record Report(String runId, String planId, String teamId, String planName
         return new Report(runId, planId, teamId, planName, outcome, outcomeReason, generatedAtMs, staticChecks, dynamicChecks,
                 warmUp, preTest, formal, formalStepsPlanned, verdicts, capacity, failureMode, confidence, missingEvidence, problems,
                 resilience, series, latencyCurves, callGraph, indexing, bottlenecks, followUp, sinceLastRun, events, businessMetrics,
-                middleware);
+                middleware, abort);
+    }
+
+    /** The same report with the abort's timing ({@link AbortTiming}), or null for none. */
+    public Report withAbort(AbortTiming timing) {
+        return new Report(runId, planId, teamId, planName, outcome, outcomeReason, generatedAtMs, staticChecks, dynamicChecks,
+                warmUp, preTest, formal, formalStepsPlanned, verdicts, capacity, failureMode, confidence, missingEvidence, problems,
+                resilience, timeSeries, latencyCurves, callGraph, indexing, bottlenecks, followUp, sinceLastRun, events,
+                businessMetrics, middleware, timing);
     }
 
     /** The same report with the plan's followed problems and the comparison with its previous run. */
@@ -145,7 +156,7 @@ public record Report(String runId, String planId, String teamId, String planName
         return new Report(runId, planId, teamId, planName, outcome, outcomeReason, generatedAtMs, staticChecks, dynamicChecks,
                 warmUp, preTest, formal, formalStepsPlanned, verdicts, capacity, failureMode, confidence, missingEvidence, problems,
                 resilience, timeSeries, latencyCurves, callGraph, indexing, bottlenecks, followed, since, events, businessMetrics,
-                middleware);
+                middleware, abort);
     }
 
     /**

@@ -174,7 +174,7 @@ public final class ReportBuilder {
                 resilience, evidence.timeSeries().withMarks(withEventMarks(marks(all, ordered), evidence.events())), LatencyCurves.of(all),
                 evidence.callGraph(), Report.INDEXING, Bottlenecks.of(beforeFormal, formal, evidence.traces(), evidence.saturation()),
                 List.of(), Report.SinceLastRun.NONE, evidence.events(), BusinessMetricTable.of(evidence.businessMetrics(), all),
-                evidence.middleware().stream().map(Report.ServiceMiddleware::of).toList());
+                evidence.middleware().stream().map(Report.ServiceMiddleware::of).toList(), null);
     }
 
     /** The resilience findings with {@link Degradation}'s appended, from the steps' failed checks and vanished paths. */

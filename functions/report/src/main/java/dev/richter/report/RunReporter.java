@@ -22,7 +22,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
+import java.util.Optional;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -48,8 +48,8 @@ import software.amazon.awssdk.services.s3.S3Client;
  *
  * <p>Writes one EMF line per run ({@link RichterMetrics}, function {@code report}): {@code RunsCompleted} (Count, 1),
  * {@code RunsAborted} (Count, 1 when the outcome is {@code ABORTED}, else 0), {@code EventsFailed} (Count) and, for an aborted run,
- * {@code AbortLatency} (Milliseconds, {@link #abortLatencyMs}: from the abort flag being set to the last send of any
- * worker; alarmed) and {@code AbortDrain} (Milliseconds, {@link #abortDrainMs}: from the flag to the last aborted worker
+ * {@code AbortLatency} (Milliseconds, {@link AbortTiming#latencyMs()}: from the abort flag being set to the last send of any
+ * worker; alarmed) and {@code AbortDrain} (Milliseconds, {@link AbortTiming#drainMs()}: from the flag to the last aborted worker
  * stopping, the in-flight requests' answers or timeouts included; not alarmed), with {@code runId}, {@code teamId}, {@code planId} and {@code outcome} as properties. Log lines of the
  * invocation carry the run's {@code runId} and {@code teamId} ({@link RunLogContext}).
  */
@@ -174,7 +174,9 @@ public final class RunReporter {
         Report report = ReportBuilder.build(run, plan, results, metrics.checks(runId, "static"), dynamicChecks,
                 reports.verdicts(runId), reports.missingEvidence(runId), evidence, errorOf(error),
                 System.currentTimeMillis());
-        report = report.withHistory(followUp(report), sinceLastRun(run, report));
+        Optional<AbortTiming> abort = run.abortRequested()
+                ? AbortTiming.of(flags.abortRequestedAtMs(runId), results) : Optional.empty();
+        report = report.withHistory(followUp(report), sinceLastRun(run, report)).withAbort(abort.orElse(null));
         Fitted fitted = fit(report);
         if (reports.hasBucket()) {
             // the whole report, before the table item that marks it ready; a bucket that refuses costs the copy, not the run's report
@@ -198,10 +200,19 @@ public final class RunReporter {
         detail.put("capacityMeasured", report.capacity().measured());
         int eventsFailed = 0;
         if (report.outcome().equals("ABORTED")) {
-            eventsFailed += publish("Run Aborted", Map.of("runId", runId, "teamId", plan.teamId(), "reason", run.abortReason()));
+            Map<String, Object> aborted = new LinkedHashMap<>();
+            aborted.put("runId", runId);
+            aborted.put("teamId", plan.teamId());
+            aborted.put("reason", run.abortReason());
+            abort.ifPresent(a -> {
+                aborted.put("abortRequestedAtMs", a.requestedAtMs());
+                aborted.put("abortLatencyMs", a.latencyMs());
+                aborted.put("abortDrainMs", a.drainMs());
+            });
+            eventsFailed += publish("Run Aborted", aborted);
         }
         eventsFailed += publish("Run Completed", detail);
-        emit(run, plan, report.outcome(), results, eventsFailed);
+        emit(run, plan, report.outcome(), abort, eventsFailed);
         return Map.of("runId", runId, "outcome", report.outcome(), "outcomeReason", report.outcomeReason());
     }
 
@@ -220,7 +231,7 @@ public final class RunReporter {
         }
     }
 
-    private void emit(Run run, Plan plan, String outcome, List<WorkerResult> results, int eventsFailed) {
+    private void emit(Run run, Plan plan, String outcome, Optional<AbortTiming> abort, int eventsFailed) {
         boolean aborted = outcome.equals("ABORTED");
         RichterMetrics.Emission e = runMetrics.emission()
                 .count("RunsCompleted", 1)
@@ -230,44 +241,15 @@ public final class RunReporter {
                 .property("teamId", plan.teamId())
                 .property("planId", plan.planId())
                 .property("outcome", outcome);
-        if (aborted) {
-            OptionalLong flagAtMs = flags.abortRequestedAtMs(run.runId());
-            abortLatencyMs(flagAtMs, results).ifPresent(ms -> e.milliseconds("AbortLatency", ms));
-            abortDrainMs(flagAtMs, results).ifPresent(ms -> e.milliseconds("AbortDrain", ms));
+        if (aborted && abort.isPresent()) {
+            if (abort.get().latencyMs() != null) {
+                e.milliseconds("AbortLatency", abort.get().latencyMs());
+            }
+            if (abort.get().drainMs() != null) {
+                e.milliseconds("AbortDrain", abort.get().drainMs());
+            }
         }
         e.flush();
-    }
-
-    /**
-     * Abort latency of a run, milliseconds: from the abort flag being set ({@code abortRequestedAtMs}, epoch ms) to the
-     * last send of any of the run's workers ({@link WorkerResult#lastSentAtMs()}), at least 0 (a run whose sends had all
-     * stopped before the flag reads 0). The drain after the last send is {@link #abortDrainMs}.
-     *
-     * @return empty when the flag's time is unknown, no worker was aborted or no worker reported a last send
-     */
-    static OptionalLong abortLatencyMs(OptionalLong abortRequestedAtMs, List<WorkerResult> results) {
-        long lastSend = results.stream().mapToLong(WorkerResult::lastSentAtMs).max().orElse(0);
-        if (abortRequestedAtMs.isEmpty() || results.stream().noneMatch(WorkerResult::aborted) || lastSend <= 0) {
-            return OptionalLong.empty();
-        }
-        return OptionalLong.of(Math.max(0, lastSend - abortRequestedAtMs.getAsLong()));
-    }
-
-    /**
-     * Abort drain of a run, milliseconds: from the abort flag being set ({@code abortRequestedAtMs}, epoch ms) to the
-     * last worker that stopped because of it ({@link WorkerResult#endedAtMs()} of the results with
-     * {@link WorkerResult#aborted()}), at least 0. It includes the in-flight requests answering or timing out (up to
-     * the plan's {@code requestTimeoutMs}), so it has no alarm.
-     *
-     * @return empty when the flag's time is unknown or no worker was aborted
-     */
-    static OptionalLong abortDrainMs(OptionalLong abortRequestedAtMs, List<WorkerResult> results) {
-        OptionalLong lastStop = results.stream().filter(WorkerResult::aborted)
-                .mapToLong(WorkerResult::endedAtMs).max();
-        if (abortRequestedAtMs.isEmpty() || lastStop.isEmpty()) {
-            return OptionalLong.empty();
-        }
-        return OptionalLong.of(Math.max(0, lastStop.getAsLong() - abortRequestedAtMs.getAsLong()));
     }
 
     /**

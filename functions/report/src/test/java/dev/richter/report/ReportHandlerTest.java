@@ -88,14 +88,28 @@ class ReportHandlerTest {
         var runItem = new java.util.HashMap<>(ddb.find(TABLES.runs(), Map.of("runId", AttributeValue.fromS("run-2"))));
         runItem.put("abortRequestedAtMs", AttributeValue.fromN(Long.toString(abortAtMs)));
         ddb.put(TABLES.runs(), runItem);
+        List<software.amazon.awssdk.services.eventbridge.model.PutEventsRequestEntry> published = new java.util.ArrayList<>();
         EventBridgeClient bus = (EventBridgeClient) Proxy.newProxyInstance(EventBridgeClient.class.getClassLoader(),
-                new Class<?>[] {EventBridgeClient.class},
-                (proxy, method, args) -> PutEventsResponse.builder().failedEntryCount(0).build());
+                new Class<?>[] {EventBridgeClient.class}, (proxy, method, args) -> {
+                    if (args != null && args[0] instanceof software.amazon.awssdk.services.eventbridge.model.PutEventsRequest r) {
+                        published.addAll(r.entries());
+                    }
+                    return PutEventsResponse.builder().failedEntryCount(0).build();
+                });
         ReportHandler handler = new ReportHandler(repositories, new EventPublisher(bus, "richter"));
 
         try (var capture = new dev.richter.common.metrics.MetricsCapture()) {
             Map<String, Object> out = handler.handle(Json.read("{\"action\":\"report\",\"runId\":\"run-2\",\"state\":{}}", ReportEvent.class), null);
             assertEquals("ABORTED", out.get("outcome"));
+            JsonNode abortedEvent = published.stream().filter(e -> e.detailType().equals("Run Aborted"))
+                    .map(e -> Json.read(e.detail(), JsonNode.class)).findFirst().orElseThrow();
+            assertEquals(abortAtMs, abortedEvent.path("abortRequestedAtMs").asLong(), abortedEvent.toString());
+            assertEquals(350, abortedEvent.path("abortLatencyMs").asLong(), "the event, and so its notifications, carry it");
+            assertEquals(2_410, abortedEvent.path("abortDrainMs").asLong(), abortedEvent.toString());
+            JsonNode report = Json.read(ddb.find(TABLES.reports(), Map.of("runId", AttributeValue.fromS("run-2"))).get("json").s(),
+                    JsonNode.class);
+            assertEquals(350, report.path("abort").path("latencyMs").asLong(), report.path("abort").toString());
+            assertEquals(2_410, report.path("abort").path("drainMs").asLong(), report.path("abort").toString());
             var lines = capture.lines();
             assertEquals(1, lines.size());
             JsonNode line = lines.get(0);
@@ -123,14 +137,14 @@ class ReportHandlerTest {
                 0, 0, 0, List.of(), 4_900);
         WorkerResult abortedEarlier = new WorkerResult("r", "formal", 0, 1, 2, 10, 0, 5_200, done.counters(), null, null,
                 true, 0, 0, 0, List.of(), 4_800);
-        assertTrue(RunReporter.abortLatencyMs(java.util.OptionalLong.of(1), List.of(done)).isEmpty(), "no aborted worker");
-        assertTrue(RunReporter.abortLatencyMs(java.util.OptionalLong.empty(), List.of(aborted)).isEmpty(), "no flag time");
-        assertEquals(200, RunReporter.abortLatencyMs(java.util.OptionalLong.of(4_700), List.of(abortedEarlier, aborted)).getAsLong(),
+        assertTrue(latency(java.util.OptionalLong.of(1), List.of(done)).isEmpty(), "no aborted worker");
+        assertTrue(latency(java.util.OptionalLong.empty(), List.of(aborted)).isEmpty(), "no flag time");
+        assertEquals(200L, latency(java.util.OptionalLong.of(4_700), List.of(abortedEarlier, aborted)).orElseThrow(),
                 "the latest send of the workers");
-        assertEquals(0, RunReporter.abortLatencyMs(java.util.OptionalLong.of(6_000), List.of(aborted)).getAsLong(),
+        assertEquals(0L, latency(java.util.OptionalLong.of(6_000), List.of(aborted)).orElseThrow(),
                 "a worker whose sends stopped before the flag was set stopped at once");
         WorkerResult noLastSend = new WorkerResult("r", "formal", 0, 0, 1, 10, 0, 5_000, done.counters(), null, null, true);
-        assertTrue(RunReporter.abortLatencyMs(java.util.OptionalLong.of(4_700), List.of(noLastSend)).isEmpty(),
+        assertTrue(latency(java.util.OptionalLong.of(4_700), List.of(noLastSend)).isEmpty(),
                 "no worker reported its last send: the drain's end is no stand-in");
     }
 
@@ -139,9 +153,17 @@ class ReportHandlerTest {
         WorkerResult done = Fixtures.healthyUpTo(1).get(1);
         WorkerResult aborted = new WorkerResult("r", "formal", 0, 0, 1, 10, 0, 5_000, done.counters(), null, null, true,
                 0, 0, 0, List.of(), 4_750);
-        assertTrue(RunReporter.abortDrainMs(java.util.OptionalLong.of(1), List.of(done)).isEmpty(), "no aborted worker");
-        assertTrue(RunReporter.abortDrainMs(java.util.OptionalLong.empty(), List.of(aborted)).isEmpty(), "no flag time");
-        assertEquals(300, RunReporter.abortDrainMs(java.util.OptionalLong.of(4_700), List.of(aborted, done)).getAsLong());
-        assertEquals(0, RunReporter.abortDrainMs(java.util.OptionalLong.of(6_000), List.of(aborted)).getAsLong());
+        assertTrue(drain(java.util.OptionalLong.of(1), List.of(done)).isEmpty(), "no aborted worker");
+        assertTrue(drain(java.util.OptionalLong.empty(), List.of(aborted)).isEmpty(), "no flag time");
+        assertEquals(300L, drain(java.util.OptionalLong.of(4_700), List.of(aborted, done)).orElseThrow());
+        assertEquals(0L, drain(java.util.OptionalLong.of(6_000), List.of(aborted)).orElseThrow());
+    }
+
+    private static java.util.Optional<Long> latency(java.util.OptionalLong flagAtMs, List<WorkerResult> results) {
+        return AbortTiming.of(flagAtMs, results).map(AbortTiming::latencyMs);
+    }
+
+    private static java.util.Optional<Long> drain(java.util.OptionalLong flagAtMs, List<WorkerResult> results) {
+        return AbortTiming.of(flagAtMs, results).map(AbortTiming::drainMs);
     }
 }
