@@ -470,6 +470,7 @@ public final class LoadDriver {
                     case OK -> recorder.outcome(StepRecorder.RequestOutcome.OK, status, fromDueUs, fromSendUs, epochSecond);
                     case HTTP_ERROR -> recorder.outcome(StepRecorder.RequestOutcome.HTTP_ERROR, status, fromDueUs, fromSendUs, epochSecond);
                     case CHECK_FAILED -> recorder.checkFailed(j.reason(), fromDueUs, fromSendUs, epochSecond);
+                    case UNCHECKED -> recorder.unchecked(status, fromDueUs, fromSendUs, epochSecond);
                 }
             }
             recorder.response(answer, fromSendUs, nowEpochMs);

@@ -25,8 +25,10 @@ import java.util.stream.Collectors;
  * {@code check-failed} when it is 2xx or 304 (a good status for a request without an expectation, e.g. 200 where
  * 201 was expected) and an HTTP error otherwise (a 429 stays shedding evidence). Then {@code maxBytes} (the whole
  * body counted), the headers (each pattern matching the first value as a whole) and the JSON checks on the body,
- * the first miss giving the reason. A body longer than {@link HttpTransport#MAX_KEPT_BODY_BYTES} fails the JSON checks
- * with {@code body over 65536 bytes}, as does a body that is not JSON with {@code body is not JSON}.
+ * the first miss giving the reason. A body that is not JSON fails the JSON checks with {@code body is not JSON}. A body
+ * longer than {@link HttpTransport#MAX_KEPT_BODY_BYTES} is {@code unchecked}: the JSON checks cannot run on the part
+ * kept, and that limit is Richter's, so the answer counts as ok by its status and headers and is counted apart
+ * ({@link dev.richter.common.model.Counters#unchecked()}), never as the target's failure.
  *
  * <p>JSONPath: Jayway JsonPath on Jackson trees ({@link JacksonJsonNodeJsonProvider}: the body is parsed once by the
  * mapper every function uses); a path selecting several values (a wildcard, a filter) is checked on each, and one
@@ -60,7 +62,7 @@ final class ResponseCheck {
     }
 
     /** How one answer is counted. */
-    enum AnswerCount { OK, HTTP_ERROR, CHECK_FAILED }
+    enum AnswerCount { OK, HTTP_ERROR, CHECK_FAILED, UNCHECKED }
 
     /**
      * One answer's judgement.
@@ -71,6 +73,10 @@ final class ResponseCheck {
     record Judgement(AnswerCount kind, String reason) {
         static final Judgement OK = new Judgement(AnswerCount.OK, "");
         static final Judgement HTTP_ERROR = new Judgement(AnswerCount.HTTP_ERROR, "");
+
+        static Judgement unchecked(String reason) {
+            return new Judgement(AnswerCount.UNCHECKED, reason);
+        }
 
         static Judgement failed(String reason) {
             return new Judgement(AnswerCount.CHECK_FAILED, reason);
@@ -152,7 +158,7 @@ final class ResponseCheck {
             return Judgement.OK;
         }
         if (kept.bodyOverBound()) {
-            return Judgement.failed("body over " + HttpTransport.MAX_KEPT_BODY_BYTES + " bytes");
+            return Judgement.unchecked("body over " + HttpTransport.MAX_KEPT_BODY_BYTES + " bytes, Richter's kept-body limit");
         }
         JsonNode body;
         try {

@@ -39,6 +39,7 @@ final class StepRecorder {
     /** The first {@link Counters#MAX_CHECK_REASONS} distinct check-failure reasons, with their counts. */
     private final Map<String, Long> checkFailures = new TreeMap<>();
     private long checkFailed;
+    private long unchecked;
     private int redirectKeys;
     private final TreeMap<Long, WindowAcc> windows = new TreeMap<>();
     private final OverloadResponses.Recorder overload = new OverloadResponses.Recorder();
@@ -140,6 +141,15 @@ final class StepRecorder {
             }
         }
         record(RequestOutcome.HTTP_ERROR, status, key, fromDueUsValue, fromSendUsValue, epochSecond);
+    }
+
+    /**
+     * Records an answer Richter could not hold to its request's JSON checks (a body over its kept-body limit,
+     * {@link ResponseCheck}): ok by its status and headers, counted apart in {@link Counters#unchecked()}.
+     */
+    synchronized void unchecked(int status, long fromDueUsValue, long fromSendUsValue, long epochSecond) {
+        unchecked++;
+        record(RequestOutcome.OK, status, null, fromDueUsValue, fromSendUsValue, epochSecond);
     }
 
     /**
@@ -253,7 +263,7 @@ final class StepRecorder {
 
     synchronized Counters counters() {
         return new Counters(due, sent, ok, httpErrors, timeouts, connectErrors, dropped, late, marked, checkFailed,
-                checkFailures);
+                checkFailures, unchecked);
     }
 
     /** A copy of the send lateness of every request sent so far, microseconds. */

@@ -138,6 +138,13 @@ public final class Problems {
                         + " time; " + w.lateRequests() + " requests sent late", "raise WorkerLeadMs (cold starts) or lower"
                         + " perWorkerQps so workers are warm before their first request"));
             }
+            if (f.counters().unchecked() > 0) {
+                out.add(new Report.Problem(WARN, "unchecked", step, f.counters().unchecked() + " answers not checked: their"
+                        + " bodies were over Richter's kept-body limit (65536 bytes), so the expectation's JSON checks could"
+                        + " not run; they count as ok by status and headers, not as the target's failures",
+                        "check a smaller resource, or state the answer's shape with status, headers and maxBytes, which"
+                                + " need no kept body"));
+            }
             if (f.unsentAtTimeLimit() > 0) {
                 out.add(new Report.Problem(FAIL, "worker", step, f.unsentAtTimeLimit() + " requests left unsent when a"
                         + " worker's Lambda time ran out", "lower LoadDriverTimeoutSeconds' legs or raise the function's timeout"

@@ -42,6 +42,14 @@ import java.util.stream.Collectors;
 public final class ResilienceVerdict {
     /** The 99th percentile under which a 429/503 counts as fast (shed at the door, not queued work), milliseconds. */
     public static final double FAST_SHED_P99_MS = 250;
+    /**
+     * The least 429/503 answers a step needs before shedding is judged from it: at least this many, and at least
+     * {@link #MIN_SHED_PCT} % of its requests. Fewer are a handful of errors (a fallback route's 503 when its dependency
+     * died), not a service turning work away at the door.
+     */
+    public static final long MIN_SHED_ANSWERS = 10;
+    /** The least share of a step's requests answered 429/503 before shedding is judged from it, percent. */
+    public static final double MIN_SHED_PCT = 1.0;
     /** Growth of downstream calls per entry request over the first step with traces that means amplification (25 %). */
     public static final double AMPLIFICATION_GROWTH = 1.25;
     /** Marked traces a step needs before its calls per request are compared. */
@@ -101,23 +109,36 @@ public final class ResilienceVerdict {
         return f.latencyMs().getOrDefault("p99", 0.0);
     }
 
+    /** Whether a step has enough 429/503 answers to judge shedding by ({@link #MIN_SHED_ANSWERS}, {@link #MIN_SHED_PCT}). */
+    static boolean shedEnough(StepFigures f) {
+        long shed = shed(f);
+        return shed >= MIN_SHED_ANSWERS && f.counters().sent() > 0 && 100.0 * shed / f.counters().sent() >= MIN_SHED_PCT;
+    }
+
     private static Report.Finding shedding(Inputs in, List<StepFigures> ran, Optional<StepFigures> over) {
-        List<StepFigures> shedding = ran.stream().filter(f -> shed(f) > 0).toList();
+        List<StepFigures> shedding = ran.stream().filter(ResilienceVerdict::shedEnough).toList();
         if (shedding.isEmpty()) {
+            long few = ran.stream().mapToLong(ResilienceVerdict::shed).sum();
+            String minimum = String.format(Locale.ROOT, "at least %d and %.0f %% of a step's requests", MIN_SHED_ANSWERS,
+                    MIN_SHED_PCT);
             if (over.isEmpty()) {
                 return new Report.Finding(SHEDDING, NOT_OBSERVED, ran.isEmpty() ? "no formal step sent a request"
-                        : "no step went over capacity (" + highest(ran) + ") and none was answered with 429/503");
+                        : few == 0 ? "no step went over capacity (" + highest(ran) + ") and none was answered with 429/503"
+                        : "no step went over capacity (" + highest(ran) + "), and its " + few + " 429/503 answer"
+                        + (few == 1 ? " is" : "s are") + " too few to judge shedding by (" + minimum + ")");
             }
             StepFigures f = over.get();
             var c = f.counters();
-            long otherHttp = c.httpErrors().values().stream().mapToLong(Long::longValue).sum();
+            long otherHttp = c.httpErrors().values().stream().mapToLong(Long::longValue).sum() - shed(f);
             return new Report.Finding(SHEDDING, FAILS, String.format(Locale.ROOT,
-                    "%s went over capacity (success %.2f %%, p99 %s ms) without a single 429/503: %s",
+                    "%s went over capacity (success %.2f %%, p99 %s ms) %s: %s",
                     StepLabels.label(f), f.successRatePct(), HtmlReport.ms(f.latencyMs(), "p99"),
+                    shed(f) == 0 ? "without a single 429/503" : "with only " + shed(f) + " 429/503, too few to be shedding ("
+                            + minimum + ")",
                     c.errors() == 0 ? "it slowed down instead" : c.timeouts() + " timeouts, " + c.connectErrors()
                             + " connect errors, " + otherHttp + " other HTTP errors " + c.httpErrors()));
         }
-        StepFigures f = over.filter(o -> shed(o) > 0).orElse(shedding.get(0));
+        StepFigures f = over.filter(ResilienceVerdict::shedEnough).orElse(shedding.get(0));
         String base = String.format(Locale.ROOT, "%s: %d of %d requests answered 429/503 (%.1f %%)", StepLabels.label(f),
                 shed(f), f.counters().sent(), 100.0 * shed(f) / f.counters().sent());
         StepOverload o = in.overload().get(f.stage() + "#" + f.stepIndex());

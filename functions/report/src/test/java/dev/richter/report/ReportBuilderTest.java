@@ -253,6 +253,30 @@ class ReportBuilderTest {
     }
 
     @Test
+    void answersRichterCouldNotCheckAreCountedApartAndNeverTheTargetsFailure() {
+        List<WorkerResult> rs = healthyUpTo(1);
+        WorkerResult last = rs.get(rs.size() - 1);
+        Counters c = last.counters();
+        rs.set(rs.size() - 1, new WorkerResult(last.runId(), last.stage(), last.stepIndex(), last.workerIndex(),
+                last.workerCount(), last.targetQps(), last.startedAtMs(), last.endedAtMs(),
+                new Counters(c.due(), c.sent(), c.ok(), c.httpErrors(), c.timeouts(), c.connectErrors(), c.dropped(),
+                        c.late(), c.marked(), 0, Map.of(), 3),
+                last.latencyFromIntendedHist(), last.latencyFromSendHist(), false));
+        Report r = ReportBuilder.build(RUN, PLAN, rs, List.of(), CLEAN_DYNAMIC, List.of(), null, 1);
+        StepFigures step = r.formal().get(r.formal().size() - 1);
+        assertEquals(100.0, step.successRatePct(), 1e-9, "an unchecked answer is no failure of the target");
+        assertEquals(3, step.counters().unchecked());
+        Report.Problem p = r.problems().stream().filter(x -> x.kind().equals("unchecked")).findFirst().orElseThrow();
+        assertEquals(CheckResult.Outcome.WARN, p.severity());
+        assertTrue(p.problem().startsWith("3 answers not checked: their bodies were over Richter's kept-body limit"),
+                p.problem());
+        assertTrue(r.capacity().measured() && !r.capacity().reached(), r.capacity().toString());
+        assertEquals(Report.Status.NOT_OBSERVED, r.resilience().findings().stream()
+                .filter(f -> f.defence().equals(Degradation.DEFENCE)).findFirst().orElseThrow().status(),
+                "no degradation rests on an answer Richter could not check");
+    }
+
+    @Test
     void aStepWithNoAnswerShowsNoLatencyAndTheRunHasLittleConfidence() {
         WorkerResult refused = new WorkerResult("run-1", "pre-test", 0, 0, 1, 2, 0, 10_000,
                 new Counters(20, 20, 0, Map.of(), 0, 20, 0, 0, 20), HistogramCodec.encode(HistogramCodec.newLatencyHistogramUs()),

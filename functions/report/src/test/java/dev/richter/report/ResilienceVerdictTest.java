@@ -170,6 +170,25 @@ class ResilienceVerdictTest {
     }
 
     @Test
+    void oneFallback503IsNotShedding() {
+        List<WorkerResult> rs = healthyUpTo(2);
+        rs.add(step("formal", 2, 80, 2000, 1999, Map.of("503", 1L), 0, 16));
+        Report r = report(rs, List.of(overload(1, 3_000, null, null)), null, List.of());
+        Report.Finding f = r.resilience().of(ResilienceVerdict.SHEDDING);
+        assertEquals(NOT_OBSERVED, f.status(), f.line());
+        assertTrue(f.line().endsWith("and its 1 429/503 answer is too few to judge shedding by (at least 10 and 1 % of a"
+                + " step's requests)"), f.line());
+        assertTrue(r.problems().stream().noneMatch(p -> p.subject().equals("shedding")), r.problems().toString());
+
+        List<WorkerResult> over = healthyUpTo(2);
+        over.add(step("formal", 2, 80, 800, 699, Map.of("503", 1L, "500", 40L), 60, 1900));
+        Report.Finding failed = report(over, List.of(overload(1, 3_000, "1", null)), null, List.of()).resilience()
+                .of(ResilienceVerdict.SHEDDING);
+        assertEquals(FAILS, failed.status(), failed.line());
+        assertTrue(failed.line().contains("with only 1 429/503, too few to be shedding"), failed.line());
+    }
+
+    @Test
     void aSustainedRunObservesNoDefence() {
         Report r = report(healthyUpTo(3), List.of(), null, List.of());
         assertEquals(List.of(NOT_OBSERVED, NOT_OBSERVED, NOT_OBSERVED, NOT_OBSERVED, NOT_OBSERVED),

@@ -26,16 +26,26 @@ import java.util.TreeMap;
  *                       at most {@link #MAX_CHECK_REASONS} distinct reasons per worker, the first ones seen (merged
  *                       counters hold each worker's); answers with further reasons are counted in {@code checkFailed}
  *                       only
+ * @param unchecked      of {@code ok}, answers whose body Richter could not hold to the expectation's JSON checks: a
+ *                       body over Richter's kept-body limit (65536 bytes, {@code HttpTransport.MAX_KEPT_BODY_BYTES}).
+ *                       The limit is Richter's, so such an answer is judged by its status and headers alone and is
+ *                       never a failure of the target; the report counts it apart
  */
 public record Counters(long due, long sent, long ok, Map<String, Long> httpErrors, long timeouts,
                        long connectErrors, long dropped, long late, long marked, long checkFailed,
-                       Map<String, Long> checkFailures) {
+                       Map<String, Long> checkFailures, long unchecked) {
     /** Distinct check-failure reasons one worker keeps with their counts. */
     public static final int MAX_CHECK_REASONS = 5;
 
     public Counters {
         httpErrors = httpErrors == null ? Map.of() : Map.copyOf(httpErrors);
         checkFailures = checkFailures == null ? Map.of() : Map.copyOf(checkFailures);
+    }
+
+    /** Counters with every answer checked ({@code unchecked} 0). */
+    public Counters(long due, long sent, long ok, Map<String, Long> httpErrors, long timeouts, long connectErrors,
+                    long dropped, long late, long marked, long checkFailed, Map<String, Long> checkFailures) {
+        this(due, sent, ok, httpErrors, timeouts, connectErrors, dropped, late, marked, checkFailed, checkFailures, 0);
     }
 
     /** Counters without check failures (requests without expectations). */
@@ -73,6 +83,6 @@ public record Counters(long due, long sent, long ok, Map<String, Long> httpError
         o.checkFailures.forEach((k, v) -> reasons.merge(k, v, Long::sum));
         return new Counters(due + o.due, sent + o.sent, ok + o.ok, merged, timeouts + o.timeouts,
                 connectErrors + o.connectErrors, dropped + o.dropped, late + o.late, marked + o.marked,
-                checkFailed + o.checkFailed, reasons);
+                checkFailed + o.checkFailed, reasons, unchecked + o.unchecked);
     }
 }
