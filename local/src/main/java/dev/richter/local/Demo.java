@@ -291,6 +291,8 @@ public final class Demo {
         }
         out.accept("registered services " + String.join(", ", SCOPE) + " (inventory with its shadow tables and keys,"
                 + " order with its shadow DynamoDB table)");
+        // where the shop's spans will be written once it starts: PUT /safety refuses a trace directory that does not exist
+        java.nio.file.Files.createDirectories(root.resolve("examples/shop/target/run"));
         var safety = api.put("/safety", Json.write(Map.of(
                 "traceSource", Map.of("kind", "directory", "path", root.resolve("examples/shop/target/run").toString()),
                 "exits", List.of(Map.of("service", "payment", "node", PAYMENT_EXIT, "from", "order",

@@ -78,6 +78,7 @@ class ApiIT extends LocalAwsStackTestSupport {
                 .stream(bad.json().path("errors").spliterator(), false).map(e -> e.path("path").asText()).sorted().toList(), bad.body());
         assertEquals(404, api.get("/safety").status(), "nothing was stored");
 
+        java.nio.file.Files.createDirectories(Path.of("/tmp/spans"));   // PUT /safety checks the trace directory exists
         String config = "{\"traceSource\":{\"kind\":\"directory\",\"path\":\"/tmp/spans\"},"
                 + "\"mocks\":[{\"exit\":\"payment POST /charge\",\"status\":200,\"body\":\"{}\",\"latencyMs\":5}]}";
         assertEquals(201, api.put("/safety", config).status());

@@ -141,6 +141,7 @@ class SafetyGateIT extends LocalAwsStackTestSupport {
         r = api.post("/services", Json.write(Map.of("name", "inventory", "baseUrl", "http://127.0.0.1:" + INVENTORY_PORT,
                 "healthPath", "/actuator/health", "datastores", Demo.INVENTORY_DATASTORES)));
         assertTrue(r.status() == 201 || r.status() == 200, r.body());
+        java.nio.file.Files.createDirectories(RUN_DIR);   // where the shop writes its spans: PUT /safety checks it exists
         r = api.put("/safety", Json.write(Map.of(
                 "traceSource", Map.of("kind", "directory", "path", RUN_DIR.toString()),
                 "exits", List.of(Map.of("service", "payment", "node", PAYMENT_EXIT, "from", "order",

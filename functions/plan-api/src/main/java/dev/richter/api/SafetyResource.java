@@ -37,8 +37,9 @@ final class SafetyResource {
      * {@code PUT /safety}: stores the team's safety configuration, replacing the previous one: 201 when new, 200 when
      * replaced; audited with before and after.
      *
-     * @throws ApiException 400 {@code ValidationFailed}: the schema's problems, or {@code $.mocks[i].exit} naming the
-     *                      exit of an earlier mock
+     * @throws ApiException 400 {@code ValidationFailed}: the schema's problems, {@code $.mocks[i].exit} naming the
+     *                      exit of an earlier mock, or a trace source the checks could not read
+     *                      ({@link #traceSourceProblem})
      */
     ApiResponse put(ApiRequest req) {
         JsonNode doc = validator.parse("SafetyConfig", req.body());
@@ -62,6 +63,7 @@ final class SafetyResource {
                 }
             }
         }
+        traceSourceProblem(doc.path("traceSource")).ifPresent(problems::add);
         if (!problems.isEmpty()) {
             throw ApiException.validationFailed(problems);
         }
@@ -69,6 +71,43 @@ final class SafetyResource {
         repositories.putRegistryDoc(req.teamId(), SAFETY_ITEM_KEY, doc);
         audit.record(req.teamId(), req.caller(), "PutSafetyConfig", SAFETY_ITEM_KEY, before, doc);
         return ApiResponse.json(before == null ? 201 : 200, doc);
+    }
+
+    /**
+     * Why the checks could not read {@code traceSource}, found when it is given rather than at the run's pre-test: a
+     * {@code directory} that does not exist, is not a directory, or cannot be read on Richter's file system (the API
+     * and the checks function see the same one: the local stack's, or the same EFS mount on AWS), at
+     * {@code $.traceSource.path}; kind {@code s3}, not implemented, at {@code $.traceSource.kind}. An {@code xray}
+     * source is read with the checks function's own role, so it is tried when the checks first read it, and a failure
+     * is that check's FAIL with the reason.
+     */
+    static java.util.Optional<InputProblem> traceSourceProblem(JsonNode source) {
+        String kind = source.path("kind").asText("");
+        if (kind.equals("s3")) {
+            return java.util.Optional.of(new InputProblem("$.traceSource.kind",
+                    "kind s3 is not implemented yet: use directory or xray"));
+        }
+        if (!kind.equals("directory") || !source.path("path").isTextual()) {
+            return java.util.Optional.empty();
+        }
+        String path = source.path("path").asText().trim();
+        java.nio.file.Path dir;
+        try {
+            dir = java.nio.file.Path.of(path);
+        } catch (java.nio.file.InvalidPathException e) {
+            return java.util.Optional.of(new InputProblem("$.traceSource.path", "is not a path: " + e.getReason()));
+        }
+        if (!java.nio.file.Files.exists(dir)) {
+            return java.util.Optional.of(new InputProblem("$.traceSource.path", path + " does not exist on Richter's"
+                    + " file system, so the checks could read no span from it"));
+        }
+        if (!java.nio.file.Files.isDirectory(dir)) {
+            return java.util.Optional.of(new InputProblem("$.traceSource.path", path + " is not a directory"));
+        }
+        if (!java.nio.file.Files.isReadable(dir)) {
+            return java.util.Optional.of(new InputProblem("$.traceSource.path", path + " cannot be read by Richter"));
+        }
+        return java.util.Optional.empty();
     }
 
     /** {@code GET /safety}: 200 with the team's configuration; 404 when it has none. */

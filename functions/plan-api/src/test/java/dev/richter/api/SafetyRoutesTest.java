@@ -114,6 +114,29 @@ class SafetyRoutesTest {
     }
 
     @Test
+    void aTraceSourceTheChecksCouldNotReadIsRefusedWhenGivenAtItsPath(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Path file = java.nio.file.Files.writeString(dir.resolve("spans.json"), "{}");
+        Map<String, String> refused = Map.of(
+                "{\"traceSource\": {\"kind\": \"directory\", \"path\": \"" + dir.resolve("nowhere") + "\"}}",
+                "$.traceSource.path: " + dir.resolve("nowhere") + " does not exist on Richter's file system, so the checks"
+                        + " could read no span from it",
+                "{\"traceSource\": {\"kind\": \"directory\", \"path\": \"" + file + "\"}}",
+                "$.traceSource.path: " + file + " is not a directory",
+                "{\"traceSource\": {\"kind\": \"s3\", \"bucket\": \"spans\"}}",
+                "$.traceSource.kind: kind s3 is not implemented yet: use directory or xray");
+        refused.forEach((body, problem) -> {
+            var r = api.call("PUT /safety", "t1", Map.of(), Map.of(), json(body));
+            assertEquals(400, r.get("statusCode"), body);
+            JsonNode error = RegistryApiHarness.body(r).path("errors").get(0);
+            assertEquals(problem, error.path("path").asText() + ": " + error.path("reason").asText(), body);
+        });
+        assertEquals(404, api.call("GET /safety", "t1", Map.of(), Map.of(), null).get("statusCode"), "nothing was stored");
+        assertEquals(201, api.call("PUT /safety", "t1", Map.of(), Map.of(), json(
+                "{\"traceSource\": {\"kind\": \"directory\", \"path\": \"" + dir + "\"}}")).get("statusCode"));
+    }
+
+    @Test
     void anIsolationModeOutsideEnforceAndReportIsRefusedAtItsPath() {
         var r = api.call("PUT /safety", "t1", Map.of(), Map.of(), json("{\"isolation\": {\"mode\": \"off\"}}"));
         assertEquals(400, r.get("statusCode"));
