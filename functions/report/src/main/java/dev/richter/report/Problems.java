@@ -31,6 +31,11 @@ public final class Problems {
     /** What to do next about a check, by check name; {@link #DEFAULT_NEXT} for others. */
     static final Map<String, String> NEXT_BY_CHECK = Map.ofEntries(
             Map.entry("target-registered", "register the service (POST /services) or correct the scenario's service name"),
+            Map.entry("isolation-enforced", "for each refusal the evidence names: a write to a table, key space, topic or"
+                    + " queue with no shadow, add its shadow to that service's datastores (POST /services, datastores"
+                    + " {kind, production, shadow}); an exit with no mock, add its mock (PUT /safety, mocks) or take it"
+                    + " into the scope; report mode, set isolation.mode to enforce; a service with no proof, attach"
+                    + " Richter's extension to its JVM"),
             Map.entry("target-answers", "start the service or correct its base URL in the registry: the pre-test fails otherwise"),
             Map.entry("marker-configured", "configure the marker's header and key"),
             Map.entry("run-not-aborted", "read the abort reason and rerun once its cause is fixed"),

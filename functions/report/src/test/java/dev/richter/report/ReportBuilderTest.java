@@ -277,6 +277,19 @@ class ReportBuilderTest {
     }
 
     @Test
+    void aRefusedWriteProblemSaysToAddTheShadowTheEvidenceNames() {
+        var refused = List.of(new CheckResult("isolation-enforced", CheckResult.Outcome.FAIL, "marked traces",
+                "1 marked calls refused by the isolation (...), by service and reason: inventory: Richter isolation refused"
+                        + " a marked call to exit 'table reservation_audit' (1)"));
+        Report r = ReportBuilder.build(RUN, PLAN, healthyUpTo(1), List.of(), refused, List.of(), null, 1);
+        Report.Problem p = r.problems().stream().filter(x -> x.subject().startsWith("isolation-enforced")).findFirst()
+                .orElseThrow();
+        assertTrue(p.problem().contains("exit 'table reservation_audit'"), p.problem());
+        assertTrue(p.next().startsWith("for each refusal the evidence names: a write to a table, key space, topic or queue"
+                + " with no shadow, add its shadow to that service's datastores"), p.next());
+    }
+
+    @Test
     void aStepWithNoAnswerShowsNoLatencyAndTheRunHasLittleConfidence() {
         WorkerResult refused = new WorkerResult("run-1", "pre-test", 0, 0, 1, 2, 0, 10_000,
                 new Counters(20, 20, 0, Map.of(), 0, 20, 0, 0, 20), HistogramCodec.encode(HistogramCodec.newLatencyHistogramUs()),

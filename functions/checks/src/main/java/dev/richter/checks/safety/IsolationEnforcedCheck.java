@@ -75,7 +75,7 @@ public final class IsolationEnforcedCheck {
     /** Said with a PASS when a service's extension has no network catch-all (an older extension, or turned off). */
     static final String NO_CATCH_ALL = "a client no module names is not guarded (no network catch-all) in ";
 
-        private IsolationEnforcedCheck() {}
+    private IsolationEnforcedCheck() {}
 
     /**
      * @param spans  normalized spans of one batch (e.g. the pre-test's traces)
@@ -85,6 +85,32 @@ public final class IsolationEnforcedCheck {
      */
     public static CheckResult check(List<Span> spans, Set<String> scope, Marker marker) {
         return check(spans, scope, marker, "");
+    }
+
+    /** Distinct refusal reasons listed in the evidence, at most; the rest are counted. */
+    static final int DISTINCT_REASONS = 10;
+
+    /**
+     * Each distinct {@code <service>: <refusal>} with its count, writes to a store with no shadow first (they name the
+     * table, key space, topic or queue to shadow), then by count: e.g. {@code inventory: Richter isolation refused a
+     * marked call to exit 'table reservation_audit' ... (12)}. At most {@value #DISTINCT_REASONS}, then how many more.
+     */
+    static String byReason(Map<String, Integer> refusals) {
+        List<Map.Entry<String, Integer>> sorted = new ArrayList<>(refusals.entrySet());
+        sorted.sort(java.util.Comparator.<Map.Entry<String, Integer>>comparingInt(e -> storeWithoutShadow(e.getKey()) ? 0 : 1)
+                .thenComparing(Map.Entry.<String, Integer>comparingByValue().reversed())
+                .thenComparing(Map.Entry.comparingByKey()));
+        List<String> shown = new ArrayList<>();
+        for (Map.Entry<String, Integer> e : sorted.subList(0, Math.min(DISTINCT_REASONS, sorted.size()))) {
+            shown.add(e.getKey() + " (" + e.getValue() + ")");
+        }
+        int more = sorted.size() - shown.size();
+        return String.join("; ", shown) + (more > 0 ? "; and " + more + " other reasons" : "");
+    }
+
+    /** Whether a refusal is of a write to a store with no shadow (the extension names it: {@code no shadow ...}). */
+    private static boolean storeWithoutShadow(String refusal) {
+        return refusal.contains("no shadow") || refusal.matches("(?s).*exit '(table|cache|dynamodb|topic|queue|s3|sns-topic|event-bus|kinesis-stream) .*");
     }
 
     /**
@@ -107,6 +133,7 @@ public final class IsolationEnforcedCheck {
         Map<String, Integer> unproven = new TreeMap<>();
         Map<String, String> notStarted = new TreeMap<>();
         List<String> quoted = new ArrayList<>();
+        Map<String, Integer> refusals = new java.util.LinkedHashMap<>();
         int forged = 0;
         Set<String> ownRejected = new TreeSet<>();
         for (Span s : spans) {
@@ -137,6 +164,7 @@ public final class IsolationEnforcedCheck {
             String reason = null;
             if (s.attributes().containsKey(REFUSED)) {
                 refused++;
+                refusals.merge(s.service() + ": " + s.attributes().get(REFUSED).strip(), 1, Integer::sum);
                 reason = "refused: " + s.attributes().get(REFUSED);
             } else if (s.attributes().containsKey(WOULD_REFUSE)) {
                 letThrough++;
@@ -174,7 +202,7 @@ public final class IsolationEnforcedCheck {
         }
         if (refused > 0) {
             parts.add(refused + " marked calls refused by the isolation (an exit with no mock, a write with no shadow,"
-                    + " or a request before the isolation loaded)");
+                    + " or a request before the isolation loaded), by service and reason: " + byReason(refusals));
         }
         if (letThrough > 0) {
             parts.add(letThrough + " marked calls let through by report mode to their real target");

@@ -33,6 +33,29 @@ class IsolationEnforcedCheckTest {
     }
 
     @Test
+    void aRefusedWriteIsNamedWhateverOtherRefusalsCameFirst() {
+        // issue 42: six refused calls to an exit with no mock came first; the table with no shadow must still be named
+        List<Span> spans = new ArrayList<>(SafetyFixtures.traces("shop-spring-refused-audit-insert.otlp.json").spans());
+        Span table = spans.stream().filter(s -> s.attributes().containsKey(IsolationEnforcedCheck.REFUSED)).findFirst()
+                .orElseThrow();
+        List<Span> all = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            java.util.Map<String, String> attributes = new java.util.HashMap<>(table.attributes());
+            attributes.put(IsolationEnforcedCheck.REFUSED, "Richter isolation refused a marked call to exit"
+                    + " 'partner.example:443' (no mock)");
+            all.add(table.withAttributes(attributes));
+        }
+        all.addAll(spans);
+        CheckResult r = IsolationEnforcedCheck.check(all, SCOPE, Marker.DEFAULT);
+        assertEquals(Outcome.FAIL, r.outcome(), r.evidence());
+        String byReason = r.evidence().substring(r.evidence().indexOf("by service and reason: ") + 23);
+        assertTrue(byReason.startsWith("inventory: Richter isolation refused a marked call to exit 'table"
+                + " reservation_audit'"), "the write with no shadow first: " + byReason);
+        assertTrue(byReason.contains("; inventory: Richter isolation refused a marked call to exit 'partner.example:443'"
+                + " (no mock) (6)"), byReason);
+    }
+
+    @Test
     void reportModeFailsTheGateEvenWhereItRoutedEveryShadow() {
         // SHOP_AUDIT_RESERVATIONS=1 and SHOP_FRAUD_URL set, report mode: the audit INSERT and the fraud score went
         // through to production, and every other decision says report
