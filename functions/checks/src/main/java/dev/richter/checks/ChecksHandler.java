@@ -33,8 +33,8 @@ public final class ChecksHandler extends JsonStreamHandler<ChecksAction, Object>
     /** For tests: {@code gate} with a fake clock and sleeper. */
     public ChecksHandler(Repositories repositories, EventPublisher events, SafetyGate gate) {
         super(ChecksAction.class);
-        SafetyInputs safety = new SafetyInputs(repositories,
-                new LinkService(repositories.dynamoDb(), repositories.tables().links()), gate);
+        LinkService links = new LinkService(repositories.dynamoDb(), repositories.tables().links());
+        SafetyInputs safety = new SafetyInputs(repositories, links, gate.withSpansRead(links::recordDatastores));
         this.gate = new RunGate(repositories,
                 new RunMetricsRepository(repositories.dynamoDb(), repositories.tables().runMetrics()), safety);
         this.nightly = new NightlyCheck(repositories, events, safety);

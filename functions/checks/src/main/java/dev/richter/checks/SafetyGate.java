@@ -77,8 +77,11 @@ public final class SafetyGate {
         void sleepMs(long ms) throws InterruptedException;
     }
 
+    private static final org.apache.logging.log4j.Logger LOG = org.apache.logging.log4j.LogManager.getLogger(SafetyGate.class);
+
     private final LongSupplier nowMs;
     private final Sleeper sleeper;
+    private final java.util.function.BiConsumer<String, List<Span>> spansRead;
 
     /** Production wiring: wall clock, {@link Thread#sleep}. */
     public SafetyGate() {
@@ -86,8 +89,22 @@ public final class SafetyGate {
     }
 
     public SafetyGate(LongSupplier nowMs, Sleeper sleeper) {
+        this(nowMs, sleeper, (team, spans) -> { });
+    }
+
+    private SafetyGate(LongSupplier nowMs, Sleeper sleeper, java.util.function.BiConsumer<String, List<Span>> spansRead) {
         this.nowMs = nowMs;
         this.sleeper = sleeper;
+        this.spansRead = spansRead;
+    }
+
+    /**
+     * This gate, also handing the spans each dynamic check read to {@code spansRead} (team, spans), e.g. to record the
+     * datastores they show ({@code LinkService.recordDatastores}). A listener that throws costs its own work, not the
+     * checks: it is logged.
+     */
+    public SafetyGate withSpansRead(java.util.function.BiConsumer<String, List<Span>> spansRead) {
+        return new SafetyGate(nowMs, sleeper, spansRead);
     }
 
     /**
@@ -212,6 +229,12 @@ public final class SafetyGate {
             return out;
         }
         out.add(new CheckResult(TRACE_SOURCE_CHECK, Outcome.PASS, subject, read));
+        try {
+            spansRead.accept(teamId, spans);
+        } catch (RuntimeException e) {
+            dev.richter.common.AccessDenied.rethrowIfDenied(e);   // a grant the deployment lacks is a defect to see
+            LOG.error("the datastores of {}'s {} spans were not recorded: {}", teamId, subject, e.toString());
+        }
         ParsedTraces traces = new ParsedTraces(source.describe(), TraceFormat.OTLP_JSON, spans, Map.of(), Map.of(), List.of());
         out.addAll(guarded(MarkerPropagationCheck.NAME, () -> SafetyChecks.markerPropagation(traces, scope, Marker.DEFAULT)));
         out.addAll(guarded(MockedExitsCheck.NAME, () -> SafetyChecks.mockedExits(traces, scope, exits, Marker.DEFAULT, config.exitAddresses())));

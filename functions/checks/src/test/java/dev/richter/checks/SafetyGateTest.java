@@ -107,6 +107,22 @@ class SafetyGateTest {
     }
 
     @Test
+    void theSpansAGateReadAreHandedOnSoTheRunRecordsTheirDatastores(@TempDir Path dir) throws IOException {
+        Files.write(dir.resolve("spans.json"), resource("shop-healthy.otlp.json"));
+        SafetyConfig c = SafetyConfig.parse(CONFIG);
+        List<String> got = new ArrayList<>();
+        new SafetyGate().withSpansRead((team, spans) -> got.add(team + ": " + spans.size())).dynamicChecks("t", c,
+                new DirectoryTraceSource(dir), "", SCOPE, c.exits(), 1796028987349L, 1796028990092L, 2, "pre-test");
+        assertEquals(1, got.size(), got.toString());
+        assertTrue(got.get(0).startsWith("t: ") && !got.get(0).equals("t: 0"), got.toString());
+        List<CheckResult> despite = new SafetyGate().withSpansRead((team, spans) -> {
+            throw new IllegalStateException("links table unavailable");
+        }).dynamicChecks("t", c, new DirectoryTraceSource(dir), "", SCOPE, c.exits(), 1796028987349L, 1796028990092L, 2,
+                "pre-test");
+        assertTrue(despite.stream().anyMatch(r -> r.name().equals("mocked-exit")), "a recorder that fails costs no check");
+    }
+
+    @Test
     void waitsForTheExporterThenPollsUntilMarkedSpansArriveOrGivesUp() throws IOException {
         List<Span> all = TraceDocuments.parse("x", resource("shop-healthy.otlp.json")).spans();
         AtomicLong now = new AtomicLong(1_000_000);

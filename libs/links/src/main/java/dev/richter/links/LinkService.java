@@ -181,13 +181,24 @@ public final class LinkService {
                 datastores.seen(), datastores.dropped());
     }
 
-    private record DatastoreWrite(int seen, int dropped, int written) {}
+    /**
+     * What {@link #recordDatastores} did.
+     *
+     * @param seen    distinct datastores the spans showed
+     * @param dropped new ones not kept: their service already had {@link #MAX_DATASTORES_PER_SERVICE}
+     * @param written items written (the new and the changed)
+     */
+    public record DatastoreWrite(int seen, int dropped, int written) {}
 
     /**
-     * Merges the datastores the spans touch ({@link DatastoreDiscovery}) into the team's stored ones (writes or-ed,
-     * latest sighting kept), at most {@link #MAX_DATASTORES_PER_SERVICE} per service; writes only what changed.
+     * Merges the datastores the spans touch ({@link DatastoreDiscovery}, refused writes included) into the team's stored
+     * ones (writes or-ed, latest sighting kept), at most {@link #MAX_DATASTORES_PER_SERVICE} per service; writes only
+     * what changed. Every ingest does it, and so does every run's dynamic gate on the spans it read, so a run's own
+     * traffic teaches the next run's {@code discovered-datastores} check.
+     *
+     * @return the datastores seen, dropped over the cap, and items written
      */
-    private DatastoreWrite recordDatastores(String teamId, List<Span> spans) {
+    public DatastoreWrite recordDatastores(String teamId, List<Span> spans) {
         List<DiscoveredDatastore> seen = DatastoreDiscovery.discover(spans);
         if (seen.isEmpty()) {
             return new DatastoreWrite(0, 0, 0);

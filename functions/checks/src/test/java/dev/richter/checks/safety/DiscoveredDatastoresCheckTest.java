@@ -40,6 +40,22 @@ class DiscoveredDatastoresCheckTest {
     }
 
     @Test
+    void aWriteTheExtensionRefusedIsDiscoveredAsAWriteOfItsTable() {
+        // inventory's INSERT INTO reservation_audit was refused: no JDBC span, only the refusal on the server span
+        List<DiscoveredDatastore> found = DatastoreDiscovery.discover(
+                SafetyFixtures.traces("shop-spring-refused-audit-insert.otlp.json").spans());
+        DiscoveredDatastore audit = found.stream().filter(d -> d.name().equalsIgnoreCase("reservation_audit")).findFirst()
+                .orElseThrow(() -> new AssertionError(found.toString()));
+        assertEquals("inventory", audit.service());
+        assertEquals("table", audit.kind());
+        assertTrue(audit.writes(), "a refusal is evidence of a write");
+        List<CheckResult> r = DiscoveredDatastoresCheck.check(List.of(new RegisteredService("t", "inventory", "http://i",
+                "/h", null, List.of())), Map.of("inventory", found));
+        assertTrue(r.stream().anyMatch(c -> c.outcome() == CheckResult.Outcome.FAIL
+                && c.subject().equalsIgnoreCase("inventory table reservation_audit")), lines(r).toString());
+    }
+
+    @Test
     void allMappedPassesAndADiscoveredShadowIsNotAProductionDatastore() {
         List<RegisteredService> services = List.of(new RegisteredService("t", "inventory", "http://i", "/h", null,
                 List.of(new Datastore("table", "visits", "visits_shadow"), new Datastore("table", "customers", "customers_shadow"),
