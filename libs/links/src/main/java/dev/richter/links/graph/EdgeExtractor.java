@@ -46,11 +46,14 @@ public final class EdgeExtractor {
     private EdgeExtractor() {}
 
     /**
-     * @param spans normalized, de-duplicated spans (as {@link dev.richter.links.trace.ParsedTraces#spans()})
+     * @param batch normalized, de-duplicated spans (as {@link dev.richter.links.trace.ParsedTraces#spans()}); a
+     *     gateway's server span that knows only its raw path takes the route template of the server span below it
+     *     ({@link dev.richter.links.trace.GatewayRoutes})
      * @param dependencies pre-aggregated service edges (may be empty)
      * @return edges and entries in both dimensions
      */
-    public static ExtractedLinks extract(List<Span> spans, List<DependencyLink> dependencies) {
+    public static ExtractedLinks extract(List<Span> batch, List<DependencyLink> dependencies) {
+        List<Span> spans = dev.richter.links.trace.GatewayRoutes.templated(batch);
         int n = spans.size();
         Map<SpanRef, Integer> index = new HashMap<>(Math.max(16, n * 2));
         for (int i = 0; i < n; i++) {
