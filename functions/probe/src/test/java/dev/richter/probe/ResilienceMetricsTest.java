@@ -50,7 +50,8 @@ class ResilienceMetricsTest {
         for (String format : new String[] {TEXT, OPENMETRICS}) {
             Map<String, Double> m = scraped(policies(), format);
             assertEquals(Map.of("breakerOpen:inventory", 0.0, "breakerOpen:payment", 0.0, "bulkheadInUse:orders", 0.0,
-                    "rateLimiterWaiting:orders", 0.0), m, format);
+                    "rateLimiterWaiting:orders", 0.0, "breakerNotPermitted:inventory", 0.0, "breakerNotPermitted:payment", 0.0),
+                    m, format);
         }
     }
 
@@ -70,6 +71,27 @@ class ResilienceMetricsTest {
             assertEquals(0.25, m.get("bulkheadInUse:orders"), 1e-9, format + " " + m);
             p.breakers().circuitBreaker("payment").transitionToHalfOpenState();
             assertEquals(0.0, scraped(p, format).get("breakerOpen:payment"), "half open lets calls through");
+        }
+    }
+
+    @Test
+    void theCallsAnOpenBreakerDidNotPermitAreCounted() throws Exception {
+        for (String format : new String[] {TEXT, OPENMETRICS}) {
+            Policies p = policies();
+            var inventory = p.breakers().circuitBreaker("inventory");
+            inventory.transitionToOpenState();   // as after its failure threshold (a forced open state counts nothing)
+            int fallbacks = 0;
+            for (int i = 0; i < 7; i++) {
+                try {
+                    inventory.executeSupplier(() -> "stock");
+                } catch (io.github.resilience4j.circuitbreaker.CallNotPermittedException notPermitted) {
+                    fallbacks++;   // where a service's fallback answers instead
+                }
+            }
+            assertEquals(7, fallbacks);
+            Map<String, Double> m = scraped(p, format);
+            assertEquals(7.0, m.get("breakerNotPermitted:inventory"), format + " " + m);
+            assertEquals(0.0, m.get("breakerNotPermitted:payment"), format + " " + m);
         }
     }
 

@@ -8,12 +8,13 @@ import java.util.Optional;
 /**
  * The resilience verdict's {@value #DEFENCE} finding: whether the system, when it could not do the whole work, said so
  * (graceful) or answered as if it had (silent). Its evidence is the answers the plan's checks failed
- * ({@code check-failed}: 2xx answers with a degraded body, e.g. a circuit breaker's fallback) and the call paths that
- * vanished from the marked traces ({@link VanishedEdges}).
+ * ({@code check-failed}: 2xx answers with a degraded body, e.g. a circuit breaker's fallback), the answers the
+ * breakers' own counters show a fallback gave ({@link Fallbacks}), and the call paths that vanished from the marked
+ * traces ({@link VanishedEdges}).
  *
  * <ul>
- *   <li>FAILS, silent: answers with a 2xx status failed the plan's check at some step: the client was told success
- *       for work that was not done.</li>
+ *   <li>FAILS, silent: answers with a 2xx status failed the plan's check at some step, or a breaker's fallback
+ *       answered beyond the errors counted: the client was told success for work that was not done.</li>
  *   <li>WEAK, silent as far as the evidence goes: a call path vanished and the plan states no check on the answers, so
  *       whether the client was told cannot be seen.</li>
  *   <li>HOLDS, graceful: a call path vanished, the plan checks the answers, and every answer passed: the fallback
@@ -42,13 +43,24 @@ public final class Degradation {
                                         boolean checksStated) {
         List<String> vanished = coverage.vanished().stream().map(VanishedEdges::line).toList();
         Optional<StepFigures> failedChecks = steps.stream().filter(f -> f.counters().checkFailed() > 0).findFirst();
-        if (failedChecks.isPresent()) {
-            StepFigures f = failedChecks.get();
-            long all = steps.stream().mapToLong(s -> s.counters().checkFailed()).sum();
+        Optional<StepFigures> fellBack = steps.stream().filter(f -> f.counters().fallbacks() > 0).findFirst();
+        if (failedChecks.isPresent() || fellBack.isPresent()) {
             List<String> parts = new ArrayList<>();
-            parts.add(String.format(Locale.ROOT, "silent: %d answers failed the plan's check (%d of %d at %s, the first step"
-                            + " with any): 2xx answers standing in for work not done", all, f.counters().checkFailed(),
-                    f.counters().sent(), StepLabels.label(f)));
+            if (failedChecks.isPresent()) {
+                StepFigures f = failedChecks.get();
+                long all = steps.stream().mapToLong(s -> s.counters().checkFailed()).sum();
+                parts.add(String.format(Locale.ROOT, "silent: %d answers failed the plan's check (%d of %d at %s, the first"
+                                + " step with any): 2xx answers standing in for work not done", all,
+                        f.counters().checkFailed(), f.counters().sent(), StepLabels.label(f)));
+            }
+            if (fellBack.isPresent()) {
+                StepFigures f = fellBack.get();
+                long all = steps.stream().mapToLong(s -> s.counters().fallbacks()).sum();
+                parts.add(String.format(Locale.ROOT, "%s%d answers were a circuit breaker's fallback by the breakers' own"
+                                + " counters of calls not permitted, beyond the errors already counted (%d of %d at %s, the"
+                                + " first step with any), counted as errors", parts.isEmpty() ? "silent: " : "", all,
+                        f.counters().fallbacks(), f.counters().sent(), StepLabels.label(f)));
+            }
             parts.addAll(vanished);
             return new Report.Finding(DEFENCE, Report.Status.FAILS, String.join("; ", parts));
         }

@@ -126,10 +126,11 @@ public final class ReportBuilder {
                 WorkerResult::stage, TreeMap::new, Collectors.groupingBy(WorkerResult::stepIndex, TreeMap::new, Collectors.toList())));
         List<StepFigures> warmUp = figures(Stages.WARM_UP, byStep.getOrDefault(Stages.WARM_UP, Map.of()),
                 plan.warmUpSteps(), evidence.startedSteps());
-        List<StepFigures> pre = figures(Stages.PRE_TEST, byStep.getOrDefault(Stages.PRE_TEST, Map.of()),
-                List.of(plan.preTest()), evidence.startedSteps());
-        List<StepFigures> formal = figures(Stages.FORMAL, byStep.getOrDefault(Stages.FORMAL, Map.of()),
-                plan.formal(), evidence.startedSteps());
+        // answers a circuit breaker's fallback gave count as errors, as check failures do (Fallbacks)
+        List<StepFigures> pre = Fallbacks.counted(figures(Stages.PRE_TEST, byStep.getOrDefault(Stages.PRE_TEST, Map.of()),
+                List.of(plan.preTest()), evidence.startedSteps()), evidence.breakerCounts());
+        List<StepFigures> formal = Fallbacks.counted(figures(Stages.FORMAL, byStep.getOrDefault(Stages.FORMAL, Map.of()),
+                plan.formal(), evidence.startedSteps()), evidence.breakerCounts());
         List<Verdict> ordered = changes(verdicts);
 
         String outcome;

@@ -25,17 +25,20 @@ import java.util.Map;
  * @param businessMetrics the business metrics the fault decider read per round
  * @param middleware   the clients, stores and servers each scope service used in the run's traces, judged against the
  *                     run's scope ({@link dev.richter.links.middleware.MiddlewareInventory}; empty when not read)
+ * @param breakerCounts the circuit breakers' not-permitted counters per decision round ({@link BreakerCount}; empty
+ *                     when none or not read)
  */
 public record ReportEvidence(List<StepPlan> startedSteps, TimeSeries timeSeries,
                              List<OverloadResponses> overload, TraceEvidence traces, CallGraph callGraph,
                              Map<WorkerKey, Long> windowSentByWorker, VanishedEdges.Coverage coverage,
                              List<SaturationSignal> saturation, List<RunEvent> events,
-                             List<BusinessMetricRound> businessMetrics, List<MiddlewareUse> middleware) {
+                             List<BusinessMetricRound> businessMetrics, List<MiddlewareUse> middleware,
+                             List<BreakerCount> breakerCounts) {
     /** Evidence without the marked traces' coverage of the call graph and without saturation signals. */
     public ReportEvidence(List<StepPlan> startedSteps, TimeSeries timeSeries, List<OverloadResponses> overload,
                           TraceEvidence traces, CallGraph callGraph, Map<WorkerKey, Long> windowSentByWorker) {
         this(startedSteps, timeSeries, overload, traces, callGraph, windowSentByWorker, VanishedEdges.Coverage.NONE, List.of(),
-                List.of(), List.of(), List.of());
+                List.of(), List.of(), List.of(), List.of());
     }
 
     /** Evidence without saturation signals. */
@@ -43,7 +46,7 @@ public record ReportEvidence(List<StepPlan> startedSteps, TimeSeries timeSeries,
                           TraceEvidence traces, CallGraph callGraph, Map<WorkerKey, Long> windowSentByWorker,
                           VanishedEdges.Coverage coverage) {
         this(startedSteps, timeSeries, overload, traces, callGraph, windowSentByWorker, coverage, List.of(), List.of(), List.of(),
-                List.of());
+                List.of(), List.of());
     }
 
     /** Evidence without per-worker window sums. */
@@ -68,23 +71,30 @@ public record ReportEvidence(List<StepPlan> startedSteps, TimeSeries timeSeries,
         events = events == null ? List.of() : List.copyOf(events);
         businessMetrics = businessMetrics == null ? List.of() : List.copyOf(businessMetrics);
         middleware = middleware == null ? List.of() : List.copyOf(middleware);
+        breakerCounts = breakerCounts == null ? List.of() : List.copyOf(breakerCounts);
     }
 
     /** The same evidence with the decider's saturation signals. */
     public ReportEvidence withSaturation(List<SaturationSignal> signals) {
         return new ReportEvidence(startedSteps, timeSeries, overload, traces, callGraph, windowSentByWorker, coverage, signals,
-                events, businessMetrics, middleware);
+                events, businessMetrics, middleware, breakerCounts);
     }
 
     /** The same evidence with the run's events and business metrics. */
     public ReportEvidence withTeamEvidence(List<RunEvent> runEvents, List<BusinessMetricRound> metrics) {
         return new ReportEvidence(startedSteps, timeSeries, overload, traces, callGraph, windowSentByWorker, coverage, saturation,
-                runEvents, metrics, middleware);
+                runEvents, metrics, middleware, breakerCounts);
     }
 
     /** The same evidence with the middleware the run's traces show ({@link #middleware()}). */
     public ReportEvidence withMiddleware(List<MiddlewareUse> uses) {
         return new ReportEvidence(startedSteps, timeSeries, overload, traces, callGraph, windowSentByWorker, coverage, saturation,
-                events, businessMetrics, uses);
+                events, businessMetrics, uses, breakerCounts);
+    }
+
+    /** The same evidence with the circuit breakers' not-permitted counters ({@link #breakerCounts()}). */
+    public ReportEvidence withBreakerCounts(List<BreakerCount> counts) {
+        return new ReportEvidence(startedSteps, timeSeries, overload, traces, callGraph, windowSentByWorker, coverage, saturation,
+                events, businessMetrics, middleware, counts);
     }
 }

@@ -143,6 +143,17 @@ public final class RunReporter {
         }
     }
 
+    /** The circuit breakers' not-permitted counters per round; none when they cannot be read. */
+    private List<BreakerCount> breakerCounts(String runId) {
+        try {
+            return reports.breakerCounts(runId);
+        } catch (RuntimeException e) {
+            AccessDenied.rethrowIfDenied(e);
+            LOG.warn("circuit breaker counters of {} not read: {}", runId, e.toString());
+            return List.of();
+        }
+    }
+
     /** The run's events (alerts, verdict changes, the abort); none when they cannot be read. */
     private List<RunEvent> events(Run run) {
         try {
@@ -170,7 +181,8 @@ public final class RunReporter {
         List<CheckResult> dynamicChecks = metrics.checks(runId, "dynamic");
         ReportEvidence evidence = loader.load(run, plan, results, dynamicChecks,
                 System.currentTimeMillis() + Math.max(5_000, remainingMs - RENDER_RESERVE_MS));
-        evidence = evidence.withSaturation(saturation(runId)).withTeamEvidence(events(run), businessMetrics(runId));
+        evidence = evidence.withSaturation(saturation(runId)).withTeamEvidence(events(run), businessMetrics(runId))
+                .withBreakerCounts(breakerCounts(runId));
         Report report = ReportBuilder.build(run, plan, results, metrics.checks(runId, "static"), dynamicChecks,
                 reports.verdicts(runId), reports.missingEvidence(runId), evidence, errorOf(error),
                 System.currentTimeMillis());

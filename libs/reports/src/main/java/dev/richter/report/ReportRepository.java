@@ -192,6 +192,34 @@ public final class ReportRepository {
     }
 
     /**
+     * The circuit breakers' not-permitted counters of every stored decision round (the {@code metrics} of each report in
+     * a verdict item's {@code evidence}, keys {@value BreakerCount#KEY_PREFIX}{@code <breaker>}), in time order; a module
+     * whose scrape shows no Resilience4j breaker adds none.
+     */
+    public List<BreakerCount> breakerCounts(String runId) {
+        List<BreakerCount> out = new ArrayList<>();
+        dynamoDb.queryPaginator(QueryRequest.builder().tableName(verdictsTable)
+                        .keyConditionExpression("runId = :r AND begins_with(sk, :p)")
+                        .expressionAttributeValues(Map.of(":r", AttributeValue.fromS(runId), ":p", AttributeValue.fromS("verdict#")))
+                        .build())
+                .items().forEach(item -> {
+                    if (!item.containsKey("evidence")) return;
+                    String module = item.get("module").s();
+                    long atMs = Long.parseLong(item.get("atMs").n());
+                    for (var r : Json.read(item.get("evidence").s(), JsonNode.class).path("reports")) {
+                        if (!r.path("module").asText(module).equals(module)) continue;
+                        r.path("metrics").fields().forEachRemaining(e -> {
+                            if (e.getKey().startsWith(BreakerCount.KEY_PREFIX) && e.getValue().isNumber()) {
+                                out.add(new BreakerCount(module, atMs, e.getKey().substring(BreakerCount.KEY_PREFIX.length()),
+                                        e.getValue().asDouble()));
+                            }
+                        });
+                    }
+                });
+        return out;
+    }
+
+    /**
      * The run's events ({@link RunEvents}): alerts fired and resolved, verdict changes, and the abort when
      * {@code abortAtMs} is present.
      */

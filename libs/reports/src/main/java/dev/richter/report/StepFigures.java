@@ -137,6 +137,17 @@ public record StepFigures(String stage, int stepIndex, double targetQps, int dur
     }
 
     /**
+     * This step with {@code n} more of its ok answers found served by a fallback ({@link Counters#withFallbacks}): out
+     * of the success rate, so out of the capacity criteria too, as check failures are.
+     */
+    public StepFigures withFallbacks(long n) {
+        Counters c = counters.withFallbacks(n);
+        return new StepFigures(stage, stepIndex, targetQps, durationS, workersExpected, workersReported, missingWorkers,
+                achievedQps, rateErrorPct, c, c.sent() == 0 ? 0 : 100.0 * c.ok() / c.sent(), latencyMs, latencyFromSendMs,
+                aborted, startedAtMs, endedAtMs, mergedHistogram, legs, lateWorkers, unsentAtTimeLimit);
+    }
+
+    /**
      * The window a step sent in, seconds: the planned duration when it ran to its end; when aborted, from its first
      * due time to its last send plus one send interval ({@code 1 / targetQps}, the last request's own share of the
      * window), at most the planned duration. Without a last send time (results stored before workers reported it) the

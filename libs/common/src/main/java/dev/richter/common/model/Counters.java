@@ -30,10 +30,14 @@ import java.util.TreeMap;
  *                       body over Richter's kept-body limit (65536 bytes, {@code HttpTransport.MAX_KEPT_BODY_BYTES}).
  *                       The limit is Richter's, so such an answer is judged by its status and headers alone and is
  *                       never a failure of the target; the report counts it apart
+ * @param fallbacks      answers the report found served by a fallback beyond those already counted as errors (from the
+ *                       circuit breakers' not-permitted calls over the step), taken out of {@code ok}: errors of their
+ *                       own, as check failures are. 0 in the load driver's counters; set by the report
+ *                       ({@code StepFigures.withFallbacks})
  */
 public record Counters(long due, long sent, long ok, Map<String, Long> httpErrors, long timeouts,
                        long connectErrors, long dropped, long late, long marked, long checkFailed,
-                       Map<String, Long> checkFailures, long unchecked) {
+                       Map<String, Long> checkFailures, long unchecked, long fallbacks) {
     /** Distinct check-failure reasons one worker keeps with their counts. */
     public static final int MAX_CHECK_REASONS = 5;
 
@@ -42,10 +46,28 @@ public record Counters(long due, long sent, long ok, Map<String, Long> httpError
         checkFailures = checkFailures == null ? Map.of() : Map.copyOf(checkFailures);
     }
 
+    /** The load driver's counters: no fallbacks found by a report. */
+    public Counters(long due, long sent, long ok, Map<String, Long> httpErrors, long timeouts, long connectErrors,
+                    long dropped, long late, long marked, long checkFailed, Map<String, Long> checkFailures,
+                    long unchecked) {
+        this(due, sent, ok, httpErrors, timeouts, connectErrors, dropped, late, marked, checkFailed, checkFailures,
+                unchecked, 0);
+    }
+
     /** Counters with every answer checked ({@code unchecked} 0). */
     public Counters(long due, long sent, long ok, Map<String, Long> httpErrors, long timeouts, long connectErrors,
                     long dropped, long late, long marked, long checkFailed, Map<String, Long> checkFailures) {
         this(due, sent, ok, httpErrors, timeouts, connectErrors, dropped, late, marked, checkFailed, checkFailures, 0);
+    }
+
+    /**
+     * These counters with {@code n} more of {@code ok} found served by a fallback ({@link #fallbacks()}), at most
+     * {@code ok}.
+     */
+    public Counters withFallbacks(long n) {
+        long moved = Math.max(0, Math.min(n, ok));
+        return new Counters(due, sent, ok - moved, httpErrors, timeouts, connectErrors, dropped, late, marked, checkFailed,
+                checkFailures, unchecked, fallbacks + moved);
     }
 
     /** Counters without check failures (requests without expectations). */
@@ -57,9 +79,10 @@ public record Counters(long due, long sent, long ok, Map<String, Long> httpError
     /** All-zero counters. */
     public static final Counters ZERO = new Counters(0, 0, 0, Map.of(), 0, 0, 0, 0, 0);
 
-    /** Total failed requests: HTTP errors + timeouts + connect errors + check failures. */
+    /** Total failed requests: HTTP errors + timeouts + connect errors + check failures + fallbacks. */
     public long errors() {
-        return httpErrors.values().stream().mapToLong(Long::longValue).sum() + timeouts + connectErrors + checkFailed;
+        return httpErrors.values().stream().mapToLong(Long::longValue).sum() + timeouts + connectErrors + checkFailed
+                + fallbacks;
     }
 
     /**
@@ -83,6 +106,6 @@ public record Counters(long due, long sent, long ok, Map<String, Long> httpError
         o.checkFailures.forEach((k, v) -> reasons.merge(k, v, Long::sum));
         return new Counters(due + o.due, sent + o.sent, ok + o.ok, merged, timeouts + o.timeouts,
                 connectErrors + o.connectErrors, dropped + o.dropped, late + o.late, marked + o.marked,
-                checkFailed + o.checkFailed, reasons, unchecked + o.unchecked);
+                checkFailed + o.checkFailed, reasons, unchecked + o.unchecked, fallbacks + o.fallbacks);
     }
 }
