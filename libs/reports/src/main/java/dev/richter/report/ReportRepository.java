@@ -175,20 +175,32 @@ public final class ReportRepository {
      */
     public List<SaturationSignal> saturation(String runId) {
         List<SaturationSignal> out = new ArrayList<>();
+        forEachRound(runId, (module, atMs, evidence) -> {
+            for (var b : evidence.path("saturation")) {
+                out.add(new SaturationSignal(module, atMs, b.path("metric").asText(), b.path("value").asDouble(),
+                        b.path("limit").asDouble()));
+            }
+        });
+        return out;
+    }
+
+    /** One stored decision round's module, time (epoch ms) and evidence JSON. */
+    private interface RoundEvidence {
+        void accept(String module, long atMs, JsonNode evidence);
+    }
+
+    /** Every stored decision round of the run that has evidence, in time order. */
+    private void forEachRound(String runId, RoundEvidence each) {
         dynamoDb.queryPaginator(QueryRequest.builder().tableName(verdictsTable)
                         .keyConditionExpression("runId = :r AND begins_with(sk, :p)")
                         .expressionAttributeValues(Map.of(":r", AttributeValue.fromS(runId), ":p", AttributeValue.fromS("verdict#")))
                         .build())
                 .items().forEach(item -> {
-                    if (!item.containsKey("evidence")) return;
-                    String module = item.get("module").s();
-                    long atMs = Long.parseLong(item.get("atMs").n());
-                    for (var b : Json.read(item.get("evidence").s(), JsonNode.class).path("saturation")) {
-                        out.add(new SaturationSignal(module, atMs, b.path("metric").asText(), b.path("value").asDouble(),
-                                b.path("limit").asDouble()));
+                    if (item.containsKey("evidence")) {
+                        each.accept(item.get("module").s(), Long.parseLong(item.get("atMs").n()),
+                                Json.read(item.get("evidence").s(), JsonNode.class));
                     }
                 });
-        return out;
     }
 
     /**
@@ -198,24 +210,19 @@ public final class ReportRepository {
      */
     public List<BreakerCount> breakerCounts(String runId) {
         List<BreakerCount> out = new ArrayList<>();
-        dynamoDb.queryPaginator(QueryRequest.builder().tableName(verdictsTable)
-                        .keyConditionExpression("runId = :r AND begins_with(sk, :p)")
-                        .expressionAttributeValues(Map.of(":r", AttributeValue.fromS(runId), ":p", AttributeValue.fromS("verdict#")))
-                        .build())
-                .items().forEach(item -> {
-                    if (!item.containsKey("evidence")) return;
-                    String module = item.get("module").s();
-                    long atMs = Long.parseLong(item.get("atMs").n());
-                    for (var r : Json.read(item.get("evidence").s(), JsonNode.class).path("reports")) {
-                        if (!r.path("module").asText(module).equals(module)) continue;
-                        r.path("metrics").fields().forEachRemaining(e -> {
-                            if (e.getKey().startsWith(BreakerCount.KEY_PREFIX) && e.getValue().isNumber()) {
-                                out.add(new BreakerCount(module, atMs, e.getKey().substring(BreakerCount.KEY_PREFIX.length()),
-                                        e.getValue().asDouble()));
-                            }
-                        });
+        forEachRound(runId, (module, atMs, evidence) -> {
+            for (var r : evidence.path("reports")) {
+                if (!r.path("module").asText(module).equals(module)) {
+                    continue;
+                }
+                r.path("metrics").fields().forEachRemaining(e -> {
+                    if (e.getKey().startsWith(BreakerCount.KEY_PREFIX) && e.getValue().isNumber()) {
+                        out.add(new BreakerCount(module, atMs, e.getKey().substring(BreakerCount.KEY_PREFIX.length()),
+                                e.getValue().asDouble()));
                     }
                 });
+            }
+        });
         return out;
     }
 
