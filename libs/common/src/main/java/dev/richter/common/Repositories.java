@@ -157,18 +157,19 @@ public final class Repositories {
     }
 
     /**
-     * The team's marker keys, creating its first (32 random bytes, {@code MarkerProof.newKey}) when it has none, and
-     * sealing a legacy plain item. Both writes are conditional puts (creation: the item is absent; sealing: its
+     * The team's marker keys, never empty: creating its first (32 random bytes, {@code MarkerProof.newKey}) when it
+     * has none (or an item without keys), and sealing a legacy plain item. Both writes are conditional puts (creation: the item is absent; sealing: its
      * {@code doc} is unchanged), so callers racing agree on the one that landed.
      *
      * @throws SecretSealer.SecretNotOpenedException as {@link #markerKeys}
      */
     public List<String> ensureMarkerKeys(String teamId) {
         Optional<MarkerKeysDoc> stored = markerKeysItem(teamId);
-        if (stored.isPresent() && stored.get().sealed()) {
+        if (stored.isPresent() && stored.get().sealed() && !stored.get().keys().isEmpty()) {
             return stored.get().keys();
         }
-        List<String> keys = stored.map(MarkerKeysDoc::keys).orElseGet(() -> List.of(dev.richter.sdk.MarkerProof.newKey()));
+        List<String> keys = stored.map(MarkerKeysDoc::keys).filter(k -> !k.isEmpty())
+                .orElseGet(() -> List.of(dev.richter.sdk.MarkerProof.newKey()));
         String sealed = secrets.seal(teamId, SecretSealer.MARKER_KEYS, Json.write(Map.of("keys", keys)));
         var put = PutItemRequest.builder().tableName(tables.registry())
                 .item(Map.of("teamId", s(teamId), "itemKey", s(MARKER_KEYS_KEY), "doc", s(Json.write(Map.of("sealed", sealed)))));

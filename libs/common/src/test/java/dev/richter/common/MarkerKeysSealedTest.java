@@ -85,6 +85,16 @@ class MarkerKeysSealedTest {
     }
 
     @Test
+    void anItemWithoutKeysGetsANewSealedKey() {
+        items.put("team-a|" + Repositories.MARKER_KEYS_KEY, Map.of("teamId", AttributeValue.fromS("team-a"),
+                "itemKey", AttributeValue.fromS(Repositories.MARKER_KEYS_KEY), "doc", AttributeValue.fromS("{\"keys\":[]}")));
+        List<String> keys = repositories.ensureMarkerKeys("team-a");
+        assertEquals(1, keys.size());
+        assertEquals(keys, repositories.markerKeys("team-a"));
+        assertFalse(rawDoc("team-a").contains(keys.get(0)));
+    }
+
+    @Test
     void withoutASealerRepositoriesFailClosedOnlyWhereASecretIsTouched() {
         org.junit.jupiter.api.Assumptions.assumeTrue(Env.get("RICHTER_SECRETS_KEY").isEmpty());
         Repositories kms = new Repositories(ddb, tables);
