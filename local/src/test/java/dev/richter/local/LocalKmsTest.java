@@ -106,6 +106,29 @@ class LocalKmsTest {
         assertTrue(((Exception) asTeamB).getMessage().contains("InvalidCiphertextException"), ((Exception) asTeamB).getMessage());
     }
 
+    /** docs/aws.md "Secrets", who may do what: the template grants exactly this and nothing else in the account. */
+    @Test
+    void onlyTheFunctionsThatSealOrOpenSecretsMayUseTheKey() throws Exception {
+        IamPolicies policies = IamPolicies.of(SamTemplate.load(LocalAwsStack.rootFromEnv(), LocalAwsStack.LOCAL_PARAMETER_DEFAULTS));
+        java.util.Map<String, java.util.Set<String>> expected = java.util.Map.of(
+                "PlanApiFunction", java.util.Set.of("kms:Encrypt", "kms:Decrypt"),
+                "NotifierFunction", java.util.Set.of("kms:Decrypt"),
+                "LoadDriverFunction", java.util.Set.of("kms:Decrypt"),
+                "ChecksFunction", java.util.Set.of("kms:Decrypt"),
+                "DataConstructionFunction", java.util.Set.of("kms:Encrypt", "kms:Decrypt"));
+        for (String principal : policies.principals().keySet()) {
+            java.util.Set<String> allowed = new java.util.TreeSet<>();
+            for (String action : List.of("kms:Encrypt", "kms:Decrypt")) {
+                if (policies.decide(principal, action, KEY_ARN) == IamPolicies.AccessDecision.ALLOWED) {
+                    allowed.add(action);
+                }
+                assertEquals(IamPolicies.AccessDecision.IMPLICIT_DENY, policies.decide(principal, action,
+                        SamTemplate.kmsKeyArn(java.util.UUID.randomUUID().toString())), principal + ": another key");
+            }
+            assertEquals(expected.getOrDefault(principal, java.util.Set.of()), allowed, principal);
+        }
+    }
+
     @Test
     void kmsAnswersItsOwnErrorsForATamperedBlobAnUnknownKeyAndAnotherKey(@TempDir Path dir) throws Exception {
         String other = java.util.UUID.randomUUID().toString();
