@@ -21,7 +21,7 @@ CP="$WORK/classes:$WORK/test-classes:$WORK/lib/*"
 export AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local
 export AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:34567 AWS_ENDPOINT_URL_SFN=http://127.0.0.1:34583
 export AWS_ENDPOINT_URL_EVENTBRIDGE=http://127.0.0.1:34010 AWS_ENDPOINT_URL_LAMBDA=http://127.0.0.1:34001
-export AWS_ENDPOINT_URL_SCHEDULER=http://127.0.0.1:34020
+export AWS_ENDPOINT_URL_SCHEDULER=http://127.0.0.1:34020 AWS_ENDPOINT_URL_KMS=http://127.0.0.1:34030
 export RICHTER_API_PORT=33000 EVENT_BUS_NAME=richter-dev
 export LOAD_TEST_RUN_STATE_MACHINE_ARN=arn:aws:states:us-east-1:123456789012:stateMachine:richter-dev-load-test-run
 # compressed AWS limits: legs of a 15 s load-driver invocation

@@ -28,6 +28,7 @@ import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import software.amazon.awssdk.services.eventbridge.model.EventBridgeException;
 import software.amazon.awssdk.services.eventbridge.model.PutEventsRequest;
 import software.amazon.awssdk.services.eventbridge.model.PutEventsRequestEntry;
+import software.amazon.awssdk.services.kms.model.KmsException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.sfn.model.SfnException;
 
@@ -55,10 +56,12 @@ import software.amazon.awssdk.services.sfn.model.SfnException;
  * each entry's event bus {@code arn:aws:events:<region>:<account>:event-bus/<name>} ({@code default} when unnamed);
  * a bucket {@code arn:aws:s3:::<bucket>} or object {@code arn:aws:s3:::<bucket>/<key>}; a schedule
  * {@code arn:aws:scheduler:<region>:<account>:schedule/<group>/<name>} (and {@code iam:PassRole} on the schedule's
- * {@code Target.RoleArn} for a create or update); {@code *} for X-Ray's trace reads and any other call.
+ * {@code Target.RoleArn} for a create or update); a KMS key {@code arn:aws:kms:<region>:<account>:key/<keyId>} for
+ * {@code kms:Encrypt}/{@code kms:Decrypt} (the request's {@code KeyId}); {@code *} for X-Ray's trace reads and any
+ * other call.
  *
  * <p>A denied call throws the service's own exception with AWS's code, status and message ({@link IamPolicies#denial}):
- * DynamoDB, Step Functions, EventBridge: {@code AccessDeniedException}, HTTP 400; S3: {@code AccessDenied}, HTTP 403,
+ * DynamoDB, Step Functions, EventBridge, KMS: {@code AccessDeniedException}, HTTP 400; S3: {@code AccessDenied}, HTTP 403,
  * the resource in quotes; others {@code AccessDeniedException}, HTTP 403. It is thrown before the request is sent,
  * so the SDK does not retry it (AWS's answer is not retryable either).
  *
@@ -210,6 +213,7 @@ public final class IamEnforcement implements ExecutionInterceptor {
             };
             case "Scheduler" -> "scheduler:" + operation;
             case "CloudWatch" -> "cloudwatch:" + operation;
+            case "Kms", "KMS" -> "kms:" + operation;
             default -> service.toLowerCase(java.util.Locale.ROOT) + ":" + operation;
         };
     }
@@ -246,6 +250,10 @@ public final class IamEnforcement implements ExecutionInterceptor {
                     : "arn:aws:lambda:" + region + ":" + account + ":function:" + f));
             case "Scheduler" -> field(request, "Name").ifPresent(n -> out.add("arn:aws:scheduler:" + region + ":" + account
                     + ":schedule/" + field(request, "GroupName").orElse("default") + "/" + n));
+            // the key named by KeyId (a key id, key ARN, alias name or alias ARN); a Decrypt without KeyId is
+            // authorized on the ciphertext's key, which only the server reads: "*" then, which no key grant matches
+            case "Kms", "KMS" -> field(request, "KeyId").ifPresent(k -> out.add(k.startsWith("arn:") ? k
+                    : "arn:aws:kms:" + region + ":" + account + ":" + (k.startsWith("alias/") ? k : "key/" + k)));
             default -> {
                 // X-Ray's trace reads and the rest: no resource-level permissions
             }
@@ -265,6 +273,8 @@ public final class IamEnforcement implements ExecutionInterceptor {
             case "Sfn" -> SfnException.builder().message(message).statusCode(400)
                     .awsErrorDetails(details("AccessDeniedException", message, service)).build();
             case "EventBridge" -> EventBridgeException.builder().message(message).statusCode(400)
+                    .awsErrorDetails(details("AccessDeniedException", message, service)).build();
+            case "Kms", "KMS" -> KmsException.builder().message(message).statusCode(400)
                     .awsErrorDetails(details("AccessDeniedException", message, service)).build();
             case "S3" -> {
                 String quoted = message.replace("on resource: " + resource, "on resource: \"" + resource + "\"");

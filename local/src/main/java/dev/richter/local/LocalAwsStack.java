@@ -38,12 +38,14 @@ import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
  *   <li>Lambda: {@link LambdaHost} in this JVM, serving every function and the HTTP API;</li>
  *   <li>EventBridge: {@link EventBusCapture} in this JVM;</li>
  *   <li>EventBridge Scheduler: {@link LocalScheduler} in this JVM (one-time schedules at their time);</li>
+ *   <li>KMS: {@link LocalKms} in this JVM ({@code Encrypt} and {@code Decrypt} with the template's keys, their
+ *       material kept in {@code <workDir>/kms});</li>
  *   <li>Step Functions: {@code local/node/sfn-server.cjs} on {@code aws-local-stepfunctions}, running
  *       the real ASL files with the template's substitutions.</li>
  * </ul>
  * Ports come from the same environment the functions read: {@code AWS_ENDPOINT_URL_DYNAMODB},
  * {@code AWS_ENDPOINT_URL_SFN}, {@code AWS_ENDPOINT_URL_EVENTBRIDGE}, {@code AWS_ENDPOINT_URL_LAMBDA},
- * {@code AWS_ENDPOINT_URL_SCHEDULER}
+ * {@code AWS_ENDPOINT_URL_SCHEDULER}, {@code AWS_ENDPOINT_URL_KMS}
  * and {@code RICHTER_API_PORT}; every one must be set (so no client can reach real AWS by mistake).
  *
  * <p>Limits: the stack is as strict as AWS where Richter depends on a limit, each one lowerable
@@ -99,6 +101,7 @@ public final class LocalAwsStack implements AutoCloseable {
     private EventBusCapture eventBus;
     private EventRuleDelivery ruleDelivery;
     private LocalScheduler scheduler;
+    private LocalKms kms;
     private SamTemplate template;
     private LocalIdentityProvider identity;
     private boolean insecureDevAuth;
@@ -243,6 +246,7 @@ public final class LocalAwsStack implements AutoCloseable {
             int eventsPort = port("AWS_ENDPOINT_URL_EVENTBRIDGE");
             int lambdaPort = port("AWS_ENDPOINT_URL_LAMBDA");
             int schedulerPort = port("AWS_ENDPOINT_URL_SCHEDULER");
+            int kmsPort = port("AWS_ENDPOINT_URL_KMS");
             int apiPort = Integer.parseInt(requireEnv("RICHTER_API_PORT"));
             Map<String, String> overrides = new LinkedHashMap<>(LOCAL_PARAMETER_DEFAULTS);
             overrides.putAll(limits.parameterOverrides());
@@ -264,6 +268,7 @@ public final class LocalAwsStack implements AutoCloseable {
             createTables(dynamoPort);
             faults.attachDynamoDb(URI.create("http://127.0.0.1:" + dynamoPort));   // after the tables: a fault may hit CreateTable
 
+            kms = LocalKms.loadOrCreate(workDir.resolve("kms"), template.kmsKeys().values()).start(kmsPort);
             eventBus = new EventBusCapture(workDir.resolve("events.jsonl"), faults);
             eventBus.start(eventsPort);
             identity = LocalIdentityProvider.loadOrCreate(workDir.resolve("idp"));
@@ -310,7 +315,8 @@ public final class LocalAwsStack implements AutoCloseable {
                     Map.of("AWS_ENDPOINT_URL_LAMBDA", "http://127.0.0.1:" + lambdaPort,
                             "AWS_ENDPOINT_URL_EVENTBRIDGE", "http://127.0.0.1:" + eventsPort));
             log.accept("local stack up: dynamodb :" + dynamoPort + ", sfn :" + sfnPort + ", lambda :" + lambdaPort
-                    + ", events :" + eventsPort + ", scheduler :" + schedulerPort + ", api http://127.0.0.1:" + apiPort);
+                    + ", events :" + eventsPort + ", scheduler :" + schedulerPort + ", kms :" + kmsPort
+                    + ", api http://127.0.0.1:" + apiPort);
             return this;
         } catch (IOException | InterruptedException | RuntimeException e) {
             close();
@@ -638,6 +644,9 @@ public final class LocalAwsStack implements AutoCloseable {
         }
         if (ruleDelivery != null) {
             ruleDelivery.close();
+        }
+        if (kms != null) {
+            kms.close();
         }
         if (eventBus != null) {
             eventBus.close();

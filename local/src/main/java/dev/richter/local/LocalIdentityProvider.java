@@ -18,10 +18,8 @@ import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.text.ParseException;
 import java.time.Clock;
 import java.time.Duration;
@@ -88,18 +86,7 @@ public final class LocalIdentityProvider {
                 JWKSet created = new JWKSet(List.of(
                         new RSAKeyGenerator(2048).keyID(RS256_KID).keyUse(KeyUse.SIGNATURE).algorithm(JWSAlgorithm.RS256).generate(),
                         new ECKeyGenerator(Curve.P_256).keyID(ES256_KID).keyUse(KeyUse.SIGNATURE).algorithm(JWSAlgorithm.ES256).generate()));
-                Path tmp = dir.resolve("private-jwks." + UUID.randomUUID() + ".tmp");
-                Files.writeString(tmp, created.toString(false));
-                try {
-                    Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-------"));
-                } catch (UnsupportedOperationException notPosix) {
-                    // a file system without POSIX permissions: the key stays readable as the directory allows
-                }
-                try {
-                    Files.move(tmp, file); // refuses to replace: a concurrent creator's keys win
-                } catch (FileAlreadyExistsException raced) {
-                    Files.deleteIfExists(tmp);
-                }
+                SecretFiles.createOnce(file, created.toString(false));
             }
             JWKSet keys = JWKSet.parse(Files.readString(file));
             Files.writeString(dir.resolve("jwks.json"), keys.toPublicJWKSet().toString());

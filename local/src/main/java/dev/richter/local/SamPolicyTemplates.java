@@ -23,6 +23,7 @@ final class SamPolicyTemplates {
 
     private static final String DDB_TABLE = "arn:${AWS::Partition}:dynamodb:${AWS::Region}:${AWS::AccountId}:table/${TableName}";
     private static final String S3_BUCKET = "arn:${AWS::Partition}:s3:::${BucketName}";
+    private static final String KMS_KEY = "arn:${AWS::Partition}:kms:${AWS::Region}:${AWS::AccountId}:key/${KeyId}";
 
     /** Template name → definition. */
     static final Map<String, PolicyTemplate> ALL = Map.of(
@@ -51,5 +52,10 @@ final class SamPolicyTemplates {
                     List.of(S3_BUCKET, S3_BUCKET + "/*")))),
             "S3WritePolicy", new PolicyTemplate(List.of("BucketName"), List.of(new TemplateStatement(
                     List.of("s3:PutObject", "s3:PutObjectAcl", "s3:PutLifecycleConfiguration"),
-                    List.of(S3_BUCKET, S3_BUCKET + "/*")))));
+                    List.of(S3_BUCKET, S3_BUCKET + "/*")))),
+            // KeyId must be a key id, not an alias (SAM: "Gives permission to decrypt/encrypt with KMS Key")
+            "KMSDecryptPolicy", new PolicyTemplate(List.of("KeyId"), List.of(new TemplateStatement(
+                    List.of("kms:Decrypt"), List.of(KMS_KEY)))),
+            "KMSEncryptPolicy", new PolicyTemplate(List.of("KeyId"), List.of(new TemplateStatement(
+                    List.of("kms:Encrypt"), List.of(KMS_KEY)))));
 }

@@ -49,11 +49,13 @@ import software.amazon.awssdk.services.dynamodb.model.Projection;
  * with the local names: {@code {Ref: <Parameter>}} → its override, else its {@code Default};
  * {@code {Ref: <Table>}} → the local table name; {@code {Ref: <Function>}} → the function name;
  * {@code {Ref: <StateMachine>}} → its local ARN (what AWS returns); {@code {Ref: <EventBus>}} → its name;
+ * {@code {Ref: <KMS key>}} → its local key id ({@link #localKmsKeyId}, a UUID as AWS's key ids are);
  * {@code {Ref: <Bucket>}} → empty (there is no S3 locally, so e.g. {@code REPORTS_BUCKET} is unset);
  * {@code {Ref: <other resource>}} (HTTP API, topic) → its logical id; pseudo parameters ({@code AWS::Region},
  * {@code AWS::AccountId}, {@code AWS::Partition}, {@code AWS::StackName}, {@code AWS::URLSuffix}) →
  * the local values. {@code Fn::Sub}, {@code Fn::Join} and {@code Fn::GetAtt} ({@code Arn} of
- * functions, state machines, tables and event buses; {@code Name} of state machines) resolve too; any
+ * functions, state machines, tables, event buses and KMS keys, {@code KeyId} of KMS keys, {@code Name} of state
+ * machines) resolve too; any
  * other intrinsic is an {@link IllegalStateException} naming where it is. The template must use
  * long-form intrinsics: a short tag ({@code !Ref X}) reads as the plain text {@code X}.
  */
@@ -363,6 +365,27 @@ public final class SamTemplate {
     private String resourceType(String logicalId) {
         JsonNode r = doc.path("Resources").path(logicalId);
         return r.isMissingNode() ? null : r.path("Type").asText();
+    }
+
+    /**
+     * The local key id of an {@code AWS::KMS::Key} logical id: a name-based UUID (RFC 9562 version 3) of
+     * {@code richter/<LogicalId>}, so every local stack, and every run of it, names the key alike (AWS generates a random
+     * UUID when it creates the key).
+     */
+    public static String localKmsKeyId(String logicalId) {
+        return java.util.UUID.nameUUIDFromBytes(("richter/" + logicalId).getBytes(java.nio.charset.StandardCharsets.UTF_8)).toString();
+    }
+
+    /** The local ARN of a KMS key id: {@code arn:aws:kms:<region>:<account>:key/<keyId>}. */
+    public static String kmsKeyArn(String keyId) {
+        return "arn:aws:kms:" + REGION + ":" + ACCOUNT + ":key/" + keyId;
+    }
+
+    /** Every {@code AWS::KMS::Key}'s logical id → its local key id ({@link #localKmsKeyId}), in template order. */
+    public Map<String, String> kmsKeys() {
+        Map<String, String> out = new LinkedHashMap<>();
+        resources("AWS::KMS::Key").keySet().forEach(id -> out.put(id, localKmsKeyId(id)));
+        return out;
     }
 
     /** The local names ({@code Ref}) of every {@code AWS::Scheduler::ScheduleGroup}: their logical ids. */
@@ -735,6 +758,7 @@ public final class SamTemplate {
             case "AWS::Serverless::StateMachine", "AWS::StepFunctions::StateMachine" -> stateMachineArn(resourceName(name));
             case "AWS::Events::EventBus" -> resourceName(name);   // Ref of an event bus is its name
             case "AWS::IAM::Role" -> roleName(name);
+            case "AWS::KMS::Key" -> localKmsKeyId(name);   // Ref of a key is its key id
             case "AWS::S3::Bucket" -> ""; // no S3 locally: a bucket variable is unset (the demo keeps file copies)
             default -> name; // functions (name = logical id locally), HTTP API, topic
         };
@@ -755,6 +779,8 @@ public final class SamTemplate {
             case "AWS::Events::EventBus.Name" -> resourceName(id);
             case "AWS::Events::Rule.Arn" -> "arn:aws:events:" + REGION + ":" + ACCOUNT + ":rule/" + id;
             case "AWS::IAM::Role.Arn" -> "arn:aws:iam::" + ACCOUNT + ":role/" + roleName(id);
+            case "AWS::KMS::Key.Arn" -> kmsKeyArn(localKmsKeyId(id));
+            case "AWS::KMS::Key.KeyId" -> localKmsKeyId(id);
             default -> throw new IllegalStateException("template.yaml: " + where + ": Fn::GetAtt " + id + "." + attribute
                     + " (" + type + ") is not resolved by the local stack");
         };

@@ -6,6 +6,7 @@ import dev.richter.common.AuditLog;
 import dev.richter.common.Json;
 import dev.richter.common.Repositories;
 import dev.richter.common.net.AllowedNetworks;
+import dev.richter.common.secrets.SecretSealer;
 import dev.richter.runs.InputProblem;
 import java.net.URI;
 import java.util.ArrayList;
@@ -16,7 +17,9 @@ import java.util.Optional;
 
 /**
  * {@code /notifications}: the team's subscription to its runs' progress ({@link TeamNotifier}): a webhook
- * ({@code {url, secret}}, the body signed with the secret) and/or an SNS topic. The secret is never answered back.
+ * ({@code {url, secret}}, the body signed with the secret) and/or an SNS topic. The secret is never answered back, and
+ * is stored sealed for the team ({@code webhook.secretSealed}, purpose {@link SecretSealer#WEBHOOK_SECRET}; docs/aws.md
+ * "Secrets"), never in plain text.
  */
 final class NotificationResource {
     /** How many delivery records {@code GET /notifications} answers, newest first. */
@@ -36,7 +39,7 @@ final class NotificationResource {
 
     /**
      * {@code PUT /notifications} ({@code NotificationConfig}): stores the team's subscription, replacing the previous
-     * one; 201 when new, 200 when replaced; audited (secrets redacted).
+     * one, the webhook's secret sealed ({@code kms:Encrypt}); 201 when new, 200 when replaced; audited (secrets redacted).
      *
      * @throws ApiException 400 {@code ValidationFailed}: the schema's problems (at least one channel; a secret of 16 to
      *                      256 characters; an SNS topic ARN named {@code richter-*}), or {@code $.webhook.url} that is
@@ -63,7 +66,7 @@ final class NotificationResource {
             throw ApiException.validationFailed(problems);
         }
         Optional<JsonNode> before = TeamNotifier.config(repositories, req.teamId());
-        repositories.putRegistryDoc(req.teamId(), TeamNotifier.CONFIG_KEY, doc);
+        repositories.putRegistryDoc(req.teamId(), TeamNotifier.CONFIG_KEY, sealed(repositories, req.teamId(), doc));
         audit.record(req.teamId(), req.caller(), "PutNotifications", TeamNotifier.CONFIG_KEY,
                 before.map(NotificationResource::redacted).orElse(null), redacted(doc));
         return ApiResponse.json(before.isEmpty() ? 201 : 200, redacted(doc));
@@ -84,12 +87,27 @@ final class NotificationResource {
         return ApiResponse.json(200, out);
     }
 
-    /** The subscription with the webhook's secret replaced by {@code secretSet: true}. */
+    /**
+     * The subscription as stored: the webhook's {@code secret} replaced by {@code secretSealed}, the secret sealed for
+     * the team ({@link SecretSealer#seal}, purpose {@link SecretSealer#WEBHOOK_SECRET}).
+     */
+    static JsonNode sealed(Repositories repositories, String teamId, JsonNode doc) {
+        ObjectNode copy = doc.deepCopy();
+        if (copy.path("webhook").path("secret").isTextual()) {
+            ObjectNode hook = (ObjectNode) copy.get("webhook");
+            hook.put("secretSealed", repositories.secrets().seal(teamId, SecretSealer.WEBHOOK_SECRET, hook.get("secret").asText()));
+            hook.remove("secret");
+        }
+        return copy;
+    }
+
+    /** The subscription with the webhook's secret (plain or sealed) replaced by {@code secretSet: true}. */
     static JsonNode redacted(JsonNode doc) {
         ObjectNode copy = doc.deepCopy();
         if (copy.path("webhook").isObject()) {
             ObjectNode hook = (ObjectNode) copy.get("webhook");
             hook.remove("secret");
+            hook.remove("secretSealed");
             hook.put("secretSet", true);
         }
         return copy;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.Json;
 import dev.richter.common.Repositories;
 import dev.richter.common.net.AllowedNetworks;
+import dev.richter.common.secrets.SecretSealer;
 import java.nio.charset.StandardCharsets;
 import java.security.InvalidKeyException;
 import java.security.NoSuchAlgorithmException;
@@ -33,7 +34,8 @@ import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
  * {@code id} the EventBridge event id (stable across redeliveries: a receiver de-duplicates on it), {@code reportUrl}
  * ({@code <RICHTER_API_URL>/runs/<runId>/report}) on {@code Run Completed}.
  *
- * <p><b>Webhook signature</b>, Stripe's scheme (https://docs.stripe.com/webhooks#verify-manually): header
+ * <p><b>Webhook signature</b> (with the team's secret, stored sealed and opened per delivery attempt, a failure to open
+ * it a failed attempt: nothing is sent unsigned), Stripe's scheme (https://docs.stripe.com/webhooks#verify-manually): header
  * {@code Richter-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>}; the receiver recomputes it
  * over the raw body and refuses an old {@code t} (replay). Also {@code Richter-Event-Id} and {@code Richter-Event-Type}.
  * A 2xx answer is delivered; anything else, or no answer in {@value WebhookTransport#TIMEOUT_MS} ms, fails the attempt.
@@ -145,9 +147,9 @@ final class TeamNotifier {
         List<Delivery> out = new ArrayList<>();
         JsonNode hook = config.get().path("webhook");
         if (hook.path("url").isTextual() && claim(teamId, eventId, "webhook")) {
-            String secret = hook.path("secret").asText("");
             String url = hook.path("url").asText();
             out.add(record(teamId, eventId, type, detail, attempt("webhook", () -> {
+                String secret = webhookSecret(teamId, hook);
                 long t = clock.getAsLong() / 1000;
                 Map<String, String> headers = new LinkedHashMap<>();
                 headers.put("Content-Type", "application/json");
@@ -214,6 +216,23 @@ final class TeamNotifier {
     static Optional<JsonNode> config(Repositories repositories, String teamId) {
         List<String> docs = repositories.latestRegistryDocs(teamId, CONFIG_KEY, 1);
         return docs.isEmpty() ? Optional.empty() : Optional.of(Json.read(docs.get(0), JsonNode.class));
+    }
+
+    /**
+     * The webhook's signing secret: {@code secretSealed} opened for the team ({@code kms:Decrypt}, cached per
+     * container), or a subscription stored before sealing's plain {@code secret}.
+     *
+     * @throws IllegalStateException when the subscription holds neither (nothing is sent unsigned)
+     * @throws SecretSealer.SecretNotOpenedException when the sealed secret is not the team's webhook secret
+     */
+    private String webhookSecret(String teamId, JsonNode hook) {
+        if (hook.path("secretSealed").isTextual()) {
+            return repositories.secrets().open(teamId, SecretSealer.WEBHOOK_SECRET, hook.get("secretSealed").asText());
+        }
+        if (hook.path("secret").isTextual()) {
+            return hook.get("secret").asText();
+        }
+        throw new IllegalStateException("the webhook subscription of team " + teamId + " has no secret: nothing sent unsigned");
     }
 
     /** {@code HMAC-SHA256(secret, payload)} in lower-case hex. */

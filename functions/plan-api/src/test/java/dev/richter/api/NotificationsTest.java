@@ -25,7 +25,7 @@ class NotificationsTest {
 
     private final RegistryApiHarness api = new RegistryApiHarness();
     private final Repositories repositories = new Repositories(api.dynamoDb(),
-            new TableNames("registry", "plans", "runs", "run-metrics", "verdicts", "links", "reports", "audit"));
+            new TableNames("registry", "plans", "runs", "run-metrics", "verdicts", "links", "reports", "audit"), api.secrets());
 
     private record Post(String url, Map<String, String> headers, String body) {}
 

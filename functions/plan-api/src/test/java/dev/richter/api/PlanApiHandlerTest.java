@@ -53,7 +53,7 @@ class PlanApiHandlerTest {
             });
 
     private final Repositories repositories = new Repositories(ddb,
-            new TableNames("registry", "plans", "runs", "run-metrics", "verdicts", "links", "reports", "audit"));
+            new TableNames("registry", "plans", "runs", "run-metrics", "verdicts", "links", "reports", "audit"), new dev.richter.common.secrets.MemorySecretSealer());
 
     private static String key(String table, Map<String, AttributeValue> item) {
         return switch (table) {

@@ -15,6 +15,8 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
+import dev.richter.common.secrets.MemorySecretSealer;
+import dev.richter.common.secrets.SecretSealer;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemRequest;
@@ -97,6 +99,16 @@ final class RegistryApiHarness {
                 var stored = items.get(key(r.tableName(), r.item()));
                 if (stored != null && !stored.get("owner").equals(r.expressionAttributeValues().get(":team"))) {
                     throw ConditionalCheckFailedException.builder().message("owned").build();
+                }
+                items.put(key(r.tableName(), r.item()), r.item());
+            }
+            return PutItemResponse.builder().build();
+        }
+        if ("#d = :old".equals(r.conditionExpression())) {
+            synchronized (items) {
+                var stored = items.get(key(r.tableName(), r.item()));
+                if (stored == null || !stored.get("doc").equals(r.expressionAttributeValues().get(":old"))) {
+                    throw ConditionalCheckFailedException.builder().message("changed").build();
                 }
                 items.put(key(r.tableName(), r.item()), r.item());
             }
@@ -216,8 +228,11 @@ final class RegistryApiHarness {
                 throw new UnsupportedOperationException(method.getName());
             });
 
+    /** Seals the teams' secrets as KMS would, in memory: tests reading the tables open them with {@link #secrets()}. */
+    private final MemorySecretSealer secrets = new MemorySecretSealer();
+
     private final PlanApiHandler handler = new PlanApiHandler(new PlanApi(new Repositories(ddb,
-            new TableNames("registry", "plans", "runs", "run-metrics", "verdicts", "links", "reports", "audit")),
+            new TableNames("registry", "plans", "runs", "run-metrics", "verdicts", "links", "reports", "audit"), secrets),
             sfn, "arn:aws:states:us-east-1:1:stateMachine:run", 100_000, () -> Quotas.AWS));
 
     Map<String, Object> call(String routeKey, String team, Map<String, String> path, Map<String, String> query, byte[] body) {
@@ -233,6 +248,11 @@ final class RegistryApiHarness {
             e.put("isBase64Encoded", true);
         }
         return handler.handle(e, null);
+    }
+
+    /** The sealer of the handler's secrets (marker keys, webhook secrets). */
+    SecretSealer secrets() {
+        return secrets;
     }
 
     /** The in-memory DynamoDB behind the handler, for writing what another function would have stored. */

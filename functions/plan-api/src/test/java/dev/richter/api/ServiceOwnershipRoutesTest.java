@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 class ServiceOwnershipRoutesTest {
     private final RegistryApiHarness api = new RegistryApiHarness();
     private final Repositories repositories = new Repositories(api.dynamoDb(),
-            new TableNames("registry", "plans", "runs", "run-metrics", "verdicts", "links", "reports", "audit"));
+            new TableNames("registry", "plans", "runs", "run-metrics", "verdicts", "links", "reports", "audit"), api.secrets());
 
     private Map<String, Object> register(String team, String name, String baseUrl) {
         return api.call("POST /services", team, Map.of(), Map.of(),

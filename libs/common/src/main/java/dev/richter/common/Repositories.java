@@ -4,6 +4,8 @@ import dev.richter.common.model.Plan;
 import dev.richter.common.model.EvidenceSources;
 import dev.richter.common.model.RegisteredService;
 import dev.richter.common.model.Run;
+import dev.richter.common.secrets.KmsSecretSealer;
+import dev.richter.common.secrets.SecretSealer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -36,11 +38,22 @@ public final class Repositories {
 
     private final DynamoDbClient dynamoDb;
     private final TableNames tables;
+    private final SecretSealer secrets;
 
-    /** Uses the given client and table names. */
+    /**
+     * Uses the given client and table names; secrets are sealed with the stack's KMS key
+     * ({@link KmsSecretSealer#fromEnv()}), built when a secret is first touched: a function that touches none needs
+     * neither the key nor the KMS client.
+     */
     public Repositories(DynamoDbClient dynamoDb, TableNames tables) {
+        this(dynamoDb, tables, SecretSealer.lazy(() -> KmsSecretSealer.fromEnv()));
+    }
+
+    /** Uses the given client, table names and sealer of the teams' secrets (tests: common's {@code MemorySecretSealer}). */
+    public Repositories(DynamoDbClient dynamoDb, TableNames tables, SecretSealer secrets) {
         this.dynamoDb = dynamoDb;
         this.tables = tables;
+        this.secrets = secrets;
     }
 
     /** Repositories on the container's shared client and the environment's table names. */
@@ -54,6 +67,11 @@ public final class Repositories {
 
     public TableNames tables() {
         return tables;
+    }
+
+    /** The sealer of the teams' secrets (marker keys, webhook secrets). */
+    public SecretSealer secrets() {
+        return secrets;
     }
 
     // ------------------------------------------------------------------ plans
@@ -120,42 +138,81 @@ public final class Repositories {
     }
 
     /**
-     * Registry item key of a team's marker keys: {@code {"keys": ["<base64url>", ...]}}, the keys that sign its
-     * markers' proofs ({@code dev.richter.sdk.MarkerProof}), newest first.
+     * Registry item key of a team's marker keys, the keys that sign its markers' proofs
+     * ({@code dev.richter.sdk.MarkerProof}), newest first. Its {@code doc} is {@code {"sealed": "<base64>"}}: the
+     * document {@code {"keys": ["<base64url>", ...]}} sealed for the team with purpose {@link SecretSealer#MARKER_KEYS}
+     * (docs/aws.md "Secrets"). An item written before sealing holds that document in plain text; it is still read, and
+     * {@link #ensureMarkerKeys} seals it.
      */
     public static final String MARKER_KEYS_KEY = "marker#keys";
 
-    /** The team's marker keys, newest first; empty when it has none yet (a consistent read). */
+    /**
+     * The team's marker keys, newest first; empty when it has none yet (a consistent read). Opens the sealed document
+     * ({@code kms:Decrypt}); a legacy plain item is read as it is (this read never writes).
+     *
+     * @throws SecretSealer.SecretNotOpenedException when the stored document is not sealed for this team's marker keys
+     */
     public List<String> markerKeys(String teamId) {
-        var item = dynamoDb.getItem(GetItemRequest.builder().tableName(tables.registry())
-                .key(Map.of("teamId", s(teamId), "itemKey", s(MARKER_KEYS_KEY))).consistentRead(true).build()).item();
-        if (item == null || item.isEmpty()) {
-            return List.of();
+        return markerKeysItem(teamId).map(MarkerKeysDoc::keys).orElse(List.of());
+    }
+
+    /**
+     * The team's marker keys, never empty: creating its first (32 random bytes, {@code MarkerProof.newKey}) when it
+     * has none (or an item without keys), and sealing a legacy plain item. Both writes are conditional puts (creation: the item is absent; sealing: its
+     * {@code doc} is unchanged), so callers racing agree on the one that landed.
+     *
+     * @throws SecretSealer.SecretNotOpenedException as {@link #markerKeys}
+     */
+    public List<String> ensureMarkerKeys(String teamId) {
+        Optional<MarkerKeysDoc> stored = markerKeysItem(teamId);
+        if (stored.isPresent() && stored.get().sealed() && !stored.get().keys().isEmpty()) {
+            return stored.get().keys();
         }
-        List<String> keys = new ArrayList<>();
-        Json.read(item.get("doc").s(), com.fasterxml.jackson.databind.JsonNode.class).path("keys")
-                .forEach(k -> keys.add(k.asText()));
+        List<String> keys = stored.map(MarkerKeysDoc::keys).filter(k -> !k.isEmpty())
+                .orElseGet(() -> List.of(dev.richter.sdk.MarkerProof.newKey()));
+        String sealed = secrets.seal(teamId, SecretSealer.MARKER_KEYS, Json.write(Map.of("keys", keys)));
+        var put = PutItemRequest.builder().tableName(tables.registry())
+                .item(Map.of("teamId", s(teamId), "itemKey", s(MARKER_KEYS_KEY), "doc", s(Json.write(Map.of("sealed", sealed)))));
+        if (stored.isEmpty()) {
+            put.conditionExpression("attribute_not_exists(itemKey)");
+        } else {
+            put.conditionExpression("#d = :old").expressionAttributeNames(Map.of("#d", "doc"))
+                    .expressionAttributeValues(Map.of(":old", s(stored.get().rawDoc())));
+        }
+        try {
+            dynamoDb.putItem(put.build());
+        } catch (ConditionalCheckFailedException raced) {
+            // another caller created or sealed it first: read theirs
+            return markerKeys(teamId);
+        }
         return keys;
     }
 
     /**
-     * The team's marker keys, creating its first (32 random bytes, {@code MarkerProof.newKey}) when it has none. The
-     * creation is a conditional put, so callers racing to create agree on the one that landed.
+     * A stored marker keys item.
+     *
+     * @param keys   the keys, newest first
+     * @param sealed whether the item was sealed (false: a legacy plain item)
+     * @param rawDoc the stored {@code doc} text, for the conditional put that seals it
      */
-    public List<String> ensureMarkerKeys(String teamId) {
-        List<String> keys = markerKeys(teamId);
-        if (!keys.isEmpty()) {
-            return keys;
+    private record MarkerKeysDoc(List<String> keys, boolean sealed, String rawDoc) {}
+
+    private Optional<MarkerKeysDoc> markerKeysItem(String teamId) {
+        var item = dynamoDb.getItem(GetItemRequest.builder().tableName(tables.registry())
+                .key(Map.of("teamId", s(teamId), "itemKey", s(MARKER_KEYS_KEY))).consistentRead(true).build()).item();
+        if (item == null || item.isEmpty()) {
+            return Optional.empty();
         }
-        try {
-            dynamoDb.putItem(PutItemRequest.builder().tableName(tables.registry())
-                    .item(Map.of("teamId", s(teamId), "itemKey", s(MARKER_KEYS_KEY),
-                            "doc", s(Json.write(Map.of("keys", List.of(dev.richter.sdk.MarkerProof.newKey()))))))
-                    .conditionExpression("attribute_not_exists(itemKey)").build());
-        } catch (ConditionalCheckFailedException raced) {
-            // another caller created it first: read theirs
+        String raw = item.get("doc").s();
+        com.fasterxml.jackson.databind.JsonNode doc = Json.read(raw, com.fasterxml.jackson.databind.JsonNode.class);
+        boolean sealed = doc.path("sealed").isTextual();
+        if (sealed) {
+            doc = Json.read(secrets.open(teamId, SecretSealer.MARKER_KEYS, doc.get("sealed").asText()),
+                    com.fasterxml.jackson.databind.JsonNode.class);
         }
-        return markerKeys(teamId);
+        List<String> keys = new ArrayList<>();
+        doc.path("keys").forEach(k -> keys.add(k.asText()));
+        return Optional.of(new MarkerKeysDoc(List.copyOf(keys), sealed, raw));
     }
 
     /**

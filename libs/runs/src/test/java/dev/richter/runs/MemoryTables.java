@@ -48,7 +48,7 @@ final class MemoryTables {
             });
 
     final Repositories repositories = new Repositories(dynamoDb,
-            new TableNames("registry", "plans", "runs", "run-metrics", "verdicts", "links", "reports", "audit", "leases"));
+            new TableNames("registry", "plans", "runs", "run-metrics", "verdicts", "links", "reports", "audit", "leases"), new dev.richter.common.secrets.MemorySecretSealer());
 
     /** The items of {@code table}, by key text (the key attributes' values joined by {@code |}). */
     Map<String, Map<String, AttributeValue>> items(String table) {

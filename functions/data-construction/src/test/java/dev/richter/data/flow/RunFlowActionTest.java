@@ -42,7 +42,7 @@ class RunFlowActionTest {
                             "{{baseUrl}}/tokens", Map.of(), null, Map.of("token", "body.access_token")), Map.of("baseUrl", "input.baseUrl"))),
                     Map.of("token", "token.token"), 0));
             Repositories repositories = new Repositories(registry.client,
-                    new TableNames("registry", "plans", "runs", "run-metrics", "verdicts", "links", "reports", "audit"));
+                    new TableNames("registry", "plans", "runs", "run-metrics", "verdicts", "links", "reports", "audit"), new dev.richter.common.secrets.MemorySecretSealer());
             repositories.putService(new dev.richter.common.model.RegisteredService("t1", "tokens",
                     "http://127.0.0.1:" + server.getAddress().getPort(), "/health", "/metrics", List.of()));
             var handler = new DataConstructionHandler(repositories);
