@@ -60,7 +60,7 @@ public final class LambdaJar {
             List<String> names = z.stream().map(ZipEntry::getName).toList();
             Map<String, String> services = new java.util.HashMap<>();
             for (String name : List.of("software.amazon.awssdk.http.SdkHttpService",
-                    "software.amazon.awssdk.http.async.SdkAsyncHttpService")) {
+                    "software.amazon.awssdk.http.async.SdkAsyncHttpService", "java.net.spi.InetAddressResolverProvider")) {
                 ZipEntry e = z.getEntry("META-INF/services/" + name);
                 services.put(name, e == null ? "" : new String(z.getInputStream(e).readAllBytes(), StandardCharsets.UTF_8));
             }
@@ -107,7 +107,8 @@ public final class LambdaJar {
      * Asserts the jar is lean: exactly {@code services} as SDK service clients, {@code url-connection-client} as the one
      * SDK HTTP client and the one provider discovery can find (no async one), no Apache HttpClient 5
      * ({@code org/apache/hc/}, what apache5-client needs), and no Netty ({@code io/netty/}, what netty-nio-client
-     * needs) unless the function brings its own ({@code ownNetty}: the load driver's transport).
+     * needs) unless the function brings its own ({@code ownNetty}: the load driver's transport); and the JVM's name
+     * resolution is Richter's checked one ({@code CheckedResolverProvider}, the one resolver provider it names).
      */
     public void assertLean(Set<String> services, boolean ownNetty) {
         assertEquals(new TreeSet<>(services), sdkServices(), jar + ": the SDK service clients");
@@ -118,5 +119,7 @@ public final class LambdaJar {
                 jar + ": the async HTTP services discovery finds");
         assertEquals(false, has("org/apache/hc/"), jar + " holds Apache HttpClient 5");
         assertEquals(ownNetty, has("io/netty/"), jar + (ownNetty ? " lacks its own Netty transport" : " holds Netty"));
+        assertEquals(List.of("dev.richter.common.net.CheckedResolverProvider"),
+                providers("java.net.spi.InetAddressResolverProvider"), jar + ": the name resolver the JVM loads");
     }
 }
