@@ -344,24 +344,6 @@ class SafetyGateIT extends LocalAwsStackTestSupport {
     }
 
     @Test
-    @Order(6)
-    void aNewTableWithNoShadowIsRefusedByTheExtensionAndFailsThePreTest() throws Exception {
-        useShop(Map.of("SHOP_AUDIT_RESERVATIONS", "1"));
-        Ran ran = run("table with no shadow");
-        caughtBeforeTheFormalStageWithNothingInProduction(ran);
-        JsonNode enforced = onlyCheck(ran.report(), "isolation-enforced");
-        assertEquals("FAIL", enforced.path("outcome").asText(), enforced.toString());
-        assertTrue(enforced.path("evidence").asText().startsWith("10 marked calls refused by the isolation"), enforced.toString());
-        assertTrue(enforced.path("evidence").asText().contains("exit 'table reservation_audit'"), enforced.toString());
-        assertEquals(0, ran.shop().rows().get("reservations_shadow"),
-                "the refusal rolled the reservation back: the transaction failed whole " + ran.shop());
-        // order's circuit-breaker fallback answered 200 "degraded": the response check counts them as failures
-        JsonNode counters = ran.report().path("preTest").get(0).path("counters");
-        assertEquals(10, counters.path("checkFailed").asLong(), counters.toString());
-        assertEquals(0, counters.path("ok").asLong(), counters.toString());
-    }
-
-    @Test
     @Order(7)
     void aNewExitWithNoMockIsRefusedByTheExtensionAndFailsThePreTest() throws Exception {
         useShop(Map.of("SHOP_FRAUD_URL", "payment"));
@@ -412,6 +394,34 @@ class SafetyGateIT extends LocalAwsStackTestSupport {
         assertTrue(report.toString().contains("order SUSPECT: breaker inventory open"), "the timeline's mark");
         assertTrue(StreamSupport.stream(report.path("problems").spliterator(), false)
                 .anyMatch(p -> p.path("subject").asText().equals("degradation")), report.path("problems").toString());
+    }
+
+    @Test
+    @Order(9)
+    void aNewTableWithNoShadowIsRefusedByTheExtensionFailsThePreTestAndTheNextRunsStaticChecks() throws Exception {
+        useShop(Map.of("SHOP_AUDIT_RESERVATIONS", "1"));
+        Ran ran = run("table with no shadow");
+        caughtBeforeTheFormalStageWithNothingInProduction(ran);
+        JsonNode enforced = onlyCheck(ran.report(), "isolation-enforced");
+        assertEquals("FAIL", enforced.path("outcome").asText(), enforced.toString());
+        assertTrue(enforced.path("evidence").asText().startsWith("10 marked calls refused by the isolation"), enforced.toString());
+        assertTrue(enforced.path("evidence").asText().contains("exit 'table reservation_audit'"), enforced.toString());
+        assertEquals(0, ran.shop().rows().get("reservations_shadow"),
+                "the refusal rolled the reservation back: the transaction failed whole " + ran.shop());
+        // order's circuit-breaker fallback answered 200 "degraded": the response check counts them as failures
+        JsonNode counters = ran.report().path("preTest").get(0).path("counters");
+        assertEquals(10, counters.path("checkFailed").asLong(), counters.toString());
+        assertEquals(0, counters.path("ok").asLong(), counters.toString());
+
+        // the run recorded the refused write as a datastore inventory writes: the next run stops at its static checks
+        JsonNode audit = StreamSupport.stream(api.get("/services/inventory").json().path("discovered").spliterator(), false)
+                .filter(d -> d.path("name").asText().equalsIgnoreCase("reservation_audit")).findFirst()
+                .orElseThrow(() -> new AssertionError("reservation_audit not discovered"));
+        assertTrue(audit.path("writes").asBoolean(), audit.toString());
+        JsonNode next = run("table with no shadow, next run").report();
+        assertEquals("STATIC_CHECKS_FAILED", next.path("outcome").asText(), next.path("outcomeReason").asText());
+        assertTrue(next.path("outcomeReason").asText().contains("discovered-datastores (inventory table reservation_audit)"),
+                next.path("outcomeReason").asText());
     }
 
     /** Runs the nightly state machine once and returns its output. */

@@ -188,6 +188,40 @@ class ResilienceVerdictTest {
         assertTrue(failed.line().contains("with only 1 429/503, too few to be shedding"), failed.line());
     }
 
+    /** One worker's step of {@code sent} answers: all at {@code typicalMs} but the {@code slow} slowest at {@code slowMs}. */
+    private static WorkerResult tail(int index, double qps, long sent, long ok, Map<String, Long> http, double typicalMs,
+                                     int slow, double slowMs) {
+        var h = dev.richter.common.model.HistogramCodec.newLatencyHistogramUs();
+        for (long i = 0; i < sent; i++) {
+            h.recordValue((long) ((i < sent - slow ? typicalMs : slowMs) * 1000));
+        }
+        long start = Fixtures.startOf("formal", index);
+        return new WorkerResult("run-1", "formal", index, 0, 1, qps, start, start + 10_000,
+                new dev.richter.common.model.Counters(sent, sent, ok, http, 0, 0, 0, 0, sent),
+                dev.richter.common.model.HistogramCodec.encode(h), dev.richter.common.model.HistogramCodec.encode(h), false);
+    }
+
+    @Test
+    void aP99OfFewAnswersIsNotComparedForGrowthItsP90Is() {
+        // MainJobIT in CI: the step before the knee answered 400 requests with a p99 of 92 ms, the knee step 194 ms:
+        // "progressive collapse" on the 4 slowest answers of each, where the same system gives "graceful shedding"
+        List<WorkerResult> rs = healthyUpTo(1);
+        rs.add(tail(1, 40, 400, 400, Map.of(), 11, 5, 92));
+        rs.add(tail(2, 60, 600, 510, Map.of("429", 90L), 12, 7, 194));
+        Report r = report(rs, List.of(overload(90, 3_000, "1", null)), null, List.of());
+        assertEquals("graceful shedding", r.failureMode().kind(), r.failureMode().evidence());
+        assertEquals(HOLDS, r.resilience().of(ResilienceVerdict.DEADLINES).status(),
+                r.resilience().of(ResilienceVerdict.DEADLINES).line());
+
+        List<WorkerResult> grown = healthyUpTo(1);
+        grown.add(tail(1, 40, 400, 400, Map.of(), 11, 5, 92));
+        grown.add(tail(2, 60, 600, 510, Map.of("429", 90L), 140, 7, 194));
+        Report collapse = report(grown, List.of(overload(90, 3_000, "1", null)), null, List.of());
+        assertEquals("progressive collapse", collapse.failureMode().kind(), collapse.failureMode().evidence());
+        assertTrue(collapse.failureMode().evidence().contains("p90 grew 12.7\u00d7 over the step before"),
+                collapse.failureMode().evidence());
+    }
+
     @Test
     void aSustainedRunObservesNoDefence() {
         Report r = report(healthyUpTo(3), List.of(), null, List.of());

@@ -56,7 +56,8 @@ public final class DiscoveredDatastoresCheck {
                 }
                 problems++;
                 String what = s.name() + " " + d.kind() + " " + (d.namespace().isEmpty() ? "" : d.namespace() + "/")
-                        + d.name() + " (" + d.system() + ", last seen " + Instant.ofEpochMilli(d.lastSeenMs()) + ")";
+                        + d.name() + " (" + (d.system().isEmpty() ? "" : d.system() + ", ") + "last seen "
+                        + Instant.ofEpochMilli(d.lastSeenMs()) + ")";
                 out.add(d.writes()
                         ? new CheckResult(NAME, Outcome.FAIL, s.name() + " " + d.kind() + " " + d.name(), what
                                 + " is written in the traces but " + s.name() + " declares no shadow " + d.kind()
