@@ -17,7 +17,9 @@ import java.util.Map;
  * <p>Per discovered datastore that is not itself a declared shadow of the team ({@link ShadowMap}):
  * <ul>
  *   <li>FAIL when the service declares no shadow for it and some span wrote to it (subject {@code service kind
- *       name});</li>
+ *       name}), unless that was {@link #STALE_AFTER_MS} or more before the service's newest sighting of any datastore:
+ *       then a WARN, as the write may be gone from its code (a sighting never expires otherwise, and a team that
+ *       removes a write rather than shadowing it would be refused for good). A new sighting makes it a FAIL again;</li>
  *   <li>WARN when it declares none and it was only ever read: reference data, which marked traffic may read
  *       ({@link ShadowWritesCheck} lists such reads), or a shadow still to declare;</li>
  *   <li>else mapped. A service whose discovered datastores are all mapped gets one PASS with the count.</li>
@@ -27,6 +29,12 @@ import java.util.Map;
 public final class DiscoveredDatastoresCheck {
     /** Check name in {@link CheckResult#name()}. */
     public static final String NAME = "discovered-datastores";
+
+    /**
+     * How long before its service's newest sighting a write must have been last seen to be stale, ms (7 days): the
+     * service kept being traced for a week without writing it again.
+     */
+    public static final long STALE_AFTER_MS = 7L * 24 * 3_600_000;
 
     private DiscoveredDatastoresCheck() {}
 
@@ -43,6 +51,7 @@ public final class DiscoveredDatastoresCheck {
             List<DiscoveredDatastore> seen = discovered.getOrDefault(s.name(), List.of());
             any |= !seen.isEmpty();
             ShadowMap own = ShadowMap.of(s);
+            long newest = seen.stream().mapToLong(DiscoveredDatastore::lastSeenMs).max().orElse(0);
             int mapped = 0;
             int problems = 0;
             for (DiscoveredDatastore d : seen) {
@@ -58,10 +67,16 @@ public final class DiscoveredDatastoresCheck {
                 String what = s.name() + " " + d.kind() + " " + (d.namespace().isEmpty() ? "" : d.namespace() + "/")
                         + d.name() + " (" + (d.system().isEmpty() ? "" : d.system() + ", ") + "last seen "
                         + Instant.ofEpochMilli(d.lastSeenMs()) + ")";
-                out.add(d.writes()
+                boolean stale = newest - d.lastSeenMs() >= STALE_AFTER_MS;
+                out.add(d.writes() && !stale
                         ? new CheckResult(NAME, Outcome.FAIL, s.name() + " " + d.kind() + " " + d.name(), what
                                 + " is written in the traces but " + s.name() + " declares no shadow " + d.kind()
                                 + " for it: marked writes would reach it")
+                        : d.writes()
+                        ? new CheckResult(NAME, Outcome.WARN, s.name() + " " + d.kind() + " " + d.name(), what
+                                + " was written in the traces, but not in the " + STALE_AFTER_MS / 86_400_000 + " days"
+                                + " before " + s.name() + "'s newest sighting (" + Instant.ofEpochMilli(newest) + "): the"
+                                + " write may be gone; it has no declared shadow, so a new sighting fails this check")
                         : new CheckResult(NAME, Outcome.WARN, s.name() + " " + d.kind() + " " + d.name(), what
                                 + " is only read in the traces and has no declared shadow: reference data, or a shadow"
                                 + " to declare"));

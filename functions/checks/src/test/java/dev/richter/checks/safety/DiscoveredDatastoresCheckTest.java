@@ -56,6 +56,25 @@ class DiscoveredDatastoresCheckTest {
     }
 
     @Test
+    void aWriteNotSeenForAWeekWhileTheServiceKeptBeingTracedWarnsAndANewSightingFailsAgain() {
+        long now = 1_796_000_000_000L;
+        long eightDays = 8 * 86_400_000L;
+        List<RegisteredService> services = List.of(new RegisteredService("t", "inventory", "http://i", "/h", null,
+                List.of(new Datastore("table", "stock", "stock_shadow"))));
+        DiscoveredDatastore stock = new DiscoveredDatastore("inventory", "table", "stock", "h2", "", true, now);
+        DiscoveredDatastore audit = new DiscoveredDatastore("inventory", "table", "reservation_audit", "", "", true,
+                now - eightDays);
+        List<CheckResult> stale = DiscoveredDatastoresCheck.check(services, Map.of("inventory", List.of(stock, audit)));
+        assertEquals(List.of("WARN inventory table reservation_audit"), lines(stale));
+        assertTrue(stale.get(0).evidence().contains("was written in the traces, but not in the 7 days before inventory's"
+                + " newest sighting"), stale.get(0).evidence());
+        DiscoveredDatastore again = new DiscoveredDatastore("inventory", "table", "reservation_audit", "", "", true,
+                now - 60_000);
+        assertEquals(List.of("FAIL inventory table reservation_audit"),
+                lines(DiscoveredDatastoresCheck.check(services, Map.of("inventory", List.of(stock, again)))));
+    }
+
+    @Test
     void allMappedPassesAndADiscoveredShadowIsNotAProductionDatastore() {
         List<RegisteredService> services = List.of(new RegisteredService("t", "inventory", "http://i", "/h", null,
                 List.of(new Datastore("table", "visits", "visits_shadow"), new Datastore("table", "customers", "customers_shadow"),
