@@ -61,7 +61,7 @@ final class RegistryApiHarness {
                 case "putItem" -> put((PutItemRequest) args[0]);
                 case "getItem" -> get((GetItemRequest) args[0]);
                 case "deleteItem" -> delete((DeleteItemRequest) args[0]);
-                case "updateItem" -> updates.incrementAndGet() < 0 ? null : update((software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest) args[0]);
+                case "updateItem" -> update((software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest) args[0]);
                 case "query" -> LINKS.equals(((QueryRequest) args[0]).tableName()) ? links.query((QueryRequest) args[0])
                         : query((QueryRequest) args[0]);
                 case "batchWriteItem" -> batchWrite(args[0] instanceof BatchWriteItemRequest b ? b : built(args[0]));
@@ -145,6 +145,7 @@ final class RegistryApiHarness {
     /** The one update the API makes: {@code SET atMs = :at}, when no {@code atMs} or it is before {@code :before}. */
     private software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse update(
             software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest r) {
+        updates.incrementAndGet();
         if (!"SET atMs = :at".equals(r.updateExpression())
                 || !"attribute_not_exists(atMs) OR atMs < :before".equals(r.conditionExpression())) {
             throw new UnsupportedOperationException("update " + r.updateExpression() + " if " + r.conditionExpression());

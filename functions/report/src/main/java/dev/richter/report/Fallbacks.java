@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -83,12 +82,5 @@ public final class Fallbacks {
             out.add(fallbacks > counted ? f.withFallbacks(fallbacks - counted) : f);
         }
         return out;
-    }
-
-    /** What the report says of a step's fallbacks, e.g. {@code 134 by gateway/orders (not-permitted calls)}. */
-    static String describe(Map<String, Long> byBreaker) {
-        List<String> parts = new ArrayList<>();
-        byBreaker.forEach((k, v) -> parts.add(String.format(Locale.ROOT, "%d by %s", v, k)));
-        return String.join(", ", parts) + " (calls the circuit breaker did not permit)";
     }
 }
