@@ -469,7 +469,7 @@ public final class Demo {
 
     /**
      * What a person reads at the end of the demo, from the stored report JSON ({@link dev.richter.report.Report}'s
-     * fields): outcome, capacity ("not measured" when {@code capacity.measured} is false), failure mode, the five
+     * fields): outcome, capacity ("not measured" when {@code capacity.measured} is false), how the warm-up ended, failure mode, the five
      * resilience findings, confidence, the number of problems to follow, and the report's files.
      */
     static List<String> summary(JsonNode report, Path dir) {
@@ -481,6 +481,9 @@ public final class Demo {
                         capacity.path("maxSustainableQps").asDouble(), capacity.path("interval").path("text").asText("")
                                 .transform(t -> t.isEmpty() ? "" : t + "; "), capacity.path("limitedBy").asText())
                 : "not measured (" + capacity.path("limitedBy").asText() + ")"));
+        if (report.hasNonNull("warmUpEnd")) {
+            out.add("warm-up:      " + report.path("warmUpEnd").asText());
+        }
         JsonNode mode = report.path("failureMode");
         out.add("failure mode: " + mode.path("kind").asText() + (mode.path("evidence").asText().isEmpty() ? ""
                 : " — " + mode.path("evidence").asText()));

@@ -205,6 +205,9 @@ public final class HtmlReport {
             h.append("<p>No step ran.</p></section>");
             return;
         }
+        if (r.warmUpEnd() != null) {
+            h.append("<p class=warmup>Warm-up: ").append(esc(r.warmUpEnd())).append("</p>");
+        }
         h.append("<table class=steps><tr><th class=l>step</th><th>target QPS</th><th>achieved QPS</th><th>workers</th>")
                 .append("<th>sent</th><th>ok</th><th>errors</th><th class=l>errors by kind</th><th>dropped</th><th>late</th>")
                 .append("<th>success %</th><th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>max ms</th>")

@@ -51,6 +51,8 @@ import java.util.List;
  *                       ServiceMiddleware}), in service order
  * @param abort          how fast the load stopped when the run was aborted ({@link AbortTiming}: the flag's time, the
  *                       latency to the last send, the drain); null when it was not aborted or the flag's time is unknown
+ * @param warmUpEnd      how a steadied warm-up ended ({@link WarmUpRule}: steady at which step and on what figures, or
+ *                       not steady within its bound); null for a fixed warm-up or none
  */
 public record Report(String runId, String planId, String teamId, String planName, String outcome, String outcomeReason,
                      long generatedAtMs, List<CheckResult> staticChecks, List<CheckResult> dynamicChecks,
@@ -61,7 +63,7 @@ public record Report(String runId, String planId, String teamId, String planName
                      List<Bottlenecks.Bottleneck> bottlenecks, List<FollowedProblem> followUp,
                      SinceLastRun sinceLastRun, List<RunEvent> events,
                      List<BusinessMetricTable.BusinessMetricStep> businessMetrics, List<ServiceMiddleware> middleware,
-                     AbortTiming abort) {
+                     AbortTiming abort, String warmUpEnd) {
     /** The text of {@link #indexing()}. */
     public static final String INDEXING = "stepIndex is 0-based within its stage (formal step 1 has stepIndex 0);"
             + " text for people numbers steps from 1";
@@ -140,7 +142,7 @@ public record Report(String runId, String planId, String teamId, String planName
         return new Report(runId, planId, teamId, planName, outcome, outcomeReason, generatedAtMs, staticChecks, dynamicChecks,
                 warmUp, preTest, formal, formalStepsPlanned, verdicts, capacity, failureMode, confidence, missingEvidence, problems,
                 resilience, series, latencyCurves, callGraph, indexing, bottlenecks, followUp, sinceLastRun, events, businessMetrics,
-                middleware, abort);
+                middleware, abort, warmUpEnd);
     }
 
     /** The same report with the abort's timing ({@link AbortTiming}), or null for none. */
@@ -148,7 +150,7 @@ public record Report(String runId, String planId, String teamId, String planName
         return new Report(runId, planId, teamId, planName, outcome, outcomeReason, generatedAtMs, staticChecks, dynamicChecks,
                 warmUp, preTest, formal, formalStepsPlanned, verdicts, capacity, failureMode, confidence, missingEvidence, problems,
                 resilience, timeSeries, latencyCurves, callGraph, indexing, bottlenecks, followUp, sinceLastRun, events,
-                businessMetrics, middleware, timing);
+                businessMetrics, middleware, timing, warmUpEnd);
     }
 
     /** The same report with the plan's followed problems and the comparison with its previous run. */
@@ -156,7 +158,7 @@ public record Report(String runId, String planId, String teamId, String planName
         return new Report(runId, planId, teamId, planName, outcome, outcomeReason, generatedAtMs, staticChecks, dynamicChecks,
                 warmUp, preTest, formal, formalStepsPlanned, verdicts, capacity, failureMode, confidence, missingEvidence, problems,
                 resilience, timeSeries, latencyCurves, callGraph, indexing, bottlenecks, followed, since, events, businessMetrics,
-                middleware, abort);
+                middleware, abort, warmUpEnd);
     }
 
     /**

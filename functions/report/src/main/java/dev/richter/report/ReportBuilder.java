@@ -45,7 +45,8 @@ import java.util.stream.Collectors;
  * data ({@link #FEW_REQUESTS_DEDUCTION} when the plan replays fewer than {@link #MIN_DISTINCT_REQUESTS} distinct
  * requests); monitoring defects ({@link #MISSING_EVIDENCE_DEDUCTION} each, at most
  * {@link #MISSING_EVIDENCE_MAX_DEDUCTION}); 0.10 for an abort; {@link #KNEE_UNCONFIRMED_DEDUCTION} for a knee no re-run
- * confirmed. The warm-up's figures ({@link Report#warmUp()}) count toward neither the capacity nor the confidence.
+ * confirmed; {@link #WARM_UP_UNSTEADY_DEDUCTION} for a warm-up that never steadied ({@link WarmUpRule}). The
+ * warm-up's figures ({@link Report#warmUp()}) count toward neither the capacity nor the confidence.
  */
 public final class ReportBuilder {
     /** Minimum success rate of a sustained step, percent (DESIGN.md §4 default). */
@@ -78,6 +79,8 @@ public final class ReportBuilder {
     public static final int MIN_DISTINCT_REQUESTS = 20;
     /** Confidence deducted for a plan replaying fewer than {@link #MIN_DISTINCT_REQUESTS} distinct requests. */
     public static final double FEW_REQUESTS_DEDUCTION = 0.10;
+    /** Confidence deducted when the warm-up ran to its bound without steadying ({@link #withWarmUpDeduction}). */
+    public static final double WARM_UP_UNSTEADY_DEDUCTION = 0.10;
     /** Confidence deducted when the capacity is a knee no re-run confirmed ({@link #withKneeDeduction}). */
     public static final double KNEE_UNCONFIRMED_DEDUCTION = 0.10;
     /** The module name of the load driver's own evidence in verdicts (it has no probes). */
@@ -163,8 +166,10 @@ public final class ReportBuilder {
         resilience = withDegradation(resilience, beforeFormal, formal, evidence, plan);
         Report.Capacity capacity = withInterval(faultCausedAbort(formal, run)
                 .orElseGet(() -> capacity(formal, ordered, whyNoFormal(outcome, plan))), formal);
-        Report.Confidence confidence = withKneeDeduction(
-                confidence(pre, formal, plan, run, missingEvidence, dynamicChecks, evidence.callGraph()), capacity);
+        Optional<WarmUpRule.End> warmUpEnd = WarmUpRule.end(warmUp, plan.warmUpFirstHold());
+        Report.Confidence confidence = withWarmUpDeduction(withKneeDeduction(
+                confidence(pre, formal, plan, run, missingEvidence, dynamicChecks, evidence.callGraph()), capacity),
+                warmUpEnd, formal);
         List<StepFigures> all = Report.runOrder(pre, warmUp, formal);
         return new Report(run.runId(), plan.planId(), plan.teamId(), plan.name(), outcome, reason, nowMs,
                 staticChecks, dynamicChecks, warmUp, pre, formal, plan.formal().size(), ordered, capacity,
@@ -175,7 +180,24 @@ public final class ReportBuilder {
                 resilience, evidence.timeSeries().withMarks(withEventMarks(marks(all, ordered), evidence.events())), LatencyCurves.of(all),
                 evidence.callGraph(), Report.INDEXING, Bottlenecks.of(beforeFormal, formal, evidence.traces(), evidence.saturation()),
                 List.of(), Report.SinceLastRun.NONE, evidence.events(), BusinessMetricTable.of(evidence.businessMetrics(), all),
-                evidence.middleware().stream().map(Report.ServiceMiddleware::of).toList(), null);
+                evidence.middleware().stream().map(Report.ServiceMiddleware::of).toList(), null,
+                warmUpEnd.map(WarmUpRule.End::text).orElse(null));
+    }
+
+    /**
+     * {@code c} less {@link #WARM_UP_UNSTEADY_DEDUCTION} when a steadied warm-up ran to its bound without meeting
+     * {@link WarmUpRule} and a formal step then ran: the formal stage may have met targets still warming, so its knee
+     * may move on a rerun (the field trial: 100 QPS had a p99 of 1 758 ms on cold JVMs and 141 ms four minutes later).
+     */
+    static Report.Confidence withWarmUpDeduction(Report.Confidence c, Optional<WarmUpRule.End> end, List<StepFigures> formal) {
+        if (end.isEmpty() || end.get().steady() || formal.stream().noneMatch(ResilienceVerdict::ran)) {
+            return c;
+        }
+        List<String> reasons = new ArrayList<>(c.reasons());
+        reasons.removeIf(r -> r.startsWith("no deduction:"));
+        reasons.add(String.format(Locale.ROOT, "-%.2f: the warm-up was %s, so the formal stage may have met targets still"
+                + " warming", WARM_UP_UNSTEADY_DEDUCTION, end.get().text()));
+        return new Report.Confidence(Math.max(0, Math.round((c.score() - WARM_UP_UNSTEADY_DEDUCTION) * 100) / 100.0), reasons);
     }
 
     /** The resilience findings with {@link Degradation}'s appended, from the steps' failed checks and vanished paths. */

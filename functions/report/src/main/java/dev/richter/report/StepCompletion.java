@@ -3,6 +3,8 @@ package dev.richter.report;
 import dev.richter.common.EventPublisher;
 import dev.richter.common.Repositories;
 import dev.richter.common.RunMetricsRepository;
+import dev.richter.common.model.Plan;
+import dev.richter.common.model.Stages;
 import dev.richter.common.model.StepPlan;
 import dev.richter.common.model.Verdict;
 import dev.richter.common.model.WorkerResult;
@@ -66,6 +68,9 @@ public final class StepCompletion {
         out.put("stage", stage);
         out.put("stepIndex", stepIndex);
         out.put("published", false);
+        if (Stages.WARM_UP.equals(stage)) {
+            judgeWarmUp(runId).ifPresent(end -> out.put("warmUp", end.text()));
+        }
         if (!claim(runId, stage, stepIndex)) {
             return out;
         }
@@ -77,6 +82,38 @@ public final class StepCompletion {
             LOG.error("Step Completed of {} {} {} not published: {}", runId, stage, stepIndex, e.toString());
         }
         return out;
+    }
+
+    /**
+     * Applies {@link WarmUpRule} to the run's warm-up steps so far and, once they are steady, records the step
+     * ({@link RunMetricsRepository#putWarmUpSteady}), so the warm-up's later steps are skipped. Runs before the claim,
+     * so a retried completion still records it; a failure here leaves the warm-up to run to its bound.
+     *
+     * @return how the warm-up stands, empty for a fixed warm-up
+     */
+    Optional<WarmUpRule.End> judgeWarmUp(String runId) {
+        try {
+            var run = repositories.getRun(runId);
+            var plan = run.flatMap(r -> repositories.getPlan(r.planId()));
+            if (plan.isEmpty()) {
+                return Optional.empty();
+            }
+            Map<Integer, List<WorkerResult>> byStep = new TreeMap<>();
+            metrics.workerResults(runId).stream().filter(r -> r.stage().equals(Stages.WARM_UP))
+                    .forEach(r -> byStep.computeIfAbsent(r.stepIndex(), k -> new java.util.ArrayList<>()).add(r));
+            List<Plan.StepSpec> planned = plan.get().warmUpSteps();
+            List<StepFigures> figures = byStep.entrySet().stream().filter(e -> e.getKey() < planned.size())
+                    .map(e -> StepFigures.merge(planned.get(e.getKey()).durationS(), e.getValue())).toList();
+            Optional<WarmUpRule.End> end = WarmUpRule.end(figures, plan.get().warmUpFirstHold());
+            end.filter(WarmUpRule.End::steady).ifPresent(e -> {
+                metrics.putWarmUpSteady(runId, e.stepIndex(), e.text());
+                LOG.info("run {}: warm-up {}", runId, e.text());
+            });
+            return end;
+        } catch (RuntimeException e) {
+            LOG.error("run {}: warm-up not judged ({}): it runs to its bound", runId, e.toString());
+            return Optional.empty();
+        }
     }
 
     /** The event's detail (see the class comment). */

@@ -70,23 +70,45 @@ class ReportBuilderTest {
 
     /** Issue 23 item 4: the warm-up's figures are a row of their own, in neither the capacity nor the confidence. */
     @Test
-    void theWarmUpIsItsOwnRowAndCountsTowardNeitherCapacityNorConfidence() {
+    void theWarmUpIsItsOwnRowAndCountsTowardNeitherCapacityNorConfidenceOnceSteady() {
         List<WorkerResult> rs = healthyUpTo(3);
-        // a cold warm-up: slow and erring in the last rung of its default ramp (120 s: 4 rungs of 30 s, up to 20 QPS)
-        rs.add(step("warm-up", 3, 20, 2400, 2000, Map.of("500", 400L), 0, 4000));
+        // the default warm-up (3 rungs up to 20 QPS, then holds of 20 QPS x 10 s): the first hold cold, slow and erring,
+        // then three steady holds
+        rs.add(step("warm-up", 3, 20, 200, 160, Map.of("500", 40L), 0, 4000));
+        for (int i = 4; i <= 6; i++) {
+            rs.add(step("warm-up", i, 20, 200, 200, Map.of(), 0, 10 + i % 2));
+        }
         Report r = ReportBuilder.build(RUN, PLAN, rs, List.of(), CLEAN_DYNAMIC, List.of(), null, 1);
-        assertEquals(1, r.warmUp().size(), "the rungs that reported");
-        assertEquals(30, r.warmUp().get(0).durationS());
+        assertEquals(4, r.warmUp().size(), "the holds that ran; the later ones were skipped");
+        assertEquals(10, r.warmUp().get(0).durationS());
         assertEquals(1, r.preTest().size());
         assertEquals(80.0, r.capacity().maxSustainableQps());
         assertFalse(r.capacity().reached());
         assertEquals(1.0, r.confidence().score(), r.confidence().reasons().toString());
+        assertTrue(r.warmUpEnd().startsWith("steady at warm-up step 7: over steps 5-7 p50 10-11 ms"), r.warmUpEnd());
         // in run order (issue 46): the pre-test first, the warm-up after the dynamic gate, then the formal steps
-        assertEquals(List.of("pre-test", "warm-up 4", "step 1", "step 2", "step 3"),
+        assertEquals(List.of("pre-test", "warm-up 4", "warm-up 5", "warm-up 6", "warm-up 7", "step 1", "step 2", "step 3"),
                 r.allSteps().stream().map(StepLabels::name).toList());
-        assertEquals(2400, Json.MAPPER.valueToTree(r).path("warmUp").get(0).path("counters").path("sent").asLong());
+        assertEquals(200, Json.MAPPER.valueToTree(r).path("warmUp").get(0).path("counters").path("sent").asLong());
         String html = HtmlReport.render(r);
         assertTrue(html.contains("<td class=l>warm-up"), "the steps table has a warm-up row");
+        assertTrue(html.contains("<p class=warmup>Warm-up: steady at warm-up step 7"), "the steps section says how it ended");
+    }
+
+    @Test
+    void aWarmUpThatNeverSteadiedCostsConfidence() {
+        List<WorkerResult> rs = healthyUpTo(3);
+        double[] p50 = {600, 500, 400, 300};
+        for (int i = 0; i < p50.length; i++) {
+            rs.add(step("warm-up", 3 + i, 20, 200, 200, Map.of(), 0, p50[i]));
+        }
+        Report r = ReportBuilder.build(RUN, PLAN, rs, List.of(), CLEAN_DYNAMIC, List.of(), null, 1);
+        assertEquals(0.9, r.confidence().score(), r.confidence().reasons().toString());
+        assertTrue(r.confidence().reasons().contains("-0.10: the warm-up was not steady after 4 hold steps: over steps"
+                + " 5-7 p50 spread 300-500 ms (500 → 400 → 300), so the formal stage may have met targets still warming"),
+                r.confidence().reasons().toString());
+        assertEquals(1.0, ReportBuilder.build(RUN, PLAN, healthyUpTo(3), List.of(), CLEAN_DYNAMIC, List.of(), null, 1)
+                .confidence().score(), "no warm-up step reported: nothing to judge");
     }
 
     @Test

@@ -70,4 +70,36 @@ class StepCompletionTest {
         assertEquals("SUSPECT", d.path("verdicts").path("order").asText());
         assertEquals("SUSPECT", d.path("worstVerdict").asText());
     }
+
+    @Test
+    void aWarmUpStepCompletionRecordsTheStepAtWhichTheWarmUpWasSteadyOnce() throws Exception {
+        FakeDynamo ddb = new FakeDynamo();
+        Repositories repositories = new Repositories(ddb.client, TABLES);
+        repositories.putPlan(Fixtures.PLAN); // the default warm-up: 3 rungs (2, 4.3, 9.3 QPS), then holds of 20 QPS x 10 s
+        repositories.createRun(new Run("run-1", "plan-1", "t1", "RUNNING", "", "warm-up", 5, 1, false, "", ""));
+        double[] ms = {40, 30, 20, 60, 12, 11, 12};
+        double[] qps = {2, 4.3, 9.3, 20, 20, 20, 20};
+        var metrics = new dev.richter.common.RunMetricsRepository(ddb.client, TABLES.runMetrics());
+        ReportHandler handler = new ReportHandler(repositories, new EventPublisher(
+                (EventBridgeClient) Proxy.newProxyInstance(EventBridgeClient.class.getClassLoader(),
+                        new Class<?>[] {EventBridgeClient.class}, (proxy, method, args) ->
+                                PutEventsResponse.builder().failedEntryCount(0).build()), "richter"));
+        List<String> judged = new ArrayList<>();
+        for (int i = 0; i < ms.length; i++) {
+            WorkerResult r = Fixtures.step("warm-up", i, qps[i], (long) (qps[i] * 10), (long) (qps[i] * 10), Map.of(), 0, ms[i]);
+            ddb.put(TABLES.runMetrics(), Map.of("runId", AttributeValue.fromS("run-1"), "sk", AttributeValue.fromS(r.sortKey()),
+                    "result", AttributeValue.fromS(Json.write(r))));
+            Map<String, Object> out = handler.handle(Json.read("{\"action\":\"step-completed\",\"runId\":\"run-1\",\"teamId\":"
+                    + "\"t1\",\"stage\":\"warm-up\",\"stepIndex\":" + i + "}", ReportEvent.class), null);
+            judged.add(String.valueOf(out.get("warmUp")));
+            assertEquals(i < 6 ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(6), metrics.warmUpSteadyAt("run-1"),
+                    "after step " + (i + 1) + ": " + out.get("warmUp"));
+        }
+        // holds 4-6 (60, 12, 11 ms) are still warming; holds 5-7 (12, 11, 12 ms) are steady
+        assertTrue(judged.get(5).startsWith("not steady after 3 hold steps: over steps 4-6 p50 spread"), judged.get(5));
+        assertTrue(judged.get(6).startsWith("steady at warm-up step 7: over steps 5-7 p50 11-12 ms"), judged.get(6));
+        handler.handle(Json.read("{\"action\":\"step-completed\",\"runId\":\"run-1\",\"teamId\":\"t1\",\"stage\":"
+                + "\"warm-up\",\"stepIndex\":6}", ReportEvent.class), null);
+        assertEquals(java.util.OptionalInt.of(6), metrics.warmUpSteadyAt("run-1"), "a retried completion keeps the first record");
+    }
 }

@@ -81,8 +81,9 @@ public final class RunPreparer {
 
     /**
      * Starts a step: lays out its legs and workers against the quotas from now, stores the step for its workers and
-     * records it as the run's current step. When the run's abort flag is set, the step comes back with
-     * {@code skip: true} and nothing is stored.
+     * records it as the run's current step. When the run's abort flag is set, or the step is a warm-up step after
+     * the one at which the warm-up was steady ({@code WarmUpRule}, recorded by the step completion), the step comes
+     * back with {@code skip: true} and nothing is stored.
      *
      * @param step  the step as the state machine carries it
      * @param nowMs current epoch ms
@@ -93,14 +94,25 @@ public final class RunPreparer {
         Run run = repositories.getRun(step.runId()).orElseThrow(() -> new PlanNotRunnableException("unknown run " + step.runId()));
         Plan plan = repositories.getPlan(run.planId()).orElseThrow();
         boolean aborted = runFlags.isAbortRequested(step.runId());
+        boolean warm = !aborted && warmedUp(step);
         StartedStep started = RunLayout.start(step, plan, repositories.listServices(plan.teamId()),
-                repositories.evidenceSources(plan.teamId()), nowMs, aborted, quotas);
-        if (!aborted) {
+                repositories.evidenceSources(plan.teamId()), nowMs, aborted || warm, quotas);
+        if (warm) {
+            LOG.info("run {}: warm-up step {} skipped: the warm-up was steady at step {}", step.runId(),
+                    step.stepIndex() + 1, runMetrics.warmUpSteadyAt(step.runId()).orElse(-1) + 1);
+        }
+        if (!aborted && !warm) {
             runMetrics.putStepPlan(RunLayout.stepPlan(started, plan));
             repositories.updateRun(step.runId(), Map.of("stage", step.stage(), "stepIndex", step.stepIndex(),
                     "stepQps", step.qps(), "stepEndsAtMs", started.stepEndsAtMs()));
         }
         return started;
+    }
+
+    /** The step is a warm-up step after the one at which the run's warm-up was steady. */
+    private boolean warmedUp(StepRef step) {
+        return Stages.WARM_UP.equals(step.stage())
+                && runMetrics.warmUpSteadyAt(step.runId()).stream().anyMatch(at -> step.stepIndex() > at);
     }
 
     /**

@@ -20,7 +20,8 @@ import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
  * Reads and writes the run-metrics table (pk {@code runId}, sk {@code sk}): worker results
  * ({@code result#<stage>#<step>#<leg>#<worker>}, attribute {@code result} = JSON of {@link WorkerResult}), started
  * steps ({@code step#<stage>#<step>}, attribute {@code step} = JSON of {@link StepPlan}) and
- * check results ({@code check#<phase>}, attribute {@code results} = JSON array of {@link CheckResult}); it reads the
+ * check results ({@code check#<phase>}, attribute {@code results} = JSON array of {@link CheckResult}), the step at
+ * which the warm-up was steady ({@code warmup#steady}, attributes {@code stepIndex} and {@code text}); it reads the
  * outcome counts of the load driver's windows ({@link WindowKey}).
  */
 public final class RunMetricsRepository {
@@ -78,6 +79,32 @@ public final class RunMetricsRepository {
         return query(runId, "check#" + phase).stream()
                 .flatMap(i -> Arrays.stream(Json.read(i.get("results").s(), CheckResult[].class))).toList();
     }
+
+    /**
+     * Records that the run's warm-up was steady at warm-up step {@code stepIndex} (the rule's evidence in {@code text}),
+     * so the warm-up's later steps are skipped ({@code RunPreparer.startStep}). The first record is kept: a retried
+     * step completion does not move it.
+     */
+    public void putWarmUpSteady(String runId, int stepIndex, String text) {
+        try {
+            dynamoDb.putItem(PutItemRequest.builder().tableName(table).item(Map.of(
+                            "runId", AttributeValue.fromS(runId), "sk", AttributeValue.fromS(WARM_UP_STEADY),
+                            "stepIndex", AttributeValue.fromN(Integer.toString(stepIndex)), "text", AttributeValue.fromS(text)))
+                    .conditionExpression("attribute_not_exists(sk)").build());
+        } catch (software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException e) {
+            // already recorded
+        }
+    }
+
+    /** The warm-up step at which the run's warm-up was steady, empty while it was not (or has no rule). */
+    public java.util.OptionalInt warmUpSteadyAt(String runId) {
+        var item = dynamoDb.getItem(b -> b.tableName(table).consistentRead(true).key(Map.of(
+                "runId", AttributeValue.fromS(runId), "sk", AttributeValue.fromS(WARM_UP_STEADY)))).item();
+        return item == null || !item.containsKey("stepIndex") ? java.util.OptionalInt.empty()
+                : java.util.OptionalInt.of(Integer.parseInt(item.get("stepIndex").n()));
+    }
+
+    private static final String WARM_UP_STEADY = "warmup#steady";
 
     private List<Map<String, AttributeValue>> query(String runId, String prefix) {
         List<Map<String, AttributeValue>> out = new ArrayList<>();

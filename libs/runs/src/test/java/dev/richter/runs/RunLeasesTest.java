@@ -19,7 +19,8 @@ class RunLeasesTest {
         long off = RunLeases.expiresAtEpochS(plan(new Plan.StepSpec(0, 0)), 1_000_000);
         assertEquals(1_000 + steps + 3 * RunLeases.PER_STEP_MARGIN_S + RunLeases.LEASE_MARGIN_S, off);
         long on = RunLeases.expiresAtEpochS(plan(new Plan.StepSpec(20, 90)), 1_000_000);
-        // its ramp of 4 rungs (22, 22, 22, 24 s), each with a step's margin
-        assertEquals(off + 90 + 4 * RunLeases.PER_STEP_MARGIN_S, on);
+        // at its longest: a ramp of 3 rungs of 5 s and 7 holds of 10 s (85 s), each with a step's margin; a warm-up
+        // that steadies sooner ends the run sooner, and the lease is released then
+        assertEquals(off + 85 + 10 * RunLeases.PER_STEP_MARGIN_S, on);
     }
 }

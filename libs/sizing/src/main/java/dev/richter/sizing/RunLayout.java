@@ -55,7 +55,8 @@ public final class RunLayout {
      * @param plan     the run's plan
      * @param services the team's registered services
      * @param nowMs    current epoch ms
-     * @param aborted  the run's abort flag: when set, the step is skipped (no legs)
+     * @param aborted  true when the step is not to run (the run's abort flag is set, or a warm-up step after the warm-up
+     *                 was steady): the step is skipped (no legs)
      * @param quotas   the limits and lead times
      * @throws IllegalArgumentException when the step cannot be laid out (see {@link StepLayout#of})
      */

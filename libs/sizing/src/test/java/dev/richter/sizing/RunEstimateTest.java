@@ -38,20 +38,21 @@ class RunEstimateTest {
         Plan off = twoStepPlan();
         Plan on = new Plan(off.planId(), off.teamId(), off.name(), off.scenarios(), off.preTest(), off.formal(),
                 off.abortPolicy(), off.coreModules(), off.perWorkerQps(), off.requestTimeoutMs(), off.createdAtMs(),
-                new Plan.StepSpec(20, 60));
+                new Plan.StepSpec(20, 65));
         RunEstimate a = RunEstimate.of(off, List.of(ORDER), Quotas.AWS, Prices.US_EAST_1);
         RunEstimate b = RunEstimate.of(on, List.of(ORDER), Quotas.AWS, Prices.US_EAST_1);
-        // the warm-up's ramp: 4 rungs of 15 s, 2 -> 20 QPS
+        // the warm-up at its longest: a ramp of 3 rungs of 5 s (2 -> 9.3 QPS), then 5 holds of 20 QPS x 10 s
         // in run order: the pre-test, then the warm-up (after the dynamic gate), then the formal steps
-        assertEquals(List.of("pre-test", "warm-up", "warm-up", "warm-up", "warm-up", "formal", "formal"),
+        assertEquals(List.of("pre-test", "warm-up", "warm-up", "warm-up", "warm-up", "warm-up", "warm-up", "warm-up",
+                        "warm-up", "formal", "formal"),
                 b.steps().stream().map(RunEstimate.StepEstimate::stage).toList());
         assertEquals("$.warmUp", b.steps().get(1).path());
-        // the warm-up's 60 s plus its start, worker lead and drain
+        // the warm-up's 65 s plus its start, worker lead and drain
         long perStep = RunEstimate.expectedDurationMs(on, Quotas.AWS) - RunEstimate.expectedDurationMs(off, Quotas.AWS);
-        assertTrue(perStep > 60_000, "the warm-up adds its 60 s and its step overhead: " + perStep);
+        assertTrue(perStep > 65_000, "the warm-up adds its 65 s and its step overhead: " + perStep);
         assertTrue(b.costUsd().total() > a.costUsd().total(), a.costUsd() + " vs " + b.costUsd());
         // one worker (20 QPS at 50 per worker) writes one window a second
-        assertEquals(60, b.dynamoDb().windowItems() - a.dynamoDb().windowItems());
+        assertEquals(65, b.dynamoDb().windowItems() - a.dynamoDb().windowItems());
         assertEquals(20, RunEstimate.parentTransitions(4, 2) - RunEstimate.parentTransitions(0, 2));
     }
 

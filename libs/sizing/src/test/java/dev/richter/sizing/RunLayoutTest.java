@@ -44,25 +44,38 @@ class RunPreparationTest {
     @Test
     void laysOutTheDefaultWarmUpAtTheFirstFormalRateBeforeThePreTest() {
         var stages = RunLayout.prepare("run-1", plan("order"), n -> Optional.of(ORDER));
-        // ceil(10 000 / 20) = 500 s, bounded to 120 s, sent as a ramp of 4 rungs of 30 s from the pre-test's 2 QPS:
-        // 2 x 10^(i/3) = 2, 4.3, 9.3, 20 QPS
-        assertEquals(List.of("warm-up#0 2.0x30", "warm-up#1 4.3x30", "warm-up#2 9.3x30", "warm-up#3 20.0x30"),
-                stages.warmUp().stream().map(w -> w.stage() + "#" + w.stepIndex() + " " + w.qps() + "x" + w.durationS()).toList());
+        // at most 2 x ceil(10 000 / 20) = 1 000 s, bounded to 300 s: a ramp of 3 rungs of 5 s from the pre-test's
+        // 2 QPS (2 x 10^(i/3) = 2, 4.3, 9.3 QPS), then (300 - 15) / 10 = 28 holds of 20 QPS x 10 s (200 answers each)
+        List<String> laid = stages.warmUp().stream().map(w -> w.stage() + "#" + w.stepIndex() + " " + w.qps() + "x" + w.durationS()).toList();
+        assertEquals(31, laid.size(), laid.toString());
+        assertEquals(List.of("warm-up#0 2.0x5", "warm-up#1 4.3x5", "warm-up#2 9.3x5", "warm-up#3 20.0x10"), laid.subList(0, 4));
+        assertEquals("warm-up#30 20.0x10", laid.get(30));
+        assertEquals(3, plan("order").warmUpFirstHold());
     }
 
     @Test
-    void aWarmUpTooShortForItsRungsOrNoFasterThanThePreTestIsOneStep() {
+    void aWarmUpTooShortForThreeHoldsIsFixedAndOneTooSlowHasNoRamp() {
         Plan p = plan("order");
         Plan shortOne = new Plan(p.planId(), p.teamId(), p.name(), p.scenarios(), p.preTest(), p.formal(), p.abortPolicy(),
                 p.coreModules(), p.perWorkerQps(), p.requestTimeoutMs(), 0, new Plan.StepSpec(20, 19));
         assertEquals(List.of(new Plan.StepSpec(20, 19)), shortOne.warmUpSteps());
+        assertEquals(-1, shortOne.warmUpFirstHold(), "a fixed warm-up is sent whole");
         Plan slow = new Plan(p.planId(), p.teamId(), p.name(), p.scenarios(), p.preTest(), p.formal(), p.abortPolicy(),
                 p.coreModules(), p.perWorkerQps(), p.requestTimeoutMs(), 0, new Plan.StepSpec(2, 60));
-        assertEquals(List.of(new Plan.StepSpec(2, 60)), slow.warmUpSteps());
-        Plan odd = new Plan(p.planId(), p.teamId(), p.name(), p.scenarios(), p.preTest(), p.formal(), p.abortPolicy(),
-                p.coreModules(), p.perWorkerQps(), p.requestTimeoutMs(), 0, new Plan.StepSpec(20, 45));
-        assertEquals(List.of(new Plan.StepSpec(2, 11), new Plan.StepSpec(4.3, 11), new Plan.StepSpec(9.3, 11),
-                new Plan.StepSpec(20, 12)), odd.warmUpSteps(), "the demo plan's warm-up: the last rung takes the remainder");
+        assertEquals(List.of(new Plan.StepSpec(2, 60)), slow.warmUpSteps(), "2 QPS holds are 30 s: two fit, too few");
+        Plan twenty = new Plan(p.planId(), p.teamId(), p.name(), p.scenarios(), p.preTest(), p.formal(), p.abortPolicy(),
+                p.coreModules(), p.perWorkerQps(), p.requestTimeoutMs(), 0, new Plan.StepSpec(20, 40));
+        assertEquals(List.of(new Plan.StepSpec(2, 10), new Plan.StepSpec(4.3, 10), new Plan.StepSpec(9.3, 10),
+                new Plan.StepSpec(20, 10)), twenty.warmUpSteps(), "15 s of ramp and 2 holds: fixed, a ramp of 4 equal rungs");
+        Plan demo = new Plan(p.planId(), p.teamId(), p.name(), p.scenarios(), p.preTest(), p.formal(), p.abortPolicy(),
+                p.coreModules(), p.perWorkerQps(), p.requestTimeoutMs(), 0, new Plan.StepSpec(20, 135));
+        assertEquals(15, demo.warmUpSteps().size(), "the demo plan's: 3 rungs and 12 holds of 10 s");
+        assertEquals(3, demo.warmUpFirstHold());
+        Plan noRamp = new Plan(p.planId(), p.teamId(), p.name(), p.scenarios(), new Plan.StepSpec(20, 10), p.formal(),
+                p.abortPolicy(), p.coreModules(), p.perWorkerQps(), p.requestTimeoutMs(), 0, new Plan.StepSpec(20, 35));
+        assertEquals(List.of(new Plan.StepSpec(20, 10), new Plan.StepSpec(20, 10), new Plan.StepSpec(20, 10)),
+                noRamp.warmUpSteps(), "no faster than the pre-test: holds only, the 5 s left over not sent");
+        assertEquals(0, noRamp.warmUpFirstHold());
     }
 
     @Test
@@ -71,7 +84,7 @@ class RunPreparationTest {
         Plan own = new Plan(p.planId(), p.teamId(), p.name(), p.scenarios(), p.preTest(), p.formal(), p.abortPolicy(),
                 p.coreModules(), p.perWorkerQps(), p.requestTimeoutMs(), 0, new Plan.StepSpec(5, 40));
         List<StepRef> w = RunLayout.prepare("run-1", own, n -> Optional.of(ORDER)).warmUp();
-        // 2 x 2.5^(i/3) = 2, 2.7, 3.7, 5 QPS, 10 s each
+        // 5 QPS holds are ceil(200 / 5) = 40 s: none fits after the ramp, so a fixed ramp of 2 x 2.5^(i/3) = 2, 2.7, 3.7, 5 QPS
         assertEquals(List.of(2.0, 2.7, 3.7, 5.0), w.stream().map(StepRef::qps).toList());
         assertEquals(List.of(10, 10, 10, 10), w.stream().map(StepRef::durationS).toList());
         Plan off = new Plan(p.planId(), p.teamId(), p.name(), p.scenarios(), p.preTest(), p.formal(), p.abortPolicy(),
@@ -80,10 +93,10 @@ class RunPreparationTest {
     }
 
     @Test
-    void theDefaultWarmUpSendsTheCompileThresholdWithinItsBounds() {
-        assertEquals(new Plan.StepSpec(100, 100), Plan.defaultWarmUp(List.of(new Plan.StepSpec(100, 10))));
-        assertEquals(new Plan.StepSpec(400, 30), Plan.defaultWarmUp(List.of(new Plan.StepSpec(400, 10))));
-        assertEquals(new Plan.StepSpec(10, 120), Plan.defaultWarmUp(List.of()));
+    void theDefaultWarmUpMayTakeTwiceTheCompileThresholdWithinItsBounds() {
+        assertEquals(new Plan.StepSpec(100, 200), Plan.defaultWarmUp(List.of(new Plan.StepSpec(100, 10))));
+        assertEquals(new Plan.StepSpec(400, 60), Plan.defaultWarmUp(List.of(new Plan.StepSpec(400, 10))));
+        assertEquals(new Plan.StepSpec(10, 300), Plan.defaultWarmUp(List.of()));
     }
 
     @Test

@@ -35,10 +35,10 @@ public record Plan(String planId, String teamId, String name, List<ScenarioSpec>
      * are of the same order). Each request runs a service's hot path about once.
      */
     public static final int WARM_UP_REQUESTS = 10_000;
-    /** Shortest default warm-up, seconds: long enough for one JIT pass and a connection pool to fill at any rate. */
-    public static final int WARM_UP_MIN_S = 30;
-    /** Longest default warm-up, seconds: bounds what the warm-up adds to a run's duration and cost. */
-    public static final int WARM_UP_MAX_S = 120;
+    /** Shortest bound of a default warm-up, seconds: room for the ramp and three hold steps at any rate. */
+    public static final int WARM_UP_MIN_S = 60;
+    /** Longest bound of a default warm-up, seconds: bounds what the warm-up adds to a run's duration and cost. */
+    public static final int WARM_UP_MAX_S = 300;
     /** Default warm-up rate when a plan has no formal step, requests per second. */
     public static final double WARM_UP_FALLBACK_QPS = 10;
 
@@ -77,51 +77,118 @@ public record Plan(String planId, String teamId, String name, List<ScenarioSpec>
         return warmUp.qps() > 0 ? warmUp : new StepSpec(firstFormalQps(formal), warmUp.durationS());
     }
 
-    /** Rungs of the warm-up's ramp ({@link #warmUpSteps}). */
+    /** Rungs of a fixed warm-up's ramp ({@link #warmUpSteps}: a warm-up too short for {@value #WARM_UP_MIN_HOLDS} hold steps). */
     public static final int WARM_UP_RUNGS = 4;
-    /** Shortest rung, seconds: a warm-up shorter than {@value #WARM_UP_RUNGS} rungs of this runs as one step. */
+    /** Shortest rung of a fixed warm-up, seconds: a warm-up shorter than {@value #WARM_UP_RUNGS} rungs of this runs as one step. */
     public static final int WARM_UP_MIN_RUNG_S = 5;
+    /** Rungs below the warm-up's rate that a steadied warm-up starts with ({@link #warmUpSteps}). */
+    public static final int WARM_UP_RAMP_RUNGS = 3;
+    /** Length of each ramp rung of a steadied warm-up, seconds. */
+    public static final int WARM_UP_RAMP_RUNG_S = 5;
+    /**
+     * Hold steps a steadied warm-up needs at least: the rule that ends it compares this many consecutive hold steps
+     * ({@code WarmUpRule} in libs/reports: a trend over two intervals, not the noise between two).
+     */
+    public static final int WARM_UP_MIN_HOLDS = 3;
+    /** Answers a hold step is long enough for at its rate: its p90 then rests on 20 answers above it. */
+    public static final int WARM_UP_HOLD_ANSWERS = 200;
+    /** Bounds of a hold step's length, seconds. */
+    public static final int WARM_UP_HOLD_MIN_S = 10;
+    public static final int WARM_UP_HOLD_MAX_S = 30;
 
     /**
-     * The warm-up as the run sends it: a ramp of {@value #WARM_UP_RUNGS} steps of equal length (the last takes the
-     * remainder of the division) from the pre-test's rate up to the warm-up's rate, each rung the same factor above the
-     * one before (rates rounded to 0.1 QPS, the last exactly the warm-up's). A cold target then meets a rate it can
-     * answer while it compiles, fills its pools and caches, instead of the full rate at once: the demo shop's first
-     * calls take over a second, and 20 QPS at once trips its circuit breaker before it has warmed. A warm-up shorter
-     * than {@value #WARM_UP_RUNGS} × {@value #WARM_UP_MIN_RUNG_S} s, or no faster than the pre-test, is one step at
-     * its rate. Empty when the warm-up's {@code durationS} is 0. The demo plan's 20 QPS × 45 s: 2, 4.3, 9.3, 20 QPS for
-     * 11, 11, 11, 12 s (22 + 48 + 103 + 240 = 413 requests).
+     * Length of one hold step at {@code qps}: {@code ceil(}{@value #WARM_UP_HOLD_ANSWERS}{@code / qps)} seconds, bounded
+     * to [{@value #WARM_UP_HOLD_MIN_S}, {@value #WARM_UP_HOLD_MAX_S}] (20 QPS: 10 s; 2 QPS: 30 s).
+     */
+    public static int warmUpHoldS(double qps) {
+        long s = qps <= 0 ? WARM_UP_HOLD_MAX_S : (long) Math.ceil(WARM_UP_HOLD_ANSWERS / qps);
+        return (int) Math.max(WARM_UP_HOLD_MIN_S, Math.min(WARM_UP_HOLD_MAX_S, s));
+    }
+
+    /**
+     * The warm-up as the run may send it. Its {@code durationS} is the longest it may take:
+     * <ul>
+     *   <li><b>Steadied</b> (when at least {@value #WARM_UP_MIN_HOLDS} hold steps fit): {@value #WARM_UP_RAMP_RUNGS}
+     *       rungs of {@value #WARM_UP_RAMP_RUNG_S} s from the pre-test's rate up towards the warm-up's (each the same
+     *       factor above the one before, rounded to 0.1 QPS; none when the warm-up is no faster than the pre-test),
+     *       then hold steps at the warm-up's rate, each {@link #warmUpHoldS} long, as many as fit in the rest of
+     *       {@code durationS} (its remainder is not sent). The run skips the hold steps left once three consecutive
+     *       hold steps had steady latency ({@code WarmUpRule}), so a warm target ends the warm-up after the ramp and
+     *       {@value #WARM_UP_MIN_HOLDS} holds, and a cold one is warmed until it steadies or the bound is reached.
+     *       The demo plan's 20 QPS × 135 s: 2, 4.3, 9.3 QPS for 5 s each, then 12 holds of 20 QPS × 10 s.</li>
+     *   <li><b>Fixed</b> (too short for that): a ramp of {@value #WARM_UP_RUNGS} steps of equal length (the last takes
+     *       the remainder) from the pre-test's rate up to the warm-up's, or one step at its rate when shorter than
+     *       {@value #WARM_UP_RUNGS} × {@value #WARM_UP_MIN_RUNG_S} s or no faster than the pre-test. It is sent whole.</li>
+     * </ul>
+     * A cold target meets a rate it can answer while it compiles, fills its pools and caches, instead of the full
+     * rate at once: the demo shop's first calls take over a second, and 20 QPS at once trips its circuit breaker before
+     * it has warmed. Empty when the warm-up's {@code durationS} is 0.
      */
     public List<StepSpec> warmUpSteps() {
         StepSpec w = warmUpStep();
         if (w.durationS() <= 0) {
             return List.of();
         }
-        double from = preTest == null ? w.qps() : Math.min(preTest.qps(), w.qps());
+        double from = warmUpFrom(w);
+        List<StepSpec> steps = new java.util.ArrayList<>();
+        int firstHold = warmUpFirstHold();
+        if (firstHold >= 0) {
+            for (int i = 0; i < firstHold; i++) {
+                steps.add(new StepSpec(rungQps(from, w.qps(), i, WARM_UP_RAMP_RUNGS), WARM_UP_RAMP_RUNG_S));
+            }
+            int hold = warmUpHoldS(w.qps());
+            for (int i = 0; i < (w.durationS() - firstHold * WARM_UP_RAMP_RUNG_S) / hold; i++) {
+                steps.add(new StepSpec(w.qps(), hold));
+            }
+            return List.copyOf(steps);
+        }
         if (w.durationS() < WARM_UP_RUNGS * WARM_UP_MIN_RUNG_S || from <= 0 || from >= w.qps()) {
             return List.of(w);
         }
         int rung = w.durationS() / WARM_UP_RUNGS;
-        List<StepSpec> steps = new java.util.ArrayList<>();
         for (int i = 0; i < WARM_UP_RUNGS; i++) {
             boolean last = i == WARM_UP_RUNGS - 1;
-            double qps = last ? w.qps() : Math.round(10 * from * Math.pow(w.qps() / from, (double) i / (WARM_UP_RUNGS - 1))) / 10.0;
+            double qps = last ? w.qps() : rungQps(from, w.qps(), i, WARM_UP_RUNGS - 1);
             steps.add(new StepSpec(qps, last ? w.durationS() - rung * (WARM_UP_RUNGS - 1) : rung));
         }
         return List.copyOf(steps);
     }
 
     /**
-     * The default warm-up: at the first formal step's rate {@code q} (else {@value #WARM_UP_FALLBACK_QPS} QPS), for
-     * {@code ceil(}{@value #WARM_UP_REQUESTS}{@code / q)} seconds, so the targets see at least C2's compile threshold
-     * of requests, bounded to [{@value #WARM_UP_MIN_S}, {@value #WARM_UP_MAX_S}] s. The demo plan's first step, 20
-     * QPS: ceil(10 000 / 20) = 500 s, bounded to 120 s = 2 400 requests; at 100 QPS, 100 s = 10 000 requests; at 400
-     * QPS, 25 s raised to 30 s = 12 000 requests. Below 84 QPS the bound sends fewer than 10 000 requests; a plan that
-     * needs more states its own warm-up.
+     * Index in {@link #warmUpSteps} of the first hold step of a steadied warm-up (the steps from it on are its hold
+     * steps, at the warm-up's rate): {@value #WARM_UP_RAMP_RUNGS} after a ramp, 0 without one. -1 when the warm-up is
+     * fixed (too short for {@value #WARM_UP_MIN_HOLDS} hold steps: sent whole) or off.
+     */
+    public int warmUpFirstHold() {
+        StepSpec w = warmUpStep();
+        if (w.durationS() <= 0) {
+            return -1;
+        }
+        double from = warmUpFrom(w);
+        int rungs = from > 0 && from < w.qps() ? WARM_UP_RAMP_RUNGS : 0;
+        int holds = (w.durationS() - rungs * WARM_UP_RAMP_RUNG_S) / warmUpHoldS(w.qps());
+        return holds >= WARM_UP_MIN_HOLDS ? rungs : -1;
+    }
+
+    /** Where a warm-up's ramp starts: the pre-test's rate, at most the warm-up's. */
+    private double warmUpFrom(StepSpec w) {
+        return preTest == null ? w.qps() : Math.min(preTest.qps(), w.qps());
+    }
+
+    /** Rung {@code i} of a geometric ramp from {@code from} reaching {@code to} at rung {@code n}, rounded to 0.1 QPS. */
+    private static double rungQps(double from, double to, int i, int n) {
+        return Math.round(10 * from * Math.pow(to / from, (double) i / n)) / 10.0;
+    }
+
+    /**
+     * The default warm-up: at the first formal step's rate {@code q} (else {@value #WARM_UP_FALLBACK_QPS} QPS), for at
+     * most {@code 2 × ceil(}{@value #WARM_UP_REQUESTS}{@code / q)} seconds, bounded to [{@value #WARM_UP_MIN_S},
+     * {@value #WARM_UP_MAX_S}] s: room for twice C2's compile threshold of requests, which a target that steadies
+     * sooner never gets ({@link #warmUpSteps}). 20 QPS: 1 000 s bounded to 300 s; 100 QPS: 200 s; 400 QPS: 60 s.
      */
     public static StepSpec defaultWarmUp(List<StepSpec> formal) {
         double qps = firstFormalQps(formal);
-        long seconds = (long) Math.ceil(WARM_UP_REQUESTS / qps);
+        long seconds = 2 * (long) Math.ceil(WARM_UP_REQUESTS / qps);
         return new StepSpec(qps, (int) Math.max(WARM_UP_MIN_S, Math.min(WARM_UP_MAX_S, seconds)));
     }
 
