@@ -45,6 +45,12 @@ import org.springframework.web.client.RestTemplate;
  * ({@link CircuitBreaker#transitionToForcedOpenState()}, as an operator would through Resilience4j's actuator endpoint):
  * every order then gets the degraded 200, and inventory is never called.
  *
+ * <p>The variant {@code SHOP_ORDER_COLD_ORDERS=<n>} (with {@code SHOP_ORDER_COLD_MS=<ms>}, default 600) makes order
+ * slow while it is cold, as a JVM is until its JIT compiler and caches have seen enough calls: the first {@code n}
+ * orders it takes (marked or not) each wait {@code ms × (n − i) / n} milliseconds before any work, inside the bulkhead
+ * (16 at once). So its capacity grows with the orders it has served: about 16 / 0.6 s = 26 orders a second when
+ * started, the rate limiter's 50 once warm. A restart makes it cold again.
+ *
  * <p>Each order placed (201) counts in the business metric {@code orders.placed} (Prometheus
  * {@code orders_placed_total}). The variant {@code SHOP_ORDER_COUNT_STOPS_AFTER=<n>} stops counting after the first
  * {@code n} orders while every answer stays 201: the business metric falls with every probe green.
@@ -64,6 +70,9 @@ public class OrderController {
     private final Counter ordersCreated;
     private final long countStopsAfter;
     private final AtomicLong placedOrders = new AtomicLong();
+    private final long coldOrders;
+    private final long coldMs;
+    private final AtomicLong taken = new AtomicLong();
 
     public OrderController(RestTemplate inventory, @Qualifier("paymentClient") RestClient payment,
                            PlacedOrders placedOrdersTable,
@@ -71,6 +80,7 @@ public class OrderController {
                            @Value("${shop.async-payment}") boolean asyncPayment,
                            @Value("${shop.inventory-breaker-forced-open}") boolean breakerForcedOpen,
                            @Value("${shop.order-count-stops-after}") long countStopsAfter,
+                           @Value("${shop.cold-orders}") long coldOrders, @Value("${shop.cold-ms}") long coldMs,
                            RateLimiterRegistry rateLimiters, BulkheadRegistry bulkheads, CircuitBreakerRegistry breakers,
                            MeterRegistry meters) {
         this.inventory = inventory;
@@ -83,6 +93,8 @@ public class OrderController {
         this.inventoryBreaker = breakers.circuitBreaker("inventory");
         this.ordersCreated = Counter.builder("orders.placed").description("orders placed (201)").register(meters);
         this.countStopsAfter = countStopsAfter;
+        this.coldOrders = coldOrders;
+        this.coldMs = coldMs;
         if (breakerForcedOpen) {
             inventoryBreaker.transitionToForcedOpenState();
         }
@@ -97,9 +109,22 @@ public class OrderController {
             return shed("bulkhead full: " + bulkhead.getBulkheadConfig().getMaxConcurrentCalls() + " orders at once");
         }
         try {
+            warmUp();
             return placeWithinLimits(body);
         } finally {
             bulkhead.onComplete();
+        }
+    }
+
+    /** The cold variant's wait: {@code coldMs × (coldOrders − i) / coldOrders} ms for the i-th order taken, none after. */
+    private void warmUp() {
+        long i = taken.getAndIncrement();
+        if (i < coldOrders) {
+            try {
+                Thread.sleep(coldMs * (coldOrders - i) / coldOrders);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
