@@ -6,8 +6,8 @@
 #
 #   demo  `./richter demo` twice: a fresh local stack and freshly started shop JVMs each time.
 #   cold  the field trial's case (the same plan again four minutes later, on JVMs the first run warmed): one local
-#         stack (`./richter stack`), the shop with its cold variant (SHOP_ORDER_COLD_ORDERS=1000: order holds about
-#         26 orders a second when started and 50 once it has taken 1 000 orders), then `./richter run` of the plan
+#         stack (`./richter stack`), the shop with its cold variant (SHOP_ORDER_COLD_ORDERS=800: order holds about
+#         26 orders a second when started and 50 once it has taken 800 orders), then `./richter run` of the plan
 #         twice back to back against the same JVMs. The plan's warm-up steadies (it runs until WarmUpRule holds), so
 #         both runs meet a warm order at the formal stage. Then, for comparison only (not checked): order restarted
 #         cold, and the same two runs with the plan's warm-up cut to a fixed 20 s ramp, as the warm-up was before it
@@ -73,8 +73,8 @@ trap 'stop_cold; rm -rf "$WORK"' EXIT
 # run_plan <part> <run> <plan file>
 run_plan() {
   local out="$WORK/$1-$2"
-  ./richter run --plan "$3" --api "$API" --token "$TOKEN" --out "$out" >"$out.log" 2>&1
-  local rc=$?
+  local rc=0
+  ./richter run --plan "$3" --api "$API" --token "$TOKEN" --out "$out" >"$out.log" 2>&1 || rc=$?  # 2: the gate failed
   [ -f "$out/report.json" ] || { tail -20 "$out.log" >&2; echo "$1 run $2 (exit $rc) wrote no report" >&2; exit 2; }
   record "$1" "$2" "$out/report.json"
 }
@@ -90,7 +90,7 @@ cold_part() {
   TOKEN="$(./richter token --team shop-team --sub knee-bench)"
   export SHOP_ISOLATION_URL="$API/safety/isolation"
   SHOP_ISOLATION_TOKEN="$(./richter token --team shop-team --sub shop-agent)"
-  export SHOP_ISOLATION_TOKEN SHOP_ORDER_COLD_ORDERS=1000
+  export SHOP_ISOLATION_TOKEN SHOP_ORDER_COLD_ORDERS=800
   ./richter shop configure --api "$API" --token "$TOKEN" >"$WORK/configure.log" 2>&1 || { cat "$WORK/configure.log" >&2; exit 2; }
   shop_up=1
   examples/shop/shop.sh start >"$WORK/shop.log" 2>&1 || { tail -30 "$WORK/shop.log" >&2; exit 2; }

@@ -80,7 +80,8 @@ public final class EvidenceLoader {
     public ReportEvidence load(Run run, Plan plan, List<WorkerResult> results, List<CheckResult> dynamicChecks, long deadlineMs) {
         List<StepPlan> started = attempt("started steps", () -> evidence.startedSteps(run.runId()), List.of());
         Map<WorkerKey, Long> sentByWorker = new ConcurrentHashMap<>();
-        TimeSeries series = attempt("windows", () -> timeSeries(run.runId(), plan, results, deadlineMs, sentByWorker),
+        StepHalves halves = new StepHalves(started);
+        TimeSeries series = attempt("windows", () -> timeSeries(run.runId(), plan, results, deadlineMs, sentByWorker, halves),
                 TimeSeries.EMPTY);
         var overload = attempt("429/503 records", () -> evidence.overload(run.runId()), List.<OverloadResponses>of());
         RunEvidenceRepository.Safety safety = attempt("safety configuration", () -> evidence.safety(plan.teamId()), null);
@@ -110,7 +111,8 @@ public final class EvidenceLoader {
         if (traces.read()) {
             middleware = attempt("middleware", () -> middleware(plan, spans), List.of());
         }
-        return new ReportEvidence(started, series, overload, traces, graph, sentByWorker, coverage).withMiddleware(middleware);
+        return new ReportEvidence(started, series, overload, traces, graph, sentByWorker, coverage).withMiddleware(middleware)
+                .withHalves(series.isEmpty() ? Map.of() : halves.halves());
     }
 
     /**
@@ -133,6 +135,12 @@ public final class EvidenceLoader {
 
     /** {@link #timeSeries(String, Plan, List, long)}, adding each worker's window sends to {@code sentByWorker}. */
     TimeSeries timeSeries(String runId, Plan plan, List<WorkerResult> results, long deadlineMs, Map<WorkerKey, Long> sentByWorker) {
+        return timeSeries(runId, plan, results, deadlineMs, sentByWorker, new StepHalves(List.of()));
+    }
+
+    /** {@link #timeSeries(String, Plan, List, long, Map)}, adding each window to {@code halves} too. */
+    TimeSeries timeSeries(String runId, Plan plan, List<WorkerResult> results, long deadlineMs, Map<WorkerKey, Long> sentByWorker,
+                          StepHalves halves) {
         long from = results.stream().mapToLong(WorkerResult::startedAtMs).filter(t -> t > 0).min().orElse(0);
         long to = results.stream().mapToLong(WorkerResult::endedAtMs).max().orElse(from);
         Map<String, Double> targets = new LinkedHashMap<>();
@@ -145,8 +153,14 @@ public final class EvidenceLoader {
             targets.put(Stages.FORMAL + "#" + i, plan.formal().get(i).qps());
         }
         TimeSeries.Builder b = new TimeSeries.Builder(TimeSeries.bucketSFor(Math.max(1, (to - from) / 1000)), targets);
-        boolean complete = evidence.windows(runId, deadlineMs, b::add, (worker, sent) -> sentByWorker.merge(worker, sent, Long::sum));
+        boolean complete = evidence.windows(runId, deadlineMs, w -> {
+            b.add(w);
+            halves.add(w);
+        }, (worker, sent) -> sentByWorker.merge(worker, sent, Long::sum));
         TimeSeries ts = b.build();
+        if (!complete) {
+            halves.cutShort();
+        }
         if (!complete && !ts.isEmpty()) {
             ts = new TimeSeries(ts.bucketS(), ts.epochS(), ts.targetQps(), ts.achievedQps(), ts.p50Ms(), ts.p90Ms(), ts.p99Ms(),
                     ts.errorsPerS(), ts.errorsByKindPerS(), ts.achievedCounts(), ts.marks(),

@@ -165,7 +165,7 @@ public final class ReportBuilder {
         List<StepFigures> beforeFormal = Report.runOrder(pre, warmUp, List.of());
         resilience = withDegradation(resilience, beforeFormal, formal, evidence, plan);
         Report.Capacity capacity = withInterval(faultCausedAbort(formal, run)
-                .orElseGet(() -> capacity(formal, ordered, whyNoFormal(outcome, plan))), formal);
+                .orElseGet(() -> capacity(formal, ordered, whyNoFormal(outcome, plan))), formal, evidence.halves());
         Optional<WarmUpRule.End> warmUpEnd = WarmUpRule.end(warmUp, plan.warmUpFirstHold());
         Report.Confidence confidence = withWarmUpDeduction(withKneeDeduction(
                 confidence(pre, formal, plan, run, missingEvidence, dynamicChecks, evidence.callGraph()), capacity),
@@ -440,14 +440,30 @@ public final class ReportBuilder {
     }
 
     /**
-     * {@code c} with its interval: a knee found ({@code reached}) lies in [the last sustained step's rate, the first
-     * failing step's rate), e.g. {@code between 40 and 60 QPS; unconfirmed}; a capacity not reached is open above
-     * ({@code at least 80 QPS; no step failed}); one not measured has {@link Report.Interval#NONE}. The run re-runs no
-     * step, so no knee is confirmed (the field trial: one request mix gave 50 QPS on cold JVMs and 80 on warm ones).
+     * {@code c} with its interval. A knee found ({@code reached}) lies in [the last sustained step's rate G, the first
+     * failing step's rate F), and is checked against the variance of those two steps in the same run: each step's two
+     * halves in time ({@link StepHalves}) are two measurements of its rate, judged by the same criteria (a half's
+     * success rate counts its share of the step's fallbacks).
+     * <ul>
+     *   <li>both halves of G met the criteria and every half of F that sent requests failed them: the knee is
+     *       <b>confirmed</b> in the run, e.g. {@code between 40 and 60 QPS; each half of step 2 held, each of step 3
+     *       failed};</li>
+     *   <li>a half of G failed them: G held only on the whole, so the interval opens down to the sustained step before
+     *       G (0 when none), e.g. {@code between 20 and 60 QPS; 40 QPS held over step 2 but not in its second half
+     *       (success 99.70 %, p99 95 ms)}; unconfirmed;</li>
+     *   <li>a half of F met them: the knee may lie close to F; unconfirmed, e.g. {@code between 40 and 60 QPS;
+     *       unconfirmed: step 3's first half held (success 100.00 %, p99 80 ms)};</li>
+     *   <li>without the halves (no windows read, or a knee below the first step): {@code between 40 and 60 QPS;
+     *       unconfirmed}.</li>
+     * </ul>
+     * A capacity not reached is open above ({@code at least 80 QPS; no step failed}); one not measured has
+     * {@link Report.Interval#NONE}. A rerun of the boundary after the ladder would confirm across time too; the run
+     * does not send one (a knee the abort policy stopped ends the load: nothing is sent after an abort).
      *
      * @param formal the formal steps, in order, as {@link #capacity} judged them
+     * @param halves each formal step's halves ({@link ReportEvidence#halves()}), empty when not read
      */
-    static Report.Capacity withInterval(Report.Capacity c, List<StepFigures> formal) {
+    static Report.Capacity withInterval(Report.Capacity c, List<StepFigures> formal, Map<String, StepHalves.Half[]> halves) {
         if (!c.measured()) {
             return c.withInterval(Report.Interval.NONE);
         }
@@ -458,9 +474,61 @@ public final class ReportBuilder {
             return c.withInterval(new Report.Interval(c.maxSustainableQps(), 0, false,
                     "at least " + from + " QPS; " + aborted));
         }
-        double to = formal.stream().filter(f -> !sustained(f)).mapToDouble(StepFigures::targetQps).findFirst().orElse(0);
-        return c.withInterval(new Report.Interval(c.maxSustainableQps(), to, false,
-                "between " + from + " and " + StepLabels.qps(to) + " QPS; unconfirmed"));
+        Optional<StepFigures> failing = formal.stream().filter(f -> !sustained(f)).findFirst();
+        double to = failing.map(StepFigures::targetQps).orElse(0.0);
+        String between = "between " + from + " and " + StepLabels.qps(to) + " QPS; ";
+        Optional<StepFigures> good = formal.stream().filter(f -> sustained(f) && f.targetQps() == c.maxSustainableQps()
+                && failing.map(x -> f.stepIndex() < x.stepIndex()).orElse(false)).reduce((x, y) -> y);
+        StepHalves.Half[] g = good.map(f -> halves.get(StepHalves.key(Stages.FORMAL, f.stepIndex()))).orElse(null);
+        StepHalves.Half[] f = failing.map(x -> halves.get(StepHalves.key(Stages.FORMAL, x.stepIndex()))).orElse(null);
+        if (g == null || f == null) {
+            return c.withInterval(new Report.Interval(c.maxSustainableQps(), to, false, between + "unconfirmed"));
+        }
+        for (int i = 0; i < 2; i++) {
+            if (!halfHolds(g[i], good.get())) {
+                double below = formal.stream().filter(x -> sustained(x) && x.stepIndex() < good.get().stepIndex())
+                        .mapToDouble(StepFigures::targetQps).reduce((x, y) -> y).orElse(0);
+                return c.withInterval(new Report.Interval(below, to, false, String.format(Locale.ROOT,
+                        "between %s and %s QPS; %s QPS held over %s but not in its %s half (%s)", StepLabels.qps(below),
+                        StepLabels.qps(to), from, StepLabels.name(good.get()), i == 0 ? "first" : "second",
+                        halfText(g[i], good.get()))));
+            }
+        }
+        boolean anyMeasured = false;
+        for (int i = 0; i < 2; i++) {
+            if (f[i].requests() == 0) {
+                continue;
+            }
+            anyMeasured = true;
+            if (halfHolds(f[i], failing.get())) {
+                return c.withInterval(new Report.Interval(c.maxSustainableQps(), to, false, String.format(Locale.ROOT,
+                        "%sunconfirmed: %s's %s half held (%s)", between, StepLabels.name(failing.get()),
+                        i == 0 ? "first" : "second", halfText(f[i], failing.get()))));
+            }
+        }
+        if (!anyMeasured) {
+            return c.withInterval(new Report.Interval(c.maxSustainableQps(), to, false, between + "unconfirmed"));
+        }
+        return c.withInterval(new Report.Interval(c.maxSustainableQps(), to, true, String.format(Locale.ROOT,
+                "%seach half of %s held, each of %s failed", between, StepLabels.name(good.get()), StepLabels.name(failing.get()))));
+    }
+
+    /** A half met the capacity criteria: it sent requests, its success rate (less its share of fallbacks) and its p99. */
+    static boolean halfHolds(StepHalves.Half h, StepFigures step) {
+        return h.requests() > 0 && halfSuccessPct(h, step) >= SUSTAINED_SUCCESS_PCT
+                && !(h.p99Ms() > SUSTAINED_P99_MS);
+    }
+
+    /** A half's success rate, percent, its errors including its share (by requests) of the step's fallbacks. */
+    private static double halfSuccessPct(StepHalves.Half h, StepFigures step) {
+        long sent = Math.max(1, step.counters().ok() + step.counters().errors());
+        double fallbacks = (double) step.counters().fallbacks() * h.requests() / sent;
+        return h.requests() == 0 ? Double.NaN : 100.0 * (h.requests() - h.errors() - fallbacks) / h.requests();
+    }
+
+    private static String halfText(StepHalves.Half h, StepFigures step) {
+        return String.format(Locale.ROOT, "success %.2f %%%s", halfSuccessPct(h, step),
+                Double.isNaN(h.p99Ms()) ? "" : ", p99 " + HtmlReport.ms(Map.of("p99", h.p99Ms()), "p99") + " ms");
     }
 
     /**
@@ -473,9 +541,12 @@ public final class ReportBuilder {
         }
         List<String> reasons = new ArrayList<>(c.reasons());
         reasons.removeIf(r -> r.startsWith("no deduction:"));
-        reasons.add(String.format(Locale.ROOT, "-%.2f: the knee is unconfirmed: no step re-ran at or just below it, so the"
-                + " capacity is only known to lie %s", KNEE_UNCONFIRMED_DEDUCTION, capacity.interval().text()
-                .replace("; unconfirmed", "")));
+        String text = capacity.interval().text();
+        int semi = text.indexOf("; ");
+        String why = semi < 0 ? "" : text.substring(semi + 2).replaceFirst("^unconfirmed(: )?", "");
+        reasons.add(String.format(Locale.ROOT, "-%.2f: the knee is unconfirmed: %s, so the capacity is only known to lie %s",
+                KNEE_UNCONFIRMED_DEDUCTION, why.isEmpty() ? "no half-step figures to check it against" : why,
+                semi < 0 ? text : text.substring(0, semi)));
         return new Report.Confidence(Math.max(0, Math.round((c.score() - KNEE_UNCONFIRMED_DEDUCTION) * 100) / 100.0), reasons);
     }
 

@@ -27,18 +27,20 @@ import java.util.Map;
  *                     run's scope ({@link dev.richter.links.middleware.MiddlewareInventory}; empty when not read)
  * @param breakerCounts the circuit breakers' not-permitted counters per decision round ({@link BreakerCount}; empty
  *                     when none or not read)
+ * @param halves       each formal step's two halves in time, keyed {@code formal#<stepIndex>} ({@link StepHalves};
+ *                     empty when the windows were not read)
  */
 public record ReportEvidence(List<StepPlan> startedSteps, TimeSeries timeSeries,
                              List<OverloadResponses> overload, TraceEvidence traces, CallGraph callGraph,
                              Map<WorkerKey, Long> windowSentByWorker, VanishedEdges.Coverage coverage,
                              List<SaturationSignal> saturation, List<RunEvent> events,
                              List<BusinessMetricRound> businessMetrics, List<MiddlewareUse> middleware,
-                             List<BreakerCount> breakerCounts) {
+                             List<BreakerCount> breakerCounts, Map<String, StepHalves.Half[]> halves) {
     /** Evidence without the marked traces' coverage of the call graph and without saturation signals. */
     public ReportEvidence(List<StepPlan> startedSteps, TimeSeries timeSeries, List<OverloadResponses> overload,
                           TraceEvidence traces, CallGraph callGraph, Map<WorkerKey, Long> windowSentByWorker) {
         this(startedSteps, timeSeries, overload, traces, callGraph, windowSentByWorker, VanishedEdges.Coverage.NONE, List.of(),
-                List.of(), List.of(), List.of(), List.of());
+                List.of(), List.of(), List.of(), List.of(), Map.of());
     }
 
     /** Evidence without saturation signals. */
@@ -46,7 +48,7 @@ public record ReportEvidence(List<StepPlan> startedSteps, TimeSeries timeSeries,
                           TraceEvidence traces, CallGraph callGraph, Map<WorkerKey, Long> windowSentByWorker,
                           VanishedEdges.Coverage coverage) {
         this(startedSteps, timeSeries, overload, traces, callGraph, windowSentByWorker, coverage, List.of(), List.of(), List.of(),
-                List.of(), List.of());
+                List.of(), List.of(), Map.of());
     }
 
     /** Evidence without per-worker window sums. */
@@ -72,29 +74,36 @@ public record ReportEvidence(List<StepPlan> startedSteps, TimeSeries timeSeries,
         businessMetrics = businessMetrics == null ? List.of() : List.copyOf(businessMetrics);
         middleware = middleware == null ? List.of() : List.copyOf(middleware);
         breakerCounts = breakerCounts == null ? List.of() : List.copyOf(breakerCounts);
+        halves = halves == null ? Map.of() : Map.copyOf(halves);
+    }
+
+    /** The same evidence with each formal step's halves ({@link #halves()}). */
+    public ReportEvidence withHalves(Map<String, StepHalves.Half[]> stepHalves) {
+        return new ReportEvidence(startedSteps, timeSeries, overload, traces, callGraph, windowSentByWorker, coverage, saturation,
+                events, businessMetrics, middleware, breakerCounts, stepHalves);
     }
 
     /** The same evidence with the decider's saturation signals. */
     public ReportEvidence withSaturation(List<SaturationSignal> signals) {
         return new ReportEvidence(startedSteps, timeSeries, overload, traces, callGraph, windowSentByWorker, coverage, signals,
-                events, businessMetrics, middleware, breakerCounts);
+                events, businessMetrics, middleware, breakerCounts, halves);
     }
 
     /** The same evidence with the run's events and business metrics. */
     public ReportEvidence withTeamEvidence(List<RunEvent> runEvents, List<BusinessMetricRound> metrics) {
         return new ReportEvidence(startedSteps, timeSeries, overload, traces, callGraph, windowSentByWorker, coverage, saturation,
-                runEvents, metrics, middleware, breakerCounts);
+                runEvents, metrics, middleware, breakerCounts, halves);
     }
 
     /** The same evidence with the middleware the run's traces show ({@link #middleware()}). */
     public ReportEvidence withMiddleware(List<MiddlewareUse> uses) {
         return new ReportEvidence(startedSteps, timeSeries, overload, traces, callGraph, windowSentByWorker, coverage, saturation,
-                events, businessMetrics, uses, breakerCounts);
+                events, businessMetrics, uses, breakerCounts, halves);
     }
 
     /** The same evidence with the circuit breakers' not-permitted counters ({@link #breakerCounts()}). */
     public ReportEvidence withBreakerCounts(List<BreakerCount> counts) {
         return new ReportEvidence(startedSteps, timeSeries, overload, traces, callGraph, windowSentByWorker, coverage, saturation,
-                events, businessMetrics, middleware, counts);
+                events, businessMetrics, middleware, counts, halves);
     }
 }

@@ -53,8 +53,47 @@ class ReportBuilderTest {
         assertEquals(80.0, capacity.path("toQps").asDouble());
         assertFalse(capacity.path("confirmed").asBoolean(true));
         assertEquals(1.0 - ReportBuilder.KNEE_UNCONFIRMED_DEDUCTION, r.confidence().score(), 1e-9, r.confidence().reasons().toString());
-        assertEquals(List.of("-0.10: the knee is unconfirmed: no step re-ran at or just below it, so the capacity is only"
-                + " known to lie between 40 and 80 QPS"), r.confidence().reasons());
+        assertEquals(List.of("-0.10: the knee is unconfirmed: no half-step figures to check it against, so the capacity is"
+                + " only known to lie between 40 and 80 QPS"), r.confidence().reasons());
+    }
+
+    /** Issue 42 item 1: the knee is checked against the variance of its own two steps, each measured twice (its halves). */
+    @Test
+    void aKneeIsConfirmedWhenEachHalfOfItsStepsAgreesAndWidensWhenTheyDoNot() {
+        List<WorkerResult> rs = healthyUpTo(2);
+        rs.add(step("formal", 2, 80, 800, 700, Map.of("503", 100L), 0, 14));
+        StepHalves.Half held = new StepHalves.Half(200, 0, 15);
+        StepHalves.Half failed = new StepHalves.Half(400, 50, 16);
+        java.util.function.Function<Map<String, StepHalves.Half[]>, Report> build = halves -> ReportBuilder.build(RUN, PLAN, rs,
+                List.of(), CLEAN_DYNAMIC, List.of(), List.of(), new ReportEvidence(List.of(), null, List.of(), null, null).withHalves(halves), null, 1);
+
+        Report confirmed = build.apply(Map.of("formal#1", new StepHalves.Half[] {held, held},
+                "formal#2", new StepHalves.Half[] {failed, failed}));
+        assertEquals(new Report.Interval(40, 80, true, "between 40 and 80 QPS; each half of step 2 held, each of step 3 failed"),
+                confirmed.capacity().interval());
+        assertEquals(1.0, confirmed.confidence().score(), confirmed.confidence().reasons().toString());
+
+        Report lowHalf = build.apply(Map.of("formal#1", new StepHalves.Half[] {held, new StepHalves.Half(200, 1, 15)},
+                "formal#2", new StepHalves.Half[] {failed, failed}));
+        assertEquals(new Report.Interval(20, 80, false, "between 20 and 80 QPS; 40 QPS held over step 2 but not in its second"
+                + " half (success 99.50 %, p99 15.00 ms)"), lowHalf.capacity().interval());
+        assertEquals(40.0, lowHalf.capacity().maxSustainableQps(), "the figure stays the step's; its interval widens");
+        assertEquals(List.of("-0.10: the knee is unconfirmed: 40 QPS held over step 2 but not in its second half (success"
+                + " 99.50 %, p99 15.00 ms), so the capacity is only known to lie between 20 and 80 QPS"), lowHalf.confidence().reasons());
+
+        Report nearF = build.apply(Map.of("formal#1", new StepHalves.Half[] {held, held},
+                "formal#2", new StepHalves.Half[] {new StepHalves.Half(400, 0, 14), failed}));
+        assertEquals(new Report.Interval(40, 80, false, "between 40 and 80 QPS; unconfirmed: step 3's first half held (success"
+                + " 100.00 %, p99 14.00 ms)"), nearF.capacity().interval());
+
+        Report slowHalf = build.apply(Map.of("formal#1", new StepHalves.Half[] {new StepHalves.Half(200, 0, 3500), held},
+                "formal#2", new StepHalves.Half[] {failed, failed}));
+        assertFalse(slowHalf.capacity().interval().confirmed(), "a half over the p99 criterion does not hold");
+        assertEquals(20.0, slowHalf.capacity().interval().fromQps());
+
+        Report abortedEarly = build.apply(Map.of("formal#1", new StepHalves.Half[] {held, held},
+                "formal#2", new StepHalves.Half[] {failed, new StepHalves.Half(0, 0, Double.NaN)}));
+        assertTrue(abortedEarly.capacity().interval().confirmed(), "a half that sent nothing (an abort) is not held against it");
     }
 
     @Test

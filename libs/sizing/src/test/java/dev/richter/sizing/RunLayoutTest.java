@@ -68,8 +68,8 @@ class RunPreparationTest {
         assertEquals(List.of(new Plan.StepSpec(2, 10), new Plan.StepSpec(4.3, 10), new Plan.StepSpec(9.3, 10),
                 new Plan.StepSpec(20, 10)), twenty.warmUpSteps(), "15 s of ramp and 2 holds: fixed, a ramp of 4 equal rungs");
         Plan demo = new Plan(p.planId(), p.teamId(), p.name(), p.scenarios(), p.preTest(), p.formal(), p.abortPolicy(),
-                p.coreModules(), p.perWorkerQps(), p.requestTimeoutMs(), 0, new Plan.StepSpec(20, 135));
-        assertEquals(15, demo.warmUpSteps().size(), "the demo plan's: 3 rungs and 12 holds of 10 s");
+                p.coreModules(), p.perWorkerQps(), p.requestTimeoutMs(), 0, new Plan.StepSpec(20, 165));
+        assertEquals(18, demo.warmUpSteps().size(), "the demo plan's: 3 rungs and 15 holds of 10 s");
         assertEquals(3, demo.warmUpFirstHold());
         Plan noRamp = new Plan(p.planId(), p.teamId(), p.name(), p.scenarios(), new Plan.StepSpec(20, 10), p.formal(),
                 p.abortPolicy(), p.coreModules(), p.perWorkerQps(), p.requestTimeoutMs(), 0, new Plan.StepSpec(20, 35));

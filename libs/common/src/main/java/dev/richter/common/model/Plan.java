@@ -115,7 +115,7 @@ public record Plan(String planId, String teamId, String name, List<ScenarioSpec>
      *       {@code durationS} (its remainder is not sent). The run skips the hold steps left once three consecutive
      *       hold steps had steady latency ({@code WarmUpRule}), so a warm target ends the warm-up after the ramp and
      *       {@value #WARM_UP_MIN_HOLDS} holds, and a cold one is warmed until it steadies or the bound is reached.
-     *       The demo plan's 20 QPS × 135 s: 2, 4.3, 9.3 QPS for 5 s each, then 12 holds of 20 QPS × 10 s.</li>
+     *       The demo plan's 20 QPS × 165 s: 2, 4.3, 9.3 QPS for 5 s each, then up to 15 holds of 20 QPS × 10 s.</li>
      *   <li><b>Fixed</b> (too short for that): a ramp of {@value #WARM_UP_RUNGS} steps of equal length (the last takes
      *       the remainder) from the pre-test's rate up to the warm-up's, or one step at its rate when shorter than
      *       {@value #WARM_UP_RUNGS} × {@value #WARM_UP_MIN_RUNG_S} s or no faster than the pre-test. It is sent whole.</li>
