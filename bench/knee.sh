@@ -6,8 +6,8 @@
 #
 #   demo  `./richter demo` twice: a fresh local stack and freshly started shop JVMs each time.
 #   cold  the field trial's case (the same plan again four minutes later, on JVMs the first run warmed): one local
-#         stack (`./richter stack`), the shop with its cold variant (SHOP_ORDER_COLD_ORDERS=800: order holds about
-#         26 orders a second when started and 50 once it has taken 800 orders), then `./richter run` of the plan
+#         stack (`./richter stack`), the shop with its cold variant (SHOP_ORDER_COLD_ORDERS=800, SHOP_ORDER_COLD_MS=900: order holds about
+#         18 orders a second when started and 50 once it has taken 800 orders), then `./richter run` of the plan
 #         twice back to back against the same JVMs. The plan's warm-up steadies (it runs until WarmUpRule holds), so
 #         both runs meet a warm order at the formal stage. Then, for comparison only (not checked): order restarted
 #         cold, and the same two runs with the plan's warm-up cut to a fixed 20 s ramp, as the warm-up was before it
@@ -90,7 +90,7 @@ cold_part() {
   TOKEN="$(./richter token --team shop-team --sub knee-bench)"
   export SHOP_ISOLATION_URL="$API/safety/isolation"
   SHOP_ISOLATION_TOKEN="$(./richter token --team shop-team --sub shop-agent)"
-  export SHOP_ISOLATION_TOKEN SHOP_ORDER_COLD_ORDERS=800
+  export SHOP_ISOLATION_TOKEN SHOP_ORDER_COLD_ORDERS=800 SHOP_ORDER_COLD_MS=900
   ./richter shop configure --api "$API" --token "$TOKEN" >"$WORK/configure.log" 2>&1 || { cat "$WORK/configure.log" >&2; exit 2; }
   shop_up=1
   examples/shop/shop.sh start >"$WORK/shop.log" 2>&1 || { tail -30 "$WORK/shop.log" >&2; exit 2; }

@@ -85,6 +85,7 @@ public final class FaultDecider {
             ModuleState s = restartIfNewStep(stateOf(prior, e.getKey(), th), in, th);
             List<HealthReport> probes = e.getValue().stream().filter(r -> !TeamEvidence.isTeamEvidence(r)).toList();
             List<HealthReport> team = e.getValue().stream().filter(TeamEvidence::isTeamEvidence).toList();
+            s = s.withBreakerFallbacks(s.breakerFallbacks().next(probes, in.nowMs()));
             ResourceEval re = evaluateResources(probes, s, th);
             Saturation.SaturatedRound sat = Saturation.evaluate(probes, s.saturation(), in.stage(), th);
             ModuleDecision d = decideModule(e.getKey(), probes, passiveReport, re.breaches(), false,
@@ -110,19 +111,19 @@ public final class FaultDecider {
                 ? SlidingWindow.empty(s.p99BaselineMs().capacity()) : s.p99BaselineMs();
         return new ModuleState(s.module(), s.verdict(), s.verdictSinceMs(), s.consecutiveFailures(),
                 s.consecutiveSuccesses(), s.lastFailureAtMs(), s.voteRounds(), in.stepKey(),
-                SlidingWindow.empty(th.slidingWindowSize()), Ewma.empty(), p99Baseline, Trend.empty(), s.saturation(), s.teamEvidence());
+                SlidingWindow.empty(th.slidingWindowSize()), Ewma.empty(), p99Baseline, Trend.empty(), s.saturation(), s.teamEvidence(), s.breakerFallbacks());
     }
 
     private static ModuleState withBaseline(ModuleState s, SlidingWindow baseline) {
         return new ModuleState(s.module(), s.verdict(), s.verdictSinceMs(), s.consecutiveFailures(),
                 s.consecutiveSuccesses(), s.lastFailureAtMs(), s.voteRounds(), s.stepKey(), s.connections(), s.heap(), baseline,
-                s.heapTrend(), s.saturation(), s.teamEvidence());
+                s.heapTrend(), s.saturation(), s.teamEvidence(), s.breakerFallbacks());
     }
 
     private static ModuleState withSaturation(ModuleState s, SaturationState sat) {
         return new ModuleState(s.module(), s.verdict(), s.verdictSinceMs(), s.consecutiveFailures(),
                 s.consecutiveSuccesses(), s.lastFailureAtMs(), s.voteRounds(), s.stepKey(), s.connections(), s.heap(),
-                s.p99BaselineMs(), s.heapTrend(), sat, s.teamEvidence());
+                s.p99BaselineMs(), s.heapTrend(), sat, s.teamEvidence(), s.breakerFallbacks());
     }
 
     private record ResourceEval(List<Breach> breaches, ModuleState next) {}
@@ -186,7 +187,7 @@ public final class FaultDecider {
             }
         }
         ModuleState next = new ModuleState(s.module(), s.verdict(), s.verdictSinceMs(), s.consecutiveFailures(),
-                s.consecutiveSuccesses(), s.lastFailureAtMs(), s.voteRounds(), s.stepKey(), conn, heap, s.p99BaselineMs(), trend, s.saturation(), s.teamEvidence());
+                s.consecutiveSuccesses(), s.lastFailureAtMs(), s.voteRounds(), s.stepKey(), conn, heap, s.p99BaselineMs(), trend, s.saturation(), s.teamEvidence(), s.breakerFallbacks());
         return new ResourceEval(breaches, next);
     }
 
@@ -368,7 +369,7 @@ public final class FaultDecider {
         if (!missing.isEmpty()) reason = reason + "; missing evidence: " + String.join("; ", missing);
         long since = next == prev && s.verdictSinceMs() > 0 ? s.verdictSinceMs() : now;
         ModuleState nextState = new ModuleState(module, next, since, failures, successes, lastFailure, voteRounds,
-                s.stepKey(), s.connections(), s.heap(), s.p99BaselineMs(), s.heapTrend(), s.saturation(), s.teamEvidence());
+                s.stepKey(), s.connections(), s.heap(), s.p99BaselineMs(), s.heapTrend(), s.saturation(), s.teamEvidence(), s.breakerFallbacks());
         VerdictEvidence ev = new VerdictEvidence(rule, fraction, failingKinds, breaches, failures, successes, used, missing,
                 saturation);
         return new ModuleDecision(new Verdict(module, next, reason, now), prev, nextState, ev);
@@ -411,7 +412,7 @@ public final class FaultDecider {
                 + (missing.isEmpty() ? "" : "; missing evidence: " + String.join("; ", missing));
         long since = s.verdictSinceMs() > 0 ? s.verdictSinceMs() : in.nowMs();
         ModuleState next = new ModuleState(module, prev, since, s.consecutiveFailures(), s.consecutiveSuccesses(),
-                s.lastFailureAtMs(), s.voteRounds(), s.stepKey(), s.connections(), s.heap(), s.p99BaselineMs(), s.heapTrend(), s.saturation(), s.teamEvidence());
+                s.lastFailureAtMs(), s.voteRounds(), s.stepKey(), s.connections(), s.heap(), s.p99BaselineMs(), s.heapTrend(), s.saturation(), s.teamEvidence(), s.breakerFallbacks());
         VerdictEvidence ev = new VerdictEvidence("no-evidence", 0, List.of(), breaches, s.consecutiveFailures(),
                 s.consecutiveSuccesses(), List.of(), missing, saturation);
         return new ModuleDecision(new Verdict(module, prev, reason, in.nowMs()), prev, next, ev);
@@ -439,12 +440,30 @@ public final class FaultDecider {
                         .filter(d -> d.verdict().state() == State.DAMAGED)
                         .map(d -> "DAMAGED module " + d.verdict().module() + ": " + d.verdict().reason())
                         .findFirst().orElse("");
-                case AbortCondition.ErrorRateOver x -> passive.everySecondErrorRateAbove(in.nowMs(), x.forSeconds(), x.errorRate())
-                        ? "error rate over %.3f for %d s".formatted(x.errorRate(), x.forSeconds()) : "";
+                case AbortCondition.ErrorRateOver x -> errorRateBreach(x, passive, decisions, in.nowMs());
             };
             if (!why.isEmpty()) return why;
         }
         return "";
+    }
+
+    /**
+     * The {@code errorRateOver} condition's breach, or "" when it holds: the load driver's errors per second, each second
+     * counting at least the answers a circuit breaker gave by its fallback in it ({@link BreakerFallbacks}: the largest
+     * of any module's, as the report's success rate counts them), since a fallback's 200 stands in for work not done.
+     * The reason says when the fallbacks made the breach: {@code error rate over 0.250 for 5 s (counting the answers of
+     * circuit breakers' fallbacks)}.
+     */
+    static String errorRateBreach(AbortCondition.ErrorRateOver x, PassiveEvidence passive, List<ModuleDecision> decisions,
+                                  long nowMs) {
+        String why = "error rate over %.3f for %d s".formatted(x.errorRate(), x.forSeconds());
+        if (passive.everySecondErrorRateAbove(nowMs, x.forSeconds(), x.errorRate())) {
+            return why;
+        }
+        PassiveEvidence counted = passive.withFallbacks(second -> decisions.stream()
+                .mapToDouble(d -> d.next().breakerFallbacks().at(second)).max().orElse(0));
+        return counted.everySecondErrorRateAbove(nowMs, x.forSeconds(), x.errorRate())
+                ? why + " (counting the answers of circuit breakers' fallbacks)" : "";
     }
 
     /** The verdict list of a decision, in module order. */

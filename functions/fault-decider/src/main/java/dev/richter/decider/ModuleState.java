@@ -21,11 +21,13 @@ import dev.richter.common.model.Verdict;
  * @param heapTrend            the newest {@code heapUsedRatio} samples of this step, for the leak trend
  * @param saturation           the {@code saturation} rule's count, GC counter and health-latency baseline (kept across steps)
  * @param teamEvidence         the team's business metrics' baselines and counts ({@link TeamEvidence}; kept across steps)
+ * @param breakerFallbacks     the module's circuit breakers' last not-permitted counts and the fallbacks they gave per
+ *                             second ({@link BreakerFallbacks}; kept across steps)
  */
 public record ModuleState(String module, Verdict.State verdict, long verdictSinceMs, int consecutiveFailures,
                           int consecutiveSuccesses, long lastFailureAtMs, int voteRounds, String stepKey,
                           SlidingWindow connections, Ewma heap, SlidingWindow p99BaselineMs, Trend heapTrend,
-                          SaturationState saturation, TeamEvidenceState teamEvidence) {
+                          SaturationState saturation, TeamEvidenceState teamEvidence, BreakerFallbacks breakerFallbacks) {
     public ModuleState {
         verdict = verdict == null ? Verdict.State.HEALTHY : verdict;
         stepKey = stepKey == null ? "" : stepKey;
@@ -35,12 +37,20 @@ public record ModuleState(String module, Verdict.State verdict, long verdictSinc
         heapTrend = heapTrend == null ? Trend.empty() : heapTrend;
         saturation = saturation == null ? SaturationState.empty() : saturation;
         teamEvidence = teamEvidence == null ? TeamEvidenceState.empty() : teamEvidence;
+        breakerFallbacks = breakerFallbacks == null ? BreakerFallbacks.empty() : breakerFallbacks;
+    }
+
+    /** This state with another breaker-fallback state. */
+    public ModuleState withBreakerFallbacks(BreakerFallbacks b) {
+        return new ModuleState(module, verdict, verdictSinceMs, consecutiveFailures, consecutiveSuccesses, lastFailureAtMs,
+                voteRounds, stepKey, connections, heap, p99BaselineMs, heapTrend, saturation, teamEvidence, b);
     }
 
     /** A module never seen: HEALTHY, no counters, cold detectors. */
     public static ModuleState initial(String module, int windowSize) {
         return new ModuleState(module, Verdict.State.HEALTHY, 0, 0, 0, 0, 0, "", SlidingWindow.empty(windowSize),
-                Ewma.empty(), SlidingWindow.empty(60), Trend.empty(), SaturationState.empty(), TeamEvidenceState.empty());
+                Ewma.empty(), SlidingWindow.empty(60), Trend.empty(), SaturationState.empty(), TeamEvidenceState.empty(),
+                BreakerFallbacks.empty());
     }
 }
 

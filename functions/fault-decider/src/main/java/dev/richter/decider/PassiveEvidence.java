@@ -118,4 +118,18 @@ public record PassiveEvidence(TreeMap<Long, Second> seconds) {
         }
         return true;
     }
+
+    /**
+     * These windows with each second's errors raised to at least the fallbacks attributed to it (rounded, at most the
+     * second's requests): a fallback may already be among the errors (a plan check that failed it), so the two are not
+     * added.
+     *
+     * @param fallbacks fallbacks per epoch second ({@link BreakerFallbacks#at})
+     */
+    public PassiveEvidence withFallbacks(java.util.function.LongToDoubleFunction fallbacks) {
+        TreeMap<Long, Second> out = new TreeMap<>();
+        seconds.forEach((s, sec) -> out.put(s, new Second(s, sec.count(),
+                Math.max(sec.errors(), Math.min(sec.count(), Math.round(fallbacks.applyAsDouble(s)))), sec.latencyUs())));
+        return new PassiveEvidence(out);
+    }
 }

@@ -173,7 +173,7 @@ public final class TeamEvidence {
         ModuleState nextState = new ModuleState(s.module(), next, since, s.consecutiveFailures(),
                 troubled ? 0 : s.consecutiveSuccesses(),
                 s.lastFailureAtMs(), s.voteRounds(), s.stepKey(), s.connections(), s.heap(), s.p99BaselineMs(), s.heapTrend(),
-                s.saturation(), new TeamEvidenceState(st.stepKey(), st.stepStartedAtMs(), metrics));
+                s.saturation(), new TeamEvidenceState(st.stepKey(), st.stepStartedAtMs(), metrics), s.breakerFallbacks());
         return new ModuleDecision(new Verdict(d.verdict().module(), next, nextReason, now), d.previous(), nextState, nextEvidence);
     }
 

@@ -314,6 +314,68 @@ class FaultDeciderTest {
         assertTrue(d.abortReason().startsWith("error rate over"), d.abortReason());
     }
 
+    /** A scrape of {@code module} with its heap and pool normal and a breaker's not-permitted counter. */
+    static HealthReport promWithNotPermitted(String module, String breaker, double count) {
+        Map<String, Double> m = new HashMap<>(prom(module, 0.5, 0.2).metrics());
+        m.put("breakerNotPermitted:" + breaker, count);
+        return new HealthReport(module, "prometheus", true, "SCRAPED", List.of(), 5, "", m, 0);
+    }
+
+    /**
+     * Issue 42 item 2: answers a breaker's fallback gave count in the abort policy's error rate, as check failures do,
+     * but never twice (a fallback the plan's check already failed is one error).
+     */
+    @Test
+    void theAbortPolicysErrorRateCountsTheAnswersOfBreakerFallbacks() {
+        rules = DecisionRules.fromJson("{\"abortPolicy\":{\"conditions\":[{\"type\":\"errorRateOver\",\"errorRate\":0.25,"
+                + "\"forSeconds\":5}]}}");
+        // 20 requests a second, none failed by the load driver; order's breaker gives 10 fallbacks a second (20 a round)
+        Decision d = null;
+        for (int i = 0; i < 6; i++) {
+            long sec = now / 1000;
+            d = round(PassiveEvidence.fromWindows(windows(sec - 10, sec - 1, 20, 0, 20)), http("order", true),
+                    promWithNotPermitted("order", "inventory", 1000 + 20 * i));
+        }
+        assertTrue(d.abortRequested(), d.modules().toString());
+        assertEquals("error rate over 0.250 for 5 s (counting the answers of circuit breakers' fallbacks)", d.abortReason());
+
+        // control: the same load with the counter standing still
+        states.clear();
+        for (int i = 0; i < 6; i++) {
+            long sec = now / 1000;
+            d = round(PassiveEvidence.fromWindows(windows(sec - 10, sec - 1, 20, 0, 20)), http("order", true),
+                    promWithNotPermitted("order", "inventory", 1000));
+        }
+        assertFalse(d.abortRequested(), d.abortReason());
+
+        // 3 errors a second (15 %) and 3 fallbacks a second: the plan's check failed the fallbacks, so still 15 %
+        states.clear();
+        for (int i = 0; i < 6; i++) {
+            long sec = now / 1000;
+            d = round(PassiveEvidence.fromWindows(windows(sec - 10, sec - 1, 20, 3, 20)), http("order", true),
+                    promWithNotPermitted("order", "inventory", 1000 + 6 * i));
+        }
+        assertFalse(d.abortRequested(), "a fallback already counted as an error is not counted twice: " + d.abortReason());
+    }
+
+    @Test
+    void breakerFallbacksAreSpreadOverTheSecondsBetweenTwoReadings() {
+        long t0 = 1_700_000_000_500L;
+        BreakerFallbacks b = BreakerFallbacks.empty().next(List.of(promWithNotPermitted("order", "inventory", 50)), t0);
+        assertEquals(0, b.bySecond().size(), "a first reading only sets the start");
+        b = b.next(List.of(promWithNotPermitted("order", "inventory", 70), promWithNotPermitted("order", "payment", 10)), t0 + 2000);
+        // 20 over [..00.5, ..02.5): 5 in second 0, 10 in second 1, 5 in second 2; payment's first reading sets its start
+        assertEquals(5.0, b.at(1_700_000_000L), 1e-9);
+        assertEquals(10.0, b.at(1_700_000_001L), 1e-9);
+        assertEquals(5.0, b.at(1_700_000_002L), 1e-9);
+        b = b.next(List.of(promWithNotPermitted("order", "inventory", 74), promWithNotPermitted("order", "payment", 16)), t0 + 3000);
+        assertEquals(5.0 + 3.0, b.at(1_700_000_002L), 1e-9, "the larger breaker's increase (6), not the sum (10)");
+        assertEquals(3.0, b.at(1_700_000_003L), 1e-9);
+        b = b.next(List.of(promWithNotPermitted("order", "inventory", 2)), t0 + 4000);
+        assertEquals(2.0 / 2 + 3.0, b.at(1_700_000_003L), 1e-9, "a counter that fell (a restarted JVM) counts from 0");
+        assertEquals(b, b.next(List.of(prom("order", 0.5, 0.2)), t0 + 5000), "a scrape without the counter changes nothing");
+    }
+
     @Test
     void abortPolicyDefaultActsOnDamagedCoreModulesOnly() {
         Decision d = round(http("inventory", false), tcp("inventory", false));
