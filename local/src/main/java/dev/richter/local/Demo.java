@@ -31,7 +31,7 @@ import java.util.stream.Collectors;
  * shop's services and safety configuration, starts the shop (Spring Boot services with the OpenTelemetry agent and
  * Richter's extension) and, beside it, the team's own Prometheus and Alertmanager ({@link LocalMonitoring}, installed
  * first when missing), creates the plan of {@code examples/shop/plan.json} (pre-test 2 QPS × 10 s; after its dynamic
- * gate the warm-up ramp to 20 QPS over 20 s; formal 20 → 40 → 60 → 80 QPS × 10 s, across the shop's capacity), starts it
+ * gate the warm-up at 20 QPS until steady (at most 165 s); formal 20 → 40 → 60 → 80 QPS × 10 s, across the shop's capacity), starts it
  * through the HTTP API, prints progress, ingests the shop's OTLP spans into the link builder, and keeps a file copy of
  * the stored report (JSON + HTML) under {@code build/reports/<runId>/}; it ends with the report's headline figures
  * ({@link #summary}), the team's alerts on the run's timeline ({@link #teamAlerts}), the isolation line measured from

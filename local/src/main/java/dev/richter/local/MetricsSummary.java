@@ -156,7 +156,7 @@ public record MetricsSummary(RateError held, RateError ramp, long dropped, long 
                             + extra() + ": the steps' figures describe another load than their targets"));
             if (ramp.windows() > 0) {
                 String apart = "kept apart from the figures, as the warm-up is";
-                out.add("              warm-up ramp " + describe(ramp, "") + judge(ramp, apart,
+                out.add("              warm-up " + describe(ramp, "") + judge(ramp, apart,
                         apart + "; at its low rates one request is a window of several %", apart + "; the workers sent "
                                 + (ramp.sent() < ramp.due() ? "less" : "more") + " than planned"));
             }

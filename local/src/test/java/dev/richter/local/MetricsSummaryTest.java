@@ -61,7 +61,7 @@ class MetricsSummaryTest {
                         + " counted until the abort stopped the workers; 1 over ±1 %, worst -20.0 % in step 2 worker 0 at"
                         + " 08:15:45 UTC): the workers sent less than planned: the steps' figures describe another load than"
                         + " their targets",
-                "              warm-up ramp -25.00 % (sent 3 of 4 due over 2 worker-seconds; 1 over ±1 %, worst -50.0 % in"
+                "              warm-up -25.00 % (sent 3 of 4 due over 2 worker-seconds; 1 over ±1 %, worst -50.0 % in"
                         + " warm-up worker 0 at 08:15:45 UTC): kept apart from the figures, as the warm-up is; the workers"
                         + " sent less than planned",
                 "probe rounds: p99 198 ms over 200 rounds",
@@ -100,7 +100,7 @@ class MetricsSummaryTest {
         }
         assertEquals(List.of("rate error:   held steps (pre-test and formal) +0.00 % (sent 40 of 40 due over 2 worker-seconds;"
                         + " 0 over ±1 %): the load was the plan's: the steps' figures are at their target rates",
-                "              warm-up ramp +0.00 % (sent 20 of 20 due over 1 worker-seconds; 0 over ±1 %): kept apart from"
+                "              warm-up +0.00 % (sent 20 of 20 due over 1 worker-seconds; 0 over ±1 %): kept apart from"
                         + " the figures, as the warm-up is",
                 "probe rounds: none"), MetricsSummary.of(lines).lines());
     }
