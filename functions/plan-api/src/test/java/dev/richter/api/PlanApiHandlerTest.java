@@ -377,16 +377,18 @@ class PlanApiHandlerTest {
         assertEquals(200, response.get("statusCode"), String.valueOf(response.get("body")));
         JsonNode estimate = body(response);
         assertEquals(planId, estimate.path("planId").asText());
-        // demo (examples/shop/plan.json): pre-test 2 QPS x 10 s, the warm-up 20 QPS x 20 s as its ramp of 4 rungs,
-        // formal 20, 40, 60, 80 QPS x 10 s at 50 QPS per worker: 1, 1, 1, 1, 1, 1, 1, 2, 2 workers, one leg each
-        assertEquals(List.of(1, 1, 1, 1, 1, 1, 1, 2, 2), workers(estimate));
-        assertEquals(1 + 9 + 11, estimate.path("executions").path("total").asLong(), "1 parent, 9 legs, 11 workers");
+        // demo (examples/shop/plan.json): pre-test 2 QPS x 10 s, the warm-up of 20 QPS for at most 165 s (3 ramp
+        // rungs and 15 holds, estimated at its longest), formal 20, 40, 60, 80 QPS x 10 s at 50 QPS per worker:
+        // 21 steps of 1 worker, then 2 and 2, one leg each
+        List<Integer> expected = new java.util.ArrayList<>(java.util.Collections.nCopies(21, 1));
+        expected.addAll(List.of(2, 2));
+        assertEquals(expected, workers(estimate));
+        assertEquals(1 + 23 + 25, estimate.path("executions").path("total").asLong(), "1 parent, 23 legs, 25 workers");
         assertEquals(25_000, estimate.path("historyEvents").path("limit").asLong());
-        // the pre-test's and each formal step's 10 s leg is monitored 10 s lead + 10 s = 20 s, counted at the 1 s alert
-        // wait: 20 + 1 = 21 rounds, 20 + 14*21 = 314 events (the warm-up's rungs are shorter); of the tied legs the
-        // first in run order is named, the pre-test's
-        assertEquals(314, estimate.path("maxHistoryEvents").asLong());
-        assertEquals("pre-test step 1 leg 1", estimate.path("maxHistoryExecution").asText());
+        // the parent's history is now the largest: 57 fixed events + 22 per step x 23 steps = 563 (a leg's is 314: the
+        // pre-test's and each 10 s step's leg is monitored 10 s lead + 10 s = 20 s, 21 rounds at the 1 s alert wait)
+        assertEquals(563, estimate.path("maxHistoryEvents").asLong());
+        assertEquals("parent", estimate.path("maxHistoryExecution").asText());
         assertEquals(0, estimate.path("violations").size());
         assertTrue(estimate.path("costUsd").path("total").asDouble() > 0);
         long requests = 0;
@@ -414,8 +416,11 @@ class PlanApiHandlerTest {
         assertEquals(PlanDocument.DEFAULT_REQUEST_TIMEOUT_MS, stored.path("requestTimeoutMs").asInt());
         JsonNode estimate = body(call(h, event("GET /plans/{planId}/estimate", "t1",
                 Map.of("planId", stored.path("planId").asText()), null)));
-        // the warm-up's 4 rungs (up to 20 QPS), the pre-test, 20, 40, 60 QPS, then 2400 QPS / 1000 per worker = 3 workers
-        assertEquals(List.of(1, 1, 1, 1, 1, 1, 1, 1, 3), workers(estimate), "2400 QPS / 1000 per worker = 3 workers");
+        // the pre-test, the warm-up's 18 steps at its longest (up to 20 QPS), 20, 40, 60 QPS, then 2400 QPS / 1000 per
+        // worker = 3 workers
+        List<Integer> expected = new java.util.ArrayList<>(java.util.Collections.nCopies(22, 1));
+        expected.add(3);
+        assertEquals(expected, workers(estimate), "2400 QPS / 1000 per worker = 3 workers");
     }
 
     private static List<Integer> workers(JsonNode estimate) {
