@@ -53,22 +53,12 @@ public record PassiveEvidence(TreeMap<Long, Second> seconds) {
             long[] c = counts.computeIfAbsent(w.epochSecond(), k -> new long[2]);
             c[0] += w.count();
             c[1] += w.errors();
-            Histogram h = hists.computeIfAbsent(w.epochSecond(), k -> newMergeHistogram());
+            Histogram h = hists.computeIfAbsent(w.epochSecond(), k -> HistogramCodec.newMergeHistogram());
             if (!w.histBase64().isEmpty()) h.add(HistogramCodec.decode(w.histBase64()));
         }
         TreeMap<Long, Second> out = new TreeMap<>();
         counts.forEach((s, c) -> out.put(s, new Second(s, c[0], c[1], hists.get(s))));
         return new PassiveEvidence(out);
-    }
-
-    /**
-     * An auto-resizing histogram with Richter's precision ({@value HistogramCodec#SIGNIFICANT_DIGITS} digits):
-     * merging into it costs memory in proportion to the largest latency seen, not to the 1 h range.
-     */
-    private static Histogram newMergeHistogram() {
-        Histogram h = new Histogram(HistogramCodec.SIGNIFICANT_DIGITS);
-        h.setAutoResize(true);
-        return h;
     }
 
     /** True when no second has any request. */
@@ -79,7 +69,7 @@ public record PassiveEvidence(TreeMap<Long, Second> seconds) {
     /** Summary of the last {@code n} complete seconds before {@code nowMs}. */
     public Summary lastSeconds(long nowMs, int n) {
         long nowSec = Math.floorDiv(nowMs, 1000);
-        Histogram merged = newMergeHistogram();
+        Histogram merged = HistogramCodec.newMergeHistogram();
         int secs = 0;
         long req = 0;
         long err = 0;

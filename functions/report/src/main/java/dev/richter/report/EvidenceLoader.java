@@ -23,7 +23,6 @@ import dev.richter.links.middleware.MiddlewareInventory;
 import dev.richter.links.middleware.MiddlewareUse;
 import dev.richter.links.trace.Span;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -128,17 +127,10 @@ public final class EvidenceLoader {
         return out;
     }
 
-    /** The series of the run's windows, one bucket per {@link TimeSeries#bucketSFor} seconds of the run. */
-    TimeSeries timeSeries(String runId, Plan plan, List<WorkerResult> results, long deadlineMs) {
-        return timeSeries(runId, plan, results, deadlineMs, new HashMap<>());
-    }
-
-    /** {@link #timeSeries(String, Plan, List, long)}, adding each worker's window sends to {@code sentByWorker}. */
-    TimeSeries timeSeries(String runId, Plan plan, List<WorkerResult> results, long deadlineMs, Map<WorkerKey, Long> sentByWorker) {
-        return timeSeries(runId, plan, results, deadlineMs, sentByWorker, new StepHalves(List.of()));
-    }
-
-    /** {@link #timeSeries(String, Plan, List, long, Map)}, adding each window to {@code halves} too. */
+    /**
+     * The series of the run's windows, one bucket per {@link TimeSeries#bucketSFor} seconds of the run, adding each
+     * worker's window sends to {@code sentByWorker} and each window to {@code halves}.
+     */
     TimeSeries timeSeries(String runId, Plan plan, List<WorkerResult> results, long deadlineMs, Map<WorkerKey, Long> sentByWorker,
                           StepHalves halves) {
         long from = results.stream().mapToLong(WorkerResult::startedAtMs).filter(t -> t > 0).min().orElse(0);

@@ -193,11 +193,19 @@ public final class ReportBuilder {
         if (end.isEmpty() || end.get().steady() || formal.stream().noneMatch(ResilienceVerdict::ran)) {
             return c;
         }
+        return deducted(c, WARM_UP_UNSTEADY_DEDUCTION, "the warm-up was " + end.get().text()
+                + ", so the formal stage may have met targets still warming");
+    }
+
+    /**
+     * {@code c} less {@code amount} (rounded to 0.01, at least 0) with the reason {@code -<amount>: <why>}, in place of
+     * a {@code no deduction:} reason.
+     */
+    private static Report.Confidence deducted(Report.Confidence c, double amount, String why) {
         List<String> reasons = new ArrayList<>(c.reasons());
         reasons.removeIf(r -> r.startsWith("no deduction:"));
-        reasons.add(String.format(Locale.ROOT, "-%.2f: the warm-up was %s, so the formal stage may have met targets still"
-                + " warming", WARM_UP_UNSTEADY_DEDUCTION, end.get().text()));
-        return new Report.Confidence(Math.max(0, Math.round((c.score() - WARM_UP_UNSTEADY_DEDUCTION) * 100) / 100.0), reasons);
+        reasons.add(String.format(Locale.ROOT, "-%.2f: %s", amount, why));
+        return new Report.Confidence(Math.max(0, Math.round((c.score() - amount) * 100) / 100.0), reasons);
     }
 
     /** The resilience findings with {@link Degradation}'s appended, from the steps' failed checks and vanished paths. */
@@ -313,7 +321,16 @@ public final class ReportBuilder {
         return out;
     }
 
-    private static List<StepFigures> figures(String stage, Map<Integer, List<WorkerResult>> steps, List<Plan.StepSpec> planned,
+    /**
+     * The figures of one stage's steps, in step order: each step with stored results merged over its workers
+     * ({@link StepFigures#merge}, its planned duration from {@code planned}), and each started step without results
+     * as {@link StepFigures#noResults}.
+     *
+     * @param steps   the stage's worker results by step index
+     * @param planned the stage's planned steps (a step past them merges with duration 0)
+     * @param started the run's started steps (only this stage's are read)
+     */
+    static List<StepFigures> figures(String stage, Map<Integer, List<WorkerResult>> steps, List<Plan.StepSpec> planned,
                                              List<StepPlan> started) {
         Map<Integer, StepPlan> plans = new TreeMap<>();
         started.stream().filter(s -> s.stage().equals(stage)).forEach(s -> plans.put(s.stepIndex(), s));
@@ -457,8 +474,8 @@ public final class ReportBuilder {
      *       unconfirmed}.</li>
      * </ul>
      * A capacity not reached is open above ({@code at least 80 QPS; no step failed}); one not measured has
-     * {@link Report.Interval#NONE}. A rerun of the boundary after the ladder would confirm across time too; the run
-     * does not send one (a knee the abort policy stopped ends the load: nothing is sent after an abort).
+     * {@link Report.Interval#NONE}. No step is re-run to confirm the knee across time (DESIGN.md §5 "Capacity
+     * interval").
      *
      * @param formal the formal steps, in order, as {@link #capacity} judged them
      * @param halves each formal step's halves ({@link ReportEvidence#halves()}), empty when not read
@@ -528,7 +545,7 @@ public final class ReportBuilder {
 
     private static String halfText(StepHalves.Half h, StepFigures step) {
         return String.format(Locale.ROOT, "success %.2f %%%s", halfSuccessPct(h, step),
-                Double.isNaN(h.p99Ms()) ? "" : ", p99 " + HtmlReport.ms(Map.of("p99", h.p99Ms()), "p99") + " ms");
+                Double.isNaN(h.p99Ms()) ? "" : ", p99 " + HtmlReport.fmt(h.p99Ms()) + " ms");
     }
 
     /**
@@ -539,15 +556,12 @@ public final class ReportBuilder {
         if (!capacity.reached() || capacity.interval().confirmed()) {
             return c;
         }
-        List<String> reasons = new ArrayList<>(c.reasons());
-        reasons.removeIf(r -> r.startsWith("no deduction:"));
         String text = capacity.interval().text();
         int semi = text.indexOf("; ");
         String why = semi < 0 ? "" : text.substring(semi + 2).replaceFirst("^unconfirmed(: )?", "");
-        reasons.add(String.format(Locale.ROOT, "-%.2f: the knee is unconfirmed: %s, so the capacity is only known to lie %s",
-                KNEE_UNCONFIRMED_DEDUCTION, why.isEmpty() ? "no half-step figures to check it against" : why,
-                semi < 0 ? text : text.substring(0, semi)));
-        return new Report.Confidence(Math.max(0, Math.round((c.score() - KNEE_UNCONFIRMED_DEDUCTION) * 100) / 100.0), reasons);
+        return deducted(c, KNEE_UNCONFIRMED_DEDUCTION, "the knee is unconfirmed: "
+                + (why.isEmpty() ? "no half-step figures to check it against" : why)
+                + ", so the capacity is only known to lie " + (semi < 0 ? text : text.substring(0, semi)));
     }
 
     /** Distinct requests the plan replays over all its scenarios (service, method, path, headers, body). */

@@ -3,7 +3,6 @@ package dev.richter.report;
 import dev.richter.common.EventPublisher;
 import dev.richter.common.Repositories;
 import dev.richter.common.RunMetricsRepository;
-import dev.richter.common.model.Plan;
 import dev.richter.common.model.Stages;
 import dev.richter.common.model.StepPlan;
 import dev.richter.common.model.Verdict;
@@ -13,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -68,13 +68,16 @@ public final class StepCompletion {
         out.put("stage", stage);
         out.put("stepIndex", stepIndex);
         out.put("published", false);
+        List<WorkerResult> results = null;
         if (Stages.WARM_UP.equals(stage)) {
-            judgeWarmUp(runId).ifPresent(end -> out.put("warmUp", end.text()));
+            results = readResults(runId);
+            judgeWarmUp(runId, results).ifPresent(end -> out.put("warmUp", end.text()));
         }
         if (!claim(runId, stage, stepIndex)) {
             return out;
         }
-        Map<String, Object> detail = detail(runId, teamId, stage, stepIndex);
+        Map<String, Object> detail = detail(runId, teamId, stage, stepIndex,
+                results != null ? results : metrics.workerResults(runId));
         try {
             events.publish(DETAIL_TYPE, detail);
             out.put("published", true);
@@ -84,26 +87,38 @@ public final class StepCompletion {
         return out;
     }
 
+    /** The run's worker results, or null when they could not be read (logged; the completion reads them again). */
+    private List<WorkerResult> readResults(String runId) {
+        try {
+            return metrics.workerResults(runId);
+        } catch (RuntimeException e) {
+            LOG.error("run {}: worker results not read ({})", runId, e.toString());
+            return null;
+        }
+    }
+
     /**
      * Applies {@link WarmUpRule} to the run's warm-up steps so far and, once they are steady, records the step
      * ({@link RunMetricsRepository#putWarmUpSteady}), so the warm-up's later steps are skipped. Runs before the claim,
      * so a retried completion still records it; a failure here leaves the warm-up to run to its bound.
      *
-     * @return how the warm-up stands, empty for a fixed warm-up
+     * @param results the run's worker results, null when they could not be read
+     * @return how the warm-up stands, empty for a fixed warm-up or when it could not be judged
      */
-    Optional<WarmUpRule.End> judgeWarmUp(String runId) {
+    Optional<WarmUpRule.End> judgeWarmUp(String runId, List<WorkerResult> results) {
+        if (results == null) {
+            LOG.error("run {}: warm-up not judged (no worker results): it runs to its bound", runId);
+            return Optional.empty();
+        }
         try {
             var run = repositories.getRun(runId);
             var plan = run.flatMap(r -> repositories.getPlan(r.planId()));
             if (plan.isEmpty()) {
                 return Optional.empty();
             }
-            Map<Integer, List<WorkerResult>> byStep = new TreeMap<>();
-            metrics.workerResults(runId).stream().filter(r -> r.stage().equals(Stages.WARM_UP))
-                    .forEach(r -> byStep.computeIfAbsent(r.stepIndex(), k -> new java.util.ArrayList<>()).add(r));
-            List<Plan.StepSpec> planned = plan.get().warmUpSteps();
-            List<StepFigures> figures = byStep.entrySet().stream().filter(e -> e.getKey() < planned.size())
-                    .map(e -> StepFigures.merge(planned.get(e.getKey()).durationS(), e.getValue())).toList();
+            Map<Integer, List<WorkerResult>> byStep = results.stream().filter(r -> r.stage().equals(Stages.WARM_UP))
+                    .collect(Collectors.groupingBy(WorkerResult::stepIndex, TreeMap::new, Collectors.toList()));
+            List<StepFigures> figures = ReportBuilder.figures(Stages.WARM_UP, byStep, plan.get().warmUpSteps(), List.of());
             Optional<WarmUpRule.End> end = WarmUpRule.end(figures, plan.get().warmUpFirstHold());
             end.filter(WarmUpRule.End::steady).ifPresent(e -> {
                 metrics.putWarmUpSteady(runId, e.stepIndex(), e.text());
@@ -116,10 +131,10 @@ public final class StepCompletion {
         }
     }
 
-    /** The event's detail (see the class comment). */
-    Map<String, Object> detail(String runId, String teamId, String stage, int stepIndex) {
+    /** The event's detail (see the class comment), from the run's worker results {@code runResults}. */
+    Map<String, Object> detail(String runId, String teamId, String stage, int stepIndex, List<WorkerResult> runResults) {
         Optional<StepPlan> plan = metrics.stepPlan(runId, stage, stepIndex);
-        List<WorkerResult> results = metrics.workerResults(runId).stream()
+        List<WorkerResult> results = runResults.stream()
                 .filter(r -> r.stage().equals(stage) && r.stepIndex() == stepIndex).toList();
         Map<String, Object> d = new LinkedHashMap<>();
         d.put("runId", runId);

@@ -55,7 +55,7 @@ public final class StepHalves {
         c[2 * half] += w.count();
         c[2 * half + 1] += w.errors();
         if (!w.hist().isEmpty()) {
-            Histogram[] h = hists.computeIfAbsent(k, x -> new Histogram[] {merging(), merging()});
+            Histogram[] h = hists.computeIfAbsent(k, x -> new Histogram[] {HistogramCodec.newMergeHistogram(), HistogramCodec.newMergeHistogram()});
             h[half].add(HistogramCodec.decode(w.hist()));
         }
     }
@@ -90,11 +90,5 @@ public final class StepHalves {
 
     private static Half half(long requests, long errors, Histogram h) {
         return new Half(requests, errors, h == null || h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(99.0) / 1000.0);
-    }
-
-    private static Histogram merging() {
-        Histogram h = new Histogram(HistogramCodec.SIGNIFICANT_DIGITS);
-        h.setAutoResize(true);
-        return h;
     }
 }

@@ -15,6 +15,7 @@ import dev.richter.sizing.PlanNotRunnableException;
 import dev.richter.sizing.Quotas;
 import dev.richter.sizing.RunLayout;
 import java.util.Map;
+import java.util.OptionalInt;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
@@ -94,12 +95,14 @@ public final class RunPreparer {
         Run run = repositories.getRun(step.runId()).orElseThrow(() -> new PlanNotRunnableException("unknown run " + step.runId()));
         Plan plan = repositories.getPlan(run.planId()).orElseThrow();
         boolean aborted = runFlags.isAbortRequested(step.runId());
-        boolean warm = !aborted && warmedUp(step);
+        OptionalInt steadyAt = !aborted && Stages.WARM_UP.equals(step.stage())
+                ? runMetrics.warmUpSteadyAt(step.runId()) : OptionalInt.empty();
+        boolean warm = steadyAt.isPresent() && step.stepIndex() > steadyAt.getAsInt();
         StartedStep started = RunLayout.start(step, plan, repositories.listServices(plan.teamId()),
                 repositories.evidenceSources(plan.teamId()), nowMs, aborted || warm, quotas);
         if (warm) {
             LOG.info("run {}: warm-up step {} skipped: the warm-up was steady at step {}", step.runId(),
-                    step.stepIndex() + 1, runMetrics.warmUpSteadyAt(step.runId()).orElse(-1) + 1);
+                    step.stepIndex() + 1, steadyAt.getAsInt() + 1);
         }
         if (!aborted && !warm) {
             runMetrics.putStepPlan(RunLayout.stepPlan(started, plan));
@@ -107,12 +110,6 @@ public final class RunPreparer {
                     "stepQps", step.qps(), "stepEndsAtMs", started.stepEndsAtMs()));
         }
         return started;
-    }
-
-    /** The step is a warm-up step after the one at which the run's warm-up was steady. */
-    private boolean warmedUp(StepRef step) {
-        return Stages.WARM_UP.equals(step.stage())
-                && runMetrics.warmUpSteadyAt(step.runId()).stream().anyMatch(at -> step.stepIndex() > at);
     }
 
     /**

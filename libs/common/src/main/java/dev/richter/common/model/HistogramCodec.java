@@ -24,6 +24,16 @@ public final class HistogramCodec {
         return new Histogram(1, HIGHEST_TRACKABLE_US, SIGNIFICANT_DIGITS);
     }
 
+    /**
+     * A new empty auto-resizing histogram with Richter's precision ({@value #SIGNIFICANT_DIGITS} digits), to merge
+     * decoded histograms into: it costs memory in proportion to the largest latency seen, not to the 1 h range.
+     */
+    public static Histogram newMergeHistogram() {
+        Histogram h = new Histogram(SIGNIFICANT_DIGITS);
+        h.setAutoResize(true);
+        return h;
+    }
+
     /** Compressed base64 of {@code h}. */
     public static String encode(Histogram h) {
         ByteBuffer buf = ByteBuffer.allocate(h.getNeededByteBufferCapacity());
