@@ -47,8 +47,10 @@ final class LinkResource {
     }
 
     /**
-     * {@code GET /links/entries[?dimension=service|interface]}: 200 {@code {dimension, entries: [node, ...]}}, the
-     * nodes where the team's traced links start (root SERVER or CONSUMER spans), sorted; empty before any trace.
+     * {@code GET /links/entries[?dimension=service|interface]}: 200 {@code {dimension, entries: [node, ...], samples:
+     * {node: [path, ...]}}}, the nodes where the team's traced links start (root SERVER or CONSUMER spans), sorted;
+     * empty before any trace. {@code samples} holds, per interface entry, up to five raw request paths it was called
+     * with ({@code /api/customer/owners/1} for {@code gateway GET /api/customer/owners/{ownerId}}).
      * {@code dimension} defaults to {@code interface} ({@code order POST /orders}); {@code service} gives service
      * names.
      *
@@ -61,6 +63,7 @@ final class LinkResource {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("dimension", dimension.wireName());
         body.put("entries", links.entries(req.teamId(), dimension));
+        body.put("samples", links.entrySamples(req.teamId(), dimension));
         return ApiResponse.json(200, body);
     }
 

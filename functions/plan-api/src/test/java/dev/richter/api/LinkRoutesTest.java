@@ -50,6 +50,30 @@ class LinkRoutesTest {
                 .path("spansParsed").asInt());
     }
 
+    /** Issue 42 item 8: an entry grouped by route keeps the raw paths it was called with as its samples. */
+    @Test
+    void anEntryGroupedByRouteListsItsRawPathsAsSamples() {
+        StringBuilder spans = new StringBuilder();
+        for (int owner = 1; owner <= 7; owner++) {
+            spans.append(owner == 1 ? "" : ",").append("{\"traceId\":\"0000000000000000000000000000000").append(owner)
+                    .append("\",\"spanId\":\"a00000000000000").append(owner).append("\",\"name\":\"GET /owners/{ownerId}\","
+                            + "\"kind\":2,\"startTimeUnixNano\":\"1700000000000000000\",\"endTimeUnixNano\":"
+                            + "\"1700000000010000000\",\"attributes\":[{\"key\":\"http.route\",\"value\":{\"stringValue\":"
+                            + "\"/owners/{ownerId}\"}},{\"key\":\"url.path\",\"value\":{\"stringValue\":\"/owners/")
+                    .append(owner).append("\"}}]}");
+        }
+        byte[] doc = ("{\"resourceSpans\":[{\"resource\":{\"attributes\":[{\"key\":\"service.name\",\"value\":"
+                + "{\"stringValue\":\"customers\"}}]},\"scopeSpans\":[{\"spans\":[" + spans + "]}]}]}")
+                .getBytes(StandardCharsets.UTF_8);
+        answer("POST /traces", "t4", Map.of("file", "owners.otlp.json"), doc, 200, "IngestResult");
+        JsonNode entries = answer("GET /links/entries", "t4", Map.of(), null, 200, "LinkEntries");
+        assertEquals(List.of("customers GET /owners/{ownerId}"), strings(entries.path("entries")));
+        assertEquals(List.of("/owners/1", "/owners/2", "/owners/3", "/owners/4", "/owners/5"),
+                strings(entries.path("samples").path("customers GET /owners/{ownerId}")), "the first five, in order");
+        assertEquals(0, answer("GET /links/entries", "t4", Map.of("dimension", "service"), null, 200, "LinkEntries")
+                .path("samples").size(), "service entries have no paths");
+    }
+
     @Test
     void entriesAreTheTeamsOwnInEitherDimension() {
         JsonNode interfaces = answer("GET /links/entries", "t1", Map.of(), null, 200, "LinkEntries");
@@ -62,6 +86,9 @@ class LinkRoutesTest {
                 null, 200, "LinkEntries").path("entries")), "t2 sees only its own");
         assertEquals(List.of(), strings(answer("GET /links/entries", "t3", Map.of(), null, 200, "LinkEntries")
                 .path("entries")), "a team with no trace has no entry");
+
+        assertEquals(List.of("/orders"), strings(interfaces.path("samples").path(ENTRY)), "the path it was called with");
+        assertEquals(1, interfaces.path("samples").size(), interfaces.toString());
 
         JsonNode bad = answer("GET /links/entries", "t1", Map.of("dimension", "method"), null, 400, "Error");
         assertEquals(List.of("query.dimension: must be service or interface, got 'method'"), problems(bad));

@@ -70,7 +70,7 @@ class EvidenceLoaderTest {
     /** The shop's links as the link builder writes them (its repository, same table). */
     private void links() {
         LinkRepository links = new LinkRepository(ddb.client, TABLES.links());
-        links.writeEntries("t1", Dimension.INTERFACE, List.of(CallGraphTest.ENTRY, "order GET /actuator/health"), 1);
+        links.writeEntries("t1", Dimension.INTERFACE, List.of(CallGraphTest.ENTRY, "order GET /actuator/health"), Map.of(), 1);
         links.writePairs("t1", Dimension.INTERFACE, List.of(
                 new ClosurePair(CallGraphTest.ENTRY, CallGraphTest.RESERVE, 1, 1, 300, 1, CallGraphTest.ENTRY),
                 new ClosurePair(CallGraphTest.ENTRY, CallGraphTest.FRAUD, 2, 1, 0, 1, CallGraphTest.RESERVE)));

@@ -166,7 +166,8 @@ public final class LinkService {
         }
         for (Dimension dim : Dimension.values()) {
             if (!links.entries(dim).isEmpty()) {
-                items += repository.writeEntries(teamId, dim, links.entries(dim), now);
+                items += repository.writeEntries(teamId, dim, links.entries(dim),
+                        dim == Dimension.INTERFACE ? links.entrySamples() : Map.of(), now);
             }
         }
         DatastoreWrite datastores = recordDatastores(teamId, parsed.spans());
@@ -323,6 +324,19 @@ public final class LinkService {
         List<String> out = new ArrayList<>(repository.entries(teamId, dimension));
         out.sort(null);
         return out;
+    }
+
+    /**
+     * Raw request paths seen at the team's entries of {@code dimension}: entry → up to
+     * {@link dev.richter.links.graph.ExtractedLinks#MAX_ENTRY_SAMPLES} paths in first-seen order, sorted by entry. A
+     * gateway's entry grouped by the route below it keeps the paths it was called with here. Service entries have
+     * none.
+     *
+     * @throws IllegalArgumentException when {@code teamId} is blank
+     */
+    public Map<String, List<String>> entrySamples(String teamId, Dimension dimension) {
+        requireTeam(teamId);
+        return dimension == Dimension.INTERFACE ? repository.entrySamples(teamId, dimension) : Map.of();
     }
 
     /**

@@ -188,6 +188,25 @@ class LinkServiceTest {
         assertEquals(List.of(new LinkComparison.DepthChange("e", "y", 2, 1)), c.changedDepths());
     }
 
+    /** Issue 42 item 8: an entry's stored samples are kept, a later batch's new ones appended, five at most. */
+    @Test
+    void entrySamplesMergeAcrossIngestsUpToFive() {
+        LinkRepository repository = new LinkRepository(ddb, "links");
+        String entry = "gateway GET /api/owners/{id}";
+        repository.writeEntries("teamA", Dimension.INTERFACE, List.of(entry),
+                Map.of(entry, List.of("/api/owners/1", "/api/owners/2")), 1);
+        repository.writeEntries("teamA", Dimension.INTERFACE, List.of(entry, "gateway GET /health"),
+                Map.of(entry, List.of("/api/owners/2", "/api/owners/3", "/api/owners/4", "/api/owners/5",
+                        "/api/owners/6")), 2);
+        assertEquals(Map.of(entry, List.of("/api/owners/1", "/api/owners/2", "/api/owners/3", "/api/owners/4",
+                "/api/owners/5")), service.entrySamples("teamA", Dimension.INTERFACE));
+        repository.writeEntries("teamA", Dimension.INTERFACE, List.of(entry), Map.of(), 3);
+        assertEquals(List.of("/api/owners/1", "/api/owners/2", "/api/owners/3", "/api/owners/4", "/api/owners/5"),
+                service.entrySamples("teamA", Dimension.INTERFACE).get(entry), "a batch without samples keeps them");
+        assertEquals(List.of("gateway GET /api/owners/{id}", "gateway GET /health"),
+                service.entries("teamA", Dimension.INTERFACE));
+    }
+
     /** Bug 22: a payload with base64 ids is rejected before anything is written: 0 spans, no service node. */
     @Test
     void bug22Base64IdsWriteNothing() {

@@ -34,7 +34,8 @@ import java.util.TreeMap;
  *       host, database and table, {@code h2://127.0.0.1:18092/shop SELECT stock}); a SQL schema statement
  *       ({@code CREATE TABLE ...} at boot, {@link ExitNode#schemaStatement}) adds no such edge;</li>
  *   <li>a span without a parent in the batch, of kind SERVER, CONSUMER or unspecified, and not
- *       linked to a span in the batch, is an <b>entry</b>.</li>
+ *       linked to a span in the batch, is an <b>entry</b>; its raw request path ({@link #rawPath}) is one of the
+ *       entry's samples ({@link ExtractedLinks#entrySamples()}).</li>
  * </ul>
  * Parent references that form a cycle (e.g. Jaeger's {@code parent-cycle} fixture) are broken by
  * dropping the parent of the span with the smallest span id in the cycle ("parent cycle broken").
@@ -117,6 +118,7 @@ public final class EdgeExtractor {
             if (p < 0 && entryKind && (ls == null || ls.length == 0)) {
                 acc.serviceEntries.add(s.service());
                 acc.interfaceEntries.add(iface[i]);
+                acc.sample(iface[i], rawPath(s));
             }
         }
         for (DependencyLink d : dependencies) {
@@ -125,7 +127,23 @@ public final class EdgeExtractor {
             }
         }
         return new ExtractedLinks(acc.sorted(acc.serviceEdges), acc.sorted(acc.interfaceEdges),
-                Set.copyOf(acc.serviceEntries), Set.copyOf(acc.interfaceEntries), Map.copyOf(repaired));
+                Set.copyOf(acc.serviceEntries), Set.copyOf(acc.interfaceEntries), Map.copyOf(repaired),
+                acc.entrySamples.entrySet().stream().collect(java.util.stream.Collectors.toUnmodifiableMap(
+                        Map.Entry::getKey, e -> List.copyOf(e.getValue()))));
+    }
+
+    /**
+     * The raw request path of a root span: {@code url.path} (semantic conventions 1.21+), else {@code http.target}
+     * (older conventions) without its query; empty when it has neither.
+     */
+    static String rawPath(Span s) {
+        String path = s.attributes().getOrDefault("url.path", "");
+        if (path.isEmpty()) {
+            path = s.attributes().getOrDefault("http.target", "");
+            int query = path.indexOf('?');
+            path = query < 0 ? path : path.substring(0, query);
+        }
+        return path.startsWith("/") ? path : "";
     }
 
     private static void breakCycles(List<Span> spans, int[] parent, Map<String, Integer> repaired) {
@@ -198,6 +216,17 @@ public final class EdgeExtractor {
         final Map<String, String> serviceOf = new HashMap<>();
         final Set<String> serviceEntries = new LinkedHashSet<>();
         final Set<String> interfaceEntries = new LinkedHashSet<>();
+        final Map<String, List<String>> entrySamples = new HashMap<>();
+
+        void sample(String entry, String path) {
+            if (path.isEmpty()) {
+                return;
+            }
+            List<String> samples = entrySamples.computeIfAbsent(entry, k -> new ArrayList<>());
+            if (samples.size() < ExtractedLinks.MAX_ENTRY_SAMPLES && !samples.contains(path)) {
+                samples.add(path);
+            }
+        }
 
         void add(Span from, String fromIface, Span to, String toIface) {
             if (!from.service().equals(to.service())) {

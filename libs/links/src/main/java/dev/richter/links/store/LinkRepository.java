@@ -4,6 +4,7 @@ import dev.richter.links.datastore.DiscoveredDatastore;
 import dev.richter.links.middleware.MiddlewareUse;
 import dev.richter.links.graph.ClosurePair;
 import dev.richter.links.graph.Dimension;
+import dev.richter.links.graph.ExtractedLinks;
 import dev.richter.links.graph.InMemoryClosureView;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -13,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -165,14 +167,49 @@ public final class LinkRepository {
         return batchPut(items);
     }
 
-    /** Records entries (root SERVER/CONSUMER nodes); returns items written. */
-    public int writeEntries(String teamId, Dimension dimension, Collection<String> nodes, long seenEpochMs) {
+    /**
+     * Records entries (root SERVER/CONSUMER nodes) with their raw-path samples; returns items written. An entry's stored
+     * samples are kept and this batch's new ones appended, up to {@link ExtractedLinks#MAX_ENTRY_SAMPLES}: one Query of
+     * the entries partition first (hundreds of small items at most: one page or two). Two ingests racing on one entry may lose one's new samples;
+     * samples illustrate an entry and decide nothing.
+     *
+     * @param samples entry → raw paths of this batch ({@link ExtractedLinks#entrySamples()}); entries absent have none
+     */
+    public int writeEntries(String teamId, Dimension dimension, Collection<String> nodes,
+                            Map<String, List<String>> samples, long seenEpochMs) {
+        Map<String, List<String>> stored = entrySamples(teamId, dimension);
         List<Map<String, AttributeValue>> items = new ArrayList<>();
         for (String node : nodes) {
-            items.add(Map.of("pk", s(LinkKeys.entries(teamId, dimension)), "sk", s(node), "node", s(node),
-                    "lastSeenEpochMs", n(seenEpochMs)));
+            Map<String, AttributeValue> item = new HashMap<>(8);
+            item.put("pk", s(LinkKeys.entries(teamId, dimension)));
+            item.put("sk", s(node));
+            item.put("node", s(node));
+            item.put("lastSeenEpochMs", n(seenEpochMs));
+            List<String> merged = new ArrayList<>(stored.getOrDefault(node, List.of()));
+            for (String path : samples.getOrDefault(node, List.of())) {
+                if (merged.size() < ExtractedLinks.MAX_ENTRY_SAMPLES && !merged.contains(path)) {
+                    merged.add(path);
+                }
+            }
+            if (!merged.isEmpty()) {
+                item.put("samples", AttributeValue.fromL(merged.stream().map(LinkRepository::s).toList()));
+            }
+            items.add(item);
         }
         return batchPut(items);
+    }
+
+    /** Entry → its stored raw-path samples, for the entries that have any, in a team scope of one dimension. */
+    public Map<String, List<String>> entrySamples(String teamId, Dimension dimension) {
+        Map<String, List<String>> out = new TreeMap<>();
+        query(QueryRequest.builder().tableName(table).keyConditionExpression("pk = :pk")
+                .expressionAttributeValues(Map.of(":pk", s(LinkKeys.entries(teamId, dimension)))), item -> {
+            AttributeValue v = item.get("samples");
+            if (v != null && v.hasL() && !v.l().isEmpty()) {
+                out.put(str(item, "node"), v.l().stream().map(AttributeValue::s).toList());
+            }
+        });
+        return out;
     }
 
     /** All direct edges of a team scope in one dimension. */

@@ -8,6 +8,7 @@ import dev.richter.links.graph.ExtractedLinks;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -61,6 +62,8 @@ class GatewayRoutesTest {
         Span gateway = GatewayRoutes.templated(traces.spans()).stream().filter(s -> s.service().equals("api-gateway")
                 && s.kind() == SpanKind.SERVER).findFirst().orElseThrow();
         assertEquals("/api/customer/owners/1", gateway.attributes().get("url.path"), "the raw path kept as the sample");
+        assertEquals(Map.of("api-gateway GET /api/customer/owners/{ownerId}", List.of("/api/customer/owners/1",
+                "/api/customer/owners/2", "/api/customer/owners/3", "/api/customer/owners/4")), links.entrySamples());
     }
 
     @Test
