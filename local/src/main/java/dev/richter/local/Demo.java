@@ -552,6 +552,7 @@ public final class Demo {
         String field = switch (stage) {
             case "pre-test" -> "preTest";
             case "warm-up" -> "warmUp";
+            case "confirm" -> "confirm";
             default -> "formal";
         };
         JsonNode step = report.path(field).path(index);

@@ -234,11 +234,15 @@ final class RunResource {
         }
     }
 
-    /** The planned duration of a step of {@code plan}, seconds; 0 for a step the plan does not have. */
+    /**
+     * The planned duration of a step of {@code plan}, seconds; 0 for a step the plan does not have. The confirm step's
+     * is its slot's bound ({@link Plan#confirmSlot()}): it runs for the failing step's duration, at most that.
+     */
     static int durationS(Plan plan, String stage, int stepIndex) {
         return stage.equals(Stages.WARM_UP)
                 ? (stepIndex < plan.warmUpSteps().size() ? plan.warmUpSteps().get(stepIndex).durationS() : 0)
                 : stage.equals(Stages.PRE_TEST) ? plan.preTest().durationS()
+                : stage.equals(Stages.CONFIRM) ? (plan.formal().size() < 2 ? 0 : plan.confirmSlot().durationS())
                 : stepIndex < plan.formal().size() ? plan.formal().get(stepIndex).durationS() : 0;
     }
 
@@ -345,11 +349,15 @@ final class RunResource {
         return planned.cancel(req);
     }
 
-    /** Run order of a stage: pre-test 0, warm-up 1 (after the dynamic gate), formal 2. */
+    /**
+     * Order of a stage's steps in {@code steps}: pre-test 0, warm-up 1 (after the dynamic gate), formal 2, the confirm
+     * step 3 (it runs between two formal steps; its own stage keeps it apart from formal step 1).
+     */
     static int stageRank(String stage) {
         return switch (stage) {
             case Stages.PRE_TEST -> 0;
             case Stages.WARM_UP -> 1;
+            case Stages.CONFIRM -> 3;
             default -> 2;
         };
     }

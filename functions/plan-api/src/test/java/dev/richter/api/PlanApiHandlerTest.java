@@ -379,15 +379,16 @@ class PlanApiHandlerTest {
         assertEquals(planId, estimate.path("planId").asText());
         // demo (examples/shop/plan.json): pre-test 2 QPS x 10 s, the warm-up of 20 QPS for at most 165 s (3 ramp
         // rungs and 15 holds, estimated at its longest), formal 20, 40, 60, 80 QPS x 10 s at 50 QPS per worker:
-        // 21 steps of 1 worker, then 2 and 2, one leg each
+        // 21 steps of 1 worker, then 2 and 2, and the confirm slot counted as the 80 QPS step (2), one leg each
         List<Integer> expected = new java.util.ArrayList<>(java.util.Collections.nCopies(21, 1));
-        expected.addAll(List.of(2, 2));
+        expected.addAll(List.of(2, 2, 2));
         assertEquals(expected, workers(estimate));
-        assertEquals(1 + 23 + 25, estimate.path("executions").path("total").asLong(), "1 parent, 23 legs, 25 workers");
+        assertEquals("confirm", estimate.path("steps").path(23).path("stage").asText());
+        assertEquals(1 + 24 + 27, estimate.path("executions").path("total").asLong(), "1 parent, 24 legs, 27 workers");
         assertEquals(25_000, estimate.path("historyEvents").path("limit").asLong());
-        // the parent's history is now the largest: 57 fixed events + 22 per step x 23 steps = 563 (a leg's is 314: the
+        // the parent's history is now the largest: 57 fixed events + 22 per step x 24 steps = 585 (a leg's is 314: the
         // pre-test's and each 10 s step's leg is monitored 10 s lead + 10 s = 20 s, 21 rounds at the 1 s alert wait)
-        assertEquals(563, estimate.path("maxHistoryEvents").asLong());
+        assertEquals(585, estimate.path("maxHistoryEvents").asLong());
         assertEquals("parent", estimate.path("maxHistoryExecution").asText());
         assertEquals(0, estimate.path("violations").size());
         assertTrue(estimate.path("costUsd").path("total").asDouble() > 0);
@@ -417,9 +418,9 @@ class PlanApiHandlerTest {
         JsonNode estimate = body(call(h, event("GET /plans/{planId}/estimate", "t1",
                 Map.of("planId", stored.path("planId").asText()), null)));
         // the pre-test, the warm-up's 18 steps at its longest (up to 20 QPS), 20, 40, 60 QPS, then 2400 QPS / 1000 per
-        // worker = 3 workers
+        // worker = 3 workers, and the confirm slot counted as that step
         List<Integer> expected = new java.util.ArrayList<>(java.util.Collections.nCopies(22, 1));
-        expected.add(3);
+        expected.addAll(List.of(3, 3));
         assertEquals(expected, workers(estimate), "2400 QPS / 1000 per worker = 3 workers");
     }
 

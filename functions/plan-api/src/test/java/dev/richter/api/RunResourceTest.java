@@ -20,6 +20,7 @@ class RunResourceTest {
         assertEquals(0, RunResource.stageRank("pre-test"));
         assertEquals(1, RunResource.stageRank("warm-up"));
         assertEquals(2, RunResource.stageRank("formal"));
+        assertEquals(3, RunResource.stageRank("confirm"), "apart from formal step 1, whose index it shares");
     }
 
     private static final dev.richter.common.model.Counters COUNTS = new dev.richter.common.model.Counters(100, 100, 100,

@@ -53,6 +53,9 @@ import java.util.List;
  *                       latency to the last send, the drain); null when it was not aborted or the flag's time is unknown
  * @param warmUpEnd      how a steadied warm-up ended ({@link WarmUpRule}: steady at which step and on what figures, or
  *                       not steady within its bound); null for a fixed warm-up or none
+ * @param confirm        the confirm step when one ran (DESIGN.md §5 "Confirm step": midway between the last formal
+ *                       step that held and the first that failed, right after it), else empty; kept apart from
+ *                       {@code formal}, whose steps are the plan's ladder
  */
 public record Report(String runId, String planId, String teamId, String planName, String outcome, String outcomeReason,
                      long generatedAtMs, List<CheckResult> staticChecks, List<CheckResult> dynamicChecks,
@@ -63,7 +66,7 @@ public record Report(String runId, String planId, String teamId, String planName
                      List<Bottlenecks.Bottleneck> bottlenecks, List<FollowedProblem> followUp,
                      SinceLastRun sinceLastRun, List<RunEvent> events,
                      List<BusinessMetricTable.BusinessMetricStep> businessMetrics, List<ServiceMiddleware> middleware,
-                     AbortTiming abort, String warmUpEnd) {
+                     AbortTiming abort, String warmUpEnd, List<StepFigures> confirm) {
     /** The text of {@link #indexing()}. */
     public static final String INDEXING = "stepIndex is 0-based within its stage (formal step 1 has stepIndex 0);"
             + " text for people numbers steps from 1";
@@ -83,6 +86,7 @@ public record Report(String runId, String planId, String teamId, String planName
         events = events == null ? List.of() : List.copyOf(events);
         businessMetrics = businessMetrics == null ? List.of() : List.copyOf(businessMetrics);
         middleware = middleware == null ? List.of() : List.copyOf(middleware);
+        confirm = confirm == null ? List.of() : List.copyOf(confirm);
     }
 
     /**
@@ -121,9 +125,9 @@ public record Report(String runId, String planId, String teamId, String planName
         }
     }
 
-    /** Every step in run order: the pre-test, the warm-up, the formal steps. */
+    /** Every step in run order: the pre-test, the warm-up, the formal steps with the confirm step where it ran. */
     public List<StepFigures> allSteps() {
-        return runOrder(preTest, warmUp, formal);
+        return runOrder(preTest, warmUp, ReportBuilder.inRunOrder(formal, confirm));
     }
 
     /**
@@ -142,7 +146,7 @@ public record Report(String runId, String planId, String teamId, String planName
         return new Report(runId, planId, teamId, planName, outcome, outcomeReason, generatedAtMs, staticChecks, dynamicChecks,
                 warmUp, preTest, formal, formalStepsPlanned, verdicts, capacity, failureMode, confidence, missingEvidence, problems,
                 resilience, series, latencyCurves, callGraph, indexing, bottlenecks, followUp, sinceLastRun, events, businessMetrics,
-                middleware, abort, warmUpEnd);
+                middleware, abort, warmUpEnd, confirm);
     }
 
     /** The same report with the abort's timing ({@link AbortTiming}), or null for none. */
@@ -150,7 +154,7 @@ public record Report(String runId, String planId, String teamId, String planName
         return new Report(runId, planId, teamId, planName, outcome, outcomeReason, generatedAtMs, staticChecks, dynamicChecks,
                 warmUp, preTest, formal, formalStepsPlanned, verdicts, capacity, failureMode, confidence, missingEvidence, problems,
                 resilience, timeSeries, latencyCurves, callGraph, indexing, bottlenecks, followUp, sinceLastRun, events,
-                businessMetrics, middleware, timing, warmUpEnd);
+                businessMetrics, middleware, timing, warmUpEnd, confirm);
     }
 
     /** The same report with the plan's followed problems and the comparison with its previous run. */
@@ -158,7 +162,7 @@ public record Report(String runId, String planId, String teamId, String planName
         return new Report(runId, planId, teamId, planName, outcome, outcomeReason, generatedAtMs, staticChecks, dynamicChecks,
                 warmUp, preTest, formal, formalStepsPlanned, verdicts, capacity, failureMode, confidence, missingEvidence, problems,
                 resilience, timeSeries, latencyCurves, callGraph, indexing, bottlenecks, followed, since, events, businessMetrics,
-                middleware, abort, warmUpEnd);
+                middleware, abort, warmUpEnd, confirm);
     }
 
     /**

@@ -134,6 +134,9 @@ public final class ReportBuilder {
                 List.of(plan.preTest()), evidence.startedSteps()), evidence.breakerCounts());
         List<StepFigures> formal = Fallbacks.counted(figures(Stages.FORMAL, byStep.getOrDefault(Stages.FORMAL, Map.of()),
                 plan.formal(), evidence.startedSteps()), evidence.breakerCounts());
+        List<StepFigures> confirm = Fallbacks.counted(figures(Stages.CONFIRM, byStep.getOrDefault(Stages.CONFIRM, Map.of()),
+                confirmSpecs(evidence.startedSteps()), evidence.startedSteps()), evidence.breakerCounts());
+        List<StepFigures> byRate = withConfirmStep(formal, confirm);
         List<Verdict> ordered = changes(verdicts);
 
         String outcome;
@@ -164,13 +167,13 @@ public final class ReportBuilder {
                 StepOverload.byStep(evidence.overload()), evidence.traces(), ordered, plan.requestTimeoutMs()));
         List<StepFigures> beforeFormal = Report.runOrder(pre, warmUp, List.of());
         resilience = withDegradation(resilience, beforeFormal, formal, evidence, plan);
-        Report.Capacity capacity = withInterval(faultCausedAbort(formal, run)
-                .orElseGet(() -> capacity(formal, ordered, whyNoFormal(outcome, plan))), formal, evidence.halves());
+        Report.Capacity capacity = withInterval(faultCausedAbort(byRate, run)
+                .orElseGet(() -> capacity(byRate, ordered, whyNoFormal(outcome, plan))), byRate, evidence.halves());
         Optional<WarmUpRule.End> warmUpEnd = WarmUpRule.end(warmUp, plan.warmUpFirstHold());
         Report.Confidence confidence = withWarmUpDeduction(withKneeDeduction(
-                confidence(pre, formal, plan, run, missingEvidence, dynamicChecks, evidence.callGraph()), capacity),
+                confidence(pre, formal, confirm, plan, run, missingEvidence, dynamicChecks, evidence.callGraph()), capacity),
                 warmUpEnd, formal);
-        List<StepFigures> all = Report.runOrder(pre, warmUp, formal);
+        List<StepFigures> all = Report.runOrder(pre, warmUp, inRunOrder(formal, confirm));
         return new Report(run.runId(), plan.planId(), plan.teamId(), plan.name(), outcome, reason, nowMs,
                 staticChecks, dynamicChecks, warmUp, pre, formal, plan.formal().size(), ordered, capacity,
                 ResilienceVerdict.failureMode(formal, resilience), confidence, missingEvidence,
@@ -181,7 +184,47 @@ public final class ReportBuilder {
                 evidence.callGraph(), Report.INDEXING, Bottlenecks.of(beforeFormal, formal, evidence.traces(), evidence.saturation()),
                 List.of(), Report.SinceLastRun.NONE, evidence.events(), BusinessMetricTable.of(evidence.businessMetrics(), all),
                 evidence.middleware().stream().map(Report.ServiceMiddleware::of).toList(), null,
-                warmUpEnd.map(WarmUpRule.End::text).orElse(null));
+                warmUpEnd.map(WarmUpRule.End::text).orElse(null), confirm);
+    }
+
+    /** The confirm step's planned rate and duration, from its stored step plan (none when it did not start). */
+    private static List<Plan.StepSpec> confirmSpecs(List<StepPlan> started) {
+        return started.stream().filter(s -> s.stage().equals(Stages.CONFIRM))
+                .map(s -> new Plan.StepSpec(s.qps(), s.durationS())).limit(1).toList();
+    }
+
+    /**
+     * The formal steps with the confirm step (when one ran) placed by its rate: after the last formal step slower than
+     * it, i.e. between G and F. This is the ladder {@link #capacity} and {@link #withInterval} judge, so the confirm
+     * step refines the knee: held, the capacity is its rate and the knee lies in [its rate, F); failed, the capacity
+     * stays G's and the knee lies in [G, its rate).
+     */
+    static List<StepFigures> withConfirmStep(List<StepFigures> formal, List<StepFigures> confirm) {
+        if (confirm.isEmpty()) {
+            return formal;
+        }
+        StepFigures c = confirm.get(0);
+        List<StepFigures> out = new ArrayList<>(formal);
+        int at = 0;
+        while (at < out.size() && out.get(at).targetQps() < c.targetQps()) {
+            at++;
+        }
+        out.add(at, c);
+        return out;
+    }
+
+    /** The formal steps with the confirm step (when one ran) where it ran: after the first formal step not sustained. */
+    static List<StepFigures> inRunOrder(List<StepFigures> formal, List<StepFigures> confirm) {
+        if (confirm.isEmpty()) {
+            return formal;
+        }
+        List<StepFigures> out = new ArrayList<>(formal);
+        int failing = 0;
+        while (failing < out.size() && sustained(out.get(failing))) {
+            failing++;
+        }
+        out.add(Math.min(out.size(), failing + 1), confirm.get(0));
+        return out;
     }
 
     /**
@@ -494,16 +537,17 @@ public final class ReportBuilder {
         Optional<StepFigures> failing = formal.stream().filter(f -> !sustained(f)).findFirst();
         double to = failing.map(StepFigures::targetQps).orElse(0.0);
         String between = "between " + from + " and " + StepLabels.qps(to) + " QPS; ";
-        Optional<StepFigures> good = formal.stream().filter(f -> sustained(f) && f.targetQps() == c.maxSustainableQps()
-                && failing.map(x -> f.stepIndex() < x.stepIndex()).orElse(false)).reduce((x, y) -> y);
-        StepHalves.Half[] g = good.map(f -> halves.get(StepHalves.key(Stages.FORMAL, f.stepIndex()))).orElse(null);
-        StepHalves.Half[] f = failing.map(x -> halves.get(StepHalves.key(Stages.FORMAL, x.stepIndex()))).orElse(null);
+        int failingAt = failing.map(formal::indexOf).orElse(-1);
+        Optional<StepFigures> good = formal.subList(0, Math.max(0, failingAt)).stream()
+                .filter(f -> sustained(f) && f.targetQps() == c.maxSustainableQps()).reduce((x, y) -> y);
+        StepHalves.Half[] g = good.map(f -> halves.get(StepHalves.key(f.stage(), f.stepIndex()))).orElse(null);
+        StepHalves.Half[] f = failing.map(x -> halves.get(StepHalves.key(x.stage(), x.stepIndex()))).orElse(null);
         if (g == null || f == null) {
             return c.withInterval(new Report.Interval(c.maxSustainableQps(), to, false, between + "unconfirmed"));
         }
         for (int i = 0; i < 2; i++) {
             if (!halfHolds(g[i], good.get())) {
-                double below = formal.stream().filter(x -> sustained(x) && x.stepIndex() < good.get().stepIndex())
+                double below = formal.subList(0, formal.indexOf(good.get())).stream().filter(ReportBuilder::sustained)
                         .mapToDouble(StepFigures::targetQps).reduce((x, y) -> y).orElse(0);
                 return c.withInterval(new Report.Interval(below, to, false, String.format(Locale.ROOT,
                         "between %s and %s QPS; %s QPS held over %s but not in its %s half (%s)", StepLabels.qps(below),
@@ -578,10 +622,18 @@ public final class ReportBuilder {
     static Report.Confidence confidence(List<StepFigures> pre, List<StepFigures> formal, Plan plan, Run run,
                                         List<MissingEvidence> missingEvidence, List<CheckResult> dynamicChecks,
                                         CallGraph graph) {
+        return confidence(pre, formal, List.of(), plan, run, missingEvidence, dynamicChecks, graph);
+    }
+
+    /** As above; the confirm step's figures ({@code confirm}) lose confidence as a formal step's do. */
+    static Report.Confidence confidence(List<StepFigures> pre, List<StepFigures> formal, List<StepFigures> confirm, Plan plan,
+                                        Run run, List<MissingEvidence> missingEvidence, List<CheckResult> dynamicChecks,
+                                        CallGraph graph) {
         double score = 1.0;
         List<String> reasons = new ArrayList<>();
         List<StepFigures> ran = new ArrayList<>(pre);
         ran.addAll(formal);
+        ran.addAll(confirm);
         ran.removeIf(f -> !ResilienceVerdict.ran(f));
         long formalRan = formal.stream().filter(ResilienceVerdict::ran).count();
         long startedSilent = formal.size() - formalRan;
@@ -623,7 +675,7 @@ public final class ReportBuilder {
                 score -= 0.1;
                 reasons.add("-0.10: " + step + " sent " + f.counters().late() + " requests late");
             }
-            if (f.counters().sent() < MIN_SAMPLES_FOR_P99 && f.stage().equals(Stages.FORMAL)) {
+            if (f.counters().sent() < MIN_SAMPLES_FOR_P99 && !f.stage().equals(Stages.PRE_TEST)) {
                 score -= 0.05;
                 reasons.add("-0.05: " + step + " has only " + f.counters().sent() + " samples for its p99");
             }

@@ -3,6 +3,7 @@ package dev.richter.report;
 import dev.richter.common.EventPublisher;
 import dev.richter.common.Repositories;
 import dev.richter.common.RunMetricsRepository;
+import dev.richter.common.model.Plan;
 import dev.richter.common.model.Stages;
 import dev.richter.common.model.StepPlan;
 import dev.richter.common.model.Verdict;
@@ -73,6 +74,10 @@ public final class StepCompletion {
             results = readResults(runId);
             judgeWarmUp(runId, results).ifPresent(end -> out.put("warmUp", end.text()));
         }
+        if (Stages.FORMAL.equals(stage)) {
+            results = readResults(runId);
+            judgeKnee(runId, stepIndex, results).ifPresent(c -> out.put("confirmStep", c));
+        }
         if (!claim(runId, stage, stepIndex)) {
             return out;
         }
@@ -127,6 +132,60 @@ public final class StepCompletion {
             return end;
         } catch (RuntimeException e) {
             LOG.error("run {}: warm-up not judged ({}): it runs to its bound", runId, e.toString());
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * Calls for the run's confirm step (DESIGN.md §5 "Confirm step") when formal step {@code stepIndex} (F) is the first
+     * formal step that failed the capacity criteria ({@link ReportBuilder#sustained}), it ran whole (not aborted: an
+     * aborted run sends nothing more) and the step before it (G) held: records {@link Plan#confirmQps}(G, F) for F's
+     * duration ({@link RunMetricsRepository#putConfirmStep}), which the next formal slot runs. Judged on the workers'
+     * results alone: answers a circuit breaker's fallback gave count against a step in the report
+     * ({@link Fallbacks}) but not here, so a step that fails only by its fallbacks gets no confirm step. Runs before the
+     * claim, so a retried completion still records it; a failure here leaves the run without a confirm step.
+     *
+     * @param results the run's worker results, null when they could not be read
+     * @return the confirm step in words ({@code 50 QPS for 10 s: step 2 at 40 QPS held, step 3 at 60 QPS failed}),
+     *         empty when none is called for
+     */
+    Optional<String> judgeKnee(String runId, int stepIndex, List<WorkerResult> results) {
+        if (results == null || stepIndex < 1) {
+            return Optional.empty();
+        }
+        try {
+            var plan = repositories.getRun(runId).flatMap(r -> repositories.getPlan(r.planId()));
+            if (plan.isEmpty() || plan.get().formalSlots().size() <= plan.get().formal().size()) {
+                return Optional.empty();
+            }
+            Map<Integer, List<WorkerResult>> byStep = results.stream().filter(r -> r.stage().equals(Stages.FORMAL))
+                    .collect(Collectors.groupingBy(WorkerResult::stepIndex, TreeMap::new, Collectors.toList()));
+            List<StepFigures> figures = ReportBuilder.figures(Stages.FORMAL, byStep, plan.get().formal(), List.of());
+            Optional<StepFigures> failing = figures.stream().filter(f -> !ReportBuilder.sustained(f)).findFirst();
+            if (failing.isEmpty() || failing.get().stepIndex() != stepIndex || failing.get().aborted()
+                    || failing.get().counters().sent() == 0) {
+                return Optional.empty();
+            }
+            Optional<StepFigures> held = figures.stream().filter(f -> f.stepIndex() == stepIndex - 1).findFirst();
+            if (held.isEmpty()) {
+                return Optional.empty();
+            }
+            double g = plan.get().formal().get(stepIndex - 1).qps();
+            double f = plan.get().formal().get(stepIndex).qps();
+            var qps = Plan.confirmQps(g, f);
+            if (qps.isEmpty()) {
+                return Optional.empty();
+            }
+            int durationS = plan.get().formal().get(stepIndex).durationS();
+            String why = String.format(java.util.Locale.ROOT, "%s at %s QPS held, %s at %s QPS failed (success %.2f %%, p99 %s ms)",
+                    StepLabels.name(held.get()), StepLabels.qps(g), StepLabels.name(failing.get()), StepLabels.qps(f),
+                    failing.get().successRatePct(), HtmlReport.ms(failing.get().latencyMs(), "p99"));
+            metrics.putConfirmStep(runId, stepIndex, qps.getAsDouble(), durationS, why);
+            String text = StepLabels.qps(qps.getAsDouble()) + " QPS for " + durationS + " s: " + why;
+            LOG.info("run {}: confirm step {}", runId, text);
+            return Optional.of(text);
+        } catch (RuntimeException e) {
+            LOG.error("run {}: knee not judged ({}): no confirm step", runId, e.toString());
             return Optional.empty();
         }
     }

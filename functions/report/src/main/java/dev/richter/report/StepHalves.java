@@ -37,7 +37,7 @@ public final class StepHalves {
     /** @param started the started steps (their start and planned duration place the split) */
     public StepHalves(List<StepPlan> started) {
         for (StepPlan s : started) {
-            if (Stages.FORMAL.equals(s.stage())) {
+            if (Stages.FORMAL.equals(s.stage()) || Stages.CONFIRM.equals(s.stage())) {
                 splitS.put(key(s.stage(), s.stepIndex()), Math.floorDiv(s.stepStartMs(), 1000) + s.durationS() / 2);
             }
         }

@@ -9,9 +9,10 @@ import java.util.Locale;
 public final class StepLabels {
     private StepLabels() {}
 
-    /** {@code warm-up}, {@code pre-test} or {@code step <stepIndex + 1>}. */
+    /** {@code warm-up}, {@code pre-test}, {@code the confirm step} or {@code step <stepIndex + 1>}. */
     public static String name(String stage, int stepIndex) {
-        return stage.equals("formal") ? "step " + (stepIndex + 1) : stage + (stepIndex == 0 ? "" : " " + (stepIndex + 1));
+        return stage.equals("formal") ? "step " + (stepIndex + 1) : stage.equals("confirm") ? "the confirm step"
+                : stage + (stepIndex == 0 ? "" : " " + (stepIndex + 1));
     }
 
     /** {@code pre-test} or {@code step <n>}, for a step's figures. */

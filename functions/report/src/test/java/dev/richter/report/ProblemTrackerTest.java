@@ -27,7 +27,7 @@ class ProblemTrackerTest {
                 r.dynamicChecks(), r.warmUp(), r.preTest(), r.formal(), r.formalStepsPlanned(), r.verdicts(), r.capacity(),
                 r.failureMode(), r.confidence(), r.missingEvidence(), List.of(SHED), r.resilience(), r.timeSeries(),
                 r.latencyCurves(), r.callGraph(), r.indexing(), r.bottlenecks(), List.of(), null, r.events(), r.businessMetrics(),
-                r.middleware(), null, r.warmUpEnd());
+                r.middleware(), null, r.warmUpEnd(), r.confirm());
     }
 
     @Test

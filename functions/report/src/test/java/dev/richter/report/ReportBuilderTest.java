@@ -16,6 +16,7 @@ import dev.richter.common.model.Counters;
 import dev.richter.common.model.HistogramCodec;
 import dev.richter.common.model.MissingEvidence;
 import dev.richter.common.model.Verdict;
+import dev.richter.common.model.StepPlan;
 import dev.richter.common.model.WorkerResult;
 import java.util.ArrayList;
 import java.util.List;
@@ -94,6 +95,47 @@ class ReportBuilderTest {
         Report abortedEarly = build.apply(Map.of("formal#1", new StepHalves.Half[] {held, held},
                 "formal#2", new StepHalves.Half[] {failed, new StepHalves.Half(0, 0, Double.NaN)}));
         assertTrue(abortedEarly.capacity().interval().confirmed(), "a half that sent nothing (an abort) is not held against it");
+    }
+
+    /**
+     * Issue 42 item 1: a confirm step midway between the last step that held (40) and the first that failed (80)
+     * refines the knee. Held, the capacity is its rate and the knee lies in [60, 80); failed, it stays 40 in [40, 60).
+     * Its figures are a row of their own, after step 3 where it ran, and out of the formal steps' count.
+     */
+    @Test
+    void aConfirmStepBetweenTheKneesStepsNarrowsTheInterval() {
+        StepHalves.Half held = new StepHalves.Half(300, 0, 15);
+        StepHalves.Half failed = new StepHalves.Half(400, 50, 16);
+        java.util.function.BiFunction<WorkerResult, Map<String, StepHalves.Half[]>, Report> build = (confirm, halves) -> {
+            List<WorkerResult> rs = healthyUpTo(2);
+            rs.add(step("formal", 2, 80, 800, 700, Map.of("503", 100L), 0, 14));
+            rs.add(confirm);
+            List<StepPlan> started = List.of(new StepPlan("run-1", "t1", "plan-1", "confirm", 0, 60, 10, 50, 2,
+                    Fixtures.startOf("formal", 3), 10_000, 1, 2000, 100, 50));
+            return ReportBuilder.build(RUN, PLAN, rs, List.of(), CLEAN_DYNAMIC, List.of(), List.of(),
+                    new ReportEvidence(started, null, List.of(), null, null).withHalves(halves), null, 1);
+        };
+        Map<String, StepHalves.Half[]> halves = Map.of("formal#1", new StepHalves.Half[] {held, held},
+                "confirm#0", new StepHalves.Half[] {held, held}, "formal#2", new StepHalves.Half[] {failed, failed});
+
+        Report up = build.apply(step("confirm", 0, 60, 600, 600, Map.of(), 0, 13), halves);
+        assertEquals(60.0, up.capacity().maxSustainableQps());
+        assertEquals(new Report.Interval(60, 80, true, "between 60 and 80 QPS; each half of the confirm step held, each of"
+                + " step 3 failed"), up.capacity().interval());
+        assertEquals(List.of("confirm"), up.confirm().stream().map(StepFigures::stage).toList());
+        assertEquals(3, up.formal().size(), "the confirm step is not a formal step");
+        assertEquals(1.0, up.confidence().score(), up.confidence().reasons().toString());
+        assertTrue(up.outcomeReason().endsWith("3 of 3 formal steps ran"), up.outcomeReason());
+        assertEquals(List.of("pre-test#0", "formal#0", "formal#1", "formal#2", "confirm#0"), up.latencyCurves().curves()
+                .stream().map(c -> c.stage() + "#" + c.stepIndex()).toList(), "in run order: the confirm step after step 3");
+
+        Report down = build.apply(step("confirm", 0, 60, 600, 560, Map.of("503", 40L), 0, 13),
+                Map.of("formal#1", new StepHalves.Half[] {held, held}, "confirm#0", new StepHalves.Half[] {failed, failed},
+                        "formal#2", new StepHalves.Half[] {failed, failed}));
+        assertEquals(40.0, down.capacity().maxSustainableQps());
+        assertEquals(new Report.Interval(40, 60, true, "between 40 and 60 QPS; each half of step 2 held, each of the"
+                + " confirm step failed"), down.capacity().interval());
+        assertTrue(down.capacity().limitedBy().startsWith("the confirm step at 60 QPS: success 93.33 %"), down.capacity().limitedBy());
     }
 
     @Test

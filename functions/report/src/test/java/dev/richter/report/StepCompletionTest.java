@@ -102,4 +102,48 @@ class StepCompletionTest {
                 + "\"warm-up\",\"stepIndex\":6}", ReportEvent.class), null);
         assertEquals(java.util.OptionalInt.of(6), metrics.warmUpSteadyAt("run-1"), "a retried completion keeps the first record");
     }
+
+    /**
+     * Issue 42 item 1: the knee confirmed inside the run. Step 2 (40 QPS) held and step 3 (80 QPS) failed, so the
+     * completion of step 3 calls for a confirm step at 60 QPS for step 3's 10 s; steps that held, or a failing step after
+     * another failing one, call for none.
+     */
+    @Test
+    void theFirstFailingFormalStepAfterOneThatHeldCallsForAConfirmStepMidwayOnce() throws Exception {
+        FakeDynamo ddb = new FakeDynamo();
+        Repositories repositories = new Repositories(ddb.client, TABLES);
+        repositories.putPlan(Fixtures.PLAN); // formal 20, 40, 80 QPS x 10 s
+        repositories.createRun(new Run("run-1", "plan-1", "t1", "RUNNING", "", "formal", 2, 80, false, "", ""));
+        var metrics = new dev.richter.common.RunMetricsRepository(ddb.client, TABLES.runMetrics());
+        ReportHandler handler = new ReportHandler(repositories, new EventPublisher(
+                (EventBridgeClient) Proxy.newProxyInstance(EventBridgeClient.class.getClassLoader(),
+                        new Class<?>[] {EventBridgeClient.class}, (proxy, method, args) ->
+                                PutEventsResponse.builder().failedEntryCount(0).build()), "richter"));
+        List<WorkerResult> steps = List.of(
+                Fixtures.step("formal", 0, 20, 200, 200, Map.of(), 0, 10),
+                Fixtures.step("formal", 1, 40, 400, 400, Map.of(), 0, 12),
+                Fixtures.step("formal", 2, 80, 800, 760, Map.of("503", 40L), 0, 30));
+        List<Object> answers = new ArrayList<>();
+        for (WorkerResult r : steps) {
+            ddb.put(TABLES.runMetrics(), Map.of("runId", AttributeValue.fromS("run-1"), "sk", AttributeValue.fromS(r.sortKey()),
+                    "result", AttributeValue.fromS(Json.write(r))));
+            answers.add(handler.handle(Json.read("{\"action\":\"step-completed\",\"runId\":\"run-1\",\"teamId\":"
+                    + "\"t1\",\"stage\":\"formal\",\"stepIndex\":" + r.stepIndex() + "}", ReportEvent.class), null)
+                    .get("confirmStep"));
+            if (r.stepIndex() < 2) {
+                assertTrue(metrics.confirmStep("run-1").isEmpty(), "step " + (r.stepIndex() + 1) + " held");
+            }
+        }
+        assertEquals(java.util.Arrays.asList(null, null,
+                "60 QPS for 10 s: step 2 at 40 QPS held, step 3 at 80 QPS failed (success 95.00 %, p99 35.90 ms)"), answers);
+        var confirm = metrics.confirmStep("run-1").orElseThrow();
+        assertEquals(2, confirm.afterStepIndex());
+        assertEquals(60.0, confirm.qps());
+        assertEquals(10, confirm.durationS());
+
+        // the slots as RunPreparer maps them: the confirm step takes slot 4 (the confirm slot), after step 3
+        var slot = new dev.richter.common.model.StepRef("run-1", "t1", "formal", 3, 80, 10);
+        assertEquals(new dev.richter.common.model.StepRef("run-1", "t1", "confirm", 0, 60, 10),
+                confirm.stepFor(slot, Fixtures.PLAN));
+    }
 }

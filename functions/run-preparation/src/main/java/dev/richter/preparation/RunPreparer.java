@@ -5,6 +5,7 @@ import dev.richter.common.MonitorHeartbeat;
 import dev.richter.common.Repositories;
 import dev.richter.common.RunFlags;
 import dev.richter.common.RunMetricsRepository;
+import dev.richter.common.model.ConfirmStep;
 import dev.richter.common.model.Plan;
 import dev.richter.common.model.Run;
 import dev.richter.common.model.Stages;
@@ -15,6 +16,7 @@ import dev.richter.sizing.PlanNotRunnableException;
 import dev.richter.sizing.Quotas;
 import dev.richter.sizing.RunLayout;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
@@ -86,25 +88,42 @@ public final class RunPreparer {
      * the one at which the warm-up was steady ({@code WarmUpRule}, recorded by the step completion), the step comes
      * back with {@code skip: true} and nothing is stored.
      *
-     * @param step  the step as the state machine carries it
+     * <p>A formal slot ({@link Plan#formalSlots()}) runs the step {@link ConfirmStep#stepFor} gives once the step
+     * completion called for a confirm step: the slot after the first failing step runs the confirm step (stage
+     * {@code confirm}), later slots the formal step before theirs. Without a confirm step, the last slot (the confirm
+     * slot) is skipped.
+     *
+     * @param slot  the step as the state machine carries it
      * @param nowMs current epoch ms
      * @throws PlanNotRunnableException when the run is unknown
      * @throws IllegalArgumentException when the step cannot be laid out within the quotas
      */
-    public StartedStep startStep(StepRef step, long nowMs) {
-        Run run = repositories.getRun(step.runId()).orElseThrow(() -> new PlanNotRunnableException("unknown run " + step.runId()));
+    public StartedStep startStep(StepRef slot, long nowMs) {
+        Run run = repositories.getRun(slot.runId()).orElseThrow(() -> new PlanNotRunnableException("unknown run " + slot.runId()));
         Plan plan = repositories.getPlan(run.planId()).orElseThrow();
-        boolean aborted = runFlags.isAbortRequested(step.runId());
+        boolean aborted = runFlags.isAbortRequested(slot.runId());
+        StepRef step = slot;
+        boolean unneeded = false;
+        if (!aborted && Stages.FORMAL.equals(slot.stage()) && plan.formalSlots().size() > plan.formal().size()) {
+            Optional<ConfirmStep> confirm = runMetrics.confirmStep(slot.runId());
+            step = confirm.map(c -> c.stepFor(slot, plan)).orElse(slot);
+            unneeded = confirm.isEmpty() && slot.stepIndex() >= plan.formal().size();
+            if (unneeded) {
+                LOG.info("run {}: confirm slot skipped: no formal step failed after one that held", slot.runId());
+            } else if (Stages.CONFIRM.equals(step.stage())) {
+                LOG.info("run {}: confirm step at {} QPS: {}", slot.runId(), step.qps(), confirm.get().why());
+            }
+        }
         OptionalInt steadyAt = !aborted && Stages.WARM_UP.equals(step.stage())
                 ? runMetrics.warmUpSteadyAt(step.runId()) : OptionalInt.empty();
         boolean warm = steadyAt.isPresent() && step.stepIndex() > steadyAt.getAsInt();
         StartedStep started = RunLayout.start(step, plan, repositories.listServices(plan.teamId()),
-                repositories.evidenceSources(plan.teamId()), nowMs, aborted || warm, quotas);
+                repositories.evidenceSources(plan.teamId()), nowMs, aborted || warm || unneeded, quotas);
         if (warm) {
             LOG.info("run {}: warm-up step {} skipped: the warm-up was steady at step {}", step.runId(),
                     step.stepIndex() + 1, steadyAt.getAsInt() + 1);
         }
-        if (!aborted && !warm) {
+        if (!aborted && !warm && !unneeded) {
             runMetrics.putStepPlan(RunLayout.stepPlan(started, plan));
             repositories.updateRun(step.runId(), Map.of("stage", step.stage(), "stepIndex", step.stepIndex(),
                     "stepQps", step.qps(), "stepEndsAtMs", started.stepEndsAtMs()));

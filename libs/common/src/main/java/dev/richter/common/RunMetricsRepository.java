@@ -104,6 +104,40 @@ public final class RunMetricsRepository {
                 : java.util.OptionalInt.of(Integer.parseInt(item.get("stepIndex").n()));
     }
 
+    /**
+     * Records the run's confirm step (DESIGN.md §5 "Confirm step"): formal step {@code afterStepIndex} was the first to
+     * fail the capacity criteria after one that held, so the next formal slot runs {@code qps} for {@code durationS}
+     * under the stage {@code confirm} ({@code RunPreparer.startStep}). The first record is kept: a retried step
+     * completion does not move it.
+     *
+     * @param why the judgement in words, e.g. {@code step 2 at 40 QPS held, step 3 at 60 QPS failed}
+     */
+    public void putConfirmStep(String runId, int afterStepIndex, double qps, int durationS, String why) {
+        try {
+            dynamoDb.putItem(PutItemRequest.builder().tableName(table).item(Map.of(
+                            "runId", AttributeValue.fromS(runId), "sk", AttributeValue.fromS(CONFIRM_STEP),
+                            "afterStepIndex", AttributeValue.fromN(Integer.toString(afterStepIndex)),
+                            "qps", AttributeValue.fromN(Double.toString(qps)),
+                            "durationS", AttributeValue.fromN(Integer.toString(durationS)), "text", AttributeValue.fromS(why)))
+                    .conditionExpression("attribute_not_exists(sk)").build());
+        } catch (software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException e) {
+            // already recorded
+        }
+    }
+
+    /** The run's confirm step as {@link #putConfirmStep} recorded it; empty while none was called for. */
+    public java.util.Optional<dev.richter.common.model.ConfirmStep> confirmStep(String runId) {
+        var item = dynamoDb.getItem(b -> b.tableName(table).consistentRead(true).key(Map.of(
+                "runId", AttributeValue.fromS(runId), "sk", AttributeValue.fromS(CONFIRM_STEP)))).item();
+        if (item == null || !item.containsKey("afterStepIndex")) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(new dev.richter.common.model.ConfirmStep(
+                Integer.parseInt(item.get("afterStepIndex").n()), Double.parseDouble(item.get("qps").n()),
+                Integer.parseInt(item.get("durationS").n()), item.containsKey("text") ? item.get("text").s() : ""));
+    }
+
+    private static final String CONFIRM_STEP = "confirm#step";
     private static final String WARM_UP_STEADY = "warmup#steady";
 
     private List<Map<String, AttributeValue>> query(String runId, String prefix) {

@@ -145,14 +145,14 @@ public final class RunLeases {
 
     /**
      * When a lease for a run of {@code plan} started at {@code nowMs} lapses, epoch seconds: now + the warm-up (when
-     * on), pre-test and formal durations + {@value #PER_STEP_MARGIN_S} s per step + {@value #LEASE_MARGIN_S} s.
+     * on), pre-test and formal durations (the confirm slot's bound included, {@link Plan#formalSlots()}) + {@value #PER_STEP_MARGIN_S} s per step + {@value #LEASE_MARGIN_S} s.
      */
     public static long expiresAtEpochS(Plan plan, long nowMs) {
         long seconds = plan.preTest().durationS() + PER_STEP_MARGIN_S;
         for (Plan.StepSpec rung : plan.warmUpSteps()) {
             seconds += rung.durationS() + PER_STEP_MARGIN_S;
         }
-        for (Plan.StepSpec step : plan.formal()) {
+        for (Plan.StepSpec step : plan.formalSlots()) {
             seconds += step.durationS() + PER_STEP_MARGIN_S;
         }
         return nowMs / 1000 + seconds + LEASE_MARGIN_S;

@@ -15,9 +15,10 @@ class RunLeasesTest {
 
     @Test
     void theLeaseCountsTheWarmUpWhenItIsOn() {
-        long steps = 10 + 15 + 15;
+        // the pre-test, the two formal steps, and the confirm slot at its bound (the step after the first failing one)
+        long steps = 10 + 15 + 15 + 15;
         long off = RunLeases.expiresAtEpochS(plan(new Plan.StepSpec(0, 0)), 1_000_000);
-        assertEquals(1_000 + steps + 3 * RunLeases.PER_STEP_MARGIN_S + RunLeases.LEASE_MARGIN_S, off);
+        assertEquals(1_000 + steps + 4 * RunLeases.PER_STEP_MARGIN_S + RunLeases.LEASE_MARGIN_S, off);
         long on = RunLeases.expiresAtEpochS(plan(new Plan.StepSpec(20, 90)), 1_000_000);
         // at its longest: a ramp of 3 rungs of 5 s and 7 holds of 10 s (85 s), each with a step's margin; a warm-up
         // that steadies sooner ends the run sooner, and the lease is released then

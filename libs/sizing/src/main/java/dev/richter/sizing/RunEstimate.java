@@ -25,7 +25,10 @@ import java.util.Set;
  * concurrency, invocations, state payloads, invocation length, state transitions, DynamoDB traffic and
  * dollars, plus every AWS limit the plan as it stands would break ({@link #violations()}). Plain Java: the
  * same {@link Quotas} and {@link StepLayout} the run uses, and the real {@link StartedStep}
- * of each step, serialized with {@link Json#write} and measured.
+ * of each step, serialized with {@link Json#write} and measured. A plan of two formal steps or more has one more
+ * slot, the confirm slot ({@link Plan#formalSlots()}): it is counted as the formal step from the second on that sends
+ * the most requests ({@link Plan#confirmSlotCostliest()}), which the confirm step never exceeds, and adds no violation
+ * of its own (that step's are already listed).
  *
  * <p>How a run executes ({@code statemachines/load-test-run.asl.json}) and what that costs in history
  * events, counted as AWS counts them: a Task on a Lambda ARN 5 (TaskStateEntered, LambdaFunctionScheduled,
@@ -343,7 +346,7 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
         List<StepEstimate> steps = new ArrayList<>();
         long legExecutions = 0;
         long workerExecutions = 0;
-        long transitions = parentTransitions(warmUpSteps(plan), plan.formal().size());
+        long transitions = parentTransitions(warmUpSteps(plan), plan.formalSlots().size());
         long monitorRoundsTotal = 0;
         long peakWorkers = 0;
         long peakLambdas = 0;
@@ -370,8 +373,10 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
                 layout = StepLayout.of(ref.spec().qps(), ref.spec().durationS(), plan.perWorkerQps(),
                         plan.requestTimeoutMs(), quotas);
             } catch (IllegalArgumentException e) {
-                violations.add(new Violation(ref.path() + ".qps", new Limit("stepLayout", 0, "StepLayout.of"),
-                        ref.name() + " cannot be laid out: " + e.getMessage()));
+                if (!ref.stage().equals(Stages.CONFIRM)) { // the same step's own violation says it
+                    violations.add(new Violation(ref.path() + ".qps", new Limit("stepLayout", 0, "StepLayout.of"),
+                            ref.name() + " cannot be laid out: " + e.getMessage()));
+                }
                 continue;
             }
             int workers = layout.workers();
@@ -436,11 +441,13 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
             readUnits += stepRounds * (0.5 * ceilDiv((long) workers * lookBackS * WINDOW_ITEM_BYTES, 4096)
                     + ceilDiv((long) modules * VERDICT_ITEM_BYTES, 4096) + 2);
 
-            stepViolations(ref, workers, legs, layout.legMs(), stepPeakWorkers, stepPeakLambdas, stepLegEvents,
-                    stepLargestLeg, payload, plan, quotas, violations);
+            if (!ref.stage().equals(Stages.CONFIRM)) { // the confirm slot is laid out as a formal step already checked
+                stepViolations(ref, workers, legs, layout.legMs(), stepPeakWorkers, stepPeakLambdas, stepLegEvents,
+                        stepLargestLeg, payload, plan, quotas, violations);
+            }
         }
 
-        long parentEvents = parentHistoryEvents(warmUpSteps(plan), plan.formal().size());
+        long parentEvents = parentHistoryEvents(warmUpSteps(plan), plan.formalSlots().size());
         long parentStateBytes = parentStateBytes(plan);
         if (parentEvents > quotas.historyEventsPerExecution()) {
             violations.add(new Violation("$.formal.steps", historyLimit(quotas),
@@ -591,6 +598,11 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
         for (int i = 0; i < plan.formal().size(); i++) {
             refs.add(new StepInPlan(Stages.FORMAL, i, "$.formal.steps[" + i + "]", "formal step " + (i + 1),
                     plan.formal().get(i)));
+        }
+        if (plan.formalSlots().size() > plan.formal().size()) {
+            int k = plan.confirmSlotCostliest();
+            refs.add(new StepInPlan(Stages.CONFIRM, 0, "$.formal.steps[" + k + "]", "the confirm slot (at most as formal step "
+                    + (k + 1) + ")", plan.formal().get(k)));
         }
         return refs;
     }
@@ -804,7 +816,7 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
         for (Plan.StepSpec rung : plan.warmUpSteps()) {
             ms += rung.durationS() * 1000L + perStep;
         }
-        for (Plan.StepSpec step : plan.formal()) {
+        for (Plan.StepSpec step : plan.formalSlots()) {
             ms += step.durationS() * 1000L + perStep;
         }
         return ms;

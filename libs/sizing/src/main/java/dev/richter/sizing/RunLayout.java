@@ -144,8 +144,9 @@ public final class RunLayout {
             }
         }
         List<StepRef> formal = new ArrayList<>();
-        for (int i = 0; i < plan.formal().size(); i++) {
-            Plan.StepSpec st = plan.formal().get(i);
+        List<Plan.StepSpec> slots = plan.formalSlots();
+        for (int i = 0; i < slots.size(); i++) {
+            Plan.StepSpec st = slots.get(i);
             formal.add(new StepRef(runId, plan.teamId(), Stages.FORMAL, i, st.qps(), st.durationS()));
         }
         StepRef pre = new StepRef(runId, plan.teamId(), Stages.PRE_TEST, 0, plan.preTest().qps(), plan.preTest().durationS());

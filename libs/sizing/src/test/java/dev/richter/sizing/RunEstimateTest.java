@@ -44,7 +44,7 @@ class RunEstimateTest {
         // the warm-up at its longest: a ramp of 3 rungs of 5 s (2 -> 9.3 QPS), then 5 holds of 20 QPS x 10 s
         // in run order: the pre-test, then the warm-up (after the dynamic gate), then the formal steps
         assertEquals(List.of("pre-test", "warm-up", "warm-up", "warm-up", "warm-up", "warm-up", "warm-up", "warm-up",
-                        "warm-up", "formal", "formal"),
+                        "warm-up", "formal", "formal", "confirm"),
                 b.steps().stream().map(RunEstimate.StepEstimate::stage).toList());
         assertEquals("$.warmUp", b.steps().get(1).path());
         // the warm-up's 65 s plus its start, worker lead and drain
@@ -72,17 +72,20 @@ class RunEstimateTest {
         // formal 1  20 QPS x 15 s: 1 worker; legs [0,7000) [7000,14000) [14000,15000).
         //   rounds 11, 7+1 = 8, 1+1 = 2; invocations 15 000, 15 000, 9 000 ms.
         // formal 2  80 QPS x 5 s: 2 workers; one leg [0,5000): monitors 8 000 ms, 9 rounds, 146 events; 13 000 ms each.
+        // the confirm slot: counted as formal 2, the step from the second on that sends the most requests.
         RunEstimate e = RunEstimate.of(twoStepPlan(), List.of(ORDER), COMPRESSED, Prices.US_EAST_1);
 
-        assertEquals(List.of(1, 1, 2), e.steps().stream().map(RunEstimate.StepEstimate::workers).toList());
-        assertEquals(List.of(2, 3, 1), e.steps().stream().map(RunEstimate.StepEstimate::legs).toList());
-        assertEquals(List.of(15L, 21L, 9L), e.steps().stream().map(RunEstimate.StepEstimate::monitorRounds).toList());
+        assertEquals(List.of(1, 1, 2, 2), e.steps().stream().map(RunEstimate.StepEstimate::workers).toList());
+        assertEquals(List.of(2, 3, 1, 1), e.steps().stream().map(RunEstimate.StepEstimate::legs).toList());
+        assertEquals(List.of(15L, 21L, 9L, 9L), e.steps().stream().map(RunEstimate.StepEstimate::monitorRounds).toList());
+        assertEquals("confirm", e.steps().get(3).stage());
+        assertEquals("$.formal.steps[1]", e.steps().get(3).path());
         assertEquals(7000, e.steps().get(0).legMs());
 
-        // executions: 1 parent + 6 legs + (1*2 + 1*3 + 2*1 = 7) workers = 14
-        assertEquals(new RunEstimate.Executions(14, 1, 6, 7), e.executions());
-        // parent: 57 fixed (the warm-up's states though it is off) + 22 per step x 3 steps = 123; largest leg 174 (the pre-test's first); worker 7
-        assertEquals(123, e.historyEvents().parent());
+        // executions: 1 parent + 7 legs + (1*2 + 1*3 + 2*1 + 2*1 = 9) workers = 17
+        assertEquals(new RunEstimate.Executions(17, 1, 7, 9), e.executions());
+        // parent: 57 fixed (the warm-up's states though it is off) + 22 per step x 4 steps = 145; largest leg 174 (the pre-test's first); worker 7
+        assertEquals(145, e.historyEvents().parent());
         assertEquals(174, e.maxHistoryEvents());
         assertEquals("pre-test step 1 leg 1", e.maxHistoryExecution());
         assertEquals(7, e.historyEvents().worker());
@@ -91,30 +94,30 @@ class RunEstimateTest {
         assertEquals(4, e.peakConcurrentLambdas());
         assertEquals(3, e.maxMapConcurrency(), "formal step 1 runs 3 legs at once");
         assertEquals(13.0, e.longestInvocationS(), "15 s of Lambda time less the 2 s margin kept for the last flush");
-        // expected duration (issue 24 finding 19): 30 s of steps; per step 1 s start + 3 s lead + 5 s drain (2 s timeout,
-        // 1 s grace, 2 s margin) + 1 s Step Completed = 10 s, x 3; once: prepare and release 1 s each, two checks 5 s
-        // each, report 10 s = 22 s
-        assertEquals(30 + 30 + 22, e.expectedDurationS());
-        // invocations: run-preparation 1 + 3 steps; probe and decider 15 + 21 + 9 = 45 rounds; report 1 + 3 Step Completed
-        assertEquals(Map.of("run-preparation", 4L, "checks", 2L, "load-driver", 7L, "probe", 45L,
-                "fault-decider", 45L, "report", 4L, "release-leases", 1L), e.lambdaInvocations());
-        // transitions: parent 17 + 5*3 = 32; legs 6*6 + 4*45 = 216; workers 7 -> 255
-        assertEquals(255, e.stateTransitions());
-        // DynamoDB: windows 1*10 + 1*15 + 2*5 = 35 (2 WRU each), results 7 (3 WRU), verdicts 45 rounds x 2 items x
-        // 2 modules (order, load) = 180 (1 WRU), 3 step items and 3 Step Completed claims: 70 + 21 + 180 + 6 = 277 WRU
-        assertEquals(35, e.dynamoDb().windowItems());
-        assertEquals(7, e.dynamoDb().resultItems());
-        assertEquals(180, e.dynamoDb().verdictItems());
-        assertEquals(277, e.dynamoDb().writeRequestUnits());
-        // load driver: 26 000 + 39 000 + 2*13 000 = 91 000 ms at 1769 MB = 91 * 1769/1024 GB-s
-        assertEquals(91 * 1769 / 1024.0, e.costUsd().loadDriverGbSeconds(), 1e-9);
-        // others at 1 GB: 45*1000 + 45*500 + 4*1000 + 2*5000 + 10000 + 3*1000 (Step Completed) = 94 500 ms
-        assertEquals(94.5, e.costUsd().otherGbSeconds(), 1e-9);
-        double expectedTotal = (91 * 1769 / 1024.0 + 94.5) * 0.0000166667 + 108 / 1e6 * 0.20 + 255 / 1e3 * 0.025
-                + 277 / 1e6 * 0.625 + e.dynamoDb().readRequestUnits() / 1e6 * 0.125;
+        // expected duration (issue 24 finding 19): 35 s of steps (the confirm slot's bound is 80 QPS x 5 s); per step
+        // 1 s start + 3 s lead + 5 s drain (2 s timeout, 1 s grace, 2 s margin) + 1 s Step Completed = 10 s, x 4; once:
+        // prepare and release 1 s each, two checks 5 s each, report 10 s = 22 s
+        assertEquals(35 + 40 + 22, e.expectedDurationS());
+        // invocations: run-preparation 1 + 4 steps; probe and decider 15 + 21 + 9 + 9 = 54 rounds; report 1 + 4 Step Completed
+        assertEquals(Map.of("run-preparation", 5L, "checks", 2L, "load-driver", 9L, "probe", 54L,
+                "fault-decider", 54L, "report", 5L, "release-leases", 1L), e.lambdaInvocations());
+        // transitions: parent 17 + 5*4 = 37; legs 7*6 + 4*54 = 258; workers 9 -> 304
+        assertEquals(304, e.stateTransitions());
+        // DynamoDB: windows 1*10 + 1*15 + 2*5 + 2*5 = 45 (2 WRU each), results 9 (3 WRU), verdicts 54 rounds x 2 items x
+        // 2 modules (order, load) = 216 (1 WRU), 4 step items and 4 Step Completed claims: 90 + 27 + 216 + 8 = 341 WRU
+        assertEquals(45, e.dynamoDb().windowItems());
+        assertEquals(9, e.dynamoDb().resultItems());
+        assertEquals(216, e.dynamoDb().verdictItems());
+        assertEquals(341, e.dynamoDb().writeRequestUnits());
+        // load driver: 26 000 + 39 000 + 2*13 000 + 2*13 000 = 117 000 ms at 1769 MB = 117 * 1769/1024 GB-s
+        assertEquals(117 * 1769 / 1024.0, e.costUsd().loadDriverGbSeconds(), 1e-9);
+        // others at 1 GB: 54*1000 + 54*500 + 5*1000 + 2*5000 + 10000 + 4*1000 (Step Completed) = 110 000 ms
+        assertEquals(110.0, e.costUsd().otherGbSeconds(), 1e-9);
+        double expectedTotal = (117 * 1769 / 1024.0 + 110.0) * 0.0000166667 + 130 / 1e6 * 0.20 + 304 / 1e3 * 0.025
+                + 341 / 1e6 * 0.625 + e.dynamoDb().readRequestUnits() / 1e6 * 0.125;
         assertEquals(expectedTotal, e.costUsd().total(), 1e-12);
-        // requests sent: 2 x 10 + 20 x 15 + 80 x 5 = 720
-        assertEquals(expectedTotal / 720 * 1e6, e.usdPerMillionRequests(), 1e-9);
+        // requests sent: 2 x 10 + 20 x 15 + 80 x 5 + the confirm slot's 80 x 5 = 1 120
+        assertEquals(expectedTotal / 1120 * 1e6, e.usdPerMillionRequests(), 1e-9);
         assertEquals(List.of(), e.violations());
     }
 
@@ -206,7 +209,7 @@ class RunEstimateTest {
         // 882 s and 36 s; rounds at the 1 s alert wait (the upper bound): (10 000 + 882 000)/1 000 + 1 = 893,
         // 882 000/1 000 + 1 = 883, 36 000/1 000 + 1 = 37.
         // workers at 1 000 QPS each: 13, 25, 38, 50, 63, 75, 88, 100 = 452. Pre-test 100 QPS x 60 s: 1 worker,
-        // 1 leg, (10 000 + 60 000)/1 000 + 1 = 71 rounds.
+        // 1 leg, (10 000 + 60 000)/1 000 + 1 = 71 rounds. The confirm slot is counted as step 8 (the most requests).
         List<Plan.StepSpec> formal = new ArrayList<>();
         for (int i = 1; i <= 8; i++) {
             formal.add(new Plan.StepSpec(12_500 * i, 1800));
@@ -214,27 +217,27 @@ class RunEstimateTest {
         Plan plan = plan(new Plan.StepSpec(100, 60), formal, 1000, 2000);
         RunEstimate e = RunEstimate.of(plan, RunEstimate.typicalServices(plan), Quotas.AWS, Prices.US_EAST_1);
 
-        assertEquals(List.of(1, 13, 25, 38, 50, 63, 75, 88, 100),
+        assertEquals(List.of(1, 13, 25, 38, 50, 63, 75, 88, 100, 100),
                 e.steps().stream().map(RunEstimate.StepEstimate::workers).toList());
-        // executions: 1 + (8*3 + 1 = 25) legs + (452*3 + 1 = 1 357) workers
-        assertEquals(new RunEstimate.Executions(1383, 1, 25, 1357), e.executions());
-        // largest: a formal step's first leg, 20 + 14*893 = 12 522; parent 57 + 22*9 = 255
+        // executions: 1 + (9*3 + 1 = 28) legs + (552*3 + 1 = 1 657) workers
+        assertEquals(new RunEstimate.Executions(1686, 1, 28, 1657), e.executions());
+        // largest: a formal step's first leg, 20 + 14*893 = 12 522; parent 57 + 22*10 = 277
         assertEquals(12_522, e.maxHistoryEvents());
         assertEquals("formal step 1 leg 1", e.maxHistoryExecution());
-        assertEquals(255, e.historyEvents().parent());
+        assertEquals(277, e.historyEvents().parent());
         assertEquals(200, e.peakConcurrentWorkers());
         assertEquals(202, e.peakConcurrentLambdas());
         assertEquals(100, e.maxMapConcurrency());
         assertEquals(895.0, e.longestInvocationS(), "10 s lead + 882 s leg + 2 s request timeout + 1 s grace");
-        // transitions: parent 17 + 5*9 = 62; formal legs 8*(3*6 + 4*1 813) = 58 160; pre-test leg 6 + 4*71 = 290;
-        // workers 1 357 -> 59 869
-        assertEquals(59_869, e.stateTransitions());
-        assertEquals(8L * 1813 + 71, e.lambdaInvocations().get("probe"));
-        assertEquals(10L, e.lambdaInvocations().get("run-preparation"));
-        assertEquals(452L * 1800 + 60, e.dynamoDb().windowItems());
+        // transitions: parent 17 + 5*10 = 67; formal legs and the confirm slot's 9*(3*6 + 4*1 813) = 65 430; pre-test
+        // leg 6 + 4*71 = 290; workers 1 657 -> 67 444
+        assertEquals(67_444, e.stateTransitions());
+        assertEquals(9L * 1813 + 71, e.lambdaInvocations().get("probe"));
+        assertEquals(11L, e.lambdaInvocations().get("run-preparation"));
+        assertEquals(552L * 1800 + 60, e.dynamoDb().windowItems());
         assertTrue(e.statePayloads().largestBytes() < 262_144);
         assertEquals(List.of(), e.violations());
-        assertTrue(e.costUsd().total() > 20 && e.costUsd().total() < 40, "about $26: " + e.costUsd());
+        assertTrue(e.costUsd().total() > 20 && e.costUsd().total() < 40, "about $31: " + e.costUsd());
     }
 
     @Test

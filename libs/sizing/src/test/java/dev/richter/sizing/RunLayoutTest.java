@@ -37,8 +37,10 @@ class RunPreparationTest {
         var stages = RunLayout.prepare("run-1", plan("order"), n -> Optional.of(ORDER));
         assertEquals(1, stages.preTest().size());
         assertEquals(2.0, stages.preTest().get(0).qps());
-        assertEquals(List.of(20.0, 80.0), stages.formal().stream().map(StepRef::qps).toList());
-        assertEquals(List.of(0, 1), stages.formal().stream().map(StepRef::stepIndex).toList());
+        // the plan's two steps, then the confirm slot at its bound: the highest rate from step 2 on, the longest duration
+        assertEquals(List.of(20.0, 80.0, 80.0), stages.formal().stream().map(StepRef::qps).toList());
+        assertEquals(List.of(0, 1, 2), stages.formal().stream().map(StepRef::stepIndex).toList());
+        assertEquals(List.of(15, 15, 15), stages.formal().stream().map(StepRef::durationS).toList());
     }
 
     @Test

@@ -155,6 +155,69 @@ public record Plan(String planId, String teamId, String name, List<ScenarioSpec>
     }
 
     /**
+     * The formal stage's slots as a run lays them out: the plan's steps, then, when it has at least two, one
+     * <b>confirm slot</b> ({@link #confirmSlot()}). When a formal step F is the first that fails the capacity criteria
+     * and the step G before it held, the slot after F runs the <b>confirm step</b> at {@link #confirmQps} between them,
+     * and each later step takes the slot after its own; otherwise the last slot is skipped (DESIGN.md §5 "Confirm
+     * step"). Estimates, leases and limits take every slot at its bound.
+     */
+    public List<StepSpec> formalSlots() {
+        if (formal.size() < 2) {
+            return formal;
+        }
+        List<StepSpec> slots = new java.util.ArrayList<>(formal);
+        slots.add(confirmSlot());
+        return List.copyOf(slots);
+    }
+
+    /**
+     * The bound of the confirm step, the slot {@link #formalSlots()} adds: the highest rate of the formal steps from the
+     * second on (the confirm step follows a failing step F, never the first, and runs below F's rate), for the longest
+     * of their durations (it runs for F's).
+     *
+     * @throws IllegalStateException when the plan has fewer than two formal steps (no confirm slot)
+     */
+    public StepSpec confirmSlot() {
+        List<StepSpec> after = confirmable();
+        return new StepSpec(after.stream().mapToDouble(StepSpec::qps).max().orElseThrow(),
+                after.stream().mapToInt(StepSpec::durationS).max().orElseThrow());
+    }
+
+    /**
+     * Index in {@link #formal()} of the step a confirm step can cost the most as: of the steps from the second on, the
+     * one that sends the most requests ({@code qps × durationS}; the last of equals). The confirm step runs below F's
+     * rate for F's duration, so it sends fewer requests, needs no more workers and no longer legs than this step.
+     *
+     * @throws IllegalStateException when the plan has fewer than two formal steps (no confirm slot)
+     */
+    public int confirmSlotCostliest() {
+        List<StepSpec> after = confirmable();
+        int best = 0;
+        for (int i = 1; i < after.size(); i++) {
+            if (after.get(i).qps() * after.get(i).durationS() >= after.get(best).qps() * after.get(best).durationS()) {
+                best = i;
+            }
+        }
+        return best + 1;
+    }
+
+    private List<StepSpec> confirmable() {
+        if (formal.size() < 2) {
+            throw new IllegalStateException("a confirm slot needs at least two formal steps");
+        }
+        return formal.subList(1, formal.size());
+    }
+
+    /**
+     * The confirm step's rate between the last step that held ({@code heldQps}, G) and the first that failed
+     * ({@code failedQps}, F): their midpoint, rounded to 0.01 QPS. Empty unless G &lt; midpoint &lt; F.
+     */
+    public static java.util.OptionalDouble confirmQps(double heldQps, double failedQps) {
+        double mid = Math.round((heldQps + failedQps) * 50) / 100.0;
+        return heldQps < mid && mid < failedQps ? java.util.OptionalDouble.of(mid) : java.util.OptionalDouble.empty();
+    }
+
+    /**
      * Index in {@link #warmUpSteps} of the first hold step of a steadied warm-up (the steps from it on are its hold
      * steps, at the warm-up's rate): {@value #WARM_UP_RAMP_RUNGS} after a ramp, 0 without one. -1 when the warm-up is
      * fixed (too short for {@value #WARM_UP_MIN_HOLDS} hold steps: sent whole) or off.
