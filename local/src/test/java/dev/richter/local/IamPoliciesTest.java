@@ -77,6 +77,19 @@ class IamPoliciesTest {
         assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("LoadDriverFunction", "dynamodb:UpdateItem", TABLE + "richter-plans"));
     }
 
+    /**
+     * After a failed report the lease release marks the run FAILED and sets its abort flag (two UpdateItems on the run,
+     * {@code RunRelease.release}) before releasing the leases: without this grant the release failed there and the
+     * leases stayed held until they lapsed (seen when a report failed in a ShopITSuite run).
+     */
+    @Test
+    void theLeaseReleaseMayMarkARunWhoseReportFailedAndWriteNothingElseThere() throws IOException {
+        IamPolicies iam = template();
+        assertEquals(AccessDecision.ALLOWED, iam.decide("ReleaseLeasesFunction", "dynamodb:UpdateItem", TABLE + "richter-runs"));
+        assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("ReleaseLeasesFunction", "dynamodb:PutItem", TABLE + "richter-runs"));
+        assertEquals(AccessDecision.IMPLICIT_DENY, iam.decide("ReleaseLeasesFunction", "dynamodb:DeleteItem", TABLE + "richter-runs"));
+    }
+
     @Test
     void thePlanApiMayStartRunsAndDescribeTheirExecutionsButNotStopThem() throws IOException {
         IamPolicies iam = template();

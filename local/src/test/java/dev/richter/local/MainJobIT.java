@@ -109,8 +109,12 @@ class MainJobIT extends LocalAwsStackTestSupport {
         assertEquals(50.0, confirmStep.path("targetQps").asDouble(), confirmStep.toString());
         assertEquals(500, confirmStep.path("counters").path("sent").asLong(), "exact count of the confirm step");
         assertEquals(confirmStep.path("counters").path("sent").asLong(), confirmStep.path("counters").path("marked").asLong());
-        boolean held = confirmStep.path("successRatePct").asDouble() >= 99.9
-                && confirmStep.path("latencyMs").path("p99").asDouble() <= 3000 && !confirmStep.path("aborted").asBoolean();
+        // judged on its second half (the first is its settle after step 3's overload): the capacity names it so
+        String limitedBy = report.path("capacity").path("limitedBy").asText();
+        boolean held = !limitedBy.startsWith("the confirm step");
+        if (confirmStep.path("successRatePct").asDouble() >= 99.9 && confirmStep.path("latencyMs").path("p99").asDouble() <= 3000) {
+            assertTrue(held, "held on the whole, so held on its second half: " + limitedBy);
+        }
         double from = held ? 50 : 40;
         double to = held ? 60 : 50;
         assertEquals(from, report.path("capacity").path("maxSustainableQps").asDouble(), report.path("capacity").toString());
@@ -120,8 +124,8 @@ class MainJobIT extends LocalAwsStackTestSupport {
         String text = interval.path("text").asText();
         assertTrue(text.startsWith(String.format("between %d and %d QPS; ", (int) from, (int) to)), text);
         // the knee checked against its own steps: each half of the step below it held, each half of the one above failed
-        assertEquals(text.contains(held ? "each half of the confirm step held, each of step 3 failed"
-                : "each half of step 2 held, each of the confirm step failed"), interval.path("confirmed").asBoolean(), text);
+        assertEquals(text.contains(held ? "the confirm step's second half held, each of step 3 failed"
+                : "each half of step 2 held, the confirm step's second half failed"), interval.path("confirmed").asBoolean(), text);
         assertTrue(html.contains((int) from + " QPS (" + text + ")"), "the capacity card states the interval: " + text);
         assertTrue(html.contains("the confirm step \u00b7 50 QPS"), "the confirm step has its row");
         assertEquals(4, report.path("formalStepsPlanned").asInt(), "the plan's ladder, the confirm step apart");

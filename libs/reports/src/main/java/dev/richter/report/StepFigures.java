@@ -140,6 +140,17 @@ public record StepFigures(String stage, int stepIndex, double targetQps, int dur
      * This step with {@code n} more of its ok answers found served by a fallback ({@link Counters#withFallbacks}): out
      * of the success rate, so out of the capacity criteria too, as check failures are.
      */
+    /**
+     * The same step judged on a part of its send window: its success rate (percent) and latency quantiles
+     * (milliseconds) replaced, its counters kept. The report judges a confirm step on its second half, the first being
+     * its settle after the overload of the step before it ({@code ReportBuilder.settled}).
+     */
+    public StepFigures judgedOn(double successRatePct, Map<String, Double> latencyMs) {
+        return new StepFigures(stage, stepIndex, targetQps, durationS, workersExpected, workersReported, missingWorkers,
+                achievedQps, rateErrorPct, counters, successRatePct, latencyMs, latencyFromSendMs, aborted, startedAtMs,
+                endedAtMs, mergedHistogram, legs, lateWorkers, unsentAtTimeLimit);
+    }
+
     public StepFigures withFallbacks(long n) {
         Counters c = counters.withFallbacks(n);
         return new StepFigures(stage, stepIndex, targetQps, durationS, workersExpected, workersReported, missingWorkers,
