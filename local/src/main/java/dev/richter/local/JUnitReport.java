@@ -63,7 +63,7 @@ final class JUnitReport {
                 }
             });
         }
-        for (String stage : List.of("preTest", "warmUp", "formal")) {
+        for (String stage : List.of("preTest", "warmUp", "formal", "confirm")) {
             for (JsonNode s : report.path(stage)) {
                 String name = RunComparison.label(s);
                 List<String> r = stepRegressions.getOrDefault(s.path("stage").asText() + "#" + s.path("stepIndex").asInt(), List.of());

@@ -126,7 +126,8 @@ class MainJobIT extends LocalAwsStackTestSupport {
         // the knee checked against its own steps: each half of the step below it held, each half of the one above failed
         assertEquals(text.contains(held ? "the confirm step's second half held, each of step 3 failed"
                 : "each half of step 2 held, the confirm step's second half failed"), interval.path("confirmed").asBoolean(), text);
-        assertTrue(html.contains((int) from + " QPS (" + text + ")"), "the capacity card states the interval: " + text);
+        assertTrue(html.contains((int) from + " QPS (" + text.replace("'", "&#39;") + ")"),
+                "the capacity card states the interval (HTML-escaped): " + text);
         assertTrue(html.contains("the confirm step \u00b7 50 QPS"), "the confirm step has its row");
         assertEquals(4, report.path("formalStepsPlanned").asInt(), "the plan's ladder, the confirm step apart");
         // the warm-up ran until the shop's latency was steady (WarmUpRule), and its later hold steps were skipped
@@ -151,7 +152,7 @@ class MainJobIT extends LocalAwsStackTestSupport {
         ShopLedger shop = result.shopSide();
         long ok = 0;
         long failedLate = 0;
-        for (String stage : List.of("warmUp", "preTest", "formal")) {
+        for (String stage : List.of("warmUp", "preTest", "formal", "confirm")) {
             for (JsonNode s : report.path(stage)) {
                 ok += s.path("counters").path("ok").asLong();
                 failedLate += s.path("counters").path("checkFailed").asLong() + s.path("counters").path("timeouts").asLong();

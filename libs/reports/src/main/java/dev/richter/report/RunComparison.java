@@ -114,7 +114,7 @@ public record RunComparison(String runId, String baselineRunId, String planId, S
         List<String> regressions = new ArrayList<>();
         String runId = run.path("runId").asText();
         String baselineRunId = baseline.path("runId").asText();
-        for (String stage : List.of("preTest", "warmUp", "formal")) {
+        for (String stage : List.of("preTest", "warmUp", "formal", "confirm")) {
             Map<Double, List<JsonNode>> baselineByRate = byRate(baseline.path(stage));
             for (JsonNode step : run.path(stage)) {
                 List<JsonNode> peers = baselineByRate.getOrDefault(step.path("targetQps").asDouble(), new ArrayList<>());
