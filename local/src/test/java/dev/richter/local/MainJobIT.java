@@ -102,31 +102,31 @@ class MainJobIT extends LocalAwsStackTestSupport {
                 report.path("capacity").toString());
         // the knee refined inside the run (issue 42): right after step 3 (60 QPS) failed, after step 2 (40 QPS) held,
         // a confirm step at 50 QPS for 10 s, before step 4. Order's limiter admits 50 orders a second, so it sits on the
-        // knee: held, the capacity is 50 in [50, 60); failed, 40 in [40, 50). Either way the figures decide it.
+        // knee.
         JsonNode confirm = report.path("confirm");
         assertEquals(1, confirm.size(), "one confirm step: " + confirm);
         JsonNode confirmStep = confirm.get(0);
         assertEquals(50.0, confirmStep.path("targetQps").asDouble(), confirmStep.toString());
         assertEquals(500, confirmStep.path("counters").path("sent").asLong(), "exact count of the confirm step");
         assertEquals(confirmStep.path("counters").path("sent").asLong(), confirmStep.path("counters").path("marked").asLong());
-        // judged on its second half (the first is its settle after step 3's overload): the capacity names it so
-        String limitedBy = report.path("capacity").path("limitedBy").asText();
-        boolean held = !limitedBy.startsWith("the confirm step");
-        if (confirmStep.path("successRatePct").asDouble() >= 99.9 && confirmStep.path("latencyMs").path("p99").asDouble() <= 3000) {
-            assertTrue(held, "held on the whole, so held on its second half: " + limitedBy);
-        }
-        double from = held ? 50 : 40;
-        double to = held ? 60 : 50;
-        assertEquals(from, report.path("capacity").path("maxSustainableQps").asDouble(), report.path("capacity").toString());
+        // judged on its second half (the first is its settle after step 3's overload), and only when its verdict is more
+        // than the noise of its 250 requests: a loss of a few is a knee below 50, [40, 50); no loss (or one) cannot show
+        // 99.9 % on 250 answers, so the ladder's [40, 60) stands and says why. The capacity is 40 either way.
+        assertEquals(40.0, report.path("capacity").path("maxSustainableQps").asDouble(), report.path("capacity").toString());
         JsonNode interval = report.path("capacity").path("interval");
-        assertEquals(from, interval.path("fromQps").asDouble(), interval.toString());
-        assertEquals(to, interval.path("toQps").asDouble(), interval.toString());
+        assertEquals(40.0, interval.path("fromQps").asDouble(), interval.toString());
+        double to = interval.path("toQps").asDouble();
         String text = interval.path("text").asText();
-        assertTrue(text.startsWith(String.format("between %d and %d QPS; ", (int) from, (int) to)), text);
-        // the knee checked against its own steps: each half of the step below it held, each half of the one above failed
-        assertEquals(text.contains(held ? "the confirm step's second half held, each of step 3 failed"
-                : "each half of step 2 held, the confirm step's second half failed"), interval.path("confirmed").asBoolean(), text);
-        assertTrue(html.contains((int) from + " QPS (" + text.replace("'", "&#39;") + ")"),
+        assertTrue(to == 50 || to == 60, interval.toString());
+        assertTrue(text.startsWith(String.format("between 40 and %d QPS; each half of step 2 held, ", (int) to)), text);
+        if (to == 50) {
+            assertTrue(text.endsWith("the confirm step's second half failed"), text);
+            assertTrue(interval.path("confirmed").asBoolean(), interval.toString());
+        } else {
+            assertTrue(text.contains("each of step 3 failed; the confirm step at 50 QPS ")
+                    && text.endsWith("so the knee may lie on either side of it"), text);
+        }
+        assertTrue(html.contains("40 QPS (" + text.replace("'", "&#39;") + ")"),
                 "the capacity card states the interval (HTML-escaped): " + text);
         assertTrue(html.contains("the confirm step \u00b7 50 QPS"), "the confirm step has its row");
         assertEquals(4, report.path("formalStepsPlanned").asInt(), "the plan's ladder, the confirm step apart");

@@ -140,6 +140,7 @@ final class Http2ClientConnection extends Http2ConnectionHandler implements Nett
     private void retry(Http2Stream stream, NettyHttpTransport.PendingRequest ex) {
         stream.removeProperty(exchangeKey);
         ex.connection = null;
+        attempt.pool.countRetry();
         attempt.pool.dispatch(ex);
     }
 

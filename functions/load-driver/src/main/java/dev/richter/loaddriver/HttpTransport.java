@@ -124,6 +124,15 @@ public interface HttpTransport extends AutoCloseable {
      */
     PreparedRequest prepare(OutboundRequest request);
 
+    /**
+     * Exchanges this transport started again since it was made because the server never processed them: an HTTP/2
+     * stream refused with {@code REFUSED_STREAM}, or opened above the last stream id of the server's GOAWAY (RFC 9113
+     * §8.7 allows both to be retried, on the same connection or another). 0 for a transport that never retries.
+     */
+    default long retriedExchanges() {
+        return 0;
+    }
+
     @Override
     void close();
 

@@ -302,8 +302,9 @@ public final class LoadDriver {
         }
         if (stopBeforeFirstSend) {
             LOG.info("run {}: {} stops before its first send: {}", task.runId(), task.workerName(), polls.reason);
-            return finish(task, recorder, startedAtMs, epochMsClock.getAsLong(), true, 0, 0, List.of(), 0);
+            return finish(task, recorder, startedAtMs, epochMsClock.getAsLong(), true, 0, 0, List.of(), 0, 0);
         }
+        long retriedBefore = transport.retriedExchanges(); // after the warm-up, whose exchanges are not the step's
         if (leadNanos.getAsLong() > PRE_STEP_GC_LEAD_NANOS) {
             mix.preconnect(preconnections(task.qps()));
         }
@@ -437,7 +438,7 @@ public final class LoadDriver {
         }
         List<Long> unstoredSeconds = unstored.stream().map(Window::epochSecond).sorted().distinct().toList();
         return finish(task, recorder, startedAtMs, epochMsClock.getAsLong(), abort.get(), startLagMs, unsent, unstoredSeconds,
-                lastSentAtMs.get());
+                lastSentAtMs.get(), transport.retriedExchanges() - retriedBefore);
     }
 
     @FunctionalInterface
@@ -445,9 +446,16 @@ public final class LoadDriver {
         long of(long nanos);
     }
 
+    /**
+     * Stores and returns the worker's result.
+     *
+     * @param retried exchanges the transport started again during the step ({@link HttpTransport#retriedExchanges}): a
+     *                transport serves one worker at a time, so the difference over the step is the step's
+     */
     private WorkerResult finish(WorkerTask task, StepRecorder recorder, long startedAtMs, long endedAtMs, boolean aborted,
-                                long startLagMs, long unsent, List<Long> unstoredWindowSeconds, long lastSentAtMs) {
-        Counters counters = recorder.counters();
+                                long startLagMs, long unsent, List<Long> unstoredWindowSeconds, long lastSentAtMs,
+                                long retried) {
+        Counters counters = recorder.counters().withRetried(retried);
         WorkerResult result = new WorkerResult(task.runId(), task.stage(), task.stepIndex(), task.workerIndex(),
                 task.workerCount(), task.qps(), startedAtMs, endedAtMs, counters, recorder.encodedFromDue(),
                 recorder.encodedFromSend(), aborted, task.legIndex(), startLagMs, unsent, unstoredWindowSeconds, lastSentAtMs);

@@ -180,6 +180,8 @@ public final class NettyHttpTransport implements HttpTransport {
     private final Options options;
     private final SslContext sslContext;
     private final Map<PoolKey, HostPool> pools = new ConcurrentHashMap<>();
+    /** Exchanges started again because the server never processed them ({@link #retriedExchanges}). */
+    private final java.util.concurrent.atomic.LongAdder retried = new java.util.concurrent.atomic.LongAdder();
     /** One timer loop per event loop, so the requests of every target on that loop share one send loop. */
     private final Map<EventLoop, SpinningTimerLoop> timerLoops = new ConcurrentHashMap<>();
 
@@ -520,6 +522,11 @@ public final class NettyHttpTransport implements HttpTransport {
     }
 
     /** The connections to one target and the exchanges waiting for one; confined to {@link #loop}. */
+    @Override
+    public long retriedExchanges() {
+        return retried.sum();
+    }
+
     final class HostPool {
         final EventLoop loop;
         final SpinningTimerLoop timers;
@@ -532,6 +539,11 @@ public final class NettyHttpTransport implements HttpTransport {
         int connecting;
         /** After the first connection: whether the target speaks HTTP/2 (learnt from ALPN on https). */
         Boolean speaksHttp2;
+
+        /** Counts an exchange started again because the server never processed it ({@link #retriedExchanges}). */
+        void countRetry() {
+            retried.increment();
+        }
         /**
          * Exchanges in the order of their deadlines, the next to expire first, done ones dropped from the head as they
          * reach it: one timer ({@link #expiry}) serves them all, instead of a scheduled task per request (its allocation,

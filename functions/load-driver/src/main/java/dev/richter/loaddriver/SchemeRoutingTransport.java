@@ -17,6 +17,11 @@ public record SchemeRoutingTransport(HttpTransport http, HttpTransport other) im
     }
 
     @Override
+    public long retriedExchanges() {
+        return http.retriedExchanges() + other.retriedExchanges();
+    }
+
+    @Override
     public void close() {
         try {
             http.close();

@@ -73,6 +73,14 @@ final class Http2TestServer implements AutoCloseable {
     volatile int goAwayAfterStreams = Integer.MAX_VALUE;
     /** Connections ended with GOAWAY (after {@link #goAwayAfterStreams} streams). */
     final AtomicInteger goAways = new AtomicInteger();
+    /**
+     * Streams still to refuse: each new stream, while this is above 0, is reset with {@code REFUSED_STREAM} at its
+     * HEADERS, unprocessed and unrecorded (RFC 9113 §8.7: the server did no work on it), as a server at its stream or
+     * queue limit does.
+     */
+    final AtomicInteger refuseStreams = new AtomicInteger();
+    /** Streams refused so far. */
+    final AtomicInteger refused = new AtomicInteger();
     private TrustManagerFactory trust;
 
     /**
@@ -189,10 +197,21 @@ final class Http2TestServer implements AutoCloseable {
     private final class StreamHandler extends SimpleChannelInboundHandler<Http2StreamFrame> {
         private Http2HeadersFrame headers;
         private final ByteArrayOutputStream body = new ByteArrayOutputStream();
+        private boolean refusedHere;
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, Http2StreamFrame frame) {
             boolean end = false;
+            if (refusedHere) {
+                return;
+            }
+            if (frame instanceof Http2HeadersFrame && refuseStreams.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                refusedHere = true;
+                refused.incrementAndGet();
+                ctx.writeAndFlush(new io.netty.handler.codec.http2.DefaultHttp2ResetFrame(
+                        io.netty.handler.codec.http2.Http2Error.REFUSED_STREAM));
+                return;
+            }
             if (frame instanceof Http2HeadersFrame h) {
                 headers = h;
                 end = h.isEndStream();

@@ -273,6 +273,26 @@ class NettyHttpTransportTest {
         }
     }
 
+    /**
+     * RFC 9113 §8.7: a stream the server refused with {@code REFUSED_STREAM} was not processed, so the client may start
+     * it again. The server refuses the first 6 of 60: all 60 are answered, the server processed each once, and the
+     * worker's counters count the 6 exchanges started again.
+     */
+    @Test
+    void h2StreamsTheServerRefusedStartAgainAndAreCounted() throws Exception {
+        try (Http2TestServer server = new Http2TestServer(0, null);
+             NettyHttpTransport transport = new NettyHttpTransport(1, options().withCleartext(NettyHttpTransport.Protocol.HTTP_2))) {
+            server.refuseStreams.set(6);
+            Counters c = new LoadDriver(transport, new ResultSink.InMemory(), id -> false)
+                    .run(LoadDriverTest.task(server.baseUrl(), 60, 1, 0, 1, 0, 2000, 1000, 1000)).counters();
+            assertEquals(60, c.ok(), c.toString());
+            assertEquals(0, c.connectErrors() + c.timeouts(), c.toString());
+            assertEquals(6, server.refused.get());
+            assertEquals(60, server.seen.size(), "each request processed once");
+            assertEquals(6, c.retried(), c.toString());
+        }
+    }
+
     @Test
     void httpsIsRejectedAtPrepare() {
         try (NettyHttpTransport transport = new NettyHttpTransport()) {

@@ -25,6 +25,7 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import org.apache.commons.math3.distribution.BinomialDistribution;
 
 /**
  * Builds a {@link Report} from what the run stored. Plain Java.
@@ -137,7 +138,9 @@ public final class ReportBuilder {
                 plan.formal(), evidence.startedSteps()), evidence.breakerCounts());
         List<StepFigures> confirm = Fallbacks.counted(figures(Stages.CONFIRM, byStep.getOrDefault(Stages.CONFIRM, Map.of()),
                 confirmSpecs(evidence.startedSteps()), evidence.startedSteps()), evidence.breakerCounts());
-        List<StepFigures> byRate = withConfirmStep(formal, settled(confirm, evidence.halves()));
+        List<StepFigures> judgedConfirm = settled(confirm, evidence.halves());
+        Optional<String> inconclusive = inconclusive(judgedConfirm, evidence.halves());
+        List<StepFigures> byRate = withConfirmStep(formal, inconclusive.isPresent() ? List.of() : judgedConfirm);
         List<Verdict> ordered = changes(verdicts);
 
         String outcome;
@@ -168,8 +171,8 @@ public final class ReportBuilder {
                 StepOverload.byStep(evidence.overload()), evidence.traces(), ordered, plan.requestTimeoutMs()));
         List<StepFigures> beforeFormal = Report.runOrder(pre, warmUp, List.of());
         resilience = withDegradation(resilience, beforeFormal, formal, evidence, plan);
-        Report.Capacity capacity = withInterval(faultCausedAbort(byRate, run)
-                .orElseGet(() -> capacity(byRate, ordered, whyNoFormal(outcome, plan))), byRate, evidence.halves());
+        Report.Capacity capacity = withInconclusiveConfirm(withInterval(faultCausedAbort(byRate, run)
+                .orElseGet(() -> capacity(byRate, ordered, whyNoFormal(outcome, plan))), byRate, evidence.halves()), inconclusive);
         Optional<WarmUpRule.End> warmUpEnd = WarmUpRule.end(warmUp, plan.warmUpFirstHold());
         Report.Confidence confidence = withWarmUpDeduction(withKneeDeduction(
                 confidence(pre, formal, confirm, plan, run, missingEvidence, dynamicChecks, evidence.callGraph()), capacity),
@@ -207,6 +210,64 @@ public final class ReportBuilder {
         Map<String, Double> latency = new LinkedHashMap<>(c.latencyMs());
         latency.put("p99", h[1].p99Ms());
         return List.of(c.judgedOn(halfSuccessPct(h[1], c), latency));
+    }
+
+    /** One-sided significance a confirm step's verdict needs before it narrows the knee. */
+    static final double CONFIRM_SIGNIFICANCE = 0.05;
+
+    /**
+     * Why the confirm step's verdict cannot narrow the knee, or empty when it can (or none ran). A verdict is
+     * decisive when its requests (those judged: its second half when {@link #settled} used it) could not plausibly have
+     * come from the other side of the success criterion, by the binomial distribution of its errors at the criterion's
+     * error share {@code p0 = 1 − }{@link #SUSTAINED_SUCCESS_PCT}{@code /100} (0.001), one-sided at
+     * {@link #CONFIRM_SIGNIFICANCE}:
+     * <ul>
+     *   <li>failed: P(X ≥ errors | n, p0) ≤ 0.05, or its p99 over {@link #SUSTAINED_P99_MS}: the demo's 3 of 260 at
+     *       50 QPS (P = 0.002) is a knee below 50;</li>
+     *   <li>held: P(X ≤ errors | n, p0) ≤ 0.05, which takes about 3 000 requests with no error (the rule of three):
+     *       250 answered of 250 shows a success above 98.8 % at 95 %, not above 99.9 %.</li>
+     * </ul>
+     * A confirm step sits on the knee by design, so its verdict is often within that noise: the same shop held 50 QPS
+     * in one run (1 error in 500) and failed it in the next (4 in 500). An inconclusive one leaves the ladder's
+     * interval [G, F) and says so; it never moves the capacity up on evidence too thin to show the criterion.
+     * Commons Math's {@link BinomialDistribution} gives the tails.
+     */
+    static Optional<String> inconclusive(List<StepFigures> judged, Map<String, StepHalves.Half[]> halves) {
+        if (judged.isEmpty() || !ResilienceVerdict.ran(judged.get(0)) || judged.get(0).aborted()
+                || !judged.get(0).missingWorkers().isEmpty()) {
+            return Optional.empty();
+        }
+        StepFigures c = judged.get(0);
+        StepHalves.Half[] h = halves.get(StepHalves.key(c.stage(), c.stepIndex()));
+        boolean onHalf = h != null && h[1].requests() > 0;
+        long n = onHalf ? h[1].requests() : c.counters().sent();
+        long errors = Math.round(n * (100 - c.successRatePct()) / 100);
+        if (n <= 0 || c.latencyMs().getOrDefault("p99", 0.0) > SUSTAINED_P99_MS) {
+            return Optional.empty();
+        }
+        BinomialDistribution atCriterion = new BinomialDistribution(null, (int) Math.min(Integer.MAX_VALUE, n),
+                1 - SUSTAINED_SUCCESS_PCT / 100);
+        String part = onHalf ? "in its second half" : "in all";
+        if (healthy(c)) {
+            double p = atCriterion.cumulativeProbability((int) errors);
+            return p <= CONFIRM_SIGNIFICANCE ? Optional.empty() : Optional.of(String.format(Locale.ROOT,
+                    "%s at %s QPS held (%d of %d answered well %s), too few to show %.1f %% success (P = %.2f)",
+                    StepLabels.name(c), StepLabels.qps(c.targetQps()), n - errors, n, part, SUSTAINED_SUCCESS_PCT, p));
+        }
+        double p = errors == 0 ? 1 : 1 - atCriterion.cumulativeProbability((int) errors - 1);
+        return p <= CONFIRM_SIGNIFICANCE ? Optional.empty() : Optional.of(String.format(Locale.ROOT,
+                "%s at %s QPS lost %d of %d %s, within the noise of %.1f %% success (P = %.2f)",
+                StepLabels.name(c), StepLabels.qps(c.targetQps()), errors, n, part, SUSTAINED_SUCCESS_PCT, p));
+    }
+
+    /** {@code c} with its interval's text saying why the confirm step did not narrow it, when it did not. */
+    static Report.Capacity withInconclusiveConfirm(Report.Capacity c, Optional<String> why) {
+        if (why.isEmpty() || !c.reached()) {
+            return c;
+        }
+        Report.Interval i = c.interval();
+        return c.withInterval(new Report.Interval(i.fromQps(), i.toQps(), i.confirmed(),
+                i.text() + "; " + why.get() + ", so the knee may lie on either side of it"));
     }
 
     /** The confirm step's planned rate and duration, from its stored step plan (none when it did not start). */

@@ -99,11 +99,13 @@ class ReportBuilderTest {
 
     /**
      * Issue 42 item 1: a confirm step midway between the last step that held (40) and the first that failed (80)
-     * refines the knee. Held, the capacity is its rate and the knee lies in [60, 80); failed, it stays 40 in [40, 60).
-     * Its figures are a row of their own, after step 3 where it ran, and out of the formal steps' count.
+     * refines the knee when its verdict is more than the noise of its requests. Failed decisively, the capacity stays 40
+     * in [40, 60); held decisively (thousands of answers without an error), it is 60 in [60, 80); within the noise,
+     * the ladder's [40, 80) stands and says why. Its figures are a row of their own, after step 3 where it ran, and
+     * out of the formal steps' count.
      */
     @Test
-    void aConfirmStepBetweenTheKneesStepsNarrowsTheInterval() {
+    void aConfirmStepBetweenTheKneesStepsNarrowsTheIntervalWhenItsVerdictIsMoreThanNoise() {
         StepHalves.Half held = new StepHalves.Half(300, 0, 15);
         StepHalves.Half failed = new StepHalves.Half(400, 50, 16);
         java.util.function.BiFunction<WorkerResult, Map<String, StepHalves.Half[]>, Report> build = (confirm, halves) -> {
@@ -115,45 +117,54 @@ class ReportBuilderTest {
             return ReportBuilder.build(RUN, PLAN, rs, List.of(), CLEAN_DYNAMIC, List.of(), List.of(),
                     new ReportEvidence(started, null, List.of(), null, null).withHalves(halves), null, 1);
         };
-        Map<String, StepHalves.Half[]> halves = Map.of("formal#1", new StepHalves.Half[] {held, held},
-                "confirm#0", new StepHalves.Half[] {held, held}, "formal#2", new StepHalves.Half[] {failed, failed});
+        java.util.function.Function<StepHalves.Half[], Map<String, StepHalves.Half[]>> with = confirm -> Map.of(
+                "formal#1", new StepHalves.Half[] {held, held}, "formal#2", new StepHalves.Half[] {failed, failed},
+                "confirm#0", confirm);
 
-        Report up = build.apply(step("confirm", 0, 60, 600, 600, Map.of(), 0, 13), halves);
+        // within the noise: 300 of 300 in its second half shows no more than 98.8 % at 95 %; 1 of 300 lost is as likely
+        // at 99.9 % as not
+        Report even = build.apply(step("confirm", 0, 60, 600, 600, Map.of(), 0, 13), with.apply(new StepHalves.Half[] {held, held}));
+        assertEquals(40.0, even.capacity().maxSustainableQps(), "never moved up on evidence too thin for the criterion");
+        assertEquals(new Report.Interval(40, 80, true, "between 40 and 80 QPS; each half of step 2 held, each of step 3"
+                + " failed; the confirm step at 60 QPS held (300 of 300 answered well in its second half), too few to show"
+                + " 99.9 % success (P = 0.74), so the knee may lie on either side of it"), even.capacity().interval());
+        Report oneLost = build.apply(step("confirm", 0, 60, 600, 599, Map.of("429", 1L), 0, 13),
+                with.apply(new StepHalves.Half[] {held, new StepHalves.Half(300, 1, 15)}));
+        assertEquals(40.0, oneLost.capacity().maxSustainableQps());
+        assertTrue(oneLost.capacity().interval().text().endsWith("the confirm step at 60 QPS lost 1 of 300 in its second"
+                + " half, within the noise of 99.9 % success (P = 0.26), so the knee may lie on either side of it"),
+                oneLost.capacity().interval().text());
+        assertEquals(List.of("confirm"), even.confirm().stream().map(StepFigures::stage).toList());
+        assertEquals(3, even.formal().size(), "the confirm step is not a formal step");
+        assertEquals(1.0, even.confidence().score(), even.confidence().reasons().toString());
+        assertTrue(even.outcomeReason().endsWith("3 of 3 formal steps ran"), even.outcomeReason());
+        assertEquals(List.of("pre-test#0", "formal#0", "formal#1", "formal#2", "confirm#0"), even.latencyCurves().curves()
+                .stream().map(c -> c.stage() + "#" + c.stepIndex()).toList(), "in run order: the confirm step after step 3");
+
+        // held decisively: 4 000 answers without an error in its second half (P = 0.02)
+        StepHalves.Half many = new StepHalves.Half(4000, 0, 15);
+        Report up = build.apply(step("confirm", 0, 60, 600, 600, Map.of(), 0, 13), with.apply(new StepHalves.Half[] {many, many}));
         assertEquals(60.0, up.capacity().maxSustainableQps());
         assertEquals(new Report.Interval(60, 80, true, "between 60 and 80 QPS; the confirm step's second half held, each of"
                 + " step 3 failed"), up.capacity().interval());
-
-        // right after step 3's overload, the target sheds a few while it recovers: the confirm step's first half is its
-        // settle, and its second half decides
+        // right after step 3's overload, the target sheds a few while it recovers: the first half is its settle
         Report settled = build.apply(step("confirm", 0, 60, 600, 597, Map.of("429", 3L), 0, 13),
-                Map.of("formal#1", new StepHalves.Half[] {held, held}, "formal#2", new StepHalves.Half[] {failed, failed},
-                        "confirm#0", new StepHalves.Half[] {new StepHalves.Half(300, 3, 40), held}));
+                with.apply(new StepHalves.Half[] {new StepHalves.Half(300, 3, 40), many}));
         assertEquals(60.0, settled.capacity().maxSustainableQps(), settled.capacity().toString());
-        assertEquals("between 60 and 80 QPS; the confirm step's second half held, each of step 3 failed",
-                settled.capacity().interval().text());
         assertEquals(99.5, settled.confirm().get(0).successRatePct(), 1e-9, "the row keeps the whole step's figures");
-        Report unread = build.apply(step("confirm", 0, 60, 600, 597, Map.of("429", 3L), 0, 13), Map.of());
-        assertEquals(40.0, unread.capacity().maxSustainableQps(), "without halves it is judged on the whole");
-        assertEquals(List.of("confirm"), up.confirm().stream().map(StepFigures::stage).toList());
-        assertEquals(3, up.formal().size(), "the confirm step is not a formal step");
-        assertEquals(1.0, up.confidence().score(), up.confidence().reasons().toString());
-        assertTrue(up.outcomeReason().endsWith("3 of 3 formal steps ran"), up.outcomeReason());
-        assertEquals(List.of("pre-test#0", "formal#0", "formal#1", "formal#2", "confirm#0"), up.latencyCurves().curves()
-                .stream().map(c -> c.stage() + "#" + c.stepIndex()).toList(), "in run order: the confirm step after step 3");
 
+        // failed decisively: 50 of 400 in its second half; without halves, 3 of 600 on the whole (P = 0.02)
         Report down = build.apply(step("confirm", 0, 60, 600, 560, Map.of("503", 40L), 0, 13),
-                Map.of("formal#1", new StepHalves.Half[] {held, held}, "confirm#0", new StepHalves.Half[] {failed, failed},
-                        "formal#2", new StepHalves.Half[] {failed, failed}));
+                with.apply(new StepHalves.Half[] {failed, failed}));
         assertEquals(40.0, down.capacity().maxSustainableQps());
         assertEquals(new Report.Interval(40, 60, true, "between 40 and 60 QPS; each half of step 2 held, the confirm step's"
                 + " second half failed"), down.capacity().interval());
         assertTrue(down.capacity().limitedBy().startsWith("the confirm step's second half at 60 QPS: success 87.50 %"),
                 down.capacity().limitedBy());
-        assertTrue(unreadDown(build).capacity().limitedBy().startsWith("the confirm step at 60 QPS: success 93.33 %"));
-    }
-
-    private static Report unreadDown(java.util.function.BiFunction<WorkerResult, Map<String, StepHalves.Half[]>, Report> build) {
-        return build.apply(step("confirm", 0, 60, 600, 560, Map.of("503", 40L), 0, 13), Map.of());
+        Report unread = build.apply(step("confirm", 0, 60, 600, 597, Map.of("429", 3L), 0, 13), Map.of());
+        assertEquals(60.0, unread.capacity().interval().toQps(), "without halves it is judged on the whole");
+        assertTrue(unread.capacity().limitedBy().startsWith("the confirm step at 60 QPS: success 99.50 %"),
+                unread.capacity().limitedBy());
     }
 
     @Test

@@ -34,16 +34,34 @@ import java.util.TreeMap;
  *                       circuit breakers' not-permitted calls over the step), taken out of {@code ok}: errors of their
  *                       own, as check failures are. 0 in the load driver's counters; set by the report
  *                       ({@code StepFigures.withFallbacks})
+ * @param retried        exchanges the client started again because the server never processed them: an HTTP/2 stream
+ *                       the server refused ({@code REFUSED_STREAM}) or one above a GOAWAY's last stream id (RFC 9113
+ *                       §8.7). Each is still one request in {@code sent}, with the one outcome of its last attempt; a
+ *                       count of them tells a server that sheds by refusing streams from one that never does
  */
 public record Counters(long due, long sent, long ok, Map<String, Long> httpErrors, long timeouts,
                        long connectErrors, long dropped, long late, long marked, long checkFailed,
-                       Map<String, Long> checkFailures, long unchecked, long fallbacks) {
+                       Map<String, Long> checkFailures, long unchecked, long fallbacks, long retried) {
     /** Distinct check-failure reasons one worker keeps with their counts. */
     public static final int MAX_CHECK_REASONS = 5;
 
     public Counters {
         httpErrors = httpErrors == null ? Map.of() : Map.copyOf(httpErrors);
         checkFailures = checkFailures == null ? Map.of() : Map.copyOf(checkFailures);
+    }
+
+    /** Counters without exchanges started again ({@code retried} 0). */
+    public Counters(long due, long sent, long ok, Map<String, Long> httpErrors, long timeouts, long connectErrors,
+                    long dropped, long late, long marked, long checkFailed, Map<String, Long> checkFailures,
+                    long unchecked, long fallbacks) {
+        this(due, sent, ok, httpErrors, timeouts, connectErrors, dropped, late, marked, checkFailed, checkFailures,
+                unchecked, fallbacks, 0);
+    }
+
+    /** These counters with {@code n} exchanges started again ({@link #retried()}). */
+    public Counters withRetried(long n) {
+        return new Counters(due, sent, ok, httpErrors, timeouts, connectErrors, dropped, late, marked, checkFailed,
+                checkFailures, unchecked, fallbacks, n);
     }
 
     /** The load driver's counters: no fallbacks found by a report. */
@@ -67,7 +85,7 @@ public record Counters(long due, long sent, long ok, Map<String, Long> httpError
     public Counters withFallbacks(long n) {
         long moved = Math.max(0, Math.min(n, ok));
         return new Counters(due, sent, ok - moved, httpErrors, timeouts, connectErrors, dropped, late, marked, checkFailed,
-                checkFailures, unchecked, fallbacks + moved);
+                checkFailures, unchecked, fallbacks + moved, retried);
     }
 
     /** Counters without check failures (requests without expectations). */
@@ -106,6 +124,6 @@ public record Counters(long due, long sent, long ok, Map<String, Long> httpError
         o.checkFailures.forEach((k, v) -> reasons.merge(k, v, Long::sum));
         return new Counters(due + o.due, sent + o.sent, ok + o.ok, merged, timeouts + o.timeouts,
                 connectErrors + o.connectErrors, dropped + o.dropped, late + o.late, marked + o.marked,
-                checkFailed + o.checkFailed, reasons, unchecked + o.unchecked, fallbacks + o.fallbacks);
+                checkFailed + o.checkFailed, reasons, unchecked + o.unchecked, fallbacks + o.fallbacks, retried + o.retried);
     }
 }
