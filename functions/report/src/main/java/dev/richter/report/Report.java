@@ -235,8 +235,9 @@ public record Report(String runId, String planId, String teamId, String planName
      * @param fromQps   the last sustained step's rate, requests per second (0 when the first step failed)
      * @param toQps     the first failing step's rate, requests per second; 0 when no step failed (the interval is open
      *                  above: the capacity is at least {@code fromQps})
-     * @param confirmed true when a re-run of the step at or just below the knee met the criteria again; the run does
-     *                  not re-run steps, so a knee is unconfirmed
+     * @param confirmed true when the knee's two steps each measured the same way twice: both halves of the step below
+     *                  it held and every half of the step above it failed ({@code ReportBuilder.withInterval}; a
+     *                  confirm step counts its second half only)
      * @param text      the interval as people read it, e.g. {@code between 40 and 60 QPS; unconfirmed}, or empty
      */
     public record Interval(double fromQps, double toQps, boolean confirmed, String text) {

@@ -46,8 +46,8 @@ import org.apache.commons.math3.distribution.BinomialDistribution;
  * {@link #ENTRY_WITHOUT_TRACES_DEDUCTION} per plan entry without traces up to {@link #ENTRIES_WITHOUT_TRACES_MAX_DEDUCTION});
  * data ({@link #FEW_REQUESTS_DEDUCTION} when the plan replays fewer than {@link #MIN_DISTINCT_REQUESTS} distinct
  * requests); monitoring defects ({@link #MISSING_EVIDENCE_DEDUCTION} each, at most
- * {@link #MISSING_EVIDENCE_MAX_DEDUCTION}); 0.10 for an abort; {@link #KNEE_UNCONFIRMED_DEDUCTION} for a knee no re-run
- * confirmed; {@link #WARM_UP_UNSTEADY_DEDUCTION} for a warm-up that never steadied ({@link WarmUpRule}). The
+ * {@link #MISSING_EVIDENCE_MAX_DEDUCTION}); 0.10 for an abort; {@link #KNEE_UNCONFIRMED_DEDUCTION} for a knee its
+ * steps' halves did not confirm; {@link #WARM_UP_UNSTEADY_DEDUCTION} for a warm-up that never steadied ({@link WarmUpRule}). The
  * warm-up's figures ({@link Report#warmUp()}) count toward neither the capacity nor the confidence.
  */
 public final class ReportBuilder {
@@ -83,7 +83,7 @@ public final class ReportBuilder {
     public static final double FEW_REQUESTS_DEDUCTION = 0.10;
     /** Confidence deducted when the warm-up ran to its bound without steadying ({@link #withWarmUpDeduction}). */
     public static final double WARM_UP_UNSTEADY_DEDUCTION = 0.10;
-    /** Confidence deducted when the capacity is a knee no re-run confirmed ({@link #withKneeDeduction}). */
+    /** Confidence deducted when the capacity is a knee its steps' halves did not confirm ({@link #withKneeDeduction}). */
     public static final double KNEE_UNCONFIRMED_DEDUCTION = 0.10;
     /** The module name of the load driver's own evidence in verdicts (it has no probes). */
     public static final String LOAD_MODULE = "load";
@@ -600,8 +600,9 @@ public final class ReportBuilder {
      *       unconfirmed}.</li>
      * </ul>
      * A capacity not reached is open above ({@code at least 80 QPS; no step failed}); one not measured has
-     * {@link Report.Interval#NONE}. No step is re-run to confirm the knee across time (DESIGN.md §5 "Capacity
-     * interval").
+     * {@link Report.Interval#NONE}. A confirm step placed between G and F ({@link #withConfirmStep}) is one of the two
+     * steps when it narrowed the knee; its first half, its settle, is not checked (DESIGN.md §5 "Capacity interval",
+     * "Confirm step").
      *
      * @param formal the formal steps, in order, as {@link #capacity} judged them
      * @param halves each formal step's halves ({@link ReportEvidence#halves()}), empty when not read
@@ -698,8 +699,8 @@ public final class ReportBuilder {
     }
 
     /**
-     * {@code c} less {@link #KNEE_UNCONFIRMED_DEDUCTION} when the capacity is a knee that no re-run confirmed: a
-     * figure read off one pass up the ladder moves with the targets' warmth and noise.
+     * {@code c} less {@link #KNEE_UNCONFIRMED_DEDUCTION} when the capacity is a knee its steps' halves did not
+     * confirm: a figure read off one pass up the ladder moves with the targets' warmth and noise.
      */
     static Report.Confidence withKneeDeduction(Report.Confidence c, Report.Capacity capacity) {
         if (!capacity.reached() || capacity.interval().confirmed()) {
