@@ -139,14 +139,14 @@ test('a: Globals apply to SAM functions as SAM merges them, and take only what S
 
 test('a: SAM Policies: policy templates and their parameters, policy documents', () => {
   assertProblems(problemsAfter((t) => { fn(t, 'ReleaseLeasesFunction').Policies.push({ DynamoDBReedPolicy: { TableName: 'x' } }); }), [
-    { path: 'Resources.ReleaseLeasesFunction.Properties.Policies[2].DynamoDBReedPolicy', rule: 'property', reason: /not a SAM policy template; did you mean DynamoDBReadPolicy\?/ },
+    { path: 'Resources.ReleaseLeasesFunction.Properties.Policies[3].DynamoDBReedPolicy', rule: 'property', reason: /not a SAM policy template; did you mean DynamoDBReadPolicy\?/ },
   ]);
   assertProblems(problemsAfter((t) => { fn(t, 'ReleaseLeasesFunction').Policies[0].DynamoDBReadPolicy = { Table: { Ref: 'RunsTable' } }; }), [
     { path: 'Resources.ReleaseLeasesFunction.Properties.Policies[0].DynamoDBReadPolicy.Table', rule: 'property', reason: /has no property Table; did you mean TableName\?/ },
     { path: 'Resources.ReleaseLeasesFunction.Properties.Policies[0].DynamoDBReadPolicy', rule: 'required', reason: /requires TableName/ },
   ]);
   assertProblems(problemsAfter((t) => { fn(t, 'ReleaseLeasesFunction').Policies.push({ EventBridgePutEventsPolicy: {} }); }), [
-    { path: 'Resources.ReleaseLeasesFunction.Properties.Policies[2].EventBridgePutEventsPolicy', rule: 'required', reason: /requires EventBusName/ },
+    { path: 'Resources.ReleaseLeasesFunction.Properties.Policies[3].EventBridgePutEventsPolicy', rule: 'required', reason: /requires EventBusName/ },
   ]);
 });
 
