@@ -30,16 +30,16 @@ public class TraceSourceBench {
         int spans = 0;
         for (int round = 0; round < 3; round++) {
             DirectoryTraceSource warm = new DirectoryTraceSource(dir);
-            warm.spans("t", from, to);
+            warm.read("t", from, to);
             for (int f = 0; f < 4; f++) {
                 write(dir.resolve("svc-" + f + ".log"), bytes / 400, nowMs + 1_000 + round);
             }
             long t0 = System.nanoTime();
             // the later step's window: only what was appended starts in it
-            int n = warm.spans("t", nowMs + 1_000 + round, to).size();
+            int n = warm.read("t", nowMs + 1_000 + round, to).spans().size();
             incrementalMs = Math.min(incrementalMs, (System.nanoTime() - t0) / 1_000_000);
             long t1 = System.nanoTime();
-            spans = new DirectoryTraceSource(dir).spans("t", nowMs + 1_000 + round, to).size();
+            spans = new DirectoryTraceSource(dir).read("t", nowMs + 1_000 + round, to).spans().size();
             fullMs = Math.min(fullMs, (System.nanoTime() - t1) / 1_000_000);
             if (n != spans) {
                 throw new IllegalStateException("incremental " + n + " spans, full re-read " + spans);

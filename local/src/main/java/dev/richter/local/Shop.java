@@ -209,9 +209,17 @@ public final class Shop implements AutoCloseable {
                 "redis://127.0.0.1:" + port("redis", REDIS_PORT), url("inventory"), url("payment")));
     }
 
-    /** The spans the services logged that started in {@code [fromMs, toMs]}, epoch ms. */
+    /**
+     * The spans the services logged that started in {@code [fromMs, toMs]}, epoch ms.
+     *
+     * @throws IllegalStateException when part of the logs could not be read: a test would judge on part of the spans
+     */
     public List<Span> spans(long fromMs, long toMs) {
-        return new DirectoryTraceSource(runDir()).spans("", fromMs, toMs);
+        dev.richter.links.source.TraceRead read = new DirectoryTraceSource(runDir()).read("", fromMs, toMs);
+        if (!read.whole()) {
+            throw new IllegalStateException("the shop's span logs hold unreadable parts: " + read.unreadable());
+        }
+        return read.spans();
     }
 
     /** How many of {@code spans} carry a refusal of Richter's agent extension ({@code richter.refused}). */

@@ -14,6 +14,7 @@ import dev.richter.checks.safety.QueueUsage;
 import dev.richter.checks.safety.SafetyChecks;
 import dev.richter.checks.safety.ShadowStorageCheck;
 import dev.richter.checks.safety.ShadowWritesCheck;
+import dev.richter.links.source.TraceRead;
 import dev.richter.links.source.TraceSource;
 import dev.richter.common.model.CheckResult;
 import dev.richter.common.model.CheckResult.Outcome;
@@ -54,8 +55,9 @@ import java.util.function.LongSupplier;
  * repeated every {@link #POLL_INTERVAL_MS} until a marked span is seen, for at most
  * {@link #MAX_MARKED_WAIT_MS}. One {@value #TRACE_SOURCE_CHECK} result says what was read: WARN when no
  * trace source is configured (the trace checks are skipped: runs of teams without one keep passing), FAIL
- * when the source cannot be read or holds no marked span although marked requests were sent (the checks
- * could not verify the marked traffic, so the gate must not open).
+ * when the source cannot be read, holds no marked span although marked requests were sent (the checks
+ * could not verify the marked traffic, so the gate must not open), or has parts it could not read: those parts are
+ * missing evidence, named by position, and the other checks still judge the spans that were read.
  */
 public final class SafetyGate {
     /** Check name of the "team has no safety configuration" WARN. */
@@ -198,13 +200,16 @@ public final class SafetyGate {
         long from = fromEpochMs - WINDOW_SLACK_MS;
         long to = toEpochMs + WINDOW_SLACK_MS;
         List<Span> spans;
+        List<String> unreadable;
         int marked;
         int reads = 0;
         try {
             sleepUntil(toEpochMs + FLUSH_ALLOWANCE_MS);
             long giveUpAt = nowMs.getAsLong() + MAX_MARKED_WAIT_MS;
             while (true) {
-                spans = source.spans(teamId, from, to);
+                TraceRead read = source.read(teamId, from, to);
+                spans = read.spans();
+                unreadable = read.unreadable();
                 reads++;
                 marked = (int) spans.stream().filter(s -> MarkerOnSpan.carries(s, Marker.DEFAULT)).count();
                 if (marked > 0 || markedRequestsSent == 0 || nowMs.getAsLong() >= giveUpAt) {
@@ -222,13 +227,17 @@ public final class SafetyGate {
             return out;
         }
         String read = spans.size() + " spans (" + marked + " marked) from " + source.describe() + " started in "
-                + Instant.ofEpochMilli(from) + " .. " + Instant.ofEpochMilli(to) + " (" + reads + " reads)";
+                + Instant.ofEpochMilli(from) + " .. " + Instant.ofEpochMilli(to) + " (" + reads + " reads)"
+                + (unreadable.isEmpty() ? "" : "; " + unreadableText(unreadable));
         if (marked == 0 && markedRequestsSent > 0) {
             out.add(new CheckResult(TRACE_SOURCE_CHECK, Outcome.FAIL, subject, read + ": " + markedRequestsSent
                     + " marked requests were sent but no span carries the marker; the marked traffic cannot be verified"));
             return out;
         }
-        out.add(new CheckResult(TRACE_SOURCE_CHECK, Outcome.PASS, subject, read));
+        out.add(unreadable.isEmpty()
+                ? new CheckResult(TRACE_SOURCE_CHECK, Outcome.PASS, subject, read)
+                : new CheckResult(TRACE_SOURCE_CHECK, Outcome.FAIL, subject, read + ": what those parts held is missing"
+                        + " evidence, so isolation is not proven for it; the checks below judge the spans that were read"));
         try {
             spansRead.accept(teamId, spans);
         } catch (RuntimeException e) {
@@ -244,6 +253,15 @@ public final class SafetyGate {
         out.addAll(guarded(LinkComparisonCheck.NAME, () -> SafetyChecks.linkComparison(traces, Marker.DEFAULT, Dimension.INTERFACE, exits)));
         out.addAll(guarded(ShadowWritesCheck.NAME, () -> SafetyChecks.shadowWrites(traces, scope, services, Marker.DEFAULT)));
         return out;
+    }
+
+    /** {@code n parts of the source could not be read: <position: reason>; ...}. */
+    static String unreadableText(List<String> unreadable) {
+        long parts = 0;
+        for (String u : unreadable) {
+            parts += u.startsWith("... and ") ? Long.parseLong(u.substring(8, u.indexOf(' ', 8))) : 1;
+        }
+        return parts + (parts == 1 ? " part" : " parts") + " of the source could not be read: " + String.join("; ", unreadable);
     }
 
     /**

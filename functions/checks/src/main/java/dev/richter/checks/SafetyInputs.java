@@ -11,6 +11,7 @@ import dev.richter.common.model.RegisteredService;
 import dev.richter.common.model.WorkerResult;
 import dev.richter.links.Exit;
 import dev.richter.links.LinkService;
+import dev.richter.links.source.TraceRead;
 import dev.richter.links.source.TraceSource;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -78,8 +79,15 @@ final class SafetyInputs {
         long now = System.currentTimeMillis();
         try {
             TraceSource source = loaded.config().traceSource().open();
-            return ShadowPreCheckEvidence.check(source.spans(teamId, now - PRECHECK_LOOKBACK_MS, now), scope(services),
-                    "the last 24 h of " + source.describe());
+            TraceRead read = source.read(teamId, now - PRECHECK_LOOKBACK_MS, now);
+            List<CheckResult> out = new ArrayList<>(ShadowPreCheckEvidence.check(read.spans(), scope(services),
+                    "the last 24 h of " + source.describe()));
+            if (!read.whole()) {
+                out.add(new CheckResult(ShadowPreCheckEvidence.NAME, CheckResult.Outcome.WARN, "shadow tables",
+                        "the pre-checks were read from part of the last 24 h of " + source.describe() + ": "
+                                + SafetyGate.unreadableText(read.unreadable())));
+            }
+            return out;
         } catch (RuntimeException e) {
             AccessDenied.rethrowIfDenied(e);   // a trace source the role may not read fails the checks, not a WARN
             return List.of(new CheckResult(ShadowPreCheckEvidence.NAME, CheckResult.Outcome.WARN, "shadow tables",

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.richter.links.source.DirectoryTraceSource;
+import dev.richter.links.source.TraceRead;
 import dev.richter.links.source.TraceSource;
 import dev.richter.common.model.CheckResult;
 import dev.richter.common.model.CheckResult.Outcome;
@@ -130,8 +131,8 @@ class SafetyGateTest {
         int[] reads = {0};
         TraceSource arrivesOnThirdRead = new TraceSource() {
             @Override
-            public List<Span> spans(String teamId, long fromEpochMs, long toEpochMs) {
-                return ++reads[0] < 3 ? List.of() : all;
+            public TraceRead read(String teamId, long fromEpochMs, long toEpochMs) {
+                return TraceRead.of(++reads[0] < 3 ? List.of() : all);
             }
 
             @Override
@@ -146,8 +147,8 @@ class SafetyGateTest {
 
         TraceSource empty = new TraceSource() {
             @Override
-            public List<Span> spans(String teamId, long fromEpochMs, long toEpochMs) {
-                return List.of();
+            public TraceRead read(String teamId, long fromEpochMs, long toEpochMs) {
+                return TraceRead.of(List.of());
             }
 
             @Override
@@ -160,5 +161,60 @@ class SafetyGateTest {
                 start - 10, start, 6, "pre-test");
         assertEquals(List.of(SafetyGate.TRACE_SOURCE_CHECK), names(none, Outcome.FAIL), none.toString());
         assertTrue(now.get() - start <= SafetyGate.FLUSH_ALLOWANCE_MS + SafetyGate.MAX_MARKED_WAIT_MS + SafetyGate.POLL_INTERVAL_MS);
+    }
+
+    @Test
+    void partsTheSourceCouldNotReadFailTheTraceSourceByPositionAndTheOtherChecksJudgeTheRest() throws IOException {
+        List<Span> all = TraceDocuments.parse("x", resource("shop-healthy.otlp.json")).spans();
+        List<String> unreadable = List.of("inventory.log:3: resourceSpans[0].scopeSpans[0].spans[0].spanId: expected 16 hex"
+                + " characters", "trace 1-5f000000-0000000000000000000000bd: id: not 16 hex digits");
+        TraceSource partly = new TraceSource() {
+            @Override
+            public TraceRead read(String teamId, long fromEpochMs, long toEpochMs) {
+                return new TraceRead(all, unreadable);
+            }
+
+            @Override
+            public String describe() {
+                return "partly";
+            }
+        };
+        AtomicLong now = new AtomicLong(1_000_000);
+        List<CheckResult> r = fakeTime(now, new ArrayList<>()).dynamicChecks("t", SafetyConfig.NONE, partly, "", SCOPE,
+                List.of(), 990_000, 1_000_000, 6, "pre-test");
+        CheckResult source = r.get(0);
+        assertEquals(SafetyGate.TRACE_SOURCE_CHECK, source.name());
+        assertEquals(Outcome.FAIL, source.outcome(), "what was not read is missing evidence: " + source);
+        assertTrue(source.evidence().contains("2 parts of the source could not be read: " + unreadable.get(0) + "; "
+                + unreadable.get(1)), source.evidence());
+
+        TraceSource whole = new TraceSource() {
+            @Override
+            public TraceRead read(String teamId, long fromEpochMs, long toEpochMs) {
+                return TraceRead.of(all);
+            }
+
+            @Override
+            public String describe() {
+                return "partly";
+            }
+        };
+        List<CheckResult> wholeRead = fakeTime(now, new ArrayList<>()).dynamicChecks("t", SafetyConfig.NONE, whole, "",
+                SCOPE, List.of(), 990_000, 1_000_000, 6, "pre-test");
+        assertEquals(Outcome.PASS, wholeRead.get(0).outcome(), wholeRead.get(0).toString());
+        assertEquals(wholeRead.subList(1, wholeRead.size()), r.subList(1, r.size()),
+                "every other check still ran, on the spans that were read");
+        assertTrue(r.size() > 3, r.toString());
+    }
+
+    @Test
+    void unreadableTextCountsThePartsBeyondTheListedOnes() {
+        List<String> many = new ArrayList<>();
+        for (int i = 1; i <= 25; i++) {
+            many.add("f.log:" + i + ": bad");
+        }
+        assertTrue(SafetyGate.unreadableText(TraceRead.capped(many)).startsWith("25 parts of the source could not be read: f.log:1: bad;"));
+        assertTrue(SafetyGate.unreadableText(TraceRead.capped(many)).endsWith("f.log:20: bad; ... and 5 more"));
+        assertTrue(SafetyGate.unreadableText(List.of("a:1: x")).startsWith("1 part of"));
     }
 }

@@ -34,12 +34,24 @@ public final class AlertmanagerAlerts {
     }
 
     /**
-     * The alerts of an answer, in its order.
-     *
-     * @throws EvidenceAnswerException naming the position and the field: not JSON, not a list, an alert without
-     *                                 {@code labels}, {@code status.state} or a readable {@code startsAt}
+     * What one answer held: the alerts read, in its order, and each alert that could not be read, as
+     * {@code $[i].field ...} (its position and the field, e.g. {@code $[1].status.state is missing}).
      */
-    public static List<Alert> parse(String body) {
+    public record AlertList(List<Alert> alerts, List<String> unreadable) {
+        public AlertList {
+            alerts = List.copyOf(alerts);
+            unreadable = List.copyOf(unreadable);
+        }
+    }
+
+    /**
+     * The alerts of an answer, in its order; an alert without {@code labels}, {@code status.state} or a readable
+     * {@code startsAt} (or with an {@code endsAt} that is not RFC 3339) is listed in {@link AlertList#unreadable()} and
+     * the others are read.
+     *
+     * @throws EvidenceAnswerException when there is nothing to read alerts from: not JSON, or not a list
+     */
+    public static AlertList read(String body) {
         JsonNode root;
         try {
             root = Json.MAPPER.readTree(body);
@@ -50,23 +62,31 @@ public final class AlertmanagerAlerts {
             throw new EvidenceAnswerException("answer is not a list of alerts");
         }
         List<Alert> out = new ArrayList<>();
+        List<String> unreadable = new ArrayList<>();
         for (int i = 0; i < root.size(); i++) {
-            JsonNode a = root.get(i);
-            String at = "$[" + i + "]";
-            JsonNode labels = a.path("labels");
-            if (!labels.isObject()) {
-                throw new EvidenceAnswerException(at + ".labels is missing");
+            try {
+                out.add(alert(root.get(i), "$[" + i + "]"));
+            } catch (EvidenceAnswerException e) {
+                unreadable.add(e.getMessage());
             }
-            Map<String, String> l = new TreeMap<>();
-            labels.fields().forEachRemaining(e -> l.put(e.getKey(), e.getValue().asText()));
-            String state = a.path("status").path("state").asText("");
-            if (state.isEmpty()) {
-                throw new EvidenceAnswerException(at + ".status.state is missing");
-            }
-            out.add(new Alert(l.getOrDefault("alertname", "?"), l, state, time(a.path("startsAt"), at + ".startsAt", true),
-                    time(a.path("endsAt"), at + ".endsAt", false)));
         }
-        return out;
+        return new AlertList(out, unreadable);
+    }
+
+    /** One alert of the list, at {@code at}; throws {@link EvidenceAnswerException} naming the field it lacks. */
+    private static Alert alert(JsonNode a, String at) {
+        JsonNode labels = a.path("labels");
+        if (!labels.isObject()) {
+            throw new EvidenceAnswerException(at + ".labels is missing");
+        }
+        Map<String, String> l = new TreeMap<>();
+        labels.fields().forEachRemaining(e -> l.put(e.getKey(), e.getValue().asText()));
+        String state = a.path("status").path("state").asText("");
+        if (state.isEmpty()) {
+            throw new EvidenceAnswerException(at + ".status.state is missing");
+        }
+        return new Alert(l.getOrDefault("alertname", "?"), l, state, time(a.path("startsAt"), at + ".startsAt", true),
+                time(a.path("endsAt"), at + ".endsAt", false));
     }
 
     private static long time(JsonNode v, String path, boolean required) {

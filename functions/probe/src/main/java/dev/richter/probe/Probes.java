@@ -369,10 +369,17 @@ public final class Probes implements AutoCloseable {
                 return sourceFailure(t, "HTTP_" + r.statusCode(), what + ": answered HTTP " + r.statusCode()
                         + httpStatusHint(r.statusCode()), ms, at);
             }
-            List<AlertmanagerAlerts.Alert> firing = AlertmanagerAlerts.parse(r.body()).stream()
+            AlertmanagerAlerts.AlertList answer = AlertmanagerAlerts.read(r.body());
+            List<AlertmanagerAlerts.Alert> firing = answer.alerts().stream()
                     .filter(a -> a.firingAt(at) && t.module().equals(a.labels().get(t.moduleLabel()))
                             && matchers.entrySet().stream().allMatch(e -> e.getValue().equals(a.labels().get(e.getKey()))))
                     .toList();
+            String unread = answer.unreadable().isEmpty() ? "" : "; " + answer.unreadable().size() + " alert"
+                    + (answer.unreadable().size() == 1 ? "" : "s") + " not read: " + String.join("; ", answer.unreadable());
+            if (firing.isEmpty() && !unread.isEmpty()) {
+                // an alert not read may be the module's firing one: no alert of it is not shown
+                return sourceFailure(t, "BAD_ANSWER", what + ": no readable alert of the module fires" + unread, ms, at);
+            }
             if (firing.isEmpty()) {
                 return new HealthReport(t.module(), t.kind(), true, "NONE_FIRING", List.of(), ms, "", Map.of(), at);
             }
@@ -380,7 +387,7 @@ public final class Probes implements AutoCloseable {
             for (var a : firing) m.merge(ALERT_PREFIX + a.name(), (double) a.startsAtMs(), Math::min);
             List<String> names = firing.stream().map(AlertmanagerAlerts.Alert::name).distinct().sorted().toList();
             return new HealthReport(t.module(), t.kind(), false, "FIRING", names, ms,
-                    "alert" + (names.size() == 1 ? " " : "s ") + String.join(", ", names) + " firing in " + what,
+                    "alert" + (names.size() == 1 ? " " : "s ") + String.join(", ", names) + " firing in " + what + unread,
                     m, at);
         } catch (EvidenceAnswerException e) {
             return sourceFailure(t, "BAD_ANSWER", what + ": " + e.getMessage(), elapsedMs(startNs), at);

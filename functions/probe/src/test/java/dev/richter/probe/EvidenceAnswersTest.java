@@ -77,7 +77,7 @@ class EvidenceAnswersTest {
 
     @Test
     void alertmanagerAlertsAreReadWithTheirLabelsAndTimes() {
-        List<AlertmanagerAlerts.Alert> alerts = AlertmanagerAlerts.parse(answer("am-all.json"));
+        List<AlertmanagerAlerts.Alert> alerts = AlertmanagerAlerts.read(answer("am-all.json")).alerts();
         assertEquals(List.of("AlwaysFiring", "Manual"), alerts.stream().map(AlertmanagerAlerts.Alert::name).toList());
         AlertmanagerAlerts.Alert a = alerts.getFirst();
         assertEquals(Map.of("alertname", "AlwaysFiring", "service", "order", "severity", "page", "team", "shop"), a.labels());
@@ -89,15 +89,17 @@ class EvidenceAnswersTest {
     }
 
     @Test
-    void anEmptyListHasNoAlertsAndBadListsAreRefused() {
-        assertEquals(List.of(), AlertmanagerAlerts.parse("[]"));
+    void anEmptyListHasNoAlertsAnAnswerThatIsNoListIsRefusedAndABadAlertIsListedWhileTheOthersAreRead() {
+        assertEquals(new AlertmanagerAlerts.AlertList(List.of(), List.of()), AlertmanagerAlerts.read("[]"));
         assertEquals("answer is not a list of alerts",
-                assertThrows(EvidenceAnswerException.class, () -> AlertmanagerAlerts.parse(answer("am-bad-filter.json"))).getMessage());
-        assertEquals("$[0].labels is missing",
-                assertThrows(EvidenceAnswerException.class, () -> AlertmanagerAlerts.parse("[{\"status\":{\"state\":\"active\"}}]")).getMessage());
-        assertEquals("$[0].startsAt: 'yesterday' is not an RFC 3339 time", assertThrows(EvidenceAnswerException.class,
-                () -> AlertmanagerAlerts.parse(answer("am-alerts.json").replace("2026-12-02T15:07:58.119Z", "yesterday"))).getMessage());
-        assertEquals("$[0].status.state is missing", assertThrows(EvidenceAnswerException.class,
-                () -> AlertmanagerAlerts.parse("[{\"labels\":{},\"startsAt\":\"2026-12-02T15:07:58.119Z\"}]")).getMessage());
+                assertThrows(EvidenceAnswerException.class, () -> AlertmanagerAlerts.read(answer("am-bad-filter.json"))).getMessage());
+        assertEquals(List.of("$[0].labels is missing"),
+                AlertmanagerAlerts.read("[{\"status\":{\"state\":\"active\"}}]").unreadable());
+        AlertmanagerAlerts.AlertList badStart = AlertmanagerAlerts.read(answer("am-all.json").replaceFirst("2026-12-02T15:07:58.119Z", "yesterday"));
+        assertEquals(List.of("$[0].startsAt: 'yesterday' is not an RFC 3339 time"), badStart.unreadable());
+        assertEquals(List.of("Manual"), badStart.alerts().stream().map(AlertmanagerAlerts.Alert::name).toList(),
+                "the alert after the bad one is read");
+        assertEquals(List.of("$[0].status.state is missing"),
+                AlertmanagerAlerts.read("[{\"labels\":{},\"startsAt\":\"2026-12-02T15:07:58.119Z\"}]").unreadable());
     }
 }

@@ -184,4 +184,23 @@ class EvidenceProbesTest {
         assertEquals("alertmanager 'oncall' (" + base + "): answer is not a list of alerts", odd.detail());
         assertEquals(Evidence.MONITORING, odd.evidence());
     }
+
+    @Test
+    void anAlertThatCannotBeReadCostsNoFiringAlertOfTheModuleAndIsMissingEvidenceWhenNoneFires() {
+        String firing = EvidenceAnswersTest.answer("am-all.json");
+        body.set("[{\"labels\":{\"alertname\":\"Odd\",\"service\":\"order\"}}," + firing.substring(1));
+        HealthReport r = probes.probe(new ProbeTarget.Alerts("order", base, "oncall", Map.of("team", "shop"), "service", 5000));
+        assertEquals("FIRING", r.status(), r.toString());
+        assertEquals(Evidence.MODULE, r.evidence());
+        assertEquals(List.of("AlwaysFiring"), r.failingComponents());
+        assertEquals("alert AlwaysFiring firing in alertmanager 'oncall' (" + base + "); 1 alert not read: $[0].status.state"
+                + " is missing", r.detail());
+
+        body.set("[{\"labels\":{\"alertname\":\"Odd\",\"service\":\"order\"}}]");
+        HealthReport unknown = probes.probe(new ProbeTarget.Alerts("order", base, "oncall", Map.of(), "service", 5000));
+        assertEquals("BAD_ANSWER", unknown.status(), "the alert not read may be the module's firing one: " + unknown);
+        assertEquals(Evidence.MONITORING, unknown.evidence());
+        assertEquals("alertmanager 'oncall' (" + base + "): no readable alert of the module fires; 1 alert not read:"
+                + " $[0].status.state is missing", unknown.detail());
+    }
 }

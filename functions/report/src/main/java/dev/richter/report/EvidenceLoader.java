@@ -15,6 +15,7 @@ import dev.richter.links.graph.ClosurePair;
 import dev.richter.links.graph.Dimension;
 import dev.richter.links.graph.EdgeExtractor;
 import dev.richter.links.graph.ExtractedLinks;
+import dev.richter.links.source.TraceRead;
 import dev.richter.links.source.TraceSource;
 import dev.richter.links.source.TraceSourceSpec;
 import dev.richter.links.store.LinkRepository;
@@ -190,15 +191,23 @@ public final class EvidenceLoader {
                 Integer.parseInt(k.substring(k.lastIndexOf('#') + 1)), w[0] - TRACE_SLACK_MS, w[1] + TRACE_SLACK_MS)));
         TraceSource source = openSource.apply(spec);
         List<Span> spans = new ArrayList<>();
+        List<String> unreadable = new ArrayList<>();
         List<TraceEvidence.StepWindow> sampled = new ArrayList<>();
         for (TraceEvidence.StepWindow w : windows) {
             long mid = w.fromMs() + (w.toMs() - w.fromMs()) / 2;
             long from = Math.max(w.fromMs(), mid - TRACE_SAMPLE_MS / 2);
             long to = Math.min(w.toMs(), mid + TRACE_SAMPLE_MS / 2);
             sampled.add(new TraceEvidence.StepWindow(w.stage(), w.stepIndex(), from, to));
-            spans.addAll(source.spans(teamId, from, to));
+            TraceRead read = source.read(teamId, from, to);
+            spans.addAll(read.spans());
+            read.unreadable().stream().filter(u -> !unreadable.contains(u)).forEach(unreadable::add);
         }
-        return new Traced(TraceEvidence.of(source.describe(), spans, sampled, Marker.DEFAULT), spans, sampled);
+        TraceEvidence evidence = TraceEvidence.of(source.describe(), spans, sampled, Marker.DEFAULT);
+        if (!unreadable.isEmpty()) {
+            evidence = new TraceEvidence(evidence.read(), evidence.source(), "the figures leave out what the source could"
+                    + " not read: " + String.join("; ", TraceRead.capped(unreadable)), evidence.steps());
+        }
+        return new Traced(evidence, spans, sampled);
     }
 
     /**

@@ -12,6 +12,7 @@ import dev.richter.common.model.WindowKey;
 import dev.richter.common.model.WorkerResult;
 import dev.richter.links.graph.ClosurePair;
 import dev.richter.links.graph.Dimension;
+import dev.richter.links.source.TraceRead;
 import dev.richter.links.source.TraceSource;
 import dev.richter.links.store.LinkRepository;
 import dev.richter.links.store.StoredEdge;
@@ -42,9 +43,9 @@ class EvidenceLoaderTest {
                     new RegisteredService(team, "inventory", "http://127.0.0.1:18082", "/health", "", List.of())),
             spec -> new TraceSource() {
                 @Override
-                public List<Span> spans(String teamId, long fromEpochMs, long toEpochMs) {
-                    return spans.stream().filter(s -> s.startEpochNanos() / 1_000_000 >= fromEpochMs
-                            && s.startEpochNanos() / 1_000_000 <= toEpochMs).toList();
+                public TraceRead read(String teamId, long fromEpochMs, long toEpochMs) {
+                    return TraceRead.of(spans.stream().filter(s -> s.startEpochNanos() / 1_000_000 >= fromEpochMs
+                            && s.startEpochNanos() / 1_000_000 <= toEpochMs).toList());
                 }
 
                 @Override

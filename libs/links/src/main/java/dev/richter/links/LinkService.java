@@ -18,6 +18,7 @@ import dev.richter.links.store.LinkRepository;
 import dev.richter.links.store.NodeAnnotation;
 import dev.richter.links.store.StoredEdge;
 import dev.richter.links.trace.ParsedTraces;
+import dev.richter.links.source.TraceRead;
 import dev.richter.links.source.TraceSource;
 import dev.richter.links.trace.Span;
 import dev.richter.links.trace.TraceDocuments;
@@ -106,16 +107,18 @@ public final class LinkService {
 
     /**
      * Reads the team's spans of {@code [fromEpochMs, toEpochMs]} from a trace source and ingests
-     * them (the periodic rebuild). Nothing is written when the source has no span.
+     * them (the periodic rebuild). Nothing is written when the source has no span. Parts of the source it could not
+     * read are counted as skipped, reason {@code unreadable}, and the rest is ingested.
      *
      * @return the ingest result, named after the source and window
      * @throws java.io.UncheckedIOException or the SDK's exceptions when the source cannot be read
      */
     public IngestResult rebuild(String teamId, TraceSource source, long fromEpochMs, long toEpochMs) {
         requireTeam(teamId);
-        List<Span> spans = source.spans(teamId, fromEpochMs, toEpochMs);
+        TraceRead read = source.read(teamId, fromEpochMs, toEpochMs);
         String name = source.describe() + " " + Instant.ofEpochMilli(fromEpochMs) + ".." + Instant.ofEpochMilli(toEpochMs);
-        return ingest(teamId, new ParsedTraces(name, TraceFormat.TRACE_SOURCE, spans, Map.of(), Map.of(), List.of()));
+        Map<String, Integer> skipped = read.whole() ? Map.of() : Map.of("unreadable", read.unreadable().size());
+        return ingest(teamId, new ParsedTraces(name, TraceFormat.TRACE_SOURCE, read.spans(), skipped, Map.of(), List.of()));
     }
 
     /** Ingests already parsed spans (see {@link #ingest(String, String, byte[])} for the write semantics). */

@@ -37,8 +37,14 @@ import java.util.stream.Stream;
  * writes each export as {@code [otel.javaagent ...] INFO ...OtlpJsonLoggingSpanExporter - {ResourceSpans}}.
  * From such lines, the JSON part is taken from the first {@code {}; objects with {@code resourceSpans}
  * contribute all of them, objects with {@code scopeSpans} are one {@code ResourceSpans}; other lines,
- * and a last line still being written, are skipped. A file that is neither (a whole document that was rejected,
- * e.g. for an id that is not valid for its format) fails with the document's error and position.
+ * and a last line still being written, are skipped.
+ *
+ * <p><b>What cannot be read is listed, and the rest is read</b> ({@link TraceRead#unreadable()}). A whole document
+ * that is rejected (e.g. for an id its format does not allow) is listed with its {@code file:line:column} and reason. A
+ * log line whose export is JSON that carries spans but is rejected is listed as {@code file:line: reason}, with the
+ * span starts its JSON shows ({@code startTimeUnixNano}): such a line is listed in every later read whose window those
+ * starts overlap, or in every read of its file when it shows none, since what it held is unknown. The other files and
+ * lines are read as usual.
  *
  * <p>Files last modified before the window starts are not read (a span that started in the window was
  * written after it started). Spans are kept when their start is in the window.
@@ -71,10 +77,10 @@ public final class DirectoryTraceSource implements TraceSource {
     }
 
     @Override
-    public synchronized List<Span> spans(String teamId, long fromEpochMs, long toEpochMs) {
+    public synchronized TraceRead read(String teamId, long fromEpochMs, long toEpochMs) {
         if (!Files.isDirectory(directory)) {
             cursors.clear();
-            return List.of();
+            return TraceRead.of(List.of());
         }
         List<Path> files;
         try (Stream<Path> list = Files.list(directory)) {
@@ -84,6 +90,7 @@ public final class DirectoryTraceSource implements TraceSource {
         }
         cursors.keySet().retainAll(new HashSet<>(files));
         Map<SpanRef, Span> out = new LinkedHashMap<>();
+        List<String> unreadable = new ArrayList<>();
         long fromNanos = fromEpochMs * 1_000_000L;
         long toNanos = toEpochMs * 1_000_000L + 999_999L;
         for (Path file : files) {
@@ -97,7 +104,7 @@ public final class DirectoryTraceSource implements TraceSource {
                 continue; // rotated or removed while listing: nothing to read
             }
             try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-                for (Span s : read(file, attributes, channel, fromNanos, toNanos)) {
+                for (Span s : read(file, attributes, channel, fromNanos, toNanos, unreadable)) {
                     out.putIfAbsent(new SpanRef(s.traceId(), s.spanId()), s);
                 }
             } catch (NoSuchFileException e) {
@@ -106,7 +113,7 @@ public final class DirectoryTraceSource implements TraceSource {
                 throw new UncheckedIOException("cannot read " + file, e);
             }
         }
-        return new ArrayList<>(out.values());
+        return new TraceRead(new ArrayList<>(out.values()), TraceRead.capped(unreadable));
     }
 
     /** Bytes this instance read from files so far (see the class comment). */
@@ -114,9 +121,12 @@ public final class DirectoryTraceSource implements TraceSource {
         return bytesRead;
     }
 
-    /** The spans of {@code file} that started in the window, reading only what the cursor has not read. */
+    /**
+     * The spans of {@code file} that started in the window, reading only what the cursor has not read; the parts of it
+     * that could not be read and may have held spans of the window are added to {@code unreadable}.
+     */
     private List<Span> read(Path file, BasicFileAttributes attributes, FileChannel channel, long fromNanos,
-                            long toNanos) throws IOException {
+                            long toNanos, List<String> unreadable) throws IOException {
         String name = file.getFileName().toString();
         long size = channel.size();
         LogCursor cursor = cursors.get(file);
@@ -134,6 +144,10 @@ public final class DirectoryTraceSource implements TraceSource {
             cursor = null;
         }
         if (cursor != null) {
+            cursor.unreadableLines.stream().filter(u -> u.overlaps(fromNanos, toNanos)).forEach(u -> unreadable.add(u.problem()));
+            if (cursor.moreUnreadableLines > 0) {
+                unreadable.add(name + ": " + cursor.moreUnreadableLines + " more unreadable lines");
+            }
             for (int i = 0; i < cursor.lines; i++) {
                 if (cursor.overlaps(i, fromNanos, toNanos)) {
                     byte[] line = bytes(channel, cursor.lineOffset[i], cursor.lineLength[i]);
@@ -162,24 +176,45 @@ public final class DirectoryTraceSource implements TraceSource {
         }
         LogCursor.Pending pending = new LogCursor.Pending();
         int start = 0;
+        long lineNumber = next.linesConsumed;
         for (int i = 0; i < fresh.length; i++) {
             if (fresh[i] == '\n') {
-                List<Span> spans = lineSpans(name, fresh, start, i);
-                if (!spans.isEmpty()) {
-                    pending.add(offset + start, i - start, spans);
-                    keep(spans, fromNanos, toNanos, out);
+                lineNumber++;
+                try {
+                    List<Span> spans = lineSpans(name, fresh, start, i);
+                    if (!spans.isEmpty()) {
+                        pending.add(offset + start, i - start, spans);
+                        keep(spans, fromNanos, toNanos, out);
+                    }
+                } catch (TraceFormatException | IllegalArgumentException e) {
+                    UnreadableLine bad = UnreadableLine.of(name, lineNumber, fresh, start, i, e);
+                    pending.unreadable.add(bad);
+                    if (bad.overlaps(fromNanos, toNanos)) {
+                        unreadable.add(bad.problem());
+                    }
                 }
                 start = i + 1;
             }
         }
-        List<Span> tail = start < fresh.length ? lineSpans(name, fresh, start, fresh.length) : List.of();
-        keep(tail, fromNanos, toNanos, out); // not consumed: read again at the next call
-        if (cursor == null && pending.isEmpty() && tail.isEmpty()) {
-            RuntimeException rejected = rejectedDocument(name, fresh);
-            if (rejected != null) {
-                throw rejected;
+        List<Span> tail;
+        try {
+            tail = start < fresh.length ? lineSpans(name, fresh, start, fresh.length) : List.of();
+        } catch (TraceFormatException | IllegalArgumentException e) {
+            tail = List.of(); // a last line still being written is read again, whole, at the next call
+            UnreadableLine bad = UnreadableLine.of(name, lineNumber + 1, fresh, start, fresh.length, e);
+            if (bad.overlaps(fromNanos, toNanos)) {
+                unreadable.add(bad.problem());
             }
         }
+        keep(tail, fromNanos, toNanos, out); // not consumed: read again at the next call
+        if (cursor == null && pending.isEmpty() && tail.isEmpty() && pending.unreadable.isEmpty()) {
+            RuntimeException rejected = rejectedDocument(name, fresh);
+            if (rejected != null) {
+                unreadable.add(rejected.getMessage()); // not consumed: the file is read again, whole, at the next call
+                return out;
+            }
+        }
+        next.linesConsumed = lineNumber;
         next.commit(pending);
         next.offset = offset + start;
         next.guardFrom(fresh, start, cursor);
@@ -258,11 +293,56 @@ public final class DirectoryTraceSource implements TraceSource {
         }
     }
 
+    /**
+     * A complete log line whose export could not be read: its {@code file:line: reason}, and the span starts its JSON
+     * shows ({@code [Long.MIN_VALUE, Long.MAX_VALUE]} when it shows none, so that every window overlaps it).
+     */
+    record UnreadableLine(String problem, long minStartNanos, long maxStartNanos) {
+        static UnreadableLine of(String file, long lineNumber, byte[] bytes, int start, int end, RuntimeException e) {
+            long min = Long.MAX_VALUE;
+            long max = Long.MIN_VALUE;
+            String line = new String(bytes, start, end - start, StandardCharsets.UTF_8);
+            try {
+                JsonNode node = MAPPER.readTree(line.substring(line.indexOf('{')));
+                for (JsonNode v : node.findValues("startTimeUnixNano")) {
+                    long nanos = Long.parseLong(v.asText());
+                    min = Math.min(min, nanos);
+                    max = Math.max(max, nanos);
+                }
+            } catch (IOException | RuntimeException unknown) {
+                min = Long.MAX_VALUE; // no start shown: every window may hold what it had
+            }
+            if (min == Long.MAX_VALUE) {
+                min = Long.MIN_VALUE;
+                max = Long.MAX_VALUE;
+            }
+            String reason = e.getMessage() == null ? e.toString() : e.getMessage();
+            String prefix = file + ":";
+            if (reason.startsWith(prefix)) {
+                reason = reason.substring(prefix.length()).replaceFirst("^\\d+:\\d+: ", "");
+            }
+            return new UnreadableLine(file + ":" + lineNumber + ": " + reason, min, max);
+        }
+
+        boolean overlaps(long fromNanos, long toNanos) {
+            return minStartNanos <= toNanos && maxStartNanos >= fromNanos;
+        }
+    }
+
     /** What was read of one file (see the class comment). */
     private static final class LogCursor {
         final Object fileKey;
         boolean document;
         long offset;
+        /** Newlines before {@link #offset}: the number of the last line read whole. */
+        long linesConsumed;
+        /**
+         * The complete lines that could not be read, listed again in every read whose window they overlap; at most
+         * {@link TraceRead#MAX_LISTED} per file, the others counted in {@link #moreUnreadableLines} and listed in every
+         * read of the file.
+         */
+        final List<UnreadableLine> unreadableLines = new ArrayList<>();
+        long moreUnreadableLines;
         long modifiedMs;
         byte[] guard = new byte[0];
         int lines;
@@ -278,6 +358,7 @@ public final class DirectoryTraceSource implements TraceSource {
         /** Lines read in this call, committed to the cursor only once the whole file was read. */
         static final class Pending {
             final List<long[]> lines = new ArrayList<>();
+            final List<UnreadableLine> unreadable = new ArrayList<>();
 
             void add(long offset, int length, List<Span> spans) {
                 long min = Long.MAX_VALUE;
@@ -303,6 +384,13 @@ public final class DirectoryTraceSource implements TraceSource {
         }
 
         void commit(Pending pending) {
+            for (UnreadableLine u : pending.unreadable) {
+                if (unreadableLines.size() < TraceRead.MAX_LISTED) {
+                    unreadableLines.add(u);
+                } else {
+                    moreUnreadableLines++;
+                }
+            }
             for (long[] l : pending.lines) {
                 if (lines == lineOffset.length) {
                     int n = lines * 2;

@@ -59,13 +59,13 @@ class DirectoryTraceSourceCursorTest {
         Path log = dir.resolve("inventory.log");
         append(log, String.join("", first));
         DirectoryTraceSource source = new DirectoryTraceSource(dir);
-        assertEquals(spanCount(first), source.spans("t", ALL_FROM, ALL_TO).size());
+        assertEquals(spanCount(first), source.read("t", ALL_FROM, ALL_TO).spans().size());
         long before = source.bytesRead();
         assertEquals(Files.size(log), before, "the first call reads the file once");
 
         String appended = String.join("", rest);
         append(log, appended);
-        List<Span> later = source.spans("t", ALL_FROM, ALL_TO);
+        List<Span> later = source.read("t", ALL_FROM, ALL_TO).spans();
         assertEquals(14, later.size(), "the old lines' spans, re-read by position, and the new ones");
         long fullReRead = Files.size(log);
         long secondCall = source.bytesRead() - before;
@@ -75,9 +75,54 @@ class DirectoryTraceSourceCursorTest {
 
         long mark = source.bytesRead();
         long windowAfterAll = ALL_TO + 1;
-        assertEquals(List.of(), source.spans("t", windowAfterAll, windowAfterAll + 1_000));
+        assertEquals(List.of(), source.read("t", windowAfterAll, windowAfterAll + 1_000).spans());
         assertEquals(DirectoryTraceSource.GUARD_BYTES, source.bytesRead() - mark,
                 "nothing new and no old line overlaps a window after every span: the guard only, not " + fullReRead);
+    }
+
+    @Test
+    void anExportLineThatCannotBeReadIsListedByFileAndLineInEveryWindowItsStartsOverlapAndTheOtherLinesAreRead(
+            @TempDir Path dir) throws IOException {
+        List<String> lines = exportLines();
+        String good = lines.get(1);
+        JsonNode export = DirectoryTraceSourceTest.MAPPER.readTree(good.substring(good.indexOf('{')));
+        int badSpans = 0;
+        long minStartMs = Long.MAX_VALUE;
+        long maxStartMs = Long.MIN_VALUE;
+        for (JsonNode ss : export.path("scopeSpans")) {
+            for (JsonNode s : ss.path("spans")) {
+                ((com.fasterxml.jackson.databind.node.ObjectNode) s).put("spanId", "not-hex!");
+                long ms = Long.parseLong(s.path("startTimeUnixNano").asText()) / 1_000_000;
+                minStartMs = Math.min(minStartMs, ms);
+                maxStartMs = Math.max(maxStartMs, ms);
+                badSpans++;
+            }
+        }
+        String bad = good.substring(0, good.indexOf('{')) + DirectoryTraceSourceTest.MAPPER.writeValueAsString(export) + "\n";
+        List<String> withBad = new ArrayList<>(lines);
+        withBad.set(1, bad);
+        Path log = dir.resolve("inventory.log");
+        append(log, "starting\n" + String.join("", withBad)); // the bad export is line 3
+        DirectoryTraceSource source = new DirectoryTraceSource(dir);
+
+        TraceRead first = source.read("t", ALL_FROM, ALL_TO);
+        assertEquals(14 - badSpans, first.spans().size(), "every other line is read");
+        assertEquals(1, first.unreadable().size(), first.unreadable().toString());
+        assertTrue(first.unreadable().get(0).startsWith("inventory.log:3: ") && first.unreadable().get(0).contains("spanId"),
+                first.unreadable().get(0));
+
+        append(log, lines.get(1).replace("INFO", "INFO ")); // another call reads on from the offset
+        TraceRead second = source.read("t", minStartMs, maxStartMs);
+        assertEquals(first.unreadable(), second.unreadable(), "a line read in an earlier call is listed again");
+        assertEquals(List.of(), source.read("t", ALL_TO + 1, ALL_TO + 1_000).unreadable(),
+                "a window after every start the line shows does not list it");
+
+        Files.writeString(dir.resolve("payment.log"), "[otel.javaagent] INFO OtlpJsonLoggingSpanExporter - "
+                + "{\"resource\":{},\"scopeSpans\":[{\"spans\":[{\"traceId\":\"xyz\",\"spanId\":\"00f067aa0ba902b7\"}]}]}\n");
+        TraceRead later = source.read("t", ALL_TO + 1, ALL_TO + 1_000);
+        assertEquals(1, later.unreadable().size(), later.unreadable().toString());
+        assertTrue(later.unreadable().get(0).startsWith("payment.log:1: "), "a line that shows no start is listed in any window: "
+                + later.unreadable());
     }
 
     @Test
@@ -90,9 +135,9 @@ class DirectoryTraceSourceCursorTest {
         append(log, head + last.substring(0, cut));
         DirectoryTraceSource source = new DirectoryTraceSource(dir);
         int headSpans = spanCount(lines.subList(0, lines.size() - 1));
-        assertEquals(headSpans, source.spans("t", ALL_FROM, ALL_TO).size(), "the torn line is skipped");
+        assertEquals(headSpans, source.read("t", ALL_FROM, ALL_TO).spans().size(), "the torn line is skipped");
         append(log, last.substring(cut));
-        assertEquals(14, source.spans("t", ALL_FROM, ALL_TO).size(), "the torn line, complete now, is read");
+        assertEquals(14, source.read("t", ALL_FROM, ALL_TO).spans().size(), "the torn line, complete now, is read");
     }
 
     @Test
@@ -101,17 +146,17 @@ class DirectoryTraceSourceCursorTest {
         Path log = dir.resolve("order.log");
         append(log, String.join("", lines));
         DirectoryTraceSource source = new DirectoryTraceSource(dir);
-        assertEquals(14, source.spans("t", ALL_FROM, ALL_TO).size());
+        assertEquals(14, source.read("t", ALL_FROM, ALL_TO).spans().size());
 
         Files.writeString(log, lines.get(0)); // truncated (logrotate copytruncate) and one export written
         long mark = source.bytesRead();
-        assertEquals(spanCount(lines.subList(0, 1)), source.spans("t", ALL_FROM, ALL_TO).size());
+        assertEquals(spanCount(lines.subList(0, 1)), source.read("t", ALL_FROM, ALL_TO).spans().size());
         assertEquals(Files.size(log), source.bytesRead() - mark, "shorter than the offset: read from 0");
 
         // rewritten, longer than before, other bytes before the old offset: the guard tells it from an append
         String rewritten = "[otel.javaagent 2026-11-30 10:00:00:000 +0000] [main] INFO restarted\n"
                 + String.join("", lines.subList(1, lines.size())) + lines.get(0);
         Files.writeString(log, rewritten);
-        assertEquals(14, source.spans("t", ALL_FROM, ALL_TO).size(), "every span of the rewritten file");
+        assertEquals(14, source.read("t", ALL_FROM, ALL_TO).spans().size(), "every span of the rewritten file");
     }
 }

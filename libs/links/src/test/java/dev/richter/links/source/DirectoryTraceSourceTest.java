@@ -44,7 +44,7 @@ class DirectoryTraceSourceTest {
         Files.writeString(dir.resolve("inventory.log"), agentLog(otlp));
         Files.write(dir.resolve("copy.otlp.json"), otlp);
         Files.writeString(dir.resolve("order.pid"), "12345\n");
-        List<Span> spans = new DirectoryTraceSource(dir).spans("team", FIRST_MS, LAST_MS);
+        List<Span> spans = new DirectoryTraceSource(dir).read("team", FIRST_MS, LAST_MS).spans();
         assertEquals(14, spans.size(), "the same 14 spans from both files, once each");
         assertTrue(spans.stream().anyMatch(s -> s.service().equals("payment")));
     }
@@ -54,16 +54,16 @@ class DirectoryTraceSourceTest {
         Path log = dir.resolve("all.log");
         Files.writeString(log, agentLog(resource("shop-broken-async-marker.otlp.json")));
         DirectoryTraceSource source = new DirectoryTraceSource(dir);
-        List<Span> late = source.spans("team", LAST_MS, LAST_MS + 10);
+        List<Span> late = source.read("team", LAST_MS, LAST_MS + 10).spans();
         assertTrue(!late.isEmpty() && late.size() < 14, late.size() + " spans");
         assertTrue(late.stream().allMatch(s -> s.startEpochNanos() >= LAST_MS * 1_000_000L));
         Files.setLastModifiedTime(log, FileTime.fromMillis(LAST_MS - 60_000));
-        assertEquals(List.of(), source.spans("team", LAST_MS - 1_000, LAST_MS + 10), "modified before the window: not read");
+        assertEquals(List.of(), source.read("team", LAST_MS - 1_000, LAST_MS + 10).spans(), "modified before the window: not read");
     }
 
     @Test
     void aMissingDirectoryHoldsNoSpansYet(@TempDir Path dir) {
-        assertEquals(List.of(), new DirectoryTraceSource(dir.resolve("not-yet")).spans("team", 0, Long.MAX_VALUE / 2_000_000));
+        assertEquals(List.of(), new DirectoryTraceSource(dir.resolve("not-yet")).read("team", 0, Long.MAX_VALUE / 2_000_000).spans());
     }
 
     @Test
@@ -75,15 +75,21 @@ class DirectoryTraceSourceTest {
     }
 
     @Test
-    void aWholeDocumentWithIdsNotValidForItsFormatFailsWithItsPositionInsteadOfReadingAsEmpty(@TempDir Path dir) throws IOException {
+    void aWholeDocumentWithIdsNotValidForItsFormatIsListedWithItsPositionAndTheOtherFilesAreRead(@TempDir Path dir)
+            throws IOException {
         byte[] bug22 = Files.readAllBytes(Path.of(System.getProperty("richter.corpus", "/work/shared/corpus"), "bugs",
                 "22-otlp-base64-ids.json"));
-        var e = assertThrows(dev.richter.links.trace.TraceFormatException.class,
-                () -> {
-                    Files.write(dir.resolve("22-otlp-base64-ids.json"), bug22);
-                    new DirectoryTraceSource(dir).spans("team", 0, Long.MAX_VALUE / 2_000_000);
-                });
-        assertTrue(e.getMessage().contains("resourceSpans[0].scopeSpans[0].spans[0].traceId: expected 32 hex characters"),
-                e.getMessage());
+        Files.write(dir.resolve("22-otlp-base64-ids.json"), bug22);
+        Files.writeString(dir.resolve("inventory.log"), agentLog(resource("shop-broken-async-marker.otlp.json")));
+        DirectoryTraceSource source = new DirectoryTraceSource(dir);
+        for (int call = 1; call <= 2; call++) {
+            TraceRead read = source.read("team", FIRST_MS, LAST_MS);
+            assertEquals(14, read.spans().size(), "call " + call + ": the log's spans are still read");
+            assertEquals(1, read.unreadable().size(), read.unreadable().toString());
+            String problem = read.unreadable().get(0);
+            assertTrue(problem.startsWith("22-otlp-base64-ids.json:") && problem.contains(
+                    "resourceSpans[0].scopeSpans[0].spans[0].traceId: expected 32 hex characters"), problem);
+            assertTrue(problem.matches("22-otlp-base64-ids\\.json:\\d+:\\d+: .*"), "file:line:column: " + problem);
+        }
     }
 }
