@@ -393,6 +393,8 @@ public final class Demo {
             expect(start, 202);
             runId = start.json().path("runId").asText();
             out.accept("started run " + runId + " (" + start.json().path("executionArn").asText() + ")");
+            out.accept("watch it live: " + LocalAwsStack.apiBaseUrl() + "/console#/runs/" + runId + " (sign in as team "
+                    + TEAM + "; the console lasts as long as the demo's stack)");
             RunWatcher.watch(api, runId, 15 * 60_000L, out);
             times.put("run", seconds(t));
             t = System.nanoTime();

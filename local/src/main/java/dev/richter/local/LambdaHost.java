@@ -126,6 +126,8 @@ public final class LambdaHost implements AutoCloseable {
     private final ExecutorService executor = Executors.newCachedThreadPool();
     private HttpServer lambdaServer;
     private HttpServer apiServer;
+    /** Paths served on the API's port by the local stack's own handlers ({@link #serveOnApiPort}). */
+    private final Map<String, com.sun.net.httpserver.HttpHandler> extraApiContexts = new LinkedHashMap<>();
     /** The EMF file's writer while {@link #writeMetricsTo} is in effect, and the sink it replaced. */
     private BufferedWriter metricsFile;
     private Consumer<String> previousMetricsSink;
@@ -195,8 +197,18 @@ public final class LambdaHost implements AutoCloseable {
         lambdaServer.start();
         apiServer = HttpServer.create(new InetSocketAddress("127.0.0.1", apiPort), 256);
         apiServer.createContext("/", this::serveApi);
+        extraApiContexts.forEach(apiServer::createContext);
         apiServer.setExecutor(executor);
         apiServer.start();
+    }
+
+    /**
+     * Serves {@code path} (a prefix, e.g. {@code /idp/}) on the HTTP API's port with {@code handler} instead of the
+     * routes: the local stack's own pages that share the API's origin (its identity provider's sign-in). Call before
+     * {@link #start}.
+     */
+    public void serveOnApiPort(String path, com.sun.net.httpserver.HttpHandler handler) {
+        extraApiContexts.put(path, handler);
     }
 
     /** The function definitions this host serves, by logical id. */

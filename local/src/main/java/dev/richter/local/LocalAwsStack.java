@@ -84,7 +84,8 @@ public final class LocalAwsStack implements AutoCloseable {
      * time instead of AWS's 10 s (cold start plus Distributed Map fan-out).
      */
     static final Map<String, String> LOCAL_PARAMETER_DEFAULTS = Map.of("WorkerLeadMs", "3000",
-            "OidcIssuer", LocalIdentityProvider.ISSUER, "OidcAudience", LocalIdentityProvider.AUDIENCE);
+            "OidcIssuer", LocalIdentityProvider.ISSUER, "OidcAudience", LocalIdentityProvider.AUDIENCE,
+            "ConsoleAuthorizationEndpoint", LocalSignIn.PATH + "authorize", "ConsoleTokenEndpoint", LocalSignIn.PATH + "token");
 
     private final Path root;
     private final Path workDir;
@@ -294,6 +295,7 @@ public final class LocalAwsStack implements AutoCloseable {
             }
             lambdaHost.writeMetricsTo(metricsFile());
             log.accept("Richter's own metrics (EMF): " + metricsFile());
+            lambdaHost.serveOnApiPort(LocalSignIn.PATH, new LocalSignIn(identity, java.time.Clock.systemUTC()));
             lambdaHost.start(lambdaPort, apiPort);
             ruleDelivery = new EventRuleDelivery(rulesOnTheFunctionsBus(template.eventRules(), System.getenv("EVENT_BUS_NAME")),
                     lambdaHost, line -> {

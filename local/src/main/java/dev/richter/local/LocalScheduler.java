@@ -270,7 +270,8 @@ public final class LocalScheduler implements AutoCloseable {
         return "arn:aws:scheduler:" + SamTemplate.REGION + ":" + SamTemplate.ACCOUNT + ":schedule/" + group + "/" + name;
     }
 
-    private static Map<String, String> query(String raw) {
+    /** The fields of a query string or form body ({@code a=1&b=x%20y}), decoded; a repeated name keeps its last value. */
+    static Map<String, String> query(String raw) {
         Map<String, String> out = new LinkedHashMap<>();
         if (raw == null || raw.isEmpty()) {
             return out;

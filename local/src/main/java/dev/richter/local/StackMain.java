@@ -61,6 +61,7 @@ public final class StackMain {
         String api = LocalAwsStack.apiBaseUrl();
         System.out.println("API: " + api + " (send Authorization: Bearer $(./richter token --team <team>));"
                 + " OpenAPI: " + api + "/openapi.json; events: " + root.resolve("build/local/events.jsonl"));
+        System.out.println("console: " + api + "/console (sign in on the local identity provider's page, naming your team)");
         if (insecure) {
             String bar = "!".repeat(100);
             System.out.println(bar);

@@ -122,7 +122,8 @@ public final class PlanApi {
                 new OpenApiResource(),
                 new ProblemResource(new ProblemStore(dynamoDb, tables.registry()), audit, input, clock),
                 new CompareResource(repositories, reports),
-                new EvidenceSourceResource(repositories, audit, input, networks)));
+                new EvidenceSourceResource(repositories, audit, input, networks),
+                new ConsoleResource(name -> dev.richter.common.Env.get(name).orElse(""))));
     }
 
     /**

@@ -26,7 +26,8 @@ public final class Routes {
     record Resources(ServiceResource services, PlanResource plans, RunResource runs, ReportResource reports,
                      TraceResource traces, LinkResource links, TrafficSetResource trafficSets, FlowResource flows, DataSetResource dataSets,
                      SafetyResource safety, NotificationResource notifications, AuditResource audit, OpenApiResource openApi,
-                     ProblemResource problems, CompareResource compare, EvidenceSourceResource evidenceSources) {}
+                     ProblemResource problems, CompareResource compare, EvidenceSourceResource evidenceSources,
+                     ConsoleResource console) {}
 
     /** Route key to operation, in the order of {@link #ALL}. */
     private static final Map<String, Operation> TABLE = table();
@@ -37,8 +38,13 @@ public final class Routes {
     /** The route that serves the API's description, {@code openapi.json}. */
     public static final String OPENAPI = "GET /openapi.json";
 
+    /** The console's page ({@link ConsoleResource}). */
+    public static final String CONSOLE = "GET /console";
+    /** The console's other files and its sign-in configuration. */
+    public static final String CONSOLE_FILE = "GET /console/{file}";
+
     /** Routes that need no team (no authorizer on AWS). */
-    public static final List<String> PUBLIC = List.of(OPENAPI);
+    public static final List<String> PUBLIC = List.of(OPENAPI, CONSOLE, CONSOLE_FILE);
 
     private final Resources resources;
 
@@ -90,6 +96,8 @@ public final class Routes {
         t.put("GET /problems", (r, req) -> r.problems().list(req));
         t.put("PATCH /problems/{problemId}", (r, req) -> r.problems().update(req));
         t.put(OPENAPI, (r, req) -> r.openApi().get(req));
+        t.put(CONSOLE, (r, req) -> r.console().index(req));
+        t.put(CONSOLE_FILE, (r, req) -> r.console().get(req));
         return Collections.unmodifiableMap(t);
     }
 
@@ -102,7 +110,8 @@ public final class Routes {
     ApiResponse dispatch(ApiRequest req) {
         if (!PUBLIC.contains(req.routeKey()) && !req.routeKey().equals("$default") && req.teamId().isBlank()) {
             // every read and write is scoped to a team (DESIGN.md section 7): never guess one
-            throw new ApiException(403, "NoTeam", "the token has no 'team' claim: every route but GET /openapi.json is scoped to a team");
+            throw new ApiException(403, "NoTeam", "the token has no 'team' claim: every route but GET /openapi.json and the"
+                    + " console's files is scoped to a team");
         }
         Operation operation = TABLE.get(req.routeKey());
         return operation == null ? unmatched(req.method(), req.rawPath()) : operation.apply(resources, req);

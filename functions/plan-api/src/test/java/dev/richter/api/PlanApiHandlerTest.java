@@ -243,7 +243,7 @@ class PlanApiHandlerTest {
                 + "GET /runs/{runId}, DELETE /runs/{runId}, POST /runs/{runId}/abort, GET /runs/{runId}/report, GET /runs/{runId}/compare, GET /runs/{runId}/events, POST /traces, GET /links/entries, "
                 + "GET /links/tree, GET /links/exits, PUT /links/exits/mock, POST /traffic-sets, "
                 + "GET /traffic-sets, GET /traffic-sets/{setId}, POST /flows, GET /flows/{flowId}, POST /flows/{flowId}/runs, "
-                + "GET /data-sets/{dataSetId}, PUT /safety, GET /safety, GET /safety/mocks, GET /safety/isolation, PUT /notifications, GET /notifications, PUT /evidence-sources, GET /evidence-sources, GET /audit, GET /problems, PATCH /problems/{problemId}, GET /openapi.json "
+                + "GET /data-sets/{dataSetId}, PUT /safety, GET /safety, GET /safety/mocks, GET /safety/isolation, PUT /notifications, GET /notifications, PUT /evidence-sources, GET /evidence-sources, GET /audit, GET /problems, PATCH /problems/{problemId}, GET /openapi.json, GET /console, GET /console/{file} "
                 + "(GET /openapi.json describes each)", body(r).path("message").asText(), "every route of the table, in its order");
 
         ObjectNode wrongMethod = (ObjectNode) event("$default", "t1", Map.of(), null);

@@ -1,0 +1,398 @@
+// Richter's console: a page of the HTTP API that calls the API with the signed-in user's token.
+// Sign-in: OAuth 2.0 authorization code with PKCE (RFC 7636, S256) against the issuer the API trusts
+// (console/config.json). The token lives in this tab's sessionStorage only, never in a URL or localStorage.
+// Pages are hash routes (#/runs/<runId>), so every page has a URL that can be pasted into a chat.
+
+const root = location.pathname.replace(/console\/?$/, '');
+const TOKEN = 'richter.console.token';
+const PKCE = 'richter.console.pkce';
+const LIVE_MS = 1500;
+let timer = null;
+
+// ---- small DOM helpers (text only: nothing the API returns is parsed as HTML) ----
+function el(tag, attrs = {}, ...kids) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'class') e.className = v;
+    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const kid of kids.flat()) {
+    if (kid === undefined || kid === null || kid === false) continue;
+    e.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
+  }
+  return e;
+}
+const main = () => document.getElementById('main');
+function show(...nodes) { main().replaceChildren(...nodes); }
+const fmtTime = (ms) => (ms ? new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '');
+const num = (v, digits = 1) => (v === undefined || v === null || Number.isNaN(v) ? '–' : Number(v).toFixed(digits));
+const link = (href, text) => el('a', { href }, text);
+
+// ---- sign-in ----
+function b64url(bytes) {
+  let s = '';
+  bytes.forEach((b) => { s += String.fromCharCode(b); });
+  return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+const random = (n) => b64url(crypto.getRandomValues(new Uint8Array(n)));
+
+async function config() {
+  const c = await (await fetch(root + 'console/config.json')).json();
+  if (!c.authorizationEndpoint || !c.tokenEndpoint) {
+    const d = await (await fetch(c.issuer.replace(/\/$/, '') + '/.well-known/openid-configuration')).json();
+    c.authorizationEndpoint = c.authorizationEndpoint || d.authorization_endpoint;
+    c.tokenEndpoint = c.tokenEndpoint || d.token_endpoint;
+  }
+  c.authorizationEndpoint = new URL(c.authorizationEndpoint, location.origin).href;
+  c.tokenEndpoint = new URL(c.tokenEndpoint, location.origin).href;
+  return c;
+}
+const redirectUri = () => location.origin + root + 'console';
+
+async function signIn() {
+  const c = await config();
+  const verifier = random(32);
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier));
+  const state = random(16);
+  sessionStorage.setItem(PKCE, JSON.stringify({ verifier, state, back: location.hash || '#/runs' }));
+  const q = new URLSearchParams({ response_type: 'code', client_id: c.clientId, redirect_uri: redirectUri(), state,
+    code_challenge: b64url(new Uint8Array(digest)), code_challenge_method: 'S256', scope: 'openid' });
+  location.assign(c.authorizationEndpoint + '?' + q);
+}
+
+async function finishSignIn(params) {
+  const pending = JSON.parse(sessionStorage.getItem(PKCE) || 'null');
+  sessionStorage.removeItem(PKCE);
+  if (!pending || pending.state !== params.get('state')) throw new Error('the sign-in answer does not match the request (state)');
+  const c = await config();
+  const r = await fetch(c.tokenEndpoint, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'authorization_code', code: params.get('code'), redirect_uri: redirectUri(),
+      client_id: c.clientId, code_verifier: pending.verifier }) });
+  const t = await r.json();
+  if (!r.ok || !t.access_token) throw new Error('sign-in refused: ' + (t.error_description || t.error || r.status));
+  sessionStorage.setItem(TOKEN, JSON.stringify({ token: t.access_token, expiresAtMs: Date.now() + 1000 * (t.expires_in || 3600) }));
+  history.replaceState(null, '', root + 'console' + pending.back);
+}
+
+function token() {
+  const t = JSON.parse(sessionStorage.getItem(TOKEN) || 'null');
+  return t && t.expiresAtMs > Date.now() + 5000 ? t.token : null;
+}
+function claims() {
+  try { return JSON.parse(atob(token().split('.')[1].replace(/-/g, '+').replace(/_/g, '/'))); } catch { return {}; }
+}
+
+// ---- the API ----
+async function api(method, path, body) {
+  if (!token()) { await signIn(); throw new Error('signing in'); }
+  const headers = { Authorization: 'Bearer ' + token() };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const r = await fetch(root + path.replace(/^\//, ''), { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (r.status === 401) { sessionStorage.removeItem(TOKEN); await signIn(); throw new Error('signing in'); }
+  const text = await r.text();
+  let json = null;
+  try { json = text ? JSON.parse(text) : null; } catch { json = null; }
+  return { status: r.status, ok: r.ok, json, text };
+}
+async function all(path) {
+  const items = [];
+  let cursor = '';
+  do {
+    const r = await api('GET', path + (cursor ? (path.includes('?') ? '&' : '?') + 'cursor=' + encodeURIComponent(cursor) : ''));
+    if (!r.ok) throw new Error(path + ': ' + (r.json?.message || r.status));
+    items.push(...r.json.items);
+    cursor = r.json.nextCursor || '';
+  } while (cursor);
+  return items;
+}
+function failure(e) { show(el('p', { class: 'errors', id: 'page-error' }, String(e.message || e))); }
+
+// ---- pages ----
+async function runsPage() {
+  show(el('h1', {}, 'Runs'), el('p', { class: 'muted' }, 'Loading…'));
+  const plans = await all('/plans');
+  const names = Object.fromEntries(plans.map((p) => [p.planId, p.name]));
+  const runs = (await Promise.all(plans.map((p) => all('/plans/' + p.planId + '/runs')))).flat()
+    .sort((a, b) => b.createdAtMs - a.createdAtMs);
+  const rows = runs.map((r) => el('tr', { 'data-run': r.runId },
+    el('td', {}, link('#/runs/' + r.runId, r.runId)), el('td', {}, link('#/plans/' + r.planId, names[r.planId] || r.planId)),
+    el('td', { class: r.status }, r.status), el('td', { class: r.outcome || '' }, r.outcome || ''), el('td', {}, fmtTime(r.createdAtMs))));
+  show(el('h1', {}, 'Runs'),
+    runs.length ? el('div', { class: 'table-wrap' }, el('table', { id: 'runs' },
+      el('thead', {}, el('tr', {}, ['Run', 'Plan', 'Status', 'Outcome', 'Created'].map((h) => el('th', {}, h)))), el('tbody', {}, rows)))
+      : el('p', { class: 'muted' }, 'No runs yet. ', link('#/plans', 'Start one from a plan.')));
+}
+
+function spark(values, id) {
+  const w = 300; const h = 60;
+  const max = Math.max(1e-9, ...values);
+  const pts = values.map((v, i) => `${values.length < 2 ? 0 : (i * w) / (values.length - 1)},${h - 4 - (v / max) * (h - 8)}`).join(' ');
+  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  svg.setAttribute('viewBox', `0 0 ${w} ${h}`);
+  svg.setAttribute('preserveAspectRatio', 'none');
+  svg.setAttribute('class', 'spark');
+  svg.id = id;
+  const line = document.createElementNS('http://www.w3.org/2000/svg', 'polyline');
+  line.setAttribute('points', pts);
+  svg.append(line);
+  return svg;
+}
+
+async function runPage(runId) {
+  const history = [];
+  let abortPressedAtMs = 0;
+  // the parts a person types into stay put between refreshes; only the figures around them are redrawn
+  const head = el('div');
+  const figures = el('div');
+  const abortBox = el('div', { class: 'actions' });
+  const abortState = el('span', { id: 'abort-state', class: 'bad' });
+  const reason = el('input', { id: 'abort-reason', placeholder: 'why (recorded in the audit log)', maxlength: 500 });
+  const abortError = el('span', { class: 'errors' });
+  const button = el('button', { id: 'abort', class: 'danger', type: 'button', onclick: async () => {
+    if (!reason.value.trim()) { reason.classList.add('invalid'); reason.focus(); return; }
+    button.disabled = true;
+    abortPressedAtMs = Date.now();
+    const a = await api('POST', '/runs/' + encodeURIComponent(runId) + '/abort', { reason: reason.value.trim() });
+    if (!a.ok) { button.disabled = false; abortError.textContent = a.json?.message || String(a.status); }
+  } }, 'Abort');
+  show(head, figures);
+  const render = async () => {
+    const r = await api('GET', '/runs/' + encodeURIComponent(runId));
+    if (!r.ok) { failure(new Error(r.json?.message || 'run ' + runId + ': ' + r.status)); return false; }
+    const s = r.json;
+    const run = s.run;
+    const live = s.current?.live;
+    if (live && (!history.length || history[history.length - 1].atMs !== live.atMs)) history.push(live);
+    const ended = !s.current && !['RUNNING', 'STARTING', 'SCHEDULED', 'PENDING'].includes(run.status);
+    const ev = await api('GET', '/runs/' + encodeURIComponent(runId) + '/events');
+    const card = (k, v, cls, id) => el('div', { class: 'card' }, el('div', { class: 'k' }, k), el('div', { class: 'v ' + (cls || ''), id }, v));
+    if (s.abort) {
+      abortState.textContent = 'Abort requested: ' + s.abort.reason + (s.abort.latencyMs !== undefined
+        ? ` — the load stopped ${s.abort.latencyMs} ms after the flag`
+        : ended ? ' — the run ended; no worker was sending when the flag was set' : ' — waiting for the workers to stop');
+      abortBox.replaceChildren(abortState);
+    } else if (ended) {
+      abortBox.replaceChildren();
+    } else if (!abortBox.contains(button)) {
+      abortBox.replaceChildren(reason, button, abortError);
+    }
+    const steps = s.steps.map((st) => el('tr', {}, el('td', {}, st.stage + ' ' + (st.stepIndex + 1)), el('td', {}, num(st.targetQps)),
+      el('td', {}, num(st.achievedQps)), el('td', {}, st.sent), el('td', {}, st.errors), el('td', {}, num(st.p99Ms, 0)), el('td', {}, st.workers)));
+    head.replaceChildren(
+      el('h1', {}, 'Run ', el('span', { id: 'run-id' }, runId)),
+      el('p', {}, link('#/plans/' + run.planId, 'plan ' + run.planId), ' · created ', fmtTime(run.createdAtMs),
+        s.reportReady ? [' · ', link('#/compare?run=' + encodeURIComponent(runId), 'compare with the previous run')] : ''),
+      el('div', { class: 'cards' },
+        card('Status', run.status, run.status, 'run-status'),
+        card('Outcome', run.outcome || '—', run.outcome, 'run-outcome'),
+        card('Step', s.current ? `${s.current.stage} ${s.current.stepIndex + 1}` : '—', '', 'run-step'),
+        card('Target QPS', num(s.current?.targetQps), '', 'target-qps'),
+        card('Achieved QPS', num(live?.qps), '', 'achieved-qps'),
+        card('p99 ms', num(live?.p99Ms, 0), '', 'p99'),
+        card('Errors %', num(live?.errorRatePct, 2), '', 'error-rate')),
+      abortBox);
+    figures.replaceChildren(
+      history.length > 1 ? el('div', { class: 'row' },
+        el('div', {}, el('div', { class: 'muted' }, 'achieved QPS'), spark(history.map((h) => h.qps), 'qps-chart')),
+        el('div', {}, el('div', { class: 'muted' }, 'p99 ms'), spark(history.map((h) => h.p99Ms || 0), 'p99-chart')),
+        el('div', {}, el('div', { class: 'muted' }, 'errors %'), spark(history.map((h) => h.errorRatePct), 'error-chart'))) : '',
+      el('h2', {}, 'Verdicts'),
+      s.verdicts.length ? el('table', { id: 'verdicts' }, el('tbody', {}, s.verdicts.map((v) => el('tr', {},
+        el('td', {}, v.module), el('td', { class: v.state }, v.state), el('td', {}, v.reason || ''))))) : el('p', { class: 'muted' }, 'No verdict yet.'),
+      el('h2', {}, 'Steps'),
+      el('div', { class: 'table-wrap' }, el('table', { id: 'steps' }, el('thead', {}, el('tr', {},
+        ['Step', 'Target QPS', 'Achieved', 'Sent', 'Errors', 'p99 ms', 'Workers'].map((h) => el('th', {}, h)))), el('tbody', {}, steps))),
+      el('h2', {}, 'Events'),
+      el('ul', { class: 'events', id: 'events' }, (ev.ok ? ev.json.items : []).slice().reverse().map((e) =>
+        el('li', {}, fmtTime(e.atMs), ' ', el('b', {}, e.kind), ' ', e.module, ' ', e.name, ' — ', e.detail))),
+      ...(s.reportReady ? [el('h2', {}, 'Report'), el('p', {}, el('button', { id: 'report', type: 'button', onclick: () => openReport(runId) }, 'Open the report'))] : []));
+    return !ended || (!s.reportReady && !s.failureReason) || (s.abort && s.abort.latencyMs === undefined && abortPressedAtMs > 0);
+  };
+  const tick = async () => {
+    let again = false;
+    try { again = await render(); } catch (e) { failure(e); }
+    if (again && location.hash === '#/runs/' + runId) timer = setTimeout(tick, LIVE_MS);
+  };
+  await tick();
+}
+
+async function openReport(runId) {
+  const r = await api('GET', '/runs/' + encodeURIComponent(runId) + '/report');
+  const w = window.open('', '_blank', 'noopener');
+  const blob = new Blob([r.text], { type: r.json ? 'application/json' : 'text/html' });
+  if (w) w.location = URL.createObjectURL(blob);
+}
+
+function planForm(plan, onSaved) {
+  const fields = [];
+  const input = (path, label, value, attrs = {}) => {
+    const i = el('input', { 'data-path': path, name: path, value: value ?? '', ...attrs });
+    const box = el('label', { 'data-field': path }, label, i, el('span', { class: 'field-error' }));
+    fields.push(box);
+    return box;
+  };
+  const sc = plan?.scenarios?.[0] ?? {};
+  const rq = sc.requests?.[0] ?? {};
+  const stepsBox = el('div', { id: 'steps' });
+  const addStep = (qps = '', durationS = '') => {
+    const i = stepsBox.children.length;
+    stepsBox.append(el('div', { class: 'row' }, input(`$.formal.steps[${i}].qps`, `Step ${i + 1} QPS`, qps, { type: 'number', step: 'any' }),
+      input(`$.formal.steps[${i}].durationS`, 'seconds', durationS, { type: 'number' })));
+  };
+  (plan?.formal?.steps ?? [{ qps: 10, durationS: 30 }]).forEach((s) => addStep(s.qps, s.durationS));
+  const general = el('p', { class: 'errors', id: 'form-errors' });
+  const estimate = el('div', { id: 'estimate' });
+  const form = el('form', { class: 'plan', id: 'plan-form', novalidate: true },
+    input('$.name', 'Name', plan?.name ?? ''),
+    el('fieldset', {}, el('legend', {}, 'Scenario'),
+      el('div', { class: 'row' }, input('$.scenarios[0].service', 'Service', sc.service ?? ''),
+        input('$.scenarios[0].requests[0].method', 'Method', rq.method ?? 'GET'),
+        input('$.scenarios[0].requests[0].path', 'Path', rq.path ?? '/'))),
+    el('fieldset', {}, el('legend', {}, 'Pre-test'),
+      el('div', { class: 'row' }, input('$.preTest.qps', 'QPS', plan?.preTest?.qps ?? 1, { type: 'number', step: 'any' }),
+        input('$.preTest.durationS', 'seconds', plan?.preTest?.durationS ?? 10, { type: 'number' }))),
+    el('fieldset', {}, el('legend', {}, 'Formal steps'), stepsBox,
+      el('button', { type: 'button', onclick: () => addStep() }, 'Add a step')),
+    el('div', { class: 'actions' }, el('button', { type: 'submit', class: 'primary', id: 'save' }, plan ? 'Save' : 'Create')),
+    general, estimate);
+  const value = (path) => form.querySelector(`[data-path="${CSS.escape(path)}"]`).value;
+  const numOr = (v) => (v === '' || Number.isNaN(Number(v)) ? v : Number(v));
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    fields.forEach((f) => { f.querySelector('.field-error').textContent = ''; f.querySelector('input').classList.remove('invalid'); });
+    general.textContent = '';
+    const service = value('$.scenarios[0].service');
+    const body = { ...(plan ? stripServerFields(plan) : {}), name: value('$.name'),
+      scenarios: [{ ...(sc.name ? sc : { name: 'main' }), service, requests: [{ ...rq, method: value('$.scenarios[0].requests[0].method'), path: value('$.scenarios[0].requests[0].path') }] }],
+      preTest: { ...(plan?.preTest ?? {}), qps: numOr(value('$.preTest.qps')), durationS: numOr(value('$.preTest.durationS')) },
+      formal: { ...(plan?.formal ?? {}), steps: [...stepsBox.children].map((_, i) => ({ qps: numOr(value(`$.formal.steps[${i}].qps`)), durationS: numOr(value(`$.formal.steps[${i}].durationS`)) })) } };
+    if (!plan) body.coreModules = [service];
+    const r = plan ? await api('PUT', '/plans/' + plan.planId, body) : await api('POST', '/plans', body);
+    if (r.ok) { onSaved(r.json); return; }
+    const unplaced = [];
+    for (const err of r.json?.errors ?? []) {
+      const box = fields.find((f) => err.path === f.dataset.field || err.path.startsWith(f.dataset.field + '.') || err.path.startsWith(f.dataset.field + '['));
+      if (box) { box.querySelector('.field-error').textContent = err.reason; box.querySelector('input').classList.add('invalid'); } else unplaced.push(`${err.path}: ${err.reason}`);
+    }
+    general.textContent = [r.json?.message && !(r.json?.errors?.length) ? r.json.message : '', ...unplaced].filter(Boolean).join('; ');
+  });
+  return form;
+}
+function stripServerFields(p) {
+  const { planId, teamId, version, createdAtMs, updatedAtMs, ...rest } = p;
+  return rest;
+}
+
+async function plansPage() {
+  const plans = await all('/plans');
+  show(el('h1', {}, 'Plans'), el('p', {}, link('#/plans/new', 'New plan')),
+    el('div', { class: 'table-wrap' }, el('table', { id: 'plans' }, el('thead', {}, el('tr', {}, ['Plan', 'Name', 'Version', 'Updated'].map((h) => el('th', {}, h)))),
+      el('tbody', {}, plans.map((p) => el('tr', {}, el('td', {}, link('#/plans/' + p.planId, p.planId)), el('td', {}, p.name),
+        el('td', {}, p.version), el('td', {}, fmtTime(p.updatedAtMs))))))));
+}
+
+async function estimateView(planId) {
+  const r = await api('GET', '/plans/' + planId + '/estimate');
+  if (!r.ok) return el('p', { class: 'errors' }, r.json?.message || String(r.status));
+  const e = r.json;
+  const card = (k, v) => el('div', { class: 'card' }, el('div', { class: 'k' }, k), el('div', { class: 'v' }, v));
+  const usd = Object.values(e.costUsd ?? {}).find((v) => typeof v === 'number');
+  return el('div', { id: 'plan-estimate' }, el('h2', {}, 'Estimate'),
+    el('div', { class: 'cards' }, card('Duration', `${Math.round(e.expectedDurationS / 60)} min`), card('Executions', e.executions),
+      card('Peak Lambdas', e.peakConcurrentWorkers), card('USD per 10⁶ requests', num(e.usdPerMillionRequests, 4)),
+      e.costUsd?.total !== undefined ? card('Cost USD', num(e.costUsd.total, 2)) : (usd !== undefined ? card('Cost USD', num(usd, 2)) : '')),
+    e.violations.length ? el('ul', { class: 'errors', id: 'violations' }, e.violations.map((v) => el('li', {}, `${v.path}: ${v.reason}`)))
+      : el('p', { class: 'ok' }, 'Within every limit.'));
+}
+
+async function planPage(planId) {
+  if (planId === 'new') {
+    show(el('h1', {}, 'New plan'), planForm(null, (p) => { location.hash = '#/plans/' + p.planId; }));
+    return;
+  }
+  const r = await api('GET', '/plans/' + planId);
+  if (!r.ok) { failure(new Error(r.json?.message || String(r.status))); return; }
+  const plan = r.json;
+  const startAt = el('input', { id: 'start-at', type: 'datetime-local' });
+  const out = el('p', { id: 'start-result' });
+  const start = async (when) => {
+    const s = await api('POST', '/plans/' + planId + '/runs', when ? { startAt: when } : {});
+    if (s.ok) { location.hash = '#/runs/' + s.json.runId; return; }
+    out.className = 'errors';
+    out.textContent = s.json?.message || String(s.status);
+  };
+  const runs = await all('/plans/' + planId + '/runs');
+  show(el('h1', {}, plan.name, ' ', el('span', { class: 'muted' }, `v${plan.version}`)),
+    el('div', { class: 'actions' },
+      el('button', { id: 'start-now', class: 'primary', type: 'button', onclick: () => start() }, 'Start now'),
+      startAt, el('button', { id: 'schedule', type: 'button', onclick: () => startAt.value && start(new Date(startAt.value).toISOString().replace(/\.\d+Z$/, 'Z')) }, 'Schedule')),
+    out, await estimateView(planId),
+    el('h2', {}, 'Runs'),
+    el('ul', {}, runs.sort((a, b) => b.createdAtMs - a.createdAtMs).map((x) => el('li', {}, link('#/runs/' + x.runId, x.runId), ' ', x.status,
+      x.status === 'SCHEDULED' ? el('button', { type: 'button', onclick: async () => { await api('DELETE', '/runs/' + x.runId); route(); } }, 'Cancel') : ''))),
+    el('h2', {}, 'Edit'), planForm(plan, () => route()));
+}
+
+async function linksPage() {
+  const r = await api('GET', '/links/entries');
+  if (!r.ok) { failure(new Error(r.json?.message || String(r.status))); return; }
+  const entries = r.json.entries;
+  show(el('h1', {}, 'Links'), el('p', { class: 'muted' }, entries.length ? 'The entries of your traces.' : 'No entries yet: ingest traces.'),
+    el('ul', { id: 'entries' }, entries.map((e) => el('li', {}, e, ' ', el('span', { class: 'muted' }, (r.json.samples[e] ?? []).join(', '))))));
+}
+async function servicesPage() {
+  const services = await all('/services');
+  show(el('h1', {}, 'Services'), el('div', { class: 'table-wrap' }, el('table', { id: 'services' },
+    el('thead', {}, el('tr', {}, ['Service', 'Base URL', 'Datastores'].map((h) => el('th', {}, h)))),
+    el('tbody', {}, services.map((s) => el('tr', {}, el('td', {}, s.name), el('td', {}, s.baseUrl), el('td', {}, (s.datastores ?? []).map((d) => d.kind + ' ' + (d.production ?? d.name ?? '')).join(', '))))))));
+}
+async function problemsPage() {
+  const problems = await all('/problems');
+  show(el('h1', {}, 'Problems'), problems.length ? el('ul', { id: 'problems' }, problems.map((p) => el('li', {}, `${p.severity} ${p.status} ${p.kind}: ${p.subject}`, p.owner ? ` (${p.owner})` : '')))
+    : el('p', { class: 'muted' }, 'No followed problems.'));
+}
+async function comparePage(params) {
+  const runId = params.get('run');
+  if (!runId) { show(el('h1', {}, 'Compare'), el('p', { class: 'muted' }, 'Open a finished run and follow “compare with the previous run”.')); return; }
+  const r = await api('GET', '/runs/' + encodeURIComponent(runId) + '/compare');
+  show(el('h1', {}, 'Compare ', runId), r.ok ? el('pre', { id: 'comparison' }, JSON.stringify(r.json, null, 2)) : el('p', { class: 'errors' }, r.json?.message || String(r.status)));
+}
+
+// ---- routing ----
+async function route() {
+  clearTimeout(timer);
+  const [path, query] = (location.hash.replace(/^#/, '') || '/runs').split('?');
+  const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+  const params = new URLSearchParams(query || '');
+  document.querySelectorAll('#nav a').forEach((a) => a.classList.toggle('active', a.dataset.page === parts[0]));
+  try {
+    if (parts[0] === 'runs' && parts[1]) await runPage(parts[1]);
+    else if (parts[0] === 'plans' && parts[1]) await planPage(parts[1]);
+    else if (parts[0] === 'plans') await plansPage();
+    else if (parts[0] === 'links') await linksPage();
+    else if (parts[0] === 'services') await servicesPage();
+    else if (parts[0] === 'problems') await problemsPage();
+    else if (parts[0] === 'compare') await comparePage(params);
+    else await runsPage();
+  } catch (e) {
+    if (e.message !== 'signing in') failure(e);
+  }
+}
+
+async function start() {
+  const params = new URLSearchParams(location.search);
+  if (params.has('code')) {
+    try { await finishSignIn(params); } catch (e) { failure(e); return; }
+  }
+  if (!token()) { await signIn(); return; }
+  const c = claims();
+  document.getElementById('who').textContent = `${c.sub ?? ''} · team ${c.team ?? ''}`;
+  const out = document.getElementById('sign-out');
+  out.hidden = false;
+  out.addEventListener('click', () => { sessionStorage.removeItem(TOKEN); location.assign(root + 'console'); });
+  window.addEventListener('hashchange', route);
+  await route();
+}
+start();

@@ -1,0 +1,191 @@
+package dev.richter.local;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The console in a real browser: Debian's Chromium, headless, driven through its ChromeDriver, against the local stack
+ * and a target that counts the requests it gets ({@link FakeTarget}). A person signs in on the local identity
+ * provider's page (authorization code with PKCE), creates a plan with one wrong field and sees the error at that
+ * field, starts the run, watches it go live, presses Abort and sees how long the load took to stop; the target counts
+ * that no request came after. Screenshots of each page go to {@code local/target/console/}.
+ */
+class ConsoleIT extends LocalAwsStackTestSupport {
+    static final String TEAM = "team-console";
+    static final Path SHOTS = root.resolve("local/target/console");
+    static WebDriver browser;
+
+    @BeforeAll
+    static void openBrowser() throws Exception {
+        Files.createDirectories(SHOTS);
+        if (!Files.isExecutable(Path.of("/usr/bin/chromedriver"))) {
+            throw new IllegalStateException("ConsoleIT needs Debian's ChromeDriver: apt-get install chromium-driver (.ci/run does)");
+        }
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(Path.of("/usr/lib/chromium/chromium").toFile().exists() ? "/usr/lib/chromium/chromium" : "/usr/bin/chromium");
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,900");
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(Path.of("/usr/bin/chromedriver").toFile()).usingAnyFreePort().build();
+        browser = new ChromeDriver(service, options);
+        browser.manage().timeouts().scriptTimeout(Duration.ofSeconds(10));
+    }
+
+    @AfterAll
+    static void closeBrowser() {
+        if (browser != null) {
+            browser.quit();
+        }
+    }
+
+    static WebDriverWait waitUpTo(int seconds) {
+        return (WebDriverWait) new WebDriverWait(browser, Duration.ofSeconds(seconds), Duration.ofMillis(100))
+                .ignoring(org.openqa.selenium.StaleElementReferenceException.class);
+    }
+
+    static void shot(String name) throws Exception {
+        Files.write(SHOTS.resolve(name + ".png"), ((TakesScreenshot) browser).getScreenshotAs(OutputType.BYTES));
+    }
+
+    static WebElement field(String path) {
+        return browser.findElement(By.cssSelector("[data-path='" + path + "']"));
+    }
+
+    static void type(String path, String text) {
+        WebElement e = field(path);
+        e.clear();
+        e.sendKeys(text);
+    }
+
+    /** The error the page shows at the field of {@code path}. */
+    static String errorAt(String path) {
+        return browser.findElement(By.cssSelector("[data-field='" + path + "'] .field-error")).getText();
+    }
+
+    @Test
+    void signInCreateAPlanWithAWrongFieldStartItWatchItLiveAndAbortIt() throws Exception {
+        try (FakeTarget target = new FakeTarget()) {
+            ApiClient api = api(TEAM);
+            register(api, "shop-console", target.baseUrl());
+            String console = LocalAwsStack.apiBaseUrl() + "/console";
+
+            // not signed in: the console sends the browser to the identity provider, then back to the page asked for
+            browser.get(console + "#/plans/new");
+            waitUpTo(15).until(d -> d.getCurrentUrl().contains("/idp/authorize"));
+            assertTrue(browser.getCurrentUrl().contains("code_challenge_method=S256"), browser.getCurrentUrl());
+            shot("sign-in");
+            browser.findElement(By.id("team")).sendKeys(TEAM);
+            browser.findElement(By.id("sign-in")).click();
+            waitUpTo(15).until(d -> !d.findElements(By.id("plan-form")).isEmpty());
+            assertTrue(browser.getCurrentUrl().endsWith("/console#/plans/new"), "the code left the URL: " + browser.getCurrentUrl());
+            assertEquals("", ((JavascriptExecutor) browser).executeScript("return Object.keys(localStorage).join(',')"),
+                    "nothing in local storage");
+            assertTrue(browser.findElement(By.id("who")).getText().contains("team " + TEAM));
+
+            // one wrong field: the API's {path, reason} shows at that field, and nothing is created
+            type("$.name", "console plan");
+            type("$.scenarios[0].service", "shop-console");
+            type("$.scenarios[0].requests[0].method", "POST");
+            type("$.scenarios[0].requests[0].path", "/orders");
+            type("$.preTest.qps", "-2");
+            type("$.preTest.durationS", "2");
+            type("$.formal.steps[0].qps", "5");
+            type("$.formal.steps[0].durationS", "120");
+            browser.findElement(By.id("save")).click();
+            waitUpTo(15).until(d -> !errorAt("$.preTest.qps").isEmpty());
+            assertTrue(field("$.preTest.qps").getAttribute("class").contains("invalid"));
+            assertEquals("", errorAt("$.name"), "only the wrong field shows an error");
+            shot("plan-field-error");
+            assertEquals(0, api.get("/plans").json().path("items").size(), "the refused plan was not stored");
+
+            type("$.preTest.qps", "2");
+            browser.findElement(By.id("save")).click();
+            waitUpTo(15).until(d -> d.getCurrentUrl().matches(".*#/plans/plan-[^/]+$") && !d.findElements(By.id("plan-estimate")).isEmpty());
+            String planId = browser.getCurrentUrl().replaceAll(".*#/plans/", "");
+            assertEquals("console plan", api.get("/plans/" + planId).json().path("name").asText());
+            shot("plan");
+
+            // start now: the run's page goes live (the step, its target and achieved rate as the fault decider read them)
+            browser.findElement(By.id("start-now")).click();
+            waitUpTo(15).until(d -> d.getCurrentUrl().matches(".*#/runs/run-[^/]+$"));
+            String runId = browser.getCurrentUrl().replaceAll(".*#/runs/", "");
+            try {
+                waitUpTo(90).until(d -> target.arrivalsMs.size() >= 20   // the warm-up is sending, past the pre-test's 4
+                        && d.findElement(By.id("run-step")).getText().matches("(warm-up|formal) .*")
+                        && Double.parseDouble(d.findElement(By.id("achieved-qps")).getText().replace("–", "0")) > 0
+                        && !d.findElement(By.id("achieved-qps")).getText().equals("–")
+                        && !d.findElements(By.id("qps-chart")).isEmpty());
+            } catch (org.openqa.selenium.TimeoutException e) {
+                shot("run-not-live");
+                throw new AssertionError("the run's page did not go live; it shows: " + browser.findElement(By.id("main")).getText()
+                        + "\nGET /runs/" + runId + ": " + api.get("/runs/" + runId).body(), e);
+            }
+            double targetQps = Double.parseDouble(browser.findElement(By.id("target-qps")).getText());
+            assertTrue(targetQps > 0 && targetQps <= 5.0, "the step's target: " + targetQps);
+            shot("run-live");
+
+            // a deep link to the run opens the same page
+            browser.get(console + "#/runs/" + runId);
+            waitUpTo(15).until(d -> d.findElement(By.id("run-id")).getText().equals(runId));
+
+            // abort: the page asks why, then shows how long the load took to stop; the target counts no request after
+            browser.findElement(By.id("abort")).click();
+            assertTrue(browser.findElement(By.id("abort-reason")).getAttribute("class").contains("invalid"), "a reason is required");
+            browser.findElement(By.id("abort-reason")).sendKeys("console test");
+            long pressedAtMs = System.currentTimeMillis();
+            int before = target.arrivalsMs.size();
+            browser.findElement(By.id("abort")).click();
+            try {
+                waitUpTo(60).until(d -> d.findElement(By.id("abort-state")).getText().contains("the load stopped"));
+            } catch (org.openqa.selenium.TimeoutException e) {
+                shot("abort-not-shown");
+                throw new AssertionError("the page did not show the load stopping; it shows: " + browser.findElement(By.id("main")).getText()
+                        + "\nGET /runs/" + runId + ": " + api.get("/runs/" + runId).body(), e);
+            }
+            String state = browser.findElement(By.id("abort-state")).getText();
+            long latencyMs = Long.parseLong(state.replaceAll(".*the load stopped (\\d+) ms after the flag.*", "$1"));
+            int atStop = target.arrivalsMs.size();
+            Thread.sleep(2_000);
+            assertEquals(atStop, target.arrivalsMs.size(), "no request reached the target after the page said the load stopped");
+            long lastMs = target.lastArrivalMs();
+            System.out.printf("console abort: pressed at %d, %d requests before, %d at the stop; last request %d ms after"
+                    + " pressing Abort; the run's abort latency %d ms%n", pressedAtMs, before, atStop, lastMs - pressedAtMs, latencyMs);
+            assertTrue(before >= 20, "Abort was pressed while the load ran: " + before + " requests before");
+            assertTrue(lastMs - pressedAtMs < 5_000, "the last request came " + (lastMs - pressedAtMs) + " ms after Abort");
+            JsonNode run = api.get("/runs/" + runId).json().path("run");
+            assertEquals("requested by oncall: console test", run.path("abortReason").asText(), "audited as the signed-in user");
+            shot("run-aborted");
+
+            // the runs list, newest first, links to the run
+            browser.get(console + "#/runs");
+            waitUpTo(15).until(d -> !d.findElements(By.cssSelector("#runs tr[data-run='" + runId + "']")).isEmpty());
+            shot("runs");
+            List<WebElement> rows = browser.findElements(By.cssSelector("#runs tbody tr"));
+            assertEquals(runId, rows.get(0).getAttribute("data-run"));
+
+            // the page's policy refuses inline script: a script the page did not load from its origin does not run
+            Object ran = ((JavascriptExecutor) browser).executeScript(
+                    "const s = document.createElement('script'); s.textContent = 'window.__inline = 1'; document.body.append(s); return window.__inline === 1;");
+            assertFalse((Boolean) ran, "the Content-Security-Policy blocks inline script");
+        }
+    }
+}
