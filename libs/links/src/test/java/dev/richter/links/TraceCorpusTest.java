@@ -448,10 +448,13 @@ class TraceCorpusTest {
     /**
      * The X-Ray files of the corpus no other test reads (opentelemetry-collector-contrib {@code internal/aws/xray/testdata}).
      * <ul>
-     *   <li>segmentWithParentId.txt: one segment with a {@code parent_id} (its caller is not in the file) and no
-     *       {@code end_time} (in progress). It is a SERVER span of service and operation {@code segment}; the trace id
-     *       {@code 1-5f187253-6a106696d56b1f4ef9eba2ed} becomes {@code 5f1872536a106696d56b1f4ef9eba2ed}; the parent is
-     *       kept; start 1595437651.680097 s, duration 0. Its parent not being in the file, it is an entry.</li>
+     *   <li>segmentWithParentId.txt: one segment with a {@code parent_id} (its caller is not in the file), no
+     *       {@code end_time} and no {@code in_progress}. X-Ray requires one of the two ("Segment documents", required
+     *       fields), so the segment is skipped and counted as "xray segment without a numeric start_time or end_time".
+     *       The same segment marked {@code "in_progress": true} is a SERVER span of service and operation
+     *       {@code segment}; the trace id {@code 1-5f187253-6a106696d56b1f4ef9eba2ed} becomes
+     *       {@code 5f1872536a106696d56b1f4ef9eba2ed}; the parent is kept; start 1595437651.680097 s, duration 0. Its
+     *       parent not being in the file, it is an entry.</li>
      *   <li>indepSubsegment.txt: an independent subsegment ({@code "type": "subsegment"}) whose parent
      *       {@code defdfd9912dc5a56} is not in the file: skipped as "xray subsegment without its segment", no span.
      *       Followed in one document by a segment with that id (the segment may come after, as the daemon sends
@@ -461,14 +464,20 @@ class TraceCorpusTest {
      */
     @Test
     void theOtherXRayCorpusFiles() {
-        ParsedTraces withParent = TraceDocuments.parse("segmentWithParentId.txt", Corpus.bytes("traces/xray/segmentWithParentId.txt"));
-        assertEquals(TraceFormat.XRAY_SEGMENTS, withParent.format());
+        byte[] withParentBytes = Corpus.bytes("traces/xray/segmentWithParentId.txt");
+        ParsedTraces noEnd = TraceDocuments.parse("segmentWithParentId.txt", withParentBytes);
+        assertEquals(TraceFormat.XRAY_SEGMENTS, noEnd.format());
+        assertEquals(List.of(), noEnd.spans());
+        assertEquals(Map.of("xray segment without a numeric start_time or end_time", 1), noEnd.skippedByReason());
+        String inProgress = new String(withParentBytes, StandardCharsets.UTF_8).replaceFirst("\\{", "{\"in_progress\": true,");
+        ParsedTraces withParent = TraceDocuments.parse("in progress", inProgress.getBytes(StandardCharsets.UTF_8));
+        assertEquals(Map.of(), withParent.skippedByReason());
         assertEquals(1, withParent.spans().size());
         Span segment = withParent.spans().get(0);
         assertEquals(List.of("5f1872536a106696d56b1f4ef9eba2ed", "5cc4a447f5d4d696", "bda182a644eee9b3", SpanKind.SERVER, "segment", "segment"),
                 List.of(segment.traceId(), segment.spanId(), segment.parentSpanId(), segment.kind(), segment.service(), segment.operation()));
         assertEquals(1_595_437_651_680_097_000L, segment.startEpochNanos());
-        assertEquals(0L, segment.durationNanos(), "no end_time");
+        assertEquals(0L, segment.durationNanos(), "in progress, no end_time");
         assertEquals(Set.of("segment"), EdgeExtractor.extract(withParent.spans(), withParent.dependencies()).serviceEntries());
 
         byte[] alone = Corpus.bytes("traces/xray/indepSubsegment.txt");

@@ -21,7 +21,9 @@ import java.util.Set;
  * README) means the call came from outside: no CLIENT span, the SERVER span is a root. An unknown
  * {@code dm} skips the row ("unknown downstream microservice"); a row repeating a (trace, rpc_id)
  * — the dataset records an RPC at both ends — is skipped as a duplicate; a row with too few columns
- * is skipped ("short csv row"). {@code timestamp} and {@code rt} are milliseconds ({@code |rt|} is used).
+ * is skipped ("short csv row"). {@code timestamp} and {@code rt} are milliseconds ({@code |rt|} is used); a row whose
+ * start or end falls outside what a {@code long} of epoch nanoseconds holds is skipped as
+ * {@value EpochNanos#OUT_OF_RANGE} ({@link EpochNanos}).
  */
 final class AlibabaCallGraphParser {
     static final String UNKNOWN_DM = "unknown downstream microservice";
@@ -75,14 +77,22 @@ final class AlibabaCallGraphParser {
                 out.skip(UNKNOWN_DM);
                 continue;
             }
+            long startNanos;
+            long durationNanos;
+            try {
+                startNanos = EpochNanos.ofMillis(number(f, ts));
+                durationNanos = EpochNanos.ofMillis(Math.abs(number(f, rt)));
+                EpochNanos.end(startNanos, durationNanos);
+            } catch (ArithmeticException e) {
+                out.skip(EpochNanos.OUT_OF_RANGE);
+                continue;
+            }
             if (!seen.add(traceId + '/' + rpcId)) {
                 out.skip(SpanCollector.DUPLICATE);
                 continue;
             }
             String rpcType = type >= 0 && type < f.length ? f[type].strip() : "";
             String operation = iface >= 0 && iface < f.length && !f[iface].isBlank() ? f[iface].strip() : rpcType;
-            long startNanos = (long) (number(f, ts) * 1_000_000d);
-            long durationNanos = (long) (Math.abs(number(f, rt)) * 1_000_000d);
             int dot = rpcId.lastIndexOf('.');
             String parentCall = dot > 0 ? rpcId.substring(0, dot) : "";
             Map<String, String> attrs = Map.of("alibaba.rpctype", rpcType, "alibaba.rpc_id", rpcId);
@@ -110,7 +120,8 @@ final class AlibabaCallGraphParser {
             return 0;
         }
         try {
-            return Double.parseDouble(f[i].strip());
+            double d = Double.parseDouble(f[i].strip());
+            return Double.isNaN(d) ? 0 : d;
         } catch (NumberFormatException e) {
             return 0;
         }

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Jaeger JSON as the Jaeger UI and query API export it ({@code {"data":[trace…]}}, a single trace
@@ -13,10 +14,17 @@ import java.util.Map;
  * scope from the {@code otel.scope.*} or older {@code otel.library.*} tags, {@link InstrumentationScope#ofTags}) with
  * {@code span.kind}, {@code startTime}/{@code duration} in µs, and {@code references}.
  *
- * <p>The parent is the first {@code CHILD_OF} reference that is not the span itself, else the first
- * such {@code FOLLOWS_FROM} (the Jaeger UI's rule), else the legacy {@code parentSpanID}; the other
- * references become {@link Span#links()}. Self-references are ignored and counted as repairs
- * (see https://github.com/jaegertracing/jaeger-ui/issues/821).
+ * <p>The parent is the first {@code CHILD_OF} reference into the span's own trace that is not the span itself, as
+ * Jaeger's {@code model.Span.ParentSpanID()} takes it; a span without {@code references} takes the legacy
+ * {@code parentSpanID}. A reference is into the span's own trace when its {@code traceID} is the span's, is absent, or
+ * is the span's with the high 64 bits zero or dropped (the 64-bit form of jaegertracing/jaeger #3084, which
+ * {@link SpanCollector} joins). Every other reference, {@code FOLLOWS_FROM} or into another trace, becomes one of
+ * {@link Span#links()}, as an OTLP span's {@code links} do: Jaeger's OTLP translator writes the OTLP parent as a
+ * CHILD_OF and each link as a FOLLOWS_FROM, so a trace reads the same from either form. Self-references are ignored and
+ * counted as repairs (see https://github.com/jaegertracing/jaeger-ui/issues/821).
+ *
+ * <p>Times: {@code startTime} and {@code duration} in µs become nanoseconds; a start or end outside what a {@code long}
+ * of epoch nanoseconds holds skips the span as {@value EpochNanos#OUT_OF_RANGE} (see {@link EpochNanos}).
  *
  * <p>Ids: {@code traceID}/{@code spanID} are hex strings of up to 32/16 digits (left-padded, so
  * the 16-digit form Jaeger writes for a 64-bit id joins its 32-digit form); base64 ids, which are
@@ -44,7 +52,8 @@ final class JaegerParser {
         String traceIdDefault = id(trace.path("traceID"), false, at, "traceID");
         int j = 0;
         for (JsonNode s : trace.path("spans")) {
-            out.add(span(s, services, traceIdDefault, out, at.field("spans").index(j++)));
+            span(s, services, traceIdDefault, out, at.field("spans").index(j++))
+                    .ifPresentOrElse(out::add, () -> out.skip(EpochNanos.OUT_OF_RANGE));
         }
     }
 
@@ -58,33 +67,46 @@ final class JaegerParser {
         }
     }
 
-    private static Span span(JsonNode s, Map<String, String> services, String traceIdDefault, SpanCollector out,
-                             JsonPath at) {
+    /** The span, or empty when a time is out of range (nothing counted yet: the caller counts the skip). */
+    private static Optional<Span> span(JsonNode s, Map<String, String> services, String traceIdDefault,
+                                       SpanCollector out, JsonPath at) {
         String traceId = s.has("traceID") ? id(s.get("traceID"), false, at, "traceID") : traceIdDefault;
         String spanId = id(s.path("spanID"), true, at, "spanID");
+        JsonNode refs = s.path("references");
+        String[] refSpan = new String[refs.size()];
+        String[] refTrace = new String[refs.size()];
+        for (int r = 0; r < refs.size(); r++) {
+            JsonNode ref = refs.get(r);
+            JsonPath rp = at.field("references").index(r);
+            refSpan[r] = id(ref.path("spanID"), true, rp, "spanID");
+            String refTraceId = id(ref.path("traceID"), false, rp, "traceID");
+            refTrace[r] = refTraceId.isEmpty() ? traceId : refTraceId;
+        }
+        String legacyParent = "";
+        if (refs.size() == 0 && s.has("parentSpanID")) {
+            try {
+                legacyParent = TraceIds.jaegerParentSpanId(OtlpParser.idText(s.path("parentSpanID")));
+            } catch (IllegalArgumentException e) {
+                throw new InvalidIdException(at.field("parentSpanID"), e);
+            }
+        }
+        long startNanos;
+        long durationNanos;
+        try {
+            startNanos = EpochNanos.ofMicros(EpochNanos.integral(s.path("startTime")));
+            durationNanos = EpochNanos.ofMicros(EpochNanos.integral(s.path("duration")));
+            EpochNanos.end(startNanos, durationNanos);
+        } catch (ArithmeticException e) {
+            return Optional.empty();
+        }
         String parent = "";
         List<SpanRef> links = List.of();
-        JsonNode refs = s.path("references");
         if (refs.size() > 0) {
-            String[] refSpan = new String[refs.size()];
-            String[] refTrace = new String[refs.size()];
-            for (int r = 0; r < refs.size(); r++) {
-                JsonNode ref = refs.get(r);
-                JsonPath rp = at.field("references").index(r);
-                refSpan[r] = id(ref.path("spanID"), true, rp, "spanID");
-                refTrace[r] = id(ref.path("traceID"), false, rp, "traceID");
-            }
             int chosen = -1;
-            for (String type : new String[] {"CHILD_OF", "FOLLOWS_FROM"}) {
-                for (int r = 0; r < refs.size(); r++) {
-                    if (type.equals(refs.get(r).path("refType").asText("CHILD_OF"))
-                            && !refSpan[r].equals(spanId) && !refSpan[r].isEmpty()) {
-                        chosen = r;
-                        break;
-                    }
-                }
-                if (chosen >= 0) {
-                    break;
+            for (int r = 0; r < refs.size() && chosen < 0; r++) {
+                if ("CHILD_OF".equals(refs.get(r).path("refType").asText("CHILD_OF"))
+                        && !refSpan[r].equals(spanId) && !refSpan[r].isEmpty() && sameTrace(refTrace[r], traceId)) {
+                    chosen = r;
                 }
             }
             links = new ArrayList<>();
@@ -93,19 +115,14 @@ final class JaegerParser {
                 if (rs.equals(spanId)) {
                     out.repair(SpanCollector.SELF_PARENT);
                 } else if (r != chosen && !rs.isEmpty()) {
-                    links.add(new SpanRef(refTrace[r].isEmpty() ? traceId : refTrace[r], rs));
+                    links.add(new SpanRef(refTrace[r], rs));
                 }
             }
             if (chosen >= 0) {
                 parent = refSpan[chosen];
             }
-        } else if (s.has("parentSpanID")) {
-            String raw = OtlpParser.idText(s.path("parentSpanID"));
-            try {
-                parent = out.parentOrRoot(spanId, TraceIds.jaegerParentSpanId(raw));
-            } catch (IllegalArgumentException e) {
-                throw new InvalidIdException(at.field("parentSpanID"), e);
-            }
+        } else {
+            parent = out.parentOrRoot(spanId, legacyParent);
         }
         Map<String, String> tags = Map.of();
         JsonNode t = s.path("tags");
@@ -120,8 +137,21 @@ final class JaegerParser {
                 ? s.path("process").path("serviceName").asText("")
                 : services.getOrDefault(s.path("processID").asText(""), "");
         String peer = kind.makesCall() ? PeerService.of(tags) : "";
-        return new Span(traceId, spanId, parent, links, service, s.path("operationName").asText(""), kind, peer,
-                tags, s.path("startTime").asLong(0) * 1000, s.path("duration").asLong(0) * 1000,
-                InstrumentationScope.ofTags(tags));
+        return Optional.of(new Span(traceId, spanId, parent, links, service, s.path("operationName").asText(""), kind,
+                peer, tags, startNanos, durationNanos, InstrumentationScope.ofTags(tags)));
+    }
+
+    /**
+     * True when a reference's trace id is the span's: equal, or one of the two is the other's low 64 bits under a zero
+     * high half (both as {@link TraceIds#jaegerTraceId} pads them).
+     */
+    private static boolean sameTrace(String refTraceId, String traceId) {
+        if (refTraceId.equals(traceId)) {
+            return true;
+        }
+        if (refTraceId.length() != 32 || traceId.length() != 32 || !refTraceId.regionMatches(16, traceId, 16, 16)) {
+            return false;
+        }
+        return refTraceId.startsWith(SpanCollector.ZERO_HIGH_HALF) || traceId.startsWith(SpanCollector.ZERO_HIGH_HALF);
     }
 }

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * OTLP/JSON traces ({@code ExportTraceServiceRequest}, opentelemetry-proto
@@ -19,6 +20,11 @@ import java.util.Map;
  * <p>Ids follow the OTLP/JSON rule (exactly 32 / 16 hex digits, never base64; see
  * {@link TraceIds#otlpTraceId}); they are checked in document order, as {@link OtlpStreamParser}
  * meets them, so both readers report the same first bad id.
+ *
+ * <p>Times: {@code startTimeUnixNano} and {@code endTimeUnixNano} are {@code fixed64} (unsigned) nanoseconds, a string or
+ * a number; a missing one (or one that is no number) reads as 0, an end before the start gives duration 0. A time past
+ * {@code Long.MAX_VALUE} (2262-04-11) or negative, which no {@code long} of epoch nanoseconds or no {@code fixed64} holds,
+ * skips the span as {@value EpochNanos#OUT_OF_RANGE} ({@link #unixNanos}).
  */
 final class OtlpParser {
     private OtlpParser() {}
@@ -52,13 +58,16 @@ final class OtlpParser {
             InstrumentationScope scope = new InstrumentationScope(sc.path("name").asText(""), sc.path("version").asText(""));
             int k = 0;
             for (JsonNode s : ss.path("spans")) {
-                out.add(span(s, service, scope, out, at.field(scopesField).index(j).field("spans").index(k++)));
+                span(s, service, scope, out, at.field(scopesField).index(j).field("spans").index(k++))
+                        .ifPresentOrElse(out::add, () -> out.skip(EpochNanos.OUT_OF_RANGE));
             }
             j++;
         }
     }
 
-    private static Span span(JsonNode s, String service, InstrumentationScope scope, SpanCollector out, JsonPath at) {
+    /** The span, or empty when a time is out of range (nothing counted yet: the caller counts the skip). */
+    private static Optional<Span> span(JsonNode s, String service, InstrumentationScope scope, SpanCollector out,
+                                       JsonPath at) {
         // ids in document order, so the first bad id reported is the one the streaming reader meets first
         String traceId = "";
         String spanId = "";
@@ -75,11 +84,17 @@ final class OtlpParser {
                 default -> { }
             }
         }
+        long start;
+        long end;
+        try {
+            start = unixNanos(s.path("startTimeUnixNano"));
+            end = unixNanos(s.path("endTimeUnixNano"));
+        } catch (ArithmeticException e) {
+            return Optional.empty();
+        }
         String parent = out.parentOrRoot(spanId, parentRaw);
         JsonNode k = s.path("kind");
         SpanKind kind = k.isNumber() ? SpanKind.ofOtlp(k.intValue()) : SpanKind.ofText(k.asText(""));
-        long start = nanos(s.path("startTimeUnixNano"));
-        long end = nanos(s.path("endTimeUnixNano"));
         Map<String, String> attributes = attributes(s.path("attributes"));
         List<SpanRef> links = List.of();
         if (!linkIds.isEmpty()) {
@@ -93,8 +108,9 @@ final class OtlpParser {
             }
         }
         String peer = kind.makesCall() ? PeerService.of(attributes) : "";
-        return new Span(traceId, spanId, parent, links, service, ServerOperation.of(kind, s.path("name").asText(""), attributes),
-                kind, peer, attributes, start, end > start ? end - start : 0, scope);
+        return Optional.of(new Span(traceId, spanId, parent, links, service,
+                ServerOperation.of(kind, s.path("name").asText(""), attributes), kind, peer, attributes, start,
+                end > start ? end - start : 0, scope));
     }
 
     private static List<String> links(JsonNode ls, JsonPath at) {
@@ -152,19 +168,12 @@ final class OtlpParser {
         return v.isNull() || v.isMissingNode() ? "" : v.toString();
     }
 
-    private static long nanos(JsonNode n) {
-        if (n.isNumber()) {
-            return n.longValue();
-        }
-        String t = n.asText("");
-        if (t.isEmpty()) {
-            return 0;
-        }
-        try {
-            return Long.parseLong(t);
-        } catch (NumberFormatException e) {
-            return 0;
-        }
+    /**
+     * An OTLP {@code *TimeUnixNano} value (a number or a string of digits) as epoch nanoseconds, 0 when missing or no
+     * number; throws {@link ArithmeticException} past {@code Long.MAX_VALUE} or when negative ({@link EpochNanos}).
+     */
+    static long unixNanos(JsonNode v) {
+        return EpochNanos.unsigned(EpochNanos.integral(v));
     }
 
     private static Map<String, String> attributes(JsonNode attrs) {

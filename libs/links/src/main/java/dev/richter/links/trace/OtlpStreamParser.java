@@ -19,7 +19,8 @@ import java.util.Map;
  * after the spans of its ResourceSpans, so spans are finished when their ResourceSpans closes.
  * Ids are checked as they are read ({@link TraceIds#otlpTraceId}); a bad one throws
  * {@link InvalidIdException} with its path and the value's line and column, the same error the
- * tree reader gives.
+ * tree reader gives. Times are read as the tree reader reads them ({@link OtlpParser#unixNanos}): one past
+ * {@code Long.MAX_VALUE} or negative skips its span as {@value EpochNanos#OUT_OF_RANGE}, never the document.
  */
 final class OtlpStreamParser {
     private final ObjectMapper mapper;
@@ -93,6 +94,10 @@ final class OtlpStreamParser {
             }
         }
         for (Draft d : drafts) {
+            if (d.timeOutOfRange) {
+                out.skip(EpochNanos.OUT_OF_RANGE);
+                continue;
+            }
             String spanId = d.spanId;
             String traceId = d.traceId;
             String parent = out.parentOrRoot(spanId, d.parentSpanId);
@@ -125,8 +130,18 @@ final class OtlpStreamParser {
                 case "name" -> d.name = text(p, t);
                 case "kind" -> d.kind = t == JsonToken.VALUE_NUMBER_INT ? SpanKind.ofOtlp(p.getIntValue())
                         : SpanKind.ofText(text(p, t));
-                case "startTimeUnixNano" -> d.start = nanos(p, t);
-                case "endTimeUnixNano" -> d.end = nanos(p, t);
+                case "startTimeUnixNano", "endTimeUnixNano" -> {
+                    try {
+                        long nanos = unixNanos(p, t);
+                        if (f.startsWith("start")) {
+                            d.start = nanos;
+                        } else {
+                            d.end = nanos;
+                        }
+                    } catch (ArithmeticException e) {
+                        d.timeOutOfRange = true;
+                    }
+                }
                 case "attributes" -> d.attributes = t == JsonToken.START_ARRAY ? attributes(p) : skip(p, Map.of());
                 case "links" -> {
                     if (t == JsonToken.START_ARRAY) {
@@ -262,19 +277,26 @@ final class OtlpStreamParser {
         return t == JsonToken.VALUE_NULL ? "" : p.getValueAsString("");
     }
 
-    private static long nanos(JsonParser p, JsonToken t) throws IOException {
+    /**
+     * The time value at the current token as {@link OtlpParser#unixNanos} reads it from a tree: a number or a string of
+     * one, 0 for anything else; throws {@link ArithmeticException} past {@code Long.MAX_VALUE} or when negative.
+     */
+    private static long unixNanos(JsonParser p, JsonToken t) throws IOException {
+        long nanos;
         if (t == JsonToken.VALUE_NUMBER_INT) {
-            return p.getLongValue();
+            if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+                throw new ArithmeticException("past a long: " + p.getText());
+            }
+            nanos = p.getLongValue();
+        } else if (t == JsonToken.VALUE_NUMBER_FLOAT) {
+            nanos = EpochNanos.ofDouble(p.getDoubleValue());
+        } else if (t == JsonToken.VALUE_STRING) {
+            nanos = EpochNanos.integral(p.getText());
+        } else {
+            p.skipChildren();
+            nanos = 0;
         }
-        String s = text(p, t);
-        if (s.isEmpty()) {
-            return 0;
-        }
-        try {
-            return Long.parseLong(s);
-        } catch (NumberFormatException e) {
-            return 0;
-        }
+        return EpochNanos.unsigned(nanos);
     }
 
     private static <T> T skip(JsonParser p, T value) throws IOException {
@@ -296,6 +318,7 @@ final class OtlpStreamParser {
         SpanKind kind = SpanKind.UNSPECIFIED;
         long start;
         long end;
+        boolean timeOutOfRange;
         Map<String, String> attributes = Map.of();
         List<String> links;
         InstrumentationScope scope = InstrumentationScope.NONE;

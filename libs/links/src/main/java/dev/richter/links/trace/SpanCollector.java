@@ -27,7 +27,7 @@ final class SpanCollector {
     static final String NO_SERVICE = "missing service name";
     static final String SELF_PARENT = "self-referencing parent ignored";
     static final String JOINED_LOW_HALF = "64-bit trace id joined to its 128-bit trace";
-    private static final String ZERO_HIGH_HALF = "0".repeat(16);
+    static final String ZERO_HIGH_HALF = "0".repeat(16);
 
     private final List<Span> spans = new ArrayList<>();
     private final Set<SpanRef> keys = new HashSet<>();

@@ -36,6 +36,11 @@ import java.util.List;
  * {@code resourceSpans[0].scopeSpans[0].spans[0].traceId: expected 32 hex characters, got
  * 44-character base64 value "YzRl…"}. One bad id rejects the whole document (nothing is ingested):
  * guessing ids, or keeping them as opaque strings, would split traces and drop edges silently.
+ *
+ * <p>Skipped and counted by reason ({@link ParsedTraces#skippedByReason()}), the rest of the document read: a span
+ * without a trace or span id, a repeated (trace, span) id, a span with a time outside what a {@code long} of epoch
+ * nanoseconds holds, 1677-09-21 to 2262-04-11 ({@link EpochNanos}, every format), an X-Ray (sub)segment without its
+ * required times ({@link XRayParser}).
  */
 public final class TraceDocuments {
     private static final ObjectMapper MAPPER = new ObjectMapper();

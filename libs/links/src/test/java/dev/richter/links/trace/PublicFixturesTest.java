@@ -36,7 +36,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -48,10 +47,14 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <p>The expected spans are not taken from the reader: each test walks the file with Jackson and derives them by
  * the rules {@code docs/formats.md} states for the format (X-Ray: a segment is a SERVER span, each subsegment a span
- * under its enclosing (sub)segment, CLIENT when its namespace is {@code aws} or {@code remote}; Jaeger: the first
- * CHILD_OF reference, else FOLLOWS_FROM, is the parent, the service is the span's process; Zipkin: hex ids left-padded,
- * the SERVER half of a shared id under its CLIENT). Where a file shows the reader departing from what the project
- * that wrote the file does, a {@link Disabled} test states the finding and the behaviour wanted.
+ * under its enclosing (sub)segment, CLIENT when its namespace is {@code aws} or {@code remote}, skipped without its
+ * required times; Jaeger: the first CHILD_OF reference into the span's own trace is the parent, the service is the
+ * span's process; Zipkin: hex ids left-padded, the SERVER half of a shared id under its CLIENT, the parts of one id
+ * merged into its halves). Where a file showed the reader departing from what the project that wrote the file does, a
+ * test states the finding and the behaviour wanted; the four findings of the first run (a Jaeger parent in another
+ * trace, an X-Ray segment without {@code start_time}, X-Ray times past 2262, a Zipkin fragment taking its CLIENT's id)
+ * are fixed for their kind, each with its own tests ({@code JaegerParentTest}, {@code SpanTimesTest},
+ * {@code ZipkinSpanPartsTest}).
  */
 class PublicFixturesTest {
     private static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
@@ -60,6 +63,9 @@ class PublicFixturesTest {
     private static final String DUPLICATE = "duplicate span id";
     private static final String NO_SERVICE = "missing service name";
     private static final String SELF_PARENT = "self-referencing parent ignored";
+    private static final String NO_TIMES = "xray segment without a numeric start_time or end_time";
+    private static final String OUT_OF_RANGE = "time out of range";
+    private static final String MERGED = "span part merged";
     /** One microsecond: X-Ray writes seconds with a decimal fraction, rounded to the µs on both sides. */
     private static final long MICROSECOND = 1_000;
     /** The last epoch second whose nanoseconds a {@code long} holds (2262-04-11). */
@@ -146,52 +152,83 @@ class PublicFixturesTest {
      * peer when its namespace is {@code aws} or {@code remote} (operation: {@code aws.operation}, else the HTTP method,
      * else the name), else INTERNAL under its name. The daemon's {@code {"format":"json","version":1}} header line is no
      * segment. An independent subsegment ({@code "type":"subsegment"}) whose segment is not in the file is skipped as
-     * {@value #ORPHAN}. So spans + skipped = segments + subsegments of the file. Times: epoch seconds to ns, to the µs.
+     * {@value #ORPHAN}. A (sub)segment without a numeric {@code start_time}, or without a numeric {@code end_time} while
+     * not {@code in_progress}, is skipped as {@value #NO_TIMES} (segmentValidationFailed.txt, segmentWithParentId.txt),
+     * one with a time past a {@code long} of nanoseconds as {@value #OUT_OF_RANGE}; what is under it is still read. So
+     * spans + skipped = segments + subsegments of the file. Times: epoch seconds to ns, to the µs.
      */
     @ParameterizedTest
     @MethodSource("xrayFiles")
     void xraySegmentsAndSubsegmentsAreSpans(String file) {
         List<JsonNode> docs = values(file).stream().filter(v -> !isDaemonHeader(v)).toList();
-        List<XRayExpected> expected = new ArrayList<>();
+        List<XRayExpected> walked = new ArrayList<>();
         Set<String> ids = new HashSet<>();
-        int orphans = 0;
+        Map<String, Integer> skipped = new TreeMap<>();
         for (JsonNode doc : docs) {
             ids.add(doc.path("id").asText());
             if ("subsegment".equals(doc.path("type").asText())) {
-                orphans++;
+                skipped.merge(ORPHAN, 1, Integer::sum);
                 continue;
             }
             String traceId = xrayTraceId(doc.path("trace_id").asText());
             String service = doc.path("name").asText();
             String sdk = doc.path("aws").path("xray").path("sdk").asText("");
-            expected.add(new XRayExpected(traceId, doc.path("id").asText(), doc.path("parent_id").asText(""), service,
+            walked.add(new XRayExpected(traceId, doc.path("id").asText(), doc.path("parent_id").asText(""), service,
                     service, SpanKind.SERVER, "", sdk, doc));
-            subsegments(doc, traceId, doc.path("id").asText(), service, sdk, expected);
+            subsegments(doc, traceId, doc.path("id").asText(), service, sdk, walked);
         }
         for (JsonNode doc : docs) {
             if ("subsegment".equals(doc.path("type").asText())) {
                 assertFalse(ids.contains(doc.path("parent_id").asText()), "an orphan's segment is not in " + file);
             }
         }
+        List<XRayExpected> expected = new ArrayList<>();
+        for (XRayExpected x : walked) {
+            String reason = xrayTimesSkipReason(x.doc());
+            if (reason.isEmpty()) {
+                expected.add(x);
+            } else {
+                skipped.merge(reason, 1, Integer::sum);
+            }
+        }
         ParsedTraces p = parse(file);
         assertEquals(TraceFormat.XRAY_SEGMENTS, p.format());
-        assertEquals(orphans == 0 ? Map.of() : Map.of(ORPHAN, orphans), p.skippedByReason(), file);
+        assertEquals(skipped, p.skippedByReason(), file);
         assertEquals(Map.of(), p.repairedByReason(), file);
-        assertEquals(expected.size() + orphans, p.spans().size() + p.spansSkipped(), "segments + subsegments of " + file);
+        assertEquals(walked.size() + skipped.getOrDefault(ORPHAN, 0), p.spans().size() + p.spansSkipped(),
+                "segments + subsegments of " + file);
         assertEquals(expected.stream().map(XRayExpected::fields).toList(),
                 p.spans().stream().map(s -> List.<Object>of(s.traceId(), s.spanId(), s.parentSpanId(), s.service(),
                         s.operation(), s.kind(), s.peerService())).toList(), file);
         for (int i = 0; i < expected.size(); i++) {
             JsonNode doc = expected.get(i).doc();
             Span s = p.spans().get(i);
-            if (!doc.has("start_time")) {
-                continue; // segmentValidationFailed.txt: see xrayFilesTheCollectorRejects
-            }
             long start = epochNanos(doc.get("start_time"));
             assertEquals(start, s.startEpochNanos(), MICROSECOND, file + " " + s.spanId());
-            long duration = doc.has("end_time") ? Math.max(0, epochNanos(doc.get("end_time")) - start) : 0;
+            long duration = doc.path("end_time").isNumber() ? Math.max(0, epochNanos(doc.get("end_time")) - start) : 0;
             assertEquals(duration, s.durationNanos(), 2 * MICROSECOND, file + " " + s.spanId());
             assertEquals(expected.get(i).sdk(), s.scope().name(), "the segment's SDK, " + file);
+        }
+    }
+
+    /**
+     * Why a (sub)segment is skipped for its times, by X-Ray's required fields ("Segment documents": {@code start_time},
+     * and {@code end_time} unless {@code in_progress}) and a {@code long} of nanoseconds; "" when it is read.
+     */
+    private static String xrayTimesSkipReason(JsonNode doc) {
+        JsonNode start = doc.path("start_time");
+        JsonNode end = doc.path("end_time");
+        if (!start.isNumber() || !(end.isNumber() || doc.path("in_progress").asBoolean(false))) {
+            return NO_TIMES;
+        }
+        try {
+            epochNanos(start);
+            if (end.isNumber()) {
+                epochNanos(end);
+            }
+            return "";
+        } catch (ArithmeticException e) {
+            return OUT_OF_RANGE;
         }
     }
 
@@ -202,13 +239,19 @@ class PublicFixturesTest {
     /**
      * Each independent subsegment of the set, followed in one document by a segment with its {@code parent_id}: it is
      * then a span of that segment's service under that segment, CLIENT (peer its name) for namespace {@code remote},
-     * INTERNAL for {@code local} or none. Nothing is skipped.
+     * INTERNAL for {@code local} or none. Nothing is skipped, but the subsegment whose times are past 2262
+     * ({@link #xrayTimesPastTheYear2262AreRejectedOrSkipped}).
      */
     @ParameterizedTest
     @MethodSource("xrayIndependentSubsegments")
     void xrayIndependentSubsegmentJoinsItsSegment(String file) throws IOException {
         JsonNode sub = values(file).get(0);
         ParsedTraces p = joined(file, sub);
+        if (sub.get("start_time").decimalValue().compareTo(LAST_NANOSECOND_SECOND) > 0) {
+            assertEquals(Map.of(OUT_OF_RANGE, 1), p.skippedByReason(), file);
+            assertEquals(List.of("gateway"), p.spans().stream().map(Span::service).toList());
+            return; // indepSubsegmentWithContentLengthString.txt
+        }
         assertEquals(Map.of(), p.skippedByReason());
         assertEquals(2, p.spans().size());
         Span s = p.spans().stream().filter(x -> x.spanId().equals(sub.path("id").asText())).findFirst().orElseThrow();
@@ -218,9 +261,6 @@ class PublicFixturesTest {
         assertEquals(List.of(xrayTraceId(sub.path("trace_id").asText()), sub.path("parent_id").asText(), "gateway",
                         remote ? SpanKind.CLIENT : SpanKind.INTERNAL, remote ? sub.path("name").asText() : "", operation),
                 List.of(s.traceId(), s.parentSpanId(), s.service(), s.kind(), s.peerService(), s.operation()), file);
-        if (sub.get("start_time").decimalValue().compareTo(LAST_NANOSECOND_SECOND) > 0) {
-            return; // indepSubsegmentWithContentLengthString.txt: see xrayTimesPastTheYear2262
-        }
         long start = epochNanos(sub.get("start_time"));
         assertEquals(start, s.startEpochNanos(), MICROSECOND);
         assertEquals(epochNanos(sub.get("end_time")) - start, s.durationNanos(), 2 * MICROSECOND);
@@ -230,38 +270,21 @@ class PublicFixturesTest {
      * indepSubsegmentWithContentLengthString.txt has {@code start_time} 14782323361.271 and {@code end_time}
      * 14789232374.449 (the year 2438; an extra digit, the other files have 1478293361.271), past what a {@code long} of
      * nanoseconds holds (2262-04-11). The collector reads them (as unsigned nanoseconds). Richter's
-     * {@code Math.round(seconds * 1e6) * 1000} overflows without a word: the start becomes -3,664,420,712,438,551,616 ns
-     * (the year 1853), the duration, the difference of two values that wrapped alike, is right (6,909,013.178 s). Finding:
-     * {@link #xrayTimesPastTheYear2262AreRejectedOrSkipped}.
+     * {@code Math.round(seconds * 1e6) * 1000} overflowed without a word: the start became -3,664,420,712,438,551,616 ns
+     * (the year 1853). Now the subsegment is skipped and counted as {@value #OUT_OF_RANGE}, and its segment is read; the
+     * kind, a time outside a {@code long} of epoch nanoseconds in any reader: {@code SpanTimesTest}.
      */
-    @Test
-    void xrayTimesPastTheYear2262() throws IOException {
-        String file = "xray/indepSubsegmentWithContentLengthString.txt";
-        JsonNode sub = values(file).get(0);
-        BigDecimal startNanos = sub.get("start_time").decimalValue().movePointRight(9);
-        assertTrue(startNanos.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0);
-        Span s = joined(file, sub).spans().stream().filter(x -> x.spanId().equals("53995c3f42cd8ad8")).findFirst().orElseThrow();
-        assertEquals(startNanos.subtract(BigDecimal.valueOf(2).pow(64)).longValueExact(), s.startEpochNanos(), MICROSECOND,
-                "wrapped once past 2^63");
-        assertTrue(s.startEpochNanos() < 0);
-        assertEquals(6_909_013_178_000_000L, s.durationNanos(), 2 * MICROSECOND);
-    }
-
-    /** The behaviour wanted for indepSubsegmentWithContentLengthString.txt. */
-    @Disabled("Finding: XRayParser turns start_time/end_time past 2262-04-11 (9,223,372,036.854775807 s) into nanoseconds"
-            + " that overflow a long: indepSubsegmentWithContentLengthString.txt (start_time 14782323361.271) starts in 1853."
-            + " Such a time should reject the document naming the field and its position, or skip the span and count it.")
     @Test
     void xrayTimesPastTheYear2262AreRejectedOrSkipped() throws IOException {
         String file = "xray/indepSubsegmentWithContentLengthString.txt";
-        try {
-            ParsedTraces p = joined(file, values(file).get(0));
-            assertTrue(p.spans().stream().noneMatch(s -> s.spanId().equals("53995c3f42cd8ad8")), "not read as a span");
-            assertEquals(1, p.spansSkipped());
-        } catch (TraceFormatException e) {
-            assertTrue(e.line() > 0 && e.column() > 0, e.getMessage());
-            assertTrue(e.reason().contains("start_time"), e.reason());
-        }
+        JsonNode sub = values(file).get(0);
+        assertTrue(sub.get("start_time").decimalValue().movePointRight(9).compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0);
+        assertThrows(ArithmeticException.class, () -> epochNanos(sub.get("start_time")));
+        ParsedTraces p = joined(file, sub);
+        assertTrue(p.spans().stream().noneMatch(s -> s.spanId().equals("53995c3f42cd8ad8")), "not read as a span");
+        assertEquals(Map.of(OUT_OF_RANGE, 1), p.skippedByReason());
+        assertEquals(1, p.spansSkipped());
+        assertEquals(List.of(sub.path("parent_id").asText()), p.spans().stream().map(Span::spanId).toList(), "the segment is read");
     }
 
     /**
@@ -286,7 +309,7 @@ class PublicFixturesTest {
 
     /**
      * The four files the collector's tests expect an error for ({@link #COLLECTOR_REJECTS}). Richter reads the fields it
-     * needs, not the whole segment schema, so it rejects none of the four; what it makes of each, today:
+     * needs, not the whole segment schema, so it rejects none of the four documents; what it makes of each:
      * <ul>
      *   <li>invalidNamespace.txt ({@code "namespace": "invalidNs"} on the DescribeTable call {@code 7318c46a385557f5},
      *       not a namespace X-Ray defines): read as ddbSample.txt is, 18 spans, except that this call is an INTERNAL span,
@@ -297,9 +320,9 @@ class PublicFixturesTest {
      *   <li>indepSubsegmentWithInvalidSqlUrl.txt (a {@code sql.url} without a database name): skipped as every
      *       independent subsegment without its segment is; {@code sql} is not read. The collector's error is about its
      *       own mapping of {@code sql.url}, not the document.</li>
-     *   <li>segmentValidationFailed.txt (no {@code start_time}, which X-Ray requires): read as a span starting at the
-     *       epoch that lasts until its {@code end_time}, 1,596,648,396.64 s (50.6 years). Finding, a bug:
-     *       {@link #xraySegmentWithoutStartTimeIsRejectedOrSkipped}.</li>
+     *   <li>segmentValidationFailed.txt (no {@code start_time}, which X-Ray requires): the segment is skipped and counted
+     *       as {@value #NO_TIMES}; it was read as a span starting at the epoch that lasted until its {@code end_time},
+     *       1,596,648,396.64 s (50.6 years): {@link #xraySegmentWithoutStartTimeIsRejectedOrSkipped}.</li>
      * </ul>
      */
     @Test
@@ -330,27 +353,27 @@ class PublicFixturesTest {
         assertEquals(List.of(), sql.spans());
         assertEquals(Map.of(ORPHAN, 1), sql.skippedByReason());
 
-        ParsedTraces noStart = parse("xray/segmentValidationFailed.txt");
-        assertEquals(1, noStart.spans().size());
-        Span s = noStart.spans().get(0);
-        assertEquals(0L, s.startEpochNanos());
-        assertEquals(1_596_648_396_640_139_000L, s.durationNanos(), MICROSECOND, "the end_time itself");
+        assertEquals(Map.of(NO_TIMES, 1), parse("xray/segmentValidationFailed.txt").skippedByReason());
     }
 
-    /** The behaviour wanted for segmentValidationFailed.txt. */
-    @Disabled("Finding: XRayParser reads a segment without start_time (required by X-Ray; the collector rejects the file:"
-            + " segment \"start_time\" can not be nil) as starting at the epoch and lasting until its end_time, 50.6 years."
-            + " It should reject the document naming start_time and its position, or skip the segment and count it.")
+    /**
+     * segmentValidationFailed.txt: a segment without {@code start_time} (X-Ray requires it; the collector rejects the
+     * file: segment "start_time" can not be nil) is skipped and counted as {@value #NO_TIMES}, as the readers skip every
+     * span they cannot place, never read as starting in 1970; the document is not rejected. The same file with a
+     * {@code start_time} reads as its segment. The kind, every (sub)segment without its required times:
+     * {@code SpanTimesTest}.
+     */
     @Test
     void xraySegmentWithoutStartTimeIsRejectedOrSkipped() {
-        try {
-            ParsedTraces p = parse("xray/segmentValidationFailed.txt");
-            assertEquals(List.of(), p.spans());
-            assertEquals(1, p.spansSkipped());
-        } catch (TraceFormatException e) {
-            assertTrue(e.line() > 0 && e.column() > 0, e.getMessage());
-            assertTrue(e.reason().contains("start_time"), e.reason());
-        }
+        ParsedTraces p = parse("xray/segmentValidationFailed.txt");
+        assertEquals(TraceFormat.XRAY_SEGMENTS, p.format());
+        assertEquals(List.of(), p.spans());
+        assertEquals(Map.of(NO_TIMES, 1), p.skippedByReason());
+        String withStart = new String(bytes("xray/segmentValidationFailed.txt"), StandardCharsets.UTF_8)
+                .replaceFirst("\\{", "{\"start_time\": 1596648396.5, ");
+        Span s = TraceDocuments.parse("with start", withStart.getBytes(StandardCharsets.UTF_8)).spans().get(0);
+        assertEquals(List.of("bda182a644eee9b3", 1_596_648_396_500_000_000L, 140_139_000L),
+                List.of(s.spanId(), s.startEpochNanos(), s.durationNanos()));
     }
 
     // ---- Jaeger JSON: jaegertracing/jaeger and jaegertracing/jaeger-ui ----
@@ -365,8 +388,9 @@ class PublicFixturesTest {
     /**
      * Walked with Jackson: every span object of every trace ({@code {"data": [trace…]}} or one trace) in document
      * order, ids left-padded to 32/16 hex digits, the service from {@code processes[processID]} (or an embedded
-     * {@code process}), the parent the first CHILD_OF reference that is not the span itself, else the first such
-     * FOLLOWS_FROM, the other references links, the kind from the {@code span.kind} tag, {@code startTime} and
+     * {@code process}), the parent the first CHILD_OF reference into the span's own trace that is not the span itself
+     * (Jaeger's {@code model.Span.ParentSpanID()}), the other references links (FOLLOWS_FROM, and a reference into
+     * another trace: ui_01.json), the kind from the {@code span.kind} tag, {@code startTime} and
      * {@code duration} µs → ns. A span repeating a (trace, span) id is skipped as {@value #DUPLICATE}
      * (ui_01.json and traceWithMultipleSpansWithTheSameValueInDifferentTags.json have one each; otlp2jaeger-out.json
      * repeats its span).
@@ -389,11 +413,11 @@ class PublicFixturesTest {
                 String spanId = hexId(s.path("spanID").asText(), 16);
                 JsonNode refs = s.path("references");
                 int chosen = -1;
-                for (String type : List.of("CHILD_OF", "FOLLOWS_FROM")) {
-                    for (int r = 0; r < refs.size() && chosen < 0; r++) {
-                        if (type.equals(refs.get(r).path("refType").asText()) && !hexId(refs.get(r).path("spanID").asText(), 16).equals(spanId)) {
-                            chosen = r;
-                        }
+                for (int r = 0; r < refs.size() && chosen < 0; r++) {
+                    JsonNode ref = refs.get(r);
+                    if ("CHILD_OF".equals(ref.path("refType").asText()) && !hexId(ref.path("spanID").asText(), 16).equals(spanId)
+                            && hexId(ref.path("traceID").asText(), 32).equals(traceId)) {
+                        chosen = r;
                     }
                 }
                 List<String> links = new ArrayList<>();
@@ -488,34 +512,35 @@ class PublicFixturesTest {
     /**
      * ui_01.json (the UI JSON of Jaeger's converter test): span {@code …02} twice (the second skipped as a duplicate),
      * and span {@code …04}, whose first CHILD_OF reference points into another trace ({@code traceID …ff, spanID …ff}),
-     * its second CHILD_OF and a FOLLOWS_FROM at span {@code …02} of its own trace. Today Richter takes the first CHILD_OF
-     * whatever its trace: the parent is {@code 00000000000000ff}, absent from the trace, so {@code …04} and its child
-     * {@code …05} hang under a missing span and service-y's work is an entry instead of a call from service-x;
-     * {@code …02} appears twice among the links. Finding: {@link #jaegerParentIsAReferenceIntoTheSpansOwnTrace}.
+     * its second CHILD_OF and a FOLLOWS_FROM at span {@code …02} of its own trace. Richter took the first CHILD_OF
+     * whatever its trace, so {@code …04} and its child {@code …05} hung under a missing span and service-y's work was an
+     * entry instead of a call from service-x. Now the graph is the one the file draws: service-x calls service-y twice
+     * ({@code …03}, {@code …04}), and service-x is the only entry. The parent rule itself:
+     * {@link #jaegerParentIsAReferenceIntoTheSpansOwnTrace}.
      */
     @Test
     void jaegerUi01CrossTraceReference() {
         ParsedTraces p = parse("jaeger/ui_01.json");
         assertEquals(Map.of(DUPLICATE, 1), p.skippedByReason());
-        Span four = span(p, "0000000000000004");
-        assertEquals("00000000000000ff", four.parentSpanId());
-        assertEquals(List.of(new SpanRef("00000000000000000000000000000001", "0000000000000002"),
-                new SpanRef("00000000000000000000000000000001", "0000000000000002")), four.links());
         assertEquals("0000000000000004", span(p, "0000000000000005").parentSpanId());
         assertEquals("0000000000000002", span(p, "0000000000000003").parentSpanId());
+        assertEquals(Map.of("service-x>service-y", 2L), calls(p));
+        assertEquals(Set.of("service-x"), EdgeExtractor.extract(p.spans(), p.dependencies()).serviceEntries());
     }
 
-    /** The behaviour wanted for ui_01.json span 04. */
-    @Disabled("Finding: JaegerParser takes the first CHILD_OF reference even when it points into another trace. Jaeger's"
-            + " model.Span.ParentSpanID() skips references whose traceID is not the span's (and jaeger-ui's"
-            + " transform-trace-data takes the first reference found in the trace), so ui_01.json span 04's parent is"
-            + " 0000000000000002, not 00000000000000ff; the cross-trace reference should be a link.")
+    /**
+     * ui_01.json span {@code …04}: its parent is the first CHILD_OF reference into its own trace, {@code …02}, as
+     * Jaeger's {@code model.Span.ParentSpanID()} and jaeger-ui take it; the reference into trace {@code …ff} and the
+     * FOLLOWS_FROM are links. The kind: {@code JaegerParentTest}.
+     */
     @Test
     void jaegerParentIsAReferenceIntoTheSpansOwnTrace() {
         ParsedTraces p = parse("jaeger/ui_01.json");
         Span four = span(p, "0000000000000004");
         assertEquals("0000000000000002", four.parentSpanId());
         assertTrue(four.links().contains(new SpanRef("000000000000000000000000000000ff", "00000000000000ff")), four.links()::toString);
+        assertEquals(List.of(new SpanRef("000000000000000000000000000000ff", "00000000000000ff"),
+                new SpanRef("00000000000000000000000000000001", "0000000000000002")), four.links());
     }
 
     // ---- Zipkin v2: openzipkin/zipkin ----
@@ -529,8 +554,11 @@ class PublicFixturesTest {
      * {@code id}/{@code parentId} as written (an all-zero {@code parentId} is none), the service its
      * {@code localEndpoint.serviceName} ({@code unknown_service} when there is none), kind INTERNAL when absent, times
      * µs → ns. A SERVER span whose (trace, id) a CLIENT span also has is the server half: id {@code <id>:server} under the
-     * CLIENT, and a span whose parent is such an id hangs under the server half. A repeated (trace, span) id is skipped as
-     * {@value #DUPLICATE}. A CLIENT or PRODUCER with a {@code remoteEndpoint.serviceName} has it as peer.
+     * CLIENT, and a span whose parent is such an id hangs under the server half. A span without {@code kind} whose id has
+     * a span with a kind of the same {@code localEndpoint} is a part of that span (smartthings-mobile-web-install.json's
+     * 84 fragments of a server half, which add nothing to it): the span sits where its first part sits. A repeated
+     * (trace, span) id is skipped as {@value #DUPLICATE}. A CLIENT or PRODUCER with a {@code remoteEndpoint.serviceName}
+     * has it as peer.
      */
     @ParameterizedTest
     @MethodSource("zipkinSpanLists")
@@ -556,12 +584,30 @@ class PublicFixturesTest {
                 shared.add(key);
             }
         }
+        Map<String, List<JsonNode>> kinded = new HashMap<>();
+        for (JsonNode s : spans) {
+            if (s.has("kind")) {
+                kinded.computeIfAbsent(hexId(s.path("traceId").asText(), 32) + "/" + hexId(s.path("id").asText(), 16),
+                        k -> new ArrayList<>()).add(s);
+            }
+        }
         List<List<Object>> expected = new ArrayList<>();
         Map<String, String> peers = new LinkedHashMap<>();
         Set<String> seen = new HashSet<>();
         Map<String, Integer> skipped = new TreeMap<>();
         Map<String, Integer> repaired = new TreeMap<>();
-        for (JsonNode s : spans) {
+        for (JsonNode part : spans) {
+            JsonNode s = part;
+            if (!part.has("kind")) {
+                String key = hexId(part.path("traceId").asText(), 32) + "/" + hexId(part.path("id").asText(), 16);
+                JsonNode half = kinded.getOrDefault(key, List.of()).stream()
+                        .filter(k -> k.path("localEndpoint").equals(part.path("localEndpoint"))).findFirst().orElse(null);
+                if (half != null) {
+                    part.properties().forEach(f -> assertEquals(f.getValue(), half.get(f.getKey()),
+                            "a fragment of these files adds nothing to its half: " + key + " " + f.getKey()));
+                    s = half; // the half sits where its first part sits
+                }
+            }
             String traceId = hexId(s.path("traceId").asText(), 32);
             String id = hexId(s.path("id").asText(), 16);
             String kind = s.path("kind").asText("INTERNAL");
@@ -637,10 +683,11 @@ class PublicFixturesTest {
     /**
      * smartthings-mobile-web-install.json (1,041 spans, the largest trace of zipkin-lens): 84 ids carry three spans, a
      * CLIENT, its shared SERVER half and, first in the file, a fragment of the server half (same service and name, no
-     * kind, no timestamp); one id carries a CLIENT and five SERVERs. Today the fragment takes the id, the CLIENT half is
-     * skipped as a duplicate (84) as are four of the five SERVERs: 953 spans. Without the fragments the file gives the
-     * same service edges, interface edges and entries, so the graph does not depend on them. Finding on the CLIENT
-     * halves: {@link #zipkinClientHalfIsKeptOverAServerFragment}.
+     * kind, no timestamp); one id carries a CLIENT and five SERVERs. Each fragment is a part of its server half and adds
+     * nothing to it, so it counts as a duplicate (84), as do four of the five SERVERs (from other hosts): 953 spans, the
+     * same spans as the file without the fragments gives, and so the same service edges, interface edges and entries.
+     * (The fragment took the id and the CLIENT half was skipped, until {@link #zipkinClientHalfIsKeptOverAServerFragment};
+     * the graph happened not to change, the fragment naming the server's service.)
      */
     @Test
     void zipkinSpanFragmentsDoNotChangeTheGraph() throws IOException {
@@ -660,7 +707,7 @@ class PublicFixturesTest {
         assertEquals(Map.of(DUPLICATE, 88), whole.skippedByReason());
         assertEquals(Map.of(DUPLICATE, 4), merged.skippedByReason());
         assertEquals(953, whole.spans().size());
-        assertEquals(953, merged.spans().size());
+        assertEquals(Set.copyOf(merged.spans()), Set.copyOf(whole.spans()), "the fragments change no span");
         ExtractedLinks a = EdgeExtractor.extract(whole.spans(), whole.dependencies());
         ExtractedLinks b = EdgeExtractor.extract(merged.spans(), merged.dependencies());
         assertEquals(calls(b), calls(a));
@@ -670,24 +717,28 @@ class PublicFixturesTest {
         assertEquals(Set.of("coreSrv"), a.serviceEntries());
     }
 
-    /** The behaviour wanted for the 84 fragments of smartthings-mobile-web-install.json. */
-    @Disabled("Finding: ZipkinParser/SpanCollector keep the first span of a (trace, id) and skip the rest as duplicates,"
-            + " so a kind-less, timestamp-less fragment of a shared server half that comes first in the file takes the id"
-            + " and the CLIENT half (its service, name, timestamp and duration) is dropped: 84 CLIENT spans in"
-            + " smartthings-mobile-web-install.json. Zipkin's Trace.merge keeps the CLIENT (it merges neither way: the"
-            + " fragment is not shared and names the server's service). The CLIENT half should keep the id and the"
-            + " fragment count as a duplicate of the server half.")
+    /**
+     * smartthings-mobile-web-install.json's 84 fragments: the CLIENT half keeps the id, its service, name and timing, and
+     * the fragment is merged into the server half of its endpoint, as Zipkin's {@code Trace.merge} would never let it
+     * take the CLIENT's place. The kind, every part of one Zipkin span id merged into its half: {@code ZipkinSpanPartsTest}.
+     */
     @Test
     void zipkinClientHalfIsKeptOverAServerFragment() {
         String file = "zipkin/zipkin-lens/smartthings-mobile-web-install.json";
         ArrayNode spans = (ArrayNode) values(file).get(0);
         ParsedTraces p = parse(file);
-        for (JsonNode client : serverFragments(spans).values()) {
+        Map<Integer, JsonNode> fragments = serverFragments(spans);
+        assertEquals(84, fragments.size());
+        fragments.forEach((index, client) -> {
             Span kept = span(p, client.path("id").asText());
             assertEquals(List.of(SpanKind.CLIENT, client.path("localEndpoint").path("serviceName").asText(),
+                            client.path("name").asText(), client.path("timestamp").asLong() * 1000,
                             client.path("duration").asLong() * 1000),
-                    List.of(kept.kind(), kept.service(), kept.durationNanos()));
-        }
+                    List.of(kept.kind(), kept.service(), kept.operation(), kept.startEpochNanos(), kept.durationNanos()));
+            Span server = span(p, client.path("id").asText() + ":server");
+            assertEquals(List.of(SpanKind.SERVER, spans.get(index).path("localEndpoint").path("serviceName").asText()),
+                    List.of(server.kind(), server.service()), "the server half stays the server's");
+        });
     }
 
     /**
@@ -715,15 +766,17 @@ class PublicFixturesTest {
 
     /**
      * The independent subsegment {@code sub} of {@code file} followed, in one document, by a segment {@code gateway}
-     * with its {@code parent_id} and times, parsed.
+     * with its {@code parent_id} and its times (those of the other files, 1478293361.271 to 1478293361.449, when the
+     * subsegment's are past what a {@code long} of nanoseconds holds), parsed.
      */
     private static ParsedTraces joined(String file, JsonNode sub) throws IOException {
         ObjectNode segment = JSON.createObjectNode();
         segment.put("trace_id", sub.path("trace_id").asText());
         segment.put("id", sub.path("parent_id").asText());
         segment.put("name", "gateway");
-        segment.set("start_time", sub.get("start_time"));
-        segment.set("end_time", sub.get("end_time"));
+        boolean pastALong = sub.get("start_time").decimalValue().compareTo(LAST_NANOSECOND_SECOND) > 0;
+        segment.set("start_time", pastALong ? JSON.getNodeFactory().numberNode(new BigDecimal("1478293361.271")) : sub.get("start_time"));
+        segment.set("end_time", pastALong ? JSON.getNodeFactory().numberNode(new BigDecimal("1478293361.449")) : sub.get("end_time"));
         ByteArrayOutputStream doc = new ByteArrayOutputStream();
         doc.write(bytes(file));
         doc.write('\n');
@@ -731,9 +784,9 @@ class PublicFixturesTest {
         return TraceDocuments.parse(file, doc.toByteArray());
     }
 
-    /** The fields an OTLP span and its Jaeger conversion share; durations to the µs (Jaeger's unit). */
+    /** The fields an OTLP span and its Jaeger conversion share, links included; durations to the µs (Jaeger's unit). */
     private static List<List<Object>> comparable(ParsedTraces p) {
-        return p.spans().stream().map(s -> List.<Object>of(s.traceId(), s.spanId(), s.parentSpanId(), s.service(),
+        return p.spans().stream().map(s -> List.<Object>of(s.traceId(), s.spanId(), s.parentSpanId(), s.links(), s.service(),
                 s.operation(), s.kind(), s.startEpochNanos(), s.durationNanos() / 1000, s.scope().toString())).toList();
     }
 
