@@ -335,13 +335,77 @@ async function planPage(planId) {
     el('h2', {}, 'Edit'), planForm(plan, () => route()));
 }
 
-async function linksPage() {
+async function linksPage(params) {
   const r = await api('GET', '/links/entries');
   if (!r.ok) { failure(new Error(r.json?.message || String(r.status))); return; }
   const entries = r.json.entries;
-  show(el('h1', {}, 'Links'), el('p', { class: 'muted' }, entries.length ? 'The entries of your traces.' : 'No entries yet: ingest traces.'),
-    el('ul', { id: 'entries' }, entries.map((e) => el('li', {}, e, ' ', el('span', { class: 'muted' }, (r.json.samples[e] ?? []).join(', '))))));
+  const entry = params.get('entry');
+  const picker = el('ul', { id: 'entries' }, entries.map((e) => el('li', {},
+    e === entry ? el('b', {}, e) : link('#/links?entry=' + encodeURIComponent(e), e), ' ', el('span', { class: 'muted' }, (r.json.samples[e] ?? []).join(', ')))));
+  if (!entry) {
+    show(el('h1', {}, 'Links'), el('p', { class: 'muted' }, entries.length ? 'Pick an entry to see the tree below it and its exits.' : 'No entries yet: ingest traces (POST /traces).'), picker);
+    return;
+  }
+  const q = encodeURIComponent(entry);
+  const [tree, exits, mocks] = await Promise.all([api('GET', '/links/tree?node=' + q), api('GET', '/links/exits?entry=' + q), api('GET', '/safety/mocks')]);
+  if (!tree.ok) { failure(new Error(tree.json?.message || String(tree.status))); return; }
+  const mocked = new Set((mocks.ok ? mocks.json.mocks : []).map((m) => m.exit));
+  const exitRows = (exits.ok ? exits.json.exits : []).map((x) => {
+    const toggle = el('button', { type: 'button', class: x.mockRequired ? '' : 'primary', 'data-exit': x.toNode, onclick: async () => {
+      toggle.disabled = true;
+      const m = await api('PUT', '/links/exits/mock', { from: x.fromNode, to: x.toNode, mockRequired: !x.mockRequired });
+      if (!m.ok) { toggle.disabled = false; toggle.after(el('span', { class: 'errors' }, ' ' + (m.json?.message || m.status))); return; }
+      route();
+    } }, x.mockRequired ? 'Clear the mark' : 'Mark mock-required');
+    const hasMock = mocked.has(x.toNode) || mocked.has(x.toService);
+    return el('tr', { 'data-exit-row': x.toNode }, el('td', {}, x.fromNode), el('td', {}, x.toNode), el('td', {}, x.callCount),
+      el('td', {}, fmtTime(x.lastSeenEpochMs)), el('td', { class: x.mockRequired ? 'warn' : 'muted', 'data-mark': String(x.mockRequired) }, x.mockRequired ? 'mock required' : 'real call'),
+      el('td', { class: hasMock ? 'ok' : (x.mockRequired ? 'bad' : 'muted') }, hasMock ? 'mock configured' : 'no mock'), el('td', {}, toggle));
+  });
+  show(el('h1', {}, 'Links below ', el('span', { id: 'entry' }, entry)), treeGraph(tree.json),
+    el('h2', {}, 'Nodes'),
+    el('div', { class: 'table-wrap' }, el('table', { id: 'tree' }, el('thead', {}, el('tr', {}, ['Node', 'Depth', 'Calls from the entry', 'Last seen'].map((h) => el('th', {}, h)))),
+      el('tbody', {}, tree.json.nodes.map((n) => el('tr', {}, el('td', {}, n.node), el('td', {}, n.depth), el('td', {}, n.callCount), el('td', {}, fmtTime(n.lastSeenEpochMs))))))),
+    el('h2', {}, 'Exits'),
+    exitRows.length ? el('div', { class: 'table-wrap' }, el('table', { id: 'exits' }, el('thead', {}, el('tr', {},
+      ['From', 'To', 'Calls', 'Last seen', 'Mark', 'Mock', ''].map((h) => el('th', {}, h)))), el('tbody', {}, exitRows)))
+      : el('p', { class: 'muted' }, 'No exit: every call below this entry stays inside the services you registered.'),
+    el('h2', {}, 'Entries'), picker);
 }
+
+/** The tree as columns by depth, one box per node, a line per edge labelled with its calls. */
+function treeGraph(t) {
+  const NS = 'http://www.w3.org/2000/svg';
+  const byDepth = new Map([[0, [t.root]]]);
+  t.nodes.forEach((n) => { if (!byDepth.has(n.depth)) byDepth.set(n.depth, []); byDepth.get(n.depth).push(n.node); });
+  const colW = 260; const rowH = 46; const boxW = 220; const boxH = 30;
+  const rows = Math.max(...[...byDepth.values()].map((v) => v.length));
+  const at = new Map();
+  [...byDepth.entries()].forEach(([d, names]) => names.forEach((n, i) => at.set(n, { x: 10 + d * colW, y: 10 + i * rowH })));
+  const svg = document.createElementNS(NS, 'svg');
+  svg.setAttribute('id', 'tree-graph');
+  svg.setAttribute('class', 'graph');
+  svg.setAttribute('viewBox', `0 0 ${20 + byDepth.size * colW} ${20 + rows * rowH}`);
+  const add = (tag, attrs, text) => {
+    const e = document.createElementNS(NS, tag);
+    Object.entries(attrs).forEach(([k, v]) => e.setAttribute(k, v));
+    if (text !== undefined) e.textContent = text;
+    svg.append(e);
+    return e;
+  };
+  t.edges.forEach((e) => {
+    const a = at.get(e.from); const b = at.get(e.to);
+    if (!a || !b) return;
+    add('line', { x1: a.x + boxW, y1: a.y + boxH / 2, x2: b.x, y2: b.y + boxH / 2, class: 'edge' });
+    add('text', { x: (a.x + boxW + b.x) / 2, y: (a.y + b.y) / 2 + boxH / 2 - 3, class: 'calls' }, String(e.callCount));
+  });
+  at.forEach((p, name) => {
+    add('rect', { x: p.x, y: p.y, width: boxW, height: boxH, rx: 4, class: name === t.root ? 'node root' : 'node' });
+    add('text', { x: p.x + 6, y: p.y + 19, class: 'label' }, name.length > 32 ? name.slice(0, 31) + '…' : name);
+  });
+  return el('div', { class: 'graph-wrap' }, svg);
+}
+
 async function servicesPage() {
   const services = await all('/services');
   show(el('h1', {}, 'Services'), el('div', { class: 'table-wrap' }, el('table', { id: 'services' },
@@ -355,9 +419,26 @@ async function problemsPage() {
 }
 async function comparePage(params) {
   const runId = params.get('run');
+  const against = params.get('with') || 'previous';
   if (!runId) { show(el('h1', {}, 'Compare'), el('p', { class: 'muted' }, 'Open a finished run and follow “compare with the previous run”.')); return; }
-  const r = await api('GET', '/runs/' + encodeURIComponent(runId) + '/compare');
-  show(el('h1', {}, 'Compare ', runId), r.ok ? el('pre', { id: 'comparison' }, JSON.stringify(r.json, null, 2)) : el('p', { class: 'errors' }, r.json?.message || String(r.status)));
+  const r = await api('GET', '/runs/' + encodeURIComponent(runId) + '/compare?with=' + encodeURIComponent(against));
+  if (!r.ok) { show(el('h1', {}, 'Compare'), el('p', { class: 'errors', id: 'page-error' }, r.json?.message || String(r.status))); return; }
+  const c = r.json;
+  const pair = (v, digits) => [el('td', {}, typeof v.run === 'number' ? num(v.run, digits) : (v.run ?? '–')),
+    el('td', {}, typeof v.baseline === 'number' ? num(v.baseline, digits) : (v.baseline ?? '–'))];
+  const whole = Object.entries(c.whole).filter(([, v]) => v && typeof v === 'object' && 'run' in v)
+    .map(([k, v]) => el('tr', {}, el('th', {}, k), ...pair(v, 2)));
+  const steps = c.steps.map((st) => el('tr', { class: st.regressions.length ? 'regressed' : '' },
+    el('td', {}, `${st.stage} ${st.stepIndex + 1}`), el('td', {}, num(st.targetQps)), ...pair(st.achievedQps, 1), ...pair(st.p99Ms, 0),
+    ...pair(st.errorRatePct, 2), el('td', { class: 'bad' }, st.regressions.join('; '))));
+  show(el('h1', {}, 'Compare'),
+    el('p', {}, link('#/runs/' + c.runId, c.runId), ' against ', link('#/runs/' + c.baselineRunId, c.baselineRunId)),
+    c.regressed ? el('ul', { class: 'errors', id: 'regressions' }, c.regressions.map((x) => el('li', {}, x))) : el('p', { class: 'ok', id: 'regressions' }, 'No regression.'),
+    el('div', { class: 'table-wrap' }, el('table', { id: 'whole' }, el('thead', {}, el('tr', {}, el('th', {}, ''), el('th', {}, 'this run'), el('th', {}, 'baseline'))), el('tbody', {}, whole))),
+    el('h2', {}, 'Steps'),
+    el('div', { class: 'table-wrap' }, el('table', { id: 'compare-steps' }, el('thead', {}, el('tr', {},
+      ['Step', 'Target', 'Achieved', 'baseline', 'p99 ms', 'baseline', 'Errors %', 'baseline', 'Regression'].map((h) => el('th', {}, h)))), el('tbody', {}, steps))),
+    c.unmatched.length ? el('p', { class: 'muted' }, 'Only in one run: ' + c.unmatched.join('; ')) : '');
 }
 
 // ---- routing ----
@@ -371,7 +452,7 @@ async function route() {
     if (parts[0] === 'runs' && parts[1]) await runPage(parts[1]);
     else if (parts[0] === 'plans' && parts[1]) await planPage(parts[1]);
     else if (parts[0] === 'plans') await plansPage();
-    else if (parts[0] === 'links') await linksPage();
+    else if (parts[0] === 'links') await linksPage(params);
     else if (parts[0] === 'services') await servicesPage();
     else if (parts[0] === 'problems') await problemsPage();
     else if (parts[0] === 'compare') await comparePage(params);

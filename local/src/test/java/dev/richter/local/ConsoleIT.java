@@ -63,6 +63,7 @@ class ConsoleIT extends LocalAwsStackTestSupport {
     }
 
     static void shot(String name) throws Exception {
+        ((JavascriptExecutor) browser).executeScript("window.scrollTo(0, 0)");
         Files.write(SHOTS.resolve(name + ".png"), ((TakesScreenshot) browser).getScreenshotAs(OutputType.BYTES));
     }
 
@@ -81,6 +82,92 @@ class ConsoleIT extends LocalAwsStackTestSupport {
         return browser.findElement(By.cssSelector("[data-field='" + path + "'] .field-error")).getText();
     }
 
+    /** Signs the tab out: the console keeps its token in the tab's sessionStorage only. */
+    static void signOut() {
+        browser.get(LocalAwsStack.apiBaseUrl() + "/openapi.json");
+        ((JavascriptExecutor) browser).executeScript("sessionStorage.clear()");
+    }
+
+    /** Signs in as {@code oncall} of {@code team} on the local identity provider's page, asking for {@code page}. */
+    static void signIn(String team, String page) {
+        signOut();
+        browser.get(LocalAwsStack.apiBaseUrl() + "/console" + page);
+        waitUpTo(15).until(d -> d.getCurrentUrl().contains("/idp/authorize"));
+        browser.findElement(By.id("team")).sendKeys(team);
+        browser.findElement(By.id("sign-in")).click();
+        waitUpTo(15).until(d -> d.getCurrentUrl().endsWith("/console" + page));
+    }
+
+    /** Opens {@code page} of the console in the signed-in tab. */
+    static void open(String page) {
+        browser.get(LocalAwsStack.apiBaseUrl() + "/console" + page);
+    }
+
+    @Test
+    void anExitMarkedInTheLinkTreeIsTheApisMarkAndTwoRunsOfAPlanCompareSideBySide() throws Exception {
+        try (FakeTarget target = new FakeTarget()) {
+            String team = "team-console-links";
+            ApiClient api = api(team);
+            register(api, "order", target.baseUrl());
+            // two runs of one plan, compared side by side on the page the finished run links to
+            var created = api.post("/plans", plan("order", 2, 2, List.<double[]>of(new double[] {2, 2})));
+            assertEquals(201, created.status(), created.body());
+            String planId = created.json().path("planId").asText();
+            String first = start(api, planId);
+            awaitReport(api, first, 180_000);
+            String second = start(api, planId);
+            awaitReport(api, second, 180_000);
+            signIn(team, "#/runs/" + second);
+            waitUpTo(30).until(d -> !d.findElements(By.linkText("compare with the previous run")).isEmpty());
+            browser.findElement(By.linkText("compare with the previous run")).click();
+            waitUpTo(15).until(d -> !d.findElements(By.id("compare-steps")).isEmpty());
+            assertTrue(browser.findElement(By.cssSelector("main p")).getText().contains(second + " against " + first),
+                    browser.findElement(By.cssSelector("main p")).getText());
+            assertEquals("PASSED", api.get("/runs/" + second).json().path("run").path("outcome").asText(), "both runs held");
+            assertEquals(2, browser.findElements(By.cssSelector("#compare-steps tbody tr")).size(), "the pre-test and the step, matched");
+            String regressions = browser.findElement(By.id("regressions")).getText();
+            JsonNode comparison = api.get("/runs/" + second + "/compare?with=previous").json();
+            if (comparison.path("regressed").asBoolean()) {
+                for (JsonNode sentence : comparison.path("regressions")) {
+                    assertTrue(regressions.contains(sentence.asText()), "the page lists each regression: " + regressions);
+                }
+            } else {
+                assertEquals("No regression.", regressions);
+            }
+            shot("compare");
+
+            // the links: the shop's services in scope, its trace ingested, then an exit marked mock-required on the page
+            register(api, "gateway", target.baseUrl());
+            register(api, "inventory", target.baseUrl());
+            var ingested = api.post("/traces?file=shop-spring-one-order.otlp.json",
+                    Files.readString(root.resolve("libs/links/src/test/resources/trace/shop-spring-one-order.otlp.json")));
+            assertEquals(200, ingested.status(), ingested.body());
+
+            String entry = "gateway POST /orders";
+            String exit = "127.0.0.1 POST";
+            open("#/links?entry=" + java.net.URLEncoder.encode(entry, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20"));
+            waitUpTo(15).until(d -> !d.findElements(By.cssSelector("#exits tr[data-exit-row='" + exit + "']")).isEmpty());
+            assertTrue(!browser.findElements(By.cssSelector("#tree-graph rect.node")).isEmpty(), "the tree is drawn");
+            WebElement row = browser.findElement(By.cssSelector("#exits tr[data-exit-row='" + exit + "']"));
+            assertEquals("false", row.findElement(By.cssSelector("[data-mark]")).getAttribute("data-mark"));
+            row.findElement(By.cssSelector("button[data-exit]")).click();
+            waitUpTo(15).until(d -> "true".equals(d.findElement(By.cssSelector("#exits tr[data-exit-row='" + exit + "'] [data-mark]"))
+                    .getAttribute("data-mark")));
+            shot("links");
+            boolean marked = false;
+            for (JsonNode x : api.get("/links/exits?entry=" + java.net.URLEncoder.encode(entry, java.nio.charset.StandardCharsets.UTF_8))
+                    .json().path("exits")) {
+                marked |= x.path("toNode").asText().equals(exit) && x.path("mockRequired").asBoolean();
+            }
+            assertTrue(marked, "GET /links/exits answers the mark the page set");
+            boolean audited = false;
+            for (JsonNode e : api.get("/audit?limit=100").json().path("items")) {
+                audited |= e.path("caller").asText().equals("oncall");
+            }
+            assertTrue(audited, "the mark is audited as the signed-in user");
+        }
+    }
+
     @Test
     void signInCreateAPlanWithAWrongFieldStartItWatchItLiveAndAbortIt() throws Exception {
         try (FakeTarget target = new FakeTarget()) {
@@ -89,6 +176,7 @@ class ConsoleIT extends LocalAwsStackTestSupport {
             String console = LocalAwsStack.apiBaseUrl() + "/console";
 
             // not signed in: the console sends the browser to the identity provider, then back to the page asked for
+            signOut();
             browser.get(console + "#/plans/new");
             waitUpTo(15).until(d -> d.getCurrentUrl().contains("/idp/authorize"));
             assertTrue(browser.getCurrentUrl().contains("code_challenge_method=S256"), browser.getCurrentUrl());
