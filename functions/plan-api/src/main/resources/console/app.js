@@ -243,7 +243,8 @@ function planForm(plan, onSaved) {
   };
   (plan?.formal?.steps ?? [{ qps: 10, durationS: 30 }]).forEach((s) => addStep(s.qps, s.durationS));
   const general = el('p', { class: 'errors', id: 'form-errors' });
-  const estimate = el('div', { id: 'estimate' });
+  const estimate = el('div', { id: 'draft-estimate' });
+  const estimateButton = el('button', { type: 'button', id: 'estimate' }, 'Estimate');
   const form = el('form', { class: 'plan', id: 'plan-form', novalidate: true },
     input('$.name', 'Name', plan?.name ?? ''),
     el('fieldset', {}, el('legend', {}, 'Scenario'),
@@ -255,29 +256,43 @@ function planForm(plan, onSaved) {
         input('$.preTest.durationS', 'seconds', plan?.preTest?.durationS ?? 10, { type: 'number' }))),
     el('fieldset', {}, el('legend', {}, 'Formal steps'), stepsBox,
       el('button', { type: 'button', onclick: () => addStep() }, 'Add a step')),
-    el('div', { class: 'actions' }, el('button', { type: 'submit', class: 'primary', id: 'save' }, plan ? 'Save' : 'Create')),
+    el('div', { class: 'actions' }, estimateButton, el('button', { type: 'submit', class: 'primary', id: 'save' }, plan ? 'Save' : 'Create')),
     general, estimate);
   const value = (path) => form.querySelector(`[data-path="${CSS.escape(path)}"]`).value;
   const numOr = (v) => (v === '' || Number.isNaN(Number(v)) ? v : Number(v));
-  form.addEventListener('submit', async (e) => {
-    e.preventDefault();
-    fields.forEach((f) => { f.querySelector('.field-error').textContent = ''; f.querySelector('input').classList.remove('invalid'); });
-    general.textContent = '';
+  const body = () => {
     const service = value('$.scenarios[0].service');
-    const body = { ...(plan ? stripServerFields(plan) : {}), name: value('$.name'),
+    const b = { ...(plan ? stripServerFields(plan) : {}), name: value('$.name'),
       scenarios: [{ ...(sc.name ? sc : { name: 'main' }), service, requests: [{ ...rq, method: value('$.scenarios[0].requests[0].method'), path: value('$.scenarios[0].requests[0].path') }] }],
       preTest: { ...(plan?.preTest ?? {}), qps: numOr(value('$.preTest.qps')), durationS: numOr(value('$.preTest.durationS')) },
       formal: { ...(plan?.formal ?? {}), steps: [...stepsBox.children].map((_, i) => ({ qps: numOr(value(`$.formal.steps[${i}].qps`)), durationS: numOr(value(`$.formal.steps[${i}].durationS`)) })) } };
-    if (!plan) body.coreModules = [service];
-    const r = plan ? await api('PUT', '/plans/' + plan.planId, body) : await api('POST', '/plans', body);
+    if (!plan) b.coreModules = [service];
+    return b;
+  };
+  const clearErrors = () => {
+    fields.forEach((f) => { f.querySelector('.field-error').textContent = ''; f.querySelector('input').classList.remove('invalid'); });
+    general.textContent = '';
+  };
+  estimateButton.addEventListener('click', async () => {
+    clearErrors();
+    const r = await api('POST', '/plans/estimate', body());
+    if (r.ok) estimate.replaceChildren(estimateCards(r.json)); else { estimate.replaceChildren(); showErrors(r); }
+  });
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    clearErrors();
+    const r = plan ? await api('PUT', '/plans/' + plan.planId, body()) : await api('POST', '/plans', body());
     if (r.ok) { onSaved(r.json); return; }
+    showErrors(r);
+  });
+  function showErrors(r) {
     const unplaced = [];
     for (const err of r.json?.errors ?? []) {
       const box = fields.find((f) => err.path === f.dataset.field || err.path.startsWith(f.dataset.field + '.') || err.path.startsWith(f.dataset.field + '['));
       if (box) { box.querySelector('.field-error').textContent = err.reason; box.querySelector('input').classList.add('invalid'); } else unplaced.push(`${err.path}: ${err.reason}`);
     }
     general.textContent = [r.json?.message && !(r.json?.errors?.length) ? r.json.message : '', ...unplaced].filter(Boolean).join('; ');
-  });
+  }
   return form;
 }
 function stripServerFields(p) {
@@ -296,12 +311,17 @@ async function plansPage() {
 async function estimateView(planId) {
   const r = await api('GET', '/plans/' + planId + '/estimate');
   if (!r.ok) return el('p', { class: 'errors' }, r.json?.message || String(r.status));
-  const e = r.json;
+  return estimateCards(r.json);
+}
+
+/** The estimate's figures (duration, executions, peak Lambdas, cost) and its limit violations, each at its path. */
+function estimateCards(e) {
   const card = (k, v) => el('div', { class: 'card' }, el('div', { class: 'k' }, k), el('div', { class: 'v' }, v));
   const usd = Object.values(e.costUsd ?? {}).find((v) => typeof v === 'number');
   return el('div', { id: 'plan-estimate' }, el('h2', {}, 'Estimate'),
-    el('div', { class: 'cards' }, card('Duration', `${Math.round(e.expectedDurationS / 60)} min`), card('Executions', e.executions),
-      card('Peak Lambdas', e.peakConcurrentWorkers), card('USD per 10⁶ requests', num(e.usdPerMillionRequests, 4)),
+    el('div', { class: 'cards' }, card('Duration', e.expectedDurationS < 120 ? `${Math.round(e.expectedDurationS)} s` : `${Math.round(e.expectedDurationS / 60)} min`),
+      card('Executions', e.executions.total), card('Peak Lambdas', e.peakConcurrentLambdas ?? e.peakConcurrentWorkers),
+      card('USD per 10⁶ requests', num(e.usdPerMillionRequests, 4)),
       e.costUsd?.total !== undefined ? card('Cost USD', num(e.costUsd.total, 2)) : (usd !== undefined ? card('Cost USD', num(usd, 2)) : '')),
     e.violations.length ? el('ul', { class: 'errors', id: 'violations' }, e.violations.map((v) => el('li', {}, `${v.path}: ${v.reason}`)))
       : el('p', { class: 'ok' }, 'Within every limit.'));
@@ -408,15 +428,49 @@ function treeGraph(t) {
 
 async function servicesPage() {
   const services = await all('/services');
+  const details = await Promise.all(services.map((sv) => api('GET', '/services/' + encodeURIComponent(sv.name))));
+  const rows = services.map((sv, i) => {
+    const d = details[i].ok ? details[i].json : sv;
+    const declared = (d.datastores ?? []).map((x) => `${x.kind} ${x.production ?? x.name ?? ''}${x.shadow ? ' → ' + x.shadow : ''}`);
+    const discovered = (d.discovered ?? []).map((x) => `${x.kind} ${x.name}${x.writes ? ' (writes)' : ''}`);
+    const loadedAt = d.ownership?.isolationLoadedAtMs;
+    return el('tr', { 'data-service': sv.name }, el('td', {}, sv.name), el('td', {}, sv.baseUrl),
+      el('td', {}, declared.join(', ') || '–'), el('td', {}, discovered.join(', ') || '–'),
+      el('td', { class: loadedAt ? 'ok' : 'warn' }, loadedAt ? 'its extension loaded the isolation document at ' + fmtTime(loadedAt)
+        : 'no extension has loaded the isolation document in 24 h: the run proves isolation from its spans'));
+  });
   show(el('h1', {}, 'Services'), el('div', { class: 'table-wrap' }, el('table', { id: 'services' },
-    el('thead', {}, el('tr', {}, ['Service', 'Base URL', 'Datastores'].map((h) => el('th', {}, h)))),
-    el('tbody', {}, services.map((s) => el('tr', {}, el('td', {}, s.name), el('td', {}, s.baseUrl), el('td', {}, (s.datastores ?? []).map((d) => d.kind + ' ' + (d.production ?? d.name ?? '')).join(', '))))))));
+    el('thead', {}, el('tr', {}, ['Service', 'Base URL', 'Declared datastores', 'Discovered in traces', 'Isolation'].map((h) => el('th', {}, h)))),
+    el('tbody', {}, rows))));
 }
+
 async function problemsPage() {
   const problems = await all('/problems');
-  show(el('h1', {}, 'Problems'), problems.length ? el('ul', { id: 'problems' }, problems.map((p) => el('li', {}, `${p.severity} ${p.status} ${p.kind}: ${p.subject}`, p.owner ? ` (${p.owner})` : '')))
-    : el('p', { class: 'muted' }, 'No followed problems.'));
+  const rows = problems.map((p) => {
+    const status = el('select', { 'data-field': 'status' }, ['open', 'acknowledged', 'resolved'].map((v) => {
+      const o = el('option', { value: v }, v);
+      if (v === p.status) o.selected = true;
+      return o;
+    }));
+    const owner = el('input', { 'data-field': 'owner', value: p.owner ?? '', maxlength: 200 });
+    const note = el('input', { 'data-field': 'note', value: p.note ?? '', maxlength: 2000 });
+    const out = el('span');
+    const save = el('button', { type: 'button', onclick: async () => {
+      save.disabled = true;
+      const r = await api('PATCH', '/problems/' + encodeURIComponent(p.id), { status: status.value, owner: owner.value, note: note.value });
+      save.disabled = false;
+      out.className = r.ok ? 'ok' : 'errors';
+      out.textContent = r.ok ? ' saved' : ' ' + (r.json?.errors?.map((e) => `${e.path}: ${e.reason}`).join('; ') || r.json?.message || r.status);
+    } }, 'Save');
+    return el('tr', { 'data-problem': p.id }, el('td', { class: p.severity }, p.severity), el('td', {}, p.kind), el('td', {}, p.subject),
+      el('td', {}, link('#/runs/' + p.lastRunId, `${p.runsSeen} run${p.runsSeen === 1 ? '' : 's'}`)), el('td', {}, status), el('td', {}, owner),
+      el('td', {}, note), el('td', {}, save, out));
+  });
+  show(el('h1', {}, 'Problems'), problems.length ? el('div', { class: 'table-wrap' }, el('table', { id: 'problems' },
+    el('thead', {}, el('tr', {}, ['', 'Kind', 'Subject', 'Seen', 'Status', 'Owner', 'Note', ''].map((h) => el('th', {}, h)))), el('tbody', {}, rows)))
+    : el('p', { class: 'muted' }, 'No followed problems: a report lists them, and they are followed across the runs of their plan.'));
 }
+
 async function comparePage(params) {
   const runId = params.get('run');
   const against = params.get('with') || 'previous';

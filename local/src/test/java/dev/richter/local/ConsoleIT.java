@@ -206,6 +206,13 @@ class ConsoleIT extends LocalAwsStackTestSupport {
             assertEquals(0, api.get("/plans").json().path("items").size(), "the refused plan was not stored");
 
             type("$.preTest.qps", "2");
+            browser.findElement(By.id("estimate")).click();   // before saving: POST /plans/estimate
+            waitUpTo(15).until(d -> !d.findElements(By.cssSelector("#draft-estimate #plan-estimate")).isEmpty());
+            assertEquals("", errorAt("$.preTest.qps"), "the fixed field's error is gone");
+            assertTrue(browser.findElement(By.id("draft-estimate")).getText().contains("Within every limit."),
+                    browser.findElement(By.id("draft-estimate")).getText());
+            shot("plan-draft-estimate");
+            assertEquals(0, api.get("/plans").json().path("items").size(), "an estimate stores nothing");
             browser.findElement(By.id("save")).click();
             waitUpTo(15).until(d -> d.getCurrentUrl().matches(".*#/plans/plan-[^/]+$") && !d.findElements(By.id("plan-estimate")).isEmpty());
             String planId = browser.getCurrentUrl().replaceAll(".*#/plans/", "");

@@ -160,6 +160,25 @@ final class PlanResource {
         return ApiResponse.json(200, RunEstimate.of(plan, validator.services(plan), quotas.get(), Prices.US_EAST_1));
     }
 
+    /**
+     * The plan id of a draft's estimate: nothing is stored under it. It is as long as a stored plan's id ({@code plan-}
+     * and a UUID), so the estimate's payload sizes are those the plan will have once saved.
+     */
+    static final String DRAFT_PLAN_ID = "plan-00000000-0000-0000-0000-000000000000";
+
+    /**
+     * {@code POST /plans/estimate}: the estimate of a plan not saved yet (the body as {@code POST /plans} takes it),
+     * checked as {@code POST /plans} checks it; nothing is stored or audited. Its {@code planId} is
+     * {@value #DRAFT_PLAN_ID}.
+     *
+     * @return 200 with the estimate, as {@link #estimate} gives it for a stored plan
+     * @throws ApiException 400 as {@link #create}
+     */
+    ApiResponse estimateDraft(ApiRequest req) {
+        Plan plan = validPlan(req, DRAFT_PLAN_ID, clock.millis());
+        return ApiResponse.json(200, RunEstimate.of(plan, validator.services(plan), quotas.get(), Prices.US_EAST_1));
+    }
+
     /** The team's plan {@code planId}, current version; 404 when absent or another team's. */
     PlanStore.Versioned current(ApiRequest req, String planId) {
         return store.get(req.teamId(), planId).orElseThrow(() -> ApiException.notFound("plan", planId));

@@ -64,6 +64,7 @@ public final class Routes {
         t.put("PUT /plans/{planId}", (r, req) -> r.plans().replace(req));
         t.put("DELETE /plans/{planId}", (r, req) -> r.plans().delete(req));
         t.put("GET /plans/{planId}/estimate", (r, req) -> r.plans().estimate(req));
+        t.put("POST /plans/estimate", (r, req) -> r.plans().estimateDraft(req));
         t.put("POST /plans/{planId}/runs", (r, req) -> r.runs().start(req));
         t.put("GET /plans/{planId}/runs", (r, req) -> r.runs().list(req));
         t.put("GET /runs/{runId}", (r, req) -> r.runs().get(req));

@@ -239,7 +239,7 @@ class PlanApiHandlerTest {
         assertEquals("NoSuchRoute", body(r).path("error").asText());
         assertEquals("no route GET /nothing/here; the routes are POST /services, GET /services, GET /services/{name}, "
                 + "DELETE /services/{name}, POST /plans, GET /plans, GET /plans/{planId}, PUT /plans/{planId}, "
-                + "DELETE /plans/{planId}, GET /plans/{planId}/estimate, POST /plans/{planId}/runs, GET /plans/{planId}/runs, "
+                + "DELETE /plans/{planId}, GET /plans/{planId}/estimate, POST /plans/estimate, POST /plans/{planId}/runs, GET /plans/{planId}/runs, "
                 + "GET /runs/{runId}, DELETE /runs/{runId}, POST /runs/{runId}/abort, GET /runs/{runId}/report, GET /runs/{runId}/compare, GET /runs/{runId}/events, POST /traces, GET /links/entries, "
                 + "GET /links/tree, GET /links/exits, PUT /links/exits/mock, POST /traffic-sets, "
                 + "GET /traffic-sets, GET /traffic-sets/{setId}, POST /flows, GET /flows/{flowId}, POST /flows/{flowId}/runs, "
@@ -404,6 +404,27 @@ class PlanApiHandlerTest {
         assertEquals(404, other.get("statusCode"), "another team's plan does not exist for it");
         assertEquals(404, call(h, event("GET /plans/{planId}/estimate", "t1", Map.of("planId", "plan-x"), null))
                 .get("statusCode"));
+    }
+
+    @Test
+    void aDraftIsEstimatedAsItsStoredPlanWouldBeCheckedAsPostPlansChecksItAndNothingIsStored() throws Exception {
+        var h = handler(() -> Quotas.AWS);
+        var draft = call(h, event("POST /plans/estimate", "t1", Map.of(), demoPlan()));
+        assertEquals(200, draft.get("statusCode"), String.valueOf(draft.get("body")));
+        JsonNode d = body(draft);
+        assertEquals(PlanResource.DRAFT_PLAN_ID, d.path("planId").asText());
+        assertEquals(0, body(call(h, event("GET /plans", "t1", Map.of(), null))).path("items").size(), "nothing stored");
+
+        String planId = body(call(h, event("POST /plans", "t1", Map.of(), demoPlan()))).path("planId").asText();
+        JsonNode stored = body(call(h, event("GET /plans/{planId}/estimate", "t1", Map.of("planId", planId), null)));
+        ((ObjectNode) d).put("planId", planId);
+        assertEquals(stored, d, "the draft's estimate is the stored plan's, field for field");
+
+        ObjectNode wrong = (ObjectNode) Json.MAPPER.readTree(demoPlan());
+        ((ObjectNode) wrong.path("preTest")).put("qps", -2);
+        var refused = call(h, event("POST /plans/estimate", "t1", Map.of(), Json.write(wrong)));
+        assertEquals(400, refused.get("statusCode"));
+        assertEquals("$.preTest.qps", body(refused).path("errors").get(0).path("path").asText());
     }
 
     @Test
