@@ -65,7 +65,7 @@ final class ZipkinParser {
      * @throws InvalidIdException when an id breaks the Zipkin rule ({@link TraceIds#zipkinTraceId})
      */
     static void parse(JsonNode root, SpanCollector out, JsonPath at) {
-        List<Part> parts = new ArrayList<>();
+        List<SpanPart> parts = new ArrayList<>();
         int i = 0;
         for (JsonNode n : root) {
             if (n.isArray()) {
@@ -79,15 +79,15 @@ final class ZipkinParser {
             i++;
         }
         // the parts of each (trace, id), in document order; a part missing an id is alone (the collector skips it)
-        Map<String, List<Part>> byId = new LinkedHashMap<>();
-        for (Part p : parts) {
+        Map<String, List<SpanPart>> byId = new LinkedHashMap<>();
+        for (SpanPart p : parts) {
             String key = p.traceId.isEmpty() || p.id.isEmpty() ? "#" + p.index : p.traceId + '/' + p.id;
             byId.computeIfAbsent(key, k -> new ArrayList<>(1)).add(p);
         }
         Set<String> sharedKeys = new HashSet<>();
-        List<Half> halves = new ArrayList<>(byId.size());
-        for (Map.Entry<String, List<Part>> e : byId.entrySet()) {
-            List<Part> group = e.getValue();
+        List<SpanHalf> halves = new ArrayList<>(byId.size());
+        for (Map.Entry<String, List<SpanPart>> e : byId.entrySet()) {
+            List<SpanPart> group = e.getValue();
             boolean shared = group.stream().anyMatch(p -> p.kind == SpanKind.CLIENT)
                     && group.stream().anyMatch(p -> p.kind == SpanKind.SERVER);
             if (shared) {
@@ -96,20 +96,20 @@ final class ZipkinParser {
             halves.addAll(halves(group, shared, out));
         }
         halves.sort(Comparator.comparingInt(h -> h.index));
-        for (Half h : halves) {
+        for (SpanHalf h : halves) {
             span(h, sharedKeys, out).ifPresentOrElse(out::add, () -> out.skip(EpochNanos.OUT_OF_RANGE));
         }
     }
 
     /** One span object as read: its normalized ids, its kind ({@code null} when it has none) and its place. */
-    private record Part(JsonNode span, String traceId, String id, String parentId, SpanKind kind, int index) {
+    private record SpanPart(JsonNode span, String traceId, String id, String parentId, SpanKind kind, int index) {
         boolean shared() {
             return span.path("shared").asBoolean(false);
         }
     }
 
     /** One side of an id: the span it becomes, built from its parts. */
-    private static final class Half {
+    private static final class SpanHalf {
         final boolean server;
         final String traceId;
         final String id;
@@ -121,7 +121,7 @@ final class ZipkinParser {
         String parentId;
         int index;
 
-        Half(Part founder, boolean server) {
+        SpanHalf(SpanPart founder, boolean server) {
             this.server = server;
             this.traceId = founder.traceId;
             this.id = founder.id;
@@ -132,7 +132,7 @@ final class ZipkinParser {
         }
 
         /** True when the part's local endpoint agrees with this half's (Zipkin's {@code EndpointTracker}). */
-        boolean agrees(Part part) {
+        boolean agrees(SpanPart part) {
             JsonNode mine = node.path("localEndpoint");
             JsonNode theirs = part.span.path("localEndpoint");
             for (String f : ENDPOINT_FIELDS) {
@@ -146,7 +146,7 @@ final class ZipkinParser {
         }
 
         /** Fills what this half lacks from {@code part}; true when it filled anything. */
-        boolean merge(Part part) {
+        boolean merge(SpanPart part) {
             if (!copied) {
                 node = node.isObject() ? node.deepCopy() : JsonNodeFactory.instance.objectNode();
                 copied = true;
@@ -206,30 +206,30 @@ final class ZipkinParser {
     }
 
     /** The halves the parts of one (trace, id) make, by the rules of the class comment; skips counted. */
-    private static List<Half> halves(List<Part> group, boolean shared, SpanCollector out) {
-        List<Half> halves = new ArrayList<>(2);
-        for (Part p : group) {
+    private static List<SpanHalf> halves(List<SpanPart> group, boolean shared, SpanCollector out) {
+        List<SpanHalf> halves = new ArrayList<>(2);
+        for (SpanPart p : group) {
             if (p.kind == null) {
                 continue;
             }
             boolean server = shared && p.kind == SpanKind.SERVER;
-            Half side = halves.stream().filter(h -> h.server == server).findFirst().orElse(null);
+            SpanHalf side = halves.stream().filter(h -> h.server == server).findFirst().orElse(null);
             if (side == null) {
-                halves.add(new Half(p, server));
+                halves.add(new SpanHalf(p, server));
             } else {
                 join(side, p, out);
             }
         }
-        for (Part p : group) {
+        for (SpanPart p : group) {
             if (p.kind != null) {
                 continue;
             }
-            Half match = halves.stream().filter(h -> h.agrees(p))
-                    .min(Comparator.comparing((Half h) -> h.shared != p.shared())).orElse(null);
+            SpanHalf match = halves.stream().filter(h -> h.agrees(p))
+                    .min(Comparator.comparing((SpanHalf h) -> h.shared != p.shared())).orElse(null);
             if (match != null) {
                 join(match, p, out);
             } else if (halves.stream().noneMatch(h -> !h.server)) {
-                halves.add(new Half(p, false));
+                halves.add(new SpanHalf(p, false));
             } else {
                 out.skip(SpanCollector.DUPLICATE);
             }
@@ -238,7 +238,7 @@ final class ZipkinParser {
     }
 
     /** {@code part} joins {@code half} when their endpoints agree (merged or a duplicate); else it is a duplicate. */
-    private static void join(Half half, Part part, SpanCollector out) {
+    private static void join(SpanHalf half, SpanPart part, SpanCollector out) {
         if (half.agrees(part) && half.merge(part)) {
             out.skip(MERGED_PART);
         } else {
@@ -246,12 +246,12 @@ final class ZipkinParser {
         }
     }
 
-    private static Part part(JsonNode s, JsonPath at, int index) {
+    private static SpanPart part(JsonNode s, JsonPath at, int index) {
         String traceId = id(s, "traceId", at);
         String id = id(s, "id", at);
         String parentId = id(s, "parentId", at);
         String kindText = s.path("kind").asText("");
-        return new Part(s, traceId, id, parentId, kindText.isEmpty() ? null : SpanKind.ofText(kindText), index);
+        return new SpanPart(s, traceId, id, parentId, kindText.isEmpty() ? null : SpanKind.ofText(kindText), index);
     }
 
     private static String id(JsonNode s, String field, JsonPath at) {
@@ -268,7 +268,7 @@ final class ZipkinParser {
     }
 
     /** The span of a half, or empty when a time is out of range (nothing counted yet: the caller counts the skip). */
-    private static Optional<Span> span(Half h, Set<String> sharedKeys, SpanCollector out) {
+    private static Optional<Span> span(SpanHalf h, Set<String> sharedKeys, SpanCollector out) {
         JsonNode s = h.node;
         long startNanos;
         long durationNanos;
