@@ -157,6 +157,7 @@ async function runPage(runId) {
     const a = await api('POST', '/runs/' + encodeURIComponent(runId) + '/abort', { reason: reason.value.trim() });
     if (!a.ok) { button.disabled = false; abortError.textContent = a.json?.message || String(a.status); }
   } }, 'Abort');
+  const reportBox = el('div', { id: 'report' });
   show(head, figures);
   const render = async () => {
     const r = await api('GET', '/runs/' + encodeURIComponent(runId));
@@ -207,7 +208,8 @@ async function runPage(runId) {
       el('h2', {}, 'Events'),
       el('ul', { class: 'events', id: 'events' }, (ev.ok ? ev.json.items : []).slice().reverse().map((e) =>
         el('li', {}, fmtTime(e.atMs), ' ', el('b', {}, e.kind), ' ', e.module, ' ', e.name, ' — ', e.detail))),
-      ...(s.reportReady ? [el('h2', {}, 'Report'), el('p', {}, el('button', { id: 'report', type: 'button', onclick: () => openReport(runId) }, 'Open the report'))] : []));
+      ...(s.reportReady ? [el('h2', {}, 'Report'), reportBox] : []));
+    if (s.reportReady && !reportBox.hasChildNodes()) reportBox.replaceChildren(await reportHeadline(runId));
     return !ended || (!s.reportReady && !s.failureReason) || (s.abort && s.abort.latencyMs === undefined && abortPressedAtMs > 0);
   };
   const tick = async () => {
@@ -218,11 +220,29 @@ async function runPage(runId) {
   await tick();
 }
 
-async function openReport(runId) {
+/** The report's headline (outcome, capacity and where it lies, failure mode, confidence, problems) and its HTML. */
+async function reportHeadline(runId) {
   const r = await api('GET', '/runs/' + encodeURIComponent(runId) + '/report');
-  const w = window.open('', '_blank', 'noopener');
-  const blob = new Blob([r.text], { type: r.json ? 'application/json' : 'text/html' });
-  if (w) w.location = URL.createObjectURL(blob);
+  if (!r.ok) return el('p', { class: 'errors' }, r.json?.message || String(r.status));
+  const rep = r.json;
+  const cap = rep.capacity;
+  const download = el('button', { type: 'button', id: 'report-html', onclick: async () => {
+    // the HTML report needs the token: fetched here, then saved as a file the browser opens on its own
+    const h = await api('GET', '/runs/' + encodeURIComponent(runId) + '/report?format=html');
+    const a = el('a', { href: URL.createObjectURL(new Blob([h.text], { type: 'text/html' })), download: runId + '-report.html' });
+    document.body.append(a);
+    a.click();
+    a.remove();
+  } }, 'Download the HTML report');
+  return el('div', {},
+    el('table', { id: 'headline' }, el('tbody', {},
+      el('tr', {}, el('th', {}, 'outcome'), el('td', { class: rep.outcome }, rep.outcome, rep.outcomeReason ? ' — ' + rep.outcomeReason : '')),
+      cap ? el('tr', {}, el('th', {}, 'capacity'), el('td', { id: 'capacity' }, !cap.measured ? 'not measured: ' + cap.limitedBy
+        : `${cap.reached ? '' : '≥ '}${num(cap.maxSustainableQps)} QPS` + (cap.interval ? ` (${cap.interval.text})` : ` (${cap.limitedBy})`))) : '',
+      rep.failureMode ? el('tr', {}, el('th', {}, 'failure mode'), el('td', {}, rep.failureMode.kind, rep.failureMode.evidence ? ' — ' + rep.failureMode.evidence : '')) : '',
+      rep.confidence ? el('tr', {}, el('th', {}, 'confidence'), el('td', {}, num(rep.confidence.score, 2))) : '',
+      el('tr', {}, el('th', {}, 'problems'), el('td', {}, link('#/problems', String((rep.problems ?? []).length)))))),
+    el('p', {}, download));
 }
 
 function planForm(plan, onSaved) {
@@ -478,8 +498,9 @@ async function comparePage(params) {
   const r = await api('GET', '/runs/' + encodeURIComponent(runId) + '/compare?with=' + encodeURIComponent(against));
   if (!r.ok) { show(el('h1', {}, 'Compare'), el('p', { class: 'errors', id: 'page-error' }, r.json?.message || String(r.status))); return; }
   const c = r.json;
-  const pair = (v, digits) => [el('td', {}, typeof v.run === 'number' ? num(v.run, digits) : (v.run ?? '–')),
-    el('td', {}, typeof v.baseline === 'number' ? num(v.baseline, digits) : (v.baseline ?? '–'))];
+  const cell = (x, digits) => (typeof x === 'number' ? num(x, digits)
+    : x && typeof x === 'object' ? Object.entries(x).map(([k, y]) => `${k}: ${y}`).join(', ') : (x ?? '–'));
+  const pair = (v, digits) => [el('td', {}, cell(v.run, digits)), el('td', {}, cell(v.baseline, digits))];
   const whole = Object.entries(c.whole).filter(([, v]) => v && typeof v === 'object' && 'run' in v)
     .map(([k, v]) => el('tr', {}, el('th', {}, k), ...pair(v, 2)));
   const steps = c.steps.map((st) => el('tr', { class: st.regressions.length ? 'regressed' : '' },

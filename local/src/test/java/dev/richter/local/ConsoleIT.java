@@ -118,7 +118,14 @@ class ConsoleIT extends LocalAwsStackTestSupport {
             String second = start(api, planId);
             awaitReport(api, second, 180_000);
             signIn(team, "#/runs/" + second);
-            waitUpTo(30).until(d -> !d.findElements(By.linkText("compare with the previous run")).isEmpty());
+            waitUpTo(30).until(d -> !d.findElements(By.linkText("compare with the previous run")).isEmpty()
+                    && !d.findElements(By.id("capacity")).isEmpty());
+            JsonNode capacity = api.get("/runs/" + second + "/report").json().path("capacity");
+            assertTrue(browser.findElement(By.id("capacity")).getText().startsWith(
+                    (capacity.path("reached").asBoolean() ? "" : "≥ ") + String.format(java.util.Locale.ROOT, "%.1f QPS",
+                            capacity.path("maxSustainableQps").asDouble())), "the report's capacity: " + browser.findElement(By.id("capacity")).getText());
+            assertFalse(browser.findElements(By.id("report-html")).isEmpty(), "the HTML report can be downloaded");
+            shot("run-report");
             browser.findElement(By.linkText("compare with the previous run")).click();
             waitUpTo(15).until(d -> !d.findElements(By.id("compare-steps")).isEmpty());
             assertTrue(browser.findElement(By.cssSelector("main p")).getText().contains(second + " against " + first),
@@ -135,6 +142,28 @@ class ConsoleIT extends LocalAwsStackTestSupport {
                 assertEquals("No regression.", regressions);
             }
             shot("compare");
+
+            // followed problems: the report of a run lists them; status, owner and note set on the page are the API's
+            open("#/problems");
+            waitUpTo(15).until(d -> !d.findElements(By.cssSelector("#problems, main p.muted")).isEmpty());
+            List<WebElement> problems = browser.findElements(By.cssSelector("#problems tbody tr"));
+            JsonNode listed = api.get("/problems").json().path("items");
+            assertEquals(listed.size(), problems.size(), "one row per followed problem");
+            if (!problems.isEmpty()) {
+                WebElement problem = problems.get(0);
+                String id = problem.getAttribute("data-problem");
+                new org.openqa.selenium.support.ui.Select(problem.findElement(By.cssSelector("select[data-field='status']"))).selectByValue("acknowledged");
+                problem.findElement(By.cssSelector("input[data-field='owner']")).sendKeys("oncall");
+                problem.findElement(By.tagName("button")).click();
+                waitUpTo(15).until(d -> d.findElement(By.cssSelector("#problems tr[data-problem='" + id + "']")).getText().contains("saved"));
+                JsonNode after = null;
+                for (JsonNode p : api.get("/problems").json().path("items")) {
+                    after = p.path("id").asText().equals(id) ? p : after;
+                }
+                assertEquals("acknowledged", after.path("status").asText(), after.toString());
+                assertEquals("oncall", after.path("owner").asText());
+            }
+            shot("problems");
 
             // the links: the shop's services in scope, its trace ingested, then an exit marked mock-required on the page
             register(api, "gateway", target.baseUrl());
@@ -160,6 +189,25 @@ class ConsoleIT extends LocalAwsStackTestSupport {
                 marked |= x.path("toNode").asText().equals(exit) && x.path("mockRequired").asBoolean();
             }
             assertTrue(marked, "GET /links/exits answers the mark the page set");
+            open("#/services");
+            waitUpTo(15).until(d -> d.findElements(By.cssSelector("#services tbody tr")).size() == 3);
+            shot("services");
+
+            // a narrow window (a phone): the run's page fits its width, its tables scroll inside their own box
+            browser.manage().window().setSize(new org.openqa.selenium.Dimension(400, 860));
+            try {
+                long openedAtNs = System.nanoTime();
+                open("#/runs/" + second);
+                waitUpTo(15).until(d -> !d.findElements(By.id("steps")).isEmpty());
+                System.out.printf("console: the run's page showed its steps %d ms after it was opened%n", (System.nanoTime() - openedAtNs) / 1_000_000);
+                Object overflow = ((JavascriptExecutor) browser).executeScript(
+                        "return document.documentElement.scrollWidth - document.documentElement.clientWidth;");
+                assertTrue(((Number) overflow).longValue() <= 0, "the page is wider than the window by " + overflow + " px");
+                shot("run-narrow");
+            } finally {
+                browser.manage().window().setSize(new org.openqa.selenium.Dimension(1280, 900));
+            }
+
             boolean audited = false;
             for (JsonNode e : api.get("/audit?limit=100").json().path("items")) {
                 audited |= e.path("caller").asText().equals("oncall");
@@ -196,7 +244,7 @@ class ConsoleIT extends LocalAwsStackTestSupport {
             type("$.scenarios[0].requests[0].path", "/orders");
             type("$.preTest.qps", "-2");
             type("$.preTest.durationS", "2");
-            type("$.formal.steps[0].qps", "5");
+            type("$.formal.steps[0].qps", "50");   // the warm-up ramps toward it: Abort lands on a load of tens of QPS
             type("$.formal.steps[0].durationS", "120");
             browser.findElement(By.id("save")).click();
             waitUpTo(15).until(d -> !errorAt("$.preTest.qps").isEmpty());
@@ -235,7 +283,7 @@ class ConsoleIT extends LocalAwsStackTestSupport {
                         + "\nGET /runs/" + runId + ": " + api.get("/runs/" + runId).body(), e);
             }
             double targetQps = Double.parseDouble(browser.findElement(By.id("target-qps")).getText());
-            assertTrue(targetQps > 0 && targetQps <= 5.0, "the step's target: " + targetQps);
+            assertTrue(targetQps > 0 && targetQps <= 50.0, "the step's target: " + targetQps);
             shot("run-live");
 
             // a deep link to the run opens the same page
