@@ -418,7 +418,18 @@ class PlanApiHandlerTest {
         String planId = body(call(h, event("POST /plans", "t1", Map.of(), demoPlan()))).path("planId").asText();
         JsonNode stored = body(call(h, event("GET /plans/{planId}/estimate", "t1", Map.of("planId", planId), null)));
         ((ObjectNode) d).put("planId", planId);
-        assertEquals(stored, d, "the draft's estimate is the stored plan's, field for field");
+        // the plan item counts its createdAtMs as a DynamoDB number, sized by its digits less trailing zeros: the draft's
+        // and the stored plan's instants may differ by a byte or two there, so payload sizes are held within 8 bytes
+        JsonNode draftPayloads = ((ObjectNode) d).remove("statePayloads");
+        JsonNode storedPayloads = ((ObjectNode) stored.deepCopy()).remove("statePayloads");
+        storedPayloads.fieldNames().forEachRemaining(f -> {
+            if (storedPayloads.path(f).isNumber()) {
+                assertEquals(storedPayloads.path(f).asLong(), draftPayloads.path(f).asLong(), 8, "statePayloads." + f);
+            }
+        });
+        JsonNode storedRest = stored.deepCopy();
+        ((ObjectNode) storedRest).remove("statePayloads");
+        assertEquals(storedRest, d, "the draft's estimate is the stored plan's, field for field");
 
         ObjectNode wrong = (ObjectNode) Json.MAPPER.readTree(demoPlan());
         ((ObjectNode) wrong.path("preTest")).put("qps", -2);
