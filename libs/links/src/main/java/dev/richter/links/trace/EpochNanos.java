@@ -3,6 +3,7 @@ package dev.richter.links.trace;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import java.util.Optional;
 
 /**
  * Span times as epoch nanoseconds in a {@code long} ({@link Span#startEpochNanos()}), converted from the unit each
@@ -52,6 +53,25 @@ final class EpochNanos {
             throw new ArithmeticException("milliseconds past a long of nanoseconds: " + millis);
         }
         return (long) nanos;
+    }
+
+    /** A span's start and duration, nanoseconds, whose end ({@code start + duration}) fits a long too. */
+    record Interval(long startNanos, long durationNanos) {}
+
+    /**
+     * A span's start (epoch) and duration written as microseconds (Zipkin v2's {@code timestamp}/{@code duration},
+     * Jaeger's {@code startTime}/{@code duration}), each read by {@link #integral(JsonNode)}; empty when either, or
+     * their end, is outside a long of nanoseconds (the reader skips the span as {@value #OUT_OF_RANGE}).
+     */
+    static Optional<Interval> ofMicros(JsonNode startMicros, JsonNode durationMicros) {
+        try {
+            long start = ofMicros(integral(startMicros));
+            long duration = ofMicros(integral(durationMicros));
+            end(start, duration);
+            return Optional.of(new Interval(start, duration));
+        } catch (ArithmeticException e) {
+            return Optional.empty();
+        }
     }
 
     /** {@code start + duration}, the end of a span, in nanoseconds; throws {@link ArithmeticException} past a long. */

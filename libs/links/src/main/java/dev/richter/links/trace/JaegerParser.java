@@ -90,13 +90,8 @@ final class JaegerParser {
                 throw new InvalidIdException(at.field("parentSpanID"), e);
             }
         }
-        long startNanos;
-        long durationNanos;
-        try {
-            startNanos = EpochNanos.ofMicros(EpochNanos.integral(s.path("startTime")));
-            durationNanos = EpochNanos.ofMicros(EpochNanos.integral(s.path("duration")));
-            EpochNanos.end(startNanos, durationNanos);
-        } catch (ArithmeticException e) {
+        Optional<EpochNanos.Interval> times = EpochNanos.ofMicros(s.path("startTime"), s.path("duration"));
+        if (times.isEmpty()) {
             return Optional.empty();
         }
         String parent = "";
@@ -138,7 +133,7 @@ final class JaegerParser {
                 : services.getOrDefault(s.path("processID").asText(""), "");
         String peer = kind.makesCall() ? PeerService.of(tags) : "";
         return Optional.of(new Span(traceId, spanId, parent, links, service, s.path("operationName").asText(""), kind,
-                peer, tags, startNanos, durationNanos, InstrumentationScope.ofTags(tags)));
+                peer, tags, times.get().startNanos(), times.get().durationNanos(), InstrumentationScope.ofTags(tags)));
     }
 
     /**

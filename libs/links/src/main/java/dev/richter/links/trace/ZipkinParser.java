@@ -270,13 +270,8 @@ final class ZipkinParser {
     /** The span of a half, or empty when a time is out of range (nothing counted yet: the caller counts the skip). */
     private static Optional<Span> span(SpanHalf h, Set<String> sharedKeys, SpanCollector out) {
         JsonNode s = h.node;
-        long startNanos;
-        long durationNanos;
-        try {
-            startNanos = EpochNanos.ofMicros(EpochNanos.integral(s.path("timestamp")));
-            durationNanos = EpochNanos.ofMicros(EpochNanos.integral(s.path("duration")));
-            EpochNanos.end(startNanos, durationNanos);
-        } catch (ArithmeticException e) {
+        Optional<EpochNanos.Interval> times = EpochNanos.ofMicros(s.path("timestamp"), s.path("duration"));
+        if (times.isEmpty()) {
             return Optional.empty();
         }
         // Zipkin v2: "When absent, the span is local or incomplete" — a local (INTERNAL) span
@@ -309,6 +304,6 @@ final class ZipkinParser {
         }
         String service = s.path("localEndpoint").path("serviceName").asText("");
         return Optional.of(new Span(h.traceId, spanId, parent, List.of(), service, s.path("name").asText(""), kind, peer,
-                tags, startNanos, durationNanos, InstrumentationScope.ofTags(tags)));
+                tags, times.get().startNanos(), times.get().durationNanos(), InstrumentationScope.ofTags(tags)));
     }
 }
