@@ -113,7 +113,7 @@ public final class DirectoryTraceSource implements TraceSource {
                 throw new UncheckedIOException("cannot read " + file, e);
             }
         }
-        return new TraceRead(new ArrayList<>(out.values()), TraceRead.capped(unreadable));
+        return new TraceRead(new ArrayList<>(out.values()), unreadable);
     }
 
     /** Bytes this instance read from files so far (see the class comment). */
@@ -161,18 +161,17 @@ public final class DirectoryTraceSource implements TraceSource {
         }
         byte[] fresh = bytes(channel, offset, (int) (size - offset));
         LogCursor next = cursor == null ? new LogCursor(attributes.fileKey()) : cursor;
-        if (cursor == null) {
-            Optional<List<Span>> document = wholeDocument(name, fresh);
-            if (document.isPresent()) {
-                next.document = true;
-                next.offset = size;
-                next.modifiedMs = attributes.lastModifiedTime().toMillis();
-                next.addLine(0, fresh.length, document.get());
-                next.guard(fresh, fresh.length);
-                cursors.put(file, next);
-                keep(document.get(), fromNanos, toNanos, out);
-                return out;
-            }
+        Optional<WholeDocument> document = cursor == null ? wholeDocument(name, fresh) : Optional.empty();
+        if (document.isPresent() && document.get().spans() != null) {
+            List<Span> spans = document.get().spans();
+            next.document = true;
+            next.offset = size;
+            next.modifiedMs = attributes.lastModifiedTime().toMillis();
+            next.addLine(0, fresh.length, spans);
+            next.guard(fresh, fresh.length);
+            cursors.put(file, next);
+            keep(spans, fromNanos, toNanos, out);
+            return out;
         }
         LogCursor.Pending pending = new LogCursor.Pending();
         int start = 0;
@@ -207,12 +206,10 @@ public final class DirectoryTraceSource implements TraceSource {
             }
         }
         keep(tail, fromNanos, toNanos, out); // not consumed: read again at the next call
-        if (cursor == null && pending.isEmpty() && tail.isEmpty() && pending.unreadable.isEmpty()) {
-            RuntimeException rejected = rejectedDocument(name, fresh);
-            if (rejected != null) {
-                unreadable.add(rejected.getMessage()); // not consumed: the file is read again, whole, at the next call
-                return out;
-            }
+        if (document.isPresent() && pending.isEmpty() && tail.isEmpty() && pending.unreadable.isEmpty()) {
+            // a rejected whole document, not a log: not consumed, the file is read again, whole, at the next call
+            unreadable.add(document.get().rejected().getMessage());
+            return out;
         }
         next.linesConsumed = lineNumber;
         next.commit(pending);
@@ -242,30 +239,19 @@ public final class DirectoryTraceSource implements TraceSource {
         return buffer.position() == length ? buffer.array() : Arrays.copyOf(buffer.array(), buffer.position());
     }
 
-    /** The spans of {@code bytes} when it is one whole trace document, else empty. */
-    private static Optional<List<Span>> wholeDocument(String name, byte[] bytes) {
-        int first = firstNonSpace(bytes);
-        if (first == bytes.length || bytes[first] != '{' && bytes[first] != '[') {
-            return Optional.empty();
-        }
-        try {
-            return Optional.of(TraceDocuments.parse(name, bytes).spans());
-        } catch (TraceFormatException | IllegalArgumentException notOneDocument) {
-            return Optional.empty();
-        }
-    }
+    /** One whole trace document read: its spans, or why it was rejected (exactly one of the two is non-null). */
+    private record WholeDocument(List<Span> spans, RuntimeException rejected) {}
 
-    /** Why {@code bytes}, read as one document, was rejected; {@code null} when it does not start like one. */
-    private static RuntimeException rejectedDocument(String name, byte[] bytes) {
+    /** {@code bytes} read as one whole trace document; empty when they do not start like one ({@code {} or {@code [}). */
+    private static Optional<WholeDocument> wholeDocument(String name, byte[] bytes) {
         int first = firstNonSpace(bytes);
         if (first == bytes.length || bytes[first] != '{' && bytes[first] != '[') {
-            return null;
+            return Optional.empty();
         }
         try {
-            TraceDocuments.parse(name, bytes);
-            return null;
-        } catch (TraceFormatException | IllegalArgumentException e) {
-            return e;
+            return Optional.of(new WholeDocument(TraceDocuments.parse(name, bytes).spans(), null));
+        } catch (TraceFormatException | IllegalArgumentException rejected) {
+            return Optional.of(new WholeDocument(null, rejected));
         }
     }
 
