@@ -200,16 +200,15 @@ public final class SafetyGate {
         long from = fromEpochMs - WINDOW_SLACK_MS;
         long to = toEpochMs + WINDOW_SLACK_MS;
         List<Span> spans;
-        List<String> unreadable;
+        TraceRead read;
         int marked;
         int reads = 0;
         try {
             sleepUntil(toEpochMs + FLUSH_ALLOWANCE_MS);
             long giveUpAt = nowMs.getAsLong() + MAX_MARKED_WAIT_MS;
             while (true) {
-                TraceRead read = source.read(teamId, from, to);
+                read = source.read(teamId, from, to);
                 spans = read.spans();
-                unreadable = read.unreadable();
                 reads++;
                 marked = (int) spans.stream().filter(s -> MarkerOnSpan.carries(s, Marker.DEFAULT)).count();
                 if (marked > 0 || markedRequestsSent == 0 || nowMs.getAsLong() >= giveUpAt) {
@@ -226,17 +225,17 @@ public final class SafetyGate {
             out.add(new CheckResult(TRACE_SOURCE_CHECK, Outcome.FAIL, subject, "interrupted while reading " + source.describe()));
             return out;
         }
-        String read = spans.size() + " spans (" + marked + " marked) from " + source.describe() + " started in "
+        String readText = spans.size() + " spans (" + marked + " marked) from " + source.describe() + " started in "
                 + Instant.ofEpochMilli(from) + " .. " + Instant.ofEpochMilli(to) + " (" + reads + " reads)"
-                + (unreadable.isEmpty() ? "" : "; " + unreadableText(unreadable));
+                + (read.whole() ? "" : "; " + unreadableText(read));
         if (marked == 0 && markedRequestsSent > 0) {
-            out.add(new CheckResult(TRACE_SOURCE_CHECK, Outcome.FAIL, subject, read + ": " + markedRequestsSent
+            out.add(new CheckResult(TRACE_SOURCE_CHECK, Outcome.FAIL, subject, readText + ": " + markedRequestsSent
                     + " marked requests were sent but no span carries the marker; the marked traffic cannot be verified"));
             return out;
         }
-        out.add(unreadable.isEmpty()
-                ? new CheckResult(TRACE_SOURCE_CHECK, Outcome.PASS, subject, read)
-                : new CheckResult(TRACE_SOURCE_CHECK, Outcome.FAIL, subject, read + ": what those parts held is missing"
+        out.add(read.whole()
+                ? new CheckResult(TRACE_SOURCE_CHECK, Outcome.PASS, subject, readText)
+                : new CheckResult(TRACE_SOURCE_CHECK, Outcome.FAIL, subject, readText + ": what those parts held is missing"
                         + " evidence, so isolation is not proven for it; the checks below judge the spans that were read"));
         try {
             spansRead.accept(teamId, spans);
@@ -256,12 +255,10 @@ public final class SafetyGate {
     }
 
     /** {@code n parts of the source could not be read: <position: reason>; ...}. */
-    static String unreadableText(List<String> unreadable) {
-        long parts = 0;
-        for (String u : unreadable) {
-            parts += u.startsWith("... and ") ? Long.parseLong(u.substring(8, u.indexOf(' ', 8))) : 1;
-        }
-        return parts + (parts == 1 ? " part" : " parts") + " of the source could not be read: " + String.join("; ", unreadable);
+    static String unreadableText(TraceRead read) {
+        int parts = read.unreadableParts();
+        return parts + (parts == 1 ? " part" : " parts") + " of the source could not be read: "
+                + String.join("; ", read.unreadable());
     }
 
     /**

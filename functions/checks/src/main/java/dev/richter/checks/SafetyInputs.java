@@ -85,7 +85,7 @@ final class SafetyInputs {
             if (!read.whole()) {
                 out.add(new CheckResult(ShadowPreCheckEvidence.NAME, CheckResult.Outcome.WARN, "shadow tables",
                         "the pre-checks were read from part of the last 24 h of " + source.describe() + ": "
-                                + SafetyGate.unreadableText(read.unreadable())));
+                                + SafetyGate.unreadableText(read)));
             }
             return out;
         } catch (RuntimeException e) {

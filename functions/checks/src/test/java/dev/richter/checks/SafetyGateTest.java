@@ -213,8 +213,8 @@ class SafetyGateTest {
         for (int i = 1; i <= 25; i++) {
             many.add("f.log:" + i + ": bad");
         }
-        assertTrue(SafetyGate.unreadableText(TraceRead.capped(many)).startsWith("25 parts of the source could not be read: f.log:1: bad;"));
-        assertTrue(SafetyGate.unreadableText(TraceRead.capped(many)).endsWith("f.log:20: bad; ... and 5 more"));
-        assertTrue(SafetyGate.unreadableText(List.of("a:1: x")).startsWith("1 part of"));
+        assertTrue(SafetyGate.unreadableText(new TraceRead(List.of(), many)).startsWith("25 parts of the source could not be read: f.log:1: bad;"));
+        assertTrue(SafetyGate.unreadableText(new TraceRead(List.of(), many)).endsWith("f.log:20: bad; ... and 5 more"));
+        assertTrue(SafetyGate.unreadableText(new TraceRead(List.of(), List.of("a:1: x"))).startsWith("1 part of"));
     }
 }

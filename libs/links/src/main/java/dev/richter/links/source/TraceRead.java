@@ -11,18 +11,29 @@ import java.util.List;
  * position and reason, and the rest is read. A caller that decides from spans treats every unreadable part as missing
  * evidence: what it held is not known, so nothing it could have shown is proven.
  *
- * @param spans      the spans read, de-duplicated by (trace id, span id)
- * @param unreadable one entry per part not read, {@code position: reason} (e.g. {@code spans.log:12: ...},
- *                   {@code trace 1-5f84c7a1-...: ...}), in reading order; at most {@link #MAX_LISTED}, then one
- *                   {@code ... and N more} entry
+ * @param spans           the spans read, de-duplicated by (trace id, span id)
+ * @param unreadable      one entry per part not read, {@code position: reason} (e.g. {@code spans.log:12: ...},
+ *                        {@code trace 1-5f84c7a1-...: ...}), in reading order; at most {@link #MAX_LISTED}, then one
+ *                        {@code ... and N more} entry
+ * @param unreadableParts how many parts were not read, the listed ones and those only counted
  */
-public record TraceRead(List<Span> spans, List<String> unreadable) {
+public record TraceRead(List<Span> spans, List<String> unreadable, int unreadableParts) {
     /** Unreadable parts listed by position before the rest are only counted. */
     public static final int MAX_LISTED = 20;
 
     public TraceRead {
         spans = List.copyOf(spans);
         unreadable = List.copyOf(unreadable);
+    }
+
+    /**
+     * The spans read and every part not read, the parts listed up to {@link #MAX_LISTED} ({@link #capped}) and all
+     * counted.
+     *
+     * @param problems {@code position: reason} of every part not read, in reading order
+     */
+    public TraceRead(List<Span> spans, List<String> problems) {
+        this(spans, capped(problems), problems.size());
     }
 
     /** Spans only, every part read. */

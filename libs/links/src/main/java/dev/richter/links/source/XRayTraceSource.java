@@ -64,7 +64,7 @@ public final class XRayTraceSource implements TraceSource {
                         page.unprocessedTraceIds().forEach(id -> unreadable.add("trace " + id + ": BatchGetTraces left it unprocessed"));
                     });
         }
-        return new TraceRead(new ArrayList<>(spans.values()), TraceRead.capped(unreadable));
+        return new TraceRead(new ArrayList<>(spans.values()), unreadable);
     }
 
     @Override
