@@ -38,6 +38,8 @@ final class ConsoleResource {
             "js", "text/javascript; charset=utf-8", "css", "text/css; charset=utf-8", "svg", "image/svg+xml");
     private final Map<String, String> config;
     private final String policy;
+    /** The files served so far, read once from the jar per warm function (a few KB each). */
+    private final Map<String, String> files = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** @param env the function's configuration by name ({@link dev.richter.common.Env}: the environment, locally system properties) */
     ConsoleResource(Function<String, String> env) {
@@ -88,7 +90,7 @@ final class ConsoleResource {
     }
 
     private ApiResponse file(String name) {
-        String text = resource("/console/" + name);
+        String text = files.computeIfAbsent(name, n -> resource("/console/" + n));
         if (text == null) {
             throw new ApiException(404, "NoSuchFile", "the console has no file '" + name + "'");
         }
