@@ -56,19 +56,19 @@ final class EpochNanos {
     }
 
     /** A span's start and duration, nanoseconds, whose end ({@code start + duration}) fits a long too. */
-    record Interval(long startNanos, long durationNanos) {}
+    record SpanTimes(long startNanos, long durationNanos) {}
 
     /**
      * A span's start (epoch) and duration written as microseconds (Zipkin v2's {@code timestamp}/{@code duration},
      * Jaeger's {@code startTime}/{@code duration}), each read by {@link #integral(JsonNode)}; empty when either, or
      * their end, is outside a long of nanoseconds (the reader skips the span as {@value #OUT_OF_RANGE}).
      */
-    static Optional<Interval> ofMicros(JsonNode startMicros, JsonNode durationMicros) {
+    static Optional<SpanTimes> ofMicros(JsonNode startMicros, JsonNode durationMicros) {
         try {
             long start = ofMicros(integral(startMicros));
             long duration = ofMicros(integral(durationMicros));
             end(start, duration);
-            return Optional.of(new Interval(start, duration));
+            return Optional.of(new SpanTimes(start, duration));
         } catch (ArithmeticException e) {
             return Optional.empty();
         }

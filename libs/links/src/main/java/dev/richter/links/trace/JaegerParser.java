@@ -90,7 +90,7 @@ final class JaegerParser {
                 throw new InvalidIdException(at.field("parentSpanID"), e);
             }
         }
-        Optional<EpochNanos.Interval> times = EpochNanos.ofMicros(s.path("startTime"), s.path("duration"));
+        Optional<EpochNanos.SpanTimes> times = EpochNanos.ofMicros(s.path("startTime"), s.path("duration"));
         if (times.isEmpty()) {
             return Optional.empty();
         }

@@ -270,7 +270,7 @@ final class ZipkinParser {
     /** The span of a half, or empty when a time is out of range (nothing counted yet: the caller counts the skip). */
     private static Optional<Span> span(SpanHalf h, Set<String> sharedKeys, SpanCollector out) {
         JsonNode s = h.node;
-        Optional<EpochNanos.Interval> times = EpochNanos.ofMicros(s.path("timestamp"), s.path("duration"));
+        Optional<EpochNanos.SpanTimes> times = EpochNanos.ofMicros(s.path("timestamp"), s.path("duration"));
         if (times.isEmpty()) {
             return Optional.empty();
         }
