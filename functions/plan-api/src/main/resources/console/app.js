@@ -110,12 +110,18 @@ async function all(path) {
 function failure(e) { show(el('p', { class: 'errors', id: 'page-error' }, String(e.message || e))); }
 
 // ---- pages ----
-async function runsPage() {
-  show(el('h1', {}, 'Runs'), el('p', { class: 'muted' }, 'Loading…'));
+/** The team's plans and all their runs, newest first. */
+async function plansAndRuns() {
   const plans = await all('/plans');
-  const names = Object.fromEntries(plans.map((p) => [p.planId, p.name]));
   const runs = (await Promise.all(plans.map((p) => all('/plans/' + p.planId + '/runs')))).flat()
     .sort((a, b) => b.createdAtMs - a.createdAtMs);
+  return { plans, runs };
+}
+
+async function runsPage() {
+  show(el('h1', {}, 'Runs'), el('p', { class: 'muted' }, 'Loading…'));
+  const { plans, runs } = await plansAndRuns();
+  const names = Object.fromEntries(plans.map((p) => [p.planId, p.name]));
   const rows = runs.map((r) => el('tr', { 'data-run': r.runId },
     el('td', {}, link('#/runs/' + r.runId, r.runId)), el('td', {}, link('#/plans/' + r.planId, names[r.planId] || r.planId)),
     el('td', { class: r.status }, r.status), el('td', { class: r.outcome || '' }, r.outcome || ''), el('td', {}, fmtTime(r.createdAtMs))));
@@ -125,24 +131,41 @@ async function runsPage() {
       : el('p', { class: 'muted' }, 'No runs yet. ', link('#/plans', 'Start one from a plan.')));
 }
 
-function spark(values, id) {
-  const w = 300; const h = 60;
-  const max = Math.max(1e-9, ...values);
-  const pts = values.map((v, i) => `${values.length < 2 ? 0 : (i * w) / (values.length - 1)},${h - 4 - (v / max) * (h - 8)}`).join(' ');
-  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
-  svg.setAttribute('viewBox', `0 0 ${w} ${h}`);
-  svg.setAttribute('preserveAspectRatio', 'none');
-  svg.setAttribute('class', 'spark');
-  svg.id = id;
-  const line = document.createElementNS('http://www.w3.org/2000/svg', 'polyline');
-  line.setAttribute('points', pts);
-  svg.append(line);
-  return svg;
+/**
+ * The live charts' data in the shape RichterCharts.draw takes (the report's charts, run-charts.js): one point per
+ * refresh from the run's live load, and the run's events and step starts as marks. The live load carries p99 only.
+ */
+function liveChartData(samples, events) {
+  const marks = [];
+  samples.forEach((h, i) => {
+    if (i === 0 || samples[i - 1].step !== h.step) marks.push({ t: h.atMs / 1000, kind: 'step', label: h.step, state: '' });
+  });
+  for (const e of events) {
+    if (e.kind === 'verdict-changed') {
+      const state = (e.name.split('\u2192')[1] || '').trim();
+      marks.push({ t: e.atMs / 1000, kind: 'verdict', label: e.module + ' ' + state, state });
+    } else if (e.kind === 'alert-fired' || e.kind === 'alert-resolved') {
+      marks.push({ t: e.atMs / 1000, kind: 'alert', label: e.name + (e.kind === 'alert-fired' ? ' fired on ' : ' resolved on ') + e.module, state: '' });
+    } else if (e.kind === 'abort') {
+      marks.push({ t: e.atMs / 1000, kind: 'abort', label: 'abort: ' + e.detail, state: 'ABORT' });
+    }
+  }
+  marks.sort((a, b) => a.t - b.t);
+  const none = samples.map(() => null);
+  return { ts: { t: samples.map((h) => h.atMs / 1000), target: samples.map((h) => h.targetQps), achieved: samples.map((h) => h.qps),
+    achievedCounts: 'completed', p50: none, p90: none, p99: samples.map((h) => h.p99Ms ?? null),
+    errors: samples.map((h) => (h.seconds > 0 ? h.errors / h.seconds : 0)), kinds: [], marks } };
+}
+
+function chartBox() {
+  return el('div', { class: 'charts' }, el('div', { class: 'chart', id: 'chart-qps' }), el('div', { class: 'chart', id: 'chart-latency' }),
+    el('div', { class: 'chart', id: 'chart-errors' }), el('div', { class: 'chart', id: 'chart-hdr' }));
 }
 
 async function runPage(runId) {
-  const history = [];
+  const samples = [];
   let abortPressedAtMs = 0;
+  let reportDrawn = false;
   // the parts a person types into stay put between refreshes; only the figures around them are redrawn
   const head = el('div');
   const figures = el('div');
@@ -158,14 +181,17 @@ async function runPage(runId) {
     if (!a.ok) { button.disabled = false; abortError.textContent = a.json?.message || String(a.status); }
   } }, 'Abort');
   const reportBox = el('div', { id: 'report' });
-  show(head, figures);
+  const charts = chartBox();
+  show(head, charts, figures);
   const render = async () => {
     const r = await api('GET', '/runs/' + encodeURIComponent(runId));
     if (!r.ok) { failure(new Error(r.json?.message || 'run ' + runId + ': ' + r.status)); return false; }
     const s = r.json;
     const run = s.run;
     const live = s.current?.live;
-    if (live && (!history.length || history[history.length - 1].atMs !== live.atMs)) history.push(live);
+    if (live && (!samples.length || samples[samples.length - 1].atMs !== live.atMs)) {
+      samples.push({ ...live, targetQps: s.current.targetQps, step: `${s.current.stage} ${s.current.stepIndex + 1}` });
+    }
     const ended = !s.current && !['RUNNING', 'STARTING', 'SCHEDULED', 'PENDING'].includes(run.status);
     const ev = await api('GET', '/runs/' + encodeURIComponent(runId) + '/events');
     const card = (k, v, cls, id) => el('div', { class: 'card' }, el('div', { class: 'k' }, k), el('div', { class: 'v ' + (cls || ''), id }, v));
@@ -195,10 +221,6 @@ async function runPage(runId) {
         card('Errors %', num(live?.errorRatePct, 2), '', 'error-rate')),
       abortBox);
     figures.replaceChildren(
-      history.length > 1 ? el('div', { class: 'row' },
-        el('div', {}, el('div', { class: 'muted' }, 'achieved QPS'), spark(history.map((h) => h.qps), 'qps-chart')),
-        el('div', {}, el('div', { class: 'muted' }, 'p99 ms'), spark(history.map((h) => h.p99Ms || 0), 'p99-chart')),
-        el('div', {}, el('div', { class: 'muted' }, 'errors %'), spark(history.map((h) => h.errorRatePct), 'error-chart'))) : '',
       el('h2', {}, 'Verdicts'),
       s.verdicts.length ? el('table', { id: 'verdicts' }, el('tbody', {}, s.verdicts.map((v) => el('tr', {},
         el('td', {}, v.module), el('td', { class: v.state }, v.state), el('td', {}, v.reason || ''))))) : el('p', { class: 'muted' }, 'No verdict yet.'),
@@ -209,7 +231,19 @@ async function runPage(runId) {
       el('ul', { class: 'events', id: 'events' }, (ev.ok ? ev.json.items : []).slice().reverse().map((e) =>
         el('li', {}, fmtTime(e.atMs), ' ', el('b', {}, e.kind), ' ', e.module, ' ', e.name, ' — ', e.detail))),
       ...(s.reportReady ? [el('h2', {}, 'Report'), reportBox] : []));
-    if (s.reportReady && !reportBox.hasChildNodes()) reportBox.replaceChildren(await reportHeadline(runId));
+    if (s.reportReady && !reportDrawn) {
+      // once the report is stored, the charts are the report's own figures, as its HTML draws them
+      reportDrawn = true;
+      const r = await api('GET', '/runs/' + encodeURIComponent(runId) + '/report');
+      reportBox.replaceChildren(reportHeadline(runId, r));
+      if (r.ok) {
+        const d = RichterCharts.fromReport(r.json);
+        if (d.ts) RichterCharts.draw(d, charts);
+        else charts.prepend(el('p', { class: 'muted', id: 'charts-note' }, r.json.timeSeries?.note || 'The report holds no time series.'));
+      }
+    } else if (!reportDrawn && samples.length > 1) {
+      RichterCharts.draw(liveChartData(samples, ev.ok ? ev.json.items : []), charts);
+    }
     return !ended || (!s.reportReady && !s.failureReason) || (s.abort && s.abort.latencyMs === undefined && abortPressedAtMs > 0);
   };
   const tick = async () => {
@@ -220,9 +254,11 @@ async function runPage(runId) {
   await tick();
 }
 
-/** The report's headline (outcome, capacity and where it lies, failure mode, confidence, problems) and its HTML. */
-async function reportHeadline(runId) {
-  const r = await api('GET', '/runs/' + encodeURIComponent(runId) + '/report');
+/**
+ * The report's headline (outcome, capacity and where it lies, failure mode, confidence, problems) and its HTML, from
+ * the answer of GET /runs/{id}/report.
+ */
+function reportHeadline(runId, r) {
   if (!r.ok) return el('p', { class: 'errors' }, r.json?.message || String(r.status));
   const rep = r.json;
   const cap = rep.capacity;
@@ -446,22 +482,48 @@ function treeGraph(t) {
   return el('div', { class: 'graph-wrap' }, svg);
 }
 
+/**
+ * The shadow pre-check results (check shadow-precheck: each table's shadow exists, matches and accepts a write, as the
+ * service's own database answered the agent extension) of the newest run whose report holds any, with that run's id.
+ */
+async function shadowPreChecks() {
+  const { runs } = await plansAndRuns();
+  for (const run of runs.slice(0, 10)) {
+    const r = await api('GET', '/runs/' + encodeURIComponent(run.runId) + '/report');
+    if (!r.ok) continue;
+    const found = [...(r.json.staticChecks ?? []), ...(r.json.dynamicChecks ?? [])].filter((c) => c.name === 'shadow-precheck');
+    if (found.length) return { runId: run.runId, results: found };
+  }
+  return { runId: '', results: [] };
+}
+
 async function servicesPage() {
   const services = await all('/services');
-  const details = await Promise.all(services.map((sv) => api('GET', '/services/' + encodeURIComponent(sv.name))));
+  const [details, pre] = await Promise.all([
+    Promise.all(services.map((sv) => api('GET', '/services/' + encodeURIComponent(sv.name)))), shadowPreChecks()]);
   const rows = services.map((sv, i) => {
     const d = details[i].ok ? details[i].json : sv;
     const declared = (d.datastores ?? []).map((x) => `${x.kind} ${x.production ?? x.name ?? ''}${x.shadow ? ' → ' + x.shadow : ''}`);
     const discovered = (d.discovered ?? []).map((x) => `${x.kind} ${x.name}${x.writes ? ' (writes)' : ''}`);
     const loadedAt = d.ownership?.isolationLoadedAtMs;
+    const own = pre.results.filter((c) => c.subject.startsWith(sv.name + ' '));
     return el('tr', { 'data-service': sv.name }, el('td', {}, sv.name), el('td', {}, sv.baseUrl),
       el('td', {}, declared.join(', ') || '–'), el('td', {}, discovered.join(', ') || '–'),
+      el('td', { class: 'pre-check' }, own.length ? own.map((c) => el('div', { class: c.outcome, title: c.evidence },
+        c.outcome + ' ' + c.subject.slice(sv.name.length + 1))) : '–'),
       el('td', { class: loadedAt ? 'ok' : 'warn' }, loadedAt ? 'its extension loaded the isolation document at ' + fmtTime(loadedAt)
         : 'no extension has loaded the isolation document in 24 h: the run proves isolation from its spans'));
   });
-  show(el('h1', {}, 'Services'), el('div', { class: 'table-wrap' }, el('table', { id: 'services' },
-    el('thead', {}, el('tr', {}, ['Service', 'Base URL', 'Declared datastores', 'Discovered in traces', 'Isolation'].map((h) => el('th', {}, h)))),
-    el('tbody', {}, rows))));
+  const unowned = pre.results.filter((c) => !services.some((sv) => c.subject.startsWith(sv.name + ' ')));
+  show(el('h1', {}, 'Services'),
+    el('p', { class: 'muted', id: 'pre-check-source' }, pre.runId
+      ? ['Shadow pre-check: as run ', link('#/runs/' + pre.runId, pre.runId), ' found it in the services\' spans.']
+      : 'Shadow pre-check: no run of this team has checked its shadow tables yet.'),
+    ...unowned.map((c) => el('p', { class: c.outcome }, c.outcome + ' ' + c.subject + ': ' + c.evidence)),
+    el('div', { class: 'table-wrap' }, el('table', { id: 'services' },
+      el('thead', {}, el('tr', {}, ['Service', 'Base URL', 'Declared datastores', 'Discovered in traces', 'Shadow pre-check', 'Isolation']
+        .map((h) => el('th', {}, h)))),
+      el('tbody', {}, rows))));
 }
 
 async function problemsPage() {

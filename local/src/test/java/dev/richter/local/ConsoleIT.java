@@ -98,6 +98,18 @@ class ConsoleIT extends LocalAwsStackTestSupport {
         waitUpTo(15).until(d -> d.getCurrentUrl().endsWith("/console" + page));
     }
 
+    /**
+     * Waits up to 60 s for the run page to say how the load stopped after Abort, and returns what it says: the
+     * milliseconds from the flag to the workers' last send, or -1 when the flag came while no worker was sending
+     * (between steps), which the page says as such.
+     */
+    static long abortLatencyShown() {
+        waitUpTo(60).until(d -> d.findElement(By.id("abort-state")).getText().matches(".*(the load stopped \\d+ ms|no worker was sending).*"));
+        String state = browser.findElement(By.id("abort-state")).getText();
+        return state.contains("the load stopped")
+                ? Long.parseLong(state.replaceAll(".*the load stopped (\\d+) ms after the flag.*", "$1")) : -1;
+    }
+
     /** Opens {@code page} of the console in the signed-in tab. */
     static void open(String page) {
         browser.get(LocalAwsStack.apiBaseUrl() + "/console" + page);
@@ -276,7 +288,7 @@ class ConsoleIT extends LocalAwsStackTestSupport {
                         && d.findElement(By.id("run-step")).getText().matches("(warm-up|formal) .*")
                         && Double.parseDouble(d.findElement(By.id("achieved-qps")).getText().replace("–", "0")) > 0
                         && !d.findElement(By.id("achieved-qps")).getText().equals("–")
-                        && !d.findElements(By.id("qps-chart")).isEmpty());
+                        && !d.findElements(By.cssSelector("#chart-qps .uplot")).isEmpty());
             } catch (org.openqa.selenium.TimeoutException e) {
                 shot("run-not-live");
                 throw new AssertionError("the run's page did not go live; it shows: " + browser.findElement(By.id("main")).getText()
@@ -297,15 +309,14 @@ class ConsoleIT extends LocalAwsStackTestSupport {
             long pressedAtMs = System.currentTimeMillis();
             int before = target.arrivalsMs.size();
             browser.findElement(By.id("abort")).click();
+            long latencyMs;
             try {
-                waitUpTo(60).until(d -> d.findElement(By.id("abort-state")).getText().contains("the load stopped"));
+                latencyMs = abortLatencyShown();
             } catch (org.openqa.selenium.TimeoutException e) {
                 shot("abort-not-shown");
                 throw new AssertionError("the page did not show the load stopping; it shows: " + browser.findElement(By.id("main")).getText()
                         + "\nGET /runs/" + runId + ": " + api.get("/runs/" + runId).body(), e);
             }
-            String state = browser.findElement(By.id("abort-state")).getText();
-            long latencyMs = Long.parseLong(state.replaceAll(".*the load stopped (\\d+) ms after the flag.*", "$1"));
             int atStop = target.arrivalsMs.size();
             Thread.sleep(2_000);
             assertEquals(atStop, target.arrivalsMs.size(), "no request reached the target after the page said the load stopped");

@@ -72,6 +72,56 @@ abstract class LocalAwsStackTestSupport {
                 "coreModules", List.of(service), "perWorkerQps", 5, "requestTimeoutMs", 1000));
     }
 
+    /**
+     * The environment of an IT's own demo shop, beside the other ITs' shops: gateway, order, inventory and payment on
+     * {@code base} to {@code base + 3}, its database, Redis and DynamoDB on {@code base + 12}, {@code + 14} and
+     * {@code + 16}, its span logs in {@code runDir}, its agent extension reading {@code team}'s isolation.
+     */
+    static Map<String, String> shopEnv(int base, Path runDir, String team) {
+        Map<String, String> env = new java.util.HashMap<>();
+        env.put("SHOP_GATEWAY_PORT", String.valueOf(base));
+        env.put("SHOP_ORDER_PORT", String.valueOf(base + 1));
+        env.put("SHOP_INVENTORY_PORT", String.valueOf(base + 2));
+        env.put("SHOP_PAYMENT_PORT", String.valueOf(base + 3));
+        env.put("SHOP_DB_PORT", String.valueOf(base + 12));
+        env.put("SHOP_REDIS_PORT", String.valueOf(base + 14));
+        env.put("SHOP_DYNAMODB_PORT", String.valueOf(base + 16));
+        env.put("SHOP_RUN_DIR", runDir.toString());
+        env.putAll(Demo.shopEnv(LocalAwsStack.apiBaseUrl(), token(team)));
+        return env;
+    }
+
+    /**
+     * Configures the team of a shop started with {@link #shopEnv}: gateway, order (with its scrape and shadow DynamoDB
+     * table) and inventory (with its shadow tables and keys) registered, the shop's span directory as trace source,
+     * the payment exit mocked for marked traffic, isolation enforced.
+     */
+    static void configureShop(ApiClient api, int base, Path runDir) throws Exception {
+        register(api, "gateway", "http://127.0.0.1:" + base);
+        var r = api.post("/services", Json.write(Map.of("name", "order", "baseUrl", "http://127.0.0.1:" + (base + 1),
+                "healthPath", "/actuator/health", "prometheusPath", "/actuator/prometheus",
+                "datastores", Demo.ORDER_DATASTORES)));
+        if (r.status() != 201 && r.status() != 200) {
+            throw new IllegalStateException(r.body());
+        }
+        r = api.post("/services", Json.write(Map.of("name", "inventory", "baseUrl", "http://127.0.0.1:" + (base + 2),
+                "healthPath", "/actuator/health", "datastores", Demo.INVENTORY_DATASTORES)));
+        if (r.status() != 201 && r.status() != 200) {
+            throw new IllegalStateException(r.body());
+        }
+        java.nio.file.Files.createDirectories(runDir);   // where the shop writes its spans: PUT /safety checks it exists
+        r = api.put("/safety", Json.write(Map.of(
+                "traceSource", Map.of("kind", "directory", "path", runDir.toString()),
+                "exits", List.of(Map.of("service", "payment", "node", Demo.PAYMENT_EXIT, "from", "order",
+                        "baseUrl", "http://127.0.0.1:" + (base + 3))),
+                "mocks", List.of(Map.of("exit", Demo.PAYMENT_EXIT, "status", 200, "body", "{\"chargeId\":\"mock-1\"}",
+                        "headers", Map.of("Content-Type", "application/json"), "latencyMs", 20)),
+                "isolation", Map.of("mode", "enforce", "refreshS", 5))));
+        if (r.status() != 201 && r.status() != 200) {
+            throw new IllegalStateException(r.body());
+        }
+    }
+
     /** Creates the plan and starts a run; returns the run id. */
     static String startRun(ApiClient api, String planJson) throws Exception {
         var p = api.post("/plans", planJson);

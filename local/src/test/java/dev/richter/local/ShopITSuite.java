@@ -10,5 +10,5 @@ import org.junit.platform.suite.api.Suite;
  * part of what these ITs check.
  */
 @Suite
-@SelectClasses({SafetyGateIT.class, TeamEvidenceIT.class, MainJobIT.class})
+@SelectClasses({SafetyGateIT.class, TeamEvidenceIT.class, ConsoleAbortIT.class, MainJobIT.class})
 class ShopITSuite {}

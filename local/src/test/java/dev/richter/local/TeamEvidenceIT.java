@@ -28,12 +28,9 @@ class TeamEvidenceIT extends LocalAwsStackTestSupport {
     static final String TEAM = "evidence-shop";
     static final int GATEWAY_PORT = 19280;
     static final int ORDER_PORT = 19281;
-    static final int INVENTORY_PORT = 19282;
-    static final int PAYMENT_PORT = 19283;
     static final int PROMETHEUS_PORT = 19290;
     static final int ALERTMANAGER_PORT = 19293;
     static final Path RUN_DIR = root.resolve("local/target/it-shop-evidence");
-    static final String PAYMENT_EXIT = "payment POST /charge";
     /**
      * Real orders sent before the run (warming), the pre-test's (2 QPS x 30 s), the warm-up's ramp after the dynamic
      * gate (2, 3.4, 5.8, 10 QPS x 6 s: 12 + 21 + 36 + 60) and formal step 1's first 25 s at 10 QPS.
@@ -63,17 +60,8 @@ class TeamEvidenceIT extends LocalAwsStackTestSupport {
                         "itemKey", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("rules#decision"),
                         "rules", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS(
                                 "{\"teamEvidence\": {\"businessMetricDamagedRounds\": 1000}}"))).build());
-        Map<String, String> env = new HashMap<>();
-        env.put("SHOP_GATEWAY_PORT", String.valueOf(GATEWAY_PORT));
-        env.put("SHOP_ORDER_PORT", String.valueOf(ORDER_PORT));
-        env.put("SHOP_INVENTORY_PORT", String.valueOf(INVENTORY_PORT));
-        env.put("SHOP_PAYMENT_PORT", String.valueOf(PAYMENT_PORT));
-        env.put("SHOP_DB_PORT", "19292");
-        env.put("SHOP_REDIS_PORT", "19294");
-        env.put("SHOP_DYNAMODB_PORT", "19296");
-        env.put("SHOP_RUN_DIR", RUN_DIR.toString());
+        Map<String, String> env = new HashMap<>(shopEnv(GATEWAY_PORT, RUN_DIR, TEAM));
         env.put("SHOP_ORDER_COUNT_STOPS_AFTER", String.valueOf(COUNT_STOPS_AFTER));
-        env.putAll(Demo.shopEnv(LocalAwsStack.apiBaseUrl(), token(TEAM)));
         shop = Shop.start(root, env);
         monitoring = LocalMonitoring.start(RUN_DIR.resolve("monitoring"), TEAM, List.of(
                 new LocalMonitoring.ScrapeTarget("gateway", "127.0.0.1:" + GATEWAY_PORT),
@@ -138,22 +126,6 @@ class TeamEvidenceIT extends LocalAwsStackTestSupport {
 
     /** As SafetyGateIT: gateway, order with its scrape, inventory with its shadows, the payment exit's mock. */
     static void configure(ApiClient api) throws Exception {
-        register(api, "gateway", "http://127.0.0.1:" + GATEWAY_PORT);
-        var r = api.post("/services", Json.write(Map.of("name", "order", "baseUrl", "http://127.0.0.1:" + ORDER_PORT,
-                "healthPath", "/actuator/health", "prometheusPath", "/actuator/prometheus",
-                "datastores", Demo.ORDER_DATASTORES)));
-        assertTrue(r.status() == 201 || r.status() == 200, r.body());
-        r = api.post("/services", Json.write(Map.of("name", "inventory", "baseUrl", "http://127.0.0.1:" + INVENTORY_PORT,
-                "healthPath", "/actuator/health", "datastores", Demo.INVENTORY_DATASTORES)));
-        assertTrue(r.status() == 201 || r.status() == 200, r.body());
-        java.nio.file.Files.createDirectories(RUN_DIR);   // where the shop writes its spans: PUT /safety checks it exists
-        r = api.put("/safety", Json.write(Map.of(
-                "traceSource", Map.of("kind", "directory", "path", RUN_DIR.toString()),
-                "exits", List.of(Map.of("service", "payment", "node", PAYMENT_EXIT, "from", "order",
-                        "baseUrl", "http://127.0.0.1:" + PAYMENT_PORT)),
-                "mocks", List.of(Map.of("exit", PAYMENT_EXIT, "status", 200, "body", "{\"chargeId\":\"mock-1\"}",
-                        "headers", Map.of("Content-Type", "application/json"), "latencyMs", 20)),
-                "isolation", Map.of("mode", "enforce", "refreshS", 5))));
-        assertTrue(r.status() == 201 || r.status() == 200, r.body());
+        configureShop(api, GATEWAY_PORT, RUN_DIR);
     }
 }

@@ -1,6 +1,8 @@
 package dev.richter.api;
 
 import dev.richter.common.Json;
+import dev.richter.report.RunCharts;
+import dev.richter.report.UPlot;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -15,7 +17,8 @@ import java.util.regex.Pattern;
 
 /**
  * {@code GET /console} and {@code GET /console/{file}}: the console, static files the function's jar holds
- * ({@code console/} on its classpath), served by the HTTP API itself. One origin with the API: the console's calls
+ * ({@code console/} on its classpath, and the report's charts: {@code uplot.js}, {@code uplot.css},
+ * {@code run-charts.js}), served by the HTTP API itself. One origin with the API: the console's calls
  * need no CORS, and {@code sam deploy} deploys it with the API, nothing else to install. Both routes need no token (no
  * authorizer on AWS): the files hold no data; every call the console makes goes to the API with the signed-in
  * user's token.
@@ -36,6 +39,12 @@ final class ConsoleResource {
     private static final Pattern FILE = Pattern.compile("[a-z0-9][a-z0-9-]{0,63}\\.(html|js|css|svg)");
     private static final Map<String, String> TYPES = Map.of("html", "text/html; charset=utf-8",
             "js", "text/javascript; charset=utf-8", "css", "text/css; charset=utf-8", "svg", "image/svg+xml");
+    /**
+     * The files the console shares with the HTML report, from their classes rather than {@code console/}: uPlot and
+     * the run charts' script ({@link RunCharts}), so the console's charts read the same as the report's.
+     */
+    private static final Map<String, java.util.function.Supplier<String>> SHARED = Map.of("uplot.js", UPlot::js,
+            "uplot.css", UPlot::css, "run-charts.js", RunCharts::js);
     private final Map<String, String> config;
     private final String policy;
     /** The files served so far, read once from the jar per warm function (a few KB each). */
@@ -90,7 +99,7 @@ final class ConsoleResource {
     }
 
     private ApiResponse file(String name) {
-        String text = files.computeIfAbsent(name, n -> resource("/console/" + n));
+        String text = files.computeIfAbsent(name, n -> SHARED.containsKey(n) ? SHARED.get(n).get() : resource("/console/" + n));
         if (text == null) {
             throw new ApiException(404, "NoSuchFile", "the console has no file '" + name + "'");
         }

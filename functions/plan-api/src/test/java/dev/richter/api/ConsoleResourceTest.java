@@ -43,6 +43,22 @@ class ConsoleResourceTest {
     }
 
     @Test
+    void theRunChartsAreTheReportsOwnScriptAndUPlot() {
+        Map<String, Object> page = api.call(Routes.CONSOLE, "", Map.of(), Map.of(), null);
+        String html = (String) page.get("body");
+        assertTrue(html.indexOf("src=\"console/uplot.js\"") < html.indexOf("src=\"console/run-charts.js\"")
+                && html.indexOf("src=\"console/run-charts.js\"") > 0, "uPlot, then the charts, before the app: " + html);
+        Map<String, String> shared = Map.of("uplot.js", dev.richter.report.UPlot.js(), "uplot.css", dev.richter.report.UPlot.css(),
+                "run-charts.js", dev.richter.report.RunCharts.js());
+        shared.forEach((file, text) -> {
+            Map<String, Object> r = api.call(Routes.CONSOLE_FILE, "", Map.of("file", file), Map.of(), null);
+            assertEquals(200, r.get("statusCode"), file);
+            assertEquals(text, r.get("body"), file + " is the text the HTML report inlines");
+        });
+        assertTrue(dev.richter.report.RunCharts.js().contains("function fromReport(r)"), "the console draws a report's series");
+    }
+
+    @Test
     void aNameTheConsoleDoesNotHaveIs404() {
         for (String name : new String[] {"nope.js", "../openapi.json", "App.js", "index.html.bak", ""}) {
             Map<String, Object> r = api.call(Routes.CONSOLE_FILE, "", Map.of("file", name), Map.of(), null);

@@ -4,7 +4,6 @@ import dev.richter.common.Json;
 import dev.richter.common.model.CheckResult;
 import dev.richter.common.model.MissingEvidence;
 import dev.richter.common.model.Verdict;
-import dev.richter.common.model.WindowAttributes;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -14,8 +13,8 @@ import java.util.Map;
 
 /**
  * Renders a {@link Report} as one self-contained HTML page: inline CSS, the call graph as inline SVG, and the charts
- * drawn by uPlot ({@link UPlot}: one versioned library, inlined from its WebJar) from the report's own figures embedded
- * as JSON. No external resource is loaded, so the page can be mailed, archived and read offline; without script the
+ * drawn by the run charts' script ({@link RunCharts}, which the console serves too) with uPlot ({@link UPlot}: one
+ * versioned library, inlined from its WebJar) from the report's own figures embedded as JSON. No external resource is loaded, so the page can be mailed, archived and read offline; without script the
  * tables still carry every figure.
  *
  * <p>Top to bottom: the one-screen answer (outcome, capacity, failure mode, confidence), the problems to follow, the
@@ -72,7 +71,7 @@ public final class HtmlReport {
                 .append(" omission corrected); percentiles come from histograms merged across workers. Charts: uPlot ")
                 .append(esc(UPlot.version())).append(", inlined.</p></footer></main>");
         h.append("<script type=\"application/json\" id=\"richter-data\">").append(chartData(r)).append("</script>");
-        h.append("<script>").append(UPlot.js()).append("</script><script>").append(GLUE).append("</script>");
+        h.append("<script>").append(UPlot.js()).append("</script><script>").append(RunCharts.js()).append(GLUE).append("</script>");
         return h.append("</body></html>").toString();
     }
 
@@ -385,38 +384,17 @@ public final class HtmlReport {
         h.append("</table></section>");
     }
 
-    /** The charts' data: the time series in columns (x in epoch seconds) and the HDR curves; JSON safe inside a script. */
+    /**
+     * The charts' data: {@code {timeSeries, latencyCurves}} as the report's JSON document holds them
+     * ({@link RunCharts}' {@code fromReport} reads that shape, as the console does from {@code GET /runs/{id}/report});
+     * JSON safe inside a script element.
+     */
     static String chartData(Report r) {
         Map<String, Object> d = new LinkedHashMap<>();
-        TimeSeries ts = r.timeSeries();
-        if (!ts.isEmpty()) {
-            Map<String, Object> t = new LinkedHashMap<>();
-            t.put("t", ts.epochS());
-            t.put("target", ts.targetQps());
-            t.put("achieved", ts.achievedQps());
-            t.put("achievedCounts", ts.achievedCounts());
-            t.put("p50", ts.p50Ms());
-            t.put("p90", ts.p90Ms());
-            t.put("p99", ts.p99Ms());
-            t.put("errors", ts.errorsPerS());
-            t.put("kinds", ts.errorsByKindPerS().entrySet().stream()
-                    .map(e -> Map.of("label", KIND_LABELS.getOrDefault(e.getKey(), e.getKey()), "values", e.getValue())).toList());
-            t.put("marks", ts.marks().stream().map(m -> Map.of("t", m.atMs() / 1000.0, "kind", m.kind(), "label", m.label(),
-                    "state", m.state())).toList());
-            d.put("ts", t);
-        }
-        if (!r.latencyCurves().curves().isEmpty()) {
-            List<Double> x = r.latencyCurves().percentiles().stream().map(p -> 1 / (1 - p / 100)).map(v -> Math.round(v * 1e6) / 1e6).toList();
-            d.put("curves", Map.of("x", x, "series", r.latencyCurves().curves().stream()
-                    .map(c -> Map.of("label", c.label(), "values", c.valuesMs())).toList()));
-        }
+        d.put("timeSeries", r.timeSeries());
+        d.put("latencyCurves", r.latencyCurves());
         return Json.write(d).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026");
     }
-
-    /** Legend names of the window error kinds. */
-    static final Map<String, String> KIND_LABELS = Map.of(WindowAttributes.HTTP_4XX, "HTTP 4xx", WindowAttributes.HTTP_5XX,
-            "HTTP 5xx", WindowAttributes.TIMEOUTS, "timeouts", WindowAttributes.CONNECT_ERRORS, "connect errors",
-            WindowAttributes.DROPPED, "dropped", WindowAttributes.LATE, "late");
 
     /** The page's own styles. */
     private static String css() {
@@ -443,75 +421,10 @@ public final class HtmlReport {
                 + "@media (max-width:900px){section.cards{grid-template-columns:repeat(2,1fr)}}";
     }
 
-    /** The glue between the embedded data and uPlot: three synced time charts with marks, and the HDR chart. */
+    /** The glue between the embedded data and the run charts ({@link RunCharts}, drawn by uPlot). */
     static final String GLUE = """
-            (function () {
-              var d = JSON.parse(document.getElementById('richter-data').textContent);
-              var host = document.getElementById('report');
-              var W = Math.max(520, Math.min(1150, host.clientWidth - 40));
-              var dpr = window.devicePixelRatio || 1;
-              var colours = ['#2563eb', '#ea580c', '#16a34a', '#dc2626', '#7c3aed', '#0891b2', '#a16207', '#db2777'];
-              function marks(list) {
-                return { hooks: { draw: [function (u) {
-                  var c = u.ctx, top = u.bbox.top, h = u.bbox.height, v = 0;
-                  c.save(); c.font = (11 * dpr) + 'px system-ui, sans-serif'; c.textAlign = 'left'; c.textBaseline = 'alphabetic';
-                  list.forEach(function (m) {
-                    var x = Math.round(u.valToPos(m.t, 'x', true));
-                    if (x < u.bbox.left || x > u.bbox.left + u.bbox.width) { return; }
-                    var step = m.kind === 'step';
-                    c.strokeStyle = c.fillStyle = step ? '#6b7280' : m.kind === 'alert' ? '#7c3aed' : m.kind === 'abort' ? '#111827'
-                        : m.state === 'DAMAGED' ? '#c62828' : m.state === 'SUSPECT' ? '#d97706' : '#15803d';
-                    c.setLineDash(step ? [5 * dpr, 4 * dpr] : []); c.lineWidth = (step ? 1 : 2) * dpr;
-                    c.beginPath(); c.moveTo(x, top); c.lineTo(x, top + h); c.stroke();
-                    var right = x + 4 * dpr + c.measureText(m.label).width > u.bbox.left + u.bbox.width;
-                    c.textAlign = right ? 'right' : 'left';
-                    c.fillText(m.label, right ? x - 4 * dpr : x + 4 * dpr, top + (step ? 12 : 26 + 13 * (v++ % 3)) * dpr);
-                  });
-                  c.restore();
-                }] } };
-              }
-              function line(label, i, extra) {
-                var s = { label: label, stroke: colours[i % colours.length], width: 1.6, points: { show: false } };
-                for (var k in (extra || {})) { s[k] = extra[k]; }
-                return s;
-              }
-              function plot(id, title, yLabel, series, data, opts) {
-                var el = document.getElementById(id);
-                if (!el) { return; }
-                var o = { title: title, width: W, height: 230, series: [{}].concat(series),
-                          axes: [{}, { label: yLabel }], cursor: { sync: { key: 'richter' } }, plugins: [],
-                          scales: { x: { range: function (u, min, max) { var pad = Math.max(1, (max - min) * 0.015);
-                                                                          return [min - pad, max + pad]; } } } };
-                for (var k in (opts || {})) { o[k] = opts[k]; }
-                new uPlot(o, data, el);
-              }
-              if (d.ts) {
-                var t = d.ts.t, mk = [marks(d.ts.marks)];
-                plot('chart-qps', 'Throughput: target vs achieved (' + d.ts.achievedCounts + ' per second)', 'requests/s',
-                  [line('target QPS', 7, { dash: [6, 4], paths: uPlot.paths.stepped({ align: 1 }) }), line('achieved QPS', 0, { width: 2 })],
-                  [t, d.ts.target, d.ts.achieved], { plugins: mk });
-                plot('chart-latency', 'Latency from the intended send time', 'ms',
-                  [line('p50', 2), line('p90', 1), line('p99', 3, { width: 2 })], [t, d.ts.p50, d.ts.p90, d.ts.p99], { plugins: mk });
-                var kinds = d.ts.kinds || [];
-                var es = kinds.length ? kinds.map(function (k, i) { return line(k.label, i + 3); }) : [line('errors (all kinds)', 3)];
-                var ed = kinds.length ? [t].concat(kinds.map(function (k) { return k.values; })) : [t, d.ts.errors];
-                plot('chart-errors', 'Errors per second' + (kinds.length ? ' by kind' : ''), 'errors/s', es, ed, { plugins: mk });
-              }
-              if (d.curves) {
-                var pct = function (v) { var p = 100 * (1 - 1 / v); return (Math.round(p * 1000) / 1000) + '%'; };
-                plot('chart-hdr', 'Latency by percentile, steps overlaid', 'ms',
-                  d.curves.series.map(function (s, i) { return line(s.label, i, { width: 2 }); }),
-                  [d.curves.x].concat(d.curves.series.map(function (s) { return s.values; })),
-                  { scales: { x: { time: false, distr: 3, log: 10 } },
-                    series: [{ label: 'percentile', value: function (u, v) { return v == null ? '--' : pct(v); } }]
-                      .concat(d.curves.series.map(function (s, i) { return line(s.label, i, { width: 2 }); })),
-                    axes: [{ label: 'percentile', values: function (u, splits) { return splits.map(pct); },
-                             splits: function (u) { var s = [], v = 1; while (v <= u.scales.x.max * 1.0001) { s.push(v); v *= 10; }
-                                                    return s; } }, { label: 'ms' }],
-                    cursor: {} });
-              }
-              document.body.setAttribute('data-charts', String(document.querySelectorAll('.uplot').length));
-            })();
+            document.body.setAttribute('data-charts', String(RichterCharts.draw(RichterCharts.fromReport(
+                JSON.parse(document.getElementById('richter-data').textContent)), document.getElementById('report'))));
             """;
 
     /** A latency quantile in milliseconds, or an en dash when the step recorded no latency. */

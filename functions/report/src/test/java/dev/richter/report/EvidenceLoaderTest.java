@@ -226,7 +226,7 @@ class EvidenceLoaderTest {
         RunReporter.Fitted fitted = RunReporter.fit(r);
         assertTrue(fitted.report().timeSeries().isEmpty());
         assertTrue(fitted.report().timeSeries().note().startsWith("the time series was left out of the stored JSON"));
-        assertTrue(fitted.html().contains("\"t\":[1796000000,"), "the page keeps it");
+        assertTrue(fitted.html().contains("\"epochS\":[1796000000,"), "the page keeps it");
         int bytes = Json.write(fitted.report()).length() + fitted.html().length();
         assertTrue(bytes <= ReportRepository.MAX_ITEM_BYTES, bytes + " bytes");
         Report small = ReportBuilder.build(Fixtures.RUN, Fixtures.PLAN, Fixtures.healthyUpTo(3), List.of(), Fixtures.CLEAN_DYNAMIC,
