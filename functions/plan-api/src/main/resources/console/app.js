@@ -110,25 +110,38 @@ async function all(path) {
 function failure(e) { show(el('p', { class: 'errors', id: 'page-error' }, String(e.message || e))); }
 
 // ---- pages ----
-/** The team's plans and all their runs, newest first. */
-async function plansAndRuns() {
-  const plans = await all('/plans');
-  const runs = (await Promise.all(plans.map((p) => all('/plans/' + p.planId + '/runs')))).flat()
-    .sort((a, b) => b.createdAtMs - a.createdAtMs);
-  return { plans, runs };
-}
+/** A run's capacity as the runs list gives it: at least that rate when the run stopped below the knee. */
+const capacityText = (r) => (r.capacityQps === undefined ? '' : `${r.capacityReached ? '' : '≥ '}${num(r.capacityQps)} QPS`);
 
+/**
+ * The runs page: the team's runs across its plans, newest first (GET /runs: one query per page whatever the number
+ * of plans), 50 at a time with older ones on demand.
+ */
 async function runsPage() {
   show(el('h1', {}, 'Runs'), el('p', { class: 'muted' }, 'Loading…'));
-  const { plans, runs } = await plansAndRuns();
+  const [plans, first] = await Promise.all([all('/plans'), api('GET', '/runs?limit=50')]);
+  if (!first.ok) throw new Error('/runs: ' + (first.json?.message || first.status));
   const names = Object.fromEntries(plans.map((p) => [p.planId, p.name]));
-  const rows = runs.map((r) => el('tr', { 'data-run': r.runId },
+  const row = (r) => el('tr', { 'data-run': r.runId },
     el('td', {}, link('#/runs/' + r.runId, r.runId)), el('td', {}, link('#/plans/' + r.planId, names[r.planId] || r.planId)),
-    el('td', { class: r.status }, r.status), el('td', { class: r.outcome || '' }, r.outcome || ''), el('td', {}, fmtTime(r.createdAtMs))));
+    el('td', { class: r.status }, r.status), el('td', { class: r.outcome || '' }, r.outcome || ''),
+    el('td', { class: 'capacity' }, capacityText(r)), el('td', {}, fmtTime(r.createdAtMs)));
+  const body = el('tbody', {}, first.json.items.map(row));
+  const more = el('p');
+  const older = (cursor) => {
+    more.replaceChildren(cursor ? el('button', { type: 'button', id: 'older-runs', onclick: async () => {
+      const r = await api('GET', '/runs?limit=50&cursor=' + encodeURIComponent(cursor));
+      if (!r.ok) { more.replaceChildren(el('span', { class: 'errors' }, r.json?.message || String(r.status))); return; }
+      body.append(...r.json.items.map(row));
+      older(r.json.nextCursor);
+    } }, 'Older runs') : '');
+  };
+  older(first.json.nextCursor);
   show(el('h1', {}, 'Runs'),
-    runs.length ? el('div', { class: 'table-wrap' }, el('table', { id: 'runs' },
-      el('thead', {}, el('tr', {}, ['Run', 'Plan', 'Status', 'Outcome', 'Created'].map((h) => el('th', {}, h)))), el('tbody', {}, rows)))
-      : el('p', { class: 'muted' }, 'No runs yet. ', link('#/plans', 'Start one from a plan.')));
+    first.json.items.length ? el('div', { class: 'table-wrap' }, el('table', { id: 'runs' },
+      el('thead', {}, el('tr', {}, ['Run', 'Plan', 'Status', 'Outcome', 'Capacity', 'Created'].map((h) => el('th', {}, h)))), body))
+      : el('p', { class: 'muted' }, 'No runs yet. ', link('#/plans', 'Start one from a plan.')),
+    more);
 }
 
 /**
@@ -487,8 +500,8 @@ function treeGraph(t) {
  * service's own database answered the agent extension) of the newest run whose report holds any, with that run's id.
  */
 async function shadowPreChecks() {
-  const { runs } = await plansAndRuns();
-  for (const run of runs.slice(0, 10)) {
+  const newest = await api('GET', '/runs?limit=10');
+  for (const run of newest.ok ? newest.json.items : []) {
     const r = await api('GET', '/runs/' + encodeURIComponent(run.runId) + '/report');
     if (!r.ok) continue;
     const found = [...(r.json.staticChecks ?? []), ...(r.json.dynamicChecks ?? [])].filter((c) => c.name === 'shadow-precheck');

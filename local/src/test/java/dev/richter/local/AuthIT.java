@@ -107,6 +107,10 @@ class AuthIT extends LocalAwsStackTestSupport {
         });
         assertEquals(0, a.get("/services").json().path("items").size(), "team-b's service is not in team-a's list");
         assertEquals(0, a.get("/plans").json().path("items").size());
+        assertEquals(0, a.get("/runs").json().path("items").size(), "team-b's run is not in team-a's runs");
+        JsonNode own = b.get("/runs").json().path("items");
+        assertEquals(runId, own.get(0).path("runId").asText(), "GET /runs: team-b's runs across its plans, newest first: " + own);
+        assertEquals(planId, own.get(0).path("planId").asText());
         assertTrue(a.get("/audit").json().path("items").toString().indexOf("svc-b") < 0, "nor in its audit log");
         assertEquals(0, a.get("/safety/mocks").json().path("mocks").size());
 

@@ -138,6 +138,15 @@ class ConsoleIT extends LocalAwsStackTestSupport {
                             capacity.path("maxSustainableQps").asDouble())), "the report's capacity: " + browser.findElement(By.id("capacity")).getText());
             assertFalse(browser.findElements(By.id("report-html")).isEmpty(), "the HTML report can be downloaded");
             shot("run-report");
+            // the runs page (GET /runs): both runs, newest first, each with the capacity its report measured
+            open("#/runs");
+            waitUpTo(15).until(d -> d.findElements(By.cssSelector("#runs tbody tr")).size() == 2);
+            List<WebElement> runRows = browser.findElements(By.cssSelector("#runs tbody tr"));
+            assertEquals(List.of(second, first), runRows.stream().map(r -> r.getAttribute("data-run")).toList());
+            assertEquals((capacity.path("reached").asBoolean() ? "" : "≥ ") + String.format(java.util.Locale.ROOT, "%.1f QPS",
+                    capacity.path("maxSustainableQps").asDouble()), runRows.get(0).findElement(By.cssSelector(".capacity")).getText());
+            open("#/runs/" + second);
+            waitUpTo(30).until(d -> !d.findElements(By.linkText("compare with the previous run")).isEmpty());
             browser.findElement(By.linkText("compare with the previous run")).click();
             waitUpTo(15).until(d -> !d.findElements(By.id("compare-steps")).isEmpty());
             assertTrue(browser.findElement(By.cssSelector("main p")).getText().contains(second + " against " + first),

@@ -99,7 +99,10 @@ final class Documents {
         return m;
     }
 
-    /** A run in a list: {@code runId, planId, planVersion, status, outcome, createdAtMs, abortRequested}. */
+    /**
+     * A run in a list: {@code runId, planId, planVersion, status, outcome, createdAtMs, abortRequested}, and once its
+     * report measured it, {@code capacityQps} (requests per second) and {@code capacityReached} (false: at least that).
+     */
     static Map<String, Object> runSummary(Map<String, AttributeValue> item) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("runId", text(item, "runId"));
@@ -109,6 +112,10 @@ final class Documents {
         m.put("outcome", text(item, "outcome"));
         m.put("createdAtMs", number(item, "createdAtMs", 0));
         m.put("abortRequested", item.containsKey("abortRequested") && Boolean.TRUE.equals(item.get("abortRequested").bool()));
+        if (item.containsKey("capacityQps")) {
+            m.put("capacityQps", Double.parseDouble(item.get("capacityQps").n()));
+            m.put("capacityReached", item.containsKey("capacityReached") && Boolean.TRUE.equals(item.get("capacityReached").bool()));
+        }
         if (item.containsKey("startAtMs")) {
             m.put("startAt", java.time.Instant.ofEpochMilli(number(item, "startAtMs", 0)).toString());
         }

@@ -143,6 +143,14 @@ final class PlanStore {
         return new Page<>(r.items(), lastKey(r));
     }
 
+    /** The team's runs across its plans, newest first (the runs table's index {@code byTeam}), with their raw items. */
+    Page<Map<String, AttributeValue>> teamRuns(String teamId, int limit, Map<String, AttributeValue> start) {
+        QueryResponse r = dynamoDb.query(QueryRequest.builder().tableName(repositories.tables().runs()).indexName("byTeam")
+                .keyConditionExpression("teamId = :t").expressionAttributeValues(Map.of(":t", AttributeValue.fromS(teamId)))
+                .scanIndexForward(false).limit(limit).exclusiveStartKey(start).build());
+        return new Page<>(r.items(), lastKey(r));
+    }
+
     /** The raw item of a run (attributes the {@code Run} record does not carry: {@code planVersion}, {@code leasedServices}). */
     Map<String, AttributeValue> runItem(String runId) {
         var item = dynamoDb.getItem(GetItemRequest.builder().tableName(repositories.tables().runs())

@@ -67,6 +67,7 @@ public final class Routes {
         t.put("POST /plans/estimate", (r, req) -> r.plans().estimateDraft(req));
         t.put("POST /plans/{planId}/runs", (r, req) -> r.runs().start(req));
         t.put("GET /plans/{planId}/runs", (r, req) -> r.runs().list(req));
+        t.put("GET /runs", (r, req) -> r.runs().listTeam(req));
         t.put("GET /runs/{runId}", (r, req) -> r.runs().get(req));
         t.put("DELETE /runs/{runId}", (r, req) -> r.runs().cancel(req));
         t.put("POST /runs/{runId}/abort", (r, req) -> r.runs().abort(req));

@@ -157,6 +157,16 @@ final class RunResource {
     }
 
     /**
+     * {@code GET /runs}: the team's runs across its plans, newest first, a page at a time (the runs table's index
+     * {@code byTeam}: one query per page whatever the number of plans):
+     * {@code {items: [{runId, planId, planVersion, status, outcome, createdAtMs, abortRequested}], nextCursor?}}.
+     */
+    ApiResponse listTeam(ApiRequest req) {
+        return Cursor.respond(req, "runs:team:" + req.teamId(), Map.entry("teamId", req.teamId()),
+                (limit, start) -> store.teamRuns(req.teamId(), limit, start), Documents::runSummary);
+    }
+
+    /**
      * {@code GET /runs/{runId}}: the run, its plan version, its execution's status, per-step figures of the steps
      * whose workers reported, the running step with its live load ({@link #current}; absent once the run ended), the
      * latest verdict per module and whether the report is written.

@@ -240,7 +240,7 @@ class PlanApiHandlerTest {
         assertEquals("no route GET /nothing/here; the routes are POST /services, GET /services, GET /services/{name}, "
                 + "DELETE /services/{name}, POST /plans, GET /plans, GET /plans/{planId}, PUT /plans/{planId}, "
                 + "DELETE /plans/{planId}, GET /plans/{planId}/estimate, POST /plans/estimate, POST /plans/{planId}/runs, GET /plans/{planId}/runs, "
-                + "GET /runs/{runId}, DELETE /runs/{runId}, POST /runs/{runId}/abort, GET /runs/{runId}/report, GET /runs/{runId}/compare, GET /runs/{runId}/events, POST /traces, GET /links/entries, "
+                + "GET /runs, GET /runs/{runId}, DELETE /runs/{runId}, POST /runs/{runId}/abort, GET /runs/{runId}/report, GET /runs/{runId}/compare, GET /runs/{runId}/events, POST /traces, GET /links/entries, "
                 + "GET /links/tree, GET /links/exits, PUT /links/exits/mock, POST /traffic-sets, "
                 + "GET /traffic-sets, GET /traffic-sets/{setId}, POST /flows, GET /flows/{flowId}, POST /flows/{flowId}/runs, "
                 + "GET /data-sets/{dataSetId}, PUT /safety, GET /safety, GET /safety/mocks, GET /safety/isolation, PUT /notifications, GET /notifications, PUT /evidence-sources, GET /evidence-sources, GET /audit, GET /problems, PATCH /problems/{problemId}, GET /openapi.json, GET /console, GET /console/{file} "

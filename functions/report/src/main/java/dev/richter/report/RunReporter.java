@@ -201,7 +201,7 @@ public final class RunReporter {
             }
         }
         reports.put(fitted.report().runId(), fitted.report().teamId(), fitted.json(), fitted.html());
-        repositories.updateRun(runId, Map.of("status", "COMPLETED", "outcome", report.outcome()));
+        repositories.updateRun(runId, completedRun(report));
         Map<String, Object> detail = new LinkedHashMap<>();
         detail.put("runId", runId);
         detail.put("planId", plan.planId());
@@ -305,5 +305,22 @@ public final class RunReporter {
         }
         String cause = TaskErrors.causeMessage(error.path("Cause").asText(""));
         return error.path("Error").asText("Error") + ": " + cause;
+    }
+
+    /**
+     * What the run item gets when its report is stored: {@code status} COMPLETED, the {@code outcome}, and, when the
+     * run measured its capacity, {@code capacityQps} (requests per second) and {@code capacityReached} (false: the
+     * capacity is at least that rate, the run stopped below the knee), so that a list of runs shows each run's capacity
+     * without reading its report.
+     */
+    static Map<String, Object> completedRun(Report report) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("status", "COMPLETED");
+        m.put("outcome", report.outcome());
+        if (report.capacity() != null && report.capacity().measured()) {
+            m.put("capacityQps", report.capacity().maxSustainableQps());
+            m.put("capacityReached", report.capacity().reached());
+        }
+        return m;
     }
 }

@@ -61,6 +61,10 @@ class ReportHandlerTest {
         assertTrue(report.path("callGraph").path("read").asBoolean(), report.path("callGraph").toString());
         assertTrue(item.get("html").s().contains("Resilience verdict"));
         assertEquals("COMPLETED", repositories.getRun("run-1").orElseThrow().status());
+        var runItem = ddb.find(TABLES.runs(), Map.of("runId", AttributeValue.fromS("run-1")));
+        assertEquals(report.path("capacity").path("maxSustainableQps").asDouble(), Double.parseDouble(runItem.get("capacityQps").n()),
+                "the run item carries the capacity for lists of runs");
+        assertEquals(report.path("capacity").path("reached").asBoolean(), runItem.get("capacityReached").bool());
         assertEquals(List.of("Run Aborted", "Run Completed"), events.stream().map(e -> e.entries().get(0).detailType()).toList());
         JsonNode completed = Json.MAPPER.readTree(events.get(1).entries().get(0).detail());
         assertTrue(completed.path("capacityMeasured").asBoolean());
