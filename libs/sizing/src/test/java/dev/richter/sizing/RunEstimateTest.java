@@ -113,7 +113,8 @@ class RunEstimateTest {
         assertEquals(117 * 1769 / 1024.0, e.costUsd().loadDriverGbSeconds(), 1e-9);
         // others at 1 GB: 54*1000 + 54*500 + 5*1000 + 2*5000 + 10000 + 4*1000 (Step Completed) = 110 000 ms
         assertEquals(110.0, e.costUsd().otherGbSeconds(), 1e-9);
-        double expectedTotal = (117 * 1769 / 1024.0 + 110.0) * 0.0000166667 + 130 / 1e6 * 0.20 + 304 / 1e3 * 0.025
+        // every function on arm64: $0.0000133334 per GB-second (aws.amazon.com/lambda/pricing/, us-east-1)
+        double expectedTotal = (117 * 1769 / 1024.0 + 110.0) * 0.0000133334 + 130 / 1e6 * 0.20 + 304 / 1e3 * 0.025
                 + 341 / 1e6 * 0.625 + e.dynamoDb().readRequestUnits() / 1e6 * 0.125;
         assertEquals(expectedTotal, e.costUsd().total(), 1e-12);
         // requests sent: 2 x 10 + 20 x 15 + 80 x 5 + the confirm slot's 80 x 5 = 1 120
