@@ -167,7 +167,7 @@ public class ScaleBench {
         over |= row("max history events per execution (" + e.maxHistoryExecution() + ")", e.maxHistoryEvents(),
                 AWS.historyEventsPerExecution());
         over |= row("max Distributed Map children at once", e.maxMapConcurrency(), AWS.distributedMapMaxConcurrency());
-        over |= row("peak concurrent Lambdas (limit: 1 000 less " + e.lambdaReserve() + " reserve)",
+        over |= row("peak concurrent Lambdas (limit: " + AWS.lambdaConcurrency() + " less " + e.lambdaReserve() + " reserve)",
                 e.peakConcurrentLambdas(), AWS.lambdaConcurrency() - e.lambdaReserve());
         info("Lambda executions left at the peak", e.lambdaConcurrencyLeft());
         if (e.inFlight() != null) {
