@@ -458,6 +458,37 @@ class PlanApiHandlerTest {
     }
 
     /**
+     * Issue 45: a target expected to answer in 200 ms cannot be held at 10 000 QPS by one worker (Little's law: 3 000
+     * requests in flight with the 1.5 headroom, over the 960 a worker holds), so {@code POST /plans} says so before the
+     * run, at {@code $.perWorkerQps}; the same plan without {@code perWorkerQps} is stored at the rate a worker holds.
+     */
+    @Test
+    void aRateAWorkerCannotHoldAtTheExpectedLatencyIsRefusedAtPerWorkerQpsOrLoweredByDefault() throws Exception {
+        var h = handler(() -> Quotas.AWS);
+        ObjectNode plan = (ObjectNode) Json.MAPPER.readTree(demoPlanWithLastStep(20_000));
+        plan.put("expectedLatencyMs", 200);
+        plan.put("perWorkerQps", 10_000);
+        var refused = call(h, event("POST /plans", "t1", Map.of(), Json.write(plan)));
+        assertEquals(400, refused.get("statusCode"), String.valueOf(refused.get("body")));
+        JsonNode error = body(refused).path("errors").get(0);
+        assertEquals("$.perWorkerQps", error.path("path").asText());
+        assertTrue(error.path("reason").asText().contains("needs 3,000 requests in flight"), error.toString());
+        assertEquals(0, storedPlans());
+
+        plan.remove("perWorkerQps");
+        var stored = call(h, event("POST /plans", "t1", Map.of(), Json.write(plan)));
+        assertEquals(201, stored.get("statusCode"), String.valueOf(stored.get("body")));
+        // 960 / (0.2 s x 1.5) = 3 200 QPS per worker
+        assertEquals(3_200, body(stored).path("perWorkerQps").asDouble());
+        assertEquals(200, body(stored).path("expectedLatencyMs").asInt());
+        JsonNode estimate = body(call(h, event("GET /plans/{planId}/estimate", "t1",
+                Map.of("planId", body(stored).path("planId").asText()), null)));
+        assertEquals(960, estimate.path("inFlight").path("inFlightCap").asInt());
+        assertEquals(7, estimate.path("steps").path(estimate.path("steps").size() - 1).path("workers").asInt(),
+                "20 000 QPS / 3 200 per worker");
+    }
+
+    /**
      * Issue 45: a million QPS for an hour (a ladder of 250 000, 500 000, 750 000 and 1 000 000 QPS x 15 min) is
      * accepted by {@code POST /plans} under AWS's default quotas ({@link Quotas#AWS}: 1 000 concurrent Lambda
      * executions, 10 000 Distributed Map children, 25 000 history events), with room left for the monitor. Its rate is
