@@ -109,7 +109,8 @@ public record Quotas(int loadDriverTimeoutS, int loadDriverMemoryMb, long worker
      * fault decider: the run's other functions (checks, run-preparation, report, release-leases), the API and the
      * console, other teams' runs and the account's own functions. At the default 1 000 it is 100, the unreserved
      * concurrency Lambda always keeps for functions without reserved concurrency
-     * (docs.aws.amazon.com/lambda/latest/dg/configuring-concurrency.html).
+     * (docs.aws.amazon.com/lambda/latest/dg/configuration-concurrency.html: a function may reserve the unreserved
+     * account concurrency "minus 100 for functions that don't have reserved concurrency").
      */
     public static final double LAMBDA_RESERVE_SHARE = 0.10;
 
