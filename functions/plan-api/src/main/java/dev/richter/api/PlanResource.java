@@ -37,13 +37,17 @@ import java.util.function.Supplier;
  * <p><b>{@code GET /plans/{planId}/estimate}</b> (team-scoped: another team's plan is a 404) answers 200 with the
  * plan's {@link RunEstimate} as JSON, against the same quotas and {@link Prices#US_EAST_1}:
  * <pre>{@code
- * {"planId", "quotas": {...Quotas}, "prices": {...Prices},
+ * {"planId", "quotas": {...Quotas}, "prices": {"lambdaArchitecture", ...Prices},
  *  "steps": [{"stage", "stepIndex", "path", "qps", "durationS", "workers", "legs", "legMs", "peakConcurrentWorkers",
  *             "peakConcurrentLambdas", "monitorRounds", "largestLegHistoryEvents", "startedStepBytes",
  *             "legInputBytes", "longestInvocationS", "workerInvocations", "loadDriverGbSeconds"}],
  *  "executions": {"total", "parent", "legs", "workers"},
  *  "maxHistoryEvents", "maxHistoryExecution", "historyEvents": {"parent", "largestLeg", "worker", "limit"},
- *  "peakConcurrentWorkers", "peakConcurrentLambdas", "maxMapConcurrency",
+ *  "peakConcurrentWorkers", "peakConcurrentLambdas", "lambdaReserve", "lambdaConcurrencyLeft",
+ *  "workerCapacity": {"perWorkerQps", "vcpus", "measuredBy", "measurement"},
+ *  "inFlight": {"perWorkerQps", "expectedLatencyMs", "inFlightNeeded", "inFlightCap", "maxInFlight", "connectionsHttp1",
+ *               "connectionsHttp2", "latencyHeldMs"},
+ *  "maxMapConcurrency",
  *  "lambdaInvocations": {"run-preparation", "checks", "load-driver", "probe", "fault-decider", "report"},
  *  "statePayloads": {"largestBytes", "largestState", "startedStepBytes", "legInputBytes", "parentStateBytes",
  *                    "planItemBytes", "limitBytes"},
@@ -52,7 +56,7 @@ import java.util.function.Supplier;
  *  "costUsd": {"loadDriverGbSeconds", "otherGbSeconds", "loadDriverCompute", "otherCompute", "lambdaRequests",
  *              "stateTransitions", "dynamoDbWrites", "dynamoDbReads", "total"},
  *  "usdPerMillionRequests",
- *  "assumptions": ["..."],
+ *  "assumptions": ["...", "cost on arm64 at list prices: load driver <GB-s> x $<price> = $<usd>; ... = $<x> per million"],
  *  "violations": [{"path", "limit": {"name", "value", "source"}, "reason"}]}
  * }</pre>
  * Units are in the names (bytes, ms, s, USD); counts are per run, without retries. A plan stored before a quota was

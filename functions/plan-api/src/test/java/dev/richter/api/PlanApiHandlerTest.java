@@ -441,7 +441,7 @@ class PlanApiHandlerTest {
     @Test
     void theEstimateUsesTheSameDefaultPerWorkerQpsAsTheStoredPlan() throws Exception {
         var h = handler(() -> Quotas.AWS);
-        ObjectNode plan = (ObjectNode) Json.MAPPER.readTree(demoPlanWithLastStep(2_400));
+        ObjectNode plan = (ObjectNode) Json.MAPPER.readTree(demoPlanWithLastStep(24_000));
         plan.remove("perWorkerQps");
         plan.remove("requestTimeoutMs");
         JsonNode stored = body(call(h, event("POST /plans", "t1", Map.of(), Json.write(plan))));
@@ -449,11 +449,84 @@ class PlanApiHandlerTest {
         assertEquals(PlanDocument.DEFAULT_REQUEST_TIMEOUT_MS, stored.path("requestTimeoutMs").asInt());
         JsonNode estimate = body(call(h, event("GET /plans/{planId}/estimate", "t1",
                 Map.of("planId", stored.path("planId").asText()), null)));
-        // the pre-test, the warm-up's 18 steps at its longest (up to 20 QPS), 20, 40, 60 QPS, then 2400 QPS / 1000 per
-        // worker = 3 workers, and the confirm slot counted as that step
+        // the pre-test, the warm-up's 18 steps at its longest (up to 20 QPS), 20, 40, 60 QPS, then 24 000 QPS / 10 000
+        // per worker (the measured capacity, worker-capacity.properties) = 3 workers, and the confirm slot counted as that step
+        assertEquals(10_000, PlanDocument.DEFAULT_PER_WORKER_QPS);
         List<Integer> expected = new java.util.ArrayList<>(java.util.Collections.nCopies(22, 1));
         expected.addAll(List.of(3, 3));
-        assertEquals(expected, workers(estimate), "2400 QPS / 1000 per worker = 3 workers");
+        assertEquals(expected, workers(estimate), "24 000 QPS / 10 000 per worker = 3 workers");
+    }
+
+    /**
+     * Issue 45: a target expected to answer in 200 ms cannot be held at 10 000 QPS by one worker (Little's law: 3 000
+     * requests in flight with the 1.5 headroom, over the 960 a worker holds), so {@code POST /plans} says so before the
+     * run, at {@code $.perWorkerQps}; the same plan without {@code perWorkerQps} is stored at the rate a worker holds.
+     */
+    @Test
+    void aRateAWorkerCannotHoldAtTheExpectedLatencyIsRefusedAtPerWorkerQpsOrLoweredByDefault() throws Exception {
+        var h = handler(() -> Quotas.AWS);
+        ObjectNode plan = (ObjectNode) Json.MAPPER.readTree(demoPlanWithLastStep(20_000));
+        plan.put("expectedLatencyMs", 200);
+        plan.put("perWorkerQps", 10_000);
+        var refused = call(h, event("POST /plans", "t1", Map.of(), Json.write(plan)));
+        assertEquals(400, refused.get("statusCode"), String.valueOf(refused.get("body")));
+        JsonNode error = body(refused).path("errors").get(0);
+        assertEquals("$.perWorkerQps", error.path("path").asText());
+        assertTrue(error.path("reason").asText().contains("needs 3,000 requests in flight"), error.toString());
+        assertEquals(0, storedPlans());
+
+        plan.remove("perWorkerQps");
+        var stored = call(h, event("POST /plans", "t1", Map.of(), Json.write(plan)));
+        assertEquals(201, stored.get("statusCode"), String.valueOf(stored.get("body")));
+        // 960 / (0.2 s x 1.5) = 3 200 QPS per worker
+        assertEquals(3_200, body(stored).path("perWorkerQps").asDouble());
+        assertEquals(200, body(stored).path("expectedLatencyMs").asInt());
+        JsonNode estimate = body(call(h, event("GET /plans/{planId}/estimate", "t1",
+                Map.of("planId", body(stored).path("planId").asText()), null)));
+        assertEquals(960, estimate.path("inFlight").path("inFlightCap").asInt());
+        assertEquals(7, estimate.path("steps").path(estimate.path("steps").size() - 1).path("workers").asInt(),
+                "20 000 QPS / 3 200 per worker");
+    }
+
+    /**
+     * Issue 45: a million QPS for an hour (a ladder of 250 000, 500 000, 750 000 and 1 000 000 QPS x 15 min) is
+     * accepted by {@code POST /plans} under AWS's default quotas ({@link Quotas#AWS}: 1 000 concurrent Lambda
+     * executions, 10 000 Distributed Map children, 25 000 history events), with room left for the monitor. Its rate is
+     * over the per-team cap's default, which is Richter's own (template parameter MaxTeamQps), so it is raised here.
+     */
+    @Test
+    void aMillionQpsForAnHourIsAcceptedUnderDefaultQuotasWithRoomLeftForTheMonitor() throws Exception {
+        handler(() -> Quotas.AWS); // registers the services
+        var h = new PlanApiHandler(new PlanApi(repositories, sfn, "arn:aws:states:us-east-1:1:stateMachine:run",
+                1_000_000, () -> Quotas.AWS));
+        List<Map<String, Object>> steps = new java.util.ArrayList<>();
+        for (int i = 1; i <= 4; i++) {
+            steps.add(Map.of("qps", 250_000 * i, "durationS", 900));
+        }
+        Map<String, Object> plan = new java.util.LinkedHashMap<>();
+        plan.put("name", "a million QPS for an hour");
+        plan.put("scenarios", List.of(Map.of("name", "browse", "service", "order", "requests",
+                List.of(Map.of("method", "GET", "path", "/orders/1")))));
+        plan.put("preTest", Map.of("qps", 100, "durationS", 60));
+        plan.put("formal", Map.of("steps", steps));
+        plan.put("coreModules", List.of("order"));
+
+        var created = call(h, event("POST /plans", "t1", Map.of(), Json.write(plan)));
+        assertEquals(201, created.get("statusCode"), String.valueOf(created.get("body")));
+        String planId = body(created).path("planId").asText();
+        JsonNode estimate = body(call(h, event("GET /plans/{planId}/estimate", "t1", Map.of("planId", planId), null)));
+
+        assertEquals(0, estimate.path("violations").size(), estimate.path("violations").toString());
+        // 1 000 000 QPS / 10 000 per worker = 100 workers; a 900 s step is two legs (882 s and 18 s), whose workers
+        // overlap while the second launches: 200 load drivers, + probe + fault decider = 202 Lambdas at the peak
+        int workers = (int) Math.ceil(1_000_000 / 10_000.0);
+        int peak = 2 * workers + 2;
+        assertEquals(peak, estimate.path("peakConcurrentLambdas").asInt());
+        int reserve = (int) Math.ceil(1_000 * 0.10);
+        assertEquals(reserve, estimate.path("lambdaReserve").asInt());
+        assertTrue(estimate.path("peakConcurrentLambdas").asInt() <= 1_000 - reserve,
+                "the peak leaves the monitor's reserve of the default 1 000");
+        assertEquals(1_000 - peak, estimate.path("lambdaConcurrencyLeft").asInt());
     }
 
     private static List<Integer> workers(JsonNode estimate) {

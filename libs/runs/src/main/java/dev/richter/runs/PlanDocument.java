@@ -3,6 +3,8 @@ package dev.richter.runs;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.model.Expectation;
 import dev.richter.common.model.Plan;
+import dev.richter.sizing.InFlightSizing;
+import dev.richter.sizing.WorkerCapacity;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,17 +19,15 @@ import java.util.UUID;
  */
 public final class PlanDocument {
     /**
-     * A plan's {@code perWorkerQps} when it omits it, requests per second per load-driver worker (one 1769 MB Lambda:
-     * one vCPU). Sized by measurement (docs/production-size.md, "Workers sized by measurement"): in three runs of
-     * {@code bench/load-driver.sh} on one core of a shared 2-core machine, the slower transport sustained 9 323,
-     * 9 323 and 14 568 requests per second (open model, nothing dropped). With a margin of ×0.125 on the lowest —
-     * half for a Lambda vCPU slower than that core, half for TLS and real bodies (the JDK client), half to keep the
-     * worker's CPU under 50 % so the schedule's jitter holds — that is 1 165, rounded down to 1 000, which also keeps
-     * the in-flight cap (2 000) above {@code rate × latency} for latencies up to 2 s. Re-derived from CPU per request
-     * (issue 27, docs/production-size.md): {@code 0.125 × 10⁶ / 121.5 µs} (the worst of three runs) is 1 028, and the
-     * in-flight cap over the default 2 s timeout bounds it at 1 000.
+     * A plan's {@code perWorkerQps} when it omits it and states no {@code expectedLatencyMs}, requests per second per
+     * load-driver worker (one 1769 MB Lambda: one vCPU): what one worker measurably holds,
+     * {@link WorkerCapacity#measured()}, read from the one file that keeps the bench's figure with its provenance
+     * ({@code libs/sizing/src/main/resources/dev/richter/sizing/worker-capacity.properties}, measured by
+     * {@code bench/load-driver.sh}; docs/production-size.md, "Workers sized by measurement"). A plan that states
+     * {@code expectedLatencyMs} gets {@link InFlightSizing#defaultPerWorkerQps}: this, lowered to what a worker holds
+     * in flight at that latency.
      */
-    public static final double DEFAULT_PER_WORKER_QPS = 1_000;
+    public static final double DEFAULT_PER_WORKER_QPS = WorkerCapacity.measured().perWorkerQps();
     /** A plan's {@code requestTimeoutMs} when it omits it, milliseconds. */
     public static final int DEFAULT_REQUEST_TIMEOUT_MS = 2000;
 
@@ -36,7 +36,8 @@ public final class PlanDocument {
     /**
      * The plan a schema-valid {@code POST /plans} body describes, with a new id ({@code plan-<uuid>}), the caller's
      * team, the creation time and the defaults applied: scenario weight 1, {@link Plan.AbortSettings#DEFAULT},
-     * {@code perWorkerQps} {@value #DEFAULT_PER_WORKER_QPS}, {@code requestTimeoutMs} {@value #DEFAULT_REQUEST_TIMEOUT_MS}.
+     * {@code perWorkerQps} {@link InFlightSizing#defaultPerWorkerQps} of its {@code expectedLatencyMs} (the measured
+     * {@link #DEFAULT_PER_WORKER_QPS} without one), {@code requestTimeoutMs} {@value #DEFAULT_REQUEST_TIMEOUT_MS}.
      * Tools reading plan files (bench/scale.sh) use it to apply the same defaults.
      *
      * @param doc    the body, already valid against {@code openapi.json#/components/schemas/PlanInput}
@@ -79,10 +80,14 @@ public final class PlanDocument {
                 ap.path("maxErrorRatePct").asDouble(d.maxErrorRatePct()), ap.path("errorRateWindowS").asInt(d.errorRateWindowS()));
         List<String> core = new ArrayList<>();
         doc.path("coreModules").forEach(c -> core.add(c.asText()));
+        Integer expectedLatencyMs = doc.hasNonNull("expectedLatencyMs") ? doc.get("expectedLatencyMs").asInt() : null;
+        double perWorkerQps = doc.hasNonNull("perWorkerQps") ? doc.get("perWorkerQps").asDouble()
+                : InFlightSizing.defaultPerWorkerQps(expectedLatencyMs == null || expectedLatencyMs < 1 ? null : expectedLatencyMs);
         return new Plan(planId, teamId, doc.path("name").asText(), scenarios, step(doc.path("preTest")),
-                formal, policy, core, doc.path("perWorkerQps").asDouble(DEFAULT_PER_WORKER_QPS),
+                formal, policy, core, perWorkerQps,
                 doc.path("requestTimeoutMs").asInt(DEFAULT_REQUEST_TIMEOUT_MS), createdAtMs, warmUp(doc.path("warmUp")),
-                doc.path("preTest").hasNonNull("settleS") ? doc.path("preTest").get("settleS").asInt() : null);
+                doc.path("preTest").hasNonNull("settleS") ? doc.path("preTest").get("settleS").asInt() : null,
+                expectedLatencyMs);
     }
 
     /** The plan's {@code warmUp} ({@code qps} 0 when absent: the first formal step's), or null when it has none. */
@@ -155,7 +160,7 @@ public final class PlanDocument {
     /**
      * The fields of {@code POST /plans} that describe {@code p}, defaults applied, in the schema's order: {@code name,
      * scenarios, preTest, warmUp (only when the plan states one), formal, abortPolicy, coreModules, perWorkerQps,
-     * requestTimeoutMs} (no server fields).
+     * requestTimeoutMs, expectedLatencyMs (only when the plan states one)} (no server fields).
      *
      * @return a mutable map, to which a caller may add its own fields
      */
@@ -185,6 +190,9 @@ public final class PlanDocument {
         m.put("coreModules", p.coreModules());
         m.put("perWorkerQps", p.perWorkerQps());
         m.put("requestTimeoutMs", p.requestTimeoutMs());
+        if (p.expectedLatencyMs() != null) {
+            m.put("expectedLatencyMs", p.expectedLatencyMs());
+        }
         return m;
     }
 

@@ -42,7 +42,7 @@ class ContractSchemasTest {
         assertEquals(1, problems.size(), problems.toString());
         assertEquals("$.colour", problems.get(0).path());
         assertEquals("unknown field; the fields here are name, scenarios, preTest, warmUp, formal, abortPolicy, coreModules, "
-                + "perWorkerQps, requestTimeoutMs", problems.get(0).reason(), "readOnly server fields are not offered");
+                + "perWorkerQps, requestTimeoutMs, expectedLatencyMs", problems.get(0).reason(), "readOnly server fields are not offered");
     }
 
     /**

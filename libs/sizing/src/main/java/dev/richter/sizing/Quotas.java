@@ -104,6 +104,21 @@ public record Quotas(int loadDriverTimeoutS, int loadDriverMemoryMb, long worker
         atLeast("monitorWaitMs", monitorWaitMs, 0);
     }
 
+    /**
+     * Share of the account's Lambda concurrency a run leaves free for everything but its workers, the probe and the
+     * fault decider: the run's other functions (checks, run-preparation, report, release-leases), the API and the
+     * console, other teams' runs and the account's own functions. At the default 1 000 it is 100, the unreserved
+     * concurrency Lambda always keeps for functions without reserved concurrency
+     * (docs.aws.amazon.com/lambda/latest/dg/configuration-concurrency.html: a function may reserve the unreserved
+     * account concurrency "minus 100 for functions that don't have reserved concurrency").
+     */
+    public static final double LAMBDA_RESERVE_SHARE = 0.10;
+
+    /** Lambda executions a run leaves free: {@code ceil(lambdaConcurrency × }{@value #LAMBDA_RESERVE_SHARE}{@code )}. */
+    public int lambdaReserve() {
+        return (int) Math.ceil(lambdaConcurrency * LAMBDA_RESERVE_SHARE - 1e-9);
+    }
+
     /** The shortest wait between two probe rounds: the alert wait, or {@link #monitorWaitMs()} when that is shorter, ms. */
     public long alertWaitMs() {
         return Math.min(monitorWaitMs, MONITOR_ALERT_WAIT_MS);

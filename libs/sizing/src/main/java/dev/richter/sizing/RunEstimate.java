@@ -64,7 +64,11 @@ import java.util.Set;
  *   <li>account Lambda concurrency ({@link Quotas#lambdaConcurrency()}, 1,000 by default,
  *       docs.aws.amazon.com/lambda/latest/dg/lambda-concurrency.html): a step's peak concurrent workers
  *       (twice its workers when it has more than one leg: the next leg's workers launch
- *       {@link Quotas#workerLeadMs()} before the previous leg ends) plus the probe and the fault decider;</li>
+ *       {@link Quotas#workerLeadMs()} before the previous leg ends) plus the probe and the fault decider, with
+ *       {@link Quotas#lambdaReserve()} left free for everything else;</li>
+ *   <li>what one worker holds in flight ({@link InFlightSizing#MAX_IN_FLIGHT}, from Lambda's 1,024 file descriptors):
+ *       a plan stating {@code expectedLatencyMs} whose {@code perWorkerQps × latency × }{@value InFlightSizing#HEADROOM}
+ *       exceeds it, at {@code $.perWorkerQps};</li>
  *   <li>Distributed Map concurrency ({@link Quotas#distributedMapMaxConcurrency()}, 10,000,
  *       docs.aws.amazon.com/step-functions/latest/dg/state-map-distributed.html): a step's workers per leg and
  *       its legs, since each Map runs all of its children at once;</li>
@@ -94,6 +98,14 @@ import java.util.Set;
  * @param historyEvents         history events of the largest execution of each kind, and the limit
  * @param peakConcurrentWorkers the most load-driver workers running at once in any step
  * @param peakConcurrentLambdas the most Lambda executions at once: peak workers + 2 (probe, fault decider)
+ * @param lambdaReserve         Lambda executions the run leaves free for everything else ({@link Quotas#lambdaReserve()}:
+ *                              its checks, preparation and report, the API, the account's other functions)
+ * @param lambdaConcurrencyLeft the account's concurrency less {@code peakConcurrentLambdas}: room left at the run's
+ *                              peak, at least {@code lambdaReserve} when the plan fits
+ * @param workerCapacity        what one worker measurably holds and where the figure comes from (the default
+ *                              {@code perWorkerQps})
+ * @param inFlight              each worker's in-flight cap and connections, sized from the plan's rate and expected
+ *                              latency by Little's law ({@link InFlightSizing})
  * @param maxMapConcurrency     the most children any Distributed Map runs at once (a step's workers per leg, or its
  *                              legs when more)
  * @param lambdaInvocations     invocations per function ({@code run-preparation}, {@code checks},
@@ -120,7 +132,8 @@ import java.util.Set;
 public record RunEstimate(String planId, Quotas quotas, Prices prices, List<StepEstimate> steps,
                           Executions executions, long maxHistoryEvents, String maxHistoryExecution,
                           HistoryEvents historyEvents, int peakConcurrentWorkers,
-                          int peakConcurrentLambdas, int maxMapConcurrency, Map<String, Long> lambdaInvocations,
+                          int peakConcurrentLambdas, int lambdaReserve, int lambdaConcurrencyLeft,
+                          WorkerCapacity workerCapacity, InFlightSizing inFlight, int maxMapConcurrency, Map<String, Long> lambdaInvocations,
                           StatePayloads statePayloads, double longestInvocationS, double expectedDurationS,
                           long stateTransitions,
                           DynamoDbUse dynamoDb, Cost costUsd, double usdPerMillionRequests, List<String> assumptions,
@@ -330,6 +343,19 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
                     "perWorkerQps must be a finite rate above 0, was " + plan.perWorkerQps()));
             return empty(plan, quotas, prices, planItemBytes, violations);
         }
+        InFlightSizing inFlight = InFlightSizing.of(plan.perWorkerQps(),
+                plan.expectedLatencyMs() == null || plan.expectedLatencyMs() < 1 ? null : plan.expectedLatencyMs());
+        if (!inFlight.fits()) {
+            violations.add(new Violation("$.perWorkerQps", new Limit("maxInFlight", InFlightSizing.MAX_IN_FLIGHT,
+                    InFlightSizing.CEILING_SOURCE),
+                    "at " + fmt(plan.perWorkerQps()) + " QPS per worker against targets answering in "
+                            + n(plan.expectedLatencyMs()) + " ms (expectedLatencyMs) a worker needs "
+                            + n(inFlight.inFlightNeeded()) + " requests in flight (Little's law: " + fmt(plan.perWorkerQps())
+                            + " QPS x " + fmt(plan.expectedLatencyMs() / 1000.0) + " s x " + fmt(InFlightSizing.HEADROOM)
+                            + " headroom), over the " + n(InFlightSizing.MAX_IN_FLIGHT) + " one worker holds; lower "
+                            + "perWorkerQps to at most " + fmt(InFlightSizing.perWorkerQpsAt(plan.expectedLatencyMs()))
+                            + " (a plan that omits it gets that rate)"));
+        }
         long legMs = StepLayout.legMs(plan.requestTimeoutMs(), quotas);
         if (legMs < StepLayout.MIN_LEG_MS) {
             violations.add(new Violation("$.requestTimeoutMs", minLegLimit(),
@@ -501,9 +527,12 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
                 new Executions(1 + legExecutions + workerExecutions, 1, legExecutions, workerExecutions), maxHistory,
                 maxHistoryExecution, history,
                 (int) Math.min(Integer.MAX_VALUE, peakWorkers), (int) Math.min(Integer.MAX_VALUE, peakLambdas),
+                quotas.lambdaReserve(), (int) Math.max(Integer.MIN_VALUE, quotas.lambdaConcurrency() - peakLambdas),
+                WorkerCapacity.measured(), inFlight,
                 (int) Math.min(Integer.MAX_VALUE, maxMap), invocations, payloads, longestS,
                 expectedDurationMs(plan, quotas) / 1000.0, transitions, dynamo, cost, usdPerMillion(cost, steps),
-                assumptions(lookBackS), violations);
+                assumptions(lookBackS, plan, quotas, prices, inFlight, cost, requests, transitions, writeUnits, readUnits,
+                        loadDriverRequests(steps)), violations);
     }
 
     /**
@@ -627,7 +656,8 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
             // far over any Distributed Map: build MAX_BUILT_WORKERS and extend the index list by arithmetic
             built = new Plan(plan.planId(), plan.teamId(), plan.name(), plan.scenarios(), plan.preTest(), plan.formal(),
                     plan.abortPolicy(), plan.coreModules(), ref.spec().qps() / MAX_BUILT_WORKERS,
-                    plan.requestTimeoutMs(), plan.createdAtMs(), plan.warmUp(), plan.preTestSettleS());
+                    plan.requestTimeoutMs(), plan.createdAtMs(), plan.warmUp(), plan.preTestSettleS(),
+                    plan.expectedLatencyMs());
         }
         StartedStep started = RunLayout.start(new StepRef(SAMPLE_RUN_ID,
                         plan.teamId(), ref.stage(), ref.index(), ref.spec().qps(), ref.spec().durationS()), built,
@@ -693,15 +723,18 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
                                        Quotas quotas, List<Violation> out) {
         String qpsPath = ref.path() + ".qps";
         String durationPath = ref.path() + ".durationS";
-        if (peakLambdas > quotas.lambdaConcurrency()) {
-            out.add(new Violation(qpsPath, new Limit("lambdaConcurrency", quotas.lambdaConcurrency(),
+        long room = quotas.lambdaConcurrency() - quotas.lambdaReserve();
+        if (peakLambdas > room) {
+            out.add(new Violation(qpsPath, new Limit("lambdaConcurrency", room,
                     "account concurrent executions, docs.aws.amazon.com/lambda/latest/dg/lambda-concurrency.html "
-                            + "(env RICHTER_LAMBDA_CONCURRENCY)"),
+                            + "(env RICHTER_LAMBDA_CONCURRENCY), less Quotas.lambdaReserve()"),
                     ref.name() + " needs " + n(peakLambdas) + " concurrent Lambda executions (" + n(workers) + " workers"
                             + (legs > 1 ? " × 2 while consecutive legs overlap" : "") + ", + probe and fault decider) at "
                             + fmt(ref.spec().qps()) + " QPS and perWorkerQps " + fmt(plan.perWorkerQps())
-                            + ", over the account's Lambda concurrency limit of " + n(quotas.lambdaConcurrency())
-                            + " (template parameter AccountLambdaConcurrency); raise perWorkerQps or the account's limit"));
+                            + ", over the " + n(room) + " a run may take: the account's Lambda concurrency limit of "
+                            + n(quotas.lambdaConcurrency()) + " (template parameter AccountLambdaConcurrency) less "
+                            + n(quotas.lambdaReserve()) + " left for the run's checks, preparation and report, the API"
+                            + " and the account's other functions; raise perWorkerQps or the account's limit"));
         }
         if (workers > quotas.distributedMapMaxConcurrency()) {
             out.add(new Violation(qpsPath, mapLimit(quotas),
@@ -772,10 +805,7 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
      * 0 when they send none.
      */
     static double usdPerMillion(Cost cost, List<StepEstimate> steps) {
-        long requests = 0;
-        for (StepEstimate st : steps) {
-            requests += (long) Math.ceil(st.qps() * st.durationS() - 1e-9);
-        }
+        long requests = loadDriverRequests(steps);
         return requests == 0 ? 0 : cost.total() / (requests / 1e6);
     }
 
@@ -791,8 +821,12 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
     }
 
     private static RunEstimate empty(Plan plan, Quotas quotas, Prices prices, long planItemBytes, List<Violation> violations) {
+        InFlightSizing inFlight = plan.perWorkerQps() > 0 && !Double.isInfinite(plan.perWorkerQps())
+                && (plan.expectedLatencyMs() == null || plan.expectedLatencyMs() >= 1)
+                ? InFlightSizing.of(plan.perWorkerQps(), plan.expectedLatencyMs()) : null;
         return new RunEstimate(plan.planId(), quotas, prices, List.of(), new Executions(0, 0, 0, 0),
-                0, "", new HistoryEvents(0, 0, 0, quotas.historyEventsPerExecution()), 0, 0, 0, Map.of(),
+                0, "", new HistoryEvents(0, 0, 0, quotas.historyEventsPerExecution()), 0, 0, quotas.lambdaReserve(),
+                quotas.lambdaConcurrency(), WorkerCapacity.measured(), inFlight, 0, Map.of(),
                 new StatePayloads(0, "", 0, 0, 0, planItemBytes, quotas.statePayloadBytes()), 0, 0, 0,
                 new DynamoDbUse(0, 0, 0, 0, 0, 0), new Cost(0, 0, 0, 0, 0, 0, 0, 0, 0), 0,
                 List.of("no step can be laid out: see the violations"), violations);
@@ -822,8 +856,20 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
         return ms;
     }
 
-    private static List<String> assumptions(int lookBackS) {
-        return List.of(
+    /** The load requests {@code steps} send: {@code ceil(qps × durationS)} each. */
+    static long loadDriverRequests(List<StepEstimate> steps) {
+        long requests = 0;
+        for (StepEstimate st : steps) {
+            requests += (long) Math.ceil(st.qps() * st.durationS() - 1e-9);
+        }
+        return requests;
+    }
+
+    private static List<String> assumptions(int lookBackS, Plan plan, Quotas quotas, Prices p, InFlightSizing inFlight,
+                                            Cost c, long lambdaRequests, long transitions, long writeUnits,
+                                            double readUnits, long loadRequests) {
+        WorkerCapacity capacity = WorkerCapacity.measured();
+        List<String> out = new ArrayList<>(List.of(
                 "no retries and no failures: each extra attempt of a Task adds 3 history events and 1 state transition",
                 "every leg is monitored to its end (probe and fault-decider rounds at their upper bound)",
                 "load-driver duration is billed to its bound: worker lead + leg + request timeout + in-flight grace + margin",
@@ -840,7 +886,41 @@ public record RunEstimate(String planId, Quotas quotas, Prices prices, List<Step
                         + "plan and registry per worker invocation",
                 "list prices of one Region, no free tier; run-item updates, checks, report and audit writes are not counted",
                 "the expected duration adds the steps one after another, each with its start, worker lead and drain, and"
-                        + " the preparation, checks, report and release at the invocation times above");
+                        + " the preparation, checks, report and release at the invocation times above",
+                "a worker holds " + fmt(capacity.perWorkerQps()) + " QPS on " + capacity.vcpus() + " vCPU (" + capacity.measuredBy()
+                        + ": " + capacity.measurement() + "); Lambda gives 1 vCPU at " + WorkerCapacity.LAMBDA_MB_PER_VCPU
+                        + " MB, so the load driver has " + n(quotas.loadDriverMemoryMb()) + " MB; this plan's perWorkerQps is "
+                        + fmt(plan.perWorkerQps()),
+                inFlight == null ? "no in-flight cap: perWorkerQps is not a rate" : "in flight per worker: "
+                        + (inFlight.expectedLatencyMs() == null
+                        ? "no expectedLatencyMs, so the cap is the ceiling of " + n(inFlight.maxInFlight())
+                        + " (" + InFlightSizing.CEILING_SOURCE + "), which holds " + fmt(inFlight.perWorkerQps())
+                        + " QPS for latencies up to " + n(inFlight.latencyHeldMs()) + " ms with the "
+                        + fmt(InFlightSizing.HEADROOM) + "x headroom"
+                        : "ceil(" + fmt(inFlight.perWorkerQps()) + " QPS x " + fmt(inFlight.expectedLatencyMs() / 1000.0)
+                        + " s x " + fmt(InFlightSizing.HEADROOM) + " headroom) = " + n(inFlight.inFlightNeeded())
+                        + " (Little's law), cap " + n(inFlight.inFlightCap()) + " of at most " + n(inFlight.maxInFlight()))
+                        + "; connections: " + n(inFlight.connectionsHttp1()) + " over HTTP/1.1, "
+                        + n(inFlight.connectionsHttp2()) + " over HTTP/2",
+                "peak Lambdas: workers (x 2 while consecutive legs overlap) + probe + fault decider, with "
+                        + n(quotas.lambdaReserve()) + " of the account's " + n(quotas.lambdaConcurrency())
+                        + " left for the run's checks, preparation and report, the API and the account's other functions"));
+        out.add(String.format(Locale.ROOT, "cost on %s at list prices: load driver %.1f GB-s x $%s = $%.4f; other functions"
+                        + " %.1f GB-s x $%s = $%.4f; %,d Lambda requests x $%s/10^6 = $%.4f; %,d state transitions x $%s/10^3"
+                        + " = $%.4f; %,d WRU x $%s/10^6 = $%.4f; %.0f RRU x $%s/10^6 = $%.4f; total $%.4f over %,d load"
+                        + " requests = $%.6f per million",
+                p.lambdaArchitecture(), c.loadDriverGbSeconds(), price(p.lambdaUsdPerGbSecond()), c.loadDriverCompute(),
+                c.otherGbSeconds(), price(p.lambdaUsdPerGbSecond()), c.otherCompute(), lambdaRequests,
+                price(p.lambdaUsdPerMillionRequests()), c.lambdaRequests(), transitions,
+                price(p.stateTransitionsUsdPerThousand()), c.stateTransitions(), writeUnits,
+                price(p.dynamoDbUsdPerMillionWriteUnits()), c.dynamoDbWrites(), readUnits,
+                price(p.dynamoDbUsdPerMillionReadUnits()), c.dynamoDbReads(), c.total(), loadRequests,
+                loadRequests == 0 ? 0 : c.total() / (loadRequests / 1e6)));
+        return out;
+    }
+
+    private static String price(double usd) {
+        return java.math.BigDecimal.valueOf(usd).stripTrailingZeros().toPlainString();
     }
 
     private static long ceilDiv(long a, long b) {

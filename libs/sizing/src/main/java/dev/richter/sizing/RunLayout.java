@@ -42,9 +42,6 @@ public final class RunLayout {
     public static final int PROBE_TIMEOUT_MS = 1_000;
     /** A request sent later than this after its due time is counted late, milliseconds. */
     public static final int LATENESS_TOLERANCE_MS = 100;
-    /** In-flight cap per worker; a due request beyond it is counted dropped. */
-    public static final int MAX_IN_FLIGHT = 2_000;
-
     private RunLayout() {}
 
     /**
@@ -95,11 +92,16 @@ public final class RunLayout {
                 abortPolicy(plan.abortPolicy()));
     }
 
-    /** The stored form of a started (not skipped) step, for its workers. */
+    /**
+     * The stored form of a started (not skipped) step, for its workers. Its in-flight cap per worker (a due request
+     * beyond it is counted dropped) is sized from the plan's rate and expected latency by Little's law, within what one
+     * worker holds ({@link InFlightSizing#of}).
+     */
     public static StepPlan stepPlan(StartedStep started, Plan plan) {
+        int maxInFlight = InFlightSizing.of(plan.perWorkerQps(), plan.expectedLatencyMs()).inFlightCap();
         return new StepPlan(started.runId(), started.teamId(), plan.planId(), started.stage(), started.stepIndex(),
                 started.qps(), started.durationS(), plan.perWorkerQps(), started.workerCount(), started.stepStartMs(),
-                started.legMs(), started.legs().size(), plan.requestTimeoutMs(), MAX_IN_FLIGHT, LATENESS_TOLERANCE_MS);
+                started.legMs(), started.legs().size(), plan.requestTimeoutMs(), maxInFlight, LATENESS_TOLERANCE_MS);
     }
 
     /**

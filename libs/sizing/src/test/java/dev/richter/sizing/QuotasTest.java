@@ -116,4 +116,12 @@ class QuotasTest {
             }
         }
     }
+
+    /** 10 % of the account's concurrency is left free: 100 of AWS's default 1 000, what Lambda keeps unreserved. */
+    @Test
+    void aRunLeavesATenthOfTheAccountsConcurrencyFree() {
+        assertEquals(100, Quotas.AWS.lambdaReserve());
+        assertEquals(2, Quotas.builder().lambdaConcurrency(20).build().lambdaReserve());
+        assertEquals(1, Quotas.builder().lambdaConcurrency(5).build().lambdaReserve(), "rounded up");
+    }
 }

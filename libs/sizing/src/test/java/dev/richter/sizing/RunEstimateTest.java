@@ -113,7 +113,8 @@ class RunEstimateTest {
         assertEquals(117 * 1769 / 1024.0, e.costUsd().loadDriverGbSeconds(), 1e-9);
         // others at 1 GB: 54*1000 + 54*500 + 5*1000 + 2*5000 + 10000 + 4*1000 (Step Completed) = 110 000 ms
         assertEquals(110.0, e.costUsd().otherGbSeconds(), 1e-9);
-        double expectedTotal = (117 * 1769 / 1024.0 + 110.0) * 0.0000166667 + 130 / 1e6 * 0.20 + 304 / 1e3 * 0.025
+        // every function on arm64: $0.0000133334 per GB-second (aws.amazon.com/lambda/pricing/, us-east-1)
+        double expectedTotal = (117 * 1769 / 1024.0 + 110.0) * 0.0000133334 + 130 / 1e6 * 0.20 + 304 / 1e3 * 0.025
                 + 341 / 1e6 * 0.625 + e.dynamoDb().readRequestUnits() / 1e6 * 0.125;
         assertEquals(expectedTotal, e.costUsd().total(), 1e-12);
         // requests sent: 2 x 10 + 20 x 15 + 80 x 5 + the confirm slot's 80 x 5 = 1 120
@@ -238,6 +239,89 @@ class RunEstimateTest {
         assertTrue(e.statePayloads().largestBytes() < 262_144);
         assertEquals(List.of(), e.violations());
         assertTrue(e.costUsd().total() > 20 && e.costUsd().total() < 40, "about $31: " + e.costUsd());
+    }
+
+    /** One scenario on {@code order}, pre-test 100 QPS x 60 s, {@code steps} formal steps of {@code i × qps} for {@code durationS}. */
+    private static Plan ladder(int steps, double qps, int durationS, double perWorkerQps, Plan.StepSpec warmUp) {
+        List<Plan.StepSpec> formal = new ArrayList<>();
+        for (int i = 1; i <= steps; i++) {
+            formal.add(new Plan.StepSpec(qps * i, durationS));
+        }
+        return new Plan("plan-1", "t1", "p", List.of(new Plan.ScenarioSpec("buy", "order", 1,
+                List.of(new Plan.RequestSpec("POST", "/orders", Map.of(), "{\"a\":1}", null)))),
+                new Plan.StepSpec(100, 60), formal, null, List.of("order"), perWorkerQps, 2000, 1_700_000_000_000L, warmUp);
+    }
+
+    /**
+     * Issue 45: the 10^5 QPS x 4 h plan (bench/scale.sh's plan a) at the measured 10 000 QPS per worker, on arm64, costs
+     * at most $0.005 per million requests, and the load driver's share is the hand-worked figure below.
+     */
+    @Test
+    void theHundredThousandQpsFourHourPlanCostsAtMostHalfACentPerMillionRequests() {
+        double perWorker = WorkerCapacity.measured().perWorkerQps();
+        // without the warm-up, worked out by hand: legMs 882 000; a 1 800 s step's legs are 882, 882 and 36 s, so a
+        // worker's invocations are 10 + 882 + 8, 10 + 882 + 8 and 10 + 36 + 8 s (lead; leg; timeout, grace, margin) =
+        // 1 854 s; the pre-test's one worker 10 + 60 + 8 = 78 s. Workers ceil(12 500 i / 10 000): 2, 3, 4, 5, 7, 8, 9, 10
+        // = 48, and the confirm slot counted as step 8: 10 more
+        RunEstimate off = RunEstimate.of(ladder(8, 12_500, 1800, perWorker, NO_WARM_UP),
+                RunEstimate.typicalServices(ladder(8, 12_500, 1800, perWorker, NO_WARM_UP)), Quotas.AWS, Prices.US_EAST_1);
+        int workers = 0;
+        for (int i = 1; i <= 8; i++) {
+            workers += (int) Math.ceil(12_500 * i / perWorker);
+        }
+        workers += (int) Math.ceil(100_000 / perWorker);
+        assertEquals(58, workers);
+        double gbPerWorker = 1769 / 1024.0;
+        double loadDriverGbS = (78 + workers * 1854.0) * gbPerWorker;
+        assertEquals(loadDriverGbS, off.costUsd().loadDriverGbSeconds(), 1e-6);
+        assertEquals(loadDriverGbS * 0.0000133334, off.costUsd().loadDriverCompute(), 1e-9, "arm64's price per GB-second");
+        // requests: 100 x 60 + 12 500 x 1 800 x (1 + 2 + ... + 8) + the confirm slot's 100 000 x 1 800
+        long requests = 6_000L + 12_500L * 1_800 * 36 + 100_000L * 1_800;
+        assertEquals(off.costUsd().total() / requests * 1e6, off.usdPerMillionRequests(), 1e-12);
+        assertTrue(off.usdPerMillionRequests() <= 0.005, "USD per million: " + off.usdPerMillionRequests());
+        // the arithmetic is in the assumptions, ending in the figure
+        String arithmetic = off.assumptions().get(off.assumptions().size() - 1);
+        assertTrue(arithmetic.startsWith("cost on arm64 at list prices: load driver " + String.format(java.util.Locale.ROOT,
+                "%.1f GB-s x $0.0000133334 = $%.4f", loadDriverGbS, loadDriverGbS * 0.0000133334)), arithmetic);
+        assertTrue(arithmetic.endsWith(String.format(java.util.Locale.ROOT, "over %,d load requests = $%.6f per million",
+                requests, off.usdPerMillionRequests())), arithmetic);
+
+        // with the default warm-up, as bench/scale.sh states the plan
+        RunEstimate on = RunEstimate.of(ladder(8, 12_500, 1800, perWorker, null),
+                RunEstimate.typicalServices(ladder(8, 12_500, 1800, perWorker, null)), Quotas.AWS, Prices.US_EAST_1);
+        assertEquals(List.of(), on.violations());
+        assertTrue(on.usdPerMillionRequests() <= 0.005, "USD per million: " + on.usdPerMillionRequests());
+        // on x86_64 at 1 000 QPS per worker, as before issue 45, the same plan cost about 0.03
+        RunEstimate before = RunEstimate.of(ladder(8, 12_500, 1800, 1_000, null),
+                RunEstimate.typicalServices(ladder(8, 12_500, 1800, 1_000, null)), Quotas.AWS, Prices.US_EAST_1_X86_64);
+        assertTrue(before.usdPerMillionRequests() > 0.025, "USD per million before: " + before.usdPerMillionRequests());
+    }
+
+    /**
+     * Issue 45: 10^6 QPS for an hour (250 000 .. 1 000 000 QPS x 15 min) fits AWS's default quotas with the monitor's
+     * reserve left: 100 workers a step, 200 while its two legs overlap, + probe and fault decider.
+     */
+    @Test
+    void aMillionQpsForAnHourFitsTheDefaultQuotasWithRoomForTheMonitor() {
+        Plan plan = ladder(4, 250_000, 900, WorkerCapacity.measured().perWorkerQps(), null);
+        RunEstimate e = RunEstimate.of(plan, RunEstimate.typicalServices(plan), Quotas.AWS, Prices.US_EAST_1);
+        assertEquals(List.of(), e.violations());
+        assertEquals(List.of(25, 50, 75, 100, 100), e.steps().stream()
+                .filter(st -> !st.stage().equals("pre-test") && !st.stage().equals("warm-up"))
+                .map(RunEstimate.StepEstimate::workers).toList());
+        assertEquals(2, e.steps().get(e.steps().size() - 1).legs(), "882 s and 18 s");
+        assertEquals(200, e.peakConcurrentWorkers());
+        assertEquals(202, e.peakConcurrentLambdas());
+        assertEquals(100, e.lambdaReserve(), "10 % of 1 000");
+        assertTrue(e.peakConcurrentLambdas() <= 1_000 - e.lambdaReserve());
+        assertEquals(798, e.lambdaConcurrencyLeft());
+        assertTrue(e.maxHistoryEvents() < 25_000 && e.maxMapConcurrency() <= 10_000, e.historyEvents().toString());
+
+        // the same plan at 1 000 QPS per worker needs 2 002 Lambdas: refused at its steps' qps
+        Plan old = ladder(4, 250_000, 900, 1_000, null);
+        RunEstimate refused = RunEstimate.of(old, RunEstimate.typicalServices(old), Quotas.AWS, Prices.US_EAST_1);
+        assertTrue(refused.violations().stream().anyMatch(v -> v.path().equals("$.formal.steps[3].qps")
+                && v.limit().name().equals("lambdaConcurrency") && v.limit().value() == 900), refused.violations().toString());
     }
 
     @Test

@@ -23,10 +23,14 @@ import java.util.Map;
  *                      {@link #warmUpStep()}
  * @param preTestSettleS the pre-test's settle the plan states ({@code preTest.settleS}), seconds, or null for the
  *                      default; see {@link #preTestSettle()}
+ * @param expectedLatencyMs the latency the plan expects its targets to answer within under load (their p99),
+ *                      milliseconds, or null when it states none: the load driver's in-flight cap is sized from it by
+ *                      Little's law ({@code dev.richter.sizing.InFlightSizing}); without it a worker gets its hard ceiling
  */
 public record Plan(String planId, String teamId, String name, List<ScenarioSpec> scenarios, StepSpec preTest,
                    List<StepSpec> formal, AbortSettings abortPolicy, List<String> coreModules, double perWorkerQps,
-                   int requestTimeoutMs, long createdAtMs, StepSpec warmUp, Integer preTestSettleS) {
+                   int requestTimeoutMs, long createdAtMs, StepSpec warmUp, Integer preTestSettleS,
+                   Integer expectedLatencyMs) {
 
     /**
      * Requests a warm-up sends by default: HotSpot's C2 compiles a method once its invocation and back-edge counters
@@ -47,6 +51,14 @@ public record Plan(String planId, String teamId, String name, List<ScenarioSpec>
         formal = formal == null ? List.of() : List.copyOf(formal);
         coreModules = coreModules == null ? List.of() : List.copyOf(coreModules);
         abortPolicy = abortPolicy == null ? AbortSettings.DEFAULT : abortPolicy;
+    }
+
+    /** A plan that states no expected latency: its workers get their hard in-flight ceiling. */
+    public Plan(String planId, String teamId, String name, List<ScenarioSpec> scenarios, StepSpec preTest,
+                List<StepSpec> formal, AbortSettings abortPolicy, List<String> coreModules, double perWorkerQps,
+                int requestTimeoutMs, long createdAtMs, StepSpec warmUp, Integer preTestSettleS) {
+        this(planId, teamId, name, scenarios, preTest, formal, abortPolicy, coreModules, perWorkerQps,
+                requestTimeoutMs, createdAtMs, warmUp, preTestSettleS, null);
     }
 
     /** A plan that states no pre-test settle: it gets {@link #PRE_TEST_SETTLE_S} ({@link #settleS}). */
