@@ -195,10 +195,13 @@ async function runPage(runId) {
   } }, 'Abort');
   const reportBox = el('div', { id: 'report' });
   const charts = chartBox();
-  show(head, charts, figures);
+  // a refresh that fails is said here and retried: the page, and its Abort button, stay
+  const refreshError = el('p', { class: 'errors', id: 'refresh-error' });
+  show(head, refreshError, charts, figures);
   const render = async () => {
     const r = await api('GET', '/runs/' + encodeURIComponent(runId));
-    if (!r.ok) { failure(new Error(r.json?.message || 'run ' + runId + ': ' + r.status)); return false; }
+    if (r.status === 404) { failure(new Error(r.json?.message || 'run ' + runId + ': 404')); return false; }
+    if (!r.ok) throw new Error(r.json?.message || 'GET /runs/' + runId + ': ' + r.status);
     const s = r.json;
     const run = s.run;
     const live = s.current?.live;
@@ -260,8 +263,13 @@ async function runPage(runId) {
     return !ended || (!s.reportReady && !s.failureReason) || (s.abort && s.abort.latencyMs === undefined && abortPressedAtMs > 0);
   };
   const tick = async () => {
-    let again = false;
-    try { again = await render(); } catch (e) { failure(e); }
+    let again = true;
+    try {
+      again = await render();
+      refreshError.textContent = '';
+    } catch (e) {
+      refreshError.textContent = `The last refresh failed (${e.message || e}) at ${fmtTime(Date.now())}; retrying.`;
+    }
     if (again && location.hash === '#/runs/' + runId) timer = setTimeout(tick, LIVE_MS);
   };
   await tick();

@@ -104,7 +104,12 @@ class ConsoleIT extends LocalAwsStackTestSupport {
      * (between steps), which the page says as such.
      */
     static long abortLatencyShown() {
-        waitUpTo(60).until(d -> d.findElement(By.id("abort-state")).getText().matches(".*(the load stopped \\d+ ms|no worker was sending).*"));
+        try {
+            waitUpTo(60).until(d -> d.findElement(By.id("abort-state")).getText().matches(".*(the load stopped \\d+ ms|no worker was sending).*"));
+        } catch (org.openqa.selenium.TimeoutException e) {
+            throw new AssertionError("the run page did not say how the load stopped; it shows: "
+                    + browser.findElement(By.id("main")).getText(), e);
+        }
         String state = browser.findElement(By.id("abort-state")).getText();
         return state.contains("the load stopped")
                 ? Long.parseLong(state.replaceAll(".*the load stopped (\\d+) ms after the flag.*", "$1")) : -1;
@@ -152,9 +157,15 @@ class ConsoleIT extends LocalAwsStackTestSupport {
             assertTrue(browser.findElement(By.cssSelector("main p")).getText().contains(second + " against " + first),
                     browser.findElement(By.cssSelector("main p")).getText());
             assertEquals("PASSED", api.get("/runs/" + second).json().path("run").path("outcome").asText(), "both runs held");
-            assertEquals(2, browser.findElements(By.cssSelector("#compare-steps tbody tr")).size(), "the pre-test and the step, matched");
-            String regressions = browser.findElement(By.id("regressions")).getText();
             JsonNode comparison = api.get("/runs/" + second + "/compare?with=previous").json();
+            String firstOutcome = api.get("/runs/" + first).json().path("run").path("outcome").asText();
+            // both runs ran the pre-test and the formal step: both matched, unless the first stopped after its pre-test
+            assertEquals(firstOutcome.equals("PASSED") ? 2 : comparison.path("steps").size(),
+                    browser.findElements(By.cssSelector("#compare-steps tbody tr")).size(),
+                    "the page shows each matched step; the first run " + firstOutcome + "; the comparison: " + comparison);
+            assertEquals(comparison.path("steps").size(), browser.findElements(By.cssSelector("#compare-steps tbody tr")).size(),
+                    "a row per step the API matched: " + comparison);
+            String regressions = browser.findElement(By.id("regressions")).getText();
             if (comparison.path("regressed").asBoolean()) {
                 for (JsonNode sentence : comparison.path("regressions")) {
                     assertTrue(regressions.contains(sentence.asText()), "the page lists each regression: " + regressions);
@@ -283,7 +294,8 @@ class ConsoleIT extends LocalAwsStackTestSupport {
             shot("plan-draft-estimate");
             assertEquals(0, api.get("/plans").json().path("items").size(), "an estimate stores nothing");
             browser.findElement(By.id("save")).click();
-            waitUpTo(15).until(d -> d.getCurrentUrl().matches(".*#/plans/plan-[^/]+$") && !d.findElements(By.id("plan-estimate")).isEmpty());
+            waitUpTo(15).until(d -> d.getCurrentUrl().matches(".*#/plans/plan-[^/]+$") && !d.findElements(By.id("start-now")).isEmpty()
+                    && !d.findElements(By.id("plan-estimate")).isEmpty());
             String planId = browser.getCurrentUrl().replaceAll(".*#/plans/", "");
             assertEquals("console plan", api.get("/plans/" + planId).json().path("name").asText());
             shot("plan");
