@@ -111,7 +111,7 @@ function failure(e) { show(el('p', { class: 'errors', id: 'page-error' }, String
 
 // ---- pages ----
 /** A run's capacity as the runs list gives it: at least that rate when the run stopped below the knee. */
-const capacityText = (r) => (r.capacityQps === undefined ? '' : `${r.capacityReached ? '' : '≥ '}${num(r.capacityQps)} QPS`);
+const capacityText = (r) => (r.capacityQps === undefined ? '–' : `${r.capacityReached ? '' : '≥ '}${num(r.capacityQps)} QPS`);
 
 /**
  * The runs page: the team's runs across its plans, newest first (GET /runs: one query per page whatever the number
