@@ -334,7 +334,7 @@ public final class LoadDriver {
         // transport unsent, so it is counted dropped here instead
         int maxInFlight = Math.min(task.maxInFlight(), mix.inFlightCapacity());
         if (maxInFlight < task.maxInFlight()) {
-            LOG.warn("run {}: {} keeps at most {} requests in flight, not the task's {}: its transport carries no more at once",
+            LOG.info("run {}: {} keeps at most {} requests in flight, not the task's {}: its transport carries no more at once",
                     task.runId(), task.workerName(), maxInFlight, task.maxInFlight());
         }
         double workerQps = task.qps() / Math.max(1, task.workerCount());
