@@ -78,13 +78,13 @@ import javax.net.ssl.TrustManagerFactory;
  */
 public final class NettyHttpTransport implements HttpTransport {
     /**
-     * Default cap on open connections per target host: 900, within a Lambda's 1 024 file descriptors (AWS Lambda
-     * quotas, "File descriptors") less those of the JVM and its AWS clients. Over HTTP/1.1 a connection carries one
-     * request at a time, so this is also the most requests in flight to one HTTP/1.1 target
-     * ({@link PreparedRequest#inFlightCapacity}); the load driver caps its in-flight requests there rather than letting
-     * them wait for a connection unsent.
+     * Default cap on open connections per target host: 960, a Lambda's 1 024 file descriptors (AWS Lambda quotas, "File
+     * descriptors") less 64 for the JVM (its jars, epoll and event descriptors, the DynamoDB and KMS clients'
+     * connections, standard streams). Over HTTP/1.1 a connection carries one request at a time, so this is also the most
+     * requests in flight to one HTTP/1.1 target ({@link PreparedRequest#inFlightCapacity}); the load driver caps its
+     * in-flight requests there rather than letting them wait for a connection unsent.
      */
-    public static final int DEFAULT_MAX_CONNECTIONS_PER_HOST = 900;
+    public static final int DEFAULT_MAX_CONNECTIONS_PER_HOST = 960;
     /**
      * Connection attempts (TCP connect and, for https, TLS handshake) one target may have under way at once; further
      * requests without a connection wait for these (or for a free one). Without the bound, a burst at the start of a
