@@ -27,11 +27,22 @@
 #       sees it: requests per second at 1000 QPS for 10 s (the worst full second's error); the open-model floor's own
 #       send lateness at 1000 and 10000 QPS (5 s each)
 #   (4) peak heap used at 10000 QPS
-#   Last line: cpu_cost_ratio=<wrk us/req / driver us/req> lateness_p99_us_1k=<x> lateness_p99_us_10k=<x>
-#              lateness_p999_us_10k=<x> max_rate_error_pct=<x> cpu_vs_artillery=<driver us/req / Artillery's>
-#              cpu_vs_hey=<driver / hey> cpu_vs_open_floor=<floor us/req / driver us/req>
-#              open_floor_vs_wrk=<wrk us/req / floor us/req>
-#   Artillery is installed with npm (ARTILLERY_VERSION, pinned), wrk, hey and nginx with apt.
+#   (5) one worker at 10 000 QPS on the one CPU it is pinned to (issue 45): 20 s started as on AWS (lead, warm-up,
+#       collection, the step on a whole second), exact counts (sent = due), the largest per-second window's rate
+#       error, send lateness p99 against the no-op floor measured right after it, the in-flight cap and peak it reports
+#   Every ratio is peer / driver, so >= 1 means the driver spends less (CPU per request, send lateness):
+#   Last line: cpu_vs_open_floor=<floor us/req / driver us/req> cpu_vs_hey=<hey us/req / driver's>
+#              cpu_vs_artillery=<Artillery us/req / driver's> cpu_vs_wrk=<wrk us/req / driver's, report only: closed loop>
+#              lateness_p99_vs_floor_1k=<floor p99 / driver p99 at 1000 QPS> lateness_p99_vs_floor_10k=<same at 10000>
+#              open_floor_vs_wrk=<wrk us/req / floor us/req> lateness_p99_us_1k=<x> lateness_p99_us_10k=<x>
+#              lateness_p999_us_10k=<x> max_rate_error_pct=<x>
+#              worker_10k_one_vcpu=sent:<n>,due:<n>,max_window_err_pct:<x>,lateness_p99_vs_floor:<x>,in_flight:<peak>/<cap>
+#              goals_met=yes | no(<the goals missed>)
+#   Goals (issue 45): cpu_vs_open_floor >= 0.8, cpu_vs_hey > 1, cpu_vs_artillery > 1, lateness p99 <= 2x the floor at
+#   1000 and 10000 QPS (lateness_p99_vs_floor_* >= 0.5), and the 10 000 QPS worker holds: sent = due, every window's
+#   rate error <= 1 %, its lateness p99 <= 2x the floor.
+#   Artillery is installed with npm (ARTILLERY_VERSION, pinned to the last release whose engines take the Node here:
+#   2.0.22 and later need Node >= 22.13, the build machine and local/ have Node 20), wrk, hey and nginx with apt.
 # PROTOCOL=h2c — HTTP/2 with prior knowledge on http:// (nginx `listen ... http2`), peer h2load (-t1 -c1 -m32:
 #   one connection, 32 streams in flight, as wrk keeps 32 requests in flight; better of 2 runs):
 #   max rate of the driver's Netty h2c and, on the same nginx, its HTTP/1.1 and wrk's.
@@ -49,7 +60,8 @@
 #        BENCH_JAVA_OPTS="-Dbench.scheduler=thread" bench/load-driver.sh   (A/B: scheduler on the driver's thread)
 #        BENCH_JAVA_OPTS="-Dbench.gaps=true" bench/load-driver.sh   (lists each send gap off by >= 0.3 ms at 1 000 and 10 000 QPS, by offset)
 #        PEERS=0 bench/load-driver.sh      (without hey and Artillery)
-#        ONLY=accuracy bench/load-driver.sh, ONLY="cost 20000 5 1000" bench/load-driver.sh   (one driver mode alone)
+#        ONLY=accuracy bench/load-driver.sh, ONLY=worker10k bench/load-driver.sh,
+#        ONLY="cost 20000 5 1000" bench/load-driver.sh   (one driver mode alone)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -72,7 +84,7 @@ SUDO=""; [[ $(id -u) -ne 0 ]] && command -v sudo >/dev/null && SUDO="sudo"
 
 # --- tools -------------------------------------------------------------------------------------------
 PEERS="${PEERS:-1}"
-ARTILLERY_VERSION=2.0.34
+ARTILLERY_VERSION=2.0.21
 NEED=(nginx wrk); [[ "$PROTOCOL" != h1 ]] && NEED+=(nghttp2-client openssl); [[ "$PROTOCOL" == h1 ]] && NEED+=(gcc)
 [[ "$PROTOCOL" == h1 && "$PEERS" == 1 ]] && NEED+=(hey)
 missing=()
@@ -86,6 +98,9 @@ fi
 if [[ "$PROTOCOL" == h1 && "$PEERS" == 1 ]] && ! artillery version 2>/dev/null | grep -q "$ARTILLERY_VERSION"; then
   # Playwright's browser download is not needed for HTTP scenarios
   PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 $SUDO npm install -g --no-fund --no-audit "artillery@$ARTILLERY_VERSION" >/dev/null
+fi
+if [[ "$PROTOCOL" == h1 && "$PEERS" == 1 ]]; then
+  echo "Artillery $ARTILLERY_VERSION on Node $(node --version) (engines: $(npm view "artillery@$ARTILLERY_VERSION" engines.node 2>/dev/null || echo unknown))" >&2
 fi
 export ARTILLERY_DISABLE_TELEMETRY=true
 NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
@@ -153,9 +168,12 @@ for _ in $(seq 50); do curl -fs "$URL/" >/dev/null 2>&1 && break; sleep 0.1; don
 curl -fs "$URL/" >/dev/null || { echo "nginx did not start" >&2; cat "$WORK/logs/error.log" >&2; exit 1; }
 
 # --- build --------------------------------------------------------------------------------------------
-( cd "$ROOT" && mvn -q -pl functions/load-driver package -DskipTests >/dev/null \
-  && mvn -q -pl functions/load-driver dependency:build-classpath -Dmdep.outputFile="$WORK/cp.txt" >/dev/null ) 2>&1 \
-  | grep -v '^WARNING' >&2 || true
+# package, never install: the libraries come from this checkout's reactor (-am), not from ~/.m2, which other checkouts
+# on this host share; each module writes its class path to cp.txt, the load driver's last
+( cd "$ROOT" && mvn -q -o -pl functions/load-driver -am package dependency:build-classpath -DskipTests \
+    -Dmdep.outputFile="$WORK/cp.txt" >/dev/null 2>"$WORK/build.err" \
+  || mvn -q -pl functions/load-driver -am package dependency:build-classpath -DskipTests \
+    -Dmdep.outputFile="$WORK/cp.txt" >/dev/null ) 2>&1 | grep -v '^WARNING' >&2 || true
 # a snapshot of the classes and jars: a concurrent `mvn install` on this shared host cannot swap one under a running JVM
 mkdir -p "$WORK/lib"
 cp -r "$ROOT/functions/load-driver/target/classes" "$WORK/classes"
@@ -308,7 +326,8 @@ per_second_error() {
 better() { awk -v a="$1" -v b="$3" -v ca="$2" -v cb="$4" 'BEGIN{ if (a+0 >= b+0) print a, ca; else print b, cb }'; }
 mr() { sed -n "s/^maxrate .*max_rate_qps=\([0-9.]*\) cpu_us_per_req=\([0-9.]*\).*/\1 \2/p"; }
 lat() { sed -n "s/^$1 qps=$2 .*p50_us=\([0-9]*\) p99_us=\([0-9]*\) p999_us=\([0-9]*\) max_us=\([0-9]*\).*/\1 \2 \3 \4/p"; }
-div() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b>0) printf "%.3f", a/b; else print "nan"}'; }
+div() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a != "nan" && b != "nan" && b>0) printf "%.3f", a/b; else print "nan"}'; }
+atleast1() { awk -v a="$1" 'BEGIN{ if (a+0 < 1) print 1; else print a }'; }
 trials() { grep -E '^maxrate' | sed 's/ timeouts=.* send_rate_qps=/ send_rate_qps=/' >&2 || true; }
 field() { sed -n "s/.*[[:space:]]$1=\([^[:space:]]*\).*/\1/p"; }
 header() { echo; echo "== (1) max rate per core: $1 (client cpu $DRIVER_CPU, nginx cpu $NGINX_CPU, $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)) =="; printf '%-52s %12s %16s\n' "client" "max req/s" "cpu us/request"; }
@@ -342,8 +361,9 @@ run_h1() {
     ART_ERR=$(awk '$1==1000 {print $5}' <<<"$LADDER"); ART_ERR=${ART_ERR:-nan}; ART_SECS=5
   fi
   # --- (2)-(4) accuracy, lateness, heap --------------------------------------------------------------
-  local ACC_OUT MAX_ERR=0 line q d t s o dr la sr ce re p99 to cx HEAP_LINE L1 F1 L10 F10
+  local ACC_OUT MAX_ERR=0 line q d t s o dr la sr ce re p99 to cx HEAP_LINE L1 F1 L10 F10 W10
   ACC_OUT="$(bench "$URL" accuracy netty)"
+  W10="$(bench "$URL" worker10k netty | grep '^worker_10k')"
   read -r -a FL1 < <(floor_run 1000 5 | lat "[0-9.]* open_floor" 1000)
   read -r -a FL10 < <(floor_run 10000 5 | lat "[0-9.]* open_floor" 10000)
 
@@ -390,11 +410,32 @@ run_h1() {
   fi
   echo "== (4) heap at 10000 QPS (-Xmx512m, SerialGC, peak of 50 ms samples) =="
   echo "$HEAP_LINE"
+  echo "== (5) one worker, 10000 QPS for 20 s on one CPU (taskset -c $DRIVER_CPU, ActiveProcessorCount=1), floor of the same run =="
+  echo "${W10:-worker_10k missing}"
   echo
-  LAST="cpu_cost_ratio=$(div "$WRK_CPU" "$NETTY_CPU") lateness_p99_us_1k=${L1[1]:-nan} lateness_p99_us_10k=${L10[1]:-nan}"
+  local W_SENT W_DUE W_ERR W_VS W_CAP W_PEAK VS1 VS10 CVF CVH CVA GOALS_MISSED=()
+  W_SENT=$(field sent <<<" $W10"); W_DUE=$(field due <<<" $W10"); W_ERR=$(field max_window_rate_err_pct <<<" $W10")
+  W_VS=$(field lateness_p99_vs_floor <<<" $W10"); W_CAP=$(field in_flight_cap <<<" $W10"); W_PEAK=$(field peak_in_flight <<<" $W10")
+  # lateness as peer / driver too: the floor's p99 over the driver's (each at least 1 us)
+  VS1=$(div "$(atleast1 "${F1[1]:-0}")" "$(atleast1 "${L1[1]:-0}")")
+  VS10=$(div "$(atleast1 "${F10[1]:-0}")" "$(atleast1 "${L10[1]:-0}")")
+  CVF=$(div "$FLOOR_CPU" "$NETTY_CPU"); CVH=$(div "$HEY_CPU" "$NETTY_CPU"); CVA=$(div "$ART_CPU" "$NETTY_CPU")
+  ge() { awk -v a="$1" -v b="$2" 'BEGIN{exit !(a != "nan" && b != "nan" && a+0 >= b+0)}'; }
+  gt() { awk -v a="$1" -v b="$2" 'BEGIN{exit !(a != "nan" && b != "nan" && a+0 > b+0)}'; }
+  ge "$CVF" 0.8 || GOALS_MISSED+=("cpu_vs_open_floor<0.8")
+  gt "$CVH" 1 || GOALS_MISSED+=("cpu_vs_hey<=1")
+  gt "$CVA" 1 || GOALS_MISSED+=("cpu_vs_artillery<=1")
+  ge "$VS1" 0.5 || GOALS_MISSED+=("lateness_1k>2x_floor")
+  ge "$VS10" 0.5 || GOALS_MISSED+=("lateness_10k>2x_floor")
+  [[ -n "$W_SENT" && "$W_SENT" == "$W_DUE" ]] || GOALS_MISSED+=("worker_10k_sent!=due")
+  ge 1 "${W_ERR:-nan}" || GOALS_MISSED+=("worker_10k_window_err>1%")
+  ge "${W_VS:-nan}" 0.5 || GOALS_MISSED+=("worker_10k_lateness>2x_floor")
+  LAST="cpu_vs_open_floor=$CVF cpu_vs_hey=$CVH cpu_vs_artillery=$CVA cpu_vs_wrk=$(div "$WRK_CPU" "$NETTY_CPU")"
+  LAST+=" lateness_p99_vs_floor_1k=$VS1 lateness_p99_vs_floor_10k=$VS10 open_floor_vs_wrk=$(div "$WRK_CPU" "$FLOOR_CPU")"
+  LAST+=" lateness_p99_us_1k=${L1[1]:-nan} lateness_p99_us_10k=${L10[1]:-nan}"
   LAST+=" lateness_p999_us_10k=${L10[2]:-nan} max_rate_error_pct=$(awk -v m="$MAX_ERR" 'BEGIN{printf "%.3f", m}')"
-  LAST+=" cpu_vs_artillery=$(div "$NETTY_CPU" "$ART_CPU") cpu_vs_hey=$(div "$NETTY_CPU" "$HEY_CPU")"
-  LAST+=" cpu_vs_open_floor=$(div "$FLOOR_CPU" "$NETTY_CPU") open_floor_vs_wrk=$(div "$WRK_CPU" "$FLOOR_CPU")"
+  LAST+=" worker_10k_one_vcpu=sent:${W_SENT:-nan},due:${W_DUE:-nan},max_window_err_pct:${W_ERR:-nan},lateness_p99_vs_floor:${W_VS:-nan},in_flight:${W_PEAK:-nan}/${W_CAP:-nan}"
+  if (( ${#GOALS_MISSED[@]} == 0 )); then LAST+=" goals_met=yes"; else LAST+=" goals_met=no($(IFS=,; echo "${GOALS_MISSED[*]}"))"; fi
   PEER_ROW="$(printf '%-6s %10s %8s %10s %8s %8s %10s %8s %10s %8s %8s %8s' "$RUN_NO" "$WRK_RPS" "$WRK_CPU" "$NETTY_MAX" "$NETTY_CPU" "$FLOOR_CPU" "$HEY_MAX" "$HEY_CPU" "$ART_MAX" "$ART_CPU" "$HEY_ERR" "$ART_ERR")"
 }
 

@@ -16,6 +16,7 @@ import dev.richter.loaddriver.NettyHttpTransport;
 import dev.richter.loaddriver.LoadDriver;
 import dev.richter.loaddriver.OutboundRequest;
 import dev.richter.loaddriver.ResultSink;
+import dev.richter.loaddriver.Window;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.net.URI;
@@ -52,7 +53,9 @@ import org.HdrHistogram.Histogram;
  * async-profiler's CPU samples of that trial, see {@link Profiler}); or {@code LoadDriverBench <url> accuracy} — rate
  * accuracy at 1, 10, 100, 1000, 10000 QPS, send lateness (send time minus due time, µs: p50, p99, p99.9, max, as the
  * driver records it) at 1000 and 10000 QPS beside its floor (the same scheduler on the same thread with a no-op
- * dispatch: what this host's timers and load allow), and peak heap used at 10000 QPS.
+ * dispatch: what this host's timers and load allow), and peak heap used at 10000 QPS; or {@code LoadDriverBench <url>
+ * worker10k} — one worker holding 10 000 QPS for 20 s ({@code -Dbench.worker10kSeconds}), per-window rate error and
+ * send lateness against the floor of the same run ({@link #worker10k}).
  *
  * <p>CPU per request is the process's CPU time over a trial divided by the requests nginx counted in it
  * ({@code -Dbench.nginxStatus=<stub_status url>}; by requests sent without it). CPU time is robust to a shared host's
@@ -120,7 +123,7 @@ public final class LoadDriverBench {
      *                      {@code -Dbench.nginxStatus}
      */
     private record Trial(double qps, double durationS, WorkerResult result, SendTimes sends, long peakHeapBytes,
-                         long cpuNanos, long nginxRequests, Steady steady) {
+                         long cpuNanos, long nginxRequests, Steady steady, List<Window> windows) {
         /**
          * Process CPU time (all threads: scheduler, I/O, completions, GC, JIT) per request counted at nginx, microseconds;
          * per request sent when nginx's count is not known.
@@ -215,10 +218,11 @@ public final class LoadDriverBench {
     /**
      * @param leadMs how long before the step's start the worker starts, ms (0: the step starts when the worker does);
      *               workers on AWS start {@code RICHTER_WORKER_LEAD_MS} early, and use a lead of 1 s or more to collect
-     *               garbage before their first send
+     *               garbage before their first send. With a lead the step starts on a whole epoch second (up to 1 s
+     *               later), as the run's steps do, so that each per-second window holds one second of due times
      */
     private static Trial run(String url, double qps, double durationS, int maxInFlight, long leadMs) {
-        long stepStartEpochMs = leadMs > 0 ? System.currentTimeMillis() + leadMs : 0;
+        long stepStartEpochMs = leadMs > 0 ? (System.currentTimeMillis() + leadMs + 999) / 1000 * 1000 : 0;
         WorkerTask task = new WorkerTask("bench", "bench", "formal", 0, qps, (int) Math.ceil(durationS), 0, 1, stepStartEpochMs, 2000,
                 maxInFlight, 10, Marker.DEFAULT, List.of(new Scenario("static", "nginx", url, 1,
                         List.of(new ReplayRequest("GET", "/", Map.of(), null)))));
@@ -233,8 +237,9 @@ public final class LoadDriverBench {
         sampler.scheduleAtFixedRate(() -> peakHeap.accumulateAndGet(memory.getHeapMemoryUsage().getUsed(), Math::max),
                 0, 50, TimeUnit.MILLISECONDS);
         try (HttpTransport transport = transport()) {
-            LoadDriver driver = new LoadDriver(transport, new ResultSink.InMemory(), id -> false, CLOCK,
-                    System::currentTimeMillis, LoadDriver.Config.DEFAULT, sends);
+            ResultSink.InMemory sink = new ResultSink.InMemory();
+            LoadDriver driver = new LoadDriver(transport, sink, id -> false, CLOCK, System::currentTimeMillis,
+                    LoadDriver.Config.DEFAULT, sends);
             long served0 = NGINX.requests();
             long cpu0 = processCpuNanos();
             // the steady window's edges, as {cpu, jit, served}; the step starts now (no lead) or at its epoch
@@ -257,7 +262,7 @@ public final class LoadDriverBench {
             long[] a = edges.get(0);
             long[] b = edges.get(1);
             Steady steady = a == null || b == null ? null : new Steady(b[0] - a[0], b[1] - a[1], b[2] - a[2] - 1);
-            return new Trial(qps, durationS, r, sends, peakHeap.get(), cpu, served, steady);
+            return new Trial(qps, durationS, r, sends, peakHeap.get(), cpu, served, steady, sink.windows());
         } finally {
             sampler.shutdownNow();
         }
@@ -441,6 +446,47 @@ public final class LoadDriverBench {
         }
     }
 
+    /** The in-flight cap of a worker's task on AWS ({@code RunLayout}'s per-worker cap), requests. */
+    static final int WORKER_MAX_IN_FLIGHT = 2_000;
+
+    /**
+     * Issue 45's per-worker goal: one worker at 10 000 QPS for {@code durationS} on this JVM's one CPU (the script pins
+     * it with {@code taskset}, {@code -XX:ActiveProcessorCount=1}), started as on AWS (a 5 s lead, its warm-up and
+     * collection, the step on a whole second), after a 5 s run that compiles the bench's own paths. Then the floor of
+     * the same run: the same scheduler on the same send loop with a no-op dispatch, 10 000 QPS for 5 s
+     * ({@link #latenessFloor}). One line, {@code worker_10k}: due, sent, dropped, ok and errors; per window (a second of
+     * due times, {@link Window#sent}) the largest |sent − 10 000| / 10 000 in %; send lateness p50/p99 beside the floor's
+     * p99 and {@code lateness_p99_vs_floor} = floor p99 / driver p99 (µs, each at least 1: ≥ 0.5 is within 2× the
+     * floor); the in-flight cap and peak the result reports; CPU per request over the steady window.
+     */
+    private static void worker10k(String url, double durationS) {
+        double qps = 10_000;
+        run(url, 2000, 5, WORKER_MAX_IN_FLIGHT); // the bench's own paths compiled
+        Trial t = run(url, qps, durationS, WORKER_MAX_IN_FLIGHT, ACCURACY_LEAD_MS);
+        Histogram floor = latenessFloor(url, qps);
+        java.util.Map<Long, Long> sentBySecond = new java.util.TreeMap<>();
+        for (Window w : t.windows()) {
+            sentBySecond.merge(w.epochSecond(), w.sent(), Long::sum);
+        }
+        long firstSecond = t.result().startedAtMs() / 1000;
+        double maxWindowErrPct = 0;
+        int windows = 0;
+        for (long s = firstSecond; s < firstSecond + (long) durationS; s++) {
+            long sent = sentBySecond.getOrDefault(s, 0L);
+            maxWindowErrPct = Math.max(maxWindowErrPct, 100.0 * Math.abs(sent - qps) / qps);
+            windows++;
+        }
+        var c = t.result().counters();
+        long driverP99 = Math.max(1, t.sends().latenessUs.getValueAtPercentile(99));
+        long floorP99 = Math.max(1, floor.getValueAtPercentile(99));
+        print("worker_10k qps=%.0f duration_s=%.0f due=%d sent=%d dropped=%d ok=%d errors=%d windows=%d "
+                        + "max_window_rate_err_pct=%.3f lateness_p50_us=%d lateness_p99_us=%d floor_p99_us=%d "
+                        + "lateness_p99_vs_floor=%.3f in_flight_cap=%d peak_in_flight=%d cpu_us_per_req=%.2f",
+                qps, durationS, c.due(), c.sent(), c.dropped(), c.ok(), c.errors(), windows, maxWindowErrPct,
+                t.sends().latenessUs.getValueAtPercentile(50), driverP99, floorP99, (double) floorP99 / driverP99,
+                t.result().inFlightCap(), t.result().peakInFlight(), t.steadyCpuUsPerRequest());
+    }
+
     /**
      * async-profiler around the measured trial of {@code cost} (not the warm-up), when {@code -Dbench.profile=<file>}
      * names its output (collapsed stacks under their thread names, CPU samples every 100 µs, kernel frames included) and the JVM was started
@@ -487,12 +533,13 @@ public final class LoadDriverBench {
             System.exit(0);
         }
         if (args.length != 2) {
-            System.err.println("usage: LoadDriverBench <url> maxrate|accuracy");
+            System.err.println("usage: LoadDriverBench <url> maxrate|accuracy|worker10k");
             System.exit(2);
         }
         switch (args[1]) {
             case "maxrate" -> maxRate(args[0]);
             case "accuracy" -> accuracy(args[0]);
+            case "worker10k" -> worker10k(args[0], Double.parseDouble(System.getProperty("bench.worker10kSeconds", "20")));
             default -> {
                 System.err.println("unknown mode " + args[1]);
                 System.exit(2);

@@ -87,6 +87,12 @@ final class Http2ClientConnection extends Http2ConnectionHandler implements Nett
         return ctx.channel();
     }
 
+    /** The server's {@code MAX_CONCURRENT_STREAMS} as this connection applies it (unbounded: {@link Integer#MAX_VALUE}). */
+    @Override
+    public int maxStreams() {
+        return connection().local().maxActiveStreams();
+    }
+
     @Override
     public void start(NettyHttpTransport.PendingRequest ex) {
         int id = connection().local().incrementAndGetNextStreamId();

@@ -108,12 +108,26 @@ public interface HttpTransport extends AutoCloseable {
         }
 
         /**
-         * Starts opening connections to this request's target until at least {@code connections} are open or opening
-         * (bounded by the transport's own limits), without sending anything; returns at once. The load driver calls it
-         * in a worker's lead, so that the first sends of its step find open connections instead of opening them in a
-         * burst. By default does nothing (a transport whose connections are not its own to open).
+         * Starts opening connections to this request's target until those open or opening can carry {@code inFlight}
+         * requests at once (HTTP/1.1: one connection per request; HTTP/2: {@code inFlight} over the server's
+         * concurrent streams per connection), bounded by the transport's own limits, without sending anything; returns
+         * at once, and opens none twice. The load driver calls it in a worker's lead, so that the first sends of its
+         * step find open connections instead of opening them in a burst, and again each second with the in-flight it
+         * observed. By default does nothing (a transport whose connections are not its own to open).
+         *
+         * @param inFlight requests to carry at once, ≥ 0
          */
-        default void preconnect(int connections) {
+        default void preconnect(int inFlight) {
+        }
+
+        /**
+         * The most requests to this request's target the transport carries at once without holding one back for a
+         * connection or stream (requests; {@link Integer#MAX_VALUE} when it has no such bound). A request beyond it
+         * would wait in the transport, counted sent while nothing was written, so the load driver caps its in-flight
+         * requests at it. By default unbounded.
+         */
+        default int inFlightCapacity() {
+            return Integer.MAX_VALUE;
         }
     }
 

@@ -36,7 +36,10 @@ import org.apache.logging.log4j.Logger;
  *
  * <p>Per request {@code i} due at {@code d_i} (see {@link ConstantArrivalSchedule}):
  * <ul>
- *   <li>in flight ≥ {@code maxInFlight} → counted {@code dropped} (and {@code due}), not sent;</li>
+ *   <li>in flight ≥ the cap → counted {@code dropped} (and {@code due}), not sent. The cap is the task's
+ *       {@code maxInFlight}, or what the transport carries at once when that is less
+ *       ({@link TrafficMix#inFlightCapacity}: HTTP/1.1 at its per-host connection cap); the result reports it and the
+ *       peak in flight ({@link WorkerResult#inFlightCap}, {@link WorkerResult#peakInFlight});</li>
  *   <li>else sent at {@code s_i}; its send lateness {@code s_i − d_i} goes to a histogram (µs, logged at the worker's
  *       end and given to {@link SendObserver#onSendLateness}), and it is counted {@code late} when
  *       {@code s_i − d_i > latenessToleranceMs};</li>
@@ -175,17 +178,37 @@ public final class LoadDriver {
      */
     static final long PRE_STEP_GC_LEAD_NANOS = 1_000_000_000L;
 
-    /** Most connections per target a worker opens in its lead ({@link #preconnections}). */
-    static final int MAX_PRECONNECTIONS = 8;
+    /**
+     * Latency a worker assumes for its target before it has observed any, milliseconds: the connections it opens in its
+     * lead are for {@code workerQps × 1 ms} requests in flight ({@link #expectedInFlight}), one per 1 000 QPS over
+     * HTTP/1.1. Without them the step's first sends open their connections in a burst: at 10 000 QPS the first 20 ms of
+     * sends stopped for 4-6 ms ({@code bench/load-driver.sh}, lateness gaps). From its first second on the worker sizes
+     * them from what it observes ({@link #observedNeed}).
+     */
+    static final double ASSUMED_LATENCY_MS = 1;
 
     /**
-     * Connections per target a worker of {@code qps} opens in its lead, before its first send: one per 1 000 QPS, at
-     * least 1, at most {@value #MAX_PRECONNECTIONS} (the transport opens at most 8 at once). Without them the step's
-     * first sends open their connections in a burst: at 10 000 QPS the first 20 ms of sends stopped for 4-6 ms
-     * ({@code bench/load-driver.sh}, lateness gaps).
+     * Requests a worker expects in flight at {@code workerQps} when each takes {@code latencyMs}, by Little's law
+     * (L = λ·W): {@code ceil(workerQps × latencyMs / 1000)}, at least 1, at most {@code cap}. E.g. 10 000 QPS at 200 ms:
+     * 2 000 in flight; at 1 ms: 10.
+     *
+     * @param workerQps this worker's rate, requests per second, ≥ 0 (its share of the step's)
+     * @param latencyMs the target's latency, milliseconds, ≥ 0
+     * @param cap       the worker's in-flight cap, ≥ 1
      */
-    static int preconnections(double qps) {
-        return (int) Math.min(MAX_PRECONNECTIONS, Math.max(1, Math.ceil(qps / 1000)));
+    static int expectedInFlight(double workerQps, double latencyMs, int cap) {
+        double l = Math.ceil(workerQps * latencyMs / 1000 - 1e-9);
+        return (int) Math.max(1, Math.min(cap, l));
+    }
+
+    /**
+     * The in-flight need a worker opens connections ahead for, from the most requests it had in flight at once over the
+     * last second ({@code peakInFlight}, Little's law as observed: rate × latency, the latency's swings included): a
+     * quarter more plus one, so that a slowing target finds connections open, at most {@code cap}; 0 when nothing was in
+     * flight.
+     */
+    static int observedNeed(int peakInFlight, int cap) {
+        return peakInFlight <= 0 ? 0 : (int) Math.min(cap, peakInFlight + peakInFlight / 4L + 1);
     }
 
     private final HttpTransport transport;
@@ -225,7 +248,7 @@ public final class LoadDriver {
     public static WorkerResult withoutHistograms(WorkerResult r) {
         return new WorkerResult(r.runId(), r.stage(), r.stepIndex(), r.workerIndex(), r.workerCount(), r.targetQps(),
                 r.startedAtMs(), r.endedAtMs(), r.counters(), null, null, r.aborted(), r.legIndex(), r.startLagMs(),
-                r.unsentAtTimeLimit(), r.unstoredWindowSeconds(), r.lastSentAtMs());
+                r.unsentAtTimeLimit(), r.unstoredWindowSeconds(), r.lastSentAtMs(), r.inFlightCap(), r.peakInFlight());
     }
 
     /** Runs {@code task}'s leg of its constant-rate step schedule with no time limit; see {@link #run(WorkerTask, long)}. */
@@ -302,11 +325,21 @@ public final class LoadDriver {
         }
         if (stopBeforeFirstSend) {
             LOG.info("run {}: {} stops before its first send: {}", task.runId(), task.workerName(), polls.reason);
-            return finish(task, recorder, startedAtMs, epochMsClock.getAsLong(), true, 0, 0, List.of(), 0, 0);
+            return finish(task, recorder, startedAtMs, epochMsClock.getAsLong(), true, 0, 0, List.of(), 0, 0,
+                    task.maxInFlight(), 0);
         }
         long retriedBefore = transport.retriedExchanges(); // after the warm-up, whose exchanges are not the step's
+        // the in-flight cap: the task's (sized by Little's law, RunLayout), or less when the transport's connections
+        // carry fewer requests at once (HTTP/1.1 at its per-host connection cap): a request over it would wait in the
+        // transport unsent, so it is counted dropped here instead
+        int maxInFlight = Math.min(task.maxInFlight(), mix.inFlightCapacity());
+        if (maxInFlight < task.maxInFlight()) {
+            LOG.info("run {}: {} keeps at most {} requests in flight, not the task's {}: its transport carries no more at once",
+                    task.runId(), task.workerName(), maxInFlight, task.maxInFlight());
+        }
+        double workerQps = task.qps() / Math.max(1, task.workerCount());
         if (leadNanos.getAsLong() > PRE_STEP_GC_LEAD_NANOS) {
-            mix.preconnect(preconnections(task.qps()));
+            mix.preconnect(expectedInFlight(workerQps, ASSUMED_LATENCY_MS, maxInFlight));
         }
         if (config.collectBeforeStep() && systemClock && leadNanos.getAsLong() > PRE_STEP_GC_LEAD_NANOS) {
             // Collect while there is time: the objects of the worker's start-up (clients, classes' statics, the traffic
@@ -325,6 +358,9 @@ public final class LoadDriver {
         List<Window> unstored = new ArrayList<>();
         long unsent = 0;
         AtomicInteger inFlight = new AtomicInteger();
+        // the most in flight at once over the step, and since the last flush; written by the dispatching thread only
+        AtomicInteger peakInFlight = new AtomicInteger();
+        AtomicInteger peakOfSecond = new AtomicInteger();
         AtomicLong lastSentAtMs = new AtomicLong();
         ScheduledExecutorService background = Executors.newScheduledThreadPool(2, r -> {
             Thread t = new Thread(r, "load-driver-bg");
@@ -347,11 +383,15 @@ public final class LoadDriver {
                     stopSending.run();
                 }
             }, config.abortPollIntervalMs(), config.abortPollIntervalMs(), TimeUnit.MILLISECONDS);
-            background.scheduleAtFixedRate(() -> flushWindows(task, recorder, epochSecondOf.of(clock.nanoTime()), unstored),
-                    config.windowFlushIntervalMs(), config.windowFlushIntervalMs(), TimeUnit.MILLISECONDS);
+            background.scheduleAtFixedRate(() -> {
+                flushWindows(task, recorder, epochSecondOf.of(clock.nanoTime()), unstored);
+                int need = observedNeed(peakOfSecond.getAndSet(0), maxInFlight);
+                if (need > 0 && !abort.get()) {
+                    mix.preconnect(need); // opens only what is not open yet, off the send path
+                }
+            }, config.windowFlushIntervalMs(), config.windowFlushIntervalMs(), TimeUnit.MILLISECONDS);
 
             long lateNanos = task.latenessToleranceMs() * 1_000_000L;
-            int maxInFlight = task.maxInFlight();
             // the calling thread's interrupt stops the arrivals too: read directly when they run on this thread, through
             // `cut` when they run on the send loop (the wait for the loop sets it; the interrupt flag reads false meanwhile)
             Thread caller = Thread.currentThread();
@@ -371,7 +411,13 @@ public final class LoadDriver {
                     recorder.dropped(epochSecondOf.of(dueNanos));
                     return;
                 }
-                inFlight.incrementAndGet();
+                int nowInFlight = inFlight.incrementAndGet();
+                if (nowInFlight > peakInFlight.getPlain()) {
+                    peakInFlight.setPlain(nowInFlight);
+                }
+                if (nowInFlight > peakOfSecond.get()) {
+                    peakOfSecond.set(nowInFlight);
+                }
                 TrafficMix.Entry entry = mix.next();
                 HttpTransport.PreparedRequest request = entry.request();
                 ResponseCheck check = entry.check();
@@ -438,7 +484,7 @@ public final class LoadDriver {
         }
         List<Long> unstoredSeconds = unstored.stream().map(Window::epochSecond).sorted().distinct().toList();
         return finish(task, recorder, startedAtMs, epochMsClock.getAsLong(), abort.get(), startLagMs, unsent, unstoredSeconds,
-                lastSentAtMs.get(), transport.retriedExchanges() - retriedBefore);
+                lastSentAtMs.get(), transport.retriedExchanges() - retriedBefore, maxInFlight, peakInFlight.get());
     }
 
     @FunctionalInterface
@@ -449,16 +495,19 @@ public final class LoadDriver {
     /**
      * Stores and returns the worker's result.
      *
-     * @param retried exchanges the transport started again during the step ({@link HttpTransport#retriedExchanges}): a
-     *                transport serves one worker at a time, so the difference over the step is the step's
+     * @param retried      exchanges the transport started again during the step ({@link HttpTransport#retriedExchanges}):
+     *                     a transport serves one worker at a time, so the difference over the step is the step's
+     * @param inFlightCap  the in-flight cap the worker kept, requests
+     * @param peakInFlight the most requests it had in flight at once, requests
      */
     private WorkerResult finish(WorkerTask task, StepRecorder recorder, long startedAtMs, long endedAtMs, boolean aborted,
                                 long startLagMs, long unsent, List<Long> unstoredWindowSeconds, long lastSentAtMs,
-                                long retried) {
+                                long retried, int inFlightCap, int peakInFlight) {
         Counters counters = recorder.counters().withRetried(retried);
         WorkerResult result = new WorkerResult(task.runId(), task.stage(), task.stepIndex(), task.workerIndex(),
                 task.workerCount(), task.qps(), startedAtMs, endedAtMs, counters, recorder.encodedFromDue(),
-                recorder.encodedFromSend(), aborted, task.legIndex(), startLagMs, unsent, unstoredWindowSeconds, lastSentAtMs);
+                recorder.encodedFromSend(), aborted, task.legIndex(), startLagMs, unsent, unstoredWindowSeconds, lastSentAtMs,
+                inFlightCap, peakInFlight);
         recorder.overload(task.runId(), task.stage(), task.stepIndex(), task.legIndex(), task.workerIndex())
                 .ifPresent(sink::putOverload);
         sink.putResult(result);

@@ -77,8 +77,14 @@ import javax.net.ssl.TrustManagerFactory;
  * mid-exchange with an {@link IOException}.
  */
 public final class NettyHttpTransport implements HttpTransport {
-    /** Default cap on open connections per target host. */
-    public static final int DEFAULT_MAX_CONNECTIONS_PER_HOST = 256;
+    /**
+     * Default cap on open connections per target host: 960, a Lambda's 1 024 file descriptors (AWS Lambda quotas, "File
+     * descriptors") less 64 for the JVM (its jars, epoll and event descriptors, the DynamoDB and KMS clients'
+     * connections, standard streams). Over HTTP/1.1 a connection carries one request at a time, so this is also the most
+     * requests in flight to one HTTP/1.1 target ({@link PreparedRequest#inFlightCapacity}); the load driver caps its
+     * in-flight requests there rather than letting them wait for a connection unsent.
+     */
+    public static final int DEFAULT_MAX_CONNECTIONS_PER_HOST = 960;
     /**
      * Connection attempts (TCP connect and, for https, TLS handshake) one target may have under way at once; further
      * requests without a connection wait for these (or for a free one). Without the bound, a burst at the start of a
@@ -372,10 +378,20 @@ public final class NettyHttpTransport implements HttpTransport {
             return preciseTimers ? Optional.of(pool.timers) : Optional.empty();
         }
 
-        /** Opens connections of the pool on its loop: see {@link HostPool#preconnect}. */
+        /** Opens connections of the pool on its loop for {@code inFlight} exchanges: see {@link HostPool#preconnect}. */
         @Override
-        public void preconnect(int connections) {
-            pool.loop.execute(() -> pool.preconnect(connections));
+        public void preconnect(int inFlight) {
+            pool.loop.execute(() -> pool.preconnect(inFlight));
+        }
+
+        /**
+         * HTTP/1.1 (and {@code https://} offering only http/1.1): {@code maxConnectionsPerHost}, one exchange per
+         * connection; HTTP/2 (h2c, or https offering h2, before ALPN has told too): unbounded
+         * ({@link Integer#MAX_VALUE}), since more connections open as the streams of the open ones fill.
+         */
+        @Override
+        public int inFlightCapacity() {
+            return Boolean.FALSE.equals(pool.speaksHttp2) ? options.maxConnectionsPerHost() : Integer.MAX_VALUE;
         }
     }
 
@@ -477,6 +493,11 @@ public final class NettyHttpTransport implements HttpTransport {
 
         /** Whether it can start one more exchange now. */
         boolean hasCapacity();
+
+        /** Exchanges it carries at once: 1 for HTTP/1.1; HTTP/2, the server's {@code MAX_CONCURRENT_STREAMS}. */
+        default int maxStreams() {
+            return 1;
+        }
 
         /** Starts {@code ex} (the caller checked {@link #hasCapacity()}). */
         void start(PendingRequest ex);
@@ -616,15 +637,34 @@ public final class NettyHttpTransport implements HttpTransport {
             }
         }
 
+        /** In-flight exchanges the connections opened ahead of need are for ({@link #preconnect}); only grows. */
+        int preconnectInFlight;
+
         /**
-         * Opens connections until {@code n} are open or opening, at most {@code maxConnectionsPerHost}, at most
-         * {@link #MAX_CONNECTING_PER_HOST} at once; a multiplexed target (HTTP/2, or https until ALPN has said) gets one.
-         * Each connection, once ready,
-         * goes to the idle pool: its opener is an exchange that is already done.
+         * Opens connections until those open or opening can carry {@code inFlight} exchanges at once: HTTP/1.1 one
+         * connection per exchange, at most {@code maxConnectionsPerHost}; HTTP/2
+         * {@code ceil(inFlight / MAX_CONCURRENT_STREAMS)} of its first connection (one until that connection has told,
+         * and on https until ALPN has). At most {@link #MAX_CONNECTING_PER_HOST} attempts at once: each connection that
+         * becomes ready opens the next ({@link #topUp}). A connection opened so goes to the idle pool (its opener is an
+         * exchange that is already done); one that fails is not tried again here.
          */
-        void preconnect(int n) {
-            // HTTP/2, or https before ALPN has told: one connection carries many exchanges
-            int want = speaksHttp2 == null || speaksHttp2 ? 1 : Math.min(n, options.maxConnectionsPerHost());
+        void preconnect(int inFlight) {
+            preconnectInFlight = Math.max(preconnectInFlight, inFlight);
+            topUp();
+        }
+
+        /** Opens connections towards {@link #preconnectInFlight}'s need (see {@link #preconnect}). */
+        void topUp() {
+            int want;
+            if (speaksHttp2 == null) {
+                want = 1; // https before ALPN has told: one connection says whether it multiplexes
+            } else if (speaksHttp2) {
+                int streams = multiplexed.isEmpty() ? 0 : Math.max(1, multiplexed.get(0).maxStreams());
+                want = streams == 0 ? 1 : (int) Math.min(options.maxConnectionsPerHost(),
+                        (preconnectInFlight + (long) streams - 1) / streams);
+            } else {
+                want = Math.min(preconnectInFlight, options.maxConnectionsPerHost());
+            }
             while (open < want && connecting < MAX_CONNECTING_PER_HOST) {
                 PendingRequest none = new PendingRequest(null, Long.MAX_VALUE);
                 none.done = true;
@@ -708,6 +748,13 @@ public final class NettyHttpTransport implements HttpTransport {
             if (key.tls()) {
                 speaksHttp2 = c.multiplexed();
             }
+            ready(c, opener, learnt);
+            if (opener.done && preconnectInFlight > 0) {
+                topUp(); // a connection opened ahead of need is ready: the next one, if more are needed
+            }
+        }
+
+        private void ready(Connection c, PendingRequest opener, boolean learnt) {
             if (c.multiplexed()) {
                 multiplexed.add(c);
                 if (!opener.done) {

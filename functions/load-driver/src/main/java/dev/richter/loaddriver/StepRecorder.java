@@ -9,13 +9,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.Function;
 import org.HdrHistogram.Histogram;
 
 /**
  * Thread-safe accumulator of one worker's step: counters, the two latency histograms (microseconds,
  * 3 significant digits), per-second windows with counts by kind ({@link Window}) and the 429/503 responses
  * ({@link OverloadResponses.Recorder}). One lock, taken by the sending and the completing thread — with a transport
- * that has a send loop both are that one thread, so it is never contended; the window flush takes it once a second.
+ * that has a send loop both are that one thread, so it is never contended; the window flush takes it once a second
+ * to take the finished windows out, and encodes their histograms after it let go.
  * The windows of the latest due second and the latest observed second are kept at hand, so neither a send nor an
  * outcome costs a map lookup.
  */
@@ -62,6 +64,19 @@ final class StepRecorder {
     private long dropped;
     private long late;
     private long marked;
+
+    /** How a drained window's histogram is written: {@link HistogramCodec#encode}, or a test's. */
+    private final Function<Histogram, String> encoder;
+
+    /** A recorder whose windows' histograms are written by {@link HistogramCodec#encode}. */
+    StepRecorder() {
+        this(HistogramCodec::encode);
+    }
+
+    /** A recorder whose drained windows' histograms are written by {@code encoder} (outside its lock). */
+    StepRecorder(Function<Histogram, String> encoder) {
+        this.encoder = encoder;
+    }
 
     private static final class WindowAcc {
         final Histogram hist = HistogramCodec.newLatencyHistogramUs();
@@ -239,24 +254,34 @@ final class StepRecorder {
     }
 
     /** Removes and returns the windows of seconds before {@code epochSecondExclusive}. */
-    synchronized List<Window> drainWindowsBefore(long epochSecondExclusive, String runId, String stage, int stepIndex,
-                                                 int workerIndex, int legIndex) {
-        List<Window> out = new ArrayList<>();
-        drainedBefore = Math.max(drainedBefore, epochSecondExclusive);
-        Iterator<Map.Entry<Long, WindowAcc>> it = windows.headMap(epochSecondExclusive, false).entrySet().iterator();
-        while (it.hasNext()) {
-            Map.Entry<Long, WindowAcc> e = it.next();
+    List<Window> drainWindowsBefore(long epochSecondExclusive, String runId, String stage, int stepIndex,
+                                    int workerIndex, int legIndex) {
+        List<Map.Entry<Long, WindowAcc>> taken = new ArrayList<>();
+        synchronized (this) {
+            drainedBefore = Math.max(drainedBefore, epochSecondExclusive);
+            Iterator<Map.Entry<Long, WindowAcc>> it = windows.headMap(epochSecondExclusive, false).entrySet().iterator();
+            while (it.hasNext()) {
+                Map.Entry<Long, WindowAcc> e = it.next();
+                WindowAcc w = e.getValue();
+                taken.add(Map.entry(e.getKey(), w));
+                it.remove();
+                if (w == latest) {
+                    latest = null;
+                }
+                if (w == latestDue) {
+                    latestDue = null;
+                }
+            }
+        }
+        // Encoded outside the lock: no send or outcome writes a drained window again (they count in the second after
+        // drainedBefore), and compressing a histogram takes milliseconds on one vCPU, during which the send loop, waiting
+        // for the lock to record its sends, sent late (bench/load-driver.sh, worker10k).
+        List<Window> out = new ArrayList<>(taken.size());
+        for (Map.Entry<Long, WindowAcc> e : taken) {
             WindowAcc w = e.getValue();
             out.add(new Window(runId, stage, stepIndex, workerIndex, e.getKey(), w.count, w.errors,
-                    HistogramCodec.encode(w.hist), legIndex, w.sent, w.http4xx, w.http5xx, w.timeouts, w.connectErrors,
+                    encoder.apply(w.hist), legIndex, w.sent, w.http4xx, w.http5xx, w.timeouts, w.connectErrors,
                     w.dropped, w.late, w.checkFailed));
-            it.remove();
-            if (w == latest) {
-                latest = null;
-            }
-            if (w == latestDue) {
-                latestDue = null;
-            }
         }
         return out;
     }

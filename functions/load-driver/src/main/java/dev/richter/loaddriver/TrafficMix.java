@@ -164,15 +164,32 @@ public final class TrafficMix {
     }
 
     /**
-     * Starts opening {@code connections} to each target of the mix ({@link HttpTransport.PreparedRequest#preconnect});
-     * sends nothing, returns at once.
+     * Starts opening, to each target of the mix, the connections {@code inFlight} requests at once need
+     * ({@link HttpTransport.PreparedRequest#preconnect}); sends nothing, returns at once.
+     *
+     * @param inFlight requests in flight to carry at once, ≥ 0
      */
-    public void preconnect(int connections) {
+    public void preconnect(int inFlight) {
         for (List<HttpTransport.PreparedRequest> ps : prepared) {
             for (HttpTransport.PreparedRequest p : ps) {
-                p.preconnect(connections);
+                p.preconnect(inFlight);
             }
         }
+    }
+
+    /**
+     * The most requests the mix's transport carries at once to every one of its targets
+     * ({@link HttpTransport.PreparedRequest#inFlightCapacity}, the least over the mix's requests), requests;
+     * {@link Integer#MAX_VALUE} when unbounded.
+     */
+    public int inFlightCapacity() {
+        int capacity = Integer.MAX_VALUE;
+        for (List<HttpTransport.PreparedRequest> ps : prepared) {
+            for (HttpTransport.PreparedRequest p : ps) {
+                capacity = Math.min(capacity, p.inFlightCapacity());
+            }
+        }
+        return capacity;
     }
 
     /**

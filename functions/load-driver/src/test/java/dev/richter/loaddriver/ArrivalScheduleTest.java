@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -169,6 +170,52 @@ class ArrivalScheduleTest {
             throw new AssertionError(e);
         } finally {
             loop.shutdownNow();
+        }
+    }
+
+    /**
+     * A loop that ran nothing for 100 ms of a 1 000 QPS schedule (100 requests overdue) catches up in wake-ups of
+     * {@link ArrivalScheduler#MAX_OVERDUE_PER_WAKE}, each handing the loop back (its I/O, the responses, runs between
+     * them) with the next wake-up due at once; each request keeps its own due time. It sent all 100 in one wake-up, with
+     * no read between them (bench/load-driver.sh worker10k: drops at the in-flight cap after a stall).
+     */
+    @Test
+    void onALoopAnOverdueCatchUpGoesInBatchesWithTheLoopsIoBetween() {
+        java.util.ArrayDeque<Runnable> tasks = new java.util.ArrayDeque<>();
+        List<Long> wakeUpsAt = new ArrayList<>();
+        ArrivalScheduler.TimerLoop loop = new ArrivalScheduler.TimerLoop() {
+            @Override
+            public void execute(Runnable task) {
+                tasks.add(task);
+            }
+
+            @Override
+            public void scheduleAt(Runnable task, long deadlineNanos) {
+                wakeUpsAt.add(deadlineNanos);
+                tasks.add(task);
+            }
+        };
+        long t0 = System.nanoTime() - 100_000_000L; // the first 100 requests are overdue
+        List<long[]> dispatched = new ArrayList<>();
+        List<Integer> perWakeUp = new ArrayList<>();
+        CompletableFuture<Long> done = new ArrivalScheduler(MonotonicClock.system()).runOn(loop,
+                ConstantArrivalSchedule.single(1000, 0.1), t0, () -> false, (i, due, now) -> dispatched.add(new long[] {i, due}));
+        while (!done.isDone()) {
+            int before = dispatched.size();
+            tasks.poll().run();
+            long ranAt = System.nanoTime();
+            perWakeUp.add(dispatched.size() - before);
+            if (!done.isDone()) {
+                assertTrue(wakeUpsAt.get(wakeUpsAt.size() - 1) - ranAt <= 0, "the next batch is due at once");
+            }
+        }
+        assertEquals(100L, done.join());
+        int batch = ArrivalScheduler.MAX_OVERDUE_PER_WAKE;
+        assertEquals(List.of(batch, batch, batch, batch, batch, batch, 100 - 6 * batch), perWakeUp,
+                "batches of " + batch + ", the last one the rest");
+        for (int i = 0; i < 100; i++) {
+            assertEquals(i, dispatched.get(i)[0]);
+            assertEquals(t0 + i * 1_000_000L, dispatched.get(i)[1], "due times stay on t0 + i/rate");
         }
     }
 

@@ -258,11 +258,49 @@ class LoadDriverTest {
             assertEquals(2, c.timeouts());
             assertEquals(0, c.ok());
             assertEquals(c.due(), c.sent() + c.dropped(), "nothing silently skipped");
+            assertEquals(2, r.inFlightCap(), "the task's cap, reported");
+            assertEquals(2, r.peakInFlight(), "the cap bound: the peak in flight reached it");
             Histogram h = HistogramCodec.decode(r.latencyFromIntendedHist());
             assertEquals(2, h.getTotalCount(), "timeouts recorded at their deadline");
             assertTrue(h.getMinValue() >= 1_500_000, "min " + h.getMinValue());
             assertTrue(tookMs < 3500, "waited for in-flight up to the deadline only: " + tookMs);
         }
+    }
+
+    /**
+     * Over HTTP/1.1 a connection carries one request at a time, so a transport of 3 connections per host carries 3 in
+     * flight: with a task cap of 10 against a hanging server, the worker keeps 3 in flight and counts the rest dropped,
+     * and every request it counts sent reached the server (it used to count 10 sent, 7 of them waiting in the
+     * transport for a connection, never written, then timed out). The result reports the cap it kept and its peak.
+     */
+    @Test
+    void theInFlightCapIsWhatTheConnectionsCarryAndEverySentRequestReachesTheServer() throws Exception {
+        try (TestServer server = new TestServer(60_000);
+             HttpTransport transport = new NettyHttpTransport(1, Duration.ofSeconds(2), 3)) {
+            WorkerResult r = driver(transport, new ResultSink.InMemory(), id -> false, MonotonicClock.system())
+                    .run(task(server.baseUrl(), 20, 1, 0, 1, 0, 1500, 10, 50));
+            Counters c = r.counters();
+            assertEquals(20, c.due());
+            assertEquals(3, c.sent());
+            assertEquals(17, c.dropped());
+            assertEquals(3, server.seen.size(), "every request counted sent was written");
+            assertEquals(3, c.timeouts());
+            assertEquals(3, r.inFlightCap(), "the task's 10, lowered to the 3 connections");
+            assertEquals(3, r.peakInFlight());
+        }
+    }
+
+    /** Little's law for the connections a worker opens: rate × latency in flight, at least 1, at most the cap. */
+    @Test
+    void expectedInFlightIsRateTimesLatencyWithinTheCap() {
+        assertEquals(2000, LoadDriver.expectedInFlight(10_000, 200, 5000), "10 000 QPS at 200 ms");
+        assertEquals(10, LoadDriver.expectedInFlight(10_000, LoadDriver.ASSUMED_LATENCY_MS, 2000), "at 1 ms");
+        assertEquals(900, LoadDriver.expectedInFlight(10_000, 200, 900), "the cap bounds it");
+        assertEquals(1, LoadDriver.expectedInFlight(0.5, 1, 10), "at least one");
+        assertEquals(3, LoadDriver.expectedInFlight(30, 100, 10), "3.0 is 3, not 4");
+        assertEquals(0, LoadDriver.observedNeed(0, 100), "nothing in flight: nothing to open");
+        assertEquals(11, LoadDriver.observedNeed(8, 100), "8 seen: a quarter more plus one");
+        assertEquals(900, LoadDriver.observedNeed(2000, 900));
     }
 
     /** Sends later than the tolerance are counted late; latency from due includes the lateness, from send does not. */

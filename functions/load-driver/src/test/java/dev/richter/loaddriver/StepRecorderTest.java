@@ -66,4 +66,41 @@ class StepRecorderTest {
         assertEquals(27, r.counters().errors());
         assertEquals(0, r.counters().ok());
     }
+
+    /**
+     * The flush encodes the drained windows' histograms after it let go of the recorder: while an encoding is under way
+     * (held here until the send is recorded), the send loop records its sends and outcomes. It used to encode under the
+     * lock, so the send waited for the encoding, and here never returned (sends recorded late on one vCPU: worker10k).
+     */
+    @Test
+    void sendsAreRecordedWhileTheFlushEncodesAHistogram() throws Exception {
+        java.util.concurrent.CountDownLatch encoding = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch sendRecorded = new java.util.concurrent.CountDownLatch(1);
+        StepRecorder r = new StepRecorder(h -> {
+            encoding.countDown();
+            try {
+                sendRecorded.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return dev.richter.common.model.HistogramCodec.encode(h);
+        });
+        r.outcome(StepRecorder.RequestOutcome.OK, 200, 1_000, 1_000, 100);
+        // threads of their own: the common pool may have one, which the blocked encoding would hold
+        java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(2);
+        var flush = java.util.concurrent.CompletableFuture.supplyAsync(() -> drain(r, 101), threads);
+        encoding.await();
+        var send = java.util.concurrent.CompletableFuture.runAsync(() -> {
+            r.sent(false, true, 101, 0);
+            r.outcome(StepRecorder.RequestOutcome.OK, 200, 2_000, 2_000, 101);
+            sendRecorded.countDown();
+        }, threads);
+        boolean recorded = sendRecorded.await(10, java.util.concurrent.TimeUnit.SECONDS);
+        sendRecorded.countDown(); // lets a blocked encoding finish either way
+        send.join();
+        assertEquals(true, recorded, "the send and its outcome were recorded during the encoding");
+        assertEquals(List.of(100L), flush.join().stream().map(Window::epochSecond).toList());
+        assertEquals(List.of(101L), drain(r, Long.MAX_VALUE).stream().map(Window::epochSecond).toList());
+        threads.shutdown();
+    }
 }

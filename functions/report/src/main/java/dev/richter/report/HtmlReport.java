@@ -209,6 +209,7 @@ public final class HtmlReport {
         }
         h.append("<table class=steps><tr><th class=l>step</th><th>target QPS</th><th>achieved QPS</th><th>workers</th>")
                 .append("<th>sent</th><th>ok</th><th>errors</th><th class=l>errors by kind</th><th>dropped</th><th>late</th>")
+                .append("<th>in flight peak/cap</th>")
                 .append("<th>success %</th><th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>max ms</th>")
                 .append("<th class=l>bottleneck</th></tr>");
         for (StepFigures f : steps) {
@@ -219,7 +220,8 @@ public final class HtmlReport {
                     .append(f.legs() > 1 ? " (" + f.legs() + " legs)" : "").append("</td><td>")
                     .append(f.counters().sent()).append("</td><td>").append(f.counters().ok()).append("</td><td>")
                     .append(f.counters().errors()).append("</td><td class=l>").append(esc(errorKinds(f))).append("</td><td>")
-                    .append(f.counters().dropped()).append("</td><td>").append(f.counters().late()).append("</td><td>")
+                    .append(f.counters().dropped()).append("</td><td>").append(f.counters().late()).append("</td><td")
+                    .append(f.inFlightCapBound() ? " class=WARN" : "").append('>').append(inFlight(f)).append("</td><td>")
                     .append(f.counters().sent() == 0 ? "\u2013" : fmt(f.successRatePct())).append("</td><td>")
                     .append(ms(f.latencyMs(), "p50")).append("</td><td>")
                     .append(ms(f.latencyMs(), "p90")).append("</td><td>")
@@ -243,6 +245,18 @@ public final class HtmlReport {
             h.append("</ul>");
         }
         h.append("</section>");
+    }
+
+    /**
+     * A step's in-flight figures, {@code <peak>/<cap>} per worker ({@link StepFigures#peakInFlight},
+     * {@link StepFigures#inFlightCap}), with {@code (cap bound)} when a worker's peak reached its cap; an en dash when
+     * its results predate them.
+     */
+    static String inFlight(StepFigures f) {
+        if (f.inFlightCap() <= 0) {
+            return "\u2013";
+        }
+        return f.peakInFlight() + "/" + f.inFlightCap() + (f.inFlightCapBound() ? " (cap bound)" : "");
     }
 
     /** The step's bottleneck text ({@link Bottlenecks.Bottleneck#text()}), or an en dash (pre-test, or none). */

@@ -43,12 +43,34 @@ import org.HdrHistogram.Histogram;
  *                           and how many requests they sent late ({@link WorkerResult#startLagMs()} over the
  *                           lateness tolerance)
  * @param unsentAtTimeLimit  requests not sent because a worker's invocation ran out of time (also in dropped)
+ * @param inFlightCap        the highest in-flight cap of the step's workers, requests per worker
+ *                           ({@link WorkerResult#inFlightCap()}); 0 when no result said it
+ * @param peakInFlight       the most requests one of the step's workers had in flight at once, requests
+ *                           ({@link WorkerResult#peakInFlight()}): equal to {@code inFlightCap} when the cap bound (the
+ *                           requests due meanwhile are in {@code dropped}); 0 when no result said it
  */
 public record StepFigures(String stage, int stepIndex, double targetQps, int durationS, int workersExpected,
                           int workersReported, List<String> missingWorkers, double achievedQps, double rateErrorPct,
                           Counters counters, double successRatePct, Map<String, Double> latencyMs,
                           Map<String, Double> latencyFromSendMs, boolean aborted, long startedAtMs, long endedAtMs,
-                          String mergedHistogram, int legs, List<LateWorker> lateWorkers, long unsentAtTimeLimit) {
+                          String mergedHistogram, int legs, List<LateWorker> lateWorkers, long unsentAtTimeLimit,
+                          int inFlightCap, int peakInFlight) {
+
+    /** Figures whose in-flight cap and peak are not known (0). */
+    public StepFigures(String stage, int stepIndex, double targetQps, int durationS, int workersExpected,
+                       int workersReported, List<String> missingWorkers, double achievedQps, double rateErrorPct,
+                       Counters counters, double successRatePct, Map<String, Double> latencyMs,
+                       Map<String, Double> latencyFromSendMs, boolean aborted, long startedAtMs, long endedAtMs,
+                       String mergedHistogram, int legs, List<LateWorker> lateWorkers, long unsentAtTimeLimit) {
+        this(stage, stepIndex, targetQps, durationS, workersExpected, workersReported, missingWorkers, achievedQps,
+                rateErrorPct, counters, successRatePct, latencyMs, latencyFromSendMs, aborted, startedAtMs, endedAtMs,
+                mergedHistogram, legs, lateWorkers, unsentAtTimeLimit, 0, 0);
+    }
+
+    /** Whether a worker of this step had as many requests in flight as its cap allowed, so that the cap bound. */
+    public boolean inFlightCapBound() {
+        return inFlightCap > 0 && peakInFlight >= inFlightCap;
+    }
 
     /** A worker ready later than this after its first due time is late, milliseconds (the load driver's tolerance). */
     public static final long LATE_START_TOLERANCE_MS = RunLayout.LATENESS_TOLERANCE_MS;
@@ -99,7 +121,11 @@ public record StepFigures(String stage, int stepIndex, double targetQps, int dur
         boolean[] seen = new boolean[first.workerCount() * legs];
         List<LateWorker> late = new ArrayList<>();
         long unsent = 0;
+        int inFlightCap = 0;
+        int peakInFlight = 0;
         for (WorkerResult r : results) {
+            inFlightCap = Math.max(inFlightCap, r.inFlightCap());
+            peakInFlight = Math.max(peakInFlight, r.peakInFlight());
             if (r.startLagMs() > LATE_START_TOLERANCE_MS) {
                 late.add(new LateWorker(r.workerName(), r.startLagMs(), r.counters().late()));
             }
@@ -133,7 +159,8 @@ public record StepFigures(String stage, int stepIndex, double targetQps, int dur
                 seen.length - missing.size(), missing, achieved,
                 target == 0 ? 0 : 100.0 * Math.abs(achieved - target) / target, sum,
                 sum.sent() == 0 ? 0 : 100.0 * sum.ok() / sum.sent(), quantilesMs(intended), quantilesMs(fromSend),
-                aborted, startedAtMs, endedAtMs, HistogramCodec.encode(intended), legs, late, unsent);
+                aborted, startedAtMs, endedAtMs, HistogramCodec.encode(intended), legs, late, unsent, inFlightCap,
+                peakInFlight);
     }
 
     /**
@@ -148,14 +175,15 @@ public record StepFigures(String stage, int stepIndex, double targetQps, int dur
     public StepFigures judgedOn(double successRatePct, Map<String, Double> latencyMs) {
         return new StepFigures(stage, stepIndex, targetQps, durationS, workersExpected, workersReported, missingWorkers,
                 achievedQps, rateErrorPct, counters, successRatePct, latencyMs, latencyFromSendMs, aborted, startedAtMs,
-                endedAtMs, mergedHistogram, legs, lateWorkers, unsentAtTimeLimit);
+                endedAtMs, mergedHistogram, legs, lateWorkers, unsentAtTimeLimit, inFlightCap, peakInFlight);
     }
 
     public StepFigures withFallbacks(long n) {
         Counters c = counters.withFallbacks(n);
         return new StepFigures(stage, stepIndex, targetQps, durationS, workersExpected, workersReported, missingWorkers,
                 achievedQps, rateErrorPct, c, c.sent() == 0 ? 0 : 100.0 * c.ok() / c.sent(), latencyMs, latencyFromSendMs,
-                aborted, startedAtMs, endedAtMs, mergedHistogram, legs, lateWorkers, unsentAtTimeLimit);
+                aborted, startedAtMs, endedAtMs, mergedHistogram, legs, lateWorkers, unsentAtTimeLimit, inFlightCap,
+                peakInFlight);
     }
 
     /**

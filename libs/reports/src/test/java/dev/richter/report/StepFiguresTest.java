@@ -99,4 +99,27 @@ class StepFiguresTest {
                 0, 0, 0, List.of(), 14_995);
         assertEquals(200.0, StepFigures.merge(15, List.of(w)).achievedQps(), 1e-9);
     }
+
+    /**
+     * The step's in-flight figures are per worker: the highest cap and the highest peak of its workers, so a reader sees
+     * when a worker's cap bound (its peak reached it); a result from before these fields counts as 0.
+     */
+    @Test
+    void theStepReportsItsWorkersInFlightCapAndPeak() {
+        Counters c = new Counters(100, 100, 100, Map.of(), 0, 0, 0, 0, 100);
+        WorkerResult bound = new WorkerResult("run-1", "formal", 0, 0, 3, 300, 0, 1_000, c, null, null, false,
+                0, 0, 0, List.of(), 990, 40, 40);
+        WorkerResult below = new WorkerResult("run-1", "formal", 0, 1, 3, 300, 0, 1_000, c, null, null, false,
+                0, 0, 0, List.of(), 990, 40, 12);
+        WorkerResult old = new WorkerResult("run-1", "formal", 0, 2, 3, 300, 0, 1_000, c, null, null, false,
+                0, 0, 0, List.of(), 990);
+        StepFigures f = StepFigures.merge(1, List.of(below, old, bound));
+        assertEquals(40, f.inFlightCap());
+        assertEquals(40, f.peakInFlight());
+        assertTrue(f.inFlightCapBound());
+        StepFigures notBound = StepFigures.merge(1, List.of(below, old));
+        assertEquals(12, notBound.peakInFlight());
+        assertEquals(false, notBound.inFlightCapBound());
+        assertEquals(40, notBound.withFallbacks(1).inFlightCap(), "kept by the report's rewrites");
+    }
 }

@@ -31,15 +31,32 @@ import java.util.List;
  * @param lastSentAtMs              epoch ms of the worker's last send (its sending window ends there; the drain of the
  *                                  requests still in flight runs on to {@code endedAtMs}); 0 when it sent nothing or
  *                                  the result predates this field
+ * @param inFlightCap               the worker's in-flight cap, requests: its task's {@code maxInFlight}, lowered to what
+ *                                  its connections can carry at once ({@code LoadDriver}); a request due while this many
+ *                                  were in flight was counted {@code dropped}. 0 when the result predates this field
+ * @param peakInFlight              the most requests the worker had in flight at once during the step (sent, not yet
+ *                                  answered or timed out), requests; equal to {@code inFlightCap} when the cap bound.
+ *                                  0 when it sent nothing or the result predates this field
  */
 public record WorkerResult(String runId, String stage, int stepIndex, int workerIndex, int workerCount,
                            double targetQps, long startedAtMs, long endedAtMs, Counters counters,
                            String latencyFromIntendedHist, String latencyFromSendHist, boolean aborted,
                            int legIndex, long startLagMs, long unsentAtTimeLimit, List<Long> unstoredWindowSeconds,
-                           long lastSentAtMs) {
+                           long lastSentAtMs, int inFlightCap, int peakInFlight) {
 
     public WorkerResult {
         unstoredWindowSeconds = unstoredWindowSeconds == null ? List.of() : List.copyOf(unstoredWindowSeconds);
+    }
+
+    /** A result whose in-flight cap and peak are not known (0). */
+    public WorkerResult(String runId, String stage, int stepIndex, int workerIndex, int workerCount,
+                        double targetQps, long startedAtMs, long endedAtMs, Counters counters,
+                        String latencyFromIntendedHist, String latencyFromSendHist, boolean aborted,
+                        int legIndex, long startLagMs, long unsentAtTimeLimit, List<Long> unstoredWindowSeconds,
+                        long lastSentAtMs) {
+        this(runId, stage, stepIndex, workerIndex, workerCount, targetQps, startedAtMs, endedAtMs, counters,
+                latencyFromIntendedHist, latencyFromSendHist, aborted, legIndex, startLagMs, unsentAtTimeLimit,
+                unstoredWindowSeconds, lastSentAtMs, 0, 0);
     }
 
     /** A result whose last send time is unknown (0). */
