@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.richter.common.Json;
+import dev.richter.common.model.Marker;
+import dev.richter.common.model.MarkerAttributes;
 import dev.richter.links.trace.Span;
 import dev.richter.links.trace.SpanKind;
 import java.nio.file.Path;
@@ -100,7 +102,8 @@ class ConsoleAbortIT extends LocalAwsStackTestSupport {
                     + " answer); the page: the load stopped %d ms after the flag (-1: no worker was sending)%n", i, runId,
                     marked.size(), afterPress, lastMs - pressedAtMs, flagAfterPressMs, pageLatencyMs.get(i - 1));
             assertTrue(lastMs - pressedAtMs < 5_000, "the shop's last marked order came " + (lastMs - pressedAtMs) + " ms after Abort");
-            JsonNode run = awaitEnd(api, runId);
+            awaitReport(api, runId, 90_000);
+            JsonNode run = api.get("/runs/" + runId).json().path("run");
             assertEquals("ABORTED", run.path("outcome").asText(), run.toString());
             assertEquals("requested by oncall: console abort at the shop, run " + i, run.path("abortReason").asText(),
                     "audited as the signed-in user");
@@ -145,23 +148,11 @@ class ConsoleAbortIT extends LocalAwsStackTestSupport {
     static List<Long> markedAtGateway(long fromMs) {
         List<Long> out = new ArrayList<>();
         for (Span s : shop.spans(fromMs, System.currentTimeMillis() + 60_000)) {
-            if (s.service().equals("gateway") && s.kind() == SpanKind.SERVER && "1".equals(s.attributes().get("richter-loadtest"))) {
+            if (s.service().equals("gateway") && s.kind() == SpanKind.SERVER && MarkerAttributes.carries(s.attributes(), Marker.DEFAULT)) {
                 out.add(s.startEpochNanos() / 1_000_000);
             }
         }
         return out;
-    }
-
-    /** The run once it has ended (its report written), at most 90 s after the abort. */
-    static JsonNode awaitEnd(ApiClient api, String runId) throws Exception {
-        long deadline = System.currentTimeMillis() + 90_000;
-        while (true) {
-            JsonNode s = api.get("/runs/" + runId).json();
-            if (s.path("reportReady").asBoolean() || System.currentTimeMillis() > deadline) {
-                return s.path("run");
-            }
-            Thread.sleep(500);
-        }
     }
 
     /**
