@@ -96,18 +96,21 @@ public final class LoadDriverBench {
     /** Per-run send-time capture (scheduler thread only). */
     private static final class SendTimes implements LoadDriver.SendObserver {
         final long[] sendNanos;
+        final long[] dueNanos;
         int n;
 
         SendTimes(int capacity) {
             sendNanos = new long[capacity];
+            dueNanos = new long[capacity];
         }
 
         /** The worker's send lateness, µs, as the driver recorded it ({@link LoadDriver.SendObserver#onSendLateness}). */
         Histogram latenessUs = new Histogram(1, 60_000_000L, 3);
 
         @Override
-        public void onSend(long index, long dueNanos, long sendNanosValue) {
+        public void onSend(long index, long due, long sendNanosValue) {
             if (n < sendNanos.length) {
+                dueNanos[n] = due;
                 sendNanos[n++] = sendNanosValue;
             }
         }
@@ -398,6 +401,28 @@ public final class LoadDriverBench {
         print("%s", b);
     }
 
+    /** Diagnosis ({@code -Dbench.gaps=true}): per second of the step, the sends later than {@code boundUs} and the latest. */
+    private static void printLateBySecond(SendTimes sends, long boundUs) {
+        StringBuilder b = new StringBuilder("late_by_second bound_us=" + boundUs + " (second:late/max_us)");
+        long late = 0;
+        long max = 0;
+        int second = 0;
+        for (int i = 0; i < sends.n; i++) {
+            int s = (int) ((sends.dueNanos[i] - sends.dueNanos[0]) / 1_000_000_000L);
+            if (s != second) {
+                b.append(String.format(Locale.ROOT, " %d:%d/%d", second, late, max));
+                second = s;
+                late = 0;
+                max = 0;
+            }
+            long us = (sends.sendNanos[i] - sends.dueNanos[i]) / 1000;
+            late += us > boundUs ? 1 : 0;
+            max = Math.max(max, us);
+        }
+        b.append(String.format(Locale.ROOT, " %d:%d/%d", second, late, max));
+        print("%s", b);
+    }
+
     /** p50, p99, p99.9 and max of a send-lateness histogram (µs), one line. */
     private static void printLateness(String label, double qps, Histogram latenessUs) {
         print("%s qps=%.0f sends=%d p50_us=%d p99_us=%d p999_us=%d max_us=%d", label, qps, latenessUs.getTotalCount(),
@@ -464,6 +489,10 @@ public final class LoadDriverBench {
         run(url, 2000, 5, WORKER_MAX_IN_FLIGHT); // the bench's own paths compiled
         Trial t = run(url, qps, durationS, WORKER_MAX_IN_FLIGHT, ACCURACY_LEAD_MS);
         Histogram floor = latenessFloor(url, qps);
+        if (Boolean.getBoolean("bench.gaps")) {
+            printGaps(t.sends().sendNanos, t.sends().n, qps);
+            printLateBySecond(t.sends(), 2 * Math.max(1, floor.getValueAtPercentile(99)));
+        }
         java.util.Map<Long, Long> sentBySecond = new java.util.TreeMap<>();
         for (Window w : t.windows()) {
             sentBySecond.merge(w.epochSecond(), w.sent(), Long::sum);

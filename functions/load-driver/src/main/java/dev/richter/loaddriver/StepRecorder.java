@@ -3,6 +3,7 @@ package dev.richter.loaddriver;
 import dev.richter.common.model.Counters;
 import dev.richter.common.model.HistogramCodec;
 import dev.richter.common.model.OverloadResponses;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -20,6 +21,11 @@ import org.HdrHistogram.Histogram;
  * to take the finished windows out, and encodes their histograms after it let go.
  * The windows of the latest due second and the latest observed second are kept at hand, so neither a send nor an
  * outcome costs a map lookup.
+ *
+ * <p>Window histograms are reused: a drained window's histogram, once encoded, is reset and kept for a later second
+ * ({@value #SPARE_WINDOW_HISTOGRAMS} are made with the recorder, before the step). A new histogram of the 1 h range is a
+ * 184 KiB array; made on the send loop at each second's first send it stalled the sends for 0.5-0.8 ms under C1, and
+ * encoding a new one each second cost about 2 ms of the worker's one vCPU ({@code bench/load-driver.sh}, worker10k).
  */
 final class StepRecorder {
     /** How a sent request ended. */
@@ -65,21 +71,66 @@ final class StepRecorder {
     private long late;
     private long marked;
 
-    /** How a drained window's histogram is written: {@link HistogramCodec#encode}, or a test's. */
-    private final Function<Histogram, String> encoder;
+    /** Window histograms made with the recorder, before any send: enough for the windows open at once. */
+    static final int SPARE_WINDOW_HISTOGRAMS = 4;
 
-    /** A recorder whose windows' histograms are written by {@link HistogramCodec#encode}. */
+    /** How a drained window's histogram is written: {@link HistogramCodec#encode}'s text, or a test's. */
+    private final Function<Histogram, String> encoder;
+    /** Reset histograms of drained windows, for the next windows; guarded by this. */
+    private final ArrayDeque<Histogram> spareHistograms = new ArrayDeque<>();
+    /** Window histograms made so far; guarded by this. */
+    private int windowHistogramsMade;
+
+    /**
+     * A recorder whose windows' histograms are written by one reused {@link HistogramCodec.Encoder} (its zlib state is
+     * freed with it by {@link java.util.zip.Deflater}'s cleaner).
+     */
     StepRecorder() {
-        this(HistogramCodec::encode);
+        this(reusedEncoder());
     }
 
     /** A recorder whose drained windows' histograms are written by {@code encoder} (outside its lock). */
     StepRecorder(Function<Histogram, String> encoder) {
         this.encoder = encoder;
+        synchronized (this) {
+            for (int i = 0; i < SPARE_WINDOW_HISTOGRAMS; i++) {
+                spareHistograms.add(newWindowHistogram());
+            }
+        }
+    }
+
+    private static Function<Histogram, String> reusedEncoder() {
+        HistogramCodec.Encoder codec = new HistogramCodec.Encoder();
+        return h -> {
+            synchronized (codec) { // the flush thread, then the caller's last flush
+                return codec.encode(h);
+            }
+        };
+    }
+
+    private Histogram newWindowHistogram() {
+        windowHistogramsMade++;
+        return HistogramCodec.newLatencyHistogramUs();
+    }
+
+    /** Window histograms made so far, the {@value #SPARE_WINDOW_HISTOGRAMS} made with the recorder included. */
+    synchronized int windowHistogramsMade() {
+        return windowHistogramsMade;
+    }
+
+    /** A window for a second not seen yet, with a spare histogram, or a new one when none is spare; under the lock. */
+    private WindowAcc newWindow() {
+        Histogram h = spareHistograms.pollFirst();
+        return new WindowAcc(h != null ? h : newWindowHistogram());
     }
 
     private static final class WindowAcc {
-        final Histogram hist = HistogramCodec.newLatencyHistogramUs();
+        final Histogram hist;
+
+        WindowAcc(Histogram hist) {
+            this.hist = hist;
+        }
+
         long count;
         long errors;
         long sent;
@@ -184,7 +235,7 @@ final class StepRecorder {
         epochSecond = Math.max(epochSecond, drainedBefore);
         WindowAcc w = latest;
         if (w == null || latestSecond != epochSecond) {
-            w = windows.computeIfAbsent(epochSecond, s -> new WindowAcc());
+            w = windows.computeIfAbsent(epochSecond, s -> newWindow());
             latest = w;
             latestSecond = epochSecond;
         }
@@ -246,7 +297,7 @@ final class StepRecorder {
         dueEpochSecond = Math.max(dueEpochSecond, drainedBefore);
         WindowAcc w = latestDue;
         if (w == null || latestDueSecond != dueEpochSecond) {
-            w = windows.computeIfAbsent(dueEpochSecond, s -> new WindowAcc());
+            w = windows.computeIfAbsent(dueEpochSecond, s -> newWindow());
             latestDue = w;
             latestDueSecond = dueEpochSecond;
         }
@@ -282,6 +333,10 @@ final class StepRecorder {
             out.add(new Window(runId, stage, stepIndex, workerIndex, e.getKey(), w.count, w.errors,
                     encoder.apply(w.hist), legIndex, w.sent, w.http4xx, w.http5xx, w.timeouts, w.connectErrors,
                     w.dropped, w.late, w.checkFailed));
+            w.hist.reset();
+            synchronized (this) {
+                spareHistograms.addLast(w.hist);
+            }
         }
         return out;
     }

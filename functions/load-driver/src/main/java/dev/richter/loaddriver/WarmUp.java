@@ -16,9 +16,10 @@ import org.apache.logging.log4j.Logger;
  *
  * <p>Why: the load driver's function has one vCPU (1 769 MB), so the JIT's compiler threads run on the core that sends.
  * Without a warm-up the send path is compiled during the step: {@code bench/load-driver.sh} saw the sends stop for
- * 2–11 ms while C2 compiled the dispatch and a cold path opened a connection, and every stalled millisecond is a late
- * send (lateness p99 553–1 389 µs at 1 000 QPS against a floor of 135–186 µs). A 2 s warm-up at 5 000 QPS left C2
- * compiling Netty's buffer methods 2 s into a 10 000 QPS step (p99.9 2.4–3.3 ms); {@value #RATE_QPS} QPS for 3 s is
+ * 2–11 ms while the JIT compiled the dispatch and a cold path opened a connection, and every stalled millisecond is a
+ * late send (lateness p99 553–1 389 µs at 1 000 QPS against a floor of 135–186 µs). The function runs C1 only
+ * (template.yaml), whose compilations are short; with C2 a 2 s warm-up at 5 000 QPS still left Netty's buffer methods
+ * compiling 2 s into a 10 000 QPS step (p99.9 2.4–3.3 ms). {@value #RATE_QPS} QPS for 3 s is
  * 30 000 requests, about 1.2 s of CPU (client and responder) inside the worker's lead ({@code RICHTER_WORKER_LEAD_MS},
  * 10 s by default), which the worker is billed for anyway.
  */

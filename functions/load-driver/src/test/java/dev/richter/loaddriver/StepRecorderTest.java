@@ -2,8 +2,10 @@ package dev.richter.loaddriver;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.richter.common.model.HistogramCodec;
 import java.util.ArrayList;
 import java.util.List;
+import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 
 /** Per-second windows: sends by due second, outcomes by observed second, and a stored second never written twice. */
@@ -27,6 +29,27 @@ class StepRecorderTest {
         assertEquals(List.of(100L, 2L, 1L, 1L, 0L), List.of(due.epochSecond(), due.sent(), due.late(), due.dropped(), due.count()));
         assertEquals(List.of(101L, 2L, 2L, 1L, 0L, 1L), List.of(observed.epochSecond(), observed.count(), observed.errors(),
                 observed.http4xx(), observed.http5xx(), observed.timeouts()));
+    }
+
+    /**
+     * An hour of seconds, each drained by the flush: every window's histogram holds that second's latency alone, and
+     * no histogram is made after the recorder's spares (each would be a 184 KiB array made on the send loop).
+     */
+    @Test
+    void laterSecondsReuseTheHistogramsOfDrainedWindowsAndKeepOnlyTheirOwnLatencies() {
+        StepRecorder r = new StepRecorder();
+        long first = 1_800_000_000L;
+        for (int i = 0; i < 3_600; i++) {
+            long second = first + i;
+            r.sent(false, true, second, 0);
+            r.outcome(StepRecorder.RequestOutcome.OK, 200, 100 + i, 90 + i, second);
+            r.sent(false, true, second + 1, 0); // the next second's first send, before this one is drained
+            List<Window> drained = drain(r, second + 1);
+            assertEquals(1, drained.size());
+            Histogram h = HistogramCodec.decode(drained.get(0).hist());
+            assertEquals(List.of(1L, 1L), List.of(h.getTotalCount(), h.getCountAtValue(100 + i)), "second " + i);
+        }
+        assertEquals(StepRecorder.SPARE_WINDOW_HISTOGRAMS, r.windowHistogramsMade());
     }
 
     /** A response of second 100 that arrives after second 100 was stored counts in the next open second. */
