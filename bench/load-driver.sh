@@ -23,7 +23,7 @@
 #       cpu_vs_open_floor = the floor's us/request / the driver's; open_floor_vs_wrk = wrk's / the floor's.
 #   (2) rate accuracy of the driver at 1, 10, 100, 1000, 10000 QPS (count error and send-timestamp rate error)
 #   (3) send lateness of the driver (send time minus due time, as it records it: p50, p99, p99.9, max) at 1000 and
-#       10000 QPS, beside its floor (same scheduler and thread, no-op dispatch); the peers' send accuracy as nginx
+#       10000 QPS, 20 s each, beside its floor (same scheduler and thread, no-op dispatch, 20 s); the peers' send accuracy as nginx
 #       sees it: requests per second at 1000 QPS for 10 s (the worst full second's error); the open-model floor's own
 #       send lateness at 1000 and 10000 QPS (5 s each)
 #   (4) peak heap used at 10000 QPS

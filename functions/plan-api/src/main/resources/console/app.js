@@ -398,6 +398,8 @@ function estimateCards(e) {
   return el('div', { id: 'plan-estimate' }, el('h2', {}, 'Estimate'),
     el('div', { class: 'cards' }, card('Duration', e.expectedDurationS < 120 ? `${Math.round(e.expectedDurationS)} s` : `${Math.round(e.expectedDurationS / 60)} min`),
       card('Executions', e.executions.total), card('Peak Lambdas', e.peakConcurrentLambdas ?? e.peakConcurrentWorkers),
+      e.lambdaConcurrencyLeft !== undefined ? card('Lambdas left', `${e.lambdaConcurrencyLeft} (${e.lambdaReserve} kept)`) : '',
+      e.inFlight ? card('In flight per worker', `${e.inFlight.inFlightCap} at ${num(e.inFlight.perWorkerQps, 0)} QPS`) : '',
       card('USD per 10⁶ requests', num(e.usdPerMillionRequests, 4)),
       e.costUsd?.total !== undefined ? card('Cost USD', num(e.costUsd.total, 2)) : (usd !== undefined ? card('Cost USD', num(usd, 2)) : '')),
     e.violations.length ? el('ul', { class: 'errors', id: 'violations' }, e.violations.map((v) => el('li', {}, `${v.path}: ${v.reason}`)))

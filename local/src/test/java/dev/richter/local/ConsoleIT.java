@@ -298,6 +298,13 @@ class ConsoleIT extends LocalAwsStackTestSupport {
                     && !d.findElements(By.id("plan-estimate")).isEmpty());
             String planId = browser.getCurrentUrl().replaceAll(".*#/plans/", "");
             assertEquals("console plan", api.get("/plans/" + planId).json().path("name").asText());
+            // the estimate's room in the account and the worker's in-flight cap, as GET /plans/{id}/estimate gives them
+            JsonNode estimate = api.get("/plans/" + planId + "/estimate").json();
+            String cards = browser.findElement(By.id("plan-estimate")).getText();
+            assertTrue(cards.contains("Lambdas left\n" + estimate.path("lambdaConcurrencyLeft").asInt() + " ("
+                    + estimate.path("lambdaReserve").asInt() + " kept)"), cards);
+            assertTrue(cards.contains("In flight per worker\n" + estimate.path("inFlight").path("inFlightCap").asInt() + " at "),
+                    cards);
             shot("plan");
 
             // start now: the run's page goes live (the step, its target and achieved rate as the fault decider read them)

@@ -180,12 +180,15 @@ public final class LoadDriver {
 
     /**
      * Latency a worker assumes for its target before it has observed any, milliseconds: the connections it opens in its
-     * lead are for {@code workerQps × 1 ms} requests in flight ({@link #expectedInFlight}), one per 1 000 QPS over
-     * HTTP/1.1. Without them the step's first sends open their connections in a burst: at 10 000 QPS the first 20 ms of
-     * sends stopped for 4-6 ms ({@code bench/load-driver.sh}, lateness gaps). From its first second on the worker sizes
-     * them from what it observes ({@link #observedNeed}).
+     * lead are for {@code workerQps × 10 ms} requests in flight ({@link #expectedInFlight}), one per 100 QPS over
+     * HTTP/1.1 (100 at 10 000 QPS, a tenth of a Lambda's file descriptors). Without them the step's first sends open
+     * their connections in a burst: at 10 000 QPS against a target answering in 0.1 ms, the first 50 ms of sends
+     * stopped six times for 1-4.5 ms while connections opened on the send loop, with 1 ms assumed (10 connections; the
+     * step's peak in flight was 39-99: a stall's overdue sends go out together) ({@code bench/load-driver.sh},
+     * worker10k, lateness gaps). From its first second on the worker sizes them from what it observes
+     * ({@link #observedNeed}).
      */
-    static final double ASSUMED_LATENCY_MS = 1;
+    static final double ASSUMED_LATENCY_MS = 10;
 
     /**
      * Requests a worker expects in flight at {@code workerQps} when each takes {@code latencyMs}, by Little's law

@@ -294,7 +294,7 @@ class LoadDriverTest {
     @Test
     void expectedInFlightIsRateTimesLatencyWithinTheCap() {
         assertEquals(2000, LoadDriver.expectedInFlight(10_000, 200, 5000), "10 000 QPS at 200 ms");
-        assertEquals(10, LoadDriver.expectedInFlight(10_000, LoadDriver.ASSUMED_LATENCY_MS, 2000), "at 1 ms");
+        assertEquals(100, LoadDriver.expectedInFlight(10_000, LoadDriver.ASSUMED_LATENCY_MS, 2000), "at 10 ms");
         assertEquals(900, LoadDriver.expectedInFlight(10_000, 200, 900), "the cap bounds it");
         assertEquals(1, LoadDriver.expectedInFlight(0.5, 1, 10), "at least one");
         assertEquals(3, LoadDriver.expectedInFlight(30, 100, 10), "3.0 is 3, not 4");
