@@ -58,19 +58,19 @@ export AWS_ENDPOINT_URL="http://127.0.0.1:$STUB_PORT"   # EventBridge, and any o
 export RICHTER_STAGE=bench POWERTOOLS_METRICS_NAMESPACE=Richter
 unset JAVA_TOOL_OPTIONS
 
-# function | module | handler | event | JVM options (the function's JAVA_TOOL_OPTIONS in template.yaml)
-C1="-XX:+TieredCompilation -XX:TieredStopAtLevel=1"
+# function | module | handler | event | its logical ID in template.yaml (the JVM starts with its JAVA_TOOL_OPTIONS)
+source "$(dirname "${BASH_SOURCE[0]}")/jvm-opts.sh"
 FUNCTIONS=(
-  "plan-api|plan-api|dev.richter.api.PlanApiHandler|bench/cold-start/events/plan-api.json|$C1"
-  "release-leases|plan-api|dev.richter.api.ReleaseLeasesHandler|events/release-leases/run.json|$C1"
-  "link-builder|link-builder|dev.richter.links.LinkBuilderHandler|events/link-builder/tree.json|$C1"
-  "checks|checks|dev.richter.checks.ChecksHandler|bench/cold-start/events/checks.json|$C1"
-  "data-construction|data-construction|dev.richter.data.DataConstructionHandler|events/data-construction/run-flow.json|$C1"
-  "run-preparation|run-preparation|dev.richter.preparation.RunPreparationHandler|bench/cold-start/events/run-preparation.json|$C1"
-  "load-driver|load-driver|dev.richter.loaddriver.LoadDriverHandler|events/load-driver/worker-ref.json|"
-  "probe|probe|dev.richter.probe.ProbeHandler|events/probe/round.json|$C1"
-  "fault-decider|fault-decider|dev.richter.decider.FaultDeciderHandler|events/fault-decider/decide.json|$C1"
-  "report|report|dev.richter.report.ReportHandler|bench/cold-start/events/report.json|$C1"
+  "plan-api|plan-api|dev.richter.api.PlanApiHandler|bench/cold-start/events/plan-api.json|PlanApiFunction"
+  "release-leases|plan-api|dev.richter.api.ReleaseLeasesHandler|events/release-leases/run.json|ReleaseLeasesFunction"
+  "link-builder|link-builder|dev.richter.links.LinkBuilderHandler|events/link-builder/tree.json|LinkBuilderFunction"
+  "checks|checks|dev.richter.checks.ChecksHandler|bench/cold-start/events/checks.json|ChecksFunction"
+  "data-construction|data-construction|dev.richter.data.DataConstructionHandler|events/data-construction/run-flow.json|DataConstructionFunction"
+  "run-preparation|run-preparation|dev.richter.preparation.RunPreparationHandler|bench/cold-start/events/run-preparation.json|RunPreparationFunction"
+  "load-driver|load-driver|dev.richter.loaddriver.LoadDriverHandler|events/load-driver/worker-ref.json|LoadDriverFunction"
+  "probe|probe|dev.richter.probe.ProbeHandler|events/probe/round.json|ProbeFunction"
+  "fault-decider|fault-decider|dev.richter.decider.FaultDeciderHandler|events/fault-decider/decide.json|FaultDeciderFunction"
+  "report|report|dev.richter.report.ReportHandler|bench/cold-start/events/report.json|ReportFunction"
 )
 
 median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
@@ -93,7 +93,8 @@ else
   printf '%-18s %8s %12s %8s %10s  %s\n' function jar_mib unzipped_mib init_ms invoke_ms outcome
 fi
 for f in "${FUNCTIONS[@]}"; do
-  IFS='|' read -r name module handler event opts <<<"$f"
+  IFS='|' read -r name module handler event logical_id <<<"$f"
+  opts="$(function_jvm_opts "$logical_id")"
   if [[ -n "$JARS" ]]; then jar="$JARS/$module-lambda.jar"; else jar="functions/$module/target/$module-lambda.jar"; fi
   [[ -f "$jar" ]] || { echo "missing $jar: run mvn -B -Plambda package -DskipTests (or BUILD=1)" >&2; exit 2; }
   [[ -z "$PEER" || -f "$PEER/$module-lambda.jar" ]] || { echo "missing $PEER/$module-lambda.jar" >&2; exit 2; }

@@ -195,8 +195,8 @@ done
 CP="$WORK/bench-classes:$CP"
 # the load-driver function's own JVM flags (its JAVA_TOOL_OPTIONS in template.yaml: C1 only, the heap pre-touched), so
 # the bench measures the JIT and heap a worker runs with on AWS
-read -r -a FUNCTION_JVM_OPTS < <(awk '/^  LoadDriverFunction:/ {f=1; next} f && /^  [A-Za-z]/ {f=0}
-  f && /JAVA_TOOL_OPTIONS:/ {sub(/.*JAVA_TOOL_OPTIONS: *"/, ""); sub(/".*/, ""); print}' "$ROOT/template.yaml")
+source "$ROOT/bench/jvm-opts.sh"
+read -r -a FUNCTION_JVM_OPTS <<<"$(function_jvm_opts LoadDriverFunction)"
 (( ${#FUNCTION_JVM_OPTS[@]} )) || { echo "template.yaml: LoadDriverFunction has no JAVA_TOOL_OPTIONS" >&2; exit 1; }
 echo "load driver JVM flags (template.yaml): ${FUNCTION_JVM_OPTS[*]}" >&2
 JVM_OPTS=(-Xms256m -Xmx512m -XX:+UseSerialGC -XX:ActiveProcessorCount=1 "${FUNCTION_JVM_OPTS[@]}"

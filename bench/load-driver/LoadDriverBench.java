@@ -410,6 +410,8 @@ public final class LoadDriverBench {
     /** Diagnosis ({@code -Dbench.gaps=true}): per second of the step, the sends later than {@code boundUs} and the latest. */
     private static void printLateBySecond(SendTimes sends, long boundUs) {
         StringBuilder b = new StringBuilder("late_by_second bound_us=" + boundUs + " (second:late/max_us)");
+        long[] bounds = {50, 100, 150, 200, 300, 500, 1000, 2000};
+        long[] over = new long[bounds.length];
         long late = 0;
         long max = 0;
         int second = 0;
@@ -424,16 +426,11 @@ public final class LoadDriverBench {
             long us = (sends.sendNanos[i] - sends.dueNanos[i]) / 1000;
             late += us > boundUs ? 1 : 0;
             max = Math.max(max, us);
-        }
-        b.append(String.format(Locale.ROOT, " %d:%d/%d", second, late, max));
-        long[] bounds = {50, 100, 150, 200, 300, 500, 1000, 2000};
-        long[] over = new long[bounds.length];
-        for (int i = 0; i < sends.n; i++) {
-            long us = (sends.sendNanos[i] - sends.dueNanos[i]) / 1000;
             for (int k = 0; k < bounds.length; k++) {
                 over[k] += us > bounds[k] ? 1 : 0;
             }
         }
+        b.append(String.format(Locale.ROOT, " %d:%d/%d", second, late, max));
         b.append(" | later than (us:sends)");
         for (int k = 0; k < bounds.length; k++) {
             b.append(String.format(Locale.ROOT, " %d:%d", bounds[k], over[k]));
